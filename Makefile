@@ -1,0 +1,184 @@
+# tracebound: build, test, fuzz, bench, install.
+#
+#   make            libtracebound.a, libtracebound.so.0 and the tracebound CLI
+#   make check      every Check suite, the corpus replay, the symbol gates
+#   make sanitize   the same under ASan+UBSan in build/sanitize/
+#   make fuzz       libFuzzer targets (clang) in build/fuzz/
+#   make afl        AFL++ targets (afl-clang-fast) in build/afl/
+#   make bench      the benchmarks
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Modules are found by wildcard: a new lib/X.c, cli/X.c, tests/test_X.c,
+# fuzz/X_fuzzer.c or bench/X.c is picked up without editing this file.
+
+VERSION   := 0.1.0
+SOVERSION := 0
+BUILD     ?= build
+PREFIX    ?= /usr/local
+LIBDIR    ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR    ?= $(PREFIX)/bin
+PKGCONFIG ?= pkg-config
+FUZZ_CC   ?= clang
+AFL_CC    ?= afl-clang-fast
+
+# A flag is used only when this compiler accepts it (gcc and clang differ).
+probe = $(shell if $(CC) -Werror $(1) -c -x c /dev/null -o /dev/null >/dev/null 2>&1; then echo "$(1)"; fi)
+
+OPT      ?= -O2 -g
+WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+            -Wmissing-prototypes -Wpointer-arith -Wcast-qual -Wcast-align \
+            -Wvla -Wformat=2 -Wundef -Wconversion -Wsign-conversion \
+            -Wimplicit-fallthrough -Wwrite-strings -Wnull-dereference \
+            $(call probe,-Walloca) $(call probe,-Wstack-usage=8192) \
+            $(call probe,-Wframe-larger-than=8192) \
+            $(call probe,-Wduplicated-cond) $(call probe,-Wlogical-op)
+HARDEN   := -fstack-protector-strong $(call probe,-fstack-clash-protection) \
+            $(call probe,-fcf-protection=full)
+ifeq ($(SANITIZE),)
+HARDEN   += -D_FORTIFY_SOURCE=2
+endif
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ifneq ($(SANITIZE),)
+OPT      := -O1 -g
+EXTRA_CFLAGS += $(SAN_FLAGS)
+EXTRA_LDFLAGS += $(SAN_FLAGS)
+endif
+
+CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L
+LIB_CFLAGS := $(CSTD) $(OPT) $(WARN) -Werror $(HARDEN) -fPIC -fvisibility=hidden \
+              -DTB_BUILDING_LIBRARY -Iinclude -Ilib $(EXTRA_CFLAGS)
+# Tests, CLI, fuzz and bench: strict, but without the conversion warnings
+# that Check's macros and printf-heavy code trip over.
+APP_CFLAGS := $(CSTD) $(OPT) -Wall -Wextra -Wshadow -Wvla -Wformat=2 -Werror \
+              $(HARDEN) -Iinclude -Ilib $(EXTRA_CFLAGS)
+
+# Optional decompressors for the CLI (the library never links them).
+HAVE_ZSTD := $(shell $(PKGCONFIG) --exists libzstd 2>/dev/null && echo 1)
+HAVE_ZLIB := $(shell $(PKGCONFIG) --exists zlib 2>/dev/null && echo 1)
+CLI_DEFS  := $(if $(HAVE_ZSTD),-DTB_HAVE_ZSTD) $(if $(HAVE_ZLIB),-DTB_HAVE_ZLIB)
+CLI_LIBS  := $(if $(HAVE_ZSTD),-lzstd) $(if $(HAVE_ZLIB),-lz)
+
+CHECK_CFLAGS := $(shell $(PKGCONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell $(PKGCONFIG) --libs check 2>/dev/null)
+TEP_CFLAGS   := $(shell $(PKGCONFIG) --cflags libtraceevent 2>/dev/null)
+TEP_LIBS     := $(shell $(PKGCONFIG) --libs libtraceevent 2>/dev/null)
+
+LIB_SRC   := $(sort $(wildcard lib/*.c))
+LIB_HDR   := $(wildcard lib/*.h include/tracebound/*.h)
+LIB_OBJ   := $(LIB_SRC:lib/%.c=$(BUILD)/lib/%.o)
+CLI_SRC   := $(sort $(wildcard cli/*.c))
+CLI_HDR   := $(wildcard cli/*.h)
+TEST_SRC  := $(sort $(wildcard tests/test_*.c))
+TEST_SUP  := $(sort $(wildcard tests/support/*.c))
+TEST_HDR  := $(wildcard tests/*.h tests/support/*.h)
+FUZZ_SRC  := $(sort $(wildcard fuzz/*_fuzzer.c))
+FUZZ_NAMES := $(FUZZ_SRC:fuzz/%_fuzzer.c=%)
+FUZZ_HDR  := $(wildcard fuzz/*.h)
+BENCH_SRC := $(sort $(wildcard bench/*.c))
+
+STATIC    := $(BUILD)/libtracebound.a
+SHARED    := $(BUILD)/libtracebound.so.$(VERSION)
+CLI       := $(BUILD)/tracebound
+CHECK_BIN := $(BUILD)/tests/check_all
+REPLAY    := $(FUZZ_NAMES:%=$(BUILD)/replay/%)
+
+.PHONY: all check check-run sanitize fuzz afl bench install uninstall clean symbols
+
+all: $(STATIC) $(SHARED) $(CLI)
+
+$(BUILD)/lib/%.o: lib/%.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(STATIC): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(SHARED): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libtracebound.so.$(SOVERSION) -Wl,-z,defs \
+	  -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack $(EXTRA_LDFLAGS) -o $@ $^
+	ln -sf libtracebound.so.$(VERSION) $(BUILD)/libtracebound.so.$(SOVERSION)
+	ln -sf libtracebound.so.$(SOVERSION) $(BUILD)/libtracebound.so
+
+$(CLI): $(CLI_SRC) $(CLI_HDR) $(STATIC)
+	@mkdir -p $(@D)
+	$(CC) $(APP_CFLAGS) $(CLI_DEFS) -Icli $(CLI_SRC) $(STATIC) $(CLI_LIBS) \
+	  $(EXTRA_LDFLAGS) -o $@
+
+# One Check runner holds every suite: tests/test_NAME.c defines
+# `Suite *tb_suite_NAME(void)`, and this list is generated from the files.
+$(BUILD)/tests/suites.inc: $(TEST_SRC)
+	@mkdir -p $(@D)
+	@printf 'TB_SUITE(%s)\n' $(TEST_SRC:tests/test_%.c=%) > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+$(CHECK_BIN): tests/check_main.c $(TEST_SRC) $(TEST_SUP) $(TEST_HDR) $(BUILD)/tests/suites.inc $(STATIC)
+	$(CC) $(APP_CFLAGS) $(CHECK_CFLAGS) $(TEP_CFLAGS) -I$(BUILD)/tests -Itests \
+	  -DTB_SRCDIR='"$(CURDIR)"' tests/check_main.c $(TEST_SRC) $(TEST_SUP) \
+	  $(STATIC) $(CHECK_LIBS) $(TEP_LIBS) $(EXTRA_LDFLAGS) -o $@
+
+# The fuzz harnesses, linked to a plain main that replays files.
+$(BUILD)/replay/%: fuzz/%_fuzzer.c fuzz/replay_main.c $(FUZZ_HDR) $(STATIC)
+	@mkdir -p $(@D)
+	$(CC) $(APP_CFLAGS) -Ifuzz $< fuzz/replay_main.c $(STATIC) $(EXTRA_LDFLAGS) -o $@
+
+check: all symbols check-run
+
+check-run: $(CHECK_BIN) $(REPLAY) $(CLI)
+	TB_SRCDIR=$(CURDIR) TB_CLI=$(CURDIR)/$(CLI) $(CHECK_BIN)
+	@for t in $(REPLAY); do \
+	  n=$$(find corpus -type f | wc -l); \
+	  find corpus -type f -print0 | xargs -0 -r $$t || exit 1; \
+	  echo "replay: $$t ran $$n corpus files"; \
+	done
+
+# The library archive may call no allocator and no I/O; the shared
+# library exports nothing but tb_* symbols.
+symbols: $(STATIC) $(SHARED)
+	sh ci/check-symbols.sh $(STATIC) $(SHARED)
+
+sanitize:
+	$(MAKE) BUILD=build/sanitize SANITIZE=1 check-run
+
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+              -Iinclude -Ilib -Ifuzz -DTB_BUILDING_LIBRARY
+fuzz: $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
+$(BUILD)/fuzz/%: fuzz/%_fuzzer.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_HDR)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(LIB_SRC) -o $@
+
+afl: $(FUZZ_NAMES:%=$(BUILD)/afl/%)
+$(BUILD)/afl/%: fuzz/%_fuzzer.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_HDR)
+	@mkdir -p $(@D)
+	AFL_USE_ASAN=1 AFL_USE_UBSAN=1 $(AFL_CC) -g -O1 -fsanitize=fuzzer \
+	  -Iinclude -Ilib -Ifuzz -DTB_BUILDING_LIBRARY $< $(LIB_SRC) -o $@
+
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+$(BUILD)/bench/%: bench/%.c $(STATIC)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) -O2 -g -Wall -Wextra -Werror -Iinclude -Ilib $(TEP_CFLAGS) $< \
+	  $(STATIC) $(TEP_LIBS) -o $@
+bench: $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do echo "== $$b"; TB_SRCDIR=$(CURDIR) $$b || exit 1; done
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/tracebound \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(BINDIR)
+	install -m 644 include/tracebound/*.h $(DESTDIR)$(INCLUDEDIR)/tracebound/
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
+	ln -sf libtracebound.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtracebound.so.$(SOVERSION)
+	ln -sf libtracebound.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libtracebound.so
+	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	  -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	  tracebound.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/tracebound.pc
+
+uninstall:
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/tracebound
+	rm -f $(DESTDIR)$(LIBDIR)/libtracebound.* $(DESTDIR)$(BINDIR)/tracebound \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig/tracebound.pc
+
+clean:
+	rm -rf build

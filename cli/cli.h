@@ -1,0 +1,39 @@
+/* The tracebound command-line tool: shared helpers and the commands. */
+#ifndef TB_CLI_H
+#define TB_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tracebound/tracebound.h"
+
+/* Exit statuses every command uses. */
+enum { TB_EXIT_OK = 0, TB_EXIT_MALFORMED = 1, TB_EXIT_USAGE = 2 };
+
+/* A whole input file in memory: mapped when it is a regular file, read
+ * into the heap when it is a pipe or "-" (standard input). */
+typedef struct tb_cli_file {
+	const uint8_t *data;
+	size_t len;
+	int mapped;
+} tb_cli_file;
+
+/* 0 on success; on failure prints "tracebound: PATH: reason" and returns -1. */
+int tb_cli_load(const char *path, tb_cli_file *f);
+void tb_cli_unload(tb_cli_file *f);
+
+/* Write s[0..n) as a JSON string literal (quotes included). */
+void tb_cli_json_str(FILE *out, const char *s, size_t n);
+
+/* The N of a "cpuN" file name (basename, optional extension), else fallback. */
+int tb_cli_cpu_from_name(const char *path, int fallback);
+
+/* The commands: argv[0] is the command name. */
+int tb_cmd_raw(int argc, char **argv);
+int tb_cmd_pmclog(int argc, char **argv);
+int tb_cmd_report(int argc, char **argv);
+int tb_cmd_check(int argc, char **argv);
+int tb_cmd_stats(int argc, char **argv);
+
+#endif

@@ -1,0 +1,50 @@
+/* tracebound: decode untrusted trace captures safely. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "raw", tb_cmd_raw, "raw [--header-page FILE] [--events DIR] [--all-records] [--json] RAWFILE..." },
+	{ "report", tb_cmd_report, "report [--raw] [--json] [--cpu LIST] [--events LIST] FILE.dat" },
+	{ "check", tb_cmd_check, "check FILE..." },
+	{ "stats", tb_cmd_stats, "stats FILE.dat" },
+	{ "pmclog", tb_cmd_pmclog, "pmclog [--json] FILE|-" },
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+	fprintf(out, "usage: tracebound COMMAND [OPTIONS] ...\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  tracebound %s\n", commands[i].help);
+	fprintf(out, "  tracebound --version\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	if (argc < 2) {
+		usage(stderr);
+		return TB_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return TB_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("tracebound %s\n", tb_version());
+		return TB_EXIT_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "tracebound: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return TB_EXIT_USAGE;
+}

@@ -1,0 +1,124 @@
+/* Shared CLI helpers: loading inputs, JSON strings, cpu numbers. */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static int read_all(int fd, const char *path, tb_cli_file *f)
+{
+	size_t cap = 1 << 16, len = 0;
+	uint8_t *buf = malloc(cap);
+	if (!buf)
+		goto oom;
+	for (;;) {
+		ssize_t n;
+		if (len == cap) {
+			uint8_t *nb;
+			if (cap > SIZE_MAX / 2)
+				goto oom;
+			nb = realloc(buf, cap * 2);
+			if (!nb)
+				goto oom;
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "tracebound: %s: %s\n", path, strerror(errno));
+			free(buf);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	f->data = buf;
+	f->len = len;
+	f->mapped = 0;
+	return 0;
+oom:
+	free(buf);
+	fprintf(stderr, "tracebound: %s: out of memory\n", path);
+	return -1;
+}
+
+int tb_cli_load(const char *path, tb_cli_file *f)
+{
+	struct stat st;
+	int fd, rc;
+	memset(f, 0, sizeof(*f));
+	if (!strcmp(path, "-"))
+		return read_all(0, "(stdin)", f);
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		fprintf(stderr, "tracebound: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			close(fd);
+			f->data = p;
+			f->len = (size_t)st.st_size;
+			f->mapped = 1;
+			return 0;
+		}
+	}
+	rc = read_all(fd, path, f);
+	close(fd);
+	return rc;
+}
+
+void tb_cli_unload(tb_cli_file *f)
+{
+	if (f->mapped)
+		munmap((void *)(uintptr_t)f->data, f->len);
+	else
+		free((void *)(uintptr_t)f->data);
+	memset(f, 0, sizeof(*f));
+}
+
+void tb_cli_json_str(FILE *out, const char *s, size_t n)
+{
+	size_t i;
+	putc('"', out);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		switch (c) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		default:
+			if (c < 0x20 || c >= 0x7f)
+				fprintf(out, "\\u%04x", c);
+			else
+				putc(c, out);
+		}
+	}
+	putc('"', out);
+}
+
+int tb_cli_cpu_from_name(const char *path, int fallback)
+{
+	const char *base = strrchr(path, '/');
+	long v = 0;
+	int digits = 0;
+	base = base ? base + 1 : path;
+	if (strncmp(base, "cpu", 3) != 0)
+		return fallback;
+	for (base += 3; *base >= '0' && *base <= '9' && digits < 6; base++, digits++)
+		v = v * 10 + (*base - '0');
+	if (digits == 0 || (*base != '\0' && *base != '.'))
+		return fallback;
+	return (int)v;
+}
