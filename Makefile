@@ -30,6 +30,9 @@ AFL_CC    ?= afl-clang-fast
 STACK_LIMIT  ?= 4096
 COV_LINES    ?= 95
 COV_BRANCHES ?= 90
+# The coverage goals fail the build once lib/ holds a decoder (before that,
+# the foundation's figures are printed only).
+COV_ENFORCE  ?= $(if $(filter-out lib/status.c,$(wildcard lib/*.c)),1,0)
 
 # A flag is used only when this compiler accepts it (gcc and clang differ).
 probe = $(shell if $(CC) -Werror $(1) -c -x c /dev/null -o /dev/null >/dev/null 2>&1; then echo "$(1)"; fi)
@@ -189,7 +192,7 @@ coverage:
 	  $(MAKE) CC=clang BUILD=$(COV_BUILD) EXTRA_CFLAGS="$(COV_FLAGS)" \
 	  EXTRA_LDFLAGS="$(COV_FLAGS)" check-run >$(COV_BUILD).log 2>&1 || \
 	  { tail -30 $(COV_BUILD).log; exit 1; }
-	sh ci/coverage.sh $(COV_BUILD) $(COV_LINES) $(COV_BRANCHES)
+	sh ci/coverage.sh $(COV_BUILD) $(COV_LINES) $(COV_BRANCHES) $(COV_ENFORCE)
 
 analyze:
 	sh ci/analyze.sh
