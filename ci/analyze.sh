@@ -1,0 +1,94 @@
+#!/bin/sh
+# Static analysis of the library (lib/ and its public headers), three
+# tools, zero findings allowed:
+#   scan-build   clang's static analyzer over the library build, default
+#                checkers plus the security and portability extras below;
+#   cppcheck     warning, style, performance and portability classes;
+#   clang-tidy   bugprone-*, cert-*, clang-analyzer-*, misc-no-recursion
+#                (configuration and every justified exclusion in
+#                ci/clang-tidy.yaml).
+# Prints one line per tool with its count of findings and writes the full
+# reports to build/analyze/; exits 1 when any tool reports anything.
+#
+#   ci/analyze.sh            all three
+#   ci/analyze.sh TOOL...    some of them (scan-build, cppcheck, clang-tidy)
+set -eu
+cd "$(dirname "$0")/.."
+out=build/analyze
+mkdir -p "$out"
+tools=${*:-scan-build cppcheck clang-tidy}
+srcs=$(ls lib/*.c)
+defs="-std=c11 -D_POSIX_C_SOURCE=200809L -DTB_BUILDING_LIBRARY -Iinclude -Ilib"
+total=0
+
+run_scan_build() {
+	rm -rf "$out/scan" "$out/scan-obj"
+	# The library objects only, rebuilt from scratch through the analyzer.
+	objs=$(for s in $srcs; do printf '%s ' "$out/scan-obj/lib/$(basename "$s" .c).o"; done)
+	# shellcheck disable=SC2086
+	scan-build -o "$out/scan" --use-cc=clang \
+		-enable-checker security.FloatLoopCounter \
+		-enable-checker security.insecureAPI.rand \
+		-enable-checker optin.portability.UnixAPI \
+		-enable-checker valist \
+		-enable-checker alpha.security.ArrayBoundV2 \
+		-enable-checker alpha.security.ReturnPtrRange \
+		-enable-checker alpha.core.PointerArithm \
+		-enable-checker alpha.unix.cstring.OutOfBounds \
+		-enable-checker alpha.unix.cstring.BufferOverlap \
+		make -s BUILD="$out/scan-obj" $objs > "$out/scan-build.log" 2>&1 || {
+		tail -20 "$out/scan-build.log" >&2
+		echo "analyze: scan-build: the build failed" >&2
+		return 1
+	}
+	n=$(grep -oE 'scan-build: [0-9]+ bugs? found' "$out/scan-build.log" | grep -oE '[0-9]+' || echo 0)
+	if [ "$n" -gt 0 ]; then
+		grep -E 'warning:' "$out/scan-build.log" | sort -u >&2
+		echo "analyze: scan-build: $n findings (HTML report in $out/scan)"
+	else
+		echo "analyze: scan-build: 0 findings ($(echo $srcs | wc -w) files)"
+	fi
+	[ "$n" -eq 0 ]
+}
+
+run_cppcheck() {
+	# shellcheck disable=SC2086
+	cppcheck --quiet --force --inline-suppr --std=c11 --language=c \
+		--enable=warning,style,performance,portability \
+		--suppress=missingIncludeSystem --library=posix \
+		-D__GNUC__ -DTB_BUILDING_LIBRARY -Iinclude -Ilib \
+		--template='{file}:{line}:{column}: {severity}: {message} [{id}]' \
+		$srcs > "$out/cppcheck.log" 2>&1 || true
+	n=$(grep -cE '^[^ ]+:[0-9]+:[0-9]+: ' "$out/cppcheck.log" || true)
+	if [ "$n" -gt 0 ]; then
+		grep -E '^[^ ]+:[0-9]+:[0-9]+: ' "$out/cppcheck.log" >&2
+	fi
+	echo "analyze: cppcheck: $n findings"
+	[ "$n" -eq 0 ]
+}
+
+run_clang_tidy() {
+	# shellcheck disable=SC2086
+	clang-tidy --quiet --config-file=ci/clang-tidy.yaml $srcs -- $defs \
+		> "$out/clang-tidy.log" 2>&1 || true
+	n=$(grep -cE '^[^ ]+:[0-9]+:[0-9]+: (warning|error): ' "$out/clang-tidy.log" || true)
+	if [ "$n" -gt 0 ]; then
+		grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error): ' "$out/clang-tidy.log" | sort -u >&2
+	fi
+	echo "analyze: clang-tidy: $n findings"
+	[ "$n" -eq 0 ]
+}
+
+for t in $tools; do
+	case "$t" in
+	scan-build) run_scan_build || total=$((total + 1)) ;;
+	cppcheck) run_cppcheck || total=$((total + 1)) ;;
+	clang-tidy) run_clang_tidy || total=$((total + 1)) ;;
+	*) echo "analyze: unknown tool $t" >&2; exit 2 ;;
+	esac
+done
+if [ "$total" -gt 0 ]; then
+	echo "analyze: findings in lib/ (reports in $out/)" >&2
+	exit 1
+fi
+echo "analyze: lib/ clean under $(echo $tools | wc -w) analyzers"
