@@ -57,7 +57,7 @@ sh ci/oss-fuzz/run-local.sh 3
 if [ "$FUZZ_SECONDS" -gt 0 ]; then
 	step "fuzz (AFL++ build; libFuzzer ${FUZZ_SECONDS}s per target)"
 	make -j"$jobs" afl >build/afl.log 2>&1 || { tail -20 build/afl.log; exit 1; }
-	echo "afl: $(ls build/afl | wc -l) harnesses build with afl-clang-fast (persistent mode)"
+	echo "afl: $(find build/afl -maxdepth 1 -type f -perm -u+x | wc -l) harnesses build with afl-clang-fast (persistent mode)"
 	for src in fuzz/*_fuzzer.c; do
 		[ -e "$src" ] || continue
 		# The corpus is not changed here: campaigns (ci/fuzz.sh) merge.
