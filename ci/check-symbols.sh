@@ -2,6 +2,9 @@
 # The library's promises, checked on the built artefacts:
 #  - the archive calls no allocator and does no file or stream I/O
 #    (every undefined symbol must be on the allow-list below);
+#  - the archive holds no mutable static storage: every .data, .bss and
+#    thread-local section is empty (.data.rel.ro, read-only after
+#    relocation, is allowed), so no global or static state exists;
 #  - the shared library exports only tb_* symbols, and exactly the ones
 #    committed in ci/exported-symbols.txt (an API change is deliberate:
 #    `make exported-symbols` regenerates the list, and the diff is reviewed).
@@ -35,6 +38,22 @@ for s in $undef; do
 		fail=1
 	fi
 done
+# Writable sections with content, per object: "object section size".
+state=$(objdump -h "$archive" | awk '
+	/^In archive/ { next }
+	/file format/ { obj = $1; sub(/:$/, "", obj); next }
+	/^ *[0-9]+ \./ {
+		name = $2; size = $3
+		if (size !~ /^0+$/ && name !~ /^\.data\.rel\.ro/ &&
+		    (name ~ /^\.(data|bss|tdata|tbss)(\.|$)/))
+			print obj, name, size
+	}')
+if [ -n "$state" ]; then
+	echo "$state" | while read -r obj sec size; do
+		echo "check-symbols: $obj has 0x$size bytes of mutable static storage in $sec (no global state allowed)" >&2
+	done
+	fail=1
+fi
 exported=$(exports "$shared")
 for s in $exported; do
 	case "$s" in
@@ -55,4 +74,4 @@ if [ -n "$list" ]; then
 	rm -f "$tmp"
 fi
 [ "$fail" -eq 0 ] || exit 1
-echo "check-symbols: no allocator or I/O in $(basename "$archive") ($(echo "$undef" | grep -c . || true) undefined symbols, all allowed); $(echo "$exported" | grep -c . || true) tb_* exports${list:+, as listed in $list}"
+echo "check-symbols: no allocator, I/O or mutable static storage in $(basename "$archive") ($(echo "$undef" | grep -c . || true) undefined symbols, all allowed); $(echo "$exported" | grep -c . || true) tb_* exports${list:+, as listed in $list}"
