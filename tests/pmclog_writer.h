@@ -111,6 +111,10 @@ size_t tb_plw_session_all(tb_plw *w);
 size_t tb_plw_session_sampling(tb_plw *w, size_t nsamples,
 			       unsigned max_depth, uint32_t seed);
 
+/* Process mode (pmcstat -P ... -O): attach, exec, `nswitches` context
+ * switches with PROCCSW, PROCEXIT, detach, close. */
+size_t tb_plw_session_process(tb_plw *w, size_t nswitches);
+
 /* Values session_all uses, for tests that check them. */
 #define TB_PLW_CPUID "GenuineIntel-6-55-4"
 #define TB_PLW_TSC_FREQ 2400000000ULL

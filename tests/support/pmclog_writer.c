@@ -636,3 +636,22 @@ size_t tb_plw_session_sampling(tb_plw *w, size_t nsamples,
 	tb_plw_closelog(w); n++;
 	return n;
 }
+
+size_t tb_plw_session_process(tb_plw *w, size_t nswitches)
+{
+	const uint32_t pmc = 0xFFF20300u; /* any CPU, thread-counting mode */
+	size_t n = 0, i;
+	tb_plw_initialize(w, w->cputype, w->tsc_freq, TB_PLW_WALL_SEC,
+			  TB_PLW_WALL_NSEC, TB_PLW_CPUID); n++;
+	tb_plw_pmcallocate(w, pmc, 0x1234, 0x4 | 0x8, 0); n++;
+	tb_plw_pmcattach(w, pmc, 4321, "/usr/bin/cc"); n++;
+	tb_plw_procexec(w, 4321, pmc, addr(w, 0x1000000), addr(w, 0x200000),
+			"/usr/bin/cc"); n++;
+	for (i = 0; i < nswitches; i++, n++)
+		tb_plw_proccsw(w, pmc, 4321, 100500 + (int32_t)(i % 3),
+			       1000000 + 7919 * (uint64_t)i);
+	tb_plw_procexit(w, pmc, 4321, 1000000 * (uint64_t)nswitches); n++;
+	tb_plw_pmcdetach(w, pmc, 4321); n++;
+	tb_plw_closelog(w); n++;
+	return n;
+}
