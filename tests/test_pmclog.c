@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tracebound/pmclog.h"
+#include "pmclog_snap.h"
 #include "pmclog_writer.h"
 #include "testutil.h"
 
@@ -28,44 +29,7 @@ static tb_pmclog *new_decoder(void)
 	return p;
 }
 
-/* An event with its pointers made relative to its record, so events of
- * two decodes (one-shot and split) compare with memcmp. */
-typedef struct snap {
-	tb_pmclog_event ev;
-	uint64_t hash; /* FNV-1a of the record bytes */
-} snap;
-
-static uintptr_t rel(const tb_pmclog_event *ev, const void *p)
-{
-	return p ? (uintptr_t)p - (uintptr_t)ev->data + 1 : 0;
-}
-
-static void take_snap(const tb_pmclog_event *ev, snap *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	uint16_t i;
-	tb_pmclog_str *strs[1] = { NULL };
-	memcpy(&s->ev, ev, sizeof(*ev));
-	for (i = 0; i < ev->len; i++)
-		h = (h ^ ev->data[i]) * 1099511628211ULL;
-	s->hash = h;
-	s->ev.data = NULL;
-	switch (ev->type) {
-	case TB_PMCLOG_INITIALIZE: strs[0] = &s->ev.u.i.cpuid; break;
-	case TB_PMCLOG_PMCALLOCATEDYN: strs[0] = &s->ev.u.ad.evname; break;
-	case TB_PMCLOG_PMCATTACH: strs[0] = &s->ev.u.t.pathname; break;
-	case TB_PMCLOG_PROCEXEC: strs[0] = &s->ev.u.x.pathname; break;
-	case TB_PMCLOG_MAP_IN: strs[0] = &s->ev.u.mi.pathname; break;
-	case TB_PMCLOG_THR_CREATE: strs[0] = &s->ev.u.tc.tdname; break;
-	case TB_PMCLOG_PROC_CREATE: strs[0] = &s->ev.u.pc.pcomm; break;
-	case TB_PMCLOG_CALLCHAIN:
-		s->ev.u.cc.pc = (const uint8_t *)rel(ev, ev->u.cc.pc);
-		break;
-	default: break;
-	}
-	if (strs[0])
-		strs[0]->ptr = (const char *)rel(ev, strs[0]->ptr);
-}
+typedef tb_pmclog_snap snap;
 
 /* The outcome of a decode: its events, then how it ended. */
 typedef struct run {
@@ -82,7 +46,7 @@ static void run_add(run *r, const tb_pmclog_event *ev)
 		r->ev = realloc(r->ev, r->cap * sizeof(*r->ev));
 		ck_assert_ptr_nonnull(r->ev);
 	}
-	take_snap(ev, &r->ev[r->n++]);
+	tb_pmclog_take_snap(ev, &r->ev[r->n++]);
 }
 
 static void run_free(run *r)
@@ -149,8 +113,7 @@ static void assert_same(const run *a, const run *b)
 	ck_assert_uint_eq(a->n, b->n);
 	ck_assert_int_eq(a->end, b->end);
 	for (i = 0; i < a->n; i++) {
-		ck_assert_uint_eq(a->ev[i].hash, b->ev[i].hash);
-		ck_assert_msg(memcmp(&a->ev[i].ev, &b->ev[i].ev, sizeof(a->ev[i].ev)) == 0,
+		ck_assert_msg(tb_pmclog_snap_eq(&a->ev[i], &b->ev[i]),
 			      "event %zu differs", i);
 	}
 	if (tb_is_error(a->end)) {
