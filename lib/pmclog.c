@@ -797,17 +797,42 @@ TB_API tb_status tb_pmclog_next(tb_pmclog *p, tb_pmclog_event *ev,
 	return decode(p, p->buf, len, raw, ev, err);
 }
 
+/* Slot i of a CALLCHAIN, i < npc checked by the caller: the PC area was
+ * bounded to npc slots inside the record when the event was made. */
+static uint64_t slot_at(const tb_pmclog_event *ev, uint32_t i)
+{
+	const uint8_t *s = ev->u.cc.pc + (size_t)i * ev->addr_size;
+	if (ev->addr_size == 8)
+		return (uint64_t)tb_load32(s + 4, ev->big_endian) << 32 |
+		       tb_load32(s, ev->big_endian);
+	return tb_load32(s, ev->big_endian);
+}
+
+static int is_callchain(const tb_pmclog_event *ev)
+{
+	return ev && ev->type == TB_PMCLOG_CALLCHAIN && ev->u.cc.pc &&
+	       valid_addr_size(ev->addr_size);
+}
+
 TB_API uint64_t tb_pmclog_cc_slot(const tb_pmclog_event *ev, uint32_t i)
 {
-	rec c;
-	if (!ev || ev->type != TB_PMCLOG_CALLCHAIN || i >= ev->u.cc.npc ||
-	    !ev->u.cc.pc || !valid_addr_size(ev->addr_size))
+	if (!is_callchain(ev) || i >= ev->u.cc.npc)
 		return 0;
-	tb_rd_init(&c.r, ev->u.cc.pc, (size_t)ev->u.cc.npc * ev->addr_size,
-		   ev->big_endian);
-	c.ok = 1;
-	c.a = ev->addr_size;
-	return gaddr(&c, (size_t)i * ev->addr_size);
+	return slot_at(ev, i);
+}
+
+TB_API uint32_t tb_pmclog_cc_copy(const tb_pmclog_event *ev, uint32_t first,
+				  uint64_t *out, uint32_t max)
+{
+	uint32_t n, i;
+	if (!is_callchain(ev) || first >= ev->u.cc.npc || !out)
+		return 0;
+	n = ev->u.cc.npc - first;
+	if (n > max)
+		n = max;
+	for (i = 0; i < n; i++)
+		out[i] = slot_at(ev, first + i);
+	return n;
 }
 
 /* ------------------------------------------------------------------ */

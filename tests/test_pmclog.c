@@ -375,6 +375,16 @@ START_TEST(strings_and_pcs_by_pointer)
 				ck_assert_uint_eq(tb_pmclog_cc_slot(&ev, 1), 0x205678);
 				ck_assert_uint_eq(tb_pmclog_cc_slot(&ev, 2), 0x209abc);
 				ck_assert_uint_eq(tb_pmclog_cc_slot(&ev, 3), 0);
+				{
+					uint64_t pcs[4] = { 9, 9, 9, 9 };
+					ck_assert_uint_eq(tb_pmclog_cc_copy(&ev, 1, pcs, 4), 2);
+					ck_assert_uint_eq(pcs[0], 0x205678);
+					ck_assert_uint_eq(pcs[1], 0x209abc);
+					ck_assert_uint_eq(pcs[2], 9);
+					ck_assert_uint_eq(tb_pmclog_cc_copy(&ev, 0, pcs, 1), 1);
+					ck_assert_uint_eq(pcs[0], 0x201234);
+					ck_assert_uint_eq(tb_pmclog_cc_copy(&ev, 3, pcs, 4), 0);
+				}
 			} else if (ev.u.cc.pid == 0) {
 				ck_assert_uint_eq(tb_pmclog_cc_slot(&ev, 0),
 						  A(ev.addr_size, 0xffffffff80abcdefULL));

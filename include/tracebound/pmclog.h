@@ -245,6 +245,11 @@ TB_API TB_MUST_CHECK tb_status tb_pmclog_next(tb_pmclog *p,
 /* Slot i of a CALLCHAIN event (0 <= i < npc; 0 outside or for other types). */
 TB_API uint64_t tb_pmclog_cc_slot(const tb_pmclog_event *ev, uint32_t i);
 
+/* Copy slots first.. of a CALLCHAIN event into out[0..max); returns how
+ * many were copied (0 for other types or first >= npc). */
+TB_API uint32_t tb_pmclog_cc_copy(const tb_pmclog_event *ev, uint32_t first,
+				  uint64_t *out, uint32_t max);
+
 /* Lowercase libpmc type name: "callchain", "map_in", ..., "unknown". */
 TB_API const char *tb_pmclog_type_name(tb_pmclog_type type);
 

@@ -1,5 +1,5 @@
 /* A test-only pmclog writer: see tests/pmclog_writer.h. */
-#include "pmclog_writer.h"
+#include "../pmclog_writer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
