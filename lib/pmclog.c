@@ -471,24 +471,35 @@ static tb_status decode_init(tb_pmclog *p, rec *c, tb_pmclog_event *ev,
 	return TB_OK;
 }
 
-static tb_status decode_modern(tb_pmclog *p, rec *c, tb_pmclog_event *ev,
-			       tb_error *err)
+/*
+ * The fields after the prefix.  Both generations share most layouts,
+ * shifted by the prefix size h; where they differ (legacy PROCCSW,
+ * PROCEXIT, PROCEXEC and CALLCHAIN orders, modern pads) it says so.
+ */
+static void decode_fields(const tb_pmclog *p, rec *c, tb_pmclog_event *ev)
 {
-	unsigned a = c->a;
+	const int lg = p->legacy;
+	const size_t a = c->a, h = prefix_len(p);
+	/* MAP_IN/MAP_OUT addresses: after pid (legacy) or pid and pad. */
+	const size_t map_addr = lg ? 16u : 24u;
 	switch (ev->type) {
 	case TB_PMCLOG_PMCALLOCATE:
-		ev->u.a.pmcid = g32(c, 16);
-		ev->u.a.event = g32(c, 20);
-		ev->u.a.flags = g32(c, 24);
-		ev->u.a.rate = g64w(c, 32);
+		ev->u.a.pmcid = g32(c, h);
+		ev->u.a.event = g32(c, h + 4);
+		ev->u.a.flags = g32(c, h + 8);
+		if (!lg)
+			ev->u.a.rate = g64w(c, 32);
 		break;
 	case TB_PMCLOG_PMCALLOCATEDYN:
-		ev->u.ad.pmcid = g32(c, 16);
-		ev->u.ad.event = g32(c, 20);
-		ev->u.ad.flags = g32(c, 24);
-		/* The structure puts the name at 32; the kernel writes a
-		 * reload count there and the name at 40 (spec 4.1). */
-		if (!looks_like_name(c, 32, NAME_LEN) && looks_like_name(c, 40, 56)) {
+		ev->u.ad.pmcid = g32(c, h);
+		ev->u.ad.event = g32(c, h + 4);
+		ev->u.ad.flags = g32(c, h + 8);
+		/* The modern structure puts the name at 32; the kernel
+		 * writes a reload count there and the name at 40 (spec 4.1). */
+		if (lg) {
+			ev->u.ad.evname = gname(c, 24, (size_t)ev->len - 24);
+		} else if (!looks_like_name(c, 32, NAME_LEN) &&
+			   looks_like_name(c, 40, 56)) {
 			ev->u.ad.name_at_40 = 1;
 			ev->u.ad.rate = g64w(c, 32);
 			ev->u.ad.evname = gname(c, 40, 56);
@@ -497,61 +508,69 @@ static tb_status decode_modern(tb_pmclog *p, rec *c, tb_pmclog_event *ev,
 		}
 		break;
 	case TB_PMCLOG_PMCATTACH:
-		ev->u.t.pmcid = g32(c, 16);
-		ev->u.t.pid = gi32(c, 20);
+		ev->u.t.pmcid = g32(c, h);
+		ev->u.t.pid = gi32(c, h + 4);
 		break;
 	case TB_PMCLOG_PMCDETACH:
-		ev->u.d.pmcid = g32(c, 16);
-		ev->u.d.pid = gi32(c, 20);
+		ev->u.d.pmcid = g32(c, h);
+		ev->u.d.pid = gi32(c, h + 4);
 		break;
 	case TB_PMCLOG_PROCCSW:
 		ev->u.c.value = g64w(c, 16);
-		ev->u.c.pmcid = g32(c, 24);
-		ev->u.c.pid = gi32(c, 28);
-		ev->u.c.tid = gi32(c, 32);
+		ev->u.c.pmcid = g32(c, lg ? 12 : 24);
+		ev->u.c.pid = gi32(c, lg ? 24 : 28);
+		if (!lg)
+			ev->u.c.tid = gi32(c, 32);
+		break;
+	case TB_PMCLOG_PROCEXIT:
+		ev->u.e.pmcid = g32(c, h);
+		ev->u.e.pid = gi32(c, lg ? 24 : 20);
+		ev->u.e.value = g64w(c, lg ? 16 : 24);
 		break;
 	case TB_PMCLOG_PROCEXEC:
-		ev->u.x.pid = gi32(c, 16);
-		ev->u.x.pmcid = g32(c, 20);
+		ev->u.x.pid = gi32(c, h);
+		ev->u.x.pmcid = g32(c, lg ? 16 + a : 20);
 		if (exec_has_dyn(p)) {
 			ev->u.x.has_dyn = 1;
 			ev->u.x.baseaddr = gaddr(c, 24);
 			ev->u.x.dynaddr = gaddr(c, 24 + a);
 		} else {
-			ev->u.x.entryaddr = gaddr(c, 24);
+			ev->u.x.entryaddr = gaddr(c, lg ? 16 : 24);
 		}
 		break;
-	case TB_PMCLOG_PROCEXIT:
-		ev->u.e.pmcid = g32(c, 16);
-		ev->u.e.pid = gi32(c, 20);
-		ev->u.e.value = g64w(c, 24);
-		break;
 	case TB_PMCLOG_PROCFORK:
-		ev->u.f.oldpid = gi32(c, 16);
-		ev->u.f.newpid = gi32(c, 20);
+		ev->u.f.oldpid = gi32(c, h);
+		ev->u.f.newpid = gi32(c, h + 4);
 		break;
 	case TB_PMCLOG_SYSEXIT:
-		ev->u.se.pid = gi32(c, 16);
+		ev->u.se.pid = gi32(c, h);
 		break;
 	case TB_PMCLOG_USERDATA:
-		ev->u.u.userdata = g32(c, 16);
+		ev->u.u.userdata = g32(c, h);
 		break;
 	case TB_PMCLOG_MAP_IN:
-		ev->u.mi.pid = gi32(c, 16);
-		ev->u.mi.start = gaddr(c, 24);
+		ev->u.mi.pid = gi32(c, h);
+		ev->u.mi.start = gaddr(c, map_addr);
 		break;
 	case TB_PMCLOG_MAP_OUT:
-		ev->u.mo.pid = gi32(c, 16);
-		ev->u.mo.start = gaddr(c, 24);
-		ev->u.mo.end = gaddr(c, 24 + a);
+		ev->u.mo.pid = gi32(c, h);
+		ev->u.mo.start = gaddr(c, map_addr);
+		ev->u.mo.end = gaddr(c, map_addr + a);
 		break;
 	case TB_PMCLOG_CALLCHAIN:
-		ev->u.cc.pid = gi32(c, 16);
-		ev->u.cc.tid = gi32(c, 20);
-		ev->u.cc.pmcid = g32(c, 24);
-		ev->u.cc.cpuflags = g32(c, 28);
+		ev->u.cc.pid = gi32(c, h);
+		if (!lg)
+			ev->u.cc.tid = gi32(c, 20);
+		ev->u.cc.pmcid = g32(c, lg ? 16 : 24);
+		ev->u.cc.cpuflags = g32(c, lg ? 20 : 28);
 		break;
-	case TB_PMCLOG_THR_CREATE:
+	case TB_PMCLOG_PCSAMPLE: /* legacy only */
+		ev->u.s.pid = gi32(c, 12);
+		ev->u.s.pc = gaddr(c, 16);
+		ev->u.s.pmcid = g32(c, 16 + a);
+		ev->u.s.usermode = g32(c, 20 + a);
+		break;
+	case TB_PMCLOG_THR_CREATE: /* modern only, as below */
 		ev->u.tc.tid = gi32(c, 16);
 		ev->u.tc.pid = gi32(c, 20);
 		ev->u.tc.flags = g32(c, 24);
@@ -568,86 +587,6 @@ static tb_status decode_modern(tb_pmclog *p, rec *c, tb_pmclog_event *ev,
 	default:
 		break;
 	}
-	(void)p;
-	(void)err;
-	return TB_OK;
-}
-
-static tb_status decode_legacy(tb_pmclog *p, rec *c, tb_pmclog_event *ev,
-			       tb_error *err)
-{
-	unsigned a = c->a;
-	switch (ev->type) {
-	case TB_PMCLOG_PCSAMPLE:
-		ev->u.s.pid = gi32(c, 12);
-		ev->u.s.pc = gaddr(c, 16);
-		ev->u.s.pmcid = g32(c, 16 + a);
-		ev->u.s.usermode = g32(c, 20 + a);
-		break;
-	case TB_PMCLOG_PMCALLOCATE:
-		ev->u.a.pmcid = g32(c, 12);
-		ev->u.a.event = g32(c, 16);
-		ev->u.a.flags = g32(c, 20);
-		break;
-	case TB_PMCLOG_PMCALLOCATEDYN:
-		ev->u.ad.pmcid = g32(c, 12);
-		ev->u.ad.event = g32(c, 16);
-		ev->u.ad.flags = g32(c, 20);
-		ev->u.ad.evname = gname(c, 24, (size_t)ev->len - 24);
-		break;
-	case TB_PMCLOG_PMCATTACH:
-		ev->u.t.pmcid = g32(c, 12);
-		ev->u.t.pid = gi32(c, 16);
-		break;
-	case TB_PMCLOG_PMCDETACH:
-		ev->u.d.pmcid = g32(c, 12);
-		ev->u.d.pid = gi32(c, 16);
-		break;
-	case TB_PMCLOG_PROCCSW:
-		ev->u.c.pmcid = g32(c, 12);
-		ev->u.c.value = g64w(c, 16);
-		ev->u.c.pid = gi32(c, 24);
-		break;
-	case TB_PMCLOG_PROCEXEC:
-		ev->u.x.pid = gi32(c, 12);
-		ev->u.x.entryaddr = gaddr(c, 16);
-		ev->u.x.pmcid = g32(c, 16 + a);
-		break;
-	case TB_PMCLOG_PROCEXIT:
-		ev->u.e.pmcid = g32(c, 12);
-		ev->u.e.value = g64w(c, 16);
-		ev->u.e.pid = gi32(c, 24);
-		break;
-	case TB_PMCLOG_PROCFORK:
-		ev->u.f.oldpid = gi32(c, 12);
-		ev->u.f.newpid = gi32(c, 16);
-		break;
-	case TB_PMCLOG_SYSEXIT:
-		ev->u.se.pid = gi32(c, 12);
-		break;
-	case TB_PMCLOG_USERDATA:
-		ev->u.u.userdata = g32(c, 12);
-		break;
-	case TB_PMCLOG_MAP_IN:
-		ev->u.mi.pid = gi32(c, 12);
-		ev->u.mi.start = gaddr(c, 16);
-		break;
-	case TB_PMCLOG_MAP_OUT:
-		ev->u.mo.pid = gi32(c, 12);
-		ev->u.mo.start = gaddr(c, 16);
-		ev->u.mo.end = gaddr(c, 16 + a);
-		break;
-	case TB_PMCLOG_CALLCHAIN:
-		ev->u.cc.pid = gi32(c, 12);
-		ev->u.cc.pmcid = g32(c, 16);
-		ev->u.cc.cpuflags = g32(c, 20);
-		break;
-	default:
-		break;
-	}
-	(void)p;
-	(void)err;
-	return TB_OK;
 }
 
 /* Decode one whole record whose header check_header accepted. */
@@ -677,10 +616,8 @@ static tb_status decode(tb_pmclog *p, const uint8_t *data, unsigned len,
 	}
 	if (ev->type == TB_PMCLOG_INITIALIZE)
 		st = decode_init(p, &c, ev, err);
-	else if (p->legacy)
-		st = decode_legacy(p, &c, ev, err);
 	else
-		st = decode_modern(p, &c, ev, err);
+		decode_fields(p, &c, ev);
 	/* The address width may have been settled by INITIALIZE just now. */
 	ev->addr_size = p->addr_size;
 	if (st != TB_OK)
