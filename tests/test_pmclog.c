@@ -525,18 +525,25 @@ static void expect_error(const tb_pmclog_options *opt, const uint8_t *b,
 	run_free(&r1);
 }
 
+/* amd64 INITIALIZE, then one raw record that must fail with `want` at
+ * the record's start. */
+static void expect_raw_error(uint8_t type, uint16_t len_field, size_t total,
+			     tb_status want)
+{
+	tb_plw w;
+	size_t at;
+	start_amd64(&w);
+	at = w.len;
+	tb_plw_raw(&w, type, len_field, total, 0);
+	expect_error(NULL, w.buf, w.len, 1, want, at);
+	tb_plw_free(&w);
+}
+
 START_TEST(bug1_lengths_0_to_3)
 {
 	unsigned l;
-	for (l = 0; l < 16; l++) {
-		tb_plw w;
-		size_t at;
-		start_amd64(&w);
-		at = w.len;
-		tb_plw_raw(&w, 16, (uint16_t)l, 64, 0);
-		expect_error(NULL, w.buf, w.len, 1, TB_ERR_LENGTH, at);
-		tb_plw_free(&w);
-	}
+	for (l = 0; l < 16; l++)
+		expect_raw_error(16, (uint16_t)l, 64, TB_ERR_LENGTH);
 }
 END_TEST
 
@@ -544,15 +551,13 @@ START_TEST(bug2_lengths_beyond_any_record)
 {
 	/* 65528-byte CALLCHAIN (8187 PCs): past libpmc's 4128-byte buffer. */
 	tb_plw w;
-	size_t at;
 	tb_pmclog_options opt;
 	run r;
 	static const size_t k4[1] = { 4096 };
-	start_amd64(&w);
-	at = w.len;
-	tb_plw_raw(&w, 16, 65528, 65528, 0x11);
-	expect_error(NULL, w.buf, w.len, 1, TB_ERR_LIMIT, at);
+	expect_raw_error(16, 65528, 65528, TB_ERR_LIMIT);
 	/* With the limit raised it is a correct decode, also across feeds. */
+	start_amd64(&w);
+	tb_plw_raw(&w, 16, 65528, 65528, 0x11);
 	memset(&opt, 0, sizeof(opt));
 	opt.max_pcs = 8187;
 	decode_pieces(&opt, w.buf, w.len, k4, 1, 1, &r);
@@ -588,16 +593,10 @@ START_TEST(bug3_fixed_types_exact)
 	int d;
 	for (k = 0; k < sizeof(fx) / sizeof(fx[0]); k++) {
 		for (d = -1; d <= 1; d += 2) {
-			tb_plw w;
-			size_t at;
 			unsigned len = (unsigned)((int)fx[k].len + 4 * d);
-			if (len < 16)
-				continue;
-			start_amd64(&w);
-			at = w.len;
-			tb_plw_raw(&w, fx[k].type, (uint16_t)len, len, 0);
-			expect_error(NULL, w.buf, w.len, 1, TB_ERR_LENGTH, at);
-			tb_plw_free(&w);
+			if (len >= 16)
+				expect_raw_error(fx[k].type, (uint16_t)len, len,
+						 TB_ERR_LENGTH);
 		}
 	}
 }
@@ -606,15 +605,10 @@ END_TEST
 START_TEST(bug4_short_callchain)
 {
 	unsigned len;
-	for (len = 16; len < 32; len += 4) {
-		tb_plw w;
-		size_t at;
-		start_amd64(&w);
-		at = w.len;
-		tb_plw_raw(&w, 16, (uint16_t)len, len, 0);
-		expect_error(NULL, w.buf, w.len, 1, TB_ERR_LENGTH, at);
-		tb_plw_free(&w);
-	}
+	for (len = 16; len < 32; len += 4)
+		expect_raw_error(16, (uint16_t)len, len, TB_ERR_LENGTH);
+	/* 36 bytes on amd64: half an address. */
+	expect_raw_error(16, 36, 36, TB_ERR_LENGTH);
 	{
 		/* Zero PCs is well formed (AMD's test pmclog_callchain_zero_pcs). */
 		tb_plw w;
@@ -626,16 +620,6 @@ START_TEST(bug4_short_callchain)
 		ck_assert_uint_eq(r.n, 2);
 		ck_assert_uint_eq(r.ev[1].ev.u.cc.npc, 0);
 		run_free(&r);
-		tb_plw_free(&w);
-	}
-	{
-		/* 36 bytes on amd64: half an address. */
-		tb_plw w;
-		size_t at;
-		start_amd64(&w);
-		at = w.len;
-		tb_plw_raw(&w, 16, 36, 36, 0);
-		expect_error(NULL, w.buf, w.len, 1, TB_ERR_LENGTH, at);
 		tb_plw_free(&w);
 	}
 }
@@ -665,7 +649,7 @@ END_TEST
 START_TEST(bug6_paths)
 {
 	tb_plw w;
-	size_t at, i;
+	size_t at;
 	char path[1100];
 	run r;
 	/* No NUL anywhere in the path area. */
@@ -676,15 +660,9 @@ START_TEST(bug6_paths)
 	expect_error(NULL, w.buf, w.len, 1, TB_ERR_VALUE, at + 32);
 	tb_plw_free(&w);
 	/* A record with no room for a path at all (libpmc: stale name). */
-	for (i = 0; i < 3; i++) {
-		static const uint8_t types[3] = { 6, 9, 14 };
-		static const unsigned lens[3] = { 24, 40, 32 };
-		start_amd64(&w);
-		at = w.len;
-		tb_plw_raw(&w, types[i], (uint16_t)lens[i], lens[i], 0);
-		expect_error(NULL, w.buf, w.len, 1, TB_ERR_LENGTH, at);
-		tb_plw_free(&w);
-	}
+	expect_raw_error(6, 24, 24, TB_ERR_LENGTH);  /* PMCATTACH */
+	expect_raw_error(9, 40, 40, TB_ERR_LENGTH);  /* PROCEXEC, base+dyn */
+	expect_raw_error(14, 32, 32, TB_ERR_LENGTH); /* MAP_IN */
 	/* PATH_MAX: 1023 characters fit, 1024 do not. */
 	memset(path, 'p', sizeof(path));
 	path[0] = '/';
@@ -743,10 +721,7 @@ START_TEST(bug7_initialize)
 	expect_error(NULL, w.buf, w.len, 0, TB_ERR_VERSION, 12);
 	tb_plw_free(&w);
 	/* A later INITIALIZE of the wrong size is a length error. */
-	start_amd64(&w);
-	tb_plw_raw(&w, 3, 108, 108, 0);
-	expect_error(NULL, w.buf, w.len, 1, TB_ERR_LENGTH, 112);
-	tb_plw_free(&w);
+	expect_raw_error(3, 108, 108, TB_ERR_LENGTH);
 }
 END_TEST
 
@@ -1201,37 +1176,38 @@ static uint8_t *run_cli(const char *args, size_t *len, int *status, char *errbuf
 	return out;
 }
 
-static const char *golden_opts(int arch)
+/* The log `name`.pmclog must be what the writer made, and the CLI run
+ * with `flags` on it must print exactly `name`.`ext`. */
+static void golden_cli(const tb_plw *w, const char *name, const char *flags,
+		       const char *ext)
 {
-	return arch == TB_PLW_LEGACY_I386 || arch == TB_PLW_LEGACY_BE32
-		       ? "--addr-size 4 "
-		       : "";
+	char rel[256], args[1024], errbuf[1024];
+	int status;
+	size_t len;
+	uint8_t *out;
+	snprintf(rel, sizeof(rel), GOLDEN_DIR "/%s.pmclog", name);
+	check_or_write(rel, w->buf, w->len);
+	snprintf(args, sizeof(args), "\"$CLI\" pmclog %s%s", flags, rel);
+	out = run_cli(args, &len, &status, errbuf, sizeof(errbuf));
+	ck_assert_msg(status == 0, "%s: exit %d: %s", args, status, errbuf);
+	ck_assert_str_eq(errbuf, "");
+	snprintf(rel, sizeof(rel), GOLDEN_DIR "/%s.%s", name, ext);
+	check_or_write(rel, out, len);
+	free(out);
 }
 
 START_TEST(golden_logs_and_cli_output)
 {
 	int arch = _i;
 	tb_plw w;
-	char rel[256], args[1024], errbuf[1024];
-	const char *name = tb_plw_arch_name(arch);
-	int json, status;
+	/* A legacy log does not say its address width. */
+	int a4 = arch == TB_PLW_LEGACY_I386 || arch == TB_PLW_LEGACY_BE32;
 	write_arch(&w, arch, NULL);
-	snprintf(rel, sizeof(rel), GOLDEN_DIR "/%s.pmclog", name);
 	if (regen())
 		mkdir(tb_test_path(GOLDEN_DIR), 0777);
-	check_or_write(rel, w.buf, w.len);
-	for (json = 0; json <= 1; json++) {
-		size_t len;
-		uint8_t *out;
-		snprintf(args, sizeof(args), "\"$CLI\" pmclog %s%s" GOLDEN_DIR "/%s.pmclog",
-			 json ? "--json " : "", golden_opts(arch), name);
-		out = run_cli(args, &len, &status, errbuf, sizeof(errbuf));
-		ck_assert_msg(status == 0, "%s: exit %d: %s", args, status, errbuf);
-		ck_assert_str_eq(errbuf, "");
-		snprintf(rel, sizeof(rel), GOLDEN_DIR "/%s.%s", name, json ? "json" : "txt");
-		check_or_write(rel, out, len);
-		free(out);
-	}
+	golden_cli(&w, tb_plw_arch_name(arch), a4 ? "--addr-size 4 " : "", "txt");
+	golden_cli(&w, tb_plw_arch_name(arch),
+		   a4 ? "--json --addr-size 4 " : "--json ", "json");
 	tb_plw_free(&w);
 }
 END_TEST
@@ -1240,18 +1216,9 @@ END_TEST
 START_TEST(golden_sampling_session)
 {
 	tb_plw w;
-	char errbuf[1024];
-	int status;
-	size_t len;
-	uint8_t *out;
 	tb_plw_init_arch(&w, TB_PLW_AMD64);
 	tb_plw_session_sampling(&w, 520, 4, 42);
-	check_or_write(GOLDEN_DIR "/sampling-amd64.pmclog", w.buf, w.len);
-	out = run_cli("\"$CLI\" pmclog --json " GOLDEN_DIR "/sampling-amd64.pmclog",
-		      &len, &status, errbuf, sizeof(errbuf));
-	ck_assert_int_eq(status, 0);
-	check_or_write(GOLDEN_DIR "/sampling-amd64.json", out, len);
-	free(out);
+	golden_cli(&w, "sampling-amd64", "--json ", "json");
 	tb_plw_free(&w);
 }
 END_TEST
@@ -1260,18 +1227,9 @@ END_TEST
 START_TEST(golden_process_session)
 {
 	tb_plw w;
-	char errbuf[1024];
-	int status;
-	size_t len;
-	uint8_t *out;
 	tb_plw_init_arch(&w, TB_PLW_I386);
 	tb_plw_session_process(&w, 12);
-	check_or_write(GOLDEN_DIR "/process-i386.pmclog", w.buf, w.len);
-	out = run_cli("\"$CLI\" pmclog " GOLDEN_DIR "/process-i386.pmclog",
-		      &len, &status, errbuf, sizeof(errbuf));
-	ck_assert_int_eq(status, 0);
-	check_or_write(GOLDEN_DIR "/process-i386.txt", out, len);
-	free(out);
+	golden_cli(&w, "process-i386", "", "txt");
 	tb_plw_free(&w);
 }
 END_TEST
