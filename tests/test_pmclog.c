@@ -863,6 +863,26 @@ START_TEST(multipart_bounds)
 }
 END_TEST
 
+/* pmcstat assert()s on these; to a decoder they are plain records. */
+START_TEST(pmcstat_asserts_are_values)
+{
+	static const uint64_t pc[1] = { 0x400000 };
+	tb_plw w;
+	run r;
+	start_amd64(&w);
+	tb_plw_map_out(&w, 9, 0x5000, 0x1000);               /* start > end */
+	tb_plw_callchain(&w, 9, 10, 0xABCDEF01u, 0, pc, 1);  /* PMC never allocated */
+	decode_all(NULL, w.buf, w.len, &r);
+	ck_assert_int_eq(r.end, TB_END);
+	ck_assert_uint_eq(r.n, 3);
+	ck_assert_uint_eq(r.ev[1].ev.u.mo.start, 0x5000);
+	ck_assert_uint_eq(r.ev[1].ev.u.mo.end, 0x1000);
+	ck_assert_uint_eq(r.ev[2].ev.u.cc.pmcid, 0xABCDEF01u);
+	run_free(&r);
+	tb_plw_free(&w);
+}
+END_TEST
+
 START_TEST(fragments_need_a_generation)
 {
 	tb_plw w;
@@ -1296,6 +1316,7 @@ Suite *tb_suite_pmclog(void)
 	tcase_add_test(tc, bug9_bad_magic_and_unknown_types);
 	tcase_add_test(tc, bug10_closelog);
 	tcase_add_test(tc, multipart_bounds);
+	tcase_add_test(tc, pmcstat_asserts_are_values);
 	tcase_add_test(tc, fragments_need_a_generation);
 	tcase_add_test(tc, api_contract);
 	suite_add_tcase(s, tc);
