@@ -28,10 +28,8 @@ static void options_from(uint8_t b, tb_pmclog_options *opt)
 {
 	memset(opt, 0, sizeof(*opt));
 	opt->addr_size = (b & 3) == 1 ? 4 : (b & 3) == 2 ? 8 : 0;
-	opt->generation = (b >> 2) % 3;
-	opt->byte_order = (b >> 4) & 3; /* 3 is not a valid order: AUTO-like */
-	if (opt->byte_order == 3)
-		opt->byte_order = 0;
+	opt->generation = ((b >> 2) & 3) % 3;
+	opt->byte_order = (b >> 4) & 3; /* 3: invalid, must be refused */
 	if (b & 0x40)
 		opt->flags |= TB_PMCLOG_STOP_AT_CLOSELOG;
 	if (b & 0x80)

@@ -141,6 +141,8 @@ static tb_status settle(tb_pmclog *p, const uint8_t *hdr, tb_error *err)
 	unsigned type, len;
 	if (p->opt.addr_size && !valid_addr_size(p->opt.addr_size))
 		return stick(p, err, TB_ERR_ARG, 0, "address size must be 4 or 8");
+	if (p->opt.byte_order > TB_PMCLOG_ORDER_BIG)
+		return stick(p, err, TB_ERR_ARG, 0, "unknown byte order option");
 	if (p->opt.byte_order == TB_PMCLOG_ORDER_LITTLE)
 		p->big_endian = 0;
 	else if (p->opt.byte_order == TB_PMCLOG_ORDER_BIG)
@@ -168,14 +170,15 @@ static tb_status settle(tb_pmclog *p, const uint8_t *hdr, tb_error *err)
 		p->legacy = 1;
 	} else if (w >> 24 == MAGIC && type == 3 && (len == 104 || len == 112)) {
 		p->legacy = 0;
-		/* A 104-byte INITIALIZE has i386's 8-byte timespec. */
-		if (!p->opt.addr_size && len == 104)
-			p->addr_size = 4;
 	} else if (w >> 24 == MAGIC) {
 		return stick(p, err, TB_ERR_VERSION, p->offset,
 			     "log does not start with an INITIALIZE record; "
 			     "the generation must be given");
 	}
+	/* A 104-byte INITIALIZE has i386's 8-byte timespec. */
+	if (!p->legacy && !p->opt.addr_size && w >> 24 == MAGIC && type == 3 &&
+	    len == 104)
+		p->addr_size = 4;
 	/* A wrong magic is reported by the header check that follows. */
 	p->known = 1;
 	return TB_OK;

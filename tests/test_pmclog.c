@@ -465,6 +465,18 @@ START_TEST(detection)
 		decode_all(NULL, w.buf, w.len, &r); /* no options at all */
 		ck_assert_int_eq(r.end, TB_END);
 		ck_assert_uint_eq(r.ev[1].ev.addr_size, cases[k].a);
+		run_free(&r);
+		{
+			/* The same with the generation given. */
+			tb_pmclog_options opt;
+			memset(&opt, 0, sizeof(opt));
+			opt.generation = cases[k].legacy ? TB_PMCLOG_GEN_LEGACY
+							 : TB_PMCLOG_GEN_MODERN;
+			decode_all(&opt, w.buf, w.len, &r);
+			ck_assert_int_eq(r.end, TB_END);
+			ck_assert_uint_eq(r.ev[1].ev.addr_size, cases[k].a);
+			ck_assert_uint_eq(r.ev[1].ev.big_endian, cases[k].be);
+		}
 		ck_assert_uint_eq(r.ev[1].ev.big_endian, cases[k].be);
 		ck_assert_uint_eq(r.ev[1].ev.legacy, cases[k].legacy);
 		run_free(&r);
@@ -913,6 +925,9 @@ START_TEST(fragments_need_a_generation)
 	expect_error(&opt, w.buf, w.len, 0, TB_ERR_ARG, 0);
 	opt.addr_size = 0;
 	opt.generation = 9;
+	expect_error(&opt, w.buf, w.len, 0, TB_ERR_ARG, 0);
+	opt.generation = TB_PMCLOG_GEN_MODERN;
+	opt.byte_order = 3;
 	expect_error(&opt, w.buf, w.len, 0, TB_ERR_ARG, 0);
 	tb_plw_free(&w);
 }
