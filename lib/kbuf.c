@@ -330,166 +330,177 @@ fail:
 /* ---- the walk ---- */
 
 /*
- * One record at kb->pos.  `be` is a constant in every caller, so the
- * compiler makes a little- and a big-endian copy of the loop.
+ * The one walking loop.  Fills up to `max` records (only DATA records
+ * count when events_only), keeping the position and the running time in
+ * locals; short data records, the common case, take the first branch.
+ * `be` and `events_only` are constants in every caller, so the compiler
+ * makes a specialised copy for each byte order and mode.
  */
-KB_INLINE tb_status kb_step(tb_kbuf *kb, tb_kbuf_record *rec, int be)
+KB_INLINE size_t kb_walk(tb_kbuf *kb, tb_kbuf_record *recs, size_t max,
+			 int events_only, tb_status *status, int be)
 {
-	const uint32_t off = kb->pos, end = kb->end;
-	const uint32_t left = end - off;
-	const uint8_t *p;
-	uint32_t word, type_len, delta, size;
+	const uint8_t *const buf = kb->buf;
+	const uint32_t end = kb->end, hdr = kb->layout.header_size;
+	const int pad_delta = !(kb->layout.flags & TB_KBUF_PAD_DELTA_IGNORE);
+	uint32_t off = kb->pos, fault = 0;
+	uint64_t ts = kb->ts;
+	size_t n = 0;
+	tb_status st = kb->status;
+	const char *what = NULL;
 
-	if (KB_UNLIKELY(kb->status != TB_OK))
-		return kb->status;
-	if (off >= end) {
-		kb->status = TB_END;
-		return TB_END;
+	if (KB_UNLIKELY(st != TB_OK)) {
+		*status = st;
+		return 0;
 	}
-	if (KB_UNLIKELY(left < 4))
-		return kb_bad(kb, TB_ERR_TRUNCATED, off, "event header cut by commit");
-	p = kb->buf + off;
-	word = tb_load32(p, be);
-	if (be) {
-		type_len = word >> 27;
-		delta = word & KB_DELTA_MASK;
-	} else {
-		type_len = word & 31u;
-		delta = word >> 5;
-	}
-	rec->offset = off;
-	rec->index = off - kb->layout.header_size;
-	rec->time_delta = delta;
-	rec->type_len = (uint8_t)type_len;
-	rec->flags = 0;
-	rec->reserved_ = 0;
-	if (type_len - 1u < KB_TYPE_DATA_MAX) {
-		/* Short data form: type_len words of payload. */
-		size = 4u + type_len * 4u;
-		if (KB_UNLIKELY(size > left))
-			return kb_bad(kb, TB_ERR_RANGE, off, "data record ends past commit");
-		rec->payload = p + 4;
-		rec->payload_len = size - 4u;
-		rec->kind = TB_KBUF_DATA;
-		kb->ts += delta;
-	} else {
-		uint32_t arr;
-		if (KB_UNLIKELY(left < 8)) {
-			if (type_len == KB_TYPE_PADDING && delta == 0)
-				goto null_padding;
-			return kb_bad(kb, TB_ERR_TRUNCATED, off,
-				      type_len == 0 ? "data length word cut by commit" :
-				      type_len == KB_TYPE_PADDING ? "padding length word cut by commit" :
-				      type_len == KB_TYPE_EXTEND ? "time extend cut by commit" :
-				      "time stamp cut by commit");
+	while (n < max) {
+		tb_kbuf_record *rec = &recs[n];
+		const uint8_t *p;
+		uint32_t left, word, type_len, delta, size, arr;
+
+		if (off >= end) {
+			st = TB_END;
+			break;
 		}
-		arr = tb_load32(p + 4, be);
+		left = end - off;
+		if (KB_UNLIKELY(left < 4)) {
+			st = TB_ERR_TRUNCATED, fault = off, what = "event header cut by commit";
+			break;
+		}
+		p = buf + off;
+		word = tb_load32(p, be);
+		if (be) {
+			type_len = word >> 27;
+			delta = word & KB_DELTA_MASK;
+		} else {
+			type_len = word & 31u;
+			delta = word >> 5;
+		}
+		rec->offset = off;
+		rec->index = off - hdr;
+		rec->time_delta = delta;
+		rec->type_len = (uint8_t)type_len;
+		rec->flags = 0;
+		rec->reserved_ = 0;
+		if (type_len - 1u < KB_TYPE_DATA_MAX) {
+			/* Short data form: type_len words of payload. */
+			size = 4u + type_len * 4u;
+			if (KB_UNLIKELY(size > left)) {
+				st = TB_ERR_RANGE, fault = off, what = "data record ends past commit";
+				break;
+			}
+			ts += delta;
+			rec->payload = p + 4;
+			rec->payload_len = size - 4u;
+			rec->kind = TB_KBUF_DATA;
+			rec->size = size;
+			rec->ts = ts;
+			off += size;
+			n++;
+			continue;
+		}
 		rec->payload = NULL;
 		rec->payload_len = 0;
-		switch (type_len) {
-		case 0: {
+		if (type_len == KB_TYPE_PADDING && delta == 0) {
+			/* Null padding inside commit: the rest of the page is filler. */
+			rec->kind = TB_KBUF_PADDING;
+			rec->flags = TB_KBUF_REC_NULL_PAD;
+			rec->size = left;
+			rec->ts = ts;
+			off = end;
+			n += !events_only;
+			continue;
+		}
+		if (KB_UNLIKELY(left < 8)) {
+			st = TB_ERR_TRUNCATED, fault = off;
+			what = type_len == 0 ? "data length word cut by commit" :
+			       type_len == KB_TYPE_PADDING ? "padding length word cut by commit" :
+			       type_len == KB_TYPE_EXTEND ? "time extend cut by commit" :
+			       "time stamp cut by commit";
+			break;
+		}
+		arr = tb_load32(p + 4, be);
+		if (type_len == 0) {
 			/* Long data form: arr counts itself and the payload. */
 			uint64_t len4 = ((uint64_t)arr + 3u) & ~(uint64_t)3u;
-			if (KB_UNLIKELY(arr < 4))
-				return kb_bad(kb, TB_ERR_LENGTH, off + 4,
-					      arr == 0 ? "zero data length" :
-					      "data length below 4");
-			if (KB_UNLIKELY(len4 + 4u > left))
-				return kb_bad(kb, TB_ERR_RANGE, off, "data record ends past commit");
+			if (KB_UNLIKELY(arr < 4)) {
+				st = TB_ERR_LENGTH, fault = off + 4;
+				what = arr == 0 ? "zero data length" : "data length below 4";
+				break;
+			}
+			if (KB_UNLIKELY(len4 + 4u > left)) {
+				st = TB_ERR_RANGE, fault = off, what = "data record ends past commit";
+				break;
+			}
 			size = (uint32_t)len4 + 4u;
+			ts += delta;
 			rec->payload = p + 8;
 			rec->payload_len = size - 8u;
 			rec->kind = TB_KBUF_DATA;
-			kb->ts += delta;
-			break;
-		}
-		case KB_TYPE_PADDING:
-			if (delta == 0)
-				goto null_padding;
-			if (KB_UNLIKELY(arr < 4))
-				return kb_bad(kb, TB_ERR_LENGTH, off + 4, "padding length below 4");
-			if (KB_UNLIKELY((uint64_t)arr + 4u > left))
-				return kb_bad(kb, TB_ERR_RANGE, off, "padding ends past commit");
+		} else if (type_len == KB_TYPE_PADDING) {
+			if (KB_UNLIKELY(arr < 4)) {
+				st = TB_ERR_LENGTH, fault = off + 4, what = "padding length below 4";
+				break;
+			}
+			if (KB_UNLIKELY((uint64_t)arr + 4u > left)) {
+				st = TB_ERR_RANGE, fault = off, what = "padding ends past commit";
+				break;
+			}
 			size = arr + 4u;
 			rec->kind = TB_KBUF_PADDING;
-			if (!(kb->layout.flags & TB_KBUF_PAD_DELTA_IGNORE))
-				kb->ts += delta;
-			break;
-		case KB_TYPE_EXTEND:
+			if (pad_delta)
+				ts += delta;
+		} else if (type_len == KB_TYPE_EXTEND) {
 			size = 8;
 			rec->kind = TB_KBUF_TIME_EXTEND;
-			kb->ts += ((uint64_t)arr << KB_TS_SHIFT) + delta;
-			break;
-		default: {
+			ts += ((uint64_t)arr << KB_TS_SHIFT) + delta;
+		} else {
 			/* Absolute: 59 bits; the top bits and the wrap as the kernel does. */
 			uint64_t v = ((uint64_t)arr << KB_TS_SHIFT) | delta;
-			uint64_t prev = kb->ts;
-			if (prev & KB_TS_MSB) {
-				v |= prev & KB_TS_MSB;
-				if (v < prev)
+			if (ts & KB_TS_MSB) {
+				v |= ts & KB_TS_MSB;
+				if (v < ts)
 					v += 1ull << 59;
 			}
 			size = 8;
 			rec->kind = TB_KBUF_TIME_STAMP;
-			kb->ts = v;
-			break;
+			ts = v;
 		}
-		}
+		rec->size = size;
+		rec->ts = ts;
+		off += size;
+		n += !events_only || rec->kind == TB_KBUF_DATA;
 	}
-	kb->pos = off + size;
-	rec->size = size;
-	rec->ts = kb->ts;
-	return TB_OK;
+	kb->pos = off;
+	kb->ts = ts;
+	if (st != TB_OK) {
+		kb->status = st;
+		if (what)
+			tb_fail(&kb->err, st, fault, what);
+	}
+	*status = st;
+	return n;
+}
 
-null_padding:
-	/* Null padding inside commit: the rest of the page is filler. */
-	rec->payload = NULL;
-	rec->payload_len = 0;
-	rec->kind = TB_KBUF_PADDING;
-	rec->flags = TB_KBUF_REC_NULL_PAD;
-	rec->size = left;
-	rec->ts = kb->ts;
-	kb->pos = end;
-	return TB_OK;
+KB_INLINE tb_status kb_one(tb_kbuf *kb, tb_kbuf_record *rec, int events_only)
+{
+	tb_status st;
+	if (!kb || !rec)
+		return TB_ERR_ARG;
+	if (kb->layout.big_endian)
+		kb_walk(kb, rec, 1, events_only, &st, 1);
+	else
+		kb_walk(kb, rec, 1, events_only, &st, 0);
+	return st;
 }
 
 tb_status tb_kbuf_next(tb_kbuf *kb, tb_kbuf_record *rec)
 {
-	if (!kb || !rec)
-		return TB_ERR_ARG;
-	return kb->layout.big_endian ? kb_step(kb, rec, 1) : kb_step(kb, rec, 0);
-}
-
-KB_INLINE tb_status kb_next_event(tb_kbuf *kb, tb_kbuf_record *rec, int be)
-{
-	tb_status st;
-	do
-		st = kb_step(kb, rec, be);
-	while (st == TB_OK && rec->kind != TB_KBUF_DATA);
-	return st;
+	return kb_one(kb, rec, 0);
 }
 
 tb_status tb_kbuf_next_event(tb_kbuf *kb, tb_kbuf_record *rec)
 {
-	if (!kb || !rec)
-		return TB_ERR_ARG;
-	return kb->layout.big_endian ? kb_next_event(kb, rec, 1)
-				     : kb_next_event(kb, rec, 0);
-}
-
-KB_INLINE size_t kb_next_events(tb_kbuf *kb, tb_kbuf_record *recs,
-				size_t max, tb_status *status, int be)
-{
-	size_t n = 0;
-	tb_status st = TB_OK;
-	while (n < max) {
-		st = kb_step(kb, &recs[n], be);
-		if (st != TB_OK)
-			break;
-		n += recs[n].kind == TB_KBUF_DATA;
-	}
-	*status = st;
-	return n;
+	return kb_one(kb, rec, 1);
 }
 
 size_t tb_kbuf_next_events(tb_kbuf *kb, tb_kbuf_record *recs, size_t max,
@@ -502,8 +513,8 @@ size_t tb_kbuf_next_events(tb_kbuf *kb, tb_kbuf_record *recs, size_t max,
 		*status = TB_ERR_ARG;
 		return 0;
 	}
-	return kb->layout.big_endian ? kb_next_events(kb, recs, max, status, 1)
-				     : kb_next_events(kb, recs, max, status, 0);
+	return kb->layout.big_endian ? kb_walk(kb, recs, max, 1, status, 1)
+				     : kb_walk(kb, recs, max, 1, status, 0);
 }
 
 int64_t tb_kbuf_missed(const tb_kbuf *kb)
