@@ -336,65 +336,46 @@ END_TEST
 
 /* ---- Perfetto's error classes (spec 4.5) and other malformed pages ---- */
 
+/* An LE event header word. */
+#define W(type_len, delta) ((uint32_t)(delta) << 5 | (type_len))
+
 START_TEST(malformed_classes)
 {
+	/* After one good 12-byte record at 16: these words, this commit
+	 * (0: exactly the words written), this error at this offset. */
+	static const struct {
+		const char *what;
+		uint32_t words[6];
+		unsigned nwords;
+		uint32_t commit;
+		tb_status st;
+		uint64_t off;
+	} cases[] = {
+		{ "short event header", { 0 }, 0, 12 + 2, TB_ERR_TRUNCATED, 28 },
+		{ "short data length word", { W(0, 0) }, 1, 16, TB_ERR_TRUNCATED, 28 },
+		{ "data length 1..3", { W(0, 0), 3 }, 2, 0, TB_ERR_LENGTH, 32 },
+		{ "short form past commit", { W(4, 0), 1, 2, 3, 4 }, 5, 12 + 12, TB_ERR_RANGE, 28 },
+		{ "long form past commit", { W(0, 0), 20, 1, 2, 3, 4 }, 6, 12 + 20, TB_ERR_RANGE, 28 },
+		{ "short padding length word", { W(29, 1) }, 1, 16, TB_ERR_TRUNCATED, 28 },
+		{ "padding length below 4", { W(29, 1), 3 }, 2, 0, TB_ERR_LENGTH, 32 },
+		{ "padding past commit", { W(29, 1), 60 }, 2, 12 + 60, TB_ERR_RANGE, 28 },
+		{ "short time extend", { W(30, 5) }, 1, 16, TB_ERR_TRUNCATED, 28 },
+		{ "short time stamp", { W(31, 5) }, 1, 16, TB_ERR_TRUNCATED, 28 },
+	};
 	uint8_t *page = malloc(PAGE);
 	tbt_pw w;
+	size_t i, j;
 
-	/* Short event header: commit leaves 2 bytes after a record. */
-	k_page(&w, page, PAGE);
-	tbt_pw_commit(&w, 12 + 2);
-	expect_fault(page, PAGE, 1, TB_ERR_TRUNCATED, 28);
-
-	/* Short data length word (type_len 0 with 4 bytes left). */
-	k_page(&w, page, PAGE);
-	tbt_pw_u32(&w, tbt_pw_word(&w, 0, 0));
-	tbt_pw_commit(&w, 16);
-	expect_fault(page, PAGE, 1, TB_ERR_TRUNCATED, 28);
-
-	/* Data length 1..3. */
-	k_page(&w, page, PAGE);
-	tbt_pw_u32(&w, tbt_pw_word(&w, 0, 0));
-	tbt_pw_u32(&w, 3);
-	tbt_pw_finish(&w, 0, 0, 0);
-	expect_fault(page, PAGE, 1, TB_ERR_LENGTH, 32);
-
-	/* Short record: short form past commit. */
-	k_page(&w, page, PAGE);
-	tbt_pw_data(&w, 0, "0123456789abcdef", 16, 0);
-	tbt_pw_commit(&w, 12 + 12);
-	expect_fault(page, PAGE, 1, TB_ERR_RANGE, 28);
-
-	/* Long form past commit. */
-	k_page(&w, page, PAGE);
-	tbt_pw_data(&w, 0, "0123456789abcdef", 16, 1);
-	tbt_pw_commit(&w, 12 + 20);
-	expect_fault(page, PAGE, 1, TB_ERR_RANGE, 28);
-
-	/* Short padding length word, padding length < 4, padding past commit. */
-	k_page(&w, page, PAGE);
-	tbt_pw_u32(&w, tbt_pw_word(&w, 29, 1));
-	tbt_pw_commit(&w, 16);
-	expect_fault(page, PAGE, 1, TB_ERR_TRUNCATED, 28);
-	k_page(&w, page, PAGE);
-	tbt_pw_u32(&w, tbt_pw_word(&w, 29, 1));
-	tbt_pw_u32(&w, 3);
-	tbt_pw_finish(&w, 0, 0, 0);
-	expect_fault(page, PAGE, 1, TB_ERR_LENGTH, 32);
-	k_page(&w, page, PAGE);
-	tbt_pw_padding(&w, 1, 64);
-	tbt_pw_commit(&w, 12 + 60);
-	expect_fault(page, PAGE, 1, TB_ERR_RANGE, 28);
-
-	/* Short time extend and time stamp. */
-	k_page(&w, page, PAGE);
-	tbt_pw_extend(&w, 5);
-	tbt_pw_commit(&w, 16);
-	expect_fault(page, PAGE, 1, TB_ERR_TRUNCATED, 28);
-	k_page(&w, page, PAGE);
-	tbt_pw_stamp(&w, 5);
-	tbt_pw_commit(&w, 16);
-	expect_fault(page, PAGE, 1, TB_ERR_TRUNCATED, 28);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		k_page(&w, page, PAGE);
+		for (j = 0; j < cases[i].nwords; j++)
+			tbt_pw_u32(&w, cases[i].words[j]);
+		if (cases[i].commit)
+			tbt_pw_commit(&w, cases[i].commit);
+		else
+			tbt_pw_finish(&w, 0, 0, 0);
+		expect_fault(page, PAGE, 1, cases[i].st, cases[i].off);
+	}
 
 	/* Commit beyond the data capacity, and past the bytes present. */
 	k_page(&w, page, PAGE);
@@ -464,40 +445,41 @@ START_TEST(padding_delta_both_ways)
 }
 END_TEST
 
-START_TEST(absolute_stamp_top_bits_and_wrap)
+/* The time after an absolute stamp `stamp` on a page stamped `page_ts`;
+ * the event after it gets the same time. */
+static uint64_t time_after_stamp(uint64_t page_ts, uint64_t stamp)
 {
 	uint8_t *page = malloc(PAGE);
 	tb_kbuf_layout l = lay(0, 8);
 	tb_kbuf kb;
 	tb_kbuf_record r;
 	tbt_pw w;
-	const uint64_t top = 0x0800000000000000ull; /* bit 59 */
-	/* Plain: a 59-bit value replaces the running time. */
-	tbt_pw_init(&w, page, PAGE, 0, 8, 1000);
-	tbt_pw_stamp(&w, 0x123456789abcull);
+	uint64_t ts;
+	tbt_pw_init(&w, page, PAGE, 0, 8, page_ts);
+	tbt_pw_stamp(&w, stamp);
 	tbt_pw_data(&w, 0, "abcd", 4, 0);
 	tbt_pw_finish(&w, 0, 0, 0);
 	ck_assert_int_eq(tb_kbuf_open(&kb, &l, page, PAGE, NULL), TB_OK);
 	ck_assert_int_eq(tb_kbuf_next(&kb, &r), TB_OK);
 	ck_assert_int_eq(r.kind, TB_KBUF_TIME_STAMP);
-	ck_assert_uint_eq(r.ts, 0x123456789abcull);
+	ts = r.ts;
 	ck_assert_int_eq(tb_kbuf_next_event(&kb, &r), TB_OK);
-	ck_assert_uint_eq(r.ts, 0x123456789abcull);
-	/* Top bits come from the running time. */
-	tbt_pw_init(&w, page, PAGE, 0, 8, top | 1000);
-	tbt_pw_stamp(&w, 2000);
-	tbt_pw_finish(&w, 0, 0, 0);
-	ck_assert_int_eq(tb_kbuf_open(&kb, &l, page, PAGE, NULL), TB_OK);
-	ck_assert_int_eq(tb_kbuf_next(&kb, &r), TB_OK);
-	ck_assert_uint_eq(r.ts, top | 2000);
-	/* Going below the running time wraps by 2^59, as the kernel does. */
-	tbt_pw_init(&w, page, PAGE, 0, 8, top | 5000);
-	tbt_pw_stamp(&w, 10);
-	tbt_pw_finish(&w, 0, 0, 0);
-	ck_assert_int_eq(tb_kbuf_open(&kb, &l, page, PAGE, NULL), TB_OK);
-	ck_assert_int_eq(tb_kbuf_next(&kb, &r), TB_OK);
-	ck_assert_uint_eq(r.ts, (top | 10) + (1ull << 59));
+	ck_assert_uint_eq(r.ts, ts);
 	free(page);
+	return ts;
+}
+
+START_TEST(absolute_stamp_top_bits_and_wrap)
+{
+	const uint64_t top = 0x0800000000000000ull; /* bit 59 */
+	/* Plain: a 59-bit value replaces the running time. */
+	ck_assert_uint_eq(time_after_stamp(1000, 0x123456789abcull), 0x123456789abcull);
+	/* Top bits come from the running time. */
+	ck_assert_uint_eq(time_after_stamp(top | 1000, 2000), top | 2000);
+	/* Going below the running time wraps by 2^59, as the kernel does. */
+	ck_assert_uint_eq(time_after_stamp(top | 5000, 10), (top | 10) + (1ull << 59));
+	/* Without top bits there is no wrap: the stamp may go back. */
+	ck_assert_uint_eq(time_after_stamp(5000, 10), 10);
 }
 END_TEST
 
