@@ -213,6 +213,9 @@ static void k_page(tbt_pw *w, uint8_t *page, size_t size)
 	tbt_pw_data(w, 1, ev, sizeof(ev), 0);
 }
 
+/* An LE event header word. */
+#define W(type_len, delta) ((uint32_t)(delta) << 5 | (type_len))
+
 /* Walk and expect exactly `events` events, then error `st` at `off`. */
 static void expect_fault(const uint8_t *page, size_t len, size_t events,
 			 tb_status st, uint64_t off)
@@ -229,30 +232,37 @@ static void expect_fault(const uint8_t *page, size_t len, size_t events,
 	ck_assert_int_eq(tb_kbuf_error(&kb).status, st);
 }
 
-START_TEST(k1_length_fffffffc_is_an_error_not_a_loop)
+/* [one good record when lead] w0 w1 [a good record]; commit as given
+ * (0: all written); expect error st at off after `lead` events. */
+static void k_words(int lead, uint32_t w0, uint32_t w1, uint32_t commit,
+		    tb_status st, uint64_t off)
 {
 	uint8_t *page = malloc(PAGE);
 	tbt_pw w;
-	tbt_pw_init(&w, page, PAGE, 0, 8, 1);
-	tbt_pw_u32(&w, tbt_pw_word(&w, 0, 0));
-	tbt_pw_u32(&w, 0xFFFFFFFCu);
-	tbt_pw_commit(&w, 64);
-	expect_fault(page, PAGE, 0, TB_ERR_RANGE, 16);
+	if (lead)
+		k_page(&w, page, PAGE);
+	else
+		tbt_pw_init(&w, page, PAGE, 0, 8, 1);
+	tbt_pw_u32(&w, w0);
+	tbt_pw_u32(&w, w1);
+	tbt_pw_data(&w, 0, "abcd", 4, 0);
+	if (commit)
+		tbt_pw_commit(&w, commit);
+	else
+		tbt_pw_finish(&w, 0, 0, 0);
+	expect_fault(page, PAGE, (size_t)lead, st, off);
 	free(page);
+}
+
+START_TEST(k1_length_fffffffc_is_an_error_not_a_loop)
+{
+	k_words(0, W(0, 0), 0xFFFFFFFCu, 64, TB_ERR_RANGE, 16);
 }
 END_TEST
 
 START_TEST(k2_negative_length_does_not_walk_backwards)
 {
-	uint8_t *page = malloc(PAGE);
-	tbt_pw w;
-	k_page(&w, page, PAGE);
-	tbt_pw_u32(&w, tbt_pw_word(&w, 0, 0));
-	tbt_pw_u32(&w, 0xFFFFFFF4u);
-	tbt_pw_data(&w, 0, "abcd", 4, 0);
-	tbt_pw_finish(&w, 0, 0, 0);
-	expect_fault(page, PAGE, 1, TB_ERR_RANGE, 28);
-	free(page);
+	k_words(1, W(0, 0), 0xFFFFFFF4u, 0, TB_ERR_RANGE, 28);
 }
 END_TEST
 
@@ -293,15 +303,7 @@ END_TEST
 
 START_TEST(k5_padding_length_zero)
 {
-	uint8_t *page = malloc(PAGE);
-	tbt_pw w;
-	k_page(&w, page, PAGE);
-	tbt_pw_u32(&w, tbt_pw_word(&w, 29, 1));
-	tbt_pw_u32(&w, 0);
-	tbt_pw_data(&w, 0, "abcd", 4, 0);
-	tbt_pw_finish(&w, 0, 0, 0);
-	expect_fault(page, PAGE, 1, TB_ERR_LENGTH, 32);
-	free(page);
+	k_words(1, W(29, 1), 0, 0, TB_ERR_LENGTH, 32);
 }
 END_TEST
 
@@ -335,9 +337,6 @@ START_TEST(k6_missed_count_with_leading_extend)
 END_TEST
 
 /* ---- Perfetto's error classes (spec 4.5) and other malformed pages ---- */
-
-/* An LE event header word. */
-#define W(type_len, delta) ((uint32_t)(delta) << 5 | (type_len))
 
 START_TEST(malformed_classes)
 {
