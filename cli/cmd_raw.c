@@ -169,6 +169,15 @@ static int subbuf_for(const char *path, const raw_opts *o, uint32_t *size)
 	return 0;
 }
 
+/* With no header_page, the dump is taken to come from this machine. */
+static int host_big_endian(void)
+{
+	const uint16_t probe = 1;
+	uint8_t first;
+	memcpy(&first, &probe, 1);
+	return first == 0;
+}
+
 static int raw_file(const char *path, int position, const raw_opts *o,
 		    const tb_kbuf_layout *given)
 {
@@ -188,7 +197,8 @@ static int raw_file(const char *path, int position, const raw_opts *o,
 		uint32_t size;
 		if (subbuf_for(path, o, &size) != 0)
 			return TB_EXIT_USAGE;
-		if (tb_kbuf_layout_init(&layout, 0, 8, size, 0) != TB_OK) {
+		if (tb_kbuf_layout_init(&layout, host_big_endian(), (unsigned)sizeof(long),
+					size, 0) != TB_OK) {
 			fprintf(stderr, "tracebound: %s: sub-buffer size %u is not a power of two "
 					"from 4 KiB to 1 MiB\n", path, size);
 			return TB_EXIT_USAGE;
@@ -269,7 +279,7 @@ int tb_cmd_raw(int argc, char **argv)
 		char *text = read_small(o.header_page, &len);
 		if (!text)
 			return TB_EXIT_USAGE;
-		if (tb_kbuf_layout_from_header_page(text, len, 0, &hp, &e) != TB_OK) {
+		if (tb_kbuf_layout_from_header_page(text, len, host_big_endian(), &hp, &e) != TB_OK) {
 			fprintf(stderr, "tracebound: %s: byte %llu: %s (%s)\n", o.header_page,
 				(unsigned long long)e.offset, e.what, tb_strerror(e.status));
 			free(text);
