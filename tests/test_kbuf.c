@@ -660,6 +660,15 @@ START_TEST(header_page_texts)
 	ck_assert_uint_eq(l.long_size, 4);
 	ck_assert_uint_eq(l.header_size, 12);
 	ck_assert_uint_eq(l.data_capacity, 4084);
+	/* A 32-bit kernel with 64-bit aligned data: a 4-byte commit, data at 16. */
+	{
+		static const char t[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+					"\tfield: local_t commit;\toffset:8;\tsize:4;\tsigned:1;\n"
+					"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+		ck_assert_int_eq(tb_kbuf_layout_from_header_page(t, strlen(t), 0, &l, &e), TB_OK);
+		ck_assert_uint_eq(l.long_size, 4);
+		ck_assert_uint_eq(l.header_size, 16);
+	}
 	/* A 64 KiB sub-buffer kernel, without signed: and without a final newline. */
 	{
 		static const char t[] = "field: u64 timestamp; offset:0; size:8;\n"
@@ -795,6 +804,11 @@ START_TEST(every_prefix_of_real_pages)
 				}
 				ck_assert_int_eq(st, TB_END);
 				ck_assert_uint_eq(ev, full_events);
+				/* Page 0 stores its missed count right after commit:
+				 * read only when all 8 bytes are in the prefix. */
+				if (which[i] == 0)
+					ck_assert_int_eq(tb_kbuf_missed(&kb),
+							 plen >= 16 + 0xfc4 + 8 ? 145271 : -1);
 			} else {
 				ck_assert(plen < 16 || plen < 16 + (kb.raw_commit & 0x7ffffff));
 				ck_assert_int_eq(tb_kbuf_next(&kb, &r), TB_ERR_TRUNCATED);
