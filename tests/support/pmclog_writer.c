@@ -303,15 +303,22 @@ void tb_plw_pmcdetach(tb_plw *w, uint32_t pmcid, int32_t pid)
 	put32(w, o + h + 4, (uint32_t)pid);
 }
 
+/* Legacy PROCCSW and PROCEXIT share one layout. */
+static void legacy_pmc_value_pid(tb_plw *w, unsigned type, uint32_t pmcid,
+				 uint64_t value, int32_t pid)
+{
+	size_t o = begin(w, type, 28);
+	put32(w, o + 12, pmcid);
+	put64w(w, o + 16, value);
+	put32(w, o + 24, (uint32_t)pid);
+}
+
 void tb_plw_proccsw(tb_plw *w, uint32_t pmcid, int32_t pid, int32_t tid,
 		    uint64_t value)
 {
 	size_t o;
 	if (w->legacy) {
-		o = begin(w, T_PROCCSW, 28);
-		put32(w, o + 12, pmcid);
-		put64w(w, o + 16, value);
-		put32(w, o + 24, (uint32_t)pid);
+		legacy_pmc_value_pid(w, T_PROCCSW, pmcid, value, pid);
 		return;
 	}
 	o = begin(w, T_PROCCSW, 40);
@@ -348,10 +355,7 @@ void tb_plw_procexit(tb_plw *w, uint32_t pmcid, int32_t pid, uint64_t value)
 {
 	size_t o;
 	if (w->legacy) {
-		o = begin(w, T_PROCEXIT, 28);
-		put32(w, o + 12, pmcid);
-		put64w(w, o + 16, value);
-		put32(w, o + 24, (uint32_t)pid);
+		legacy_pmc_value_pid(w, T_PROCEXIT, pmcid, value, pid);
 		return;
 	}
 	o = begin(w, T_PROCEXIT, 32);
