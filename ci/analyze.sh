@@ -29,6 +29,48 @@ total=0
 # the analysis deeper, not narrower: nothing is switched off.
 inline_cfg=ipa-always-inline-size=30
 
+# Findings ("FILE:LINE:COL: severity: message [CHECK...]") on stdin; those
+# listed in ci/analyze-suppressions.txt for TOOL are dropped (and counted in
+# $out/TOOL.suppressed), the rest printed.
+unsuppressed() {
+	awk -v tool="$1" -v counter="$out/$1.suppressed" '
+		function trim(x) { sub(/^[ \t]+/, "", x); sub(/[ \t]+$/, "", x); return x }
+		FNR == NR {
+			if ($0 ~ /^#/ || $0 !~ /\|/) next
+			n = split($0, f, "|")
+			if (f[1] != tool) next
+			text = f[4]; for (i = 5; i <= n; i++) text = text "|" f[i]
+			sup[f[2] "|" f[3] "|" trim(text)] = 1
+			next
+		}
+		{
+			split($0, loc, ":"); file = loc[1]; line = loc[2]
+			id = $0; sub(/.*\[/, "", id); sub(/[],].*/, "", id)
+			src = ""
+			if (!((file, line) in cache)) {
+				k = 0
+				while ((getline l < file) > 0) if (++k == line + 0) { src = l; break }
+				close(file)
+				cache[file, line] = trim(src)
+			}
+			src = cache[file, line]
+			if ((file "|" id "|" src) in sup || ("*|" id "|" src) in sup ||
+			    (file "|" id "|*") in sup || ("*|" id "|*") in sup) { dropped++; next }
+			print
+		}
+		END { print dropped + 0 > counter }' ci/analyze-suppressions.txt -
+}
+
+# "TOOL: N findings (M suppressed ...)" and the findings themselves.
+report() {
+	tool=$1
+	n=$(grep -c . "$out/$tool.findings" || true)
+	sup=$(cat "$out/$tool.suppressed" 2>/dev/null || echo 0)
+	cat "$out/$tool.findings"
+	echo "analyze: $tool: $n findings${2:+ $2} ($sup not defects, see ci/analyze-suppressions.txt)"
+	[ "$n" -eq 0 ]
+}
+
 run_scan_build() {
 	rm -rf "$out/scan" "$out/scan-obj"
 	# The library objects only, rebuilt from scratch through the analyzer.
@@ -49,14 +91,9 @@ run_scan_build() {
 		echo "analyze: scan-build: the build failed" >&2
 		return 1
 	}
-	n=$(grep -oE 'scan-build: [0-9]+ bugs? found' "$out/scan-build.log" | grep -oE '[0-9]+' || echo 0)
-	if [ "$n" -gt 0 ]; then
-		grep -E 'warning:' "$out/scan-build.log" | sort -u >&2
-		echo "analyze: scan-build: $n findings (HTML report in $out/scan)"
-	else
-		echo "analyze: scan-build: 0 findings ($(echo $srcs | wc -w) files)"
-	fi
-	[ "$n" -eq 0 ]
+	grep -E '^[^ ]+:[0-9]+:[0-9]+: warning: ' "$out/scan-build.log" | LC_ALL=C sort -u |
+		unsuppressed scan-build > "$out/scan-build.findings"
+	report scan-build "in $(echo $srcs | wc -w) files (HTML report in $out/scan)"
 }
 
 run_cppcheck() {
@@ -64,16 +101,12 @@ run_cppcheck() {
 	cppcheck --quiet --force --inline-suppr --std=c11 --language=c \
 		--enable=warning,style,performance,portability \
 		--suppress=missingIncludeSystem --library=posix \
-		--suppressions-list=ci/cppcheck-suppressions.txt \
 		-D__GNUC__ -DTB_BUILDING_LIBRARY -Iinclude -Ilib \
 		--template='{file}:{line}:{column}: {severity}: {message} [{id}]' \
 		$srcs > "$out/cppcheck.log" 2>&1 || true
-	n=$(grep -cE '^[^ ]+:[0-9]+:[0-9]+: ' "$out/cppcheck.log" || true)
-	if [ "$n" -gt 0 ]; then
-		grep -E '^[^ ]+:[0-9]+:[0-9]+: ' "$out/cppcheck.log" >&2
-	fi
-	echo "analyze: cppcheck: $n findings"
-	[ "$n" -eq 0 ]
+	grep -E '^[^ ]+:[0-9]+:[0-9]+: ' "$out/cppcheck.log" | LC_ALL=C sort -u |
+		unsuppressed cppcheck > "$out/cppcheck.findings"
+	report cppcheck
 }
 
 run_clang_tidy() {
@@ -82,12 +115,9 @@ run_clang_tidy() {
 		--extra-arg=-Xclang --extra-arg=-analyzer-config \
 		--extra-arg=-Xclang --extra-arg="$inline_cfg" \
 		$srcs -- $defs 2>&1 | sed "s|^$(pwd)/||" > "$out/clang-tidy.log" || true
-	n=$(grep -cE '^[^ ]+:[0-9]+:[0-9]+: (warning|error): ' "$out/clang-tidy.log" || true)
-	if [ "$n" -gt 0 ]; then
-		grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error): ' "$out/clang-tidy.log" | sort -u >&2
-	fi
-	echo "analyze: clang-tidy: $n findings"
-	[ "$n" -eq 0 ]
+	grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error): ' "$out/clang-tidy.log" | LC_ALL=C sort -u |
+		unsuppressed clang-tidy > "$out/clang-tidy.findings"
+	report clang-tidy
 }
 
 for t in $tools; do
