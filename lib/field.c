@@ -1,0 +1,248 @@
+/*
+ * Reading fields out of a record.  Every read is checked against the
+ * record's real length through the reader: a field, element or dynamic
+ * range outside the record is an error for that field, never a read.
+ */
+#include "internal.h"
+#include "tracebound/format.h"
+
+static uint64_t extend(uint64_t v, uint32_t size, int is_signed)
+{
+	if (is_signed && size < 8 && (v >> (8 * size - 1)) & 1u)
+		v |= ~(uint64_t)0 << (8 * size);
+	return v;
+}
+
+static int is_scalar(const tb_field *f)
+{
+	return f->kind == TB_FIELD_INT || f->kind == TB_FIELD_LONG ||
+	       f->kind == TB_FIELD_POINTER;
+}
+
+/*
+ * Where a field's bytes lie in the record: [*start, *start + *n).  For
+ * DYNAMIC the loc word is decoded; a zero length is "absent" (*n = 0).
+ */
+static tb_status field_span(const tb_field *f, const tb_reader *r, size_t *start,
+			    size_t *n, tb_error *err)
+{
+	uint32_t loc;
+	uint16_t off16;
+	size_t o, l;
+
+	switch (f->kind) {
+	case TB_FIELD_REST:
+		if (f->offset > r->len)
+			return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
+				       "rest-of-record field starts past the record end");
+		*start = f->offset;
+		*n = r->len - f->offset;
+		return TB_OK;
+	case TB_FIELD_DYNAMIC:
+		if (f->flags & TB_FIELD_LEGACY) {
+			if (!tb_rd_u16_at(r, f->offset, &off16))
+				return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
+					       "dynamic field runs past the record end");
+			if (off16 > r->len)
+				return tb_fail(err, TB_ERR_RANGE, f->offset,
+					       "dynamic field offset past the record end");
+			*start = off16;
+			*n = r->len - off16;
+			return TB_OK;
+		}
+		if (!tb_rd_u32_at(r, f->offset, &loc))
+			return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
+				       "dynamic field runs past the record end");
+		o = loc & 0xffffu;
+		l = loc >> 16;
+		if (f->flags & TB_FIELD_REL)
+			o += (size_t)f->offset + f->size; /* < 2^18: no wrap */
+		if (l == 0) {
+			*start = o;
+			*n = 0;
+			return TB_OK;
+		}
+		if (!tb_rd_has_at(r, o, l))
+			return tb_fail(err, TB_ERR_RANGE, f->offset,
+				       "dynamic field data lies outside the record");
+		*start = o;
+		*n = l;
+		return TB_OK;
+	default:
+		if (!tb_rd_has_at(r, f->offset, f->size))
+			return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
+				       "field runs past the record end");
+		*start = f->offset;
+		*n = f->size;
+		return TB_OK;
+	}
+}
+
+TB_API tb_status tb_field_int(const tb_field *f, const void *rec, size_t len,
+			      int big_endian, uint64_t *out, tb_error *err)
+{
+	tb_reader r;
+	uint64_t v;
+	if (!f || !out || (!rec && len))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	if (!is_scalar(f) && f->kind != TB_FIELD_OPAQUE)
+		return tb_fail(err, TB_ERR_ARG, f->offset,
+			       "not an integer field (use tb_field_elem)");
+	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+		return tb_fail(err, TB_ERR_UNSUPPORTED, f->offset,
+			       "integer field size is not 1, 2, 4 or 8");
+	tb_rd_init(&r, rec, len, big_endian);
+	if (!tb_rd_uN_at(&r, f->offset, f->size, &v))
+		return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
+			       "field runs past the record end");
+	*out = extend(v, f->size, f->flags & TB_FIELD_SIGNED);
+	return TB_OK;
+}
+
+TB_API tb_status tb_field_bytes(const tb_field *f, const void *rec, size_t len,
+				int big_endian, const uint8_t **data, size_t *n,
+				tb_error *err)
+{
+	tb_reader r;
+	size_t start, cnt;
+	tb_status st;
+	if (!f || !data || !n || (!rec && len))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	tb_rd_init(&r, rec, len, big_endian);
+	if ((st = field_span(f, &r, &start, &cnt, err)) != TB_OK)
+		return st;
+	*data = NULL;
+	*n = 0;
+	if (cnt && !tb_rd_ptr_at(&r, start, cnt, data))
+		return tb_fail(err, TB_ERR_RANGE, f->offset, "field outside the record");
+	*n = cnt;
+	return TB_OK;
+}
+
+TB_API tb_status tb_field_count(const tb_field *f, const void *rec, size_t len,
+				int big_endian, size_t *count, tb_error *err)
+{
+	const uint8_t *p;
+	size_t n;
+	tb_status st;
+	if (!count)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	if ((st = tb_field_bytes(f, rec, len, big_endian, &p, &n, err)) != TB_OK)
+		return st;
+	if (is_scalar(f)) {
+		*count = 1;
+		return TB_OK;
+	}
+	if (f->elem_size == 0 || n % f->elem_size != 0)
+		return tb_fail(err, TB_ERR_LENGTH, f->offset,
+			       "field length is not a whole number of elements");
+	*count = n / f->elem_size;
+	return TB_OK;
+}
+
+TB_API tb_status tb_field_elem(const tb_field *f, const void *rec, size_t len,
+			       int big_endian, size_t i, uint64_t *out,
+			       tb_error *err)
+{
+	tb_reader r;
+	size_t start, n;
+	uint64_t v;
+	tb_status st;
+	if (!f || !out || (!rec && len))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	if (is_scalar(f) || f->kind == TB_FIELD_OPAQUE)
+		return tb_fail(err, TB_ERR_ARG, f->offset,
+			       "not an array field (use tb_field_int)");
+	if (f->elem_size != 1 && f->elem_size != 2 && f->elem_size != 4 &&
+	    f->elem_size != 8)
+		return tb_fail(err, TB_ERR_UNSUPPORTED, f->offset,
+			       "element size is not 1, 2, 4 or 8");
+	tb_rd_init(&r, rec, len, big_endian);
+	if ((st = field_span(f, &r, &start, &n, err)) != TB_OK)
+		return st;
+	if (i >= n / f->elem_size)
+		return tb_fail(err, TB_ERR_RANGE, f->offset,
+			       "element index past the field's end");
+	if (!tb_rd_uN_at(&r, start + i * f->elem_size, f->elem_size, &v))
+		return tb_fail(err, TB_ERR_RANGE, f->offset, "element outside the record");
+	*out = extend(v, f->elem_size, f->flags & TB_FIELD_SIGNED);
+	return TB_OK;
+}
+
+TB_API tb_status tb_field_str(const tb_field *f, const void *rec, size_t len,
+			      int big_endian, const char **s, size_t *n,
+			      tb_error *err)
+{
+	const uint8_t *p, *nul;
+	size_t cnt;
+	tb_status st;
+	if (!s || !n)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	if (f && is_scalar(f))
+		return tb_fail(err, TB_ERR_ARG, f->offset, "an integer field is not text");
+	if ((st = tb_field_bytes(f, rec, len, big_endian, &p, &cnt, err)) != TB_OK)
+		return st;
+	nul = cnt ? (const uint8_t *)memchr(p, 0, cnt) : NULL;
+	*s = (const char *)p;
+	*n = nul ? (size_t)(nul - p) : cnt;
+	return TB_OK;
+}
+
+TB_API tb_status tb_format_check_record(const tb_format *fmt, const void *rec,
+					size_t len, int big_endian, tb_error *err)
+{
+	tb_reader r;
+	uint32_t i;
+	size_t start, n;
+	tb_status st;
+	if (!fmt || (!rec && len))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	if (len < fmt->min_size)
+		return tb_fail(err, TB_ERR_TRUNCATED, len,
+			       "record shorter than its format's fields");
+	if (fmt->ndynamic == 0)
+		return TB_OK;
+	tb_rd_init(&r, rec, len, big_endian);
+	for (i = 0; i < fmt->nfields; i++)
+		if (fmt->fields[i].kind == TB_FIELD_DYNAMIC &&
+		    (st = field_span(&fmt->fields[i], &r, &start, &n, err)) != TB_OK)
+			return st;
+	return TB_OK;
+}
+
+TB_API tb_status tb_format_decode(const tb_format *fmt, const void *rec,
+				  size_t len, int big_endian, tb_field_value *vals,
+				  size_t nvals, tb_error *err)
+{
+	tb_reader r;
+	tb_status first = TB_OK;
+	size_t i, n = nvals;
+	if (!fmt || (!vals && nvals) || (!rec && len))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	if (n > fmt->nfields)
+		n = fmt->nfields;
+	tb_rd_init(&r, rec, len, big_endian);
+	for (i = 0; i < n; i++) {
+		const tb_field *f = &fmt->fields[i];
+		tb_field_value *v = &vals[i];
+		size_t start, cnt;
+		tb_error e;
+		v->num = 0;
+		v->data = NULL;
+		v->len = 0;
+		v->status = field_span(f, &r, &start, &cnt, &e);
+		if (v->status == TB_OK && cnt)
+			(void)tb_rd_ptr_at(&r, start, cnt, &v->data);
+		if (v->status == TB_OK) {
+			v->len = cnt;
+			if (is_scalar(f) && v->data)
+				v->num = extend(tb_load_n(v->data, f->size, big_endian),
+						f->size, f->flags & TB_FIELD_SIGNED);
+		} else if (first == TB_OK) {
+			first = v->status;
+			if (err)
+				*err = e;
+		}
+	}
+	return first;
+}
