@@ -324,7 +324,7 @@ static tb_status validate(const tb_text_pos *tp, tb_format *out, tb_field *field
 			if (end > common_end)
 				common_end = end;
 		} else if (f->offset < common_end) {
-			return tb_text_fail(tp, err, TB_ERR_RANGE,
+			return tb_text_fail_any(tp, err, TB_ERR_RANGE,
 					    (size_t)(f->name - tp->text),
 					    "field overlaps the common header");
 		}
@@ -333,18 +333,18 @@ static tb_status validate(const tb_text_pos *tp, tb_format *out, tb_field *field
 		for (j = 0; j < i; j++)
 			if (fields[j].name_len == f->name_len &&
 			    memcmp(fields[j].name, f->name, f->name_len) == 0)
-				return tb_text_fail(tp, err, TB_ERR_DUPLICATE,
+				return tb_text_fail_any(tp, err, TB_ERR_DUPLICATE,
 						    (size_t)(f->name - tp->text),
 						    "duplicate field name");
 		if (f->kind == TB_FIELD_DYNAMIC)
 			out->ndynamic++;
 		if (tb_span_eq(f->name, f->name_len, "common_type")) {
 			if (f->kind != TB_FIELD_INT)
-				return tb_text_fail(tp, err, TB_ERR_VALUE,
+				return tb_text_fail_any(tp, err, TB_ERR_VALUE,
 						    (size_t)(f->name - tp->text),
 						    "common_type is not an integer");
 			if (f->size < 4 && out->id >> (8 * f->size) != 0)
-				return tb_text_fail(tp, err, TB_ERR_VALUE, 0,
+				return tb_text_fail_any(tp, err, TB_ERR_VALUE, 0,
 						    "ID does not fit common_type");
 			out->type_field = (int32_t)i;
 		}

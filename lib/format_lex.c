@@ -15,6 +15,21 @@ static int is_ident(char c)
 	       (c >= '0' && c <= '9') || c == '_';
 }
 
+tb_status tb_text_fail_any(const tb_text_pos *tp, tb_format_error *err,
+			   tb_status st, size_t at, const char *what)
+{
+	tb_text_pos here = *tp;
+	size_t i;
+	here.line = 1;
+	here.line_start = 0;
+	for (i = 0; i < at && i < tp->len; i++)
+		if (tp->text[i] == '\n') {
+			here.line++;
+			here.line_start = i + 1;
+		}
+	return tb_text_fail(&here, err, st, at, what);
+}
+
 tb_status tb_text_fail(const tb_text_pos *tp, tb_format_error *err, tb_status st,
 		       size_t at, const char *what)
 {
@@ -171,10 +186,10 @@ tb_status tb_parse_field_line(const tb_text_pos *tp, size_t off, size_t n,
 				    "expected ':' after 'field'");
 	i = skip_ws(t, i + 1, end);
 	fl->decl_off = i;
-	for (semi = i; semi < end && t[semi] != ';'; semi++)
+	for (semi = i; semi < end && t[semi] != ';' && t[semi] != ':'; semi++)
 		;
-	if (semi == end)
-		return tb_text_fail(tp, err, TB_ERR_SYNTAX, end,
+	if (semi == end || t[semi] == ':') /* no C type holds a ':' */
+		return tb_text_fail(tp, err, TB_ERR_SYNTAX, semi,
 				    "missing ';' after the field declaration");
 	if ((st = split_decl(tp, i, semi, fl, err)) != TB_OK)
 		return st;

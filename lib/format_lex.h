@@ -39,6 +39,11 @@ typedef struct tb_field_line {
 tb_status tb_text_fail(const tb_text_pos *tp, tb_format_error *err, tb_status st,
 		       size_t at, const char *what);
 
+/* The same for any byte of the text: the line is counted from the start
+ * (for errors found after the lines were read). */
+tb_status tb_text_fail_any(const tb_text_pos *tp, tb_format_error *err,
+			   tb_status st, size_t at, const char *what);
+
 /* Does the line [off, off+n) look like a field line (WS* "field")? */
 int tb_is_field_line(const tb_text_pos *tp, size_t off, size_t n);
 
