@@ -559,54 +559,60 @@ TB_API tb_status tb_format_parse_header_page(const char *text, size_t len,
 		if ((st = tb_parse_field_line(&tp, off, n, &fl, err)) != TB_OK)
 			return st;
 		nm = text + fl.name_off;
-		if (tb_span_eq(nm, fl.name_len, "timestamp")) {
+		if (tb_span_eq(nm, fl.name_len, "timestamp"))
 			bit = 1;
+		else if (tb_span_eq(nm, fl.name_len, "commit"))
+			bit = 2;
+		else if (tb_span_eq(nm, fl.name_len, "overwrite"))
+			bit = 4;
+		else if (tb_span_eq(nm, fl.name_len, "data"))
+			bit = 8;
+		else
+			continue; /* a field no reader needs */
+		if (seen & bit)
+			return tb_text_fail(&tp, err, TB_ERR_DUPLICATE, off,
+					    "header_page field given twice");
+		seen |= bit;
+		if (bit == 1) {
 			if (fl.size != 8)
-				return tb_text_fail(&tp, err, TB_ERR_VALUE, fl.size_off,
+				return tb_text_fail(&tp, err, TB_ERR_VALUE, off,
 						    "header_page timestamp must have size 8");
 			out->timestamp_offset = fl.offset;
 			out->timestamp_size = fl.size;
-		} else if (tb_span_eq(nm, fl.name_len, "commit")) {
-			bit = 2;
+			out->timestamp_line = off;
+		} else if (bit == 2) {
 			if (fl.size != 4 && fl.size != 8)
-				return tb_text_fail(&tp, err, TB_ERR_VALUE, fl.size_off,
+				return tb_text_fail(&tp, err, TB_ERR_VALUE, off,
 						    "header_page commit must have size 4 or 8");
 			out->commit_offset = fl.offset;
 			out->commit_size = fl.size;
-		} else if (tb_span_eq(nm, fl.name_len, "overwrite")) {
-			bit = 4;
+			out->commit_line = off;
+		} else if (bit == 4) {
 			out->has_overwrite = 1;
 			out->overwrite_offset = fl.offset;
 			out->overwrite_size = fl.size;
-		} else if (tb_span_eq(nm, fl.name_len, "data")) {
-			bit = 8;
+		} else {
 			if (fl.size == 0)
-				return tb_text_fail(&tp, err, TB_ERR_VALUE, fl.size_off,
+				return tb_text_fail(&tp, err, TB_ERR_VALUE, off,
 						    "header_page data has size 0");
 			out->data_offset = fl.offset;
 			out->data_size = fl.size;
-		} else {
-			return tb_text_fail(&tp, err, TB_ERR_VALUE, fl.name_off,
-					    "unknown header_page field");
+			out->data_line = off;
 		}
-		if (seen & bit)
-			return tb_text_fail(&tp, err, TB_ERR_DUPLICATE, fl.name_off,
-					    "header_page field given twice");
-		seen |= bit;
 	}
 	if ((seen & 11u) != 11u)
-		return tb_text_fail(&tp, err, TB_ERR_TRUNCATED, len,
+		return tb_text_fail(&tp, err, TB_ERR_SYNTAX, len,
 				    "header_page lacks timestamp, commit or data");
 	if ((uint64_t)out->timestamp_offset + 8 > out->commit_offset &&
 	    (uint64_t)out->commit_offset + out->commit_size > out->timestamp_offset)
-		return tb_text_fail(&tp, err, TB_ERR_RANGE, 0,
-				    "header_page timestamp and commit overlap");
+		return tb_text_fail_any(&tp, err, TB_ERR_VALUE, out->timestamp_line,
+					"header_page timestamp and commit overlap");
 	if (out->data_offset < (uint64_t)out->timestamp_offset + 8 ||
 	    out->data_offset < (uint64_t)out->commit_offset + out->commit_size)
-		return tb_text_fail(&tp, err, TB_ERR_RANGE, 0,
-				    "header_page data starts inside the header");
+		return tb_text_fail_any(&tp, err, TB_ERR_VALUE, out->data_line,
+					"header_page data starts inside the header");
 	if ((uint64_t)out->data_offset + out->data_size > (1u << 27))
-		return tb_text_fail(&tp, err, TB_ERR_RANGE, 0,
-				    "header_page data ends past 128 MiB");
+		return tb_text_fail_any(&tp, err, TB_ERR_VALUE, out->data_line,
+					"header_page data ends past 128 MiB");
 	return TB_OK;
 }

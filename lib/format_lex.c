@@ -244,8 +244,10 @@ tb_status tb_parse_field_line(const tb_text_pos *tp, size_t off, size_t n,
 				return tb_text_fail(tp, err, TB_ERR_VALUE, vs,
 						    "signed: must be 0 or 1");
 			fl->is_signed = (int)v;
+		} else {
+			return tb_text_fail(tp, err, TB_ERR_SYNTAX, ks,
+					    "unknown key (expected offset:, size: or signed:)");
 		}
-		/* any other key with a numeric value: skipped (forward compatible) */
 	}
 	if (!have_off)
 		return tb_text_fail(tp, err, TB_ERR_SYNTAX, end,

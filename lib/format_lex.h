@@ -4,7 +4,7 @@
  *
  *   line  := WS* "field" [WS+ "special"] ":" WS* DECL ";" { WS* KEY ":" WS* NUM ";" } WS*
  *   DECL  := TYPE NAME [ "[" SPEC "]" ]     (TYPE may hold "[]", "*", attributes)
- *   KEY   := "offset" | "size" | "signed"   (others: skipped when their value is a number)
+ *   KEY   := "offset" | "size" | "signed"   (each at most once; no other key)
  *
  * Internal header: not installed, not part of the API.
  */

@@ -430,6 +430,8 @@ static const bad_case bad_cases[] = {
 	  "expected a decimal number", 9 },
 	{ HEAD("x", "1") "\tfield:int a;\toffset 8;\tsize:4;\n" TAIL, TB_ERR_SYNTAX,
 	  "expected ':' after a key", 9 },
+	{ HEAD("x", "1") "\tfield:int a;\toffset:8;\tsize:4;\talign:4;\n" TAIL, TB_ERR_SYNTAX,
+	  "unknown key (expected offset:, size: or signed:)", 9 },
 	{ HEAD("x", "1") "\tfield:int a;\t;\n" TAIL, TB_ERR_SYNTAX,
 	  "expected offset:, size: or signed:", 9 },
 	{ HEAD("x", "1") "\tfield:int a;\toffset:99999999999;\tsize:4;\n" TAIL,
@@ -847,8 +849,8 @@ START_TEST(header_page_real_and_variants)
 END_TEST
 
 static const bad_case bad_headers[] = {
-	{ "", TB_ERR_TRUNCATED, "header_page lacks timestamp, commit or data", 0 },
-	{ "\tfield: u64 timestamp;\toffset:0;\tsize:8;\n", TB_ERR_TRUNCATED,
+	{ "", TB_ERR_SYNTAX, "header_page lacks timestamp, commit or data", 0 },
+	{ "\tfield: u64 timestamp;\toffset:0;\tsize:8;\n", TB_ERR_SYNTAX,
 	  "header_page lacks timestamp, commit or data", 0 },
 	{ "\tfield: u32 timestamp;\toffset:0;\tsize:4;\n", TB_ERR_VALUE,
 	  "header_page timestamp must have size 8", 1 },
@@ -856,21 +858,24 @@ static const bad_case bad_headers[] = {
 	  TB_ERR_VALUE, "header_page commit must have size 4 or 8", 2 },
 	{ "\tfield: char data;\toffset:16;\tsize:0;\n", TB_ERR_VALUE,
 	  "header_page data has size 0", 1 },
-	{ "\tfield: int other;\toffset:16;\tsize:0;\n", TB_ERR_VALUE,
-	  "unknown header_page field", 1 },
+	/* unknown fields are skipped; the required ones still lack */
+	{ "\tfield: int other;\toffset:16;\tsize:0;\n", TB_ERR_SYNTAX,
+	  "header_page lacks timestamp, commit or data", 1 },
 	{ "\tfield: u64 timestamp;\toffset:0;\tsize:8;\n\tfield: u64 timestamp;\toffset:0;\tsize:8;\n",
 	  TB_ERR_DUPLICATE, "header_page field given twice", 2 },
 	{ "\tfield: u64 timestamp;\toffset:0;\tsize:8;\n\tfield: local_t commit;\toffset:4;\tsize:8;\n"
 	  "\tfield: char data;\toffset:16;\tsize:4080;\n",
-	  TB_ERR_RANGE, "header_page timestamp and commit overlap", 0 },
+	  TB_ERR_VALUE, "header_page timestamp and commit overlap", 1 },
 	{ "\tfield: u64 timestamp;\toffset:0;\tsize:8;\n\tfield: local_t commit;\toffset:8;\tsize:8;\n"
 	  "\tfield: char data;\toffset:12;\tsize:4080;\n",
-	  TB_ERR_RANGE, "header_page data starts inside the header", 0 },
+	  TB_ERR_VALUE, "header_page data starts inside the header", 3 },
 	{ "\tfield: u64 timestamp;\toffset:0;\tsize:8;\n\tfield: local_t commit;\toffset:8;\tsize:8;\n"
 	  "\tfield: char data;\toffset:16;\tsize:4294967280;\n",
-	  TB_ERR_RANGE, "header_page data ends past 128 MiB", 0 },
+	  TB_ERR_VALUE, "header_page data ends past 128 MiB", 3 },
 	{ "\tfield: u64 timestamp\n", TB_ERR_SYNTAX, "missing ';' after the field declaration", 1 },
 	{ "timestamp\n", TB_ERR_SYNTAX, "expected 'field'", 1 },
+	{ "\tfield: u64 timestamp;\toffset:0;\tbogus:1;\n", TB_ERR_SYNTAX,
+	  "unknown key (expected offset:, size: or signed:)", 1 },
 };
 
 START_TEST(header_page_errors)

@@ -287,13 +287,19 @@ typedef struct tb_header_page {
 	uint32_t data_offset, data_size;            /* char data: where event data starts, capacity */
 	int has_overwrite;                          /* historic `int overwrite` present */
 	uint32_t overwrite_offset, overwrite_size;
+	/* byte offset of each field's line in the text, for callers' own errors */
+	size_t timestamp_line, commit_line, data_line;
 } tb_header_page;
 
 /*
  * Parse a header_page text with the same field-line grammar as formats
  * (the `field: TYPE NAME;` lines, space after the colon allowed).
  * Requires timestamp (size 8), commit (size 4 or 8) and data (after both,
- * size > 0); overwrite is optional; unknown fields are a TB_ERR_VALUE.
+ * size > 0, ending below 128 MiB); overwrite is optional and other fields
+ * are skipped.  Grammar errors point at the offending byte; a missing
+ * field is TB_ERR_SYNTAX at the end of the text; a field given twice is
+ * TB_ERR_DUPLICATE and an impossible size or place TB_ERR_VALUE, both at
+ * the start of that field's line.
  */
 TB_API TB_MUST_CHECK tb_status tb_format_parse_header_page(const char *text, size_t len,
 							   tb_header_page *out,
