@@ -1,5 +1,10 @@
 /* Event format schemas: the grammar, classification, validation and the set. */
 #include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -913,6 +918,217 @@ START_TEST(header_page_every_prefix)
 }
 END_TEST
 
+/* ---- the live tracefs, when this machine has one ---- */
+
+START_TEST(live_tracefs_formats_parse)
+{
+	static const char root[] = "/sys/kernel/tracing/events";
+	DIR *d = opendir(root);
+	struct dirent *sys;
+	size_t parsed = 0;
+	if (!d)
+		return; /* no tracefs here: nothing to compare */
+	while ((sys = readdir(d)) != NULL) {
+		char sdir[512];
+		DIR *sd;
+		struct dirent *ev;
+		if (sys->d_name[0] == '.')
+			continue;
+		snprintf(sdir, sizeof(sdir), "%s/%s", root, sys->d_name);
+		if (!(sd = opendir(sdir)))
+			continue;
+		while ((ev = readdir(sd)) != NULL) {
+			char path[1024], buf[65536];
+			FILE *f;
+			size_t n;
+			tb_format fmt;
+			tb_format_error e;
+			tb_status st;
+			char *copy;
+			if (ev->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/format", sdir, ev->d_name);
+			if (!(f = fopen(path, "r")))
+				continue;
+			n = fread(buf, 1, sizeof(buf), f);
+			fclose(f);
+			copy = (char *)tb_test_dup(buf, n);
+			st = tb_format_parse(copy, n, g_fields, TB_ARRAY_LEN(g_fields), 8, &fmt, &e);
+			ck_assert_msg(st == TB_OK, "%s: line %u col %u: %s", path, e.line, e.column,
+				      e.error.what);
+			free(copy);
+			parsed++;
+		}
+		closedir(sd);
+	}
+	closedir(d);
+	ck_assert_uint_gt(parsed, 0);
+}
+END_TEST
+
+/* ---- tracebound raw --events ---- */
+
+typedef struct cli_out {
+	int status;
+	char *out, *err;
+} cli_out;
+
+static char *slurp_text(const char *path)
+{
+	size_t n;
+	char *t = (char *)tb_test_read_file(path, &n);
+	ck_assert_ptr_nonnull(t);
+	t = realloc(t, n + 1);
+	t[n] = '\0';
+	unlink(path);
+	return t;
+}
+
+static cli_out cli(const char *tmp, const char *args)
+{
+	char cmd[4096], o[512], e[512];
+	cli_out r;
+	int st;
+	ck_assert_ptr_nonnull(getenv("TB_CLI"));
+	snprintf(o, sizeof(o), "%s/stdout", tmp);
+	snprintf(e, sizeof(e), "%s/stderr", tmp);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s >'%s' 2>'%s'", getenv("TB_SRCDIR"),
+		 getenv("TB_CLI"), args, o, e);
+	st = system(cmd);
+	ck_assert(WIFEXITED(st));
+	r.status = WEXITSTATUS(st);
+	r.out = slurp_text(o);
+	r.err = slurp_text(e);
+	return r;
+}
+
+static size_t lines_of(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void put_file(const char *dir, const char *rel, const char *text)
+{
+	char path[1024], cmd[1200];
+	FILE *f;
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	ck_assert_int_eq(system(cmd), 0);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void rm_tree(const char *dir)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static const char raw_files[] =
+	"tests/data/raw-sched4k/cpu0.raw tests/data/raw-sched4k/cpu1.raw";
+
+START_TEST(cli_raw_events_real)
+{
+	char tmp[] = "/tmp/tb-format-cli-XXXXXX", args[1024];
+	cli_out r;
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(args, sizeof(args), "-c \"tar xzf '%s' -C '%s'\"",
+		 tb_test_path("tests/data/formats-6.18.tar.gz"), tmp);
+	{
+		char cmd[1200];
+		snprintf(cmd, sizeof(cmd), "sh %s", args);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+	snprintf(args, sizeof(args), "raw --json --events %s/events %s", tmp, raw_files);
+	r = cli(tmp, args);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_uint_eq(lines_of(r.out), 53738); /* 53,737 events and one missed report */
+	ck_assert_ptr_nonnull(strstr(r.out,
+		"{\"cpu\":0,\"ts\":209135259000,\"system\":\"sched\",\"name\":\"sched_switch\","
+		"\"id\":372,\"fields\":{\"common_type\":372,\"common_flags\":1,"
+		"\"common_preempt_count\":2,\"common_pid\":12319,\"prev_comm\":\"bash\","
+		"\"prev_pid\":12319,\"prev_prio\":120,\"prev_state\":1,\"next_comm\":\"bash\","
+		"\"next_pid\":12321,\"next_prio\":120}}\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\"name\":\"sched_process_exec\",\"id\":365,"
+		"\"fields\":{\"common_type\":365,\"common_flags\":0,\"common_preempt_count\":0,"
+		"\"common_pid\":12322,\"filename\":\"/usr/bin/ls\",\"pid\":12322,\"old_pid\":12322}}"));
+	{ /* every event had a format */
+		size_t named = 0;
+		const char *p;
+		for (p = r.out; (p = strstr(p, ",\"system\":")) != NULL; p++)
+			named++;
+		ck_assert_uint_eq(named, 53737);
+	}
+	free(r.out);
+	free(r.err);
+
+	snprintf(args, sizeof(args), "raw --events %s/events %s", tmp, raw_files);
+	r = cli(tmp, args);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out,
+		"cpu=0 ts=209135259000 pid=12319 sched:sched_switch: prev_comm=bash prev_pid=12319 "
+		"prev_prio=120 prev_state=1 next_comm=bash next_pid=12321 next_prio=120\n"));
+	ck_assert_ptr_nonnull(strstr(r.out,
+		"cpu=0 ts=209134944557 pid=12319 syscalls:sys_exit_write: __syscall_nr=1 ret=2\n"));
+	free(r.out);
+	free(r.err);
+	rm_tree(tmp);
+}
+END_TEST
+
+START_TEST(cli_raw_events_bad_format_and_record)
+{
+	char tmp[] = "/tmp/tb-format-cli-XXXXXX", args[1024];
+	cli_out r;
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	/* sched_switch claims a field past its records' end; sys_exit_write is broken */
+	put_file(tmp, "ev/sched/sched_switch/format",
+		 HEAD("sched_switch", "372")
+		 "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+		 "\tfield:u64 beyond;\toffset:200;\tsize:8;\tsigned:0;\n" TAIL);
+	put_file(tmp, "ev/syscalls/sys_exit_write/format",
+		 HEAD("sys_exit_write", "839") "\tfield:int ret;\toffset:16;\tsize:8\n" TAIL);
+	put_file(tmp, "ev/syscalls/sys_exit_dup2/format",
+		 HEAD("sys_exit_dup2", "917")
+		 "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+		 "\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n" TAIL);
+	snprintf(args, sizeof(args),
+		 "raw --json --header-page tests/data/raw-sched4k/header_page --events %s/ev %s",
+		 tmp, raw_files);
+	r = cli(tmp, args);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "ev/syscalls/sys_exit_write/format: line 9, column 34: "
+					    "missing ';' after a value (syntax error)"));
+	ck_assert_ptr_nonnull(strstr(r.err, "1 event format(s) could not be used"));
+	ck_assert_ptr_nonnull(strstr(r.err, "2606 record(s) did not fit their event format"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\"name\":\"sched_switch\",\"id\":372,\"fields\":{"
+					    "\"common_type\":372,\"common_flags\":1,"
+					    "\"common_preempt_count\":2,\"common_pid\":12319,"
+					    "\"prev_comm\":\"bash\",\"beyond\":null}}"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\"name\":\"sys_exit_dup2\",\"id\":917,"));
+	/* events without a usable format are still printed, raw */
+	ck_assert_ptr_nonnull(strstr(r.out, "{\"cpu\":0,\"ts\":209134944557,\"id\":839,"));
+	ck_assert_uint_eq(lines_of(r.out), 53738);
+	free(r.out);
+	free(r.err);
+
+	snprintf(args, sizeof(args), "raw --events %s/nonexistent %s", tmp, raw_files);
+	r = cli(tmp, args);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "cannot read the event formats"));
+	free(r.out);
+	free(r.err);
+	rm_tree(tmp);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("format");
@@ -941,6 +1157,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, header_page_real_and_variants);
 	tcase_add_loop_test(tc, header_page_errors, 0, (int)TB_ARRAY_LEN(bad_headers));
 	tcase_add_test(tc, header_page_every_prefix);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cli");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, live_tracefs_formats_parse);
+	tcase_add_test(tc, cli_raw_events_real);
+	tcase_add_test(tc, cli_raw_events_bad_format_and_record);
 	suite_add_tcase(s, tc);
 	return s;
 }
