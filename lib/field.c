@@ -13,6 +13,20 @@ static uint64_t extend(uint64_t v, uint32_t size, int is_signed)
 	return v;
 }
 
+/* A scalar's value; size is 1, 2, 4 or 8 (classification guarantees it). */
+static inline uint64_t load_scalar(const uint8_t *p, uint32_t size, int be,
+				   unsigned flags)
+{
+	uint64_t v;
+	switch (size) {
+	case 1: v = p[0]; break;
+	case 2: v = tb_load16(p, be); break;
+	case 4: v = tb_load32(p, be); break;
+	default: v = tb_load64(p, be); break;
+	}
+	return extend(v, size, (int)(flags & TB_FIELD_SIGNED));
+}
+
 static int is_scalar(const tb_field *f)
 {
 	return f->kind == TB_FIELD_INT || f->kind == TB_FIELD_LONG ||
@@ -210,18 +224,78 @@ TB_API tb_status tb_format_check_record(const tb_format *fmt, const void *rec,
 	return TB_OK;
 }
 
+/* One field of a record whose static part is known to be present.
+ * Inlined with a constant byte order into the two loops below. */
+static inline tb_status decode_one(const tb_field *f, const tb_reader *r,
+				   const uint8_t *stat, int be, tb_field_value *v,
+				   tb_error *err)
+{
+	size_t start, cnt;
+	tb_status st;
+	switch (f->kind) {
+	case TB_FIELD_INT:
+	case TB_FIELD_LONG:
+	case TB_FIELD_POINTER:
+		v->data = stat + f->offset;
+		v->len = f->size;
+		v->num = load_scalar(v->data, f->size, be, f->flags);
+		return TB_OK;
+	case TB_FIELD_ARRAY:
+	case TB_FIELD_STRING:
+	case TB_FIELD_OPAQUE:
+		v->data = stat + f->offset;
+		v->len = f->size;
+		v->num = 0;
+		return TB_OK;
+	default:
+		v->num = 0;
+		v->data = NULL;
+		v->len = 0;
+		st = field_span(f, r, &start, &cnt, err);
+		if (st == TB_OK && cnt && tb_rd_ptr_at(r, start, cnt, &v->data))
+			v->len = cnt;
+		return st;
+	}
+}
+
+/* Every field of a record holding every static field. */
+static inline tb_status decode_fast(const tb_format *fmt, const tb_reader *r,
+				    const uint8_t *stat, int be, tb_field_value *vals,
+				    size_t n, tb_error *err)
+{
+	tb_status first = TB_OK;
+	size_t i;
+	for (i = 0; i < n; i++) {
+		tb_error e;
+		tb_field_value *v = &vals[i];
+		v->status = decode_one(&fmt->fields[i], r, stat, be, v, &e);
+		if (v->status != TB_OK && first == TB_OK) {
+			first = v->status;
+			if (err)
+				*err = e;
+		}
+	}
+	return first;
+}
+
 TB_API tb_status tb_format_decode(const tb_format *fmt, const void *rec,
 				  size_t len, int big_endian, tb_field_value *vals,
 				  size_t nvals, tb_error *err)
 {
 	tb_reader r;
 	tb_status first = TB_OK;
+	const uint8_t *stat;
 	size_t i, n = nvals;
 	if (!fmt || (!vals && nvals) || (!rec && len))
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
 	if (n > fmt->nfields)
 		n = fmt->nfields;
 	tb_rd_init(&r, rec, len, big_endian);
+	/* The hot path: every static field lies inside the record, so only
+	 * dynamic and rest-of-record fields need their own checks. */
+	if (fmt->min_size > 0 && tb_rd_ptr_at(&r, 0, fmt->min_size, &stat))
+		return big_endian ? decode_fast(fmt, &r, stat, 1, vals, n, err)
+				  : decode_fast(fmt, &r, stat, 0, vals, n, err);
 	for (i = 0; i < n; i++) {
 		const tb_field *f = &fmt->fields[i];
 		tb_field_value *v = &vals[i];

@@ -10,42 +10,45 @@
 
 typedef struct ctype {
 	const char *name;  /* canonical spelling: significant words, one space apart */
+	uint8_t len;       /* strlen(name) */
 	uint8_t size;      /* bytes, or LONG_SIZE */
 	uint8_t is_signed; /* for old formats without `signed:` */
 	uint8_t text;      /* a char type: arrays of it are strings */
 } ctype;
 
+/* CT(name, size, signed, text): one known scalar type. */
+#define CT(n, size, sig, text) { n, sizeof(n) - 1, size, sig, text }
+
 static const ctype ctypes[] = {
-	{ "char", 1, 0, 1 }, { "signed char", 1, 1, 1 }, { "unsigned char", 1, 0, 1 },
-	{ "bool", 1, 0, 0 }, { "_Bool", 1, 0, 0 },
-	{ "u8", 1, 0, 0 }, { "s8", 1, 1, 0 }, { "__u8", 1, 0, 0 }, { "__s8", 1, 1, 0 },
-	{ "uint8_t", 1, 0, 0 }, { "int8_t", 1, 1, 0 },
-	{ "short", 2, 1, 0 }, { "short int", 2, 1, 0 }, { "signed short", 2, 1, 0 },
-	{ "unsigned short", 2, 0, 0 }, { "unsigned short int", 2, 0, 0 },
-	{ "short unsigned int", 2, 0, 0 },
-	{ "u16", 2, 0, 0 }, { "s16", 2, 1, 0 }, { "__u16", 2, 0, 0 }, { "__s16", 2, 1, 0 },
-	{ "uint16_t", 2, 0, 0 }, { "int16_t", 2, 1, 0 }, { "__le16", 2, 0, 0 },
-	{ "__be16", 2, 0, 0 },
-	{ "int", 4, 1, 0 }, { "signed", 4, 1, 0 }, { "signed int", 4, 1, 0 },
-	{ "unsigned", 4, 0, 0 }, { "unsigned int", 4, 0, 0 },
-	{ "u32", 4, 0, 0 }, { "s32", 4, 1, 0 }, { "__u32", 4, 0, 0 }, { "__s32", 4, 1, 0 },
-	{ "uint32_t", 4, 0, 0 }, { "int32_t", 4, 1, 0 }, { "__le32", 4, 0, 0 },
-	{ "__be32", 4, 0, 0 }, { "pid_t", 4, 1, 0 },
-	{ "long long", 8, 1, 0 }, { "long long int", 8, 1, 0 },
-	{ "signed long long", 8, 1, 0 }, { "unsigned long long", 8, 0, 0 },
-	{ "unsigned long long int", 8, 0, 0 },
-	{ "u64", 8, 0, 0 }, { "s64", 8, 1, 0 }, { "__u64", 8, 0, 0 }, { "__s64", 8, 1, 0 },
-	{ "uint64_t", 8, 0, 0 }, { "int64_t", 8, 1, 0 }, { "__le64", 8, 0, 0 },
-	{ "__be64", 8, 0, 0 },
-	{ "long", LONG_SIZE, 1, 0 }, { "long int", LONG_SIZE, 1, 0 },
-	{ "signed long", LONG_SIZE, 1, 0 }, { "unsigned long", LONG_SIZE, 0, 0 },
-	{ "unsigned long int", LONG_SIZE, 0, 0 }, { "size_t", LONG_SIZE, 0, 0 },
-	{ "ssize_t", LONG_SIZE, 1, 0 },
+	CT("char", 1, 0, 1), CT("signed char", 1, 1, 1), CT("unsigned char", 1, 0, 1),
+	CT("bool", 1, 0, 0), CT("_Bool", 1, 0, 0), CT("u8", 1, 0, 0), CT("s8", 1, 1, 0),
+	CT("__u8", 1, 0, 0), CT("__s8", 1, 1, 0), CT("uint8_t", 1, 0, 0),
+	CT("int8_t", 1, 1, 0), CT("short", 2, 1, 0), CT("short int", 2, 1, 0),
+	CT("signed short", 2, 1, 0), CT("unsigned short", 2, 0, 0),
+	CT("unsigned short int", 2, 0, 0), CT("short unsigned int", 2, 0, 0),
+	CT("u16", 2, 0, 0), CT("s16", 2, 1, 0), CT("__u16", 2, 0, 0), CT("__s16", 2, 1, 0),
+	CT("uint16_t", 2, 0, 0), CT("int16_t", 2, 1, 0), CT("__le16", 2, 0, 0),
+	CT("__be16", 2, 0, 0), CT("int", 4, 1, 0), CT("signed", 4, 1, 0),
+	CT("signed int", 4, 1, 0), CT("unsigned", 4, 0, 0), CT("unsigned int", 4, 0, 0),
+	CT("u32", 4, 0, 0), CT("s32", 4, 1, 0), CT("__u32", 4, 0, 0), CT("__s32", 4, 1, 0),
+	CT("uint32_t", 4, 0, 0), CT("int32_t", 4, 1, 0), CT("__le32", 4, 0, 0),
+	CT("__be32", 4, 0, 0), CT("pid_t", 4, 1, 0), CT("long long", 8, 1, 0),
+	CT("long long int", 8, 1, 0), CT("signed long long", 8, 1, 0),
+	CT("unsigned long long", 8, 0, 0), CT("unsigned long long int", 8, 0, 0),
+	CT("u64", 8, 0, 0), CT("s64", 8, 1, 0), CT("__u64", 8, 0, 0), CT("__s64", 8, 1, 0),
+	CT("uint64_t", 8, 0, 0), CT("int64_t", 8, 1, 0), CT("__le64", 8, 0, 0),
+	CT("__be64", 8, 0, 0), CT("long", LONG_SIZE, 1, 0), CT("long int", LONG_SIZE, 1, 0),
+	CT("signed long", LONG_SIZE, 1, 0), CT("unsigned long", LONG_SIZE, 0, 0),
+	CT("unsigned long int", LONG_SIZE, 0, 0), CT("size_t", LONG_SIZE, 0, 0),
+	CT("ssize_t", LONG_SIZE, 1, 0),
 };
+#undef CT
 
 /* Words that qualify a type without changing its layout. */
 static int is_qualifier(const char *w, size_t n)
 {
+	if (n < 5 || (w[0] != 'c' && w[0] != 'v' && w[0] != '_' && w[0] != 'r'))
+		return 0;
 	static const char *const q[] = { "const", "volatile", "__user", "__rcu",
 					 "__iomem", "__percpu", "__force",
 					 "__seg_gs", "__seg_fs", "restrict" };
@@ -127,7 +130,7 @@ static void inspect_type(const char *t, size_t n, type_info *ti)
 	if (overflow || ti->pointer)
 		return;
 	for (k = 0; k < TB_ARRAY_LEN(ctypes); k++)
-		if (tb_span_eq(canon, cn, ctypes[k].name)) {
+		if (ctypes[k].len == cn && memcmp(canon, ctypes[k].name, cn) == 0) {
 			ti->ct = &ctypes[k];
 			return;
 		}

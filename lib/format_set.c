@@ -64,12 +64,10 @@ TB_API tb_status tb_format_set_init(tb_format_set *set, tb_format *events,
 	return TB_OK;
 }
 
-TB_API const tb_format *tb_format_set_by_id(const tb_format_set *set, uint32_t id)
+/* The id probe, shared by the lookups (inlined on the record path). */
+static inline const tb_format *by_id(const tb_format_set *set, uint32_t id)
 {
-	size_t mask, h, probes;
-	if (!set || set->index_len < 4)
-		return NULL;
-	mask = half(set) - 1;
+	size_t mask = half(set) - 1, h, probes;
 	h = id_slot(set, id);
 	for (probes = 0; probes <= mask; probes++) {
 		uint32_t slot = set->index[h];
@@ -80,6 +78,13 @@ TB_API const tb_format *tb_format_set_by_id(const tb_format_set *set, uint32_t i
 		h = (h + 1) & mask;
 	}
 	return NULL;
+}
+
+TB_API const tb_format *tb_format_set_by_id(const tb_format_set *set, uint32_t id)
+{
+	if (!set || set->index_len < 4)
+		return NULL;
+	return by_id(set, id);
 }
 
 static int same_span(const char *a, size_t an, const char *b, size_t bn)
@@ -210,7 +215,7 @@ TB_API tb_status tb_format_set_lookup(const tb_format_set *set, const void *rec,
 	if (!tb_rd_uN_at(&r, off, size, &id))
 		return tb_fail(err, TB_ERR_TRUNCATED, off,
 			       "record too short for common_type");
-	if (id > UINT32_MAX || !(*out = tb_format_set_by_id(set, (uint32_t)id)))
+	if (id > UINT32_MAX || set->index_len < 4 || !(*out = by_id(set, (uint32_t)id)))
 		return tb_fail(err, TB_NOT_FOUND, off, "no format for this event id");
 	return TB_OK;
 }
