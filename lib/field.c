@@ -34,82 +34,85 @@ static int is_scalar(const tb_field *f)
 }
 
 /*
- * Where a field's bytes lie in the record: [*start, *start + *n).  For
- * DYNAMIC the loc word is decoded; a zero length is "absent" (*n = 0).
+ * Where a field's bytes lie in the record: *p (NULL when *n is 0) and *n.
+ * For DYNAMIC the loc word is decoded; a zero length is "absent".
  */
-static tb_status field_span(const tb_field *f, const tb_reader *r, size_t *start,
-			    size_t *n, tb_error *err)
+static tb_status field_span(const tb_field *f, const tb_reader *r,
+			    const uint8_t **p, size_t *n, tb_error *err)
 {
 	uint32_t loc;
 	uint16_t off16;
 	size_t o, l;
 
+	*p = NULL;
+	*n = 0;
 	switch (f->kind) {
 	case TB_FIELD_REST:
-		if (f->offset > r->len)
+		o = f->offset;
+		l = r->len - (o <= r->len ? o : r->len);
+		if (!tb_rd_ptr_at(r, o, l, p))
 			return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
 				       "rest-of-record field starts past the record end");
-		*start = f->offset;
-		*n = r->len - f->offset;
-		return TB_OK;
+		break;
 	case TB_FIELD_DYNAMIC:
 		if (f->flags & TB_FIELD_LEGACY) {
 			if (!tb_rd_u16_at(r, f->offset, &off16))
 				return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
 					       "dynamic field runs past the record end");
-			if (off16 > r->len)
-				return tb_fail(err, TB_ERR_RANGE, f->offset,
-					       "dynamic field offset past the record end");
-			*start = off16;
-			*n = r->len - off16;
-			return TB_OK;
+			o = off16;
+			l = r->len - (o <= r->len ? o : r->len);
+		} else {
+			if (!tb_rd_u32_at(r, f->offset, &loc))
+				return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
+					       "dynamic field runs past the record end");
+			o = loc & 0xffffu;
+			l = loc >> 16;
+			if (l == 0)
+				return TB_OK; /* absent, whatever the offset says */
+			if (f->flags & TB_FIELD_REL)
+				o += (size_t)f->offset + f->size; /* < 2^18: no wrap */
 		}
-		if (!tb_rd_u32_at(r, f->offset, &loc))
-			return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
-				       "dynamic field runs past the record end");
-		o = loc & 0xffffu;
-		l = loc >> 16;
-		if (f->flags & TB_FIELD_REL)
-			o += (size_t)f->offset + f->size; /* < 2^18: no wrap */
-		if (l == 0) {
-			*start = o;
-			*n = 0;
-			return TB_OK;
-		}
-		if (!tb_rd_has_at(r, o, l))
+		if (!tb_rd_ptr_at(r, o, l, p))
 			return tb_fail(err, TB_ERR_RANGE, f->offset,
 				       "dynamic field data lies outside the record");
-		*start = o;
-		*n = l;
-		return TB_OK;
+		break;
 	default:
-		if (!tb_rd_has_at(r, f->offset, f->size))
+		l = f->size;
+		if (!tb_rd_ptr_at(r, f->offset, l, p))
 			return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
 				       "field runs past the record end");
-		*start = f->offset;
-		*n = f->size;
-		return TB_OK;
+		break;
 	}
+	if (l == 0)
+		*p = NULL;
+	*n = l;
+	return TB_OK;
+}
+
+static int pow2_size(uint32_t n)
+{
+	return n == 1 || n == 2 || n == 4 || n == 8;
 }
 
 TB_API tb_status tb_field_int(const tb_field *f, const void *rec, size_t len,
 			      int big_endian, uint64_t *out, tb_error *err)
 {
 	tb_reader r;
-	uint64_t v;
+	const uint8_t *p;
+	size_t n;
+	tb_status st;
 	if (!f || !out || (!rec && len))
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
 	if (!is_scalar(f) && f->kind != TB_FIELD_OPAQUE)
 		return tb_fail(err, TB_ERR_ARG, f->offset,
 			       "not an integer field (use tb_field_elem)");
-	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+	if (!pow2_size(f->size))
 		return tb_fail(err, TB_ERR_UNSUPPORTED, f->offset,
 			       "integer field size is not 1, 2, 4 or 8");
 	tb_rd_init(&r, rec, len, big_endian);
-	if (!tb_rd_uN_at(&r, f->offset, f->size, &v))
-		return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
-			       "field runs past the record end");
-	*out = extend(v, f->size, f->flags & TB_FIELD_SIGNED);
+	if ((st = field_span(f, &r, &p, &n, err)) != TB_OK)
+		return st;
+	*out = load_scalar(p, f->size, big_endian, f->flags);
 	return TB_OK;
 }
 
@@ -118,19 +121,10 @@ TB_API tb_status tb_field_bytes(const tb_field *f, const void *rec, size_t len,
 				tb_error *err)
 {
 	tb_reader r;
-	size_t start, cnt;
-	tb_status st;
 	if (!f || !data || !n || (!rec && len))
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
 	tb_rd_init(&r, rec, len, big_endian);
-	if ((st = field_span(f, &r, &start, &cnt, err)) != TB_OK)
-		return st;
-	*data = NULL;
-	*n = 0;
-	if (cnt && !tb_rd_ptr_at(&r, start, cnt, data))
-		return tb_fail(err, TB_ERR_RANGE, f->offset, "field outside the record");
-	*n = cnt;
-	return TB_OK;
+	return field_span(f, &r, data, n, err);
 }
 
 TB_API tb_status tb_field_count(const tb_field *f, const void *rec, size_t len,
@@ -147,7 +141,7 @@ TB_API tb_status tb_field_count(const tb_field *f, const void *rec, size_t len,
 		*count = 1;
 		return TB_OK;
 	}
-	if (f->elem_size == 0 || n % f->elem_size != 0)
+	if (n % f->elem_size != 0) /* elem_size >= 1 for every kind */
 		return tb_fail(err, TB_ERR_LENGTH, f->offset,
 			       "field length is not a whole number of elements");
 	*count = n / f->elem_size;
@@ -159,27 +153,24 @@ TB_API tb_status tb_field_elem(const tb_field *f, const void *rec, size_t len,
 			       tb_error *err)
 {
 	tb_reader r;
-	size_t start, n;
-	uint64_t v;
+	const uint8_t *p;
+	size_t n;
 	tb_status st;
 	if (!f || !out || (!rec && len))
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
 	if (is_scalar(f) || f->kind == TB_FIELD_OPAQUE)
 		return tb_fail(err, TB_ERR_ARG, f->offset,
 			       "not an array field (use tb_field_int)");
-	if (f->elem_size != 1 && f->elem_size != 2 && f->elem_size != 4 &&
-	    f->elem_size != 8)
+	if (!pow2_size(f->elem_size))
 		return tb_fail(err, TB_ERR_UNSUPPORTED, f->offset,
 			       "element size is not 1, 2, 4 or 8");
 	tb_rd_init(&r, rec, len, big_endian);
-	if ((st = field_span(f, &r, &start, &n, err)) != TB_OK)
+	if ((st = field_span(f, &r, &p, &n, err)) != TB_OK)
 		return st;
 	if (i >= n / f->elem_size)
 		return tb_fail(err, TB_ERR_RANGE, f->offset,
 			       "element index past the field's end");
-	if (!tb_rd_uN_at(&r, start + i * f->elem_size, f->elem_size, &v))
-		return tb_fail(err, TB_ERR_RANGE, f->offset, "element outside the record");
-	*out = extend(v, f->elem_size, f->flags & TB_FIELD_SIGNED);
+	*out = load_scalar(p + i * f->elem_size, f->elem_size, big_endian, f->flags);
 	return TB_OK;
 }
 
@@ -207,7 +198,8 @@ TB_API tb_status tb_format_check_record(const tb_format *fmt, const void *rec,
 {
 	tb_reader r;
 	uint32_t i;
-	size_t start, n;
+	const uint8_t *p;
+	size_t n;
 	tb_status st;
 	if (!fmt || (!rec && len))
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
@@ -219,7 +211,7 @@ TB_API tb_status tb_format_check_record(const tb_format *fmt, const void *rec,
 	tb_rd_init(&r, rec, len, big_endian);
 	for (i = 0; i < fmt->nfields; i++)
 		if (fmt->fields[i].kind == TB_FIELD_DYNAMIC &&
-		    (st = field_span(&fmt->fields[i], &r, &start, &n, err)) != TB_OK)
+		    (st = field_span(&fmt->fields[i], &r, &p, &n, err)) != TB_OK)
 			return st;
 	return TB_OK;
 }
@@ -230,8 +222,6 @@ static inline tb_status decode_one(const tb_field *f, const tb_reader *r,
 				   const uint8_t *stat, int be, tb_field_value *v,
 				   tb_error *err)
 {
-	size_t start, cnt;
-	tb_status st;
 	switch (f->kind) {
 	case TB_FIELD_INT:
 	case TB_FIELD_LONG:
@@ -249,12 +239,7 @@ static inline tb_status decode_one(const tb_field *f, const tb_reader *r,
 		return TB_OK;
 	default:
 		v->num = 0;
-		v->data = NULL;
-		v->len = 0;
-		st = field_span(f, r, &start, &cnt, err);
-		if (st == TB_OK && cnt && tb_rd_ptr_at(r, start, cnt, &v->data))
-			v->len = cnt;
-		return st;
+		return field_span(f, r, &v->data, &v->len, err);
 	}
 }
 
@@ -296,23 +281,16 @@ TB_API tb_status tb_format_decode(const tb_format *fmt, const void *rec,
 	if (fmt->min_size > 0 && tb_rd_ptr_at(&r, 0, fmt->min_size, &stat))
 		return big_endian ? decode_fast(fmt, &r, stat, 1, vals, n, err)
 				  : decode_fast(fmt, &r, stat, 0, vals, n, err);
+	/* A record too short for its static fields: each field on its own. */
 	for (i = 0; i < n; i++) {
 		const tb_field *f = &fmt->fields[i];
 		tb_field_value *v = &vals[i];
-		size_t start, cnt;
 		tb_error e;
 		v->num = 0;
-		v->data = NULL;
-		v->len = 0;
-		v->status = field_span(f, &r, &start, &cnt, &e);
-		if (v->status == TB_OK && cnt)
-			(void)tb_rd_ptr_at(&r, start, cnt, &v->data);
-		if (v->status == TB_OK) {
-			v->len = cnt;
-			if (is_scalar(f) && v->data)
-				v->num = extend(tb_load_n(v->data, f->size, big_endian),
-						f->size, f->flags & TB_FIELD_SIGNED);
-		} else if (first == TB_OK) {
+		v->status = field_span(f, &r, &v->data, &v->len, &e);
+		if (v->status == TB_OK && is_scalar(f))
+			v->num = load_scalar(v->data, f->size, big_endian, f->flags);
+		else if (v->status != TB_OK && first == TB_OK) {
 			first = v->status;
 			if (err)
 				*err = e;

@@ -95,17 +95,11 @@ static void inspect_type(const char *t, size_t n, type_info *ti)
 				unsigned depth = 0;
 				while (i < n && (t[i] == ' ' || t[i] == '\t'))
 					i++;
-				while (i < n) {
+				for (; i < n && (depth > 0 || t[i] == '('); i++) {
 					if (t[i] == '(')
 						depth++;
-					else if (t[i] == ')' && depth > 0 &&
-						 --depth == 0) {
-						i++;
-						break;
-					}
-					i++;
-					if (depth == 0)
-						break;
+					else if (t[i] == ')')
+						depth--;
 				}
 				continue;
 			}
@@ -428,7 +422,7 @@ TB_API tb_status tb_format_parse(const char *text, size_t len, tb_field *fields,
 						    "expected 'format:'");
 			state = ST_FIELDS;
 			break;
-		case ST_FIELDS: {
+		default: { /* ST_FIELDS */
 			tb_field_line fl;
 			tb_field *f;
 			if (blank(s, n)) {
@@ -485,8 +479,6 @@ TB_API tb_status tb_format_parse(const char *text, size_t len, tb_field *fields,
 			out->nfields++;
 			break;
 		}
-		default:
-			break;
 		}
 	}
 	if (state != ST_DONE)

@@ -666,6 +666,70 @@ START_TEST(every_prefix_of_real_formats)
 }
 END_TEST
 
+START_TEST(odd_spellings_and_arguments)
+{
+	static const char text[] =
+		"name: odd\nID: 5  \nformat:\n" COMMON4 "\n"
+		"\tfield:__data_locx int a;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:struct foo arr[N];\toffset:12;\tsize:12;\tsigned:0;\n"
+		"\tfield:int six[N];\toffset:24;\tsize:6;\tsigned:1;\n"
+		"\tfield:const char __attribute__ ((btf_type_tag(\"user\"))) * p;\toffset:32;\tsize:8;\tsigned:0;\n"
+		"\tfield:int __attribute__ x;\toffset:40;\tsize:4;\tsigned:1;\n"
+		"\tfield:unsigned long long long long long long long long long long w;\toffset:48;\tsize:8;\tsigned:0;\n"
+		"\tfield:char three[2];\toffset:56;\tsize:6;\tsigned:0;\n"
+		"\tfield:__data_loc unsigned long[] bits;\toffset:64;\tsize:4;\tsigned:0;\n"
+		"\tfield:__data_loc leg;\toffset:68;\tsize:2;\n"
+		TAIL;
+	tb_format f;
+	tb_format_error e;
+	const tb_field *fl;
+	uint8_t rec[72] = { 5 };
+	uint64_t v;
+	size_t n;
+	const char *s;
+	tb_error er;
+	ck_assert_int_eq(tb_format_parse(text, strlen(text), g_fields, TB_ARRAY_LEN(g_fields), 0,
+					 &f, &e),
+			 TB_OK);
+	ck_assert_uint_eq(f.id, 5);
+	ck_assert_uint_eq(must_field(&f, "a")->kind, TB_FIELD_INT);
+	fl = must_field(&f, "arr");
+	ck_assert_uint_eq(fl->kind, TB_FIELD_ARRAY);
+	ck_assert_uint_eq(fl->elem_size, 1);
+	ck_assert_uint_eq(fl->count, 12);
+	fl = must_field(&f, "six");
+	ck_assert_uint_eq(fl->elem_size, 1); /* 6 bytes are no whole number of ints */
+	ck_assert_uint_eq(must_field(&f, "p")->kind, TB_FIELD_POINTER);
+	ck_assert_uint_eq(must_field(&f, "x")->kind, TB_FIELD_INT);
+	ck_assert_uint_eq(must_field(&f, "w")->kind, TB_FIELD_INT);
+	fl = must_field(&f, "three");
+	ck_assert_uint_eq(fl->kind, TB_FIELD_ARRAY);
+	ck_assert_uint_eq(fl->elem_size, 3);
+	ck_assert(!(fl->flags & TB_FIELD_TEXT));
+	ck_assert_int_eq(tb_field_elem(fl, rec, sizeof(rec), 0, 0, &v, &er), TB_ERR_UNSUPPORTED);
+	ck_assert_uint_eq(must_field(&f, "bits")->elem_size, 8); /* long size 0 means 8 */
+	/* the legacy loc word cut in half */
+	ck_assert_int_eq(tb_field_str(must_field(&f, "leg"), rec, 69, 0, &s, &n, &er),
+			 TB_ERR_TRUNCATED);
+
+	ck_assert_ptr_null(tb_format_field_n(NULL, "a", 1));
+	ck_assert_ptr_null(tb_format_field(&f, NULL));
+	ck_assert_ptr_null(tb_format_field(&f, "nosuch"));
+	ck_assert_str_eq(tb_field_kind_name(TB_FIELD_OPAQUE), "opaque");
+	ck_assert_str_eq(tb_field_kind_name(99), "unknown");
+	ck_assert_int_eq(tb_format_parse_header_page(NULL, 1, NULL, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_field_count(fl, rec, sizeof(rec), 0, NULL, &er), TB_ERR_ARG);
+	ck_assert_int_eq(tb_field_elem(fl, NULL, 3, 0, 0, &v, &er), TB_ERR_ARG);
+	ck_assert_int_eq(tb_field_str(fl, rec, sizeof(rec), 0, NULL, &n, &er), TB_ERR_ARG);
+	ck_assert_ptr_null(tb_format_set_by_id(NULL, 5));
+	ck_assert_ptr_null(tb_format_set_find(NULL, NULL, "odd"));
+	{
+		const tb_format *got;
+		ck_assert_int_eq(tb_format_set_lookup(NULL, rec, 8, 0, &got, &er), TB_ERR_ARG);
+	}
+}
+END_TEST
+
 /* ---- the set ---- */
 
 typedef struct small_set {
@@ -1146,6 +1210,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, nul_bytes_are_errors);
 	tcase_add_test(tc, limits_and_space);
 	tcase_add_test(tc, every_prefix_of_real_formats);
+	tcase_add_test(tc, odd_spellings_and_arguments);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("set");
 	tcase_set_timeout(tc, 60);
