@@ -94,26 +94,44 @@ static int pow2_size(uint32_t n)
 	return n == 1 || n == 2 || n == 4 || n == 8;
 }
 
-TB_API tb_status tb_field_int(const tb_field *f, const void *rec, size_t len,
-			      int big_endian, uint64_t *out, tb_error *err)
+/*
+ * The number at element i of a field: a scalar (array 0, i 0) or an
+ * element of an array-like field (array 1), each read checked.
+ */
+static tb_status read_number(const tb_field *f, const void *rec, size_t len,
+			     int be, int array, size_t i, uint64_t *out,
+			     tb_error *err)
 {
 	tb_reader r;
 	const uint8_t *p;
 	size_t n;
+	uint32_t size;
 	tb_status st;
 	if (!f || !out || (!rec && len))
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
-	if (!is_scalar(f) && f->kind != TB_FIELD_OPAQUE)
+	if (array != !(is_scalar(f) || f->kind == TB_FIELD_OPAQUE))
 		return tb_fail(err, TB_ERR_ARG, f->offset,
-			       "not an integer field (use tb_field_elem)");
-	if (!pow2_size(f->size))
+			       array ? "not an array field (use tb_field_int)"
+				     : "not an integer field (use tb_field_elem)");
+	size = array ? f->elem_size : f->size;
+	if (!pow2_size(size))
 		return tb_fail(err, TB_ERR_UNSUPPORTED, f->offset,
-			       "integer field size is not 1, 2, 4 or 8");
-	tb_rd_init(&r, rec, len, big_endian);
+			       array ? "element size is not 1, 2, 4 or 8"
+				     : "integer field size is not 1, 2, 4 or 8");
+	tb_rd_init(&r, rec, len, be);
 	if ((st = field_span(f, &r, &p, &n, err)) != TB_OK)
 		return st;
-	*out = load_scalar(p, f->size, big_endian, f->flags);
+	if (i >= n / size)
+		return tb_fail(err, TB_ERR_RANGE, f->offset,
+			       "element index past the field's end");
+	*out = load_scalar(p + i * size, size, be, f->flags);
 	return TB_OK;
+}
+
+TB_API tb_status tb_field_int(const tb_field *f, const void *rec, size_t len,
+			      int big_endian, uint64_t *out, tb_error *err)
+{
+	return read_number(f, rec, len, big_endian, 0, 0, out, err);
 }
 
 TB_API tb_status tb_field_bytes(const tb_field *f, const void *rec, size_t len,
@@ -152,26 +170,7 @@ TB_API tb_status tb_field_elem(const tb_field *f, const void *rec, size_t len,
 			       int big_endian, size_t i, uint64_t *out,
 			       tb_error *err)
 {
-	tb_reader r;
-	const uint8_t *p;
-	size_t n;
-	tb_status st;
-	if (!f || !out || (!rec && len))
-		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
-	if (is_scalar(f) || f->kind == TB_FIELD_OPAQUE)
-		return tb_fail(err, TB_ERR_ARG, f->offset,
-			       "not an array field (use tb_field_int)");
-	if (!pow2_size(f->elem_size))
-		return tb_fail(err, TB_ERR_UNSUPPORTED, f->offset,
-			       "element size is not 1, 2, 4 or 8");
-	tb_rd_init(&r, rec, len, big_endian);
-	if ((st = field_span(f, &r, &p, &n, err)) != TB_OK)
-		return st;
-	if (i >= n / f->elem_size)
-		return tb_fail(err, TB_ERR_RANGE, f->offset,
-			       "element index past the field's end");
-	*out = load_scalar(p + i * f->elem_size, f->elem_size, big_endian, f->flags);
-	return TB_OK;
+	return read_number(f, rec, len, big_endian, 1, i, out, err);
 }
 
 TB_API tb_status tb_field_str(const tb_field *f, const void *rec, size_t len,

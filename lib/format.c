@@ -363,14 +363,7 @@ TB_API tb_status tb_format_parse(const char *text, size_t len, tb_field *fields,
 	int state = ST_NAME, common = 1;
 	tb_status st;
 
-	tp.text = text;
-	tp.len = len;
-	tp.line_start = 0;
-	tp.line = 0;
-	if (err) {
-		tb_error_clear(&err->error);
-		err->line = err->column = 0;
-	}
+	tb_text_begin(&tp, text, len, err);
 	if (!out || (!text && len) || (!fields && max_fields))
 		return tb_text_fail(&tp, err, TB_ERR_ARG, 0, "NULL argument");
 	if (long_size == 0)
@@ -528,14 +521,7 @@ TB_API tb_status tb_format_parse_header_page(const char *text, size_t len,
 	unsigned seen = 0; /* bits: 1 timestamp, 2 commit, 4 overwrite, 8 data */
 	tb_status st;
 
-	tp.text = text;
-	tp.len = len;
-	tp.line_start = 0;
-	tp.line = 0;
-	if (err) {
-		tb_error_clear(&err->error);
-		err->line = err->column = 0;
-	}
+	tb_text_begin(&tp, text, len, err);
 	if (!out || (!text && len))
 		return tb_text_fail(&tp, err, TB_ERR_ARG, 0, "NULL argument");
 	memset(out, 0, sizeof(*out));

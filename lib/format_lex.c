@@ -15,6 +15,19 @@ static int is_ident(char c)
 	       (c >= '0' && c <= '9') || c == '_';
 }
 
+void tb_text_begin(tb_text_pos *tp, const char *text, size_t len,
+		   tb_format_error *err)
+{
+	tp->text = text;
+	tp->len = len;
+	tp->line_start = 0;
+	tp->line = 0;
+	if (err) {
+		tb_error_clear(&err->error);
+		err->line = err->column = 0;
+	}
+}
+
 tb_status tb_text_fail_any(const tb_text_pos *tp, tb_format_error *err,
 			   tb_status st, size_t at, const char *what)
 {

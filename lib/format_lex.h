@@ -35,6 +35,10 @@ typedef struct tb_field_line {
 	size_t offset_off, size_off; /* where the offset and size values start */
 } tb_field_line;
 
+/* Start reading a text: position at its first byte, *err cleared. */
+void tb_text_begin(tb_text_pos *tp, const char *text, size_t len,
+		   tb_format_error *err);
+
 /* Fail at byte `at` of the text, filling line and column. */
 tb_status tb_text_fail(const tb_text_pos *tp, tb_format_error *err, tb_status st,
 		       size_t at, const char *what);

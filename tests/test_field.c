@@ -7,6 +7,7 @@
 #include <traceevent/kbuffer.h>
 
 #include "tracebound/format.h"
+#include "formattext.h"
 #include "tarball.h"
 #include "testutil.h"
 
@@ -14,13 +15,6 @@ Suite *tb_suite_field(void);
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-#define COMMON4                                                                  \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"   \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"   \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-#define HEAD(name, id) "name: " name "\nID: " id "\nformat:\n" COMMON4 "\n"
-#define TAIL "\nprint fmt: \"x\"\n"
 
 static tb_field g_fields[64];
 

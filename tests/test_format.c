@@ -11,6 +11,7 @@
 #include <traceevent/event-parse.h>
 
 #include "tracebound/format.h"
+#include "formattext.h"
 #include "tarball.h"
 #include "testutil.h"
 
@@ -259,13 +260,6 @@ END_TEST
 
 /* ---- hand-made formats ---- */
 
-#define COMMON4                                                                  \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"   \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"   \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-#define HEAD(name, id) "name: " name "\nID: " id "\nformat:\n" COMMON4 "\n"
-#define TAIL "\nprint fmt: \"x\"\n"
 
 static tb_field g_fields[TB_FORMAT_MAX_FIELDS + 8];
 
