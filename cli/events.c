@@ -423,3 +423,56 @@ int tb_cli_events_print(tb_cli_events *ev, FILE *out, int json, int cpu,
 	putc('\n', out);
 	return 1;
 }
+
+/* ---- listing (tracebound formats) ---- */
+
+/* The type with the array part the kernel prints after the name:
+ * "char[16]", "char[]" (rest of record); the type text otherwise. */
+static void type_text(char *buf, size_t n, const tb_field *fl)
+{
+	if (fl->kind == TB_FIELD_ARRAY || fl->kind == TB_FIELD_STRING)
+		snprintf(buf, n, "%.*s[%u]", (int)fl->type_len, fl->type, fl->count);
+	else if (fl->kind == TB_FIELD_REST)
+		snprintf(buf, n, "%.*s[]", (int)fl->type_len, fl->type);
+	else
+		snprintf(buf, n, "%.*s", (int)fl->type_len, fl->type);
+}
+
+void tb_cli_events_list(const tb_cli_events *ev, FILE *out, int json)
+{
+	size_t i;
+	uint32_t k;
+	for (i = 0; i < ev->set.count; i++) {
+		const tb_format *f = &ev->set.events[i];
+		if (json) {
+			fputs("{\"system\":", out);
+			tb_cli_json_str(out, f->system, f->system_len);
+			fputs(",\"name\":", out);
+			tb_cli_json_str(out, f->name, f->name_len);
+			fprintf(out, ",\"id\":%u,\"fields\":[", f->id);
+		} else {
+			fprintf(out, "%.*s:%.*s id=%u fields=%u\n", (int)f->system_len, f->system,
+				(int)f->name_len, f->name, f->id, f->nfields);
+		}
+		for (k = 0; k < f->nfields; k++) {
+			const tb_field *fl = &f->fields[k];
+			int sig = (fl->flags & TB_FIELD_SIGNED) != 0;
+			char type[TB_FORMAT_MAX_TYPE + 16];
+			type_text(type, sizeof(type), fl);
+			if (!json) {
+				fprintf(out, "\t%s %.*s; offset=%u size=%u signed=%d kind=%s\n",
+					type, (int)fl->name_len, fl->name, fl->offset, fl->size, sig,
+					tb_field_kind_name(fl->kind));
+				continue;
+			}
+			fputs(k ? ",{\"name\":" : "{\"name\":", out);
+			tb_cli_json_str(out, fl->name, fl->name_len);
+			fputs(",\"type\":", out);
+			tb_cli_json_str(out, type, strlen(type));
+			fprintf(out, ",\"offset\":%u,\"size\":%u,\"signed\":%d,\"kind\":\"%s\"}",
+				fl->offset, fl->size, sig, tb_field_kind_name(fl->kind));
+		}
+		if (json)
+			fputs("]}\n", out);
+	}
+}

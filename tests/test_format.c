@@ -1139,6 +1139,41 @@ START_TEST(cli_raw_events_real)
 		"cpu=0 ts=209134944557 pid=12319 syscalls:sys_exit_write: __syscall_nr=1 ret=2\n"));
 	free(r.out);
 	free(r.err);
+
+	/* tracebound formats: one line per event, fields in format order */
+	snprintf(args, sizeof(args), "formats --json %s/events", tmp);
+	r = cli(tmp, args);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_uint_eq(lines_of(r.out), 2323);
+	ck_assert_ptr_nonnull(strstr(r.out,
+		"{\"system\":\"sched\",\"name\":\"sched_process_exec\",\"id\":365,\"fields\":["
+		"{\"name\":\"common_type\",\"type\":\"unsigned short\",\"offset\":0,\"size\":2,"
+		"\"signed\":0,\"kind\":\"int\"},"
+		"{\"name\":\"common_flags\",\"type\":\"unsigned char\",\"offset\":2,\"size\":1,"
+		"\"signed\":0,\"kind\":\"int\"},"
+		"{\"name\":\"common_preempt_count\",\"type\":\"unsigned char\",\"offset\":3,"
+		"\"size\":1,\"signed\":0,\"kind\":\"int\"},"
+		"{\"name\":\"common_pid\",\"type\":\"int\",\"offset\":4,\"size\":4,"
+		"\"signed\":1,\"kind\":\"int\"},"
+		"{\"name\":\"filename\",\"type\":\"__data_loc char[]\",\"offset\":8,\"size\":4,"
+		"\"signed\":0,\"kind\":\"dynamic\"},"
+		"{\"name\":\"pid\",\"type\":\"pid_t\",\"offset\":12,\"size\":4,"
+		"\"signed\":1,\"kind\":\"int\"},"
+		"{\"name\":\"old_pid\",\"type\":\"pid_t\",\"offset\":16,\"size\":4,"
+		"\"signed\":1,\"kind\":\"int\"}]}\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "{\"name\":\"prev_comm\",\"type\":\"char[16]\","
+					    "\"offset\":8,\"size\":16,\"signed\":0,\"kind\":\"string\"}"));
+	free(r.out);
+	free(r.err);
+	snprintf(args, sizeof(args), "formats %s/events", tmp);
+	r = cli(tmp, args);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_eq(lines_of(r.out), 2323 + 21094);
+	ck_assert_ptr_nonnull(strstr(r.out, "ftrace:print id=5 fields=6\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\tchar[] buf; offset=16 size=0 signed=0 kind=rest\n"));
+	free(r.out);
+	free(r.err);
 	rm_tree(tmp);
 }
 END_TEST
@@ -1176,6 +1211,20 @@ START_TEST(cli_raw_events_bad_format_and_record)
 	/* events without a usable format are still printed, raw */
 	ck_assert_ptr_nonnull(strstr(r.out, "{\"cpu\":0,\"ts\":209134944557,\"id\":839,"));
 	ck_assert_uint_eq(lines_of(r.out), 53738);
+	free(r.out);
+	free(r.err);
+
+	/* the listing goes on past the broken format, and says so */
+	snprintf(args, sizeof(args), "formats %s/ev", tmp);
+	r = cli(tmp, args);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "sys_exit_write/format: line 9, column 34"));
+	ck_assert_ptr_nonnull(strstr(r.out, "sched:sched_switch id=372 fields=6\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "syscalls:sys_exit_dup2 id=917 fields=6\n"));
+	free(r.out);
+	free(r.err);
+	r = cli(tmp, "formats");
+	ck_assert_int_eq(r.status, 2);
 	free(r.out);
 	free(r.err);
 
