@@ -363,7 +363,7 @@ static void print_value(FILE *out, const tb_field *f, const tb_field_value *v,
 		else
 			fprintf(out, "<%s>", tb_strerror(v->status));
 	} else if (is_scalar(f)) {
-		print_num(out, f, v->num, !json && f->kind == TB_FIELD_POINTER);
+		print_num(out, f, v->num, !json && f->kind != TB_FIELD_INT);
 	} else if (f->flags & TB_FIELD_TEXT) {
 		size_t n = text_len(v->data, v->len);
 		if (json)

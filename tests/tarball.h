@@ -7,6 +7,7 @@
 #ifndef TB_TARBALL_H
 #define TB_TARBALL_H
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,91 @@ static inline int tb_tarball_load(const char *path, tb_tarball *t)
 			e->len = size;
 		}
 		off += 512 + (size + 511) / 512 * 512;
+	}
+	return 0;
+}
+
+/* Append one file to t (growing buf; entries re-pointed afterwards). */
+static inline int tb_tar_add_file(tb_tarball *t, size_t *cap, size_t *ecap,
+				  const char *path, const char *name)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	if (!f)
+		return 0;
+	if (t->count == *ecap) {
+		tb_tar_entry *ne = (tb_tar_entry *)realloc(t->entries,
+							   (*ecap = *ecap ? *ecap * 2 : 256) *
+								   sizeof(*ne));
+		if (!ne) {
+			fclose(f);
+			return -1;
+		}
+		t->entries = ne;
+	}
+	t->entries[t->count].len = 0;
+	for (;;) {
+		if (t->len + 4096 > *cap) {
+			char *nb = (char *)realloc(t->buf, *cap = *cap ? *cap * 2 : 1 << 20);
+			if (!nb) {
+				fclose(f);
+				return -1;
+			}
+			t->buf = nb;
+		}
+		n = fread(t->buf + t->len, 1, 4096, f);
+		if (n == 0)
+			break;
+		t->len += n;
+		t->entries[t->count].len += n;
+	}
+	fclose(f);
+	snprintf(t->entries[t->count].path, sizeof(t->entries[0].path), "%s", name);
+	t->count++;
+	return 0;
+}
+
+/*
+ * The same from a directory laid out like /sys/kernel/tracing/events
+ * (DIR/<system>/<event>/format): entries named "events/SYS/EV/format".
+ * Returns 0 on success (even with no format found).
+ */
+static inline int tb_tarball_from_dir(const char *dir, tb_tarball *t)
+{
+	size_t cap = 0, ecap = 0, off = 0, i;
+	DIR *d = opendir(dir);
+	struct dirent *sys;
+	memset(t, 0, sizeof(*t));
+	if (!d)
+		return -1;
+	while ((sys = readdir(d)) != NULL) {
+		char sdir[1024];
+		DIR *sd;
+		struct dirent *ev;
+		if (sys->d_name[0] == '.')
+			continue;
+		snprintf(sdir, sizeof(sdir), "%s/%s", dir, sys->d_name);
+		if (!(sd = opendir(sdir)))
+			continue;
+		while ((ev = readdir(sd)) != NULL) {
+			char path[2048], name[240];
+			if (ev->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/format", sdir, ev->d_name);
+			snprintf(name, sizeof(name), "events/%.100s/%.100s/format", sys->d_name,
+				 ev->d_name);
+			if (tb_tar_add_file(t, &cap, &ecap, path, name) != 0) {
+				closedir(sd);
+				closedir(d);
+				return -1;
+			}
+		}
+		closedir(sd);
+	}
+	closedir(d);
+	for (i = 0; i < t->count; i++) { /* buf may have moved: point now */
+		t->entries[i].data = t->buf + off;
+		off += t->entries[i].len;
 	}
 	return 0;
 }

@@ -487,33 +487,39 @@ END_TEST
 
 /* ---- every field of every real record, against libtraceevent ---- */
 
-#define NFMT 2323
+#define NFMT 2323   /* formats in the 6.18 sample */
+#define NFMT_MAX 4096
 
 typedef struct real_ctx {
 	tb_tarball tar;
-	tb_format events[NFMT];
+	tb_format events[NFMT_MAX];
 	tb_field *fields;
 	uint32_t index[16384];
-	char systems[NFMT][64];
+	char systems[NFMT_MAX][64];
 	tb_format_set set;
 	struct tep_handle *tep;
 } real_ctx;
 
-static real_ctx *load_real(void)
+/* Formats from a tarball or a directory, in our set and in libtraceevent. */
+static real_ctx *load_real(const char *events_dir, size_t *nformats)
 {
 	real_ctx *c = calloc(1, sizeof(*c));
 	size_t i, n = 0;
 	ck_assert_ptr_nonnull(c);
-	c->fields = calloc(32768, sizeof(tb_field));
-	ck_assert_int_eq(tb_tarball_load(tb_test_path("tests/data/formats-6.18.tar.gz"), &c->tar), 0);
-	ck_assert_int_eq(tb_format_set_init(&c->set, c->events, NFMT, c->fields, 32768,
+	c->fields = calloc(65536, sizeof(tb_field));
+	if (events_dir)
+		ck_assert_int_eq(tb_tarball_from_dir(events_dir, &c->tar), 0);
+	else
+		ck_assert_int_eq(tb_tarball_load(tb_test_path("tests/data/formats-6.18.tar.gz"),
+						 &c->tar), 0);
+	ck_assert_int_eq(tb_format_set_init(&c->set, c->events, NFMT_MAX, c->fields, 65536,
 					    c->index, ARRAY_LEN(c->index), 8),
 			 TB_OK);
 	c->tep = tep_alloc();
 	tep_set_loglevel(TEP_LOG_NONE);
 	tep_set_long_size(c->tep, 8);
 	tep_set_file_bigendian(c->tep, TEP_LITTLE_ENDIAN);
-	for (i = 0; i < c->tar.count; i++) {
+	for (i = 0; i < c->tar.count && n < NFMT_MAX; i++) {
 		char ev[128];
 		const tb_tar_entry *e = &c->tar.entries[i];
 		if (!tb_tar_is_format(e, c->systems[n], 64, ev, sizeof(ev)))
@@ -524,7 +530,7 @@ static real_ctx *load_real(void)
 		ck_assert_int_eq(tep_parse_event(c->tep, e->data, e->len, c->systems[n]), 0);
 		n++;
 	}
-	ck_assert_uint_eq(n, NFMT);
+	*nformats = n;
 	return c;
 }
 
@@ -606,14 +612,14 @@ static void compare_record(real_ctx *c, const uint8_t *data, size_t size,
 	free(r);
 }
 
-static void walk_cpu_file(real_ctx *c, const char *path, diff_stats *st)
+static void walk_cpu_file(real_ctx *c, const char *path, size_t subbuf, diff_stats *st)
 {
 	size_t len, off;
-	uint8_t *buf = tb_test_read_file(tb_test_path(path), &len);
+	uint8_t *buf = tb_test_read_file(path, &len);
 	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
 	ck_assert_ptr_nonnull(buf);
-	ck_assert_uint_eq(len % 4096, 0);
-	for (off = 0; off + 4096 <= len; off += 4096) {
+	ck_assert_uint_eq(len % subbuf, 0);
+	for (off = 0; off + subbuf <= len; off += subbuf) {
 		unsigned long long ts;
 		void *data;
 		ck_assert_int_eq(kbuffer_load_subbuffer(kb, buf + off), 0);
@@ -627,16 +633,55 @@ static void walk_cpu_file(real_ctx *c, const char *path, diff_stats *st)
 
 START_TEST(real_records_agree_with_libtraceevent)
 {
-	real_ctx *c = load_real();
+	size_t n;
+	real_ctx *c = load_real(NULL, &n);
 	diff_stats st = { 0 };
-	walk_cpu_file(c, "tests/data/raw-sched4k/cpu0.raw", &st);
-	walk_cpu_file(c, "tests/data/raw-sched4k/cpu1.raw", &st);
+	ck_assert_uint_eq(n, NFMT);
+	walk_cpu_file(c, tb_test_path("tests/data/raw-sched4k/cpu0.raw"), 4096, &st);
+	walk_cpu_file(c, tb_test_path("tests/data/raw-sched4k/cpu1.raw"), 4096, &st);
 	/* the walker's differential counts 53,737 events in these pages */
 	ck_assert_uint_eq(st.records, 53737);
 	ck_assert_uint_eq(st.ints, 385830);
 	ck_assert_uint_eq(st.strings, 9954);
 	ck_assert_uint_eq(st.dynamics, 2781);
 	ck_assert_uint_eq(st.arrays, 0);
+	free_real(c);
+}
+END_TEST
+
+/*
+ * A fresh capture (tests/capture-fresh.sh OUTDIR), when TB_FRESH_DIR names
+ * one: every field of every record against libtraceevent, with the
+ * formats the capture copied.  Skipped (passes) without it.
+ */
+START_TEST(fresh_capture_agrees_with_libtraceevent)
+{
+	const char *dir = getenv("TB_FRESH_DIR");
+	char path[1024];
+	size_t n, cpu, kb = 4, len;
+	diff_stats st = { 0 };
+	real_ctx *c;
+	char *text;
+	if (!dir || !*dir)
+		return;
+	snprintf(path, sizeof(path), "%s/subbuf_kb", dir);
+	if ((text = (char *)tb_test_read_file(path, &len)) != NULL) {
+		kb = (size_t)strtoul(text, NULL, 10);
+		free(text);
+	}
+	snprintf(path, sizeof(path), "%s/events", dir);
+	c = load_real(path, &n);
+	ck_assert_uint_gt(n, 0);
+	for (cpu = 0; cpu < 1024; cpu++) {
+		snprintf(path, sizeof(path), "%s/cpu%zu.raw", dir, cpu);
+		if (!tb_test_exists(path))
+			break;
+		walk_cpu_file(c, path, kb * 1024, &st);
+	}
+	fprintf(stderr, "fresh capture %s: %zu formats, %zu records, %zu integer fields, "
+			"%zu strings, %zu arrays, %zu dynamic fields: all equal\n",
+		dir, n, st.records, st.ints, st.strings, st.arrays, st.dynamics);
+	ck_assert_uint_gt(st.records, 0);
 	free_real(c);
 }
 END_TEST
@@ -661,6 +706,7 @@ static Suite *suite(void)
 	tc = tcase_create("real");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, real_records_agree_with_libtraceevent);
+	tcase_add_test(tc, fresh_capture_agrees_with_libtraceevent);
 	suite_add_tcase(s, tc);
 	return s;
 }
