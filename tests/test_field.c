@@ -7,6 +7,7 @@
 #include <traceevent/kbuffer.h>
 
 #include "tracebound/format.h"
+#include "tracebound/kbuf.h"
 #include "formattext.h"
 #include "tarball.h"
 #include "testutil.h"
@@ -612,21 +613,40 @@ static void compare_record(real_ctx *c, const uint8_t *data, size_t size,
 	free(r);
 }
 
+/*
+ * Walk a trace_pipe_raw dump with tb_kbuf (ours) and kbuffer (theirs) in
+ * lockstep: the same records at the same place and time, then every field
+ * of each through both libraries.
+ */
 static void walk_cpu_file(real_ctx *c, const char *path, size_t subbuf, diff_stats *st)
 {
-	size_t len, off;
+	size_t len;
 	uint8_t *buf = tb_test_read_file(path, &len);
 	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	tb_kbuf_layout layout;
+	tb_kbuf_stream s;
+	tb_kbuf tk;
+	tb_error e;
 	ck_assert_ptr_nonnull(buf);
 	ck_assert_uint_eq(len % subbuf, 0);
-	for (off = 0; off + subbuf <= len; off += subbuf) {
+	ck_assert_int_eq(tb_kbuf_layout_init(&layout, 0, 8, (uint32_t)subbuf, 0), TB_OK);
+	tb_kbuf_stream_init(&s, &layout, buf, len);
+	while (tb_kbuf_stream_next(&s, &tk, &e) == TB_OK) {
 		unsigned long long ts;
+		tb_kbuf_record r;
 		void *data;
-		ck_assert_int_eq(kbuffer_load_subbuffer(kb, buf + off), 0);
+		ck_assert_int_eq(kbuffer_load_subbuffer(kb, buf + s.subbuf_offset), 0);
 		for (data = kbuffer_read_event(kb, &ts); data;
-		     data = kbuffer_next_event(kb, &ts))
-			compare_record(c, data, (size_t)kbuffer_event_size(kb), st);
+		     data = kbuffer_next_event(kb, &ts)) {
+			ck_assert_int_eq(tb_kbuf_next_event(&tk, &r), TB_OK);
+			ck_assert_ptr_eq(r.payload, data);
+			ck_assert_uint_eq(r.payload_len, (uint32_t)kbuffer_event_size(kb));
+			ck_assert_uint_eq(r.ts, ts);
+			compare_record(c, r.payload, r.payload_len, st);
+		}
+		ck_assert_int_eq(tb_kbuf_next_event(&tk, &r), TB_END);
 	}
+	ck_assert_uint_eq(s.next, len);
 	kbuffer_free(kb);
 	free(buf);
 }
