@@ -43,16 +43,17 @@ static tb_status field_span(const tb_field *f, const tb_reader *r,
 	uint32_t loc;
 	uint16_t off16;
 	size_t o, l;
+	tb_status bad = TB_ERR_RANGE;
+	const char *what = "dynamic field data lies outside the record";
 
 	*p = NULL;
 	*n = 0;
 	switch (f->kind) {
 	case TB_FIELD_REST:
 		o = f->offset;
-		l = r->len - (o <= r->len ? o : r->len);
-		if (!tb_rd_ptr_at(r, o, l, p))
-			return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
-				       "rest-of-record field starts past the record end");
+		l = o <= r->len ? r->len - o : 1;
+		bad = TB_ERR_TRUNCATED;
+		what = "rest-of-record field starts past the record end";
 		break;
 	case TB_FIELD_DYNAMIC:
 		if (f->flags & TB_FIELD_LEGACY) {
@@ -60,7 +61,7 @@ static tb_status field_span(const tb_field *f, const tb_reader *r,
 				return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
 					       "dynamic field runs past the record end");
 			o = off16;
-			l = r->len - (o <= r->len ? o : r->len);
+			l = o <= r->len ? r->len - o : 1;
 		} else {
 			if (!tb_rd_u32_at(r, f->offset, &loc))
 				return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
@@ -72,19 +73,20 @@ static tb_status field_span(const tb_field *f, const tb_reader *r,
 			if (f->flags & TB_FIELD_REL)
 				o += (size_t)f->offset + f->size; /* < 2^18: no wrap */
 		}
-		if (!tb_rd_ptr_at(r, o, l, p))
-			return tb_fail(err, TB_ERR_RANGE, f->offset,
-				       "dynamic field data lies outside the record");
 		break;
 	default:
+		o = f->offset;
 		l = f->size;
-		if (!tb_rd_ptr_at(r, f->offset, l, p))
-			return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
-				       "field runs past the record end");
+		bad = TB_ERR_TRUNCATED;
+		what = "field runs past the record end";
 		break;
 	}
-	if (l == 0)
-		*p = NULL;
+	/* an empty range at the end is present but has no bytes (and no
+	 * pointer: the record itself may be NULL with length 0) */
+	if (l == 0 && o == r->len)
+		return TB_OK;
+	if (!tb_rd_ptr_at(r, o, l, p))
+		return tb_fail(err, bad, f->offset, what);
 	*n = l;
 	return TB_OK;
 }
