@@ -660,6 +660,46 @@ START_TEST(every_prefix_of_real_formats)
 }
 END_TEST
 
+/* Every prefix of every one of the 2,323 real formats (as views into the
+ * whole archive buffer; the five above also run on exact-size copies). */
+START_TEST(every_prefix_of_all_real_formats)
+{
+	tb_tarball tar;
+	size_t i, k, ok = 0, errors = 0, files = 0;
+	tb_format f;
+	tb_format_error e;
+	ck_assert_int_eq(tb_tarball_load(tb_test_path("tests/data/formats-6.18.tar.gz"), &tar), 0);
+	for (i = 0; i < tar.count; i++) {
+		const tb_tar_entry *t = &tar.entries[i];
+		size_t fmt_at = 0;
+		const char *pf;
+		char sys[64], ev[128];
+		if (!tb_tar_is_format(t, sys, sizeof(sys), ev, sizeof(ev)))
+			continue;
+		files++;
+		pf = strstr(t->data, "\nprint fmt: ");
+		ck_assert_ptr_nonnull(pf);
+		fmt_at = (size_t)(pf - t->data) + 1;
+		for (k = 0; k <= t->len; k++) {
+			tb_status st = tb_format_parse(t->data, k, g_fields, TB_ARRAY_LEN(g_fields),
+						       8, &f, &e);
+			if (st == TB_OK) {
+				/* only once "print fmt:" is whole */
+				ck_assert_uint_ge(k, fmt_at + 10);
+				ok++;
+			} else {
+				ck_assert_uint_le(e.error.offset, k);
+				errors++;
+			}
+		}
+	}
+	ck_assert_uint_eq(files, 2323);
+	ck_assert_uint_gt(ok, 0);
+	ck_assert_uint_gt(errors, 0);
+	tb_tarball_free(&tar);
+}
+END_TEST
+
 START_TEST(odd_spellings_and_arguments)
 {
 	static const char text[] =
@@ -1255,6 +1295,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, nul_bytes_are_errors);
 	tcase_add_test(tc, limits_and_space);
 	tcase_add_test(tc, every_prefix_of_real_formats);
+	tcase_add_test(tc, every_prefix_of_all_real_formats);
 	tcase_add_test(tc, odd_spellings_and_arguments);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("set");
