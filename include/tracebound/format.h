@@ -29,6 +29,18 @@
  *
  * Byte order: records are read in the byte order of the traced machine
  * (`big_endian` argument), never the host's.
+ *
+ * Typical use (no allocation; sizes are the caller's choice):
+ *
+ *	tb_format ev[N]; tb_field fl[M]; uint32_t ix[tb_format_index_len(N)];
+ *	tb_format_set set;
+ *	tb_format_set_init(&set, ev, N, fl, M, ix, tb_format_index_len(N), 8);
+ *	for each events/<sys>/<event>/format text:
+ *		tb_format_set_add(&set, text, len, sys, strlen(sys), NULL, &ferr);
+ *	for each record (e.g. a tb_kbuf_record's payload):
+ *		tb_format_set_lookup(&set, rec, len, be, &fmt, &err);   // id -> schema
+ *		tb_format_decode(fmt, rec, len, be, vals, M, &err);      // every field
+ *	or, once per record, tb_format_check_record() and then tb_field_*().
  */
 #ifndef TRACEBOUND_FORMAT_H
 #define TRACEBOUND_FORMAT_H
@@ -96,7 +108,8 @@ typedef struct tb_format {
 	size_t name_len;
 	const char *system;     /* caller-supplied (tb_format_set_add), may be NULL */
 	size_t system_len;
-	const char *print_fmt;  /* text after "print fmt: " up to the end of its line, or NULL */
+	const char *print_fmt;  /* text after "print fmt: " to the end of the text (string
+				   literals may hold newlines), trailing blanks cut */
 	size_t print_fmt_len;
 	size_t print_fmt_offset;/* byte offset of print_fmt in the format text */
 	const char *text;       /* the whole format text this was parsed from */
@@ -116,13 +129,21 @@ typedef struct tb_format_error {
 /*
  * Parse one format text into *out, its fields into fields[0..max_fields).
  * `long_size` (4 or 8; 0 means 8) is the traced kernel's long, used only to
- * size the elements of dynamic `long` / pointer arrays.  Old and new kernel
- * spellings are accepted (no `signed:`, `field special:`, macro or
- * expression array lengths, `[]`, BTF attributes, the 2-byte __data_loc).
- * Errors: TB_ERR_SYNTAX / TB_ERR_TRUNCATED / TB_ERR_VALUE /
- * TB_ERR_DUPLICATE / TB_ERR_RANGE / TB_ERR_LIMIT for the text (each with
- * its own `what`), TB_ERR_NO_SPACE when max_fields is too small,
- * TB_ERR_ARG for NULL arguments.
+ * size the elements of dynamic and rest-of-record `long` arrays.  Old and
+ * new kernel spellings are accepted (no `signed:` (signedness then from
+ * the C type), `field special:`, macro or expression array lengths, `[]`,
+ * BTF attributes, the 2-byte __data_loc).  The lines must come in the
+ * kernel's order: name:, ID:, format:, common fields, blank line, event
+ * fields, print fmt:.  Every byte outside the print fmt must be TAB or
+ * printable ASCII; a NUL anywhere is an error.
+ * Errors (each with its own static `what`, err->error.offset the byte
+ * offset, err->line/column where it is): TB_ERR_SYNTAX (grammar),
+ * TB_ERR_TRUNCATED (text ends early), TB_ERR_VALUE (a number that cannot
+ * be: signed:2, an array size no multiple of its length, a 2- or 8-byte
+ * __rel_loc, an ID over 32 bits or over common_type), TB_ERR_DUPLICATE
+ * (field name or key twice), TB_ERR_RANGE (field past 64 KiB or over the
+ * common header), TB_ERR_LIMIT (the TB_FORMAT_MAX_* limits),
+ * TB_ERR_NO_SPACE (max_fields too small), TB_ERR_ARG (NULL arguments).
  */
 TB_API TB_MUST_CHECK tb_status tb_format_parse(const char *text, size_t len,
 					       tb_field *fields, size_t max_fields,
@@ -166,8 +187,10 @@ TB_API TB_MUST_CHECK tb_status tb_field_int(const tb_field *f, const void *rec,
 /*
  * The bytes a field holds, inside the record: a static field's own bytes;
  * for DYNAMIC the data the loc word points at (__rel_loc base included;
- * length 0 means absent: *n = 0 and TB_OK; LEGACY runs to the record end);
- * for REST everything from the offset to the record end.
+ * length 0 means absent: *data = NULL, *n = 0 and TB_OK; LEGACY runs to the
+ * record end); for REST everything from the offset to the record end.
+ * TB_ERR_TRUNCATED when the field (or its loc word) runs past the record,
+ * TB_ERR_RANGE when a dynamic field's data lies outside it.
  */
 TB_API TB_MUST_CHECK tb_status tb_field_bytes(const tb_field *f, const void *rec,
 					      size_t len, int big_endian,
