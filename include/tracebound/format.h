@@ -32,9 +32,10 @@
  *
  * Typical use (no allocation; sizes are the caller's choice):
  *
- *	tb_format ev[N]; tb_field fl[M]; uint32_t ix[tb_format_index_len(N)];
- *	tb_format_set set;
- *	tb_format_set_init(&set, ev, N, fl, M, ix, tb_format_index_len(N), 8);
+ *	tb_format ev[N]; tb_field fl[M]; uint32_t ix[IX]; tb_format_set set;
+ *	    (IX a power of two >= tb_format_index_len(N): 16384 for 2,323 formats;
+ *	     M the fields of all formats together: 21,094 for those 2,323)
+ *	tb_format_set_init(&set, ev, N, fl, M, ix, IX, 8);
  *	for each events/<sys>/<event>/format text:
  *		tb_format_set_add(&set, text, len, sys, strlen(sys), NULL, &ferr);
  *	for each record (e.g. a tb_kbuf_record's payload):
