@@ -353,7 +353,9 @@ START_TEST(tricky_field_lines)
 		"\tfield:unsigned char raw[6];\toffset:60;\tsize:6;\tsigned:0;\n"
 		"\tfield:signed char sc;\toffset:66;\tsize:1;\tsigned:1;\n"
 		"\tfield:u64 x;\toffset:72;\tsize:8;\tsigned:0;\n"
-		"\tfield:char empty[];\toffset:80;\tsize:0;\tsigned:0;\n"
+		"\tfield:__data_loc u32[] vals;\toffset:80;\tsize:4;\tsigned:0;\n"
+		"\tfield:unsigned long caller[8];\toffset:88;\tsize:64;\tsigned:0;\n"
+		"\tfield:char empty[];\toffset:152;\tsize:0;\tsigned:0;\n"
 		TAIL;
 	tb_format f;
 	tb_format_error e;
@@ -380,7 +382,15 @@ START_TEST(tricky_field_lines)
 	ck_assert_uint_eq(must_field(&f, "raw")->kind, TB_FIELD_STRING);
 	ck_assert(must_field(&f, "sc")->flags & TB_FIELD_SIGNED);
 	ck_assert_uint_eq(must_field(&f, "empty")->kind, TB_FIELD_REST);
-	ck_assert_uint_eq(f.ndynamic, 3);
+	fl = must_field(&f, "vals");
+	ck_assert_uint_eq(fl->kind, TB_FIELD_DYNAMIC);
+	ck_assert_uint_eq(fl->elem_size, 4);
+	ck_assert(!(fl->flags & TB_FIELD_TEXT));
+	fl = must_field(&f, "caller");
+	ck_assert_uint_eq(fl->kind, TB_FIELD_ARRAY);
+	ck_assert_uint_eq(fl->elem_size, 8);
+	ck_assert_uint_eq(fl->count, 8);
+	ck_assert_uint_eq(f.ndynamic, 4);
 	free(keep);
 
 	/* a 32-bit kernel's long sizes dynamic long arrays */
