@@ -6,11 +6,12 @@
 #include "internal.h"
 #include "tracebound/format.h"
 
-static uint64_t extend(uint64_t v, uint32_t size, int is_signed)
+/* Sign-extend a `size`-byte value (size 1..8) when is_signed, branch-free:
+ * with m the sign bit, (v ^ m) - m. */
+static inline uint64_t extend(uint64_t v, uint32_t size, int is_signed)
 {
-	if (is_signed && size < 8 && (v >> (8 * size - 1)) & 1u)
-		v |= ~(uint64_t)0 << (8 * size);
-	return v;
+	uint64_t m = (uint64_t)(is_signed != 0) << (8 * size - 1);
+	return (v ^ m) - m;
 }
 
 /* A scalar's value; size is 1, 2, 4 or 8 (classification guarantees it). */
