@@ -922,6 +922,56 @@ START_TEST(set_event_limit)
 }
 END_TEST
 
+START_TEST(set_arguments)
+{
+	static small_set ss;
+	static const char wide[] =
+		"name: w\nID: 1\nformat:\n\tfield:u64 common_type;\toffset:0;\tsize:8;\n\n" TAIL;
+	static const char shifted[] =
+		"name: s\nID: 2\nformat:\n\tfield:u64 common_type;\toffset:8;\tsize:8;\n\n" TAIL;
+	tb_format_set zero;
+	const tb_format *got;
+	tb_error er;
+	uint8_t rec[8] = { 1, 0, 0, 0, 1, 0, 0, 0 }; /* id 2^32 + 1 */
+	memset(&zero, 0, sizeof(zero));
+	ck_assert_int_eq(tb_format_set_init(NULL, ss.events, 8, ss.fields, 64, ss.index, 16, 8),
+			 TB_ERR_ARG);
+	ck_assert_int_eq(tb_format_set_init(&ss.set, NULL, 8, ss.fields, 64, ss.index, 16, 8),
+			 TB_ERR_ARG);
+	ck_assert_int_eq(tb_format_set_init(&ss.set, ss.events, 8, NULL, 64, ss.index, 16, 8),
+			 TB_ERR_ARG);
+	ck_assert_int_eq(tb_format_set_init(&ss.set, ss.events, 8, ss.fields, 64, NULL, 16, 8),
+			 TB_ERR_ARG);
+	ck_assert_int_eq(tb_format_set_init(&ss.set, ss.events, 8, ss.fields, 64, ss.index, 2, 8),
+			 TB_ERR_ARG);
+	/* a set never initialised finds nothing and takes nothing */
+	ck_assert_ptr_null(tb_format_set_by_id(&zero, 1));
+	ck_assert_ptr_null(tb_format_set_find(&zero, NULL, "w"));
+	ck_assert_int_eq(tb_format_set_add(&zero, wide, strlen(wide), NULL, 0, NULL, NULL),
+			 TB_ERR_ARG);
+	ck_assert_int_eq(tb_format_set_add(NULL, wide, strlen(wide), NULL, 0, NULL, NULL),
+			 TB_ERR_ARG);
+	ck_assert_int_eq(tb_format_set_lookup(&zero, rec, 8, 0, &got, &er), TB_NOT_FOUND);
+	ck_assert_int_eq(tb_format_set_lookup(&zero, rec, 8, 0, NULL, &er), TB_ERR_ARG);
+	ck_assert_int_eq(tb_format_set_lookup(&zero, NULL, 8, 0, &got, &er), TB_ERR_ARG);
+
+	/* a 32-bit kernel's set; an 8-byte common_type with an id past 32 bits */
+	ck_assert_int_eq(tb_format_set_init(&ss.set, ss.events, 8, ss.fields, 64, ss.index, 16, 4),
+			 TB_OK);
+	ck_assert_int_eq(tb_format_set_add(&ss.set, wide, strlen(wide), NULL, 0, &got, NULL), TB_OK);
+	ck_assert_ptr_null(got->system);
+	ck_assert_ptr_eq(tb_format_set_find(&ss.set, NULL, "w"), got);
+	ck_assert_int_eq(tb_format_set_add(&ss.set, wide, strlen(wide), NULL, 0, NULL, NULL),
+			 TB_ERR_DUPLICATE);
+	ck_assert_int_eq(tb_format_set_add(&ss.set, shifted, strlen(shifted), NULL, 0, NULL, NULL),
+			 TB_ERR_VALUE); /* same size, other offset */
+	ck_assert_int_eq(tb_format_set_lookup(&ss.set, rec, 8, 0, &got, &er), TB_NOT_FOUND);
+	rec[4] = 0;
+	ck_assert_int_eq(tb_format_set_lookup(&ss.set, rec, 8, 0, &got, &er), TB_OK);
+	ck_assert_uint_eq(got->id, 1);
+}
+END_TEST
+
 /* ---- header_page ---- */
 
 START_TEST(header_page_real_and_variants)
@@ -1313,6 +1363,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, set_storage_and_lookups);
 	tcase_add_test(tc, set_full_storage);
 	tcase_add_test(tc, set_event_limit);
+	tcase_add_test(tc, set_arguments);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("header_page");
 	tcase_add_test(tc, header_page_real_and_variants);
