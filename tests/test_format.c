@@ -1,6 +1,5 @@
 /* Event format schemas: the grammar, classification, validation and the set. */
 #include <check.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1080,46 +1079,23 @@ END_TEST
 
 START_TEST(live_tracefs_formats_parse)
 {
-	static const char root[] = "/sys/kernel/tracing/events";
-	DIR *d = opendir(root);
-	struct dirent *sys;
-	size_t parsed = 0;
-	if (!d)
+	tb_tarball live;
+	size_t i, parsed = 0;
+	if (tb_tarball_from_dir("/sys/kernel/tracing/events", &live) != 0)
 		return; /* no tracefs here: nothing to compare */
-	while ((sys = readdir(d)) != NULL) {
-		char sdir[512];
-		DIR *sd;
-		struct dirent *ev;
-		if (sys->d_name[0] == '.')
-			continue;
-		snprintf(sdir, sizeof(sdir), "%s/%s", root, sys->d_name);
-		if (!(sd = opendir(sdir)))
-			continue;
-		while ((ev = readdir(sd)) != NULL) {
-			char path[1024], buf[65536];
-			FILE *f;
-			size_t n;
-			tb_format fmt;
-			tb_format_error e;
-			tb_status st;
-			char *copy;
-			if (ev->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "%s/%s/format", sdir, ev->d_name);
-			if (!(f = fopen(path, "r")))
-				continue;
-			n = fread(buf, 1, sizeof(buf), f);
-			fclose(f);
-			copy = (char *)tb_test_dup(buf, n);
-			st = tb_format_parse(copy, n, g_fields, TB_ARRAY_LEN(g_fields), 8, &fmt, &e);
-			ck_assert_msg(st == TB_OK, "%s: line %u col %u: %s", path, e.line, e.column,
-				      e.error.what);
-			free(copy);
-			parsed++;
-		}
-		closedir(sd);
+	for (i = 0; i < live.count; i++) {
+		const tb_tar_entry *t = &live.entries[i];
+		char *copy = (char *)tb_test_dup(t->data, t->len);
+		tb_format fmt;
+		tb_format_error e;
+		tb_status st = tb_format_parse(copy, t->len, g_fields, TB_ARRAY_LEN(g_fields), 8,
+					       &fmt, &e);
+		ck_assert_msg(st == TB_OK, "%s: line %u col %u: %s", t->path, e.line, e.column,
+			      e.error.what);
+		free(copy);
+		parsed++;
 	}
-	closedir(d);
+	tb_tarball_free(&live);
 	ck_assert_uint_gt(parsed, 0);
 }
 END_TEST
