@@ -1,0 +1,342 @@
+/*
+ * Lookup tables built from the companion texts a trace.dat carries:
+ * saved cmdlines (pid -> comm), kallsyms (address -> symbol) and printk
+ * formats (address -> format).  Entries live in caller storage and
+ * point into the text; a malformed line fails with its line number.
+ */
+#include "tracebound/tracedat.h"
+#include "internal.h"
+
+/* Largest entry the in-place sort swaps through its temporary. */
+#define TB_SORT_ELEM_MAX 64
+
+typedef int (*less_fn)(const void *a, const void *b);
+
+static void swap_elems(uint8_t *a, uint8_t *b, size_t size)
+{
+	uint8_t tmp[TB_SORT_ELEM_MAX];
+	memcpy(tmp, a, size);
+	memcpy(a, b, size);
+	memcpy(b, tmp, size);
+}
+
+/* Heapsort: O(n log n), no recursion, no allocation. */
+static void heap_sort(void *base, size_t n, size_t size, less_fn less)
+{
+	uint8_t *v = (uint8_t *)base;
+	size_t start, end;
+	if (n < 2 || size > TB_SORT_ELEM_MAX)
+		return;
+	for (start = n / 2; start-- > 0;) {
+		size_t root = start;
+		for (;;) {
+			size_t child = 2 * root + 1;
+			if (child >= n)
+				break;
+			if (child + 1 < n &&
+			    less(v + child * size, v + (child + 1) * size))
+				child++;
+			if (!less(v + root * size, v + child * size))
+				break;
+			swap_elems(v + root * size, v + child * size, size);
+			root = child;
+		}
+	}
+	for (end = n - 1; end > 0; end--) {
+		size_t root = 0;
+		swap_elems(v, v + end * size, size);
+		for (;;) {
+			size_t child = 2 * root + 1;
+			if (child >= end)
+				break;
+			if (child + 1 < end &&
+			    less(v + child * size, v + (child + 1) * size))
+				child++;
+			if (!less(v + root * size, v + child * size))
+				break;
+			swap_elems(v + root * size, v + child * size, size);
+			root = child;
+		}
+	}
+}
+
+/* Lines that are not blank (what the tables may need room for). */
+static size_t count_lines(const char *text, size_t len)
+{
+	tb_reader r;
+	const char *s;
+	size_t n, count = 0;
+	tb_rd_init(&r, text, len, 0);
+	while (tb_rd_line(&r, &s, &n))
+		if (n && !(n == 1 && s[0] == '\r'))
+			count++;
+	return count;
+}
+
+size_t tb_cmdlines_count(const char *text, size_t len)
+{
+	return count_lines(text, len);
+}
+
+size_t tb_kallsyms_count(const char *text, size_t len)
+{
+	return count_lines(text, len);
+}
+
+size_t tb_printk_count(const char *text, size_t len)
+{
+	return count_lines(text, len);
+}
+
+static size_t find_char(const char *s, size_t n, char ch)
+{
+	const char *p = (const char *)memchr(s, ch, n);
+	return p ? (size_t)(p - s) : n;
+}
+
+/* ---- saved cmdlines ---- */
+
+static int cmdline_less(const void *a, const void *b)
+{
+	const tb_cmdline *x = (const tb_cmdline *)a, *y = (const tb_cmdline *)b;
+	return x->pid < y->pid;
+}
+
+tb_status tb_cmdlines_parse(tb_cmdlines *t, const char *text, size_t len,
+			    tb_error *err)
+{
+	tb_reader r;
+	const char *s;
+	size_t n, line = 0;
+	if (!t || (!text && len) || (!t->v && t->cap))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
+	tb_error_clear(err);
+	t->n = 0;
+	tb_rd_init(&r, text, len, 0);
+	while (tb_rd_line(&r, &s, &n)) {
+		size_t sp;
+		uint64_t pid;
+		line++;
+		if (n == 0)
+			continue;
+		sp = find_char(s, n, ' ');
+		if (sp == n || sp + 1 == n)
+			return tb_fail(err, TB_ERR_SYNTAX, line,
+				       "cmdline without '<pid> <comm>'");
+		if (!tb_parse_u64(s, sp, &pid) || pid > INT32_MAX)
+			return tb_fail(err, TB_ERR_SYNTAX, line,
+				       "cmdline pid is not a number");
+		if (t->n >= t->cap)
+			return tb_fail(err, TB_ERR_NO_SPACE, line,
+				       "cmdlines table full");
+		t->v[t->n].pid = (int32_t)pid;
+		t->v[t->n].comm = s + sp + 1;
+		t->v[t->n].comm_len = n - sp - 1;
+		t->n++;
+	}
+	heap_sort(t->v, t->n, sizeof(*t->v), cmdline_less);
+	return TB_OK;
+}
+
+const tb_cmdline *tb_cmdlines_find(const tb_cmdlines *t, int32_t pid)
+{
+	size_t lo = 0, hi;
+	if (!t || !t->v)
+		return NULL;
+	hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->v[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* several lines for one pid: the last one written wins (unsorted
+	 * order is not kept by the heap sort, so take any: they are equal
+	 * in a sane file) */
+	return lo < t->n && t->v[lo].pid == pid ? &t->v[lo] : NULL;
+}
+
+/* ---- kallsyms ---- */
+
+static int ksym_less(const void *a, const void *b)
+{
+	const tb_ksym *x = (const tb_ksym *)a, *y = (const tb_ksym *)b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr;
+	/* equal addresses keep text order (name pointers increase) */
+	return (uintptr_t)x->name < (uintptr_t)y->name;
+}
+
+tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
+			    tb_error *err)
+{
+	tb_reader r;
+	const char *s;
+	size_t n, line = 0;
+	if (!t || (!text && len) || (!t->v && t->cap))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
+	tb_error_clear(err);
+	t->n = 0;
+	tb_rd_init(&r, text, len, 0);
+	while (tb_rd_line(&r, &s, &n)) {
+		size_t a, nm, tab;
+		uint64_t addr;
+		tb_ksym *k;
+		line++;
+		if (n == 0)
+			continue;
+		a = find_char(s, n, ' ');
+		/* "<addr> <type> <name>": the type is one character */
+		if (a == n || a + 3 >= n || s[a + 2] != ' ')
+			return tb_fail(err, TB_ERR_SYNTAX, line,
+				       "kallsyms line is not '<addr> <type> <name>'");
+		if (!tb_parse_hex64(s, a, &addr))
+			return tb_fail(err, TB_ERR_SYNTAX, line,
+				       "kallsyms address is not hex");
+		nm = a + 3;
+		/* absolute symbols and arm mapping symbols are not code */
+		if (s[a + 1] == 'A' || s[a + 1] == 'a' || s[nm] == '$')
+			continue;
+		if (t->n >= t->cap)
+			return tb_fail(err, TB_ERR_NO_SPACE, line,
+				       "kallsyms table full");
+		k = &t->v[t->n++];
+		k->addr = addr;
+		k->type = s[a + 1];
+		k->name = s + nm;
+		tab = find_char(s + nm, n - nm, '\t');
+		k->name_len = tab;
+		k->module = NULL;
+		k->module_len = 0;
+		if (nm + tab < n) {
+			const char *m = s + nm + tab + 1;
+			size_t ml = n - nm - tab - 1;
+			if (ml >= 2 && m[0] == '[' && m[ml - 1] == ']') {
+				m++;
+				ml -= 2;
+			}
+			k->module = m;
+			k->module_len = ml;
+		}
+		if (k->name_len == 0)
+			return tb_fail(err, TB_ERR_SYNTAX, line,
+				       "kallsyms line without a name");
+	}
+	heap_sort(t->v, t->n, sizeof(*t->v), ksym_less);
+	return TB_OK;
+}
+
+const tb_ksym *tb_kallsyms_find(const tb_kallsyms *t, uint64_t addr)
+{
+	size_t lo = 0, hi;
+	if (!t || !t->v)
+		return NULL;
+	hi = t->n;
+	/* first entry with address > addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &t->v[lo - 1] : NULL;
+}
+
+/* ---- printk formats ---- */
+
+static int printk_less(const void *a, const void *b)
+{
+	const tb_printk_fmt *x = (const tb_printk_fmt *)a;
+	const tb_printk_fmt *y = (const tb_printk_fmt *)b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr;
+	return (uintptr_t)x->fmt < (uintptr_t)y->fmt;
+}
+
+static int trim_span(const char **s, size_t *n)
+{
+	while (*n && (**s == ' ' || **s == '\t')) {
+		(*s)++;
+		(*n)--;
+	}
+	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' ||
+		      (*s)[*n - 1] == '\r'))
+		(*n)--;
+	return *n != 0;
+}
+
+tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
+			  tb_error *err)
+{
+	tb_reader r;
+	const char *s;
+	size_t n, line = 0;
+	if (!t || (!text && len) || (!t->v && t->cap))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
+	tb_error_clear(err);
+	t->n = 0;
+	tb_rd_init(&r, text, len, 0);
+	while (tb_rd_line(&r, &s, &n)) {
+		size_t colon, an, fn;
+		const char *as = s, *fs;
+		uint64_t addr;
+		line++;
+		if (n == 0)
+			continue;
+		colon = find_char(s, n, ':');
+		if (colon == n)
+			return tb_fail(err, TB_ERR_SYNTAX, line,
+				       "printk format line without ':'");
+		an = colon;
+		if (!trim_span(&as, &an))
+			return tb_fail(err, TB_ERR_SYNTAX, line,
+				       "printk format line without an address");
+		if (an > 2 && as[0] == '0' && (as[1] == 'x' || as[1] == 'X')) {
+			as += 2;
+			an -= 2;
+		}
+		if (!tb_parse_hex64(as, an, &addr))
+			return tb_fail(err, TB_ERR_SYNTAX, line,
+				       "printk format address is not hex");
+		fs = s + colon + 1;
+		fn = n - colon - 1;
+		/* one space follows the colon */
+		if (fn && fs[0] == ' ') {
+			fs++;
+			fn--;
+		}
+		if (fn && fs[fn - 1] == '\r')
+			fn--;
+		if (fn >= 2 && fs[0] == '"' && fs[fn - 1] == '"') {
+			fs++;
+			fn -= 2;
+		}
+		if (t->n >= t->cap)
+			return tb_fail(err, TB_ERR_NO_SPACE, line,
+				       "printk table full");
+		t->v[t->n].addr = addr;
+		t->v[t->n].fmt = fs;
+		t->v[t->n].fmt_len = fn;
+		t->n++;
+	}
+	heap_sort(t->v, t->n, sizeof(*t->v), printk_less);
+	return TB_OK;
+}
+
+const tb_printk_fmt *tb_printk_find(const tb_printk_fmts *t, uint64_t addr)
+{
+	size_t lo = 0, hi;
+	if (!t || !t->v)
+		return NULL;
+	hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->v[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->n && t->v[lo].addr == addr ? &t->v[lo] : NULL;
+}
