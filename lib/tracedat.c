@@ -528,6 +528,9 @@ static tb_status opt_buffer_v7(ctx *c, body *p, unsigned id, uint64_t where)
 	    (st = rd_cstr(c, p, &name, "BUFFER name not terminated")) ||
 	    (st = rd_cstr(c, p, &clock, "BUFFER clock not terminated")))
 		return st;
+	if (soff >= c->f.len)
+		return fail(c, TB_ERR_RANGE, where + 6,
+			    "BUFFER section offset outside the file");
 	if ((st = read_sect(c, soff, &s)))
 		return st;
 	if (s.id != (id == TB_DAT_OPT_BUFFER ? TB_DAT_OPT_BUFFER

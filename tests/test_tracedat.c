@@ -724,6 +724,86 @@ START_TEST(option_walk)
 }
 END_TEST
 
+/* Small fuzz seeds from the real sample: its header_page, one real ftrace
+ * and one real event format, a few kallsyms/printk lines, its cmdlines
+ * and the first two sub-buffers of each CPU.  Runs only when
+ * TB_WRITE_SEEDS names a directory (ci/make-dat-seeds.sh). */
+static const char *nth_lines(const tb_dat_text *t, size_t lines, char *out,
+			     size_t cap)
+{
+	size_t i, n = 0;
+	for (i = 0; i < t->len && n + 1 < cap; i++) {
+		out[n++] = t->ptr[i];
+		if (t->ptr[i] == '\n' && --lines == 0)
+			break;
+	}
+	out[n] = 0;
+	return out;
+}
+
+START_TEST(write_seeds)
+{
+	const char *dir = getenv("TB_WRITE_SEEDS");
+	static char hp[512], ft[4096], ev[4096], ks[1024], pk[512], cm[1024];
+	static uint8_t out[1 << 16];
+	size_t n, i;
+	uint8_t *p;
+	opened o;
+	dw_spec s;
+	const tb_dat_buffer *top;
+	static const struct { const char *name; unsigned v; int z; const char *inst; int be; } kinds[] = {
+		{ "real-v6.dat", 6, 0, NULL, 0 },
+		{ "real-v7.dat", 7, 0, NULL, 0 },
+		{ "real-v7copy.dat", 7, 1, NULL, 0 },
+		{ "real-v7inst.dat", 7, 0, "inst", 0 },
+		{ "real-v6inst.dat", 6, 0, "inst", 0 },
+		{ "real-v7be.dat", 7, 1, NULL, 1 },
+	};
+	if (!dir)
+		return;
+	p = load_sample(V7, &n);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(dat_open(&o, p, n, NULL), TB_OK);
+	dw_default(&s, 7);
+	snprintf(hp, sizeof(hp), "%.*s", (int)o.d.header_page.len, o.d.header_page.ptr);
+	s.header_page = hp;
+	snprintf(ft, sizeof(ft), "%.*s", (int)o.d.events[0].format.len, o.d.events[0].format.ptr);
+	s.ftrace_format = ft;
+	for (i = o.d.nftrace; i < o.d.nevents; i++)
+		if (!memcmp(o.d.events[i].format.ptr, "name: sched_switch\n", 19))
+			break;
+	ck_assert_uint_lt(i, o.d.nevents);
+	snprintf(ev, sizeof(ev), "%.*s", (int)o.d.events[i].format.len, o.d.events[i].format.ptr);
+	s.event_format = ev;
+	s.kallsyms = nth_lines(&o.d.kallsyms, 8, ks, sizeof(ks));
+	s.printk = nth_lines(&o.d.printk, 4, pk, sizeof(pk));
+	s.cmdlines = nth_lines(&o.d.cmdlines, 20, cm, sizeof(cm));
+	top = tb_dat_find_buffer(&o.d, "");
+	for (i = 0; i < 2; i++) {
+		s.cpu_data[i] = p + top->cpus[i].offset;
+		s.cpu_size[i] = 2 * 4096;
+	}
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		char path[4096];
+		FILE *f;
+		size_t len;
+		s.version = kinds[i].v;
+		s.compress = kinds[i].z;
+		s.instance = kinds[i].inst;
+		s.big_endian = kinds[i].be;
+		len = dw_write(&s, out, sizeof(out), NULL);
+		ck_assert_uint_gt(len, 0);
+		snprintf(path, sizeof(path), "%s/%s", dir, kinds[i].name);
+		f = fopen(path, "wb");
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_eq(fwrite(out, 1, len, f), len);
+		fclose(f);
+	}
+	dat_close(&o);
+	free(p);
+}
+END_TEST
+
 Suite *tb_suite_tracedat(void)
 {
 	Suite *s = suite_create("tracedat");
@@ -747,6 +827,7 @@ Suite *tb_suite_tracedat(void)
 	tcase_add_test(t, bad_v6_flyrecord);
 	tcase_add_test(t, decompressor_contract);
 	tcase_add_test(t, option_walk);
+	tcase_add_test(t, write_seeds);
 	suite_add_tcase(s, t);
 	return s;
 }
