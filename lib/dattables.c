@@ -66,6 +66,8 @@ static size_t count_lines(const char *text, size_t len)
 	tb_reader r;
 	const char *s;
 	size_t n, count = 0;
+	if (!text || !len)
+		return 0; /* (no pointer arithmetic on a NULL text) */
 	tb_rd_init(&r, text, len, 0);
 	while (tb_rd_line(&r, &s, &n))
 		if (n && !(n == 1 && s[0] == '\r'))
@@ -112,6 +114,8 @@ tb_status tb_cmdlines_parse(tb_cmdlines *t, const char *text, size_t len,
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
 	tb_error_clear(err);
 	t->n = 0;
+	if (!text || !len)
+		return TB_OK; /* an empty text: an empty table */
 	tb_rd_init(&r, text, len, 0);
 	while (tb_rd_line(&r, &s, &n)) {
 		size_t sp;
@@ -178,6 +182,8 @@ tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
 	tb_error_clear(err);
 	t->n = 0;
+	if (!text || !len)
+		return TB_OK; /* an empty text: an empty table */
 	tb_rd_init(&r, text, len, 0);
 	while (tb_rd_line(&r, &s, &n)) {
 		size_t a, nm, tab;
@@ -277,6 +283,8 @@ tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
 	tb_error_clear(err);
 	t->n = 0;
+	if (!text || !len)
+		return TB_OK; /* an empty text: an empty table */
 	tb_rd_init(&r, text, len, 0);
 	while (tb_rd_line(&r, &s, &n)) {
 		size_t colon, an, fn;

@@ -144,6 +144,25 @@ START_TEST(printk_last_line_without_colon)
 }
 END_TEST
 
+/* A file without the text hands out (NULL, 0): an empty table (fuzz
+ * regression: the line walk did pointer arithmetic on NULL). */
+START_TEST(tables_empty_text)
+{
+	tb_ksym kv[1];
+	tb_printk_fmt pv[1];
+	tb_cmdline cv[1];
+	tb_kallsyms kt = { kv, 5, 1 };
+	tb_printk_fmts pt = { pv, 5, 1 };
+	tb_cmdlines ct = { cv, 5, 1 };
+	ck_assert_int_eq(tb_kallsyms_parse(&kt, NULL, 0, NULL), TB_OK);
+	ck_assert_int_eq(tb_printk_parse(&pt, NULL, 0, NULL), TB_OK);
+	ck_assert_int_eq(tb_cmdlines_parse(&ct, NULL, 0, NULL), TB_OK);
+	ck_assert_uint_eq(kt.n + pt.n + ct.n, 0);
+	ck_assert_uint_eq(tb_kallsyms_count(NULL, 0), 0);
+	ck_assert_int_eq(tb_kallsyms_parse(&kt, NULL, 3, NULL), TB_ERR_ARG);
+}
+END_TEST
+
 /* Every prefix of each table text parses or fails cleanly. */
 START_TEST(tables_every_prefix)
 {
@@ -242,6 +261,7 @@ Suite *tb_suite_dattables(void)
 	tcase_add_test(t, printk_basic);
 	tcase_add_test(t, printk_last_line_without_colon);
 	tcase_add_test(t, tables_every_prefix);
+	tcase_add_test(t, tables_empty_text);
 	tcase_add_test(t, tables_from_sample);
 	suite_add_tcase(s, t);
 	return s;
