@@ -33,6 +33,9 @@ static tb_ksym ksyms[256];
 static tb_printk_fmt pfmts[64];
 static tb_cmdline cmds[64];
 
+static tb_dat_cursor cursors[64];
+static uint8_t chunk_mem[1 << 18];
+
 static const uint8_t *g_data;
 static size_t g_size;
 
@@ -104,10 +107,47 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 	}
+	/* every event of every buffer, merged by time */
+	{
+		tb_kbuf_layout lay;
+		if (tb_kbuf_layout_from_header_page(d.header_page.ptr, d.header_page.len,
+						    d.big_endian, &lay, &err) == TB_OK) {
+			for (i = 0; i < d.nbuffers; i++) {
+				const tb_dat_buffer *b = &d.buffers[i];
+				tb_kbuf_layout bl = lay;
+				tb_dat_stream st2;
+				tb_dat_event ev;
+				size_t per_cpu = 0, guard = 0;
+				if (b->latency || b->ncpus > 64 ||
+				    tb_kbuf_layout_init_ex(&bl, lay.big_endian, lay.long_size,
+							   lay.header_size, b->page_size, 0) != TB_OK ||
+				    tb_dat_chunk_max(&d, b, &per_cpu, &err) != TB_OK ||
+				    (b->ncpus && per_cpu > sizeof(chunk_mem) / b->ncpus))
+					continue;
+				if (tb_dat_stream_init(&st2, &d, b, &bl, cursors, 64, chunk_mem,
+						       per_cpu, i & 1 ? TB_DAT_STREAM_TC_DROPS : 0,
+						       &err) != TB_OK)
+					continue;
+				while (guard++ < 1000000) {
+					s = tb_dat_stream_next(&st2, &ev, &err);
+					if (s == TB_END)
+						break;
+					if (s != TB_OK) {
+						TB_FUZZ_CHECK(tb_is_error(s));
+						continue;
+					}
+					TB_FUZZ_CHECK(tb_fuzz_inside(ev.data, ev.len, data, size) ||
+						      tb_fuzz_inside(ev.data, ev.len, chunk_mem,
+								     sizeof(chunk_mem)));
+				}
+				TB_FUZZ_CHECK(guard < 1000000);
+			}
+		}
+	}
 	(void)tb_dat_foreach_option(&d, on_option, NULL, &err);
 	(void)tb_dat_section_name(&d, 0);
 	{
-		tb_kallsyms kt = { ksyms, 0, 256 };
+		tb_kallsyms kt = { ksyms, 0, 256, NULL };
 		tb_printk_fmts pt = { pfmts, 0, 64 };
 		tb_cmdlines ct = { cmds, 0, 64 };
 		if (tb_kallsyms_parse(&kt, d.kallsyms.ptr, d.kallsyms.len,

@@ -20,12 +20,18 @@ static void swap_elems(uint8_t *a, uint8_t *b, size_t size)
 	memcpy(b, tmp, size);
 }
 
-/* Heapsort: O(n log n), no recursion, no allocation. */
+/* Heapsort: O(n log n), no recursion, no allocation.  Texts written by
+ * the kernel are usually sorted already: that is checked first, O(n). */
 static void heap_sort(void *base, size_t n, size_t size, less_fn less)
 {
 	uint8_t *v = (uint8_t *)base;
 	size_t start, end;
 	if (n < 2 || size > TB_SORT_ELEM_MAX)
+		return;
+	for (start = 1; start < n; start++)
+		if (less(v + start * size, v + (start - 1) * size))
+			break;
+	if (start == n)
 		return;
 	for (start = n / 2; start-- > 0;) {
 		size_t root = start;
@@ -110,8 +116,12 @@ tb_status tb_cmdlines_parse(tb_cmdlines *t, const char *text, size_t len,
 	tb_reader r;
 	const char *s;
 	size_t n, line = 0;
+	tb_status st;
 	if (!t || (!text && len) || (!t->v && t->cap))
-		return tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
+		{
+			st = tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
+			goto done;
+		}
 	tb_error_clear(err);
 	t->n = 0;
 	if (!text || !len)
@@ -125,21 +135,33 @@ tb_status tb_cmdlines_parse(tb_cmdlines *t, const char *text, size_t len,
 			continue;
 		sp = find_char(s, n, ' ');
 		if (sp == n || sp + 1 == n)
-			return tb_fail(err, TB_ERR_SYNTAX, line,
+			{
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
 				       "cmdline without '<pid> <comm>'");
+			goto done;
+		}
 		if (!tb_parse_u64(s, sp, &pid) || pid > INT32_MAX)
-			return tb_fail(err, TB_ERR_SYNTAX, line,
+			{
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
 				       "cmdline pid is not a number");
+			goto done;
+		}
 		if (t->n >= t->cap)
-			return tb_fail(err, TB_ERR_NO_SPACE, line,
+			{
+			st = tb_fail(err, TB_ERR_NO_SPACE, line,
 				       "cmdlines table full");
+			goto done;
+		}
 		t->v[t->n].pid = (int32_t)pid;
 		t->v[t->n].comm = s + sp + 1;
 		t->v[t->n].comm_len = n - sp - 1;
 		t->n++;
 	}
+	st = TB_OK;
+done:
+	/* lines before a bad one stay usable, as libtraceevent keeps them */
 	heap_sort(t->v, t->n, sizeof(*t->v), cmdline_less);
-	return TB_OK;
+	return st;
 }
 
 const tb_cmdline *tb_cmdlines_find(const tb_cmdlines *t, int32_t pid)
@@ -168,8 +190,8 @@ static int ksym_less(const void *a, const void *b)
 	const tb_ksym *x = (const tb_ksym *)a, *y = (const tb_ksym *)b;
 	if (x->addr != y->addr)
 		return x->addr < y->addr;
-	/* equal addresses keep text order (name pointers increase) */
-	return (uintptr_t)x->name < (uintptr_t)y->name;
+	/* equal addresses keep text order (name offsets increase) */
+	return x->name < y->name;
 }
 
 tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
@@ -178,12 +200,19 @@ tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 	tb_reader r;
 	const char *s;
 	size_t n, line = 0;
+	tb_status st;
 	if (!t || (!text && len) || (!t->v && t->cap))
-		return tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
+		{
+			st = tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
+			goto done;
+		}
 	tb_error_clear(err);
 	t->n = 0;
+	t->text = text;
 	if (!text || !len)
 		return TB_OK; /* an empty text: an empty table */
+	if (len > UINT32_MAX)
+		return tb_fail(err, TB_ERR_LIMIT, 0, "kallsyms text over 4 GiB");
 	tb_rd_init(&r, text, len, 0);
 	while (tb_rd_line(&r, &s, &n)) {
 		size_t a, nm, tab;
@@ -195,25 +224,41 @@ tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 		a = find_char(s, n, ' ');
 		/* "<addr> <type> <name>": the type is one character */
 		if (a == n || a + 3 >= n || s[a + 2] != ' ')
-			return tb_fail(err, TB_ERR_SYNTAX, line,
+			{
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
 				       "kallsyms line is not '<addr> <type> <name>'");
+			goto done;
+		}
 		if (!tb_parse_hex64(s, a, &addr))
-			return tb_fail(err, TB_ERR_SYNTAX, line,
+			{
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
 				       "kallsyms address is not hex");
+			goto done;
+		}
 		nm = a + 3;
 		/* absolute symbols and arm mapping symbols are not code */
 		if (s[a + 1] == 'A' || s[a + 1] == 'a' || s[nm] == '$')
 			continue;
 		if (t->n >= t->cap)
-			return tb_fail(err, TB_ERR_NO_SPACE, line,
+			{
+			st = tb_fail(err, TB_ERR_NO_SPACE, line,
 				       "kallsyms table full");
+			goto done;
+		}
+		if ((size_t)(s - text) + nm > UINT32_MAX ||
+		    find_char(s + nm, n - nm, '\t') > TB_KSYM_NAME_MAX ||
+		    n - nm > TB_KSYM_NAME_MAX + 3u + TB_KSYM_NAME_MAX) {
+			st = tb_fail(err, TB_ERR_LIMIT, line,
+				     "kallsyms text or name over the limits");
+			goto done;
+		}
 		k = &t->v[t->n++];
 		k->addr = addr;
 		k->type = s[a + 1];
-		k->name = s + nm;
+		k->name = (uint32_t)((size_t)(s - text) + nm);
 		tab = find_char(s + nm, n - nm, '\t');
-		k->name_len = tab;
-		k->module = NULL;
+		k->name_len = (uint16_t)tab;
+		k->module = 0;
 		k->module_len = 0;
 		if (nm + tab < n) {
 			const char *m = s + nm + tab + 1;
@@ -222,15 +267,27 @@ tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 				m++;
 				ml -= 2;
 			}
-			k->module = m;
-			k->module_len = ml;
+			if (ml > TB_KSYM_NAME_MAX) {
+				t->n--;
+				st = tb_fail(err, TB_ERR_LIMIT, line,
+					     "kallsyms module name over the limit");
+				goto done;
+			}
+			k->module = (uint32_t)(m - text);
+			k->module_len = (uint16_t)ml;
 		}
 		if (k->name_len == 0)
-			return tb_fail(err, TB_ERR_SYNTAX, line,
+			{
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
 				       "kallsyms line without a name");
+			goto done;
+		}
 	}
+	st = TB_OK;
+done:
+	/* lines before a bad one stay usable, as libtraceevent keeps them */
 	heap_sort(t->v, t->n, sizeof(*t->v), ksym_less);
-	return TB_OK;
+	return st;
 }
 
 const tb_ksym *tb_kallsyms_find(const tb_kallsyms *t, uint64_t addr)
@@ -279,8 +336,12 @@ tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
 	tb_reader r;
 	const char *s;
 	size_t n, line = 0;
+	tb_status st;
 	if (!t || (!text && len) || (!t->v && t->cap))
-		return tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
+		{
+			st = tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
+			goto done;
+		}
 	tb_error_clear(err);
 	t->n = 0;
 	if (!text || !len)
@@ -295,19 +356,28 @@ tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
 			continue;
 		colon = find_char(s, n, ':');
 		if (colon == n)
-			return tb_fail(err, TB_ERR_SYNTAX, line,
+			{
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
 				       "printk format line without ':'");
+			goto done;
+		}
 		an = colon;
 		if (!trim_span(&as, &an))
-			return tb_fail(err, TB_ERR_SYNTAX, line,
+			{
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
 				       "printk format line without an address");
+			goto done;
+		}
 		if (an > 2 && as[0] == '0' && (as[1] == 'x' || as[1] == 'X')) {
 			as += 2;
 			an -= 2;
 		}
 		if (!tb_parse_hex64(as, an, &addr))
-			return tb_fail(err, TB_ERR_SYNTAX, line,
+			{
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
 				       "printk format address is not hex");
+			goto done;
+		}
 		fs = s + colon + 1;
 		fn = n - colon - 1;
 		/* one space follows the colon */
@@ -322,15 +392,21 @@ tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
 			fn -= 2;
 		}
 		if (t->n >= t->cap)
-			return tb_fail(err, TB_ERR_NO_SPACE, line,
+			{
+			st = tb_fail(err, TB_ERR_NO_SPACE, line,
 				       "printk table full");
+			goto done;
+		}
 		t->v[t->n].addr = addr;
 		t->v[t->n].fmt = fs;
 		t->v[t->n].fmt_len = fn;
 		t->n++;
 	}
+	st = TB_OK;
+done:
+	/* lines before a bad one stay usable, as libtraceevent keeps them */
 	heap_sort(t->v, t->n, sizeof(*t->v), printk_less);
-	return TB_OK;
+	return st;
 }
 
 const tb_printk_fmt *tb_printk_find(const tb_printk_fmts *t, uint64_t addr)

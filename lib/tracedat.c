@@ -83,6 +83,20 @@ static tb_status rd_cstr(ctx *c, body *b, tb_dat_text *t, const char *what)
 	return TB_OK;
 }
 
+/* A u32 count of items of at least `min_size` bytes each: more than the
+ * bytes left can hold is TB_ERR_LENGTH at the count. */
+static tb_status rd_count(ctx *c, body *b, size_t min_size, uint32_t *n,
+			  const char *truncated, const char *too_many)
+{
+	uint64_t cpos = at(b);
+	tb_status st;
+	if ((st = rd_u32(c, b, n, truncated)))
+		return st;
+	if (*n > tb_rd_left(&b->r) / min_size)
+		return fail(c, TB_ERR_LENGTH, cpos, too_many);
+	return TB_OK;
+}
+
 /* A size field of `width` bytes, then that many bytes of text. */
 static tb_status rd_sized(ctx *c, body *b, unsigned width, tb_dat_text *t,
 			  const char *what)
@@ -334,12 +348,9 @@ static tb_status parse_formats(ctx *c, body *b, tb_dat_text sys)
 {
 	uint32_t n, i;
 	tb_status st;
-	uint64_t cpos = at(b);
-	if ((st = rd_u32(c, b, &n, "event count truncated")))
+	if ((st = rd_count(c, b, 8, &n, "event count truncated",
+			   "event count exceeds the bytes left")))
 		return st;
-	if (n > tb_rd_left(&b->r) / 8)
-		return fail(c, TB_ERR_LENGTH, cpos,
-			    "event count exceeds the bytes left");
 	for (i = 0; i < n; i++) {
 		tb_dat_text t;
 		if ((st = rd_sized(c, b, 8, &t,
@@ -367,13 +378,10 @@ static tb_status parse_systems(ctx *c, body *b)
 {
 	uint32_t n, i;
 	tb_status st;
-	uint64_t cpos = at(b);
-	if ((st = rd_u32(c, b, &n, "system count truncated")))
-		return st;
 	/* each system takes at least a NUL and a u32 count */
-	if (n > tb_rd_left(&b->r) / 5)
-		return fail(c, TB_ERR_LENGTH, cpos,
-			    "system count exceeds the bytes left");
+	if ((st = rd_count(c, b, 5, &n, "system count truncated",
+			   "system count exceeds the bytes left")))
+		return st;
 	for (i = 0; i < n; i++) {
 		tb_dat_text sys;
 		if ((st = rd_cstr(c, b, &sys, "system name not terminated")) ||
@@ -569,11 +577,9 @@ static tb_status opt_buffer_v7(ctx *c, body *p, unsigned id, uint64_t where)
 	bf->page_size = ps;
 	{
 		uint64_t kpos = at(p);
-		if ((st = rd_u32(c, p, &k, "BUFFER CPU count truncated")))
+		if ((st = rd_count(c, p, 20, &k, "BUFFER CPU count truncated",
+				   "BUFFER CPU count exceeds its payload")))
 			return st;
-		if (k > tb_rd_left(&p->r) / 20)
-			return fail(c, TB_ERR_LENGTH, kpos,
-				    "BUFFER CPU count exceeds its payload");
 		if (k > TB_DAT_MAX_CPUS)
 			return fail(c, TB_ERR_LIMIT, kpos, "too many CPUs");
 	}
@@ -627,11 +633,9 @@ static tb_status opt_time_shift(ctx *c, body *p)
 	for (i = 0; i < ncpu; i++) {
 		uint32_t n;
 		uint64_t npos = at(p);
-		if ((st = rd_u32(c, p, &n, "TIME_SHIFT count truncated")))
+		if ((st = rd_count(c, p, 24, &n, "TIME_SHIFT count truncated",
+				   "TIME_SHIFT sample count exceeds its payload")))
 			return st;
-		if (n > tb_rd_left(&p->r) / 24)
-			return fail(c, TB_ERR_LENGTH, npos,
-				    "TIME_SHIFT sample count exceeds its payload");
 		p->r.pos += (size_t)n * 24;
 		if (n > UINT32_MAX - total)
 			return fail(c, TB_ERR_LENGTH, npos,
@@ -653,16 +657,12 @@ static tb_status opt_guest(ctx *c, body *p)
 	uint64_t id;
 	uint32_t n;
 	tb_status st;
-	uint64_t npos;
 	if ((st = rd_cstr(c, p, &name, "GUEST name not terminated")) ||
 	    (st = rd_u64(c, p, &id, "GUEST truncated")))
 		return st;
-	npos = at(p);
-	if ((st = rd_u32(c, p, &n, "GUEST CPU count truncated")))
+	if ((st = rd_count(c, p, 8, &n, "GUEST CPU count truncated",
+			   "GUEST CPU count exceeds its payload")))
 		return st;
-	if (n > tb_rd_left(&p->r) / 8)
-		return fail(c, TB_ERR_LENGTH, npos,
-			    "GUEST CPU count exceeds its payload");
 	p->r.pos += (size_t)n * 8;
 	return expect_end(c, p, "bytes after the GUEST payload");
 }

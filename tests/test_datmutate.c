@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "datwriter.h"
+#include "mutate.h"
 #include "testutil.h"
 #include "tracebound/tracedat.h"
 #include "zstd_dl.h"
@@ -21,11 +22,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-	uint64_t x = rng_state;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return rng_state = x;
+	return tb_mut_rand(&rng_state);
 }
 
 typedef struct mstore {
@@ -85,7 +82,7 @@ static void exercise(mstore *m, const uint8_t *p, size_t n, tally *t,
 		static tb_ksym ks[64];
 		static tb_printk_fmt pf[64];
 		static tb_cmdline cm[64];
-		tb_kallsyms kt = { ks, 0, 64 };
+		tb_kallsyms kt = { ks, 0, 64, NULL };
 		tb_printk_fmts pt = { pf, 0, 64 };
 		tb_cmdlines ct = { cm, 0, 64 };
 		if (d.kallsyms.len < 4096)
@@ -96,40 +93,9 @@ static void exercise(mstore *m, const uint8_t *p, size_t n, tally *t,
 	}
 }
 
-static const uint64_t boundary[] = {
-	0, 1, 2, 3, 4, 7, 8, 15, 16, 0x7f, 0x80, 0xff, 0x100, 0xfff, 0x1000,
-	0x7fff, 0xffff, 0x10000, 0x7fffffff, 0x80000000u, 0xfffffffeu,
-	0xffffffffu, 0x100000000ull, 0x7fffffffffffffffull,
-	0xfffffffffffff000ull, UINT64_MAX
-};
-
-/* One mutation of p[0..n) at a position from `hot` (or anywhere). */
 static void mutate(uint8_t *p, size_t n, const size_t *hot, size_t nhot)
 {
-	size_t pos;
-	unsigned kind = (unsigned)(rnd() % 4), i, width;
-	uint64_t v;
-	if (n == 0)
-		return;
-	pos = (nhot && rnd() % 4 != 0) ? hot[rnd() % nhot] + (size_t)(rnd() % 24)
-				       : (size_t)(rnd() % n);
-	if (pos >= n)
-		pos = (size_t)(rnd() % n);
-	switch (kind) {
-	case 0: /* bit flip */
-		p[pos] ^= (uint8_t)(1u << (rnd() % 8));
-		break;
-	case 1: /* a byte to a boundary value */
-		p[pos] = (uint8_t)boundary[rnd() % 12];
-		break;
-	default: /* a 2/4/8-byte field to a boundary value (or near n) */
-		width = 2u << (rnd() % 3);
-		v = rnd() % 3 == 0 ? (uint64_t)n - 8 + rnd() % 16
-				   : boundary[rnd() % (sizeof(boundary) / sizeof(boundary[0]))];
-		for (i = 0; i < width && pos + i < n; i++)
-			p[pos + i] = (uint8_t)(v >> (8 * i));
-		break;
-	}
+	tb_mutate(p, n, hot, nhot, &rng_state);
 }
 
 static mstore *new_store(size_t scratch)

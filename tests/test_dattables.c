@@ -66,7 +66,7 @@ START_TEST(kallsyms_basic)
 		"ffffffff8142cab0 t hrtimer_wakeup\n"
 		"ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n";
 	tb_ksym v[8];
-	tb_kallsyms t = { v, 0, 8 };
+	tb_kallsyms t = { v, 0, 8, NULL };
 	tb_error e;
 	const tb_ksym *k;
 	ck_assert_uint_eq(tb_kallsyms_count(text, strlen(text)), 5);
@@ -75,12 +75,12 @@ START_TEST(kallsyms_basic)
 	ck_assert_uint_eq(t.v[0].addr, 0xffffffff81000000ull);
 	k = tb_kallsyms_find(&t, 0xffffffff8142cab0ull + 0x10);
 	ck_assert_ptr_nonnull(k);
-	ck_assert(span_is(k->name, k->name_len, "hrtimer_wakeup"));
+	ck_assert(span_is(tb_ksym_name(&t, k), k->name_len, "hrtimer_wakeup"));
 	ck_assert_int_eq(k->type, 't');
-	ck_assert_ptr_null(k->module);
+	ck_assert_ptr_null(tb_ksym_module(&t, k));
 	k = tb_kallsyms_find(&t, 0xffffffffc0201005ull);
-	ck_assert(span_is(k->name, k->name_len, "ftrace_trampoline"));
-	ck_assert(span_is(k->module, k->module_len, "__builtin__ftrace"));
+	ck_assert(span_is(tb_ksym_name(&t, k), k->name_len, "ftrace_trampoline"));
+	ck_assert(span_is(tb_ksym_module(&t, k), k->module_len, "__builtin__ftrace"));
 	ck_assert_ptr_null(tb_kallsyms_find(&t, 0x1000));
 }
 END_TEST
@@ -97,7 +97,7 @@ START_TEST(kallsyms_malformed)
 	tb_ksym v[4];
 	size_t i;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		tb_kallsyms t = { v, 0, 4 };
+		tb_kallsyms t = { v, 0, 4, NULL };
 		tb_error e;
 		ck_assert_int_eq(tb_kallsyms_parse(&t, bad[i], strlen(bad[i]), &e),
 				 TB_ERR_SYNTAX);
@@ -151,7 +151,7 @@ START_TEST(tables_empty_text)
 	tb_ksym kv[1];
 	tb_printk_fmt pv[1];
 	tb_cmdline cv[1];
-	tb_kallsyms kt = { kv, 5, 1 };
+	tb_kallsyms kt = { kv, 5, 1, NULL };
 	tb_printk_fmts pt = { pv, 5, 1 };
 	tb_cmdlines ct = { cv, 5, 1 };
 	ck_assert_int_eq(tb_kallsyms_parse(&kt, NULL, 0, NULL), TB_OK);
@@ -175,7 +175,7 @@ START_TEST(tables_every_prefix)
 	size_t n;
 	for (n = 0; n <= sizeof(ks) - 1; n++) {
 		char *p = (char *)tb_test_dup(ks, n);
-		tb_kallsyms t = { kv, 0, 4 };
+		tb_kallsyms t = { kv, 0, 4, NULL };
 		tb_status s = tb_kallsyms_parse(&t, p, n, NULL);
 		ck_assert(s == TB_OK || s == TB_ERR_SYNTAX);
 		free(p);
@@ -226,9 +226,9 @@ START_TEST(tables_from_sample)
 	kt.cap = cnt;
 	ck_assert_int_eq(tb_kallsyms_parse(&kt, ks, 5414586, &e), TB_OK);
 	k = tb_kallsyms_find(&kt, 0xffffffff81442220ull);
-	ck_assert(span_is(k->name, k->name_len, "tick_nohz_handler"));
+	ck_assert(span_is(tb_ksym_name(&kt, k), k->name_len, "tick_nohz_handler"));
 	k = tb_kallsyms_find(&kt, 0xffffffff8142cab0ull);
-	ck_assert(span_is(k->name, k->name_len, "hrtimer_wakeup"));
+	ck_assert(span_is(tb_ksym_name(&kt, k), k->name_len, "hrtimer_wakeup"));
 	for (cnt = 1; cnt < kt.n; cnt++)
 		ck_assert_uint_le(kt.v[cnt - 1].addr, kt.v[cnt].addr);
 	pt.cap = tb_printk_count(pk, 4316);

@@ -23,6 +23,7 @@
 #define TRACEBOUND_TRACEDAT_H
 
 #include "tracebound/status.h"
+#include "tracebound/kbuf.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -239,6 +240,91 @@ TB_API TB_MUST_CHECK tb_status tb_dat_chunk_inflate(const tb_dat *d,
 						    void *dst, size_t dst_cap,
 						    tb_error *err);
 
+/* ---- the events of a buffer, all CPUs merged by time ---- */
+
+#define TB_DAT_BATCH 32u
+
+/* Flags for tb_dat_stream_init. */
+#define TB_DAT_STREAM_TC_DROPS 0x01u /* report a page's drops only when its
+					first record is an event at data
+					offset 0, as trace-cmd (kbuffer) does */
+
+/* One CPU's position in the stream (caller storage, one per CPU). */
+typedef struct tb_dat_cursor {
+	const tb_dat_cpu *cpu;
+	uint64_t next;           /* uncompressed: file offset of the next page */
+	uint64_t end;
+	tb_dat_chunk_iter chunks;
+	uint8_t *chunk;          /* compressed: one decompressed chunk */
+	size_t chunk_cap, chunk_len, chunk_next;
+	uint64_t chunk_off;
+	uint64_t page_off;       /* file offset of the page (or of its chunk) */
+	uint32_t page_in_chunk;  /* byte offset of the page in its chunk */
+	uint64_t page_index;     /* pages opened so far on this CPU */
+	tb_kbuf kb;
+	tb_kbuf_record recs[TB_DAT_BATCH];
+	size_t nrecs, irec;
+	tb_status batch_status;  /* how the last batch ended */
+	int64_t missed;          /* drops waiting for this CPU's next event */
+	int first_in_page;
+	int done;
+} tb_dat_cursor;
+
+typedef struct tb_dat_stream {
+	const tb_dat *d;
+	const tb_dat_buffer *b;
+	tb_kbuf_layout layout;
+	tb_dat_cursor *cur;
+	size_t ncur;
+	unsigned flags;
+	uint32_t error_cpu;      /* the CPU of the last error returned */
+	uint64_t events, pages, dropped_known, drops_unknown;
+} tb_dat_stream;
+
+/* One event of the merged stream. */
+typedef struct tb_dat_event {
+	const uint8_t *data;     /* the record payload (in the file or a chunk) */
+	uint32_t len;
+	uint32_t cpu;
+	uint64_t ts;
+	int64_t missed;          /* dropped just before it on its CPU: 0, -1 unknown, n */
+	uint64_t page_off;       /* file offset of its page (compressed: its chunk) */
+	uint64_t page_index;     /* page number on its CPU, from 0 */
+	uint32_t offset;         /* record offset in its page */
+} tb_dat_event;
+
+/* Largest decompressed chunk of any CPU of b (0 when not compressed):
+ * the chunk memory tb_dat_stream_init needs per CPU. */
+TB_API TB_MUST_CHECK tb_status tb_dat_chunk_max(const tb_dat *d,
+						const tb_dat_buffer *b,
+						size_t *max, tb_error *err);
+
+/*
+ * Start the merged stream of buffer b: cursors[0..b->ncpus) and, for a
+ * compressed buffer, chunk_mem of b->ncpus * per_cpu bytes (per_cpu from
+ * tb_dat_chunk_max).  The layout comes from the file's header_page.
+ */
+TB_API TB_MUST_CHECK tb_status tb_dat_stream_init(tb_dat_stream *s,
+						  const tb_dat *d,
+						  const tb_dat_buffer *b,
+						  const tb_kbuf_layout *layout,
+						  tb_dat_cursor *cursors,
+						  size_t ncursors,
+						  uint8_t *chunk_mem,
+						  size_t per_cpu,
+						  unsigned flags,
+						  tb_error *err);
+
+/*
+ * The next event by time (ties: the lower CPU first, as trace-cmd).
+ * TB_OK, TB_END, or an error for one page (err->offset is a file offset,
+ * s->error_cpu its CPU); the stream then goes on with that CPU's next
+ * page, so calling again after an error continues.
+ */
+TB_API TB_MUST_CHECK tb_status tb_dat_stream_next(tb_dat_stream *s,
+						  tb_dat_event *ev,
+						  tb_error *err);
+
 /* ---- options, re-walked on demand ---- */
 
 /* Called for every option in file order; non-zero return stops the walk. */
@@ -264,20 +350,35 @@ typedef struct tb_cmdlines {
 	size_t n, cap;
 } tb_cmdlines;
 
-/* kallsyms: "<hex addr> <type> <name>[\t[module]]" lines. */
+/* kallsyms: "<hex addr> <type> <name>[\t[module]]" lines.  Entries are
+ * 24 bytes (a kernel has ~100k symbols): names are offsets into the text,
+ * read them with tb_ksym_name / tb_ksym_module. */
+#define TB_KSYM_NAME_MAX 65535u /* longer names (and modules) are an error */
+
 typedef struct tb_ksym {
 	uint64_t addr;
-	const char *name;
-	size_t name_len;
-	const char *module;      /* NULL when absent */
-	size_t module_len;
+	uint32_t name;           /* offset of the name in the text */
+	uint32_t module;         /* offset of the module name (module_len > 0) */
+	uint16_t name_len;
+	uint16_t module_len;     /* 0: no module */
 	char type;
 } tb_ksym;
 
 typedef struct tb_kallsyms {
 	tb_ksym *v;              /* sorted by address */
 	size_t n, cap;
+	const char *text;        /* set by tb_kallsyms_parse */
 } tb_kallsyms;
+
+static inline const char *tb_ksym_name(const tb_kallsyms *t, const tb_ksym *k)
+{
+	return t->text + k->name;
+}
+
+static inline const char *tb_ksym_module(const tb_kallsyms *t, const tb_ksym *k)
+{
+	return k->module_len ? t->text + k->module : NULL;
+}
 
 /* printk_formats: "0x<addr> : \"<format>\"" lines. */
 typedef struct tb_printk_fmt {
