@@ -371,6 +371,33 @@ START_TEST(writer_instances)
 }
 END_TEST
 
+/* Big-endian files: every number of the container read in its order. */
+START_TEST(writer_big_endian)
+{
+	unsigned v, z;
+	for (v = 6; v <= 7; v++)
+		for (z = 0; z <= (v == 7 ? 1u : 0u); z++) {
+			dw_spec s;
+			dw_layout lay;
+			size_t n;
+			opened o;
+			dw_default(&s, v);
+			s.big_endian = 1;
+			s.compress = (int)z;
+			s.instance = "be";
+			n = dw_write(&s, wbuf, sizeof(wbuf), &lay);
+			ck_assert_uint_gt(n, 0);
+			ck_assert_int_eq(dat_open(&o, wbuf, n, &copy_dc), TB_OK);
+			ck_assert_int_eq(o.d.big_endian, 1);
+			check_writer_file(&o.d, &lay);
+			ck_assert_uint_eq(o.d.trace_id, 0xD848CBCC0F220130ull);
+			ck_assert_uint_eq(o.d.cpu_count, 2);
+			ck_assert_uint_eq(o.d.nbuffers, 2);
+			dat_close(&o);
+		}
+}
+END_TEST
+
 /* With no storage at all: NO_SPACE and the counts needed. */
 START_TEST(no_space_protocol)
 {
@@ -817,6 +844,7 @@ Suite *tb_suite_tracedat(void)
 	tcase_add_test(t, writer_v7);
 	tcase_add_test(t, writer_v7_compressed);
 	tcase_add_test(t, writer_instances);
+	tcase_add_test(t, writer_big_endian);
 	tcase_add_test(t, no_space_protocol);
 	tcase_add_test(t, every_prefix_fails);
 	tcase_add_test(t, bad_initial_header);
