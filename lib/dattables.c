@@ -66,6 +66,37 @@ static void heap_sort(void *base, size_t n, size_t size, less_fn less)
 	}
 }
 
+/* The first of n sorted entries (`size` bytes each) whose key is >= key. */
+static size_t lower_bound(const void *base, size_t n, size_t size, uint64_t key,
+			  uint64_t (*key_of)(const void *))
+{
+	const uint8_t *v = (const uint8_t *)base;
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (key_of(v + mid * size) < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The start every table parser shares: 0 (with *st) when it is done
+ * already: bad arguments, or an empty text (an empty table). */
+static int table_begin(int bad_args, size_t *n, const char *text, size_t len,
+		       tb_error *err, tb_status *st)
+{
+	if (bad_args) {
+		*st = tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
+		return 0;
+	}
+	tb_error_clear(err);
+	*n = 0;
+	*st = TB_OK;
+	return text && len; /* (no pointer arithmetic on a NULL text) */
+}
+
 /* Lines that are not blank (what the tables may need room for). */
 static size_t count_lines(const char *text, size_t len)
 {
@@ -117,15 +148,9 @@ tb_status tb_cmdlines_parse(tb_cmdlines *t, const char *text, size_t len,
 	const char *s;
 	size_t n, line = 0;
 	tb_status st;
-	if (!t || (!text && len) || (!t->v && t->cap))
-		{
-			st = tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
-			goto done;
-		}
-	tb_error_clear(err);
-	t->n = 0;
-	if (!text || !len)
-		return TB_OK; /* an empty text: an empty table */
+	if (!table_begin(!t || (!text && len) || (!t->v && t->cap), t ? &t->n : NULL,
+			 text, len, err, &st))
+		return st;
 	tb_rd_init(&r, text, len, 0);
 	while (tb_rd_line(&r, &s, &n)) {
 		size_t sp;
@@ -134,22 +159,19 @@ tb_status tb_cmdlines_parse(tb_cmdlines *t, const char *text, size_t len,
 		if (n == 0)
 			continue;
 		sp = find_char(s, n, ' ');
-		if (sp == n || sp + 1 == n)
-			{
+		if (sp == n || sp + 1 == n) {
 			st = tb_fail(err, TB_ERR_SYNTAX, line,
-				       "cmdline without '<pid> <comm>'");
+				     "cmdline without '<pid> <comm>'");
 			goto done;
 		}
-		if (!tb_parse_u64(s, sp, &pid) || pid > INT32_MAX)
-			{
+		if (!tb_parse_u64(s, sp, &pid) || pid > INT32_MAX) {
 			st = tb_fail(err, TB_ERR_SYNTAX, line,
-				       "cmdline pid is not a number");
+				     "cmdline pid is not a number");
 			goto done;
 		}
-		if (t->n >= t->cap)
-			{
+		if (t->n >= t->cap) {
 			st = tb_fail(err, TB_ERR_NO_SPACE, line,
-				       "cmdlines table full");
+				     "cmdlines table full");
 			goto done;
 		}
 		t->v[t->n].pid = (int32_t)pid;
@@ -164,23 +186,20 @@ done:
 	return st;
 }
 
+/* pids in key order (signed, so the sign bit is flipped) */
+static uint64_t pid_key(const void *e)
+{
+	return (uint32_t)((const tb_cmdline *)e)->pid ^ 0x80000000u;
+}
+
 const tb_cmdline *tb_cmdlines_find(const tb_cmdlines *t, int32_t pid)
 {
-	size_t lo = 0, hi;
+	size_t i;
 	if (!t || !t->v)
 		return NULL;
-	hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->v[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* several lines for one pid: the last one written wins (unsorted
-	 * order is not kept by the heap sort, so take any: they are equal
-	 * in a sane file) */
-	return lo < t->n && t->v[lo].pid == pid ? &t->v[lo] : NULL;
+	/* several lines for one pid: any of them (equal in a sane file) */
+	i = lower_bound(t->v, t->n, sizeof(*t->v), (uint32_t)pid ^ 0x80000000u, pid_key);
+	return i < t->n && t->v[i].pid == pid ? &t->v[i] : NULL;
 }
 
 /* ---- kallsyms ---- */
@@ -201,16 +220,10 @@ tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 	const char *s;
 	size_t n, line = 0;
 	tb_status st;
-	if (!t || (!text && len) || (!t->v && t->cap))
-		{
-			st = tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
-			goto done;
-		}
-	tb_error_clear(err);
-	t->n = 0;
+	if (!table_begin(!t || (!text && len) || (!t->v && t->cap), t ? &t->n : NULL,
+			 text, len, err, &st))
+		return st;
 	t->text = text;
-	if (!text || !len)
-		return TB_OK; /* an empty text: an empty table */
 	if (len > UINT32_MAX)
 		return tb_fail(err, TB_ERR_LIMIT, 0, "kallsyms text over 4 GiB");
 	tb_rd_init(&r, text, len, 0);
@@ -223,26 +236,23 @@ tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 			continue;
 		a = find_char(s, n, ' ');
 		/* "<addr> <type> <name>": the type is one character */
-		if (a == n || a + 3 >= n || s[a + 2] != ' ')
-			{
+		if (a == n || a + 3 >= n || s[a + 2] != ' ') {
 			st = tb_fail(err, TB_ERR_SYNTAX, line,
-				       "kallsyms line is not '<addr> <type> <name>'");
+				     "kallsyms line is not '<addr> <type> <name>'");
 			goto done;
 		}
-		if (!tb_parse_hex64(s, a, &addr))
-			{
+		if (!tb_parse_hex64(s, a, &addr)) {
 			st = tb_fail(err, TB_ERR_SYNTAX, line,
-				       "kallsyms address is not hex");
+				     "kallsyms address is not hex");
 			goto done;
 		}
 		nm = a + 3;
 		/* absolute symbols and arm mapping symbols are not code */
 		if (s[a + 1] == 'A' || s[a + 1] == 'a' || s[nm] == '$')
 			continue;
-		if (t->n >= t->cap)
-			{
+		if (t->n >= t->cap) {
 			st = tb_fail(err, TB_ERR_NO_SPACE, line,
-				       "kallsyms table full");
+				     "kallsyms table full");
 			goto done;
 		}
 		if ((size_t)(s - text) + nm > UINT32_MAX ||
@@ -276,10 +286,9 @@ tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 			k->module = (uint32_t)(m - text);
 			k->module_len = (uint16_t)ml;
 		}
-		if (k->name_len == 0)
-			{
+		if (k->name_len == 0) {
 			st = tb_fail(err, TB_ERR_SYNTAX, line,
-				       "kallsyms line without a name");
+				     "kallsyms line without a name");
 			goto done;
 		}
 	}
@@ -290,21 +299,20 @@ done:
 	return st;
 }
 
+static uint64_t ksym_key(const void *e)
+{
+	return ((const tb_ksym *)e)->addr;
+}
+
 const tb_ksym *tb_kallsyms_find(const tb_kallsyms *t, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t i;
 	if (!t || !t->v)
 		return NULL;
-	hi = t->n;
-	/* first entry with address > addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &t->v[lo - 1] : NULL;
+	/* the last entry at or below addr: one before the first above it */
+	i = addr == UINT64_MAX ? t->n
+			       : lower_bound(t->v, t->n, sizeof(*t->v), addr + 1, ksym_key);
+	return i ? &t->v[i - 1] : NULL;
 }
 
 /* ---- printk formats ---- */
@@ -337,15 +345,9 @@ tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
 	const char *s;
 	size_t n, line = 0;
 	tb_status st;
-	if (!t || (!text && len) || (!t->v && t->cap))
-		{
-			st = tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
-			goto done;
-		}
-	tb_error_clear(err);
-	t->n = 0;
-	if (!text || !len)
-		return TB_OK; /* an empty text: an empty table */
+	if (!table_begin(!t || (!text && len) || (!t->v && t->cap), t ? &t->n : NULL,
+			 text, len, err, &st))
+		return st;
 	tb_rd_init(&r, text, len, 0);
 	while (tb_rd_line(&r, &s, &n)) {
 		size_t colon, an, fn;
@@ -355,27 +357,24 @@ tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
 		if (n == 0)
 			continue;
 		colon = find_char(s, n, ':');
-		if (colon == n)
-			{
+		if (colon == n) {
 			st = tb_fail(err, TB_ERR_SYNTAX, line,
-				       "printk format line without ':'");
+				     "printk format line without ':'");
 			goto done;
 		}
 		an = colon;
-		if (!trim_span(&as, &an))
-			{
+		if (!trim_span(&as, &an)) {
 			st = tb_fail(err, TB_ERR_SYNTAX, line,
-				       "printk format line without an address");
+				     "printk format line without an address");
 			goto done;
 		}
 		if (an > 2 && as[0] == '0' && (as[1] == 'x' || as[1] == 'X')) {
 			as += 2;
 			an -= 2;
 		}
-		if (!tb_parse_hex64(as, an, &addr))
-			{
+		if (!tb_parse_hex64(as, an, &addr)) {
 			st = tb_fail(err, TB_ERR_SYNTAX, line,
-				       "printk format address is not hex");
+				     "printk format address is not hex");
 			goto done;
 		}
 		fs = s + colon + 1;
@@ -391,10 +390,9 @@ tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
 			fs++;
 			fn -= 2;
 		}
-		if (t->n >= t->cap)
-			{
+		if (t->n >= t->cap) {
 			st = tb_fail(err, TB_ERR_NO_SPACE, line,
-				       "printk table full");
+				     "printk table full");
 			goto done;
 		}
 		t->v[t->n].addr = addr;
@@ -409,18 +407,16 @@ done:
 	return st;
 }
 
+static uint64_t printk_key(const void *e)
+{
+	return ((const tb_printk_fmt *)e)->addr;
+}
+
 const tb_printk_fmt *tb_printk_find(const tb_printk_fmts *t, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t i;
 	if (!t || !t->v)
 		return NULL;
-	hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->v[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < t->n && t->v[lo].addr == addr ? &t->v[lo] : NULL;
+	i = lower_bound(t->v, t->n, sizeof(*t->v), addr, printk_key);
+	return i < t->n && t->v[i].addr == addr ? &t->v[i] : NULL;
 }

@@ -457,6 +457,22 @@ static tb_status buffer_name_unique(ctx *c, const tb_dat_text *name,
 	return TB_OK;
 }
 
+/* A new buffer: in the caller's storage, or in *tmp when that is full
+ * (validated all the same, not kept).  Names must be unique. */
+static tb_status new_buffer(ctx *c, tb_dat_buffer *tmp, tb_dat_text name,
+			    uint64_t section, uint64_t where, tb_dat_buffer **out)
+{
+	tb_dat_buffer *bf = push_buffer(c);
+	if (!bf)
+		bf = tmp;
+	memset(bf, 0, sizeof(*bf));
+	bf->name = name;
+	bf->section_offset = section;
+	bf->page_size = c->d->page_size;
+	*out = bf;
+	return bf != tmp ? buffer_name_unique(c, &name, where) : TB_OK;
+}
+
 /* v6 flyrecord table: `tag` "flyrecord\0", then count x {u64 off, u64 size}. */
 static tb_status parse_v6_fly(ctx *c, body *b, tb_dat_buffer *bf)
 {
@@ -502,14 +518,7 @@ static tb_status opt_buffer_v6(ctx *c, body *p, uint64_t where)
 	if (off > c->f.len)
 		return fail(c, TB_ERR_RANGE, where,
 			    "BUFFER offset outside the file");
-	bf = push_buffer(c);
-	if (!bf)
-		bf = &tmp;
-	memset(bf, 0, sizeof(*bf));
-	bf->name = name;
-	bf->section_offset = off;
-	bf->page_size = c->d->page_size;
-	if (bf != &tmp && (st = buffer_name_unique(c, &name, where)))
+	if ((st = new_buffer(c, &tmp, name, off, where, &bf)))
 		return st;
 	fb.in_file = 1;
 	fb.base = off;
@@ -545,17 +554,10 @@ static tb_status opt_buffer_v7(ctx *c, body *p, unsigned id, uint64_t where)
 					     : TB_DAT_OPT_BUFFER_TEXT))
 		return fail(c, TB_ERR_VALUE, soff,
 			    "BUFFER offset does not lead to a buffer section");
-	bf = push_buffer(c);
-	if (!bf)
-		bf = &tmp;
-	memset(bf, 0, sizeof(*bf));
-	bf->name = name;
-	bf->clock = clock;
-	bf->section_offset = soff;
-	bf->compressed = (s.flags & 1u) != 0;
-	bf->page_size = c->d->page_size;
-	if (bf != &tmp && (st = buffer_name_unique(c, &name, where)))
+	if ((st = new_buffer(c, &tmp, name, soff, where, &bf)))
 		return st;
+	bf->clock = clock;
+	bf->compressed = (s.flags & 1u) != 0;
 	if (id == TB_DAT_OPT_BUFFER_TEXT) {
 		body tb;
 		int skipped;
@@ -1075,6 +1077,7 @@ static tb_status parse_v6(ctx *c, body *b)
 	tb_status st;
 	uint64_t cpos;
 	tb_dat_buffer *bf, tmp;
+	tb_dat_text top;
 	const uint8_t *tag;
 	if ((st = parse_headers(c, b)) || (st = parse_ftrace(c, b)) ||
 	    (st = parse_systems(c, b)) ||
@@ -1106,33 +1109,21 @@ static tb_status parse_v6(ctx *c, body *b)
 	}
 	/* the top buffer goes first: shift instance buffers if any */
 	bf = NULL;
+	top.ptr = "";
+	top.len = 0;
+	top.offset = at(b);
 	if (!memcmp(tag, "latency  ", 10)) {
+		if ((st = new_buffer(c, &tmp, top, at(b), at(b), &bf)))
+			return st;
 		b->r.pos += 10;
-		bf = push_buffer(c);
-		if (!bf)
-			bf = &tmp;
-		memset(bf, 0, sizeof(*bf));
-		bf->name.ptr = "";
-		bf->name.offset = at(b);
 		bf->latency = 1;
-		bf->page_size = d->page_size;
-		bf->section_offset = at(b) - 10;
 		bf->text = mk_text(b, b->r.pos, tb_rd_left(&b->r));
 		b->r.pos = b->r.len;
 	} else if (!memcmp(tag, "flyrecord", 10)) {
-		b->r.pos += 10;
-		bf = push_buffer(c);
-		if (!bf)
-			bf = &tmp;
-		memset(bf, 0, sizeof(*bf));
-		bf->name.ptr = "";
-		bf->name.offset = at(b);
-		bf->page_size = d->page_size;
-		bf->section_offset = at(b) - 10;
-		if ((st = parse_v6_fly(c, b, bf)))
+		if ((st = new_buffer(c, &tmp, top, at(b), at(b), &bf)))
 			return st;
-		if (bf != &tmp && (st = buffer_name_unique(c, &bf->name,
-							   bf->section_offset)))
+		b->r.pos += 10;
+		if ((st = parse_v6_fly(c, b, bf)))
 			return st;
 		/* the trace clock follows when the writer knew it */
 		if (c->have_clock_option) {
@@ -1146,11 +1137,11 @@ static tb_status parse_v6(ctx *c, body *b)
 	}
 	/* move the top buffer first (instances came with the options) */
 	if (bf != &tmp && d->nbuffers > 1 && d->nbuffers <= d->st_.buffers_cap) {
-		tb_dat_buffer top = d->buffers[d->nbuffers - 1];
+		tb_dat_buffer first = d->buffers[d->nbuffers - 1];
 		size_t i;
 		for (i = d->nbuffers - 1; i > 0; i--)
 			d->buffers[i] = d->buffers[i - 1];
-		d->buffers[0] = top;
+		d->buffers[0] = first;
 	}
 	return TB_OK;
 }

@@ -160,6 +160,12 @@ START_TEST(tables_empty_text)
 	ck_assert_uint_eq(kt.n + pt.n + ct.n, 0);
 	ck_assert_uint_eq(tb_kallsyms_count(NULL, 0), 0);
 	ck_assert_int_eq(tb_kallsyms_parse(&kt, NULL, 3, NULL), TB_ERR_ARG);
+	ck_assert_int_eq(tb_kallsyms_parse(NULL, "1 T x\n", 6, NULL), TB_ERR_ARG);
+	ck_assert_int_eq(tb_printk_parse(NULL, "0x1 : \"a\"", 10, NULL), TB_ERR_ARG);
+	ck_assert_int_eq(tb_cmdlines_parse(NULL, "1 a", 3, NULL), TB_ERR_ARG);
+	ck_assert_ptr_null(tb_kallsyms_find(NULL, 1));
+	ck_assert_ptr_null(tb_printk_find(NULL, 1));
+	ck_assert_ptr_null(tb_cmdlines_find(NULL, 1));
 }
 END_TEST
 
