@@ -132,6 +132,18 @@ static const char *const known_funcs[] = {
 	NULL
 };
 
+/* The index just past the string or char literal starting at s[i]. */
+static size_t skip_quoted(const char *s, size_t n, size_t i)
+{
+	char q = s[i++];
+	while (i < n && s[i] != q) {
+		if (s[i] == '\\')
+			i++;
+		i++;
+	}
+	return i < n ? i + 1 : n;
+}
+
 static int is_ident(int c)
 {
 	return isalnum(c) || c == '_';
@@ -145,13 +157,7 @@ static int has_unknown_call(const char *s, size_t n)
 	size_t i = 0;
 	while (i < n) {
 		if (s[i] == '"' || s[i] == '\'') {
-			char q = s[i++];
-			while (i < n && s[i] != q) {
-				if (s[i] == '\\')
-					i++;
-				i++;
-			}
-			i++;
+			i = skip_quoted(s, n, i);
 			continue;
 		}
 		if (s[i] == '{') {
@@ -357,12 +363,8 @@ static int split_args(const char *s, size_t n, arglist *a)
 		} else if (s[i] == ')' || s[i] == ']' || s[i] == '}') {
 			depth--;
 		} else if (s[i] == '"' || s[i] == '\'') {
-			char q = s[i++];
-			while (i < n && s[i] != q) {
-				if (s[i] == '\\')
-					i++;
-				i++;
-			}
+			i = skip_quoted(s, n, i);
+			continue;
 		}
 		i++;
 	}
