@@ -1097,12 +1097,11 @@ static tb_status parse_v6(ctx *c, body *b)
 	if (!tb_rd_ptr_at(&b->r, b->r.pos, 10, &tag))
 		return fail(c, TB_ERR_TRUNCATED, at(b), "data tag truncated");
 	if (!memcmp(tag, "options  ", 10)) {
-		uint32_t cpus = d->cpu_count;
 		b->r.pos += 10;
+		/* a CPUCOUNT option sets how many CPUs the flyrecord tables
+		 * list, as trace-cmd reads them */
 		if ((st = parse_v6_options(c, b)))
 			return st;
-		/* an option may not change the CPU count of the table */
-		d->cpu_count = cpus;
 		if (!tb_rd_ptr_at(&b->r, b->r.pos, 10, &tag))
 			return fail(c, TB_ERR_TRUNCATED, at(b),
 				    "data tag truncated");

@@ -280,6 +280,14 @@ static size_t build(unsigned version, int compress, const char *instance,
 
 static const tb_dat_decompressor copy_dc = { dw_copy_decompress, NULL };
 
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
 static void check_writer_file(const tb_dat *d, const dw_layout *lay)
 {
 	const tb_dat_buffer *top = tb_dat_find_buffer(d, "");
@@ -368,6 +376,22 @@ START_TEST(writer_instances)
 		ck_assert_ptr_null(tb_dat_find_buffer(&o.d, "nope"));
 		dat_close(&o);
 	}
+}
+END_TEST
+
+/* v6: a CPUCOUNT option says how many CPUs the flyrecord table lists, as
+ * trace-cmd reads it (the header's count is overridden). */
+START_TEST(v6_cpucount_option_sets_table_size)
+{
+	dw_layout lay;
+	size_t n = build(6, 0, NULL, &lay);
+	opened o;
+	put_le32(wbuf + lay.cpucount_opt + 6, 1);
+	ck_assert_int_eq(dat_open(&o, wbuf, n, NULL), TB_OK);
+	ck_assert_uint_eq(o.d.cpu_count, 1);
+	ck_assert_uint_eq(o.d.buffers[0].ncpus, 1);
+	ck_assert_uint_eq(o.d.buffers[0].cpus[0].offset, lay.cpu_off[0]);
+	dat_close(&o);
 }
 END_TEST
 
@@ -845,6 +869,7 @@ Suite *tb_suite_tracedat(void)
 	tcase_add_test(t, writer_v7_compressed);
 	tcase_add_test(t, writer_instances);
 	tcase_add_test(t, writer_big_endian);
+	tcase_add_test(t, v6_cpucount_option_sets_table_size);
 	tcase_add_test(t, no_space_protocol);
 	tcase_add_test(t, every_prefix_fails);
 	tcase_add_test(t, bad_initial_header);
