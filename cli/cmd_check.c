@@ -72,15 +72,17 @@ static void on_event(void *ctx, const tb_dat_event *ev, const tb_format *f)
 	}
 }
 
-static void on_error(void *ctx, uint32_t cpu, tb_status st, const tb_error *e)
+static void on_error(void *ctx, uint32_t cpu, uint64_t page, tb_status st,
+		     const tb_error *e)
 {
 	chk *c = ctx;
 	if (cpu == UINT32_MAX)
 		anomaly(c, "buffer \"%s\": %s at file offset %llu (%s)", c->buffer, e->what,
 			(unsigned long long)e->offset, tb_strerror(st));
 	else
-		anomaly(c, "buffer \"%s\" CPU %u: %s at file offset %llu (%s)", c->buffer, cpu,
-			e->what, (unsigned long long)e->offset, tb_strerror(st));
+		anomaly(c, "buffer \"%s\" CPU %u, sub-buffer %llu: %s at file offset %llu (%s)",
+			c->buffer, cpu, (unsigned long long)page, e->what,
+			(unsigned long long)e->offset, tb_strerror(st));
 }
 
 static int check_dat(const char *path, const uint8_t *p, size_t n)

@@ -148,9 +148,11 @@ static int refill(report_src *r, const char *path, FILE *out)
 		}
 		if (st) {
 			fflush(out);
-			fprintf(stderr, "tracebound: %s: buffer \"%.*s\" CPU %u, file offset %llu: %s (%s)\n",
+			fprintf(stderr, "tracebound: %s: buffer \"%.*s\" CPU %u, sub-buffer %llu, "
+				"file offset %llu: %s (%s)\n",
 				path, (int)r->db.b->name.len, r->db.b->name.ptr, r->db.s.error_cpu,
-				(unsigned long long)e.offset, e.what, tb_strerror(st));
+				(unsigned long long)r->db.s.error_page, (unsigned long long)e.offset,
+				e.what, tb_strerror(st));
 			return 1;
 		}
 		r->has_head = 1;
@@ -358,7 +360,10 @@ static int report_file(const char *path, const report_opts *o)
 		tb_ob_put(&line, ":", 1);
 		tb_ob_fill(&line, ' ', f->name_len < 20 ? 21 - f->name_len : 1);
 		rf_fields(rf, &line, f, ev.data, ev.len);
-		tb_ob_put(&line, "\n", 1);
+		/* trace-cmd ends the line only when the fields did not (a
+		 * string field can end in a newline) */
+		if (line.len == 0 || line.p[line.len - 1] != '\n')
+			tb_ob_put(&line, "\n", 1);
 		if (line.truncated) {
 			memcpy(line.p + line.cap - 16, "...[truncated]\n", 15);
 			line.len = line.cap - 1;

@@ -42,9 +42,11 @@ static void on_event(void *ctx, const tb_dat_event *ev, const tb_format *f)
 		}
 }
 
-static void on_error(void *ctx, uint32_t cpu, tb_status st, const tb_error *e)
+static void on_error(void *ctx, uint32_t cpu, uint64_t page, tb_status st,
+		     const tb_error *e)
 {
 	st_ctx *c = ctx;
+	(void)page;
 	c->errors++;
 	if (cpu == UINT32_MAX)
 		fprintf(stderr, "tracebound: %s: %s at file offset %llu (%s)\n", c->df->path,

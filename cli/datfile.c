@@ -410,7 +410,7 @@ int tb_datfile_walk(tb_datfile *df, const tb_dat_buffer *b, unsigned flags,
 		return 2;
 	}
 	if (rc == 1) {
-		ops->on_error(ops->ctx, UINT32_MAX, st, &e);
+		ops->on_error(ops->ctx, UINT32_MAX, 0, st, &e);
 	} else {
 		for (;;) {
 			tb_dat_event ev;
@@ -419,7 +419,7 @@ int tb_datfile_walk(tb_datfile *df, const tb_dat_buffer *b, unsigned flags,
 			if (st == TB_END)
 				break;
 			if (st) {
-				ops->on_error(ops->ctx, db.s.error_cpu, st, &e);
+				ops->on_error(ops->ctx, db.s.error_cpu, db.s.error_page, st, &e);
 				continue;
 			}
 			if (progress && (db.s.events & 0xfffff) == 0)

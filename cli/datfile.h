@@ -80,7 +80,8 @@ void tb_datbuf_close(tb_datbuf *db);
  * ran out / the stream could not start (message printed). */
 typedef struct tb_datwalk_ops {
 	void (*on_event)(void *ctx, const tb_dat_event *ev, const tb_format *f);
-	void (*on_error)(void *ctx, uint32_t cpu, tb_status st, const tb_error *e);
+	void (*on_error)(void *ctx, uint32_t cpu, uint64_t page, tb_status st,
+			 const tb_error *e);
 	void *ctx;
 } tb_datwalk_ops;
 

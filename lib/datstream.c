@@ -199,6 +199,7 @@ tb_status tb_dat_stream_next(tb_dat_stream *s, tb_dat_event *ev, tb_error *err)
 			continue;
 		if (st) {
 			s->error_cpu = s->cur[i].cpu->cpu;
+			s->error_page = s->cur[i].page_index ? s->cur[i].page_index - 1 : 0;
 			return st;
 		}
 		r = &s->cur[i].recs[s->cur[i].irec];

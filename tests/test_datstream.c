@@ -252,6 +252,7 @@ static void crafted_case(int compress)
 				errors++;
 				ck_assert(tb_is_error(s));
 				ck_assert_uint_eq(o->s.error_cpu, 0);
+				ck_assert_uint_eq(o->s.error_page, 2);
 				if (!compress)
 					ck_assert_uint_eq(o->err.offset, lay.cpu_off[0] + 2 * 4096 + 8);
 				continue;

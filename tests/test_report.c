@@ -14,6 +14,7 @@
 
 #include "datwriter.h"
 #include "mutate.h"
+#include "pagewriter.h"
 #include "testutil.h"
 
 Suite *tb_suite_report(void);
@@ -370,6 +371,57 @@ START_TEST(cli_survives_mutants)
 }
 END_TEST
 
+/* A string field ending in a newline: trace-cmd does not add another
+ * one to the line.  Checked against trace-cmd on a written file. */
+START_TEST(string_field_ending_in_newline)
+{
+	static const char fmt[] =
+		"name: nl\nID: 300\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:__u8 s[4];\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:int n;\toffset:12;\tsize:4;\tsigned:1;\n\n"
+		"print fmt: \"s=%s n=%d\", REC->s, REC->n\n";
+	static uint8_t page[4096], file[1 << 16];
+	uint8_t rec[16] = { 44, 1, 0, 0, 42, 0, 0, 0, 'a', 'b', '\n', 0, 7, 0, 0, 0 };
+	tbt_pw w;
+	dw_spec s;
+	size_t n;
+	char cmd[8192];
+	captured ours, theirs;
+	tbt_pw_init(&w, page, sizeof(page), 0, 8, 1000000);
+	tbt_pw_data(&w, 0, rec, sizeof(rec), 0);
+	rec[10] = 'c';
+	tbt_pw_data(&w, 1000, rec, sizeof(rec), 0);
+	tbt_pw_finish(&w, 0, 0, 0);
+	dw_default(&s, 7);
+	s.event_format = fmt;
+	s.system = "test";
+	s.ftrace_format = NULL; /* (its made-up format has no common_pid) */
+	s.ncpus = 1;
+	s.cpu_data[0] = page;
+	s.cpu_size[0] = sizeof(page);
+	n = dw_write(&s, file, sizeof(file), NULL);
+	ck_assert_uint_gt(n, 0);
+	write_tmp("/tmp/tb-report-nl.dat", file, n);
+	snprintf(cmd, sizeof(cmd), "%s report --raw /tmp/tb-report-nl.dat", cli());
+	ours = run(cmd);
+	ck_assert_int_eq(ours.status, 0);
+	ck_assert(strstr(ours.data, ": nl:") && strstr(ours.data, " s=ab\n n=7\n") != NULL);
+	ck_assert(strstr(ours.data, " s=abc n=7\n") != NULL);
+	if (have("trace-cmd")) {
+		theirs = run("trace-cmd report -N -R /tmp/tb-report-nl.dat 2>/dev/null");
+		ck_assert_uint_eq(theirs.len, ours.len);
+		ck_assert(!memcmp(theirs.data, ours.data, ours.len));
+		free(theirs.data);
+	}
+	free(ours.data);
+	remove("/tmp/tb-report-nl.dat");
+}
+END_TEST
+
 Suite *tb_suite_report(void)
 {
 	Suite *s = suite_create("report");
@@ -382,6 +434,7 @@ Suite *tb_suite_report(void)
 	tcase_add_test(t, check_and_stats);
 	tcase_add_test(t, fresh_captures_match_trace_cmd);
 	tcase_add_test(t, cli_survives_mutants);
+	tcase_add_test(t, string_field_ending_in_newline);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -278,6 +278,7 @@ typedef struct tb_dat_stream {
 	size_t ncur;
 	unsigned flags;
 	uint32_t error_cpu;      /* the CPU of the last error returned */
+	uint64_t error_page;     /* and its page number on that CPU, from 0 */
 	uint64_t events, pages, dropped_known, drops_unknown;
 } tb_dat_stream;
 
@@ -318,8 +319,8 @@ TB_API TB_MUST_CHECK tb_status tb_dat_stream_init(tb_dat_stream *s,
 /*
  * The next event by time (ties: the lower CPU first, as trace-cmd).
  * TB_OK, TB_END, or an error for one page (err->offset is a file offset,
- * s->error_cpu its CPU); the stream then goes on with that CPU's next
- * page, so calling again after an error continues.
+ * s->error_cpu and s->error_page say which); the stream then goes on with
+ * that CPU's next page, so calling again after an error continues.
  */
 TB_API TB_MUST_CHECK tb_status tb_dat_stream_next(tb_dat_stream *s,
 						  tb_dat_event *ev,
