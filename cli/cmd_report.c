@@ -337,13 +337,7 @@ static int report_file(const char *path, const report_opts *o)
 			tb_ob_fill(&line, ' ', 16 - clen);
 		tb_ob_put(&line, comm, clen);
 		tb_ob_put(&line, "-", 1);
-		{
-			char num[16];
-			int n = snprintf(num, sizeof(num), "%d", pid);
-			tb_ob_put(&line, num, (size_t)n);
-			if (n < 5)
-				tb_ob_fill(&line, ' ', (size_t)(5 - n));
-		}
+		tb_ob_int(&line, pid, 5, TB_OB_LEFT);
 		tb_ob_put(&line, " [", 2);
 		tb_ob_uint(&line, ev.cpu, 10, 3, TB_OB_ZERO);
 		tb_ob_put(&line, "] ", 2);

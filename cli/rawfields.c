@@ -790,10 +790,13 @@ static void print_item(rf_ctx *c, rf_out *o, const tb_format *fmt,
 			const tb_ksym *k = rf_find_func(&c->syms, v);
 			if (k) {
 				tb_ob_put(o, c->syms.ktext + k->name, k->name_len);
-				if (it->pext == 'S' || it->pext == 'F')
-					rf_printf(o, "+0x%llx", (unsigned long long)(v - k->addr));
+				if (it->pext == 'S' || it->pext == 'F') {
+					tb_ob_put(o, "+0x", 3);
+					tb_ob_uint(o, v - k->addr, 16, 0, 0);
+				}
 			} else {
-				rf_printf(o, "0x%llx", (unsigned long long)v);
+				tb_ob_put(o, "0x", 2);
+				tb_ob_uint(o, v, 16, 0, 0);
 			}
 		} else if (it->pext == 'M' || it->pext == 'm') {
 			if (f->size != 6 || f->offset > len || len - f->offset < 6) {
@@ -807,7 +810,8 @@ static void print_item(rf_ctx *c, rf_out *o, const tb_format *fmt,
 		} else if (v == 0) {
 			tb_ob_puts(o, "(nil)");
 		} else {
-			rf_printf(o, "0x%llx", (unsigned long long)v);
+			tb_ob_put(o, "0x", 2);
+			tb_ob_uint(o, v, 16, 0, 0);
 		}
 		return;
 	}
@@ -822,7 +826,7 @@ static void print_item(rf_ctx *c, rf_out *o, const tb_format *fmt,
 			if (pf)
 				tb_ob_put(o, pf->fmt, pf->fmt_len);
 			else
-				rf_printf(o, "%llx", (unsigned long long)v);
+				tb_ob_uint(o, v, 16, 0, 0);
 		} else {
 			char str[256];
 			size_t off = f->offset, n = f->size ? f->size : (off <= len ? len - off : 0);
