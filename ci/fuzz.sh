@@ -17,6 +17,12 @@
 #   FUZZ_ENGINE=afl  fuzz with AFL++ instead (make afl; persistent mode via
 #                    libAFLDriver), then merge its queue with libFuzzer.
 #   FUZZ_NICE=N      niceness of the fuzzing processes; default 10.
+#   FUZZ_KEEP_GOING=1  record a finding and go on fuzzing (libFuzzer fork
+#                    mode with -ignore_crashes/-ignore_timeouts), to finish a
+#                    campaign on a target with a known, unfixed bug.
+#   FUZZ_MERGE_FLAGS extra libFuzzer flags for the merge, e.g. -use_counters=0
+#                    to keep only inputs that add edges (smaller corpora for
+#                    targets with large inputs).
 #   FUZZ_ROW=1       also print the result as a docs/FUZZING.md table row.
 #
 # The corpus: files named by libFuzzer (40 hex digits, its SHA-1) are
@@ -91,6 +97,8 @@ if [ "$engine" = afl ]; then
 else
 	fork=
 	[ "$jobs" -gt 1 ] && fork="-fork=$jobs -ignore_crashes=0"
+	[ "${FUZZ_KEEP_GOING:-0}" = 1 ] &&
+		fork="-fork=$jobs -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1"
 	# New inputs go to $out/new; the corpus directory is only read.
 	# shellcheck disable=SC2086
 	nice -n "$niceness" "$bin" $opts ${dict:+-dict="$dict"} $fork \
@@ -122,7 +130,7 @@ if [ "$merge" = 1 ]; then
 	mkdir -p "$out/hashed"
 	find "$corpus" -maxdepth 1 -type f -regex '.*/[0-9a-f]\{40\}' -exec cp {} "$out/hashed/" \;
 	# shellcheck disable=SC2086
-	if nice -n "$niceness" "$bin" $opts -merge=1 -timeout=10 -rss_limit_mb=2048 \
+	if nice -n "$niceness" "$bin" $opts ${FUZZ_MERGE_FLAGS:-} -merge=1 -timeout=10 -rss_limit_mb=2048 \
 		-artifact_prefix="$out/merge-" "$fresh" "$out/hashed" "$newdir" \
 		> "$out/merge.log" 2>&1; then
 		find "$corpus" -maxdepth 1 -type f -delete
