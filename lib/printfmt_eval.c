@@ -10,128 +10,6 @@
 #include "printfmt.h"
 #include "render_out.h"
 
-/* ---------------------------------------------------- C arithmetic */
-
-int tb_pf_binop(unsigned op, uint64_t a, unsigned ta, uint64_t b,
-		unsigned tb, uint64_t *out, unsigned *tout)
-{
-	unsigned ty = tb_ty_arith(ta, tb);
-	int uns = (ty & TB_TY_UNSIGNED) != 0;
-	uint64_t r = 0;
-	unsigned bits;
-	/* operands converted to the common type */
-	uint64_t x = tb_ty_norm(a, ty), y = tb_ty_norm(b, ty);
-	switch (op) {
-	case TB_OP_MUL: r = x * y; break;
-	case TB_OP_DIV:
-	case TB_OP_MOD:
-		if (y == 0)
-			return 0;
-		if (uns)
-			r = op == TB_OP_DIV ? x / y : x % y;
-		else if ((int64_t)y == -1)
-			r = op == TB_OP_DIV ? 0 - x : 0; /* no INT_MIN / -1 trap */
-		else
-			r = op == TB_OP_DIV ? (uint64_t)((int64_t)x / (int64_t)y)
-					    : (uint64_t)((int64_t)x % (int64_t)y);
-		break;
-	case TB_OP_ADD: r = x + y; break;
-	case TB_OP_SUB: r = x - y; break;
-	case TB_OP_SHL:
-	case TB_OP_SHR:
-		/* the type is the promoted left operand; a count past the
-		 * width gives 0 (or the sign) instead of C's undefined */
-		ty = tb_ty_promote(ta);
-		x = tb_ty_norm(a, ty);
-		bits = TB_TY_W(ty) * 8;
-		if (b >= bits) {
-			r = (op == TB_OP_SHR && !(ty & TB_TY_UNSIGNED) &&
-			     (int64_t)x < 0) ? UINT64_MAX : 0;
-		} else if (op == TB_OP_SHL) {
-			r = x << b;
-		} else if (ty & TB_TY_UNSIGNED) {
-			r = x >> b;
-		} else {
-			r = (int64_t)x < 0 ? ~(~x >> b) : x >> b;
-		}
-		break;
-	case TB_OP_LT: case TB_OP_GT: case TB_OP_LE: case TB_OP_GE: {
-		int lt = uns ? x < y : (int64_t)x < (int64_t)y;
-		int eq = x == y;
-		int res = op == TB_OP_LT ? lt : op == TB_OP_GT ? (!lt && !eq)
-			  : op == TB_OP_LE ? (lt || eq) : !lt;
-		r = (uint64_t)res;
-		ty = TB_TY_INT;
-		break;
-	}
-	case TB_OP_EQ: r = x == y; ty = TB_TY_INT; break;
-	case TB_OP_NE: r = x != y; ty = TB_TY_INT; break;
-	case TB_OP_BAND: r = x & y; break;
-	case TB_OP_XOR: r = x ^ y; break;
-	case TB_OP_BOR: r = x | y; break;
-	case TB_OP_LAND: r = a != 0 && b != 0; ty = TB_TY_INT; break;
-	case TB_OP_LOR: r = a != 0 || b != 0; ty = TB_TY_INT; break;
-	default: return 0;
-	}
-	*out = tb_ty_norm(r, ty);
-	*tout = ty;
-	return 1;
-}
-
-/* ------------------------------------------------ unresolved enum names */
-
-static const struct known_enum {
-	const char *name;
-	uint8_t value;
-	uint8_t always; /* libtraceevent knows it too */
-} known_enums[] = {
-	/* softirq vectors and hrtimer restart values (libtraceevent's table) */
-	{ "HI_SOFTIRQ", 0, 1 }, { "TIMER_SOFTIRQ", 1, 1 },
-	{ "NET_TX_SOFTIRQ", 2, 1 }, { "NET_RX_SOFTIRQ", 3, 1 },
-	{ "BLOCK_SOFTIRQ", 4, 1 }, { "IRQ_POLL_SOFTIRQ", 5, 1 },
-	{ "TASKLET_SOFTIRQ", 6, 1 }, { "SCHED_SOFTIRQ", 7, 1 },
-	{ "HRTIMER_SOFTIRQ", 8, 1 }, { "RCU_SOFTIRQ", 9, 1 },
-	{ "HRTIMER_NORESTART", 0, 1 }, { "HRTIMER_RESTART", 1, 1 },
-	/* hrtimer modes (bits ABS 0, REL 1, PINNED 2, SOFT 4, HARD 8) */
-	{ "HRTIMER_MODE_ABS", 0, 0 }, { "HRTIMER_MODE_REL", 1, 0 },
-	{ "HRTIMER_MODE_PINNED", 2, 0 }, { "HRTIMER_MODE_SOFT", 4, 0 },
-	{ "HRTIMER_MODE_HARD", 8, 0 }, { "HRTIMER_MODE_ABS_PINNED", 2, 0 },
-	{ "HRTIMER_MODE_REL_PINNED", 3, 0 }, { "HRTIMER_MODE_ABS_SOFT", 4, 0 },
-	{ "HRTIMER_MODE_REL_SOFT", 5, 0 },
-	{ "HRTIMER_MODE_ABS_PINNED_SOFT", 6, 0 },
-	{ "HRTIMER_MODE_REL_PINNED_SOFT", 7, 0 },
-	{ "HRTIMER_MODE_ABS_HARD", 8, 0 }, { "HRTIMER_MODE_REL_HARD", 9, 0 },
-	{ "HRTIMER_MODE_ABS_PINNED_HARD", 10, 0 },
-	{ "HRTIMER_MODE_REL_PINNED_HARD", 11, 0 },
-	/* TCP states (include/net/tcp_states.h, stable ABI) */
-	{ "TCP_ESTABLISHED", 1, 0 }, { "TCP_SYN_SENT", 2, 0 },
-	{ "TCP_SYN_RECV", 3, 0 }, { "TCP_FIN_WAIT1", 4, 0 },
-	{ "TCP_FIN_WAIT2", 5, 0 }, { "TCP_TIME_WAIT", 6, 0 },
-	{ "TCP_CLOSE", 7, 0 }, { "TCP_CLOSE_WAIT", 8, 0 },
-	{ "TCP_LAST_ACK", 9, 0 }, { "TCP_LISTEN", 10, 0 },
-	{ "TCP_CLOSING", 11, 0 }, { "TCP_NEW_SYN_RECV", 12, 0 },
-	{ "TCP_BOUND_INACTIVE", 13, 0 },
-	/* I/O priority classes (uapi linux/ioprio.h) */
-	{ "IOPRIO_CLASS_NONE", 0, 0 }, { "IOPRIO_CLASS_RT", 1, 0 },
-	{ "IOPRIO_CLASS_BE", 2, 0 }, { "IOPRIO_CLASS_IDLE", 3, 0 },
-	{ "IOPRIO_CLASS_INVALID", 7, 0 },
-};
-
-int tb_pf_enum_value(const char *s, size_t n, unsigned options, uint64_t *out)
-{
-	*out = 0;
-	for (size_t i = 0; i < TB_ARRAY_LEN(known_enums); i++) {
-		const struct known_enum *k = &known_enums[i];
-		if (!k->always && !(options & TB_RENDER_KNOWN_ENUMS))
-			continue;
-		if (tb_span_eq(s, n, k->name)) {
-			*out = k->value;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------- the evaluator */
 
 typedef struct ev {
@@ -284,7 +162,7 @@ static val ev_int(ev *e, unsigned n)
 			mark_bad(e, TB_RENDER_N_OOR, TB_RENDER_M_OOR);
 			return mkval(0, nd->ty);
 		}
-		return mkval(v, tb_ty_promote(nd->ty));
+		return mkval(tb_ty_norm(v, nd->ty), tb_ty_promote(nd->ty));
 	}
 	case TB_N_INDEX:
 		return ev_index(e, nd);
@@ -1080,7 +958,7 @@ static const tb_render_field *field_named(const ev *e, const char *name)
 {
 	const tb_render_event *evd = &e->p->ev;
 	for (size_t i = 0; i < evd->n_fields; i++)
-		if (tb_span_eq(evd->fields[i].name, evd->fields[i].name_len, name))
+		if (tb_pf_eq(evd->fields[i].name, evd->fields[i].name_len, name))
 			return &evd->fields[i];
 	return NULL;
 }
@@ -1109,7 +987,7 @@ static void run_syscall(ev *e, int enter)
 	tb_out_putc(e->o, '(');
 	for (size_t i = 0; i < evd->n_fields; i++) {
 		const tb_render_field *f = &evd->fields[i];
-		if (f->is_common || tb_span_eq(f->name, f->name_len, "__syscall_nr") ||
+		if (f->is_common || tb_pf_eq(f->name, f->name_len, "__syscall_nr") ||
 		    f->kind != TB_RF_SCALAR)
 			continue;
 		if (!first)
@@ -1217,7 +1095,7 @@ static void run_bprint(ev *e)
 		if (sp.flags & TB_NF_LEFT)
 			sp.flags &= ~TB_NF_ZEROPAD;
 		if (d.conv == 's' || (d.conv == 'p' && d.pext[0] &&
-				      !strchr("SsxKe", d.pext[0]))) {
+				      !memchr("SsxKe", d.pext[0], 5))) {
 			/* strings, and pointers printed at trace time, were
 			 * stored as NUL-terminated text */
 			tb_out_mark m = tb_out_mark_here(e->o);

@@ -267,7 +267,7 @@ static int fail(parser *ps, tb_status st, const char *what)
 
 static int is_punct(const tok *t, const parser *ps, const char *p)
 {
-	return t->kind == T_PUNCT && tb_span_eq(ps->s + t->start, t->len, p);
+	return t->kind == T_PUNCT && tb_pf_eq(ps->s + t->start, t->len, p);
 }
 
 static int at(const parser *ps, const char *p)
@@ -277,7 +277,7 @@ static int at(const parser *ps, const char *p)
 
 static int ident_is(const parser *ps, const tok *t, const char *lit)
 {
-	return t->kind == T_IDENT && tb_span_eq(ps->s + t->start, t->len, lit);
+	return t->kind == T_IDENT && tb_pf_eq(ps->s + t->start, t->len, lit);
 }
 
 static int expect(parser *ps, const char *p, const char *what)
@@ -366,8 +366,7 @@ static int field_lookup(const parser *ps, const char *name, size_t len,
 	const tb_render_event *ev = &ps->p->ev;
 	for (size_t i = 0; i < ev->n_fields; i++) {
 		const tb_render_field *f = &ev->fields[i];
-		if (f->name && f->name_len == len &&
-		    memcmp(f->name, name, len) == 0) {
+		if (f->name && tb_pf_eq_n(f->name, f->name_len, name, len)) {
 			*idx = (unsigned)i;
 			return 1;
 		}
@@ -540,6 +539,9 @@ static int parse_type(parser *ps, ctype *ct)
 				if (lsz == 4)
 					named = 4u | (named & TB_TY_UNSIGNED);
 			}
+		} else if (base || longs || named || is_unsigned || is_signed ||
+			   is_bool || keep || tagged) {
+			return fail(ps, TB_ERR_SYNTAX, "print fmt: a stray name in a type");
 		} else {
 			keep = 1; /* an unknown typedef */
 		}
@@ -756,7 +758,7 @@ static unsigned parse_call(parser *ps, const tok *name)
 				make_cast(ps, &(ctype){ TB_TY_ULONG, 0, 8 }, args), div);
 	}
 	for (size_t i = 0; i < TB_ARRAY_LEN(helpers); i++)
-		if (tb_span_eq(s, name->len, helpers[i].name))
+		if (tb_pf_eq(s, name->len, helpers[i].name))
 			h = &helpers[i];
 	if (!h)
 		return (unsigned)fail(ps, TB_ERR_UNSUPPORTED, "print fmt calls a function this renderer does not know");
@@ -1042,107 +1044,6 @@ static int dir_add(parser *ps, tb_render_dir_ **d)
 	return 1;
 }
 
-static int read_int(const char *s, uint32_t n, uint32_t *i, int32_t *out)
-{
-	int32_t v = 0;
-	while (*i < n && s[*i] >= '0' && s[*i] <= '9') {
-		if (v < 100000000)
-			v = v * 10 + (s[*i] - '0');
-		(*i)++;
-	}
-	*out = v > TB_RENDER_MAX_WIDTH ? TB_RENDER_MAX_WIDTH : v;
-	return 1;
-}
-
-/*
- * Decode one conversion after its '%' at s[*i] into d, the way the
- * kernel's format_decode() reads it.  Returns 1, 0 when the text ends
- * inside it, -1 for a conversion the kernel lacks.
- */
-int tb_pf_decode_spec(const char *s, uint32_t len, uint32_t *pi,
-		      tb_render_dir_ *d)
-{
-	uint32_t i = *pi;
-	d->kind = TB_D_CONV;
-	d->width = -1;
-	d->prec = -1;
-	for (; i < len; i++) {
-		if (s[i] == '-') d->flags |= TB_NF_LEFT;
-		else if (s[i] == '+') d->flags |= TB_NF_PLUS;
-		else if (s[i] == ' ') d->flags |= TB_NF_SPACE;
-		else if (s[i] == '#') d->flags |= TB_NF_SPECIAL;
-		else if (s[i] == '0') d->flags |= TB_NF_ZEROPAD;
-		else break;
-	}
-	if (i < len && s[i] == '*') {
-		d->width = -2;
-		i++;
-	} else if (i < len && s[i] >= '0' && s[i] <= '9') {
-		read_int(s, len, &i, &d->width);
-	}
-	if (i < len && s[i] == '.') {
-		i++;
-		if (i < len && s[i] == '*') {
-			d->prec = -2;
-			i++;
-		} else {
-			read_int(s, len, &i, &d->prec);
-		}
-	}
-	if (i < len && s[i] == 'h') {
-		i++;
-		d->lenmod = TB_L_H;
-		if (i < len && s[i] == 'h') {
-			i++;
-			d->lenmod = TB_L_HH;
-		}
-	} else if (i < len && s[i] == 'l') {
-		i++;
-		d->lenmod = TB_L_L;
-		if (i < len && s[i] == 'l') {
-			i++;
-			d->lenmod = TB_L_LL;
-		}
-	} else if (i < len && s[i] == 'L') {
-		i++;
-		d->lenmod = TB_L_LL;
-	} else if (i < len && (s[i] == 'z' || s[i] == 'Z')) {
-		i++;
-		d->lenmod = TB_L_Z;
-	} else if (i < len && s[i] == 't') {
-		i++;
-		d->lenmod = TB_L_T;
-	}
-	*pi = i;
-	if (i >= len)
-		return 0;
-	switch (s[i]) {
-	case 'd': case 'i': case 'u': case 'x': case 'X': case 'o':
-	case 'c': case 's':
-		d->conv = (uint8_t)s[i++];
-		break;
-	case 'p': {
-		size_t k = 0;
-		d->conv = 'p';
-		i++;
-		/* the kernel takes every alphanumeric after %p as its
-		 * extension */
-		while (i < len && ((s[i] >= 'a' && s[i] <= 'z') ||
-				   (s[i] >= 'A' && s[i] <= 'Z') ||
-				   (s[i] >= '0' && s[i] <= '9'))) {
-			if (k + 1 < sizeof(d->pext))
-				d->pext[k++] = s[i];
-			i++;
-		}
-		break;
-	}
-	default:
-		return -1;
-	}
-	*pi = i;
-	return 1;
-}
-
 /*
  * Split the decoded format text into literal runs and conversions, the
  * way the kernel's format_decode() reads it.  *nargs receives how many
@@ -1225,21 +1126,21 @@ static int bind_args(parser *ps, unsigned head)
 static void kernel_printer(tb_render_prog *p, unsigned options)
 {
 	const tb_render_event *ev = &p->ev;
-	int ftrace = ev->system && tb_span_eq(ev->system, ev->system_len, "ftrace");
-	if (ftrace && ev->name && tb_span_eq(ev->name, ev->name_len, "bprint")) {
+	int ftrace = ev->system && tb_pf_eq(ev->system, ev->system_len, "ftrace");
+	if (ftrace && ev->name && tb_pf_eq(ev->name, ev->name_len, "bprint")) {
 		p->mode = TB_M_BPRINT;
 		return;
 	}
-	if (ftrace && ev->name && tb_span_eq(ev->name, ev->name_len, "bputs")) {
+	if (ftrace && ev->name && tb_pf_eq(ev->name, ev->name_len, "bputs")) {
 		p->mode = TB_M_BPUTS;
 		return;
 	}
 	if (!(options & TB_RENDER_KERNEL_STYLE) || !ev->name || !ev->system ||
-	    !tb_span_eq(ev->system, ev->system_len, "syscalls"))
+	    !tb_pf_eq(ev->system, ev->system_len, "syscalls"))
 		return;
-	if (tb_span_starts(ev->name, ev->name_len, "sys_enter_"))
+	if (tb_pf_starts(ev->name, ev->name_len, "sys_enter_"))
 		p->mode = TB_M_SYS_ENTER;
-	else if (tb_span_starts(ev->name, ev->name_len, "sys_exit_"))
+	else if (tb_pf_starts(ev->name, ev->name_len, "sys_exit_"))
 		p->mode = TB_M_SYS_EXIT;
 }
 
