@@ -63,7 +63,8 @@ static ref span(ev *e, uint64_t off, uint64_t len, unsigned elem, int sgn)
 		mark_bad(e, TB_RENDER_N_OOR, TB_RENDER_M_OOR);
 		len = e->rec.len - off;
 	}
-	r.p = e->rec.data + off;
+	/* an empty record may have no data pointer at all */
+	r.p = e->rec.data ? e->rec.data + off : (const uint8_t *)"";
 	r.len = (size_t)len;
 	r.ok = 1;
 	return r;

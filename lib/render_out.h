@@ -96,7 +96,7 @@ static inline void tb_out_pad(tb_out *o, tb_out_mark m, size_t width, int left)
 		tb_out_fill(o, ' ', pad);
 		return;
 	}
-	if (m.len == m.need) {
+	if (m.len == m.need && o->buf) {
 		/* nothing was dropped before the mark: shift what is stored */
 		size_t stored = o->len - m.len, room = o->cap - m.len;
 		if (pad >= room) {
