@@ -6,7 +6,7 @@
 set -eu
 archive=$1
 shared=$2
-allowed='^(memcpy|memmove|memset|memcmp|memchr|strlen|strnlen|__stack_chk_fail|__memcpy_chk|__memmove_chk|__memset_chk|_GLOBAL_OFFSET_TABLE_)$'
+allowed='^(memcpy|memmove|memset|memcmp|bcmp|memchr|strlen|strnlen|__stack_chk_fail|__memcpy_chk|__memmove_chk|__memset_chk|_GLOBAL_OFFSET_TABLE_)$'
 banned='^(malloc|calloc|realloc|free|strdup|strndup|reallocarray|posix_memalign|aligned_alloc|valloc|memalign|mmap|munmap|brk|sbrk|open|openat|read|write|close|lseek|pread|pwrite|fopen|fdopen|freopen|fclose|fread|fwrite|fgets|fputs|puts|putchar|printf|fprintf|sprintf|snprintf|vprintf|vfprintf|vsnprintf|dprintf|perror|abort|exit|_exit)$'
 fail=0
 undef=$(nm -P -u "$archive" 2>/dev/null | awk '$2 == "U" {print $1}' | sort -u)

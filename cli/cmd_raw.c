@@ -1,9 +1,301 @@
-/* tracebound raw: placeholder until its decoder lands. */
+/*
+ * tracebound raw: print the records of trace_pipe_raw dumps.
+ *
+ *   tracebound raw [--header-page FILE] [--subbuf-size N] [--all-records]
+ *                  [--json] RAWFILE...
+ *
+ * Every event (data record) of every sub-buffer: sub-buffer index, offset,
+ * timestamp, payload size and the event id from the payload's first two
+ * bytes.  A missed-events report comes before the events of its
+ * sub-buffer.  Malformed input: the records before the fault are printed,
+ * then one line on stderr names file, sub-buffer, offset and what; exit 1.
+ */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+
+typedef struct raw_opts {
+	const char *header_page;
+	uint32_t subbuf_size;   /* 0: from subbuf_kb beside the file, else 4096 */
+	int all_records;
+	int json;
+} raw_opts;
+
+/* Where a record is: the file's cpu and the sub-buffer it sits in. */
+typedef struct raw_ctx {
+	FILE *out;
+	const raw_opts *opt;
+	int cpu;
+	uint64_t subbuf;
+} raw_ctx;
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: tracebound raw [--header-page FILE] [--subbuf-size N] "
+			"[--all-records] [--json] RAWFILE...\n");
+	return TB_EXIT_USAGE;
+}
+
+/* One event.  Kept in one place so event names and fields can be added. */
+static void print_event(const raw_ctx *c, const tb_kbuf_record *r, int be)
+{
+	int has_id = r->payload_len >= 2;
+	unsigned id = has_id ? (be ? (unsigned)r->payload[0] << 8 | r->payload[1]
+				   : (unsigned)r->payload[1] << 8 | r->payload[0])
+			     : 0;
+	if (c->opt->json) {
+		fprintf(c->out, "{\"cpu\":%d,\"ts\":%llu,", c->cpu, (unsigned long long)r->ts);
+		if (has_id)
+			fprintf(c->out, "\"id\":%u", id);
+		else
+			fputs("\"id\":null", c->out);
+		fprintf(c->out, ",\"subbuf\":%llu,\"offset\":%u,\"size\":%u}\n",
+			(unsigned long long)c->subbuf, r->offset, r->payload_len);
+		return;
+	}
+	fprintf(c->out, "cpu=%d subbuf=%llu offset=%u ts=%llu size=%u ", c->cpu,
+		(unsigned long long)c->subbuf, r->offset, (unsigned long long)r->ts,
+		r->payload_len);
+	if (has_id)
+		fprintf(c->out, "id=%u\n", id);
+	else
+		fputs("id=-\n", c->out);
+}
+
+/* Padding, time extends and time stamps (with --all-records). */
+static void print_other(const raw_ctx *c, const tb_kbuf_record *r)
+{
+	const char *kind = (r->flags & TB_KBUF_REC_NULL_PAD) ? "null_padding"
+							     : tb_kbuf_kind_name(r->kind);
+	if (c->opt->json)
+		fprintf(c->out, "{\"cpu\":%d,\"ts\":%llu,\"kind\":\"%s\",\"subbuf\":%llu,"
+			"\"offset\":%u,\"size\":%u}\n", c->cpu, (unsigned long long)r->ts,
+			kind, (unsigned long long)c->subbuf, r->offset, r->size);
+	else
+		fprintf(c->out, "cpu=%d subbuf=%llu offset=%u ts=%llu size=%u kind=%s\n",
+			c->cpu, (unsigned long long)c->subbuf, r->offset,
+			(unsigned long long)r->ts, r->size, kind);
+}
+
+static void print_missed(const raw_ctx *c, int64_t missed)
+{
+	if (c->opt->json)
+		fprintf(c->out, "{\"cpu\":%d,\"missed\":%lld,\"subbuf\":%llu}\n", c->cpu,
+			(long long)missed, (unsigned long long)c->subbuf);
+	else if (missed < 0)
+		fprintf(c->out, "cpu=%d subbuf=%llu missed=unknown\n", c->cpu,
+			(unsigned long long)c->subbuf);
+	else
+		fprintf(c->out, "cpu=%d subbuf=%llu missed=%lld\n", c->cpu,
+			(unsigned long long)c->subbuf, (long long)missed);
+}
+
+static int fault(FILE *out, const char *path, const tb_kbuf_stream *s,
+		 const tb_error *e, uint64_t page_off)
+{
+	fflush(out);
+	fprintf(stderr, "tracebound: %s: sub-buffer %llu, offset %llu (file offset %llu): %s (%s)\n",
+		path, (unsigned long long)s->subbuf_index, (unsigned long long)page_off,
+		(unsigned long long)(s->subbuf_offset + page_off), e->what,
+		tb_strerror(e->status));
+	return TB_EXIT_MALFORMED;
+}
+
+/* A text file small enough to read whole (header_page, subbuf_kb). */
+static char *read_small(const char *path, size_t *len)
+{
+	tb_cli_file f;
+	char *copy;
+	if (tb_cli_load(path, &f) != 0)
+		return NULL;
+	copy = malloc(f.len + 1);
+	if (copy) {
+		memcpy(copy, f.data, f.len);
+		copy[f.len] = '\0';
+		*len = f.len;
+	}
+	tb_cli_unload(&f);
+	return copy;
+}
+
+static int parse_size(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 0);
+	while (*end == ' ' || *end == '\n' || *end == '\t' || *end == '\r')
+		end++;
+	if (end == s || *end != '\0' || v > 0xffffffffUL)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* The sub-buffer size for a file: --subbuf-size, subbuf_kb beside it, 4096. */
+static int subbuf_for(const char *path, const raw_opts *o, uint32_t *size)
+{
+	char dir[4096], *text;
+	const char *slash = strrchr(path, '/');
+	size_t len;
+	uint32_t kb;
+	int n;
+	*size = 4096;
+	if (o->subbuf_size) {
+		*size = o->subbuf_size;
+		return 0;
+	}
+	if (slash)
+		n = snprintf(dir, sizeof(dir), "%.*s/subbuf_kb", (int)(slash - path), path);
+	else
+		n = snprintf(dir, sizeof(dir), "subbuf_kb");
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return 0;
+	{
+		FILE *probe = fopen(dir, "r");
+		if (!probe)
+			return 0;
+		fclose(probe);
+	}
+	text = read_small(dir, &len);
+	if (!text)
+		return -1;
+	if (parse_size(text, &kb) != 0 || kb == 0 || kb > 1024) {
+		fprintf(stderr, "tracebound: %s: not a sub-buffer size in KiB\n", dir);
+		free(text);
+		return -1;
+	}
+	free(text);
+	*size = kb * 1024;
+	return 0;
+}
+
+/* With no header_page, the dump is taken to come from this machine. */
+static int host_big_endian(void)
+{
+	const uint16_t probe = 1;
+	uint8_t first;
+	memcpy(&first, &probe, 1);
+	return first == 0;
+}
+
+static int raw_file(const char *path, int position, const raw_opts *o,
+		    const tb_kbuf_layout *given)
+{
+	tb_kbuf_layout layout;
+	tb_kbuf_stream s;
+	tb_kbuf kb;
+	tb_kbuf_record r;
+	tb_cli_file f;
+	tb_error e;
+	tb_status st;
+	raw_ctx c;
+	int rc = TB_EXIT_OK;
+
+	if (given) {
+		layout = *given;
+	} else {
+		uint32_t size;
+		if (subbuf_for(path, o, &size) != 0)
+			return TB_EXIT_USAGE;
+		if (tb_kbuf_layout_init(&layout, host_big_endian(), (unsigned)sizeof(long),
+					size, 0) != TB_OK) {
+			fprintf(stderr, "tracebound: %s: sub-buffer size %u is not a power of two "
+					"from 4 KiB to 1 MiB\n", path, size);
+			return TB_EXIT_USAGE;
+		}
+	}
+	if (tb_cli_load(path, &f) != 0)
+		return TB_EXIT_USAGE;
+	c.out = stdout;
+	c.opt = o;
+	c.cpu = tb_cli_cpu_from_name(path, position);
+	tb_kbuf_stream_init(&s, &layout, f.data, f.len);
+	while ((st = tb_kbuf_stream_next(&s, &kb, &e)) == TB_OK) {
+		int64_t missed = tb_kbuf_missed(&kb);
+		c.subbuf = s.subbuf_index;
+		if (s.ts_went_back) {
+			fflush(stdout);
+			fprintf(stderr, "tracebound: %s: sub-buffer %llu: page time %llu goes back "
+					"before %llu\n", path, (unsigned long long)s.subbuf_index,
+				(unsigned long long)tb_kbuf_page_ts(&kb),
+				(unsigned long long)s.last_ts);
+		}
+		if (missed)
+			print_missed(&c, missed);
+		while ((st = o->all_records ? tb_kbuf_next(&kb, &r)
+					    : tb_kbuf_next_event(&kb, &r)) == TB_OK) {
+			if (r.kind == TB_KBUF_DATA)
+				print_event(&c, &r, layout.big_endian);
+			else
+				print_other(&c, &r);
+		}
+		if (st != TB_END) {
+			e = tb_kbuf_error(&kb);
+			rc = fault(stdout, path, &s, &e, e.offset);
+			break;
+		}
+	}
+	if (st != TB_END && rc == TB_EXIT_OK) {
+		/* The open failed; e.offset counts from the start of the file. */
+		rc = fault(stdout, path, &s, &e, e.offset - s.subbuf_offset);
+	}
+	tb_cli_unload(&f);
+	return rc;
+}
 
 int tb_cmd_raw(int argc, char **argv)
 {
-	(void)argc;
-	fprintf(stderr, "tracebound: '%s' is not implemented yet\n", argv[0]);
-	return TB_EXIT_USAGE;
+	raw_opts o;
+	tb_kbuf_layout hp;
+	int i, first = 0, rc = TB_EXIT_OK, have_hp = 0;
+
+	memset(&o, 0, sizeof(o));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			first = i + 1;
+			break;
+		} else if (!strcmp(a, "--header-page") && i + 1 < argc) {
+			o.header_page = argv[++i];
+		} else if (!strcmp(a, "--subbuf-size") && i + 1 < argc) {
+			if (parse_size(argv[++i], &o.subbuf_size) != 0 || o.subbuf_size == 0)
+				return usage();
+		} else if (!strcmp(a, "--all-records")) {
+			o.all_records = 1;
+		} else if (!strcmp(a, "--json")) {
+			o.json = 1;
+		} else if (a[0] == '-' && a[1] != '\0') {
+			return usage();
+		} else {
+			first = i;
+			break;
+		}
+	}
+	if (first == 0 || first >= argc)
+		return usage();
+	if (o.header_page) {
+		size_t len;
+		tb_error e;
+		char *text = read_small(o.header_page, &len);
+		if (!text)
+			return TB_EXIT_USAGE;
+		if (tb_kbuf_layout_from_header_page(text, len, host_big_endian(), &hp, &e) != TB_OK) {
+			fprintf(stderr, "tracebound: %s: byte %llu: %s (%s)\n", o.header_page,
+				(unsigned long long)e.offset, e.what, tb_strerror(e.status));
+			free(text);
+			return TB_EXIT_MALFORMED;
+		}
+		free(text);
+		have_hp = 1;
+	}
+	for (i = first; i < argc; i++) {
+		rc = raw_file(argv[i], i - first, &o, have_hp ? &hp : NULL);
+		if (rc != TB_EXIT_OK)
+			break;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "tracebound: error writing output\n");
+		return TB_EXIT_USAGE;
+	}
+	return rc;
 }

@@ -1,0 +1,188 @@
+/*
+ * Walk the real raw-sched4k pages (repeated in memory to ~64 MiB) with
+ * tracebound and with libtraceevent's kbuffer in one run; print MB/s,
+ * M records/s, the ratio, and the figure as a fraction of the memory
+ * read bandwidth measured here over the same bytes.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <traceevent/kbuffer.h>
+
+#include "tracebound/kbuf.h"
+
+#define PAGE 4096
+#define TARGET (64u << 20)
+#define ROUNDS 5
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static uint8_t *load(const char *dir, const char *name, size_t *len)
+{
+	char path[4096];
+	FILE *f;
+	uint8_t *b;
+	long n;
+	snprintf(path, sizeof(path), "%s/tests/data/raw-sched4k/%s", dir, name);
+	f = fopen(path, "rb");
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		perror(path);
+		exit(2);
+	}
+	b = malloc((size_t)n);
+	if (!b || fread(b, 1, (size_t)n, f) != (size_t)n) {
+		perror(path);
+		exit(2);
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+static volatile uint64_t sink;
+
+static size_t walk_tb_single(const uint8_t *buf, size_t pages, const tb_kbuf_layout *l)
+{
+	size_t p, n = 0;
+	uint64_t acc = 0;
+	for (p = 0; p < pages; p++) {
+		tb_kbuf kb;
+		tb_kbuf_record r;
+		if (tb_kbuf_open(&kb, l, buf + p * PAGE, PAGE, NULL) != TB_OK)
+			continue;
+		while (tb_kbuf_next_event(&kb, &r) == TB_OK) {
+			acc += r.ts + r.payload[0];
+			n++;
+		}
+	}
+	sink = acc;
+	return n;
+}
+
+static size_t walk_tb_batch(const uint8_t *buf, size_t pages, const tb_kbuf_layout *l)
+{
+	size_t p, n = 0;
+	uint64_t acc = 0;
+	tb_kbuf_record r[64];
+	for (p = 0; p < pages; p++) {
+		tb_kbuf kb;
+		tb_status st = TB_OK;
+		if (tb_kbuf_open(&kb, l, buf + p * PAGE, PAGE, NULL) != TB_OK)
+			continue;
+		while (st == TB_OK) {
+			size_t k = tb_kbuf_next_events(&kb, r, 64, &st), i;
+			for (i = 0; i < k; i++)
+				acc += r[i].ts + r[i].payload[0];
+			n += k;
+		}
+	}
+	sink = acc;
+	return n;
+}
+
+static size_t walk_kbuffer(uint8_t *buf, size_t pages, struct kbuffer *k)
+{
+	size_t p, n = 0;
+	uint64_t acc = 0;
+	for (p = 0; p < pages; p++) {
+		unsigned long long ts;
+		unsigned char *ev;
+		kbuffer_load_subbuffer(k, buf + p * PAGE);
+		for (ev = kbuffer_read_event(k, &ts); ev; ev = kbuffer_next_event(k, &ts)) {
+			acc += ts + ev[0];
+			n++;
+		}
+	}
+	sink = acc;
+	return n;
+}
+
+static size_t sum_pass(const uint8_t *buf, size_t len)
+{
+	uint64_t a = 0, b = 0, c = 0, d = 0, w[4];
+	size_t i;
+	for (i = 0; i + 32 <= len; i += 32) {
+		memcpy(w, buf + i, 32);
+		a += w[0];
+		b += w[1];
+		c += w[2];
+		d += w[3];
+	}
+	sink = a + b + c + d;
+	return len;
+}
+
+typedef struct result {
+	double secs;
+	size_t records;
+} result;
+
+#define BEST(res, expr)                                       \
+	do {                                                  \
+		int r_;                                       \
+		res.secs = 1e9;                               \
+		for (r_ = 0; r_ < ROUNDS; r_++) {             \
+			double t0_ = now(), t_;               \
+			res.records = (expr);                 \
+			t_ = now() - t0_;                     \
+			if (t_ < res.secs)                    \
+				res.secs = t_;                \
+		}                                             \
+	} while (0)
+
+int main(void)
+{
+	const char *dir = getenv("TB_SRCDIR") ? getenv("TB_SRCDIR") : ".";
+	size_t l0, l1, one, pages, i;
+	uint8_t *c0 = load(dir, "cpu0.raw", &l0), *c1 = load(dir, "cpu1.raw", &l1), *buf;
+	tb_kbuf_layout l;
+	struct kbuffer *k = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	result tb1, tbb, kb, mem;
+	double mb;
+
+	if (tb_kbuf_layout_init(&l, 0, 8, PAGE, 0) != TB_OK || !k)
+		return 2;
+	one = l0 + l1;
+	pages = (TARGET / one) * (one / PAGE);
+	buf = malloc(pages * PAGE);
+	if (!buf)
+		return 2;
+	for (i = 0; i * one < pages * PAGE; i++) {
+		memcpy(buf + i * one, c0, l0);
+		memcpy(buf + i * one + l0, c1, l1);
+	}
+	mb = (double)(pages * PAGE) / 1e6;
+
+	BEST(mem, sum_pass(buf, pages * PAGE));
+	BEST(kb, walk_kbuffer(buf, pages, k));
+	BEST(tb1, walk_tb_single(buf, pages, &l));
+	BEST(tbb, walk_tb_batch(buf, pages, &l));
+	if (tb1.records != kb.records || tbb.records != kb.records) {
+		fprintf(stderr, "record counts differ: tracebound %zu/%zu, kbuffer %zu\n",
+			tb1.records, tbb.records, kb.records);
+		return 1;
+	}
+	printf("kbuf bench: %zu sub-buffers, %.1f MB, %zu events per pass (best of %d)\n",
+	       pages, mb, kb.records, ROUNDS);
+	printf("  memory read (sum pass)     %8.0f MB/s\n", mb / mem.secs);
+	printf("  libtraceevent kbuffer      %8.0f MB/s  %6.1f M events/s\n",
+	       mb / kb.secs, (double)kb.records / kb.secs / 1e6);
+	printf("  tracebound next_event      %8.0f MB/s  %6.1f M events/s  %5.1fx kbuffer  %4.0f%% of memory bandwidth\n",
+	       mb / tb1.secs, (double)tb1.records / tb1.secs / 1e6, kb.secs / tb1.secs,
+	       100.0 * mem.secs / tb1.secs);
+	printf("  tracebound next_events(64) %8.0f MB/s  %6.1f M events/s  %5.1fx kbuffer  %4.0f%% of memory bandwidth\n",
+	       mb / tbb.secs, (double)tbb.records / tbb.secs / 1e6, kb.secs / tbb.secs,
+	       100.0 * mem.secs / tbb.secs);
+	kbuffer_free(k);
+	free(buf);
+	free(c0);
+	free(c1);
+	return 0;
+}

@@ -1,0 +1,682 @@
+/*
+ * The ring-buffer sub-buffer walker.
+ *
+ * The page header is checked once at open: after that every record start
+ * lies in [header_size, end) and end = header_size + commit <= the bytes
+ * present, so one comparison against the precomputed end per record is
+ * all the walk needs.  Each record is at least 4 bytes (most at least 8)
+ * and the position only moves forward, so the walk always ends.
+ */
+#include <string.h>
+
+#include "tracebound/kbuf.h"
+#include "internal.h"
+
+#define KB_TS_SHIFT 27
+#define KB_DELTA_MASK ((1u << 27) - 1u)
+#define KB_COMMIT_MASK ((1u << 27) - 1u)
+#define KB_MISSED_EVENTS (1u << 31)
+#define KB_MISSED_STORED (1u << 30)
+#define KB_TS_MSB 0xF800000000000000ull
+#define KB_TYPE_DATA_MAX 28u
+#define KB_TYPE_PADDING 29u
+#define KB_TYPE_EXTEND 30u
+#define KB_TYPE_STAMP 31u
+
+#if defined(__GNUC__)
+#define KB_INLINE static inline __attribute__((always_inline))
+#define KB_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define KB_INLINE static inline
+#define KB_UNLIKELY(x) (x)
+#endif
+
+/* ---- layouts ---- */
+
+static int kb_pow2(uint32_t v)
+{
+	return v != 0 && (v & (v - 1u)) == 0;
+}
+
+tb_status tb_kbuf_layout_init_ex(tb_kbuf_layout *layout, int big_endian,
+				 unsigned long_size, unsigned header_size,
+				 uint32_t subbuf_size, unsigned flags)
+{
+	if (!layout || (long_size != 4 && long_size != 8) ||
+	    (header_size != 12 && header_size != 16) ||
+	    header_size < 8u + long_size ||
+	    subbuf_size < TB_KBUF_SUBBUF_MIN ||
+	    subbuf_size > TB_KBUF_SUBBUF_MAX || !kb_pow2(subbuf_size) ||
+	    (flags & ~(unsigned)TB_KBUF_PAD_DELTA_IGNORE) != 0)
+		return TB_ERR_ARG;
+	layout->big_endian = big_endian ? 1 : 0;
+	layout->long_size = (uint8_t)long_size;
+	layout->header_size = (uint8_t)header_size;
+	layout->flags = (uint8_t)flags;
+	layout->subbuf_size = subbuf_size;
+	layout->data_capacity = subbuf_size - header_size;
+	return TB_OK;
+}
+
+tb_status tb_kbuf_layout_init(tb_kbuf_layout *layout, int big_endian,
+			      unsigned long_size, uint32_t subbuf_size,
+			      unsigned flags)
+{
+	return tb_kbuf_layout_init_ex(layout, big_endian, long_size,
+				      long_size == 8 ? 16u : 12u, subbuf_size,
+				      flags);
+}
+
+static int kb_layout_ok(const tb_kbuf_layout *l)
+{
+	tb_kbuf_layout check;
+	return tb_kbuf_layout_init_ex(&check, l->big_endian, l->long_size,
+				      l->header_size, l->subbuf_size,
+				      l->flags) == TB_OK &&
+	       l->data_capacity == check.data_capacity;
+}
+
+/* ---- header_page text ---- */
+
+enum { HP_TIMESTAMP, HP_COMMIT, HP_OVERWRITE, HP_DATA, HP_FIELDS };
+
+typedef struct hp_field {
+	uint64_t offset, size;
+	size_t at;      /* byte offset of the line in the text */
+	int seen;
+} hp_field;
+
+static int hp_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* Skip blanks in s[*i..n). */
+static void hp_skip(const char *s, size_t n, size_t *i)
+{
+	while (*i < n && hp_space(s[*i]))
+		(*i)++;
+}
+
+/* The span up to the next ';' from *i; *i moves past the ';'. */
+static int hp_item(const char *s, size_t n, size_t *i, const char **item,
+		   size_t *len)
+{
+	const char *semi;
+	if (*i >= n)
+		return 0;
+	semi = (const char *)memchr(s + *i, ';', n - *i);
+	if (!semi)
+		return 0;
+	*item = s + *i;
+	*len = (size_t)(semi - (s + *i));
+	*i += *len + 1;
+	return 1;
+}
+
+/*
+ * One "field: TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;" line.  Returns
+ * the field slot (HP_FIELDS for a field we do not use), or -1 with *what.
+ */
+static int hp_line(const char *s, size_t n, uint64_t *off, uint64_t *size,
+		   const char **what)
+{
+	size_t i = 0, dl, k;
+	const char *decl, *name;
+	int have_off = 0, have_size = 0, slot;
+
+	hp_skip(s, n, &i);
+	if (!tb_span_starts(s + i, n - i, "field:")) {
+		*what = "header_page line does not start with 'field:'";
+		return -1;
+	}
+	i += 6;
+	hp_skip(s, n, &i);
+	if (!hp_item(s, n, &i, &decl, &dl) || dl == 0) {
+		*what = "header_page field declaration has no ';'";
+		return -1;
+	}
+	while (dl > 0 && hp_space(decl[dl - 1]))
+		dl--;
+	for (k = dl; k > 0 && !hp_space(decl[k - 1]); k--)
+		;
+	if (k == 0 || k == dl) {
+		*what = "header_page field declaration lacks a type or a name";
+		return -1;
+	}
+	name = decl + k;
+	dl -= k;
+	if (tb_span_eq(name, dl, "timestamp"))
+		slot = HP_TIMESTAMP;
+	else if (tb_span_eq(name, dl, "commit"))
+		slot = HP_COMMIT;
+	else if (tb_span_eq(name, dl, "overwrite"))
+		slot = HP_OVERWRITE;
+	else if (tb_span_eq(name, dl, "data"))
+		slot = HP_DATA;
+	else
+		slot = HP_FIELDS;
+	for (;;) {
+		const char *item, *colon;
+		size_t il;
+		uint64_t v;
+		hp_skip(s, n, &i);
+		if (i >= n)
+			break;
+		if (!hp_item(s, n, &i, &item, &il) ||
+		    !(colon = (const char *)memchr(item, ':', il))) {
+			*what = "header_page attribute is not 'key:value;'";
+			return -1;
+		}
+		k = (size_t)(colon - item);
+		if (!tb_parse_u64(colon + 1, il - k - 1, &v)) {
+			*what = "header_page attribute value is not a number";
+			return -1;
+		}
+		if (tb_span_eq(item, k, "offset")) {
+			*off = v;
+			have_off = 1;
+		} else if (tb_span_eq(item, k, "size")) {
+			*size = v;
+			have_size = 1;
+		} else if (!tb_span_eq(item, k, "signed")) {
+			*what = "header_page attribute is not offset, size or signed";
+			return -1;
+		}
+	}
+	if (!have_off || !have_size) {
+		*what = "header_page field lacks offset or size";
+		return -1;
+	}
+	return slot;
+}
+
+tb_status tb_kbuf_layout_from_header_page(const char *text, size_t len,
+					  int big_endian,
+					  tb_kbuf_layout *layout,
+					  tb_error *err)
+{
+	hp_field f[HP_FIELDS];
+	tb_reader r;
+	const char *line;
+	size_t n, at;
+	tb_status st;
+
+	tb_error_clear(err);
+	if (!layout || (!text && len))
+		return tb_fail(err, TB_ERR_ARG, 0, "no layout or text given");
+	if (len == 0)
+		return tb_fail(err, TB_ERR_UNSUPPORTED, 0,
+			       "empty header_page (pre-2.6.31 format)");
+	memset(f, 0, sizeof(f));
+	tb_rd_init(&r, text, len, 0);
+	for (at = r.pos; tb_rd_line(&r, &line, &n); at = r.pos) {
+		uint64_t off = 0, size = 0;
+		const char *what = "";
+		size_t j = 0;
+		int slot;
+		hp_skip(line, n, &j);
+		if (j == n)
+			continue;
+		slot = hp_line(line, n, &off, &size, &what);
+		if (slot < 0)
+			return tb_fail(err, TB_ERR_SYNTAX, at, what);
+		if (slot == HP_FIELDS)
+			continue;
+		if (f[slot].seen)
+			return tb_fail(err, TB_ERR_DUPLICATE, at,
+				       "header_page names a field twice");
+		f[slot].seen = 1;
+		f[slot].offset = off;
+		f[slot].size = size;
+		f[slot].at = at;
+	}
+	if (!f[HP_TIMESTAMP].seen || !f[HP_COMMIT].seen || !f[HP_DATA].seen)
+		return tb_fail(err, TB_ERR_SYNTAX, len,
+			       "header_page lacks timestamp, commit or data");
+	if (f[HP_TIMESTAMP].offset != 0 || f[HP_TIMESTAMP].size != 8)
+		return tb_fail(err, TB_ERR_VALUE, f[HP_TIMESTAMP].at,
+			       "header_page timestamp is not a u64 at offset 0");
+	if (f[HP_COMMIT].offset != 8 ||
+	    (f[HP_COMMIT].size != 4 && f[HP_COMMIT].size != 8))
+		return tb_fail(err, TB_ERR_VALUE, f[HP_COMMIT].at,
+			       "header_page commit is not a 4- or 8-byte long at offset 8");
+	if ((f[HP_DATA].offset != 12 && f[HP_DATA].offset != 16) ||
+	    f[HP_DATA].offset < 8 + f[HP_COMMIT].size)
+		return tb_fail(err, TB_ERR_VALUE, f[HP_DATA].at,
+			       "header_page data offset is not 12 or 16 after commit");
+	if (f[HP_DATA].size > TB_KBUF_SUBBUF_MAX)
+		return tb_fail(err, TB_ERR_VALUE, f[HP_DATA].at,
+			       "header_page data size exceeds 1 MiB");
+	st = tb_kbuf_layout_init_ex(layout, big_endian,
+				    (unsigned)f[HP_COMMIT].size,
+				    (unsigned)f[HP_DATA].offset,
+				    (uint32_t)(f[HP_DATA].offset + f[HP_DATA].size),
+				    0);
+	if (st != TB_OK)
+		return tb_fail(err, TB_ERR_VALUE, f[HP_DATA].at,
+			       "header_page data offset + size is not a power-of-two sub-buffer of 4 KiB to 1 MiB");
+	return TB_OK;
+}
+
+/* ---- opening a sub-buffer ---- */
+
+static tb_status kb_bad(tb_kbuf *kb, tb_status st, uint32_t off,
+			const char *what)
+{
+	kb->status = tb_fail(&kb->err, st, off, what);
+	return st;
+}
+
+tb_status tb_kbuf_open(tb_kbuf *kb, const tb_kbuf_layout *layout,
+		       const void *buf, size_t len, tb_error *err)
+{
+	tb_reader r;
+	uint64_t page_ts, raw, count;
+	uint32_t flags, commit, hdr;
+	tb_status st;
+
+	tb_error_clear(err);
+	if (!kb)
+		return tb_fail(err, TB_ERR_ARG, 0, "no cursor given");
+	memset(kb, 0, sizeof(*kb));
+	tb_error_clear(&kb->err);
+	if (!layout || !kb_layout_ok(layout) || (!buf && len)) {
+		st = kb_bad(kb, TB_ERR_ARG, 0, "invalid layout or buffer");
+		return tb_fail(err, st, 0, kb->err.what);
+	}
+	kb->layout = *layout;
+	hdr = layout->header_size;
+	if (len > layout->subbuf_size)
+		len = layout->subbuf_size;
+	kb->buf = (const uint8_t *)buf;
+	kb->len = (uint32_t)len;
+	kb->end = kb->pos = hdr;
+	tb_rd_init(&r, buf, len, layout->big_endian);
+	if (!tb_rd_u64_at(&r, 0, &page_ts) ||
+	    !tb_rd_uN_at(&r, 8, layout->long_size, &raw) || len < hdr) {
+		st = kb_bad(kb, TB_ERR_TRUNCATED, 0, "sub-buffer header truncated");
+		goto fail;
+	}
+	/* The upper half of an 8-byte commit is not used. */
+	flags = (uint32_t)raw;
+	commit = flags & KB_COMMIT_MASK;
+	kb->page_ts = kb->ts = page_ts;
+	kb->raw_commit = raw;
+	if (commit > layout->data_capacity) {
+		st = kb_bad(kb, TB_ERR_LENGTH, 8, "commit exceeds the sub-buffer data capacity");
+		goto fail;
+	}
+	if (commit > len - hdr) {
+		st = kb_bad(kb, TB_ERR_TRUNCATED, 8, "commit runs past the bytes present");
+		goto fail;
+	}
+	kb->commit = commit;
+	kb->end = hdr + commit;
+	if (flags & KB_MISSED_EVENTS) {
+		kb->missed = -1;
+		if ((flags & KB_MISSED_STORED) &&
+		    tb_rd_uN_at(&r, kb->end, layout->long_size, &count))
+			kb->missed = count > (uint64_t)INT64_MAX ? INT64_MAX
+								  : (int64_t)count;
+	}
+	kb->opened = 1;
+	kb->status = TB_OK;
+	return TB_OK;
+fail:
+	return tb_fail(err, st, kb->err.offset, kb->err.what);
+}
+
+/* ---- the walk ---- */
+
+/*
+ * The one walking loop.  Fills up to `max` records (only DATA records
+ * count when events_only), keeping the position and the running time in
+ * locals; short data records, the common case, take the first branch.
+ * `be` and `events_only` are constants in every caller, so the compiler
+ * makes a specialised copy for each byte order and mode.
+ */
+KB_INLINE size_t kb_walk(tb_kbuf *kb, tb_kbuf_record *recs, size_t max,
+			 int events_only, tb_status *status, int be)
+{
+	const uint8_t *const buf = kb->buf;
+	const uint32_t end = kb->end, hdr = kb->layout.header_size;
+	const int pad_delta = !(kb->layout.flags & TB_KBUF_PAD_DELTA_IGNORE);
+	uint32_t off = kb->pos, fault = 0;
+	uint64_t ts = kb->ts;
+	size_t n = 0;
+	tb_status st = kb->status;
+	const char *what = NULL;
+
+	if (KB_UNLIKELY(st != TB_OK)) {
+		*status = st;
+		return 0;
+	}
+	while (n < max) {
+		tb_kbuf_record *rec = &recs[n];
+		const uint8_t *p;
+		uint32_t left, word, type_len, delta, size, arr;
+
+		if (off >= end) {
+			st = TB_END;
+			break;
+		}
+		left = end - off;
+		if (KB_UNLIKELY(left < 4)) {
+			st = TB_ERR_TRUNCATED, fault = off, what = "event header cut by commit";
+			break;
+		}
+		p = buf + off;
+		word = tb_load32(p, be);
+		if (be) {
+			type_len = word >> 27;
+			delta = word & KB_DELTA_MASK;
+		} else {
+			type_len = word & 31u;
+			delta = word >> 5;
+		}
+		rec->offset = off;
+		rec->index = off - hdr;
+		rec->time_delta = delta;
+		rec->type_len = (uint8_t)type_len;
+		rec->flags = 0;
+		rec->reserved_ = 0;
+		if (type_len - 1u < KB_TYPE_DATA_MAX) {
+			/* Short data form: type_len words of payload. */
+			size = 4u + type_len * 4u;
+			if (KB_UNLIKELY(size > left)) {
+				st = TB_ERR_RANGE, fault = off, what = "data record ends past commit";
+				break;
+			}
+			ts += delta;
+			rec->payload = p + 4;
+			rec->payload_len = size - 4u;
+			rec->kind = TB_KBUF_DATA;
+			rec->size = size;
+			rec->ts = ts;
+			off += size;
+			n++;
+			continue;
+		}
+		rec->payload = NULL;
+		rec->payload_len = 0;
+		if (type_len == KB_TYPE_PADDING && delta == 0) {
+			/* Null padding inside commit: the rest of the page is filler. */
+			rec->kind = TB_KBUF_PADDING;
+			rec->flags = TB_KBUF_REC_NULL_PAD;
+			rec->size = left;
+			rec->ts = ts;
+			off = end;
+			n += !events_only;
+			continue;
+		}
+		if (KB_UNLIKELY(left < 8)) {
+			st = TB_ERR_TRUNCATED, fault = off;
+			what = type_len == 0 ? "data length word cut by commit" :
+			       type_len == KB_TYPE_PADDING ? "padding length word cut by commit" :
+			       type_len == KB_TYPE_EXTEND ? "time extend cut by commit" :
+			       "time stamp cut by commit";
+			break;
+		}
+		arr = tb_load32(p + 4, be);
+		if (type_len == 0) {
+			/* Long data form: arr counts itself and the payload. */
+			uint64_t len4 = ((uint64_t)arr + 3u) & ~(uint64_t)3u;
+			if (KB_UNLIKELY(arr < 4)) {
+				st = TB_ERR_LENGTH, fault = off + 4;
+				what = arr == 0 ? "zero data length" : "data length below 4";
+				break;
+			}
+			if (KB_UNLIKELY(len4 + 4u > left)) {
+				st = TB_ERR_RANGE, fault = off, what = "data record ends past commit";
+				break;
+			}
+			size = (uint32_t)len4 + 4u;
+			ts += delta;
+			rec->payload = p + 8;
+			rec->payload_len = size - 8u;
+			rec->kind = TB_KBUF_DATA;
+		} else if (type_len == KB_TYPE_PADDING) {
+			if (KB_UNLIKELY(arr < 4)) {
+				st = TB_ERR_LENGTH, fault = off + 4, what = "padding length below 4";
+				break;
+			}
+			if (KB_UNLIKELY((uint64_t)arr + 4u > left)) {
+				st = TB_ERR_RANGE, fault = off, what = "padding ends past commit";
+				break;
+			}
+			size = arr + 4u;
+			rec->kind = TB_KBUF_PADDING;
+			if (pad_delta)
+				ts += delta;
+		} else if (type_len == KB_TYPE_EXTEND) {
+			size = 8;
+			rec->kind = TB_KBUF_TIME_EXTEND;
+			ts += ((uint64_t)arr << KB_TS_SHIFT) + delta;
+		} else {
+			/* Absolute: 59 bits; the top bits and the wrap as the kernel does. */
+			uint64_t v = ((uint64_t)arr << KB_TS_SHIFT) | delta;
+			if (ts & KB_TS_MSB) {
+				v |= ts & KB_TS_MSB;
+				if (v < ts)
+					v += 1ull << 59;
+			}
+			size = 8;
+			rec->kind = TB_KBUF_TIME_STAMP;
+			ts = v;
+		}
+		rec->size = size;
+		rec->ts = ts;
+		off += size;
+		n += !events_only || rec->kind == TB_KBUF_DATA;
+	}
+	kb->pos = off;
+	kb->ts = ts;
+	if (st != TB_OK) {
+		kb->status = st;
+		if (what)
+			tb_fail(&kb->err, st, fault, what);
+	}
+	*status = st;
+	return n;
+}
+
+KB_INLINE tb_status kb_one(tb_kbuf *kb, tb_kbuf_record *rec, int events_only)
+{
+	tb_status st;
+	if (!kb || !rec)
+		return TB_ERR_ARG;
+	if (kb->layout.big_endian)
+		kb_walk(kb, rec, 1, events_only, &st, 1);
+	else
+		kb_walk(kb, rec, 1, events_only, &st, 0);
+	return st;
+}
+
+tb_status tb_kbuf_next(tb_kbuf *kb, tb_kbuf_record *rec)
+{
+	return kb_one(kb, rec, 0);
+}
+
+tb_status tb_kbuf_next_event(tb_kbuf *kb, tb_kbuf_record *rec)
+{
+	return kb_one(kb, rec, 1);
+}
+
+size_t tb_kbuf_next_events(tb_kbuf *kb, tb_kbuf_record *recs, size_t max,
+			   tb_status *status)
+{
+	tb_status dummy;
+	if (!status)
+		status = &dummy;
+	if (!kb || (!recs && max)) {
+		*status = TB_ERR_ARG;
+		return 0;
+	}
+	return kb->layout.big_endian ? kb_walk(kb, recs, max, 1, status, 1)
+				     : kb_walk(kb, recs, max, 1, status, 0);
+}
+
+int64_t tb_kbuf_missed(const tb_kbuf *kb)
+{
+	return kb ? kb->missed : 0;
+}
+
+uint64_t tb_kbuf_page_ts(const tb_kbuf *kb)
+{
+	return kb ? kb->page_ts : 0;
+}
+
+uint32_t tb_kbuf_commit(const tb_kbuf *kb)
+{
+	return kb ? kb->commit : 0;
+}
+
+tb_error tb_kbuf_error(const tb_kbuf *kb)
+{
+	tb_error e;
+	tb_error_clear(&e);
+	if (kb && tb_is_error(kb->status))
+		e = kb->err;
+	return e;
+}
+
+void tb_kbuf_rewind(tb_kbuf *kb)
+{
+	if (!kb || !kb->opened)
+		return;
+	kb->pos = kb->layout.header_size;
+	kb->ts = kb->page_ts;
+	kb->status = TB_OK;
+	tb_error_clear(&kb->err);
+}
+
+tb_status tb_kbuf_read_at_offset(tb_kbuf *kb, uint32_t offset,
+				 tb_kbuf_record *rec)
+{
+	tb_status st;
+	if (!kb || !rec)
+		return TB_ERR_ARG;
+	tb_kbuf_rewind(kb);
+	do
+		st = tb_kbuf_next_event(kb, rec);
+	while (st == TB_OK && rec->offset < offset);
+	return st;
+}
+
+/* ---- re-serialising into a standalone sub-buffer ---- */
+
+static void kb_store(uint8_t *p, uint64_t v, unsigned n, int be)
+{
+	unsigned i;
+	for (i = 0; i < n; i++) {
+		unsigned shift = 8u * (be ? n - 1u - i : i);
+		p[i] = (uint8_t)(v >> shift);
+	}
+}
+
+tb_status tb_kbuf_read_buffer(const tb_kbuf *kb, void *out, size_t out_len,
+			      size_t *data_len)
+{
+	tb_kbuf c;
+	tb_kbuf_record r;
+	uint8_t *o = (uint8_t *)out;
+	size_t hdr, cap, w, committed;
+	uint32_t word;
+	tb_status st;
+	int be;
+
+	if (data_len)
+		*data_len = 0;
+	if (!kb || (!out && out_len))
+		return TB_ERR_ARG;
+	c = *kb;
+	st = tb_kbuf_next_event(&c, &r);
+	if (st != TB_OK)
+		return st;
+	be = kb->layout.big_endian;
+	hdr = kb->layout.header_size;
+	cap = out_len < kb->layout.subbuf_size ? out_len : kb->layout.subbuf_size;
+	if (cap < hdr || r.size > cap - hdr)
+		return TB_ERR_NO_SPACE;
+	cap -= hdr;
+	/* The first event carries delta 0: the new page stamp is its time. */
+	kb_store(o, r.ts, 8, be);
+	memcpy(o + hdr, kb->buf + r.offset, r.size);
+	word = tb_load32(o + hdr, be);
+	word &= be ? ~KB_DELTA_MASK : 31u;
+	kb_store(o + hdr, word, 4, be);
+	w = committed = r.size;
+	while (tb_kbuf_next(&c, &r) == TB_OK && !(r.flags & TB_KBUF_REC_NULL_PAD) &&
+	       r.size <= cap - w) {
+		memcpy(o + hdr + w, kb->buf + r.offset, r.size);
+		w += r.size;
+		if (r.kind == TB_KBUF_DATA)
+			committed = w;
+	}
+	/* Extends or padding with no event after them are left out. */
+	memset(o + hdr + committed, 0, out_len - hdr - committed);
+	memset(o + 8, 0, hdr - 8);
+	kb_store(o + 8, committed, kb->layout.long_size, be);
+	if (data_len)
+		*data_len = committed;
+	return TB_OK;
+}
+
+const char *tb_kbuf_kind_name(unsigned kind)
+{
+	static const char *const names[] = { "data", "padding", "time_extend",
+					     "time_stamp" };
+	return kind < TB_ARRAY_LEN(names) ? names[kind] : "unknown";
+}
+
+/* ---- a whole dump of consecutive sub-buffers ---- */
+
+void tb_kbuf_stream_init(tb_kbuf_stream *s, const tb_kbuf_layout *layout,
+			 const void *data, size_t len)
+{
+	if (!s)
+		return;
+	memset(s, 0, sizeof(*s));
+	if (layout)
+		s->layout = *layout;
+	s->data = (const uint8_t *)data;
+	s->len = data ? len : 0;
+}
+
+tb_status tb_kbuf_stream_next(tb_kbuf_stream *s, tb_kbuf *kb, tb_error *err)
+{
+	size_t off, n;
+	tb_status st;
+
+	tb_error_clear(err);
+	if (!s || !kb)
+		return tb_fail(err, TB_ERR_ARG, 0, "no stream or cursor given");
+	if (s->started && kb->opened && kb->commit > 0) {
+		uint64_t t = kb->ts > kb->page_ts ? kb->ts : kb->page_ts;
+		if (t > s->last_ts)
+			s->last_ts = t;
+	}
+	if (s->next >= s->len)
+		return TB_END;
+	off = s->next;
+	n = s->len - off;
+	if (n > s->layout.subbuf_size)
+		n = s->layout.subbuf_size;
+	s->subbuf_index = s->started ? s->subbuf_index + 1 : 0;
+	s->subbuf_offset = off;
+	s->next = off + (n ? n : 1);
+	st = tb_kbuf_open(kb, &s->layout, s->data + off, n, err);
+	s->ts_went_back = 0;
+	if (st != TB_OK) {
+		s->started = 1;
+		return tb_fail(err, st, off + kb->err.offset, kb->err.what);
+	}
+	/* Empty (zero-filled) sub-buffers carry no time. */
+	if (s->started && kb->commit > 0 && kb->page_ts < s->last_ts) {
+		s->ts_went_back = 1;
+		s->backwards++;
+	}
+	s->started = 1;
+	return TB_OK;
+}
