@@ -38,6 +38,7 @@ enum {
 /* Value types (ty): width in bytes in the low 4 bits, unsigned bit. */
 #define TB_TY_W(ty)      ((unsigned)(ty) & 0x0fu)
 #define TB_TY_UNSIGNED   0x10u
+#define TB_TY_UNKNOWN    0x20u  /* a constant built from an unresolved name */
 #define TB_TY_INT        4u
 #define TB_TY_UINT       (4u | TB_TY_UNSIGNED)
 #define TB_TY_LONG       8u
@@ -118,6 +119,7 @@ static inline uint64_t tb_ty_norm(uint64_t v, unsigned ty)
 /* The C type an expression of type ty has after integer promotion. */
 static inline unsigned tb_ty_promote(unsigned ty)
 {
+	ty &= ~TB_TY_UNKNOWN;
 	return TB_TY_W(ty) < 4 ? TB_TY_INT : ty;
 }
 

@@ -289,6 +289,14 @@ static void put_literal(ev *e, unsigned n)
 			   (size_t)(nd->v & 0xffffffffu));
 }
 
+/* A table value built from an enum name the kernel left unresolved: its
+ * real value is not in the capture, so it matches nothing. */
+static int unresolved(const ev *e, unsigned n)
+{
+	const tb_render_node_ *nd = &e->p->nodes[n];
+	return nd->op == TB_N_NUM && (nd->ty & TB_TY_UNKNOWN);
+}
+
 static uint64_t ulong_of(const ev *e, uint64_t v, int u64)
 {
 	return (u64 || e->lsz == 8) ? v : (v & 0xffffffffu);
@@ -303,6 +311,8 @@ static void print_flags(ev *e, const tb_render_node_ *nd, int u64)
 		const tb_render_node_ *pn = &e->p->nodes[pr];
 		uint64_t mask;
 		if (pn->op != TB_N_PAIR)
+			continue;
+		if (unresolved(e, pn->a))
 			continue;
 		mask = ulong_of(e, ev_int(e, pn->a).v, u64);
 		if ((flags & mask) != mask)
@@ -326,7 +336,7 @@ static void print_symbolic(ev *e, const tb_render_node_ *nd, int u64)
 	size_t before = e->o->need;
 	for (unsigned pr = e->p->nodes[nd->a].next; pr; pr = e->p->nodes[pr].next) {
 		const tb_render_node_ *pn = &e->p->nodes[pr];
-		if (pn->op != TB_N_PAIR)
+		if (pn->op != TB_N_PAIR || unresolved(e, pn->a))
 			continue;
 		if (ulong_of(e, ev_int(e, pn->a).v, u64) == v) {
 			put_literal(e, pn->b);
@@ -449,6 +459,8 @@ static void print_cpulist(ev *e, const ref *r)
 	}
 }
 
+static int printk_lookup(ev *e, uint64_t addr, const char **s, size_t *n);
+
 /* Emit the text of node n, as "%s" would print it. */
 static void ev_text(ev *e, unsigned n)
 {
@@ -526,9 +538,17 @@ static void ev_text(ev *e, unsigned n)
 	default:
 		break;
 	}
-	/* a number where text is expected: a kernel pointer to text the
-	 * capture does not hold */
-	tb_out_hex(e->o, ev_int(e, n).v);
+	/* a number where text is expected: a kernel pointer to a string,
+	 * found in printk_formats when it is a tracepoint_string */
+	{
+		uint64_t a = ev_int(e, n).v;
+		const char *s;
+		size_t len;
+		if (printk_lookup(e, a, &s, &len))
+			tb_out_put(e->o, s, len);
+		else
+			tb_out_hex(e->o, a);
+	}
 }
 
 /* ------------------------------------------------- printf conversions */
@@ -978,6 +998,7 @@ static void run_syscall(ev *e, int enter)
 	const tb_render_event *evd = &e->p->ev;
 	size_t skip = enter ? strlen("sys_enter_") : strlen("sys_exit_");
 	int first = 1;
+	uint64_t v;
 	tb_out_puts(e->o, "sys_");
 	tb_out_put(e->o, evd->name + skip, evd->name_len - skip);
 	if (!enter) {
@@ -996,7 +1017,11 @@ static void run_syscall(ev *e, int enter)
 		first = 0;
 		tb_out_put(e->o, f->name, f->name_len);
 		tb_out_puts(e->o, ": ");
-		tb_out_hex(e->o, ulong_of(e, scalar(e, f), 0));
+		v = ulong_of(e, scalar(e, f), 0);
+		if (v < 10) /* since 6.18 small values print in decimal */
+			tb_out_u64(e->o, v);
+		else
+			tb_out_hex(e->o, v);
 	}
 	tb_out_putc(e->o, ')');
 }

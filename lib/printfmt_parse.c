@@ -392,9 +392,8 @@ static unsigned fold_bin(parser *ps, unsigned op, unsigned a, unsigned b)
 	uint64_t r;
 	unsigned ty;
 	if (is_num(ps, a) && is_num(ps, b) &&
-	    tb_pf_binop(op, na->v, na->ty, nb->v, nb->ty, &r, &ty)) {
-		return num_node(ps, r, ty);
-	}
+	    tb_pf_binop(op, na->v, na->ty, nb->v, nb->ty, &r, &ty))
+		return num_node(ps, r, ty | ((na->ty | nb->ty) & TB_TY_UNKNOWN));
 	ty = (op >= TB_OP_LT && op <= TB_OP_NE) || op == TB_OP_LAND ||
 			     op == TB_OP_LOR
 		     ? TB_TY_INT
@@ -605,9 +604,10 @@ static unsigned make_cast(parser *ps, const ctype *ct, unsigned e)
 		return e;
 	if (ne->op == TB_N_NUM) {
 		uint64_t v = ne->v;
+		unsigned unk = ne->ty & TB_TY_UNKNOWN;
 		if (ct->flags & TB_CAST_BOOL)
-			return num_node(ps, v != 0, TB_TY_INT);
-		return num_node(ps, v, ct->ty);
+			return num_node(ps, v != 0, TB_TY_INT | unk);
+		return num_node(ps, v, ct->ty | unk);
 	}
 	return node(ps, TB_N_CAST, ct->ty, e, 0, 0, ct->flags);
 }
@@ -825,8 +825,10 @@ static unsigned parse_call(parser *ps, const tok *name)
 static unsigned ident_value(parser *ps, const tok *t)
 {
 	uint64_t v = 0;
-	(void)tb_pf_enum_value(ps->s + t->start, t->len, ps->p->options, &v);
-	return num_node(ps, v, TB_TY_INT);
+	if (tb_pf_enum_value(ps->s + t->start, t->len, ps->p->options, &v))
+		return num_node(ps, v, TB_TY_INT);
+	/* 0, as trace-cmd has it, but marked: no flag or symbol matches it */
+	return num_node(ps, 0, TB_TY_INT | TB_TY_UNKNOWN);
 }
 
 static unsigned parse_primary(parser *ps)
@@ -919,7 +921,7 @@ static unsigned parse_unary(parser *ps)
 			if (ne->op == TB_N_NUM) {
 				uint64_t v = ne->v;
 				v = op == '-' ? 0 - v : op == '~' ? ~v : (uint64_t)(v == 0);
-				e = num_node(ps, v, ty);
+				e = num_node(ps, v, ty | (ne->ty & TB_TY_UNKNOWN));
 			} else {
 				e = node(ps, TB_N_UNARY, ty, e, 0, 0, (uint64_t)op);
 			}

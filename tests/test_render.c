@@ -931,13 +931,13 @@ START_TEST(kernel_printers)
 	put64(rec, 16, 0xffffff9c);
 	put64(rec, 24, 0x561ff43fb340);
 	put64(rec, 32, 0x241);
-	put64(rec, 40, 0x1b6);
+	put64(rec, 40, 3);
 	compile_ex("\"dfd: 0x%08lx, filename: 0x%08lx, flags: 0x%08lx, mode: 0x%08lx\", "
 		   "((unsigned long)(REC->dfd)), ((unsigned long)(REC->filename)), "
 		   "((unsigned long)(REC->flags)), ((unsigned long)(REC->mode))",
 		   sc, 9, 8, TB_RENDER_KERNEL_STYLE, "syscalls", "sys_enter_openat");
 	ck_assert_str_eq(run_env(NULL, rec, 48),
-			 "sys_openat(dfd: 0xffffff9c, filename: 0x561ff43fb340, flags: 0x241, mode: 0x1b6)");
+			 "sys_openat(dfd: 0xffffff9c, filename: 0x561ff43fb340, flags: 0x241, mode: 3)");
 	compile_ex("\"dfd: 0x%08lx\", ((unsigned long)(REC->dfd))", sc, 9, 8, 0, "syscalls",
 		   "sys_enter_openat");
 	ck_assert_str_eq(run_env(NULL, rec, 48), "dfd: 0xffffff9c");
