@@ -172,7 +172,7 @@ static rt_event *rt_add_event(rt_capture *c, char *text, size_t len, const char 
 
 static int rt_load_formats(rt_capture *c, const char *dir)
 {
-	char path[4096];
+	char path[8192];
 	DIR *top, *sd;
 	struct dirent *s, *v;
 	int count = 0;
@@ -309,7 +309,7 @@ static int rt_printk_lookup(void *ctx, uint64_t addr, const char **s, size_t *n)
 /* Open a capture: layout, formats (compiled with options), lookups, raw. */
 static int rt_open(rt_capture *c, const char *dir, unsigned options, int tep_syms)
 {
-	char path[4096];
+	char path[8192];
 	size_t len;
 	char *hp, *ks;
 	tb_error err;

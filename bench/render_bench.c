@@ -1,0 +1,119 @@
+/*
+ * Render the real records of a capture (default: the committed sample
+ * tests/data/render, or the directory given as argv[1], e.g. a bigger
+ * ci/capture-render.sh capture) with tracebound and with libtraceevent's
+ * tep_print_event (the engine of trace-cmd report), each over the same
+ * records and the same lookups; print both rates and the ratio.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../tests/render_tep.h"
+
+#define MIN_SECONDS 0.5
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+typedef struct rec {
+	const uint8_t *p;
+	uint32_t len;
+	int id, cpu;
+	uint64_t ts;
+} rec;
+
+int main(int argc, char **argv)
+{
+	static rt_capture cap;
+	char dir[2048];
+	const char *src = getenv("TB_SRCDIR");
+	rec *recs = NULL;
+	size_t n = 0, capn = 0, bytes = 0;
+	tb_render_env env;
+	char out[8192];
+	struct trace_seq seq;
+	double t0, tb_s, tep_s;
+	unsigned long rounds_tb = 0, rounds_tep = 0;
+	if (argc > 1)
+		snprintf(dir, sizeof(dir), "%s", argv[1]);
+	else
+		snprintf(dir, sizeof(dir), "%s/tests/data/render", src ? src : ".");
+	if (rt_open(&cap, dir, TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE, 1) != 0) {
+		fprintf(stderr, "render_bench: cannot open capture %s\n", dir);
+		return 1;
+	}
+	rt_env(&cap, &env);
+	for (int cpu = 0; cpu < cap.ncpu; cpu++) {
+		tb_kbuf_stream s;
+		tb_kbuf kb;
+		tb_error err;
+		if (!cap.raw[cpu])
+			continue;
+		tb_kbuf_stream_init(&s, &cap.layout, cap.raw[cpu], cap.raw_len[cpu]);
+		while (tb_kbuf_stream_next(&s, &kb, &err) == TB_OK) {
+			tb_kbuf_record r;
+			while (tb_kbuf_next_event(&kb, &r) == TB_OK) {
+				int id = rt_record_id(&cap, &r);
+				if (id < 0 || !cap.ev[id])
+					continue;
+				if (n == capn) {
+					capn = capn ? capn * 2 : 4096;
+					recs = realloc(recs, capn * sizeof(*recs));
+				}
+				recs[n].p = r.payload;
+				recs[n].len = r.payload_len;
+				recs[n].id = id;
+				recs[n].cpu = cpu;
+				recs[n].ts = r.ts;
+				n++;
+			}
+		}
+	}
+	if (!n) {
+		fprintf(stderr, "render_bench: no records in %s\n", dir);
+		return 1;
+	}
+	/* tracebound */
+	t0 = now();
+	do {
+		for (size_t i = 0; i < n; i++) {
+			tb_render_result res;
+			tb_render(cap.ev[recs[i].id]->prog, &env, recs[i].p, recs[i].len, out,
+				  sizeof(out), &res);
+			bytes += res.len;
+		}
+		rounds_tb++;
+	} while (now() - t0 < MIN_SECONDS);
+	tb_s = (now() - t0) / (double)rounds_tb;
+	/* libtraceevent */
+	trace_seq_init(&seq);
+	t0 = now();
+	do {
+		for (size_t i = 0; i < n; i++) {
+			struct tep_record tr;
+			memset(&tr, 0, sizeof(tr));
+			tr.ts = recs[i].ts;
+			tr.cpu = recs[i].cpu;
+			tr.data = (void *)recs[i].p;
+			tr.size = (int)recs[i].len;
+			trace_seq_reset(&seq);
+			tep_print_event(cap.tep, &seq, &tr, "%s", TEP_PRINT_INFO);
+		}
+		rounds_tep++;
+	} while (now() - t0 < MIN_SECONDS);
+	tep_s = (now() - t0) / (double)rounds_tep;
+	trace_seq_destroy(&seq);
+	printf("render_bench: %zu records of %s (%zu bytes of text per round)\n", n, dir,
+	       bytes / rounds_tb);
+	printf("  tracebound tb_render:         %8.2f M events/s\n", (double)n / tb_s / 1e6);
+	printf("  libtraceevent tep_print_event: %8.2f M events/s\n", (double)n / tep_s / 1e6);
+	printf("  ratio: %.1fx\n", tep_s / tb_s);
+	return 0;
+}
