@@ -4,7 +4,7 @@
 #
 #   sudo sh ci/capture-render.sh OUTDIR [SECONDS]
 #
-# Environment: GROUPS (event groups, default the broad set below),
+# Environment: EVENT_GROUPS (event groups, default the broad set below),
 # BUFFER_KB (per-CPU buffer, default 2048); SMALL=1 keeps only
 # the formats of events that occur and the kallsyms lines the text names
 # (plus each one's successor, which bounds its range): the committed sample
@@ -41,7 +41,7 @@ echo "${BUFFER_KB:-2048}" > "$I/buffer_size_kb"
 for c in x86-tsc counter; do
 	if grep -qw "$c" "$I/trace_clock"; then echo "$c" > "$I/trace_clock"; break; fi
 done
-groups=${GROUPS:-"sched irq timer syscalls signal task workqueue kmem block writeback ext4 net sock tcp rcu ipi"}
+groups=${EVENT_GROUPS:-"sched irq timer syscalls signal task workqueue kmem block writeback ext4 net sock tcp rcu ipi"}
 for g in $groups; do
 	[ -d "$I/events/$g" ] && echo 1 > "$I/events/$g/enable"
 done
