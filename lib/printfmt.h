@@ -48,7 +48,8 @@ enum {
 enum {
 	TB_CAST_KEEP = 1,    /* an unknown type or struct: value unchanged */
 	TB_CAST_BOOL = 2,    /* (bool): 0 or 1 */
-	TB_CAST_PTR = 4      /* a pointer: elem size in bits 8.. (0 unknown) */
+	TB_CAST_PTR = 4      /* a pointer: pointee size in bits 8..15 (0
+			      * unknown), pointee signed in bit 16 */
 };
 
 /* Helpers (TB_N_CALL v & 0xff). */

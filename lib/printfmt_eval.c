@@ -259,8 +259,15 @@ static ref ev_ref(ev *e, unsigned n)
 	}
 	case TB_N_TERN:
 		return ev_ref(e, ev_int(e, nd->a).v ? nd->b : nd->c);
-	case TB_N_CAST:
-		return ev_ref(e, nd->a);
+	case TB_N_CAST: {
+		ref r = ev_ref(e, nd->a);
+		unsigned el = (unsigned)(nd->v >> 8) & 0xff;
+		if ((nd->v & TB_CAST_PTR) && el) { /* ((u32 *)x)[i] */
+			r.elem = el;
+			r.sgn = (int)(nd->v >> 16) & 1;
+		}
+		return r;
+	}
 	default:
 		return no_ref();
 	}
@@ -290,7 +297,8 @@ static void put_literal(ev *e, unsigned n)
 }
 
 /* A table value built from an enum name the kernel left unresolved: its
- * real value is not in the capture, so it matches nothing. */
+ * real value is not in the capture, so as a flag it matches nothing (as
+ * 0 it would match every value and print every name). */
 static int unresolved(const ev *e, unsigned n)
 {
 	const tb_render_node_ *nd = &e->p->nodes[n];
@@ -336,7 +344,8 @@ static void print_symbolic(ev *e, const tb_render_node_ *nd, int u64)
 	size_t before = e->o->need;
 	for (unsigned pr = e->p->nodes[nd->a].next; pr; pr = e->p->nodes[pr].next) {
 		const tb_render_node_ *pn = &e->p->nodes[pr];
-		if (pn->op != TB_N_PAIR || unresolved(e, pn->a))
+		/* an unresolved name counts as 0 here, as trace-cmd has it */
+		if (pn->op != TB_N_PAIR)
 			continue;
 		if (ulong_of(e, ev_int(e, pn->a).v, u64) == v) {
 			put_literal(e, pn->b);

@@ -549,9 +549,18 @@ static int parse_type(parser *ps, ctype *ct)
 	if (!any)
 		return fail(ps, TB_ERR_SYNTAX, "print fmt: a type name is expected");
 	if (ptr) {
-		unsigned psz = lsz ? lsz : 8;
+		unsigned psz = lsz ? lsz : 8, el = 0, esg = 0;
+		/* the pointee, for indexing: u8/u16/u32/u64, char, short,
+		 * int, long (one level of pointer only) */
+		if (ptr == 1 && named) {
+			el = TB_TY_W(named);
+			esg = !(named & TB_TY_UNSIGNED);
+		} else if (ptr == 1 && (base || longs) && !tagged) {
+			el = longs >= 2 ? 8u : longs ? psz : (unsigned)base;
+			esg = is_signed || (!is_unsigned && base != 1);
+		}
 		ct->ty = psz | TB_TY_UNSIGNED;
-		ct->flags = TB_CAST_PTR;
+		ct->flags = TB_CAST_PTR | el << 8 | esg << 16;
 		ct->size = psz;
 		return 1;
 	}

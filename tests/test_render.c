@@ -481,6 +481,10 @@ START_TEST(helpers_dynamic)
 	compile_ex("\"%s %s %d\", __get_cpumask(mask), __print_hex_str(__get_dynamic_array(name), 5), "
 		   "__get_str(name)[1]", f, 9, 8, TB_RENDER_CPUMASK_LIST, "t", "x");
 	ck_assert_str_eq(run_env(NULL, rec, 72), "0-1,63-64 68656c6c6f 101");
+	/* a pointer cast sets the element size for indexing */
+	compile_ex("\"%x %x %d\", ((u8 *)__get_dynamic_array(vals))[4], ((unsigned short *)__get_dynamic_array(vals))[4], "
+		   "((signed char *)__get_dynamic_array(vals))[8]", f, 9, 8, 0, "t", "x");
+	ck_assert_str_eq(run_env(NULL, rec, 72), "20 beef -17");
 	/* a zero-length dynamic string prints nothing (not the next field) */
 	put32(rec, 8, 0u << 16 | 38);
 	compile_ex("\"[%s]\", __get_str(name)", f, 9, 8, 0, "t", "x");
@@ -541,6 +545,18 @@ START_TEST(unresolved_enums)
 	ck_assert_str_eq(run_env(NULL, rec, 12), "mode=0x1");
 	compile_ex(fmt, f, 5, 8, TB_RENDER_KNOWN_ENUMS, "timer", "hrtimer_start");
 	ck_assert_str_eq(run_env(NULL, rec, 12), "mode=REL");
+	/* value 0: the first unresolved name, as trace-cmd prints it */
+	put32(rec, 8, 0);
+	compile_ex(fmt, f, 5, 8, 0, "timer", "hrtimer_start");
+	ck_assert_str_eq(run_env(NULL, rec, 12), "mode=ABS");
+	/* as flags, unresolved names match nothing: the value in hex, and
+	 * nothing for 0 (the kernel prints no name for 0) */
+	fmt = "\"%s\", __print_flags(REC->mode, \"|\", { I_DIRTY_SYNC, \"I_DIRTY_SYNC\" }, "
+	      "{ I_NEW | 2, \"NEW2\" }, { 1, \"ONE\" })";
+	compile_ex(fmt, f, 5, 8, 0, "writeback", "x");
+	ck_assert_str_eq(run_env(NULL, rec, 12), "");
+	put32(rec, 8, 0x13);
+	ck_assert_str_eq(run_env(NULL, rec, 12), "ONE|0x12");
 }
 END_TEST
 
@@ -989,6 +1005,56 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+
+START_TEST(helpers_sockaddr_rel_and_widths)
+{
+	uint8_t rec[64];
+	tb_render_field f[] = { COMMON_FIELDS, fd("sa", 8, TB_RF_DATA_LOC, 1, 0),
+		fd("ra", 12, TB_RF_REL_LOC, 2, 0), fs("l", 16, 4, 0) };
+	memset(rec, 0, sizeof(rec));
+	put32(rec, 8, 16u << 16 | 24);   /* sockaddr_in @24 */
+	put16(rec, 24, 2);
+	rec[26] = 0x00;
+	rec[27] = 0x50;                  /* port 80 */
+	memcpy(rec + 28, "\x7f\x00\x00\x01", 4);
+	put32(rec, 12, 4u << 16 | 24);   /* rel: 12+4+24 = 40: two u16 */
+	put16(rec, 40, 7);
+	put16(rec, 42, 9);
+	put32(rec, 16, 0xfffffffe);
+	compile_ex("\"%pISpc %pISc %u %u %s %lx %p %ld\", __get_sockaddr(sa), __get_sockaddr(sa), "
+		   "__get_rel_dynamic_array_len(ra), ((u16 *)__get_rel_dynamic_array(ra))[1], "
+		   "__print_array(__get_rel_dynamic_array(ra), 2, 2), REC->l, REC->l, REC->l",
+		   f, 7, 4, 0, "sock", "x");
+	ck_assert(tb_render_ok(prog_buf()));
+	/* long is 4 bytes: %lx and %p are 32-bit, %ld of 0xfffffffe is -2 */
+	ck_assert_str_eq(run_env(NULL, rec, 44), "127.0.0.1:80 127.0.0.1 4 9 {0x7,0x9} fffffffe fffffffe -2");
+}
+END_TEST
+
+START_TEST(big_endian_records)
+{
+	uint8_t rec[24];
+	tb_render_field f[] = { COMMON_FIELDS, fs("a", 8, 4, 1), fs("b", 12, 2, 0),
+		fd("s", 16, TB_RF_DATA_LOC, 1, 1) };
+	tb_render_event ev;
+	tb_error err;
+	memset(rec, 0, sizeof(rec));
+	rec[8] = 0xff; rec[9] = 0xff; rec[10] = 0xff; rec[11] = 0xfe;   /* -2 */
+	rec[12] = 0x12; rec[13] = 0x34;
+	rec[16] = 0x00; rec[17] = 0x03; rec[18] = 0x00; rec[19] = 0x14; /* len 3 @20 */
+	memcpy(rec + 20, "be", 3);
+	memset(&ev, 0, sizeof(ev));
+	ev.print_fmt = "\"%d %x %s\", REC->a, REC->b, __get_str(s)";
+	ev.print_fmt_len = strlen(ev.print_fmt);
+	ev.fields = f;
+	ev.n_fields = 7;
+	ev.long_size = 8;
+	ev.big_endian = 1;
+	ck_assert_int_eq(tb_render_compile(prog_buf(), &ev, 0, &err), TB_OK);
+	ck_assert_str_eq(run_env(NULL, rec, 24), "-2 1234 be");
+}
+END_TEST
+
 Suite *tb_suite_render(void)
 {
 	Suite *s = suite_create("render");
@@ -1001,6 +1067,8 @@ Suite *tb_suite_render(void)
 	tcase_add_test(t, pointer_extensions);
 	tcase_add_test(t, helpers_dynamic);
 	tcase_add_test(t, helpers_flags_symbolic);
+	tcase_add_test(t, helpers_sockaddr_rel_and_widths);
+	tcase_add_test(t, big_endian_records);
 	tcase_add_test(t, unresolved_enums);
 	tcase_add_test(t, utest_dynamic_strings);
 	tcase_add_test(t, utest_cpumask);
