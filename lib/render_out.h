@@ -133,10 +133,11 @@ enum {
 static inline void tb_out_number(tb_out *o, uint64_t num, unsigned base,
 				 int flags, int width, int prec)
 {
-	char tmp[24];
-	static const char digits[] = "0123456789abcdef";
-	int i = 0, need_pfx, is_zero = num == 0;
-	char sign = 0, locase = (flags & TB_NF_UPPER) ? 0 : 0x20;
+	char tmp[24], line[96];
+	static const char lower[] = "0123456789abcdef", upper[] = "0123456789ABCDEF";
+	const char *digits = (flags & TB_NF_UPPER) ? upper : lower;
+	int i = 0, need_pfx, is_zero = num == 0, n = 0, total;
+	char sign = 0, pad;
 	if (flags & TB_NF_LEFT)
 		flags &= ~TB_NF_ZEROPAD;
 	need_pfx = (flags & TB_NF_SPECIAL) && base != 10;
@@ -158,38 +159,74 @@ static inline void tb_out_number(tb_out *o, uint64_t num, unsigned base,
 		if (base == 16)
 			width--;
 	}
-	do {
-		char d = digits[num % base];
-		if (d >= 'a')
-			d = (char)((d & ~0x20) | locase);
-		tmp[i++] = d;
-		num /= base;
-	} while (num);
+	/* digits, least significant first (constant divisors: fast) */
+	if (base == 16) {
+		do {
+			tmp[i++] = digits[num & 15];
+			num >>= 4;
+		} while (num);
+	} else if (base == 8) {
+		do {
+			tmp[i++] = (char)('0' + (num & 7));
+			num >>= 3;
+		} while (num);
+	} else {
+		do {
+			tmp[i++] = (char)('0' + num % 10);
+			num /= 10;
+		} while (num);
+	}
 	if (i > prec)
 		prec = i;
 	width -= prec;
-	if (!(flags & (TB_NF_ZEROPAD | TB_NF_LEFT)))
-		while (--width >= 0)
+	/* the whole text: padding, sign, prefix, zeros, digits, padding */
+	total = (width > 0 ? width : 0) + prec + 3;
+	if (total > (int)sizeof(line)) {
+		/* a wide field (widths are capped by the caller): byte by byte */
+		pad = (flags & TB_NF_ZEROPAD) ? '0' : ' ';
+		if (!(flags & (TB_NF_ZEROPAD | TB_NF_LEFT)))
+			for (; width > 0; width--)
+				tb_out_putc(o, ' ');
+		if (sign)
+			tb_out_putc(o, sign);
+		if (need_pfx && (base == 16 || !is_zero))
+			tb_out_putc(o, '0');
+		if (need_pfx && base == 16)
+			tb_out_putc(o, (flags & TB_NF_UPPER) ? 'X' : 'x');
+		if (!(flags & TB_NF_LEFT))
+			for (; width > 0; width--)
+				tb_out_putc(o, pad);
+		for (; prec > i; prec--)
+			tb_out_putc(o, '0');
+		while (--i >= 0)
+			tb_out_putc(o, tmp[i]);
+		for (; width > 0; width--)
 			tb_out_putc(o, ' ');
+		return;
+	}
+	if (!(flags & (TB_NF_ZEROPAD | TB_NF_LEFT)))
+		for (; width > 0; width--)
+			line[n++] = ' ';
 	if (sign)
-		tb_out_putc(o, sign);
+		line[n++] = sign;
 	if (need_pfx) {
 		if (base == 16 || !is_zero)
-			tb_out_putc(o, '0');
+			line[n++] = '0';
 		if (base == 16)
-			tb_out_putc(o, (char)('X' | locase));
+			line[n++] = (flags & TB_NF_UPPER) ? 'X' : 'x';
 	}
 	if (!(flags & TB_NF_LEFT)) {
-		char c = (flags & TB_NF_ZEROPAD) ? '0' : ' ';
-		while (--width >= 0)
-			tb_out_putc(o, c);
+		pad = (flags & TB_NF_ZEROPAD) ? '0' : ' ';
+		for (; width > 0; width--)
+			line[n++] = pad;
 	}
-	while (i <= --prec)
-		tb_out_putc(o, '0');
+	for (; prec > i; prec--)
+		line[n++] = '0';
 	while (--i >= 0)
-		tb_out_putc(o, tmp[i]);
-	while (--width >= 0)
-		tb_out_putc(o, ' ');
+		line[n++] = tmp[i];
+	for (; width > 0; width--)
+		line[n++] = ' ';
+	tb_out_put(o, line, (size_t)n);
 }
 
 /* Shorthands: "%llu", "0x%llx", "%0*x". */
