@@ -22,20 +22,13 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-typedef struct rec {
-	const uint8_t *p;
-	uint32_t len;
-	int id, cpu;
-	uint64_t ts;
-} rec;
-
 int main(int argc, char **argv)
 {
 	static rt_capture cap;
 	char dir[2048];
 	const char *src = getenv("TB_SRCDIR");
-	rec *recs = NULL;
-	size_t n = 0, capn = 0, bytes = 0;
+	rt_rec *recs;
+	size_t n = 0, bytes = 0;
 	tb_render_env env;
 	char out[8192];
 	struct trace_seq seq;
@@ -50,31 +43,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rt_env(&cap, &env);
-	for (int cpu = 0; cpu < cap.ncpu; cpu++) {
-		tb_kbuf_stream s;
-		tb_kbuf kb;
-		tb_error err;
-		if (!cap.raw[cpu])
-			continue;
-		tb_kbuf_stream_init(&s, &cap.layout, cap.raw[cpu], cap.raw_len[cpu]);
-		while (tb_kbuf_stream_next(&s, &kb, &err) == TB_OK) {
-			tb_kbuf_record r;
-			while (tb_kbuf_next_event(&kb, &r) == TB_OK) {
-				int id = rt_record_id(&cap, &r);
-				if (id < 0 || !cap.ev[id])
-					continue;
-				if (n == capn) {
-					capn = capn ? capn * 2 : 4096;
-					recs = realloc(recs, capn * sizeof(*recs));
-				}
-				recs[n].p = r.payload;
-				recs[n].len = r.payload_len;
-				recs[n].id = id;
-				recs[n].cpu = cpu;
-				recs[n].ts = r.ts;
-				n++;
-			}
-		}
+	recs = rt_records(&cap, &n);
+	/* only events with a known format */
+	{
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (recs[i].id >= 0 && cap.ev[recs[i].id])
+				recs[k++] = recs[i];
+		n = k;
 	}
 	if (!n) {
 		fprintf(stderr, "render_bench: no records in %s\n", dir);

@@ -700,16 +700,10 @@ static unsigned parse_args(parser *ps, int allow_pairs, unsigned *count)
 		unsigned e;
 		if (allow_pairs && at(ps, "{") &&
 		    is_punct((const tok[]){ peek_after(ps, &ps->cur) }, ps, "}")) {
-			/* an empty table "{ }" (kvm_inj_exception) */
+			/* an empty table "{ }" (kvm_inj_exception): no entry */
 			advance(ps);
 			advance(ps);
-			if (at(ps, ",")) {
-				advance(ps);
-				continue;
-			}
-			if (!expect(ps, ")", "print fmt: ')' expected after the arguments"))
-				return 0;
-			return head;
+			e = 0;
 		} else if (allow_pairs && at(ps, "{")) {
 			unsigned a, b;
 			advance(ps);
@@ -720,17 +714,21 @@ static unsigned parse_args(parser *ps, int allow_pairs, unsigned *count)
 			if (!b || !expect(ps, "}", "print fmt: '}' expected"))
 				return 0;
 			e = node(ps, TB_N_PAIR, 0, a, b, 0, 0);
+			if (!e)
+				return 0;
 		} else {
 			e = parse_expr(ps);
+			if (!e)
+				return 0;
 		}
-		if (!e)
-			return 0;
-		if (tail)
-			ps->p->nodes[tail].next = (uint16_t)e;
-		else
-			head = e;
-		tail = e;
-		(*count)++;
+		if (e) {
+			if (tail)
+				ps->p->nodes[tail].next = (uint16_t)e;
+			else
+				head = e;
+			tail = e;
+			(*count)++;
+		}
 		if (at(ps, ",")) {
 			advance(ps);
 			continue;

@@ -380,4 +380,44 @@ static int rt_record_id(const rt_capture *c, const tb_kbuf_record *r)
 				    : (r->payload[1] << 8 | r->payload[0]);
 }
 
+/* One event of the capture, as the walker found it. */
+typedef struct rt_rec {
+	const uint8_t *p;
+	uint32_t len;
+	int id, cpu;
+	uint64_t ts;
+} rt_rec;
+
+/* Every event record of every CPU (CPU by CPU, in order); *n the count. */
+static rt_rec *rt_records(const rt_capture *c, size_t *n)
+{
+	rt_rec *recs = NULL;
+	size_t capn = 0;
+	*n = 0;
+	for (int cpu = 0; cpu < c->ncpu; cpu++) {
+		tb_kbuf_stream s;
+		tb_kbuf kb;
+		tb_error err;
+		if (!c->raw[cpu])
+			continue;
+		tb_kbuf_stream_init(&s, &c->layout, c->raw[cpu], c->raw_len[cpu]);
+		while (tb_kbuf_stream_next(&s, &kb, &err) == TB_OK) {
+			tb_kbuf_record r;
+			while (tb_kbuf_next_event(&kb, &r) == TB_OK) {
+				if (*n == capn) {
+					capn = capn ? capn * 2 : 4096;
+					recs = realloc(recs, capn * sizeof(*recs));
+				}
+				recs[*n].p = r.payload;
+				recs[*n].len = r.payload_len;
+				recs[*n].id = rt_record_id(c, &r);
+				recs[*n].cpu = cpu;
+				recs[*n].ts = r.ts;
+				(*n)++;
+			}
+		}
+	}
+	return recs;
+}
+
 #endif /* TB_TESTS_RENDER_TEP_H */

@@ -121,7 +121,7 @@ typedef struct evstat {
 } evstat;
 
 typedef struct cmpres {
-	unsigned long lines, paired, unpaired, tb_equal, tep_equal, tep_eq_tb_eq, tep_eq;
+	unsigned long lines, paired, unpaired, tb_equal, tep_equal, tep_eq_tb_eq;
 	evstat *st;
 } cmpres;
 
@@ -135,6 +135,8 @@ static int compare_capture(const char *dir, cmpres *res, int report)
 	tb_render_env env;
 	struct trace_seq seq;
 	char out[8192];
+	rt_rec *recs;
+	size_t nrec;
 	memset(res, 0, sizeof(*res));
 	if (rt_open(&cap, dir, TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE, 1) != 0)
 		return -1;
@@ -157,78 +159,68 @@ static int compare_capture(const char *dir, cmpres *res, int report)
 	res->lines = nk;
 	next_k = calloc(RT_MAX_CPU, sizeof(*next_k));
 	trace_seq_init(&seq);
-	for (int cpu = 0; cpu < cap.ncpu; cpu++) {
-		tb_kbuf_stream s;
-		tb_kbuf kb;
-		tb_error err;
-		size_t ki = 0;
-		if (!cap.raw[cpu])
+	recs = rt_records(&cap, &nrec);
+	for (size_t ri = 0; ri < nrec; ri++) {
+		const rt_rec *r = &recs[ri];
+		rt_event *e = r->id >= 0 ? cap.ev[r->id] : NULL;
+		tb_render_result rr;
+		struct tep_record trec;
+		kline *k;
+		evstat *st;
+		int tb_ok, tep_ok;
+		size_t *ki = &next_k[r->cpu];
+		/* the kernel line of this CPU with this timestamp */
+		while (*ki < nk && (kl[*ki].cpu != r->cpu || kl[*ki].ts < r->ts))
+			(*ki)++;
+		if (*ki >= nk || kl[*ki].ts != r->ts || !e) {
+			res->unpaired++;
+			if (report > 2)
+				printf("unpaired cpu%d ts %llu id %d\n", r->cpu,
+				       (unsigned long long)r->ts, r->id);
 			continue;
-		tb_kbuf_stream_init(&s, &cap.layout, cap.raw[cpu], cap.raw_len[cpu]);
-		while (tb_kbuf_stream_next(&s, &kb, &err) == TB_OK) {
-			tb_kbuf_record r;
-			while (tb_kbuf_next_event(&kb, &r) == TB_OK) {
-				int id = rt_record_id(&cap, &r);
-				rt_event *e = id >= 0 ? cap.ev[id] : NULL;
-				tb_render_result rr;
-				struct tep_record trec;
-				kline *k;
-				evstat *st;
-				int tb_ok, tep_ok;
-				/* the kernel line of this CPU with this timestamp */
-				while (ki < nk && (kl[ki].cpu != cpu || kl[ki].ts < r.ts))
-					ki++;
-				if (ki >= nk || kl[ki].ts != r.ts || !e) {
-					res->unpaired++;
-					if (report > 2)
-						printf("unpaired cpu%d ts %llu id %d: %s\n", cpu,
-						       (unsigned long long)r.ts, id, ki < nk ? "no line with this ts" : "past the last line");
-					continue;
-				}
-				k = &kl[ki++];
-				if (!strcmp(e->tev->system, "syscalls")) {
-					/* printed without the event name */
-				} else if (k->name_len != strlen(e->tev->name) ||
-					   memcmp(k->name, e->tev->name, k->name_len) != 0) {
-					res->unpaired++;
-					continue;
-				} else {
-					k->payload += k->name_len + 1;
-					k->payload_len -= k->name_len + 1;
-					if (k->payload_len && k->payload[0] == ' ') {
-						k->payload++;
-						k->payload_len--;
-					}
-				}
-				res->paired++;
-				tb_render(e->prog, &env, r.payload, r.payload_len, out, sizeof(out), &rr);
-				memset(&trec, 0, sizeof(trec));
-				trec.ts = r.ts;
-				trec.cpu = cpu;
-				trec.data = (void *)r.payload;
-				trec.size = (int)r.payload_len;
-				trace_seq_reset(&seq);
-				tep_print_event(cap.tep, &seq, &trec, "%s", TEP_PRINT_INFO);
-				trace_seq_terminate(&seq);
-				tb_ok = text_equal(k->payload, k->payload_len, out, rr.len);
-				tep_ok = text_equal(k->payload, k->payload_len, seq.buffer, strlen(seq.buffer));
-				res->tb_equal += (unsigned long)tb_ok;
-				res->tep_equal += (unsigned long)tep_ok;
-				res->tep_eq += (unsigned long)tep_ok;
-				res->tep_eq_tb_eq += (unsigned long)(tep_ok && tb_ok);
-				st = &res->st[id];
-				st->name = e->tev->name;
-				st->n++;
-				if (!tb_ok && !st->tb_bad++)
-					snprintf(st->tb_example, sizeof(st->tb_example),
-						 "kernel: %.*s\n      tb:     %.200s", (int)(k->payload_len > 200 ? 200 : k->payload_len),
-						 k->payload, out);
-				if (!tep_ok && !st->tep_bad++)
-					snprintf(st->tep_example, sizeof(st->tep_example),
-						 "kernel: %.*s\n      tep:    %.200s", (int)(k->payload_len > 200 ? 200 : k->payload_len),
-						 k->payload, seq.buffer);
+		}
+		k = &kl[(*ki)++];
+		if (!strcmp(e->tev->system, "syscalls")) {
+			/* printed without the event name */
+		} else if (k->name_len != strlen(e->tev->name) ||
+			   memcmp(k->name, e->tev->name, k->name_len) != 0) {
+			res->unpaired++;
+			continue;
+		} else {
+			k->payload += k->name_len + 1;
+			k->payload_len -= k->name_len + 1;
+			if (k->payload_len && k->payload[0] == ' ') {
+				k->payload++;
+				k->payload_len--;
 			}
 		}
+		res->paired++;
+		tb_render(e->prog, &env, r->p, r->len, out, sizeof(out), &rr);
+		memset(&trec, 0, sizeof(trec));
+		trec.ts = r->ts;
+		trec.cpu = r->cpu;
+		trec.data = (void *)r->p;
+		trec.size = (int)r->len;
+		trace_seq_reset(&seq);
+		tep_print_event(cap.tep, &seq, &trec, "%s", TEP_PRINT_INFO);
+		trace_seq_terminate(&seq);
+		tb_ok = text_equal(k->payload, k->payload_len, out, rr.len);
+		tep_ok = text_equal(k->payload, k->payload_len, seq.buffer, strlen(seq.buffer));
+		res->tb_equal += (unsigned long)tb_ok;
+		res->tep_equal += (unsigned long)tep_ok;
+		res->tep_eq_tb_eq += (unsigned long)(tep_ok && tb_ok);
+		st = &res->st[r->id];
+		st->name = e->tev->name;
+		st->n++;
+		if (!tb_ok && !st->tb_bad++)
+			snprintf(st->tb_example, sizeof(st->tb_example),
+				 "kernel: %.*s\n      tb:     %.200s",
+				 (int)(k->payload_len > 200 ? 200 : k->payload_len), k->payload, out);
+		if (!tep_ok && !st->tep_bad++)
+			snprintf(st->tep_example, sizeof(st->tep_example),
+				 "kernel: %.*s\n      tep:    %.200s",
+				 (int)(k->payload_len > 200 ? 200 : k->payload_len), k->payload,
+				 seq.buffer);
 	}
 	trace_seq_destroy(&seq);
 	if (report) {
@@ -239,8 +231,8 @@ static int compare_capture(const char *dir, cmpres *res, int report)
 		printf("  libtraceevent equal to the kernel: %lu (%.2f%%)\n", res->tep_equal,
 		       res->paired ? 100.0 * (double)res->tep_equal / (double)res->paired : 0.0);
 		printf("  where libtraceevent agrees, tracebound agrees: %lu of %lu (%.3f%%)\n",
-		       res->tep_eq_tb_eq, res->tep_eq,
-		       res->tep_eq ? 100.0 * (double)res->tep_eq_tb_eq / (double)res->tep_eq : 0.0);
+		       res->tep_eq_tb_eq, res->tep_equal,
+		       res->tep_equal ? 100.0 * (double)res->tep_eq_tb_eq / (double)res->tep_equal : 0.0);
 		for (int id = 0; id < RT_MAX_ID; id++) {
 			evstat *st = &res->st[id];
 			if (!st->n || (!st->tb_bad && !st->tep_bad))
@@ -255,6 +247,7 @@ static int compare_capture(const char *dir, cmpres *res, int report)
 		}
 	}
 	free(next_k);
+	free(recs);
 	free(kl);
 	free(trace);
 	return 0;
@@ -274,7 +267,7 @@ START_TEST(kernel_text_agreement)
 	ck_assert_uint_gt(res.paired, 1000);
 	ck_assert_uint_ge(res.paired * 100, res.lines * 99); /* nearly every line pairs */
 	ck_assert_uint_gt(res.tb_equal, res.tep_equal);
-	ck_assert_uint_ge(res.tep_eq_tb_eq * 1000, res.tep_eq * 999);
+	ck_assert_uint_ge(res.tep_eq_tb_eq * 1000, res.tep_equal * 999);
 	ck_assert_uint_ge(res.tb_equal * 100, res.paired * 99);
 	free(res.st);
 }
