@@ -737,20 +737,23 @@ static void put_ip(ev *e, const spec *sp, const ref *r)
 				tb_out_u64(e->o, tb_load16(r->p + 2, 1));
 			}
 		} else if (fam == 10 && r->len >= 28) {
+			int br = port || has(x, 'f') || has(x, 's');
 			memcpy(buf16, r->p + 8, 16);
-			if (port)
+			if (br)
 				tb_out_putc(e->o, '[');
-			if (c || lower_i == 0)
+			if (c && !lower_i)
 				put_ip6_compressed(e->o, buf16);
 			else
-				put_ip6_full(e->o, buf16, 0);
+				put_ip6_full(e->o, buf16, !lower_i);
+			if (br)
+				tb_out_putc(e->o, ']');
 			if (port) {
-				tb_out_puts(e->o, "]:");
+				tb_out_putc(e->o, ':');
 				tb_out_u64(e->o, tb_load16(r->p + 2, 1));
 			}
 			if (has(x, 'f')) {
-				tb_out_puts(e->o, "/");
-				tb_out_hex(e->o, tb_load32(r->p + 4, 1));
+				tb_out_putc(e->o, '/');
+				tb_out_u64(e->o, tb_load32(r->p + 4, 1) & 0x0fffffffu);
 			}
 			if (has(x, 's')) {
 				tb_out_putc(e->o, '%');

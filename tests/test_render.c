@@ -429,8 +429,14 @@ START_TEST(pointer_extensions)
 	rec[61] = 0xbb;
 	memcpy(rec + 66, v6, 16);
 	put64(rec, 8, 0xffffffffc0000004ull);
-	compile_ex("\"%pISpc %pS %ps %pS\", REC->sa, REC->ip, REC->ip, 0", f, 10, 8, 0, "net", "x");
-	ck_assert_str_eq(run_env(&test_env, rec, 86), "[2001:db8::1]:443 mod_fn+0x4 [ext4] mod_fn [ext4] 0x0");
+	rec[62] = 0x10; /* flowinfo 0x10000005: the mask keeps 5 */
+	rec[65] = 0x05;
+	put32(rec, 82, 3);
+	compile_ex("\"%pISpc %pS %ps %pS|%pISc|%pIS|%pISpfs\", REC->sa, REC->ip, REC->ip, 0, REC->sa, REC->sa, REC->sa",
+		   f, 10, 8, 0, "net", "x");
+	ck_assert_str_eq(run_env(&test_env, rec, 86),
+			 "[2001:db8::1]:443 mod_fn+0x4 [ext4] mod_fn [ext4] 0x0|2001:db8::1|"
+			 "2001:0db8:0000:0000:0000:0000:0000:0001|[2001:0db8:0000:0000:0000:0000:0000:0001]:443/5%3");
 	/* v4-mapped IPv6, a family that is neither */
 	memset(rec + 66, 0, 16);
 	rec[76] = 0xff;
