@@ -53,6 +53,8 @@ echo 1 > "$I/tracing_on"
 (
 	end=$(( $(date +%s) + secs ))
 	while [ "$(date +%s)" -lt "$end" ]; do
+		echo "tb-render marker $(date +%N)" > "$I/trace_marker"
+		printf 'no newline %s' "$$" > "$I/trace_marker"
 		ls -la /usr/bin > "$work/ls.txt"
 		dd if=/dev/urandom of="$work/blob" bs=64k count=16 conv=fsync 2>/dev/null
 		cat "$work/blob" > /dev/null
@@ -89,6 +91,11 @@ while time.time() < end:
     time.sleep(0.02)
 EOF
 wait "$wpid" || true
+# ftrace print events last, so an overwritten buffer still holds them
+for i in 1 2 3; do
+	echo "tb-render marker $i" > "$I/trace_marker"
+	printf 'no newline %s' "$i" > "$I/trace_marker"
+done
 echo 0 > "$I/tracing_on"
 rm -rf "$work"
 
@@ -113,6 +120,11 @@ for g in $groups; do
 		cat "$e/format" > "$out/events/$g/$name/format"
 	done
 done
+# ftrace's own events (print, from trace_marker) are always on
+for name in print bprint bputs; do
+	mkdir -p "$out/events/ftrace/$name"
+	cat "$T/events/ftrace/$name/format" > "$out/events/ftrace/$name/format"
+done
 cat "$T/saved_cmdlines" > "$out/saved_cmdlines"
 cat "$T/printk_formats" > "$out/printk_formats" 2>/dev/null || true
 cat /proc/kallsyms > "$out/kallsyms"
@@ -121,6 +133,7 @@ if [ "${SMALL:-0}" = 1 ]; then
 	for f in "$out"/events/*/*/format; do
 		d=${f%/format}
 		n=${d##*/}
+		case "$d" in */events/ftrace/*) continue ;; esac
 		case "$n" in
 		sys_enter_*) pat="sys_${n#sys_enter_}(" ;;
 		sys_exit_*) pat="sys_${n#sys_exit_} -> " ;;

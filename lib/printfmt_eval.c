@@ -314,14 +314,16 @@ static void print_flags(ev *e, const tb_render_node_ *nd, int u64)
 {
 	unsigned valn = nd->a, delim = e->p->nodes[valn].next, pr;
 	uint64_t flags = ulong_of(e, ev_int(e, valn).v, u64);
-	int first = 1;
+	int first = 1, unres = 0;
 	for (pr = e->p->nodes[delim].next; pr && flags; pr = e->p->nodes[pr].next) {
 		const tb_render_node_ *pn = &e->p->nodes[pr];
 		uint64_t mask;
 		if (pn->op != TB_N_PAIR)
 			continue;
-		if (unresolved(e, pn->a))
+		if (unresolved(e, pn->a)) {
+			unres = 1;
 			continue;
+		}
 		mask = ulong_of(e, ev_int(e, pn->a).v, u64);
 		if ((flags & mask) != mask)
 			continue;
@@ -335,6 +337,8 @@ static void print_flags(ev *e, const tb_render_node_ *nd, int u64)
 		if (!first)
 			put_literal(e, delim);
 		tb_out_hex(e->o, flags);
+		if (unres)
+			e->notes |= TB_RENDER_N_UNRESOLVED;
 	}
 }
 
@@ -342,11 +346,13 @@ static void print_symbolic(ev *e, const tb_render_node_ *nd, int u64)
 {
 	uint64_t v = ulong_of(e, ev_int(e, nd->a).v, u64);
 	size_t before = e->o->need;
+	int unres = 0;
 	for (unsigned pr = e->p->nodes[nd->a].next; pr; pr = e->p->nodes[pr].next) {
 		const tb_render_node_ *pn = &e->p->nodes[pr];
 		/* an unresolved name counts as 0 here, as trace-cmd has it */
 		if (pn->op != TB_N_PAIR)
 			continue;
+		unres |= unresolved(e, pn->a);
 		if (ulong_of(e, ev_int(e, pn->a).v, u64) == v) {
 			put_literal(e, pn->b);
 			break;
@@ -354,6 +360,8 @@ static void print_symbolic(ev *e, const tb_render_node_ *nd, int u64)
 	}
 	if (e->o->need == before)
 		tb_out_hex(e->o, v);
+	if (unres) /* a name matched as 0, or the value may be one of them */
+		e->notes |= TB_RENDER_N_UNRESOLVED;
 }
 
 static const char hexdig[] = "0123456789abcdef";

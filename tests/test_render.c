@@ -561,8 +561,13 @@ START_TEST(unresolved_enums)
 	      "{ I_NEW | 2, \"NEW2\" }, { 1, \"ONE\" })";
 	compile_ex(fmt, f, 5, 8, 0, "writeback", "x");
 	ck_assert_str_eq(run_env(NULL, rec, 12), "");
+	ck_assert(!(last.notes & TB_RENDER_N_UNRESOLVED));
 	put32(rec, 8, 0x13);
 	ck_assert_str_eq(run_env(NULL, rec, 12), "ONE|0x12");
+	ck_assert(last.notes & TB_RENDER_N_UNRESOLVED);
+	put32(rec, 8, 1);
+	ck_assert_str_eq(run_env(NULL, rec, 12), "ONE");
+	ck_assert(!(last.notes & TB_RENDER_N_UNRESOLVED));
 }
 END_TEST
 

@@ -160,7 +160,11 @@ enum {
 	TB_RENDER_N_DIV0 = 1u << 2,      /* division or modulo by zero */
 	TB_RENDER_N_CLAMPED = 1u << 3,   /* a width/precision/count was capped */
 	TB_RENDER_N_FALLBACK = 1u << 4,  /* the [FAILED TO PARSE] listing */
-	TB_RENDER_N_NOLOOKUP = 1u << 5   /* a symbol/printk lookup was missing */
+	TB_RENDER_N_NOLOOKUP = 1u << 5,  /* a symbol/printk lookup was missing */
+	/* a __print_flags/__print_symbolic table holds enum names the kernel
+	 * left unresolved and the value fell on them: the kernel, knowing
+	 * their values, may print names where this prints a number */
+	TB_RENDER_N_UNRESOLVED = 1u << 6
 };
 
 typedef struct tb_render_result {
