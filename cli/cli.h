@@ -31,6 +31,7 @@ int tb_cli_cpu_from_name(const char *path, int fallback);
 
 /* The commands: argv[0] is the command name. */
 int tb_cmd_raw(int argc, char **argv);
+int tb_cmd_formats(int argc, char **argv);
 int tb_cmd_pmclog(int argc, char **argv);
 int tb_cmd_report(int argc, char **argv);
 int tb_cmd_check(int argc, char **argv);

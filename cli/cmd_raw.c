@@ -1,22 +1,27 @@
 /*
  * tracebound raw: print the records of trace_pipe_raw dumps.
  *
- *   tracebound raw [--header-page FILE] [--subbuf-size N] [--all-records]
- *                  [--json] RAWFILE...
+ *   tracebound raw [--header-page FILE] [--events DIR] [--subbuf-size N]
+ *                  [--all-records] [--json] RAWFILE...
  *
  * Every event (data record) of every sub-buffer: sub-buffer index, offset,
  * timestamp, payload size and the event id from the payload's first two
  * bytes.  A missed-events report comes before the events of its
  * sub-buffer.  Malformed input: the records before the fault are printed,
  * then one line on stderr names file, sub-buffer, offset and what; exit 1.
+ * With --events DIR (laid out like /sys/kernel/tracing/events) events are
+ * decoded into names and fields (cli/events.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "events.h"
 
 typedef struct raw_opts {
 	const char *header_page;
+	const char *events_dir;
+	tb_cli_events *events;  /* loaded from events_dir */
 	uint32_t subbuf_size;   /* 0: from subbuf_kb beside the file, else 4096 */
 	int all_records;
 	int json;
@@ -32,8 +37,8 @@ typedef struct raw_ctx {
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: tracebound raw [--header-page FILE] [--subbuf-size N] "
-			"[--all-records] [--json] RAWFILE...\n");
+	fprintf(stderr, "usage: tracebound raw [--header-page FILE] [--events DIR] "
+			"[--subbuf-size N] [--all-records] [--json] RAWFILE...\n");
 	return TB_EXIT_USAGE;
 }
 
@@ -44,6 +49,9 @@ static void print_event(const raw_ctx *c, const tb_kbuf_record *r, int be)
 	unsigned id = has_id ? (be ? (unsigned)r->payload[0] << 8 | r->payload[1]
 				   : (unsigned)r->payload[1] << 8 | r->payload[0])
 			     : 0;
+	if (tb_cli_events_print(c->opt->events, c->out, c->opt->json, c->cpu, r->ts,
+				r->payload, r->payload_len, be))
+		return;
 	if (c->opt->json) {
 		fprintf(c->out, "{\"cpu\":%d,\"ts\":%llu,", c->cpu, (unsigned long long)r->ts);
 		if (has_id)
@@ -247,6 +255,7 @@ int tb_cmd_raw(int argc, char **argv)
 {
 	raw_opts o;
 	tb_kbuf_layout hp;
+	char *events_hp = NULL;
 	int i, first = 0, rc = TB_EXIT_OK, have_hp = 0;
 
 	memset(&o, 0, sizeof(o));
@@ -257,6 +266,8 @@ int tb_cmd_raw(int argc, char **argv)
 			break;
 		} else if (!strcmp(a, "--header-page") && i + 1 < argc) {
 			o.header_page = argv[++i];
+		} else if (!strcmp(a, "--events") && i + 1 < argc) {
+			o.events_dir = argv[++i];
 		} else if (!strcmp(a, "--subbuf-size") && i + 1 < argc) {
 			if (parse_size(argv[++i], &o.subbuf_size) != 0 || o.subbuf_size == 0)
 				return usage();
@@ -273,6 +284,8 @@ int tb_cmd_raw(int argc, char **argv)
 	}
 	if (first == 0 || first >= argc)
 		return usage();
+	if (o.events_dir && !o.header_page)
+		o.header_page = events_hp = tb_cli_events_header_page(o.events_dir);
 	if (o.header_page) {
 		size_t len;
 		tb_error e;
@@ -283,16 +296,24 @@ int tb_cmd_raw(int argc, char **argv)
 			fprintf(stderr, "tracebound: %s: byte %llu: %s (%s)\n", o.header_page,
 				(unsigned long long)e.offset, e.what, tb_strerror(e.status));
 			free(text);
+			free(events_hp);
 			return TB_EXIT_MALFORMED;
 		}
 		free(text);
 		have_hp = 1;
 	}
+	free(events_hp);
+	if (o.events_dir &&
+	    !(o.events = tb_cli_events_load(o.events_dir, have_hp ? hp.long_size
+								  : (unsigned)sizeof(long))))
+		return TB_EXIT_USAGE;
 	for (i = first; i < argc; i++) {
 		rc = raw_file(argv[i], i - first, &o, have_hp ? &hp : NULL);
 		if (rc != TB_EXIT_OK)
 			break;
 	}
+	if (tb_cli_events_free(o.events) && rc == TB_EXIT_OK)
+		rc = TB_EXIT_MALFORMED;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "tracebound: error writing output\n");
 		return TB_EXIT_USAGE;

@@ -9,11 +9,12 @@ static const struct {
 	int (*run)(int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{ "raw", tb_cmd_raw, "raw [--header-page FILE] [--events DIR] [--all-records] [--json] RAWFILE..." },
+	{ "raw", tb_cmd_raw, "raw [--header-page FILE] [--subbuf-size N] [--events DIR] [--all-records] [--json] RAWFILE..." },
+	{ "formats", tb_cmd_formats, "formats [--json] DIR" },
 	{ "report", tb_cmd_report, "report [--raw] [--json] [--cpu LIST] [--events LIST] FILE.dat" },
 	{ "check", tb_cmd_check, "check FILE..." },
 	{ "stats", tb_cmd_stats, "stats FILE.dat" },
-	{ "pmclog", tb_cmd_pmclog, "pmclog [--json] FILE|-" },
+	{ "pmclog", tb_cmd_pmclog, "pmclog [--json] [--addr-size 4|8] [--stop-at-closelog] FILE|-" },
 };
 
 static void usage(FILE *out)

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "tracebound/format.h"
 #include "tracebound/kbuf.h"
 #include "internal.h"
 
@@ -78,128 +79,18 @@ static int kb_layout_ok(const tb_kbuf_layout *l)
 
 /* ---- header_page text ---- */
 
-enum { HP_TIMESTAMP, HP_COMMIT, HP_OVERWRITE, HP_DATA, HP_FIELDS };
-
-typedef struct hp_field {
-	uint64_t offset, size;
-	size_t at;      /* byte offset of the line in the text */
-	int seen;
-} hp_field;
-
-static int hp_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-/* Skip blanks in s[*i..n). */
-static void hp_skip(const char *s, size_t n, size_t *i)
-{
-	while (*i < n && hp_space(s[*i]))
-		(*i)++;
-}
-
-/* The span up to the next ';' from *i; *i moves past the ';'. */
-static int hp_item(const char *s, size_t n, size_t *i, const char **item,
-		   size_t *len)
-{
-	const char *semi;
-	if (*i >= n)
-		return 0;
-	semi = (const char *)memchr(s + *i, ';', n - *i);
-	if (!semi)
-		return 0;
-	*item = s + *i;
-	*len = (size_t)(semi - (s + *i));
-	*i += *len + 1;
-	return 1;
-}
-
 /*
- * One "field: TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;" line.  Returns
- * the field slot (HP_FIELDS for a field we do not use), or -1 with *what.
+ * The text goes through the format grammar (tb_format_parse_header_page,
+ * lib/format.c) so there is one field-line grammar; the walker adds the
+ * checks its layout needs.
  */
-static int hp_line(const char *s, size_t n, uint64_t *off, uint64_t *size,
-		   const char **what)
-{
-	size_t i = 0, dl, k;
-	const char *decl, *name;
-	int have_off = 0, have_size = 0, slot;
-
-	hp_skip(s, n, &i);
-	if (!tb_span_starts(s + i, n - i, "field:")) {
-		*what = "header_page line does not start with 'field:'";
-		return -1;
-	}
-	i += 6;
-	hp_skip(s, n, &i);
-	if (!hp_item(s, n, &i, &decl, &dl) || dl == 0) {
-		*what = "header_page field declaration has no ';'";
-		return -1;
-	}
-	while (dl > 0 && hp_space(decl[dl - 1]))
-		dl--;
-	for (k = dl; k > 0 && !hp_space(decl[k - 1]); k--)
-		;
-	if (k == 0 || k == dl) {
-		*what = "header_page field declaration lacks a type or a name";
-		return -1;
-	}
-	name = decl + k;
-	dl -= k;
-	if (tb_span_eq(name, dl, "timestamp"))
-		slot = HP_TIMESTAMP;
-	else if (tb_span_eq(name, dl, "commit"))
-		slot = HP_COMMIT;
-	else if (tb_span_eq(name, dl, "overwrite"))
-		slot = HP_OVERWRITE;
-	else if (tb_span_eq(name, dl, "data"))
-		slot = HP_DATA;
-	else
-		slot = HP_FIELDS;
-	for (;;) {
-		const char *item, *colon;
-		size_t il;
-		uint64_t v;
-		hp_skip(s, n, &i);
-		if (i >= n)
-			break;
-		if (!hp_item(s, n, &i, &item, &il) ||
-		    !(colon = (const char *)memchr(item, ':', il))) {
-			*what = "header_page attribute is not 'key:value;'";
-			return -1;
-		}
-		k = (size_t)(colon - item);
-		if (!tb_parse_u64(colon + 1, il - k - 1, &v)) {
-			*what = "header_page attribute value is not a number";
-			return -1;
-		}
-		if (tb_span_eq(item, k, "offset")) {
-			*off = v;
-			have_off = 1;
-		} else if (tb_span_eq(item, k, "size")) {
-			*size = v;
-			have_size = 1;
-		} else if (!tb_span_eq(item, k, "signed")) {
-			*what = "header_page attribute is not offset, size or signed";
-			return -1;
-		}
-	}
-	if (!have_off || !have_size) {
-		*what = "header_page field lacks offset or size";
-		return -1;
-	}
-	return slot;
-}
-
 tb_status tb_kbuf_layout_from_header_page(const char *text, size_t len,
 					  int big_endian,
 					  tb_kbuf_layout *layout,
 					  tb_error *err)
 {
-	hp_field f[HP_FIELDS];
-	tb_reader r;
-	const char *line;
-	size_t n, at;
+	tb_header_page hp;
+	tb_format_error fe;
 	tb_status st;
 
 	tb_error_clear(err);
@@ -208,53 +99,25 @@ tb_status tb_kbuf_layout_from_header_page(const char *text, size_t len,
 	if (len == 0)
 		return tb_fail(err, TB_ERR_UNSUPPORTED, 0,
 			       "empty header_page (pre-2.6.31 format)");
-	memset(f, 0, sizeof(f));
-	tb_rd_init(&r, text, len, 0);
-	for (at = r.pos; tb_rd_line(&r, &line, &n); at = r.pos) {
-		uint64_t off = 0, size = 0;
-		const char *what = "";
-		size_t j = 0;
-		int slot;
-		hp_skip(line, n, &j);
-		if (j == n)
-			continue;
-		slot = hp_line(line, n, &off, &size, &what);
-		if (slot < 0)
-			return tb_fail(err, TB_ERR_SYNTAX, at, what);
-		if (slot == HP_FIELDS)
-			continue;
-		if (f[slot].seen)
-			return tb_fail(err, TB_ERR_DUPLICATE, at,
-				       "header_page names a field twice");
-		f[slot].seen = 1;
-		f[slot].offset = off;
-		f[slot].size = size;
-		f[slot].at = at;
-	}
-	if (!f[HP_TIMESTAMP].seen || !f[HP_COMMIT].seen || !f[HP_DATA].seen)
-		return tb_fail(err, TB_ERR_SYNTAX, len,
-			       "header_page lacks timestamp, commit or data");
-	if (f[HP_TIMESTAMP].offset != 0 || f[HP_TIMESTAMP].size != 8)
-		return tb_fail(err, TB_ERR_VALUE, f[HP_TIMESTAMP].at,
-			       "header_page timestamp is not a u64 at offset 0");
-	if (f[HP_COMMIT].offset != 8 ||
-	    (f[HP_COMMIT].size != 4 && f[HP_COMMIT].size != 8))
-		return tb_fail(err, TB_ERR_VALUE, f[HP_COMMIT].at,
-			       "header_page commit is not a 4- or 8-byte long at offset 8");
-	if ((f[HP_DATA].offset != 12 && f[HP_DATA].offset != 16) ||
-	    f[HP_DATA].offset < 8 + f[HP_COMMIT].size)
-		return tb_fail(err, TB_ERR_VALUE, f[HP_DATA].at,
-			       "header_page data offset is not 12 or 16 after commit");
-	if (f[HP_DATA].size > TB_KBUF_SUBBUF_MAX)
-		return tb_fail(err, TB_ERR_VALUE, f[HP_DATA].at,
-			       "header_page data size exceeds 1 MiB");
-	st = tb_kbuf_layout_init_ex(layout, big_endian,
-				    (unsigned)f[HP_COMMIT].size,
-				    (unsigned)f[HP_DATA].offset,
-				    (uint32_t)(f[HP_DATA].offset + f[HP_DATA].size),
-				    0);
+	st = tb_format_parse_header_page(text, len, &hp, &fe);
 	if (st != TB_OK)
-		return tb_fail(err, TB_ERR_VALUE, f[HP_DATA].at,
+		return tb_fail(err, st, fe.error.offset, fe.error.what);
+	if (hp.timestamp_offset != 0)
+		return tb_fail(err, TB_ERR_VALUE, hp.timestamp_line,
+			       "header_page timestamp is not a u64 at offset 0");
+	if (hp.commit_offset != 8)
+		return tb_fail(err, TB_ERR_VALUE, hp.commit_line,
+			       "header_page commit is not a 4- or 8-byte long at offset 8");
+	if (hp.data_offset != 12 && hp.data_offset != 16)
+		return tb_fail(err, TB_ERR_VALUE, hp.data_line,
+			       "header_page data offset is not 12 or 16 after commit");
+	if (hp.data_size > TB_KBUF_SUBBUF_MAX)
+		return tb_fail(err, TB_ERR_VALUE, hp.data_line,
+			       "header_page data size exceeds 1 MiB");
+	st = tb_kbuf_layout_init_ex(layout, big_endian, hp.commit_size,
+				    hp.data_offset, hp.data_offset + hp.data_size, 0);
+	if (st != TB_OK)
+		return tb_fail(err, TB_ERR_VALUE, hp.data_line,
 			       "header_page data offset + size is not a power-of-two sub-buffer of 4 KiB to 1 MiB");
 	return TB_OK;
 }

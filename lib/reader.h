@@ -91,7 +91,8 @@ static inline int tb_rd_ptr_at(const tb_reader *r, size_t off, size_t n,
 {
 	if (!tb_rd_has_at(r, off, n))
 		return 0;
-	*out = r->data + off;
+	/* An empty reader may hold NULL: NULL + 0 is still undefined in C. */
+	*out = r->data ? r->data + off : r->data;
 	return 1;
 }
 
@@ -143,7 +144,7 @@ static inline int tb_rd_sub(const tb_reader *r, size_t off, size_t n,
 {
 	if (!tb_rd_has_at(r, off, n))
 		return 0;
-	tb_rd_init(sub, r->data + off, n, r->big_endian);
+	tb_rd_init(sub, r->data ? r->data + off : r->data, n, r->big_endian);
 	return 1;
 }
 
@@ -220,10 +221,10 @@ static inline int tb_rd_uN(tb_reader *r, size_t n, uint64_t *out)
  */
 static inline int tb_rd_cstr(tb_reader *r, const char **out, size_t *n)
 {
-	const uint8_t *start = r->data + r->pos;
-	const uint8_t *nul;
+	const uint8_t *start, *nul;
 	if (r->pos >= r->len)
 		return 0;
+	start = r->data + r->pos;
 	nul = (const uint8_t *)memchr(start, 0, r->len - r->pos);
 	if (!nul)
 		return 0;
@@ -239,11 +240,11 @@ static inline int tb_rd_cstr(tb_reader *r, const char **out, size_t *n)
  */
 static inline int tb_rd_line(tb_reader *r, const char **out, size_t *n)
 {
-	const uint8_t *start = r->data + r->pos;
-	const uint8_t *nl;
+	const uint8_t *start, *nl;
 	size_t left = r->len - r->pos;
 	if (left == 0)
 		return 0;
+	start = r->data + r->pos;
 	nl = (const uint8_t *)memchr(start, '\n', left);
 	*out = (const char *)start;
 	if (nl) {

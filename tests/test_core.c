@@ -81,6 +81,7 @@ START_TEST(reader_never_wraps)
 	tb_reader r;
 	const uint8_t *p;
 	uint32_t v;
+	size_t n0;
 	tb_rd_init(&r, b, sizeof(b), 0);
 	ck_assert(!tb_rd_has_at(&r, SIZE_MAX, 2));
 	ck_assert(!tb_rd_has_at(&r, 8, SIZE_MAX - 4));
@@ -97,6 +98,12 @@ START_TEST(reader_never_wraps)
 	ck_assert(!tb_rd_seek(&r, 17));
 	tb_rd_init(&r, NULL, 100, 0);
 	ck_assert_uint_eq(tb_rd_left(&r), 0);
+	/* An empty reader over NULL yields NULL, never NULL + 0. */
+	p = b;
+	ck_assert(tb_rd_ptr_at(&r, 0, 0, &p));
+	ck_assert_ptr_null(p);
+	ck_assert(!tb_rd_line(&r, (const char **)&p, &n0));
+	ck_assert(!tb_rd_cstr(&r, (const char **)&p, &n0));
 }
 END_TEST
 

@@ -1,0 +1,478 @@
+/* Event formats for the CLI: loading an events directory, printing events. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "events.h"
+
+/* One format file: its text (the set points into it) and where it came from. */
+typedef struct fmt_file {
+	char *path;
+	char *system;
+	char *text;
+	size_t len;
+} fmt_file;
+
+struct tb_cli_events {
+	tb_format_set set;
+	tb_format *events;
+	tb_field *fields;
+	uint32_t *index;
+	int32_t *pid_field; /* per stored format: index of common_pid, or -1 */
+	fmt_file *files;
+	size_t nfiles, cap;
+	size_t bad_formats;
+	size_t bad_records;
+};
+
+/* A whole small file (tracefs reports size 0: read until EOF). */
+static char *slurp(const char *path, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap);
+	while (buf) {
+		ssize_t got;
+		if (n == cap) {
+			char *nb = cap < (16u << 20) ? realloc(buf, cap * 2) : NULL;
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	*len = n;
+	return buf;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static char *join(const char *a, const char *b)
+{
+	size_t n = strlen(a) + strlen(b) + 2;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s/%s", a, b);
+	return p;
+}
+
+char *tb_cli_events_header_page(const char *dir)
+{
+	char *p = join(dir, "header_page");
+	struct stat st;
+	if (p && stat(p, &st) != 0) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_names(char **names, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Sorted names of the subdirectories of dir (NULL when dir cannot be read). */
+static char **subdirs(const char *dir, size_t *count)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	*count = 0;
+	if (!d)
+		return NULL;
+	while ((de = readdir(d)) != NULL) {
+		char *path;
+		int ok;
+		if (de->d_name[0] == '.')
+			continue;
+		path = join(dir, de->d_name);
+		ok = path && is_dir(path);
+		free(path);
+		if (!ok)
+			continue;
+		if (n == cap) {
+			char **nn = realloc(names, (cap ? cap * 2 : 64) * sizeof(*names));
+			if (!nn)
+				break;
+			names = nn;
+			cap = cap ? cap * 2 : 64;
+		}
+		if (!(names[n] = strdup(de->d_name)))
+			break;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), by_name);
+	*count = n;
+	return names ? names : calloc(1, sizeof(char *));
+}
+
+/* An upper bound of a text's field lines: the word "field" after a blank. */
+static size_t count_fields(const char *t, size_t n)
+{
+	size_t i, c = 0;
+	for (i = 0; i + 5 <= n; i++)
+		if (t[i] == 'f' && (i == 0 || t[i - 1] == '\t' || t[i - 1] == ' ' ||
+				    t[i - 1] == '\n') && !memcmp(t + i, "field", 5))
+			c++;
+	return c;
+}
+
+static int add_file(tb_cli_events *ev, char *path, const char *system)
+{
+	size_t len;
+	char *text = slurp(path, &len);
+	fmt_file *f;
+	if (!text) { /* an event directory without a readable format */
+		free(path);
+		return 0;
+	}
+	if (ev->nfiles == ev->cap) {
+		size_t nc = ev->cap ? ev->cap * 2 : 1024;
+		fmt_file *nf = realloc(ev->files, nc * sizeof(*nf));
+		if (!nf) {
+			free(text);
+			free(path);
+			return -1;
+		}
+		ev->files = nf;
+		ev->cap = nc;
+	}
+	f = &ev->files[ev->nfiles++];
+	f->path = path;
+	f->system = strdup(system);
+	f->text = text;
+	f->len = len;
+	return f->system ? 0 : -1;
+}
+
+/* Read every <system>/<event>/format under dir. */
+static int read_tree(tb_cli_events *ev, const char *dir)
+{
+	size_t nsys, s;
+	char **systems = subdirs(dir, &nsys);
+	int rc = 0;
+	if (!systems)
+		return -1;
+	for (s = 0; s < nsys && rc == 0; s++) {
+		char *sdir = join(dir, systems[s]);
+		size_t nev, k;
+		char **evs = sdir ? subdirs(sdir, &nev) : NULL;
+		for (k = 0; evs && k < nev && rc == 0; k++) {
+			char *edir = join(sdir, evs[k]);
+			char *path = edir ? join(edir, "format") : NULL;
+			free(edir);
+			rc = path ? add_file(ev, path, systems[s]) : -1;
+		}
+		if (evs)
+			free_names(evs, nev);
+		free(sdir);
+	}
+	free_names(systems, nsys);
+	return rc;
+}
+
+tb_cli_events *tb_cli_events_load(const char *dir, unsigned long_size)
+{
+	tb_cli_events *ev = calloc(1, sizeof(*ev));
+	size_t nfields = 1, ilen, i;
+
+	if (!ev || read_tree(ev, dir) != 0) {
+		fprintf(stderr, "tracebound: %s: cannot read the event formats\n", dir);
+		tb_cli_events_free(ev);
+		return NULL;
+	}
+	if (ev->nfiles == 0) {
+		fprintf(stderr, "tracebound: %s: no <system>/<event>/format files\n", dir);
+		tb_cli_events_free(ev);
+		return NULL;
+	}
+	for (i = 0; i < ev->nfiles; i++)
+		nfields += count_fields(ev->files[i].text, ev->files[i].len);
+	ilen = tb_format_index_len(ev->nfiles);
+	ev->events = calloc(ev->nfiles, sizeof(tb_format));
+	ev->fields = calloc(nfields, sizeof(tb_field));
+	ev->index = calloc(ilen, sizeof(uint32_t));
+	ev->pid_field = calloc(ev->nfiles, sizeof(int32_t));
+	if (!ev->events || !ev->fields || !ev->index || !ev->pid_field ||
+	    tb_format_set_init(&ev->set, ev->events, ev->nfiles, ev->fields, nfields,
+			       ev->index, ilen, long_size) != TB_OK) {
+		fprintf(stderr, "tracebound: %s: out of memory for %zu formats\n", dir,
+			ev->nfiles);
+		tb_cli_events_free(ev);
+		return NULL;
+	}
+	for (i = 0; i < ev->nfiles; i++) {
+		const fmt_file *f = &ev->files[i];
+		tb_format_error fe;
+		const tb_format *added;
+		tb_status st = tb_format_set_add(&ev->set, f->text, f->len, f->system,
+						 strlen(f->system), &added, &fe);
+		if (st == TB_OK) {
+			const tb_field *pid = tb_format_field(added, "common_pid");
+			ev->pid_field[added - ev->events] = pid ? (int32_t)pid->index : -1;
+			continue;
+		}
+		ev->bad_formats++;
+		if (fe.line)
+			fprintf(stderr, "tracebound: %s: line %u, column %u: %s (%s)\n", f->path,
+				fe.line, fe.column, fe.error.what, tb_strerror(st));
+		else
+			fprintf(stderr, "tracebound: %s: %s (%s)\n", f->path, fe.error.what,
+				tb_strerror(st));
+	}
+	return ev;
+}
+
+size_t tb_cli_events_count(const tb_cli_events *ev)
+{
+	return ev ? ev->set.count : 0;
+}
+
+size_t tb_cli_events_free(tb_cli_events *ev)
+{
+	size_t i, problems;
+	if (!ev)
+		return 0;
+	problems = ev->bad_formats + ev->bad_records;
+	if (ev->bad_formats)
+		fprintf(stderr, "tracebound: %zu event format(s) could not be used\n",
+			ev->bad_formats);
+	if (ev->bad_records)
+		fprintf(stderr, "tracebound: %zu record(s) did not fit their event format\n",
+			ev->bad_records);
+	for (i = 0; i < ev->nfiles; i++) {
+		free(ev->files[i].path);
+		free(ev->files[i].system);
+		free(ev->files[i].text);
+	}
+	free(ev->files);
+	free(ev->events);
+	free(ev->fields);
+	free(ev->index);
+	free(ev->pid_field);
+	free(ev);
+	return problems;
+}
+
+/* ---- printing ---- */
+
+static int is_scalar(const tb_field *f)
+{
+	return f->kind == TB_FIELD_INT || f->kind == TB_FIELD_LONG ||
+	       f->kind == TB_FIELD_POINTER;
+}
+
+/* Text bytes cut at the first NUL. */
+static size_t text_len(const uint8_t *p, size_t n)
+{
+	const uint8_t *nul = n ? memchr(p, 0, n) : NULL;
+	return nul ? (size_t)(nul - p) : n;
+}
+
+static void text_str(FILE *out, const uint8_t *p, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		if (p[i] > 0x20 && p[i] < 0x7f && p[i] != '\\')
+			putc(p[i], out);
+		else
+			fprintf(out, "\\x%02x", p[i]);
+	}
+}
+
+static void print_num(FILE *out, const tb_field *f, uint64_t v, int hex)
+{
+	if (f->flags & TB_FIELD_SIGNED)
+		fprintf(out, "%lld", (long long)v);
+	else if (hex)
+		fprintf(out, "0x%llx", (unsigned long long)v);
+	else
+		fprintf(out, "%llu", (unsigned long long)v);
+}
+
+/* An array, dynamic array or opaque field as numbers of its element size. */
+static void print_elems(FILE *out, const tb_field *f, const tb_field_value *v,
+			const uint8_t *rec, size_t len, int be, int json)
+{
+	tb_field copy = *f;
+	size_t n, i;
+	if (f->kind == TB_FIELD_OPAQUE) { /* bytes */
+		copy.kind = TB_FIELD_ARRAY;
+		copy.elem_size = 1;
+		copy.flags &= (uint8_t)~TB_FIELD_SIGNED;
+	}
+	n = copy.elem_size ? v->len / copy.elem_size : 0;
+	putc(json ? '[' : '{', out);
+	for (i = 0; i < n; i++) {
+		uint64_t e;
+		if (i)
+			putc(',', out);
+		if (tb_field_elem(&copy, rec, len, be, i, &e, NULL) == TB_OK)
+			print_num(out, &copy, e, 0);
+		else
+			fputs(json ? "null" : "?", out);
+	}
+	putc(json ? ']' : '}', out);
+}
+
+static void print_value(FILE *out, const tb_field *f, const tb_field_value *v,
+			const uint8_t *rec, size_t len, int be, int json)
+{
+	if (v->status != TB_OK) {
+		if (json)
+			fputs("null", out);
+		else
+			fprintf(out, "<%s>", tb_strerror(v->status));
+	} else if (is_scalar(f)) {
+		print_num(out, f, v->num, !json && f->kind != TB_FIELD_INT);
+	} else if (f->flags & TB_FIELD_TEXT) {
+		size_t n = text_len(v->data, v->len);
+		if (json)
+			tb_cli_json_str(out, (const char *)v->data, n);
+		else
+			text_str(out, v->data, n);
+	} else {
+		print_elems(out, f, v, rec, len, be, json);
+	}
+}
+
+int tb_cli_events_print(tb_cli_events *ev, FILE *out, int json, int cpu,
+			uint64_t ts, const uint8_t *rec, size_t len, int big_endian)
+{
+	tb_field_value vals[TB_FORMAT_MAX_FIELDS];
+	const tb_format *f;
+	tb_error e;
+	uint32_t i;
+	int32_t pid;
+
+	if (!ev || tb_format_set_lookup(&ev->set, rec, len, big_endian, &f, &e) != TB_OK)
+		return 0;
+	if (tb_format_decode(f, rec, len, big_endian, vals, TB_FORMAT_MAX_FIELDS, &e) != TB_OK) {
+		if (ev->bad_records++ == 0)
+			fprintf(stderr, "tracebound: cpu %d ts %llu: %.*s record of %zu bytes: %s\n",
+				cpu, (unsigned long long)ts, (int)f->name_len, f->name, len, e.what);
+	}
+	if (json) {
+		fprintf(out, "{\"cpu\":%d,\"ts\":%llu,\"system\":", cpu, (unsigned long long)ts);
+		tb_cli_json_str(out, f->system ? f->system : "", f->system_len);
+		fputs(",\"name\":", out);
+		tb_cli_json_str(out, f->name, f->name_len);
+		fprintf(out, ",\"id\":%u,\"fields\":{", f->id);
+		for (i = 0; i < f->nfields; i++) {
+			if (i)
+				putc(',', out);
+			tb_cli_json_str(out, f->fields[i].name, f->fields[i].name_len);
+			putc(':', out);
+			print_value(out, &f->fields[i], &vals[i], rec, len, big_endian, 1);
+		}
+		fputs("}}\n", out);
+		return 1;
+	}
+	fprintf(out, "cpu=%d ts=%llu ", cpu, (unsigned long long)ts);
+	pid = ev->pid_field[f - ev->events];
+	if (pid >= 0 && vals[pid].status == TB_OK)
+		fprintf(out, "pid=%lld ", (long long)vals[pid].num);
+	fprintf(out, "%.*s:%.*s:", (int)f->system_len, f->system ? f->system : "",
+		(int)f->name_len, f->name);
+	for (i = 0; i < f->nfields; i++) {
+		const tb_field *fl = &f->fields[i];
+		if (fl->flags & TB_FIELD_COMMON)
+			continue;
+		fprintf(out, " %.*s=", (int)fl->name_len, fl->name);
+		print_value(out, fl, &vals[i], rec, len, big_endian, 0);
+	}
+	putc('\n', out);
+	return 1;
+}
+
+/* ---- listing (tracebound formats) ---- */
+
+/* The type with the array part the kernel prints after the name:
+ * "char[16]", "char[]" (rest of record); the type text otherwise. */
+static void type_text(char *buf, size_t n, const tb_field *fl)
+{
+	if (fl->kind == TB_FIELD_ARRAY || fl->kind == TB_FIELD_STRING)
+		snprintf(buf, n, "%.*s[%u]", (int)fl->type_len, fl->type, fl->count);
+	else if (fl->kind == TB_FIELD_REST)
+		snprintf(buf, n, "%.*s[]", (int)fl->type_len, fl->type);
+	else
+		snprintf(buf, n, "%.*s", (int)fl->type_len, fl->type);
+}
+
+void tb_cli_events_list(const tb_cli_events *ev, FILE *out, int json)
+{
+	size_t i;
+	uint32_t k;
+	for (i = 0; i < ev->set.count; i++) {
+		const tb_format *f = &ev->set.events[i];
+		if (json) {
+			fputs("{\"system\":", out);
+			tb_cli_json_str(out, f->system, f->system_len);
+			fputs(",\"name\":", out);
+			tb_cli_json_str(out, f->name, f->name_len);
+			fprintf(out, ",\"id\":%u,\"fields\":[", f->id);
+		} else {
+			fprintf(out, "%.*s:%.*s id=%u fields=%u\n", (int)f->system_len, f->system,
+				(int)f->name_len, f->name, f->id, f->nfields);
+		}
+		for (k = 0; k < f->nfields; k++) {
+			const tb_field *fl = &f->fields[k];
+			int sig = (fl->flags & TB_FIELD_SIGNED) != 0;
+			char type[TB_FORMAT_MAX_TYPE + 16];
+			type_text(type, sizeof(type), fl);
+			if (!json) {
+				fprintf(out, "\t%s %.*s; offset=%u size=%u signed=%d kind=%s\n",
+					type, (int)fl->name_len, fl->name, fl->offset, fl->size, sig,
+					tb_field_kind_name(fl->kind));
+				continue;
+			}
+			fputs(k ? ",{\"name\":" : "{\"name\":", out);
+			tb_cli_json_str(out, fl->name, fl->name_len);
+			fputs(",\"type\":", out);
+			tb_cli_json_str(out, type, strlen(type));
+			fprintf(out, ",\"offset\":%u,\"size\":%u,\"signed\":%d,\"kind\":\"%s\"}",
+				fl->offset, fl->size, sig, tb_field_kind_name(fl->kind));
+		}
+		if (json)
+			fputs("]}\n", out);
+	}
+}

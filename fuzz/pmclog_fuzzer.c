@@ -1,0 +1,184 @@
+/*
+ * pmclog stream decoder harness.
+ *
+ * Input: byte 0 chooses decoder options, byte 1 the split pattern, byte 2
+ * its parameter; the rest is the log.  The log is decoded one-shot, then
+ * again fed in pieces (each an exact-size heap copy, so ASan sees any
+ * over-read), and both decodes must give the same events and the same end.
+ * Invariants: offsets contiguous and increasing, counts 1, 2, 3..., every
+ * pointer inside its record, multipart parts inside the slots, no call
+ * sequence without progress.
+ */
+#include <string.h>
+
+#include "fuzz.h"
+#include "tracebound/pmclog.h"
+#include "../tests/pmclog_snap.h"
+
+#define MAX_EVENTS 4096
+
+typedef struct outcome {
+	tb_pmclog_snap *ev;
+	size_t n;
+	tb_status end;
+	tb_error err;
+} outcome;
+
+static void options_from(uint8_t b, tb_pmclog_options *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->addr_size = (b & 3) == 1 ? 4 : (b & 3) == 2 ? 8 : 0;
+	opt->generation = ((b >> 2) & 3) % 3;
+	opt->byte_order = (b >> 4) & 3; /* 3: invalid, must be refused */
+	if (b & 0x40)
+		opt->flags |= TB_PMCLOG_STOP_AT_CLOSELOG;
+	if (b & 0x80)
+		opt->max_pcs = 16; /* exercise the limit */
+}
+
+/* Piece k of the split pattern. */
+static size_t piece_size(uint8_t mode, uint8_t param, size_t k, size_t len,
+			 uint32_t *rng)
+{
+	switch (mode & 3) {
+	case 0:
+		return 1;
+	case 1:
+		return (size_t)param + 1;
+	case 2:
+		*rng = *rng * 1103515245u + 12345u;
+		return 1 + (*rng >> 16) % ((size_t)param * 64 + 1);
+	default: /* two pieces, split at a point chosen by param */
+		return k == 0 ? (len * param) / 256 + 1 : len;
+	}
+}
+
+static void check_event(const tb_pmclog_event *ev, uint64_t want_off,
+			uint64_t want_count)
+{
+	const tb_pmclog_str *str;
+	tb_pmclog_event copy = *ev;
+	TB_FUZZ_CHECK(ev->offset == want_off);
+	TB_FUZZ_CHECK(ev->count == want_count);
+	TB_FUZZ_CHECK(ev->len >= (ev->legacy ? 12 : 16) && ev->len % 4 == 0);
+	TB_FUZZ_CHECK(ev->addr_size == 4 || ev->addr_size == 8);
+	TB_FUZZ_CHECK(ev->data != NULL);
+	str = tb_pmclog_snap_str(&copy);
+	if (str)
+		TB_FUZZ_CHECK(str->len == 0 ||
+			      tb_fuzz_inside(str->ptr, str->len, ev->data, ev->len));
+	if (ev->type == TB_PMCLOG_CALLCHAIN) {
+		uint32_t i, used = 0;
+		TB_FUZZ_CHECK(ev->u.cc.npc == 0 ||
+			      tb_fuzz_inside(ev->u.cc.pc,
+					     (size_t)ev->u.cc.npc * ev->addr_size,
+					     ev->data, ev->len));
+		TB_FUZZ_CHECK(ev->u.cc.pc_first <= ev->u.cc.npc);
+		TB_FUZZ_CHECK(ev->u.cc.nparts <= TB_PMCLOG_MAX_PARTS);
+		for (i = 0; i < ev->u.cc.nparts; i++) {
+			const tb_pmclog_part *p = &ev->u.cc.parts[i];
+			TB_FUZZ_CHECK(p->first >= used);
+			TB_FUZZ_CHECK(p->nslots <= ev->u.cc.npc - p->first);
+			used = p->first + p->nslots;
+		}
+		for (i = 0; i < ev->u.cc.npc; i++)
+			(void)tb_pmclog_cc_slot(ev, i);
+		TB_FUZZ_CHECK(tb_pmclog_cc_slot(ev, ev->u.cc.npc) == 0);
+	}
+}
+
+static void decode(const tb_pmclog_options *opt, const uint8_t *data,
+		   size_t len, int split, uint8_t mode, uint8_t param,
+		   tb_pmclog *p, outcome *out)
+{
+	tb_pmclog_event ev;
+	uint8_t *piece = NULL;
+	size_t pos = 0, k = 0, iters = 0;
+	uint64_t next_off = 0;
+	uint32_t rng = param;
+	tb_pmclog_init(p, opt);
+	if (!split) {
+		TB_FUZZ_CHECK(tb_pmclog_feed(p, data, len) == TB_OK);
+		tb_pmclog_close(p);
+		pos = len;
+	}
+	out->n = 0;
+	for (;;) {
+		tb_status st = tb_pmclog_next(p, &ev, &out->err);
+		/* Every call yields an event or a feed; nothing loops idle. */
+		TB_FUZZ_CHECK(++iters <= 2 * len + MAX_EVENTS + 8);
+		if (st == TB_OK) {
+			check_event(&ev, next_off, out->n + 1);
+			if (!split)
+				TB_FUZZ_CHECK(tb_fuzz_inside(ev.data, ev.len, data, len));
+			next_off = ev.offset + ev.len;
+			if (out->n < MAX_EVENTS)
+				tb_pmclog_take_snap(&ev, &out->ev[out->n]);
+			out->n++;
+			continue;
+		}
+		if (st == TB_NEED_MORE) {
+			size_t n;
+			TB_FUZZ_CHECK(split);
+			free(piece);
+			piece = NULL;
+			if (pos == len) {
+				tb_pmclog_close(p);
+				continue;
+			}
+			n = piece_size(mode, param, k++, len, &rng);
+			if (n > len - pos)
+				n = len - pos;
+			piece = malloc(n);
+			TB_FUZZ_CHECK(piece != NULL);
+			memcpy(piece, data + pos, n);
+			TB_FUZZ_CHECK(tb_pmclog_feed(p, piece, n) == TB_OK);
+			pos += n;
+			continue;
+		}
+		out->end = st;
+		break;
+	}
+	free(piece);
+	/* A sticky end repeats. */
+	TB_FUZZ_CHECK(tb_pmclog_next(p, &ev, NULL) == out->end);
+	if (tb_is_error(out->end)) {
+		TB_FUZZ_CHECK(out->err.status == out->end);
+		TB_FUZZ_CHECK(out->err.what != NULL);
+		TB_FUZZ_CHECK(out->err.offset <= len);
+		/* The fault is in the record after the last good one. */
+		TB_FUZZ_CHECK(out->err.offset >= next_off);
+	} else {
+		TB_FUZZ_CHECK(out->end == TB_END);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	tb_pmclog_options opt;
+	tb_pmclog *p;
+	outcome a, b;
+	size_t i, n;
+	if (size < 3)
+		return 0;
+	options_from(data[0], &opt);
+	p = malloc(sizeof(*p));
+	a.ev = malloc(MAX_EVENTS * sizeof(*a.ev));
+	b.ev = malloc(MAX_EVENTS * sizeof(*b.ev));
+	TB_FUZZ_CHECK(p && a.ev && b.ev);
+	decode(&opt, data + 3, size - 3, 0, 0, 0, p, &a);
+	decode(&opt, data + 3, size - 3, 1, data[1], data[2], p, &b);
+	TB_FUZZ_CHECK(a.n == b.n);
+	TB_FUZZ_CHECK(a.end == b.end);
+	n = a.n < MAX_EVENTS ? a.n : MAX_EVENTS;
+	for (i = 0; i < n; i++)
+		TB_FUZZ_CHECK(tb_pmclog_snap_eq(&a.ev[i], &b.ev[i]));
+	if (tb_is_error(a.end)) {
+		TB_FUZZ_CHECK(a.err.offset == b.err.offset);
+		TB_FUZZ_CHECK(strcmp(a.err.what, b.err.what) == 0);
+	}
+	free(a.ev);
+	free(b.ev);
+	free(p);
+	return 0;
+}

@@ -1,0 +1,302 @@
+/*
+ * Reading fields out of a record.  Every read is checked against the
+ * record's real length through the reader: a field, element or dynamic
+ * range outside the record is an error for that field, never a read.
+ */
+#include "internal.h"
+#include "tracebound/format.h"
+
+/* Sign-extend a `size`-byte value (size 1..8) when is_signed, branch-free:
+ * with m the sign bit, (v ^ m) - m. */
+static inline uint64_t extend(uint64_t v, uint32_t size, int is_signed)
+{
+	uint64_t m = (uint64_t)(is_signed != 0) << (8 * size - 1);
+	return (v ^ m) - m;
+}
+
+/* A scalar's value; size is 1, 2, 4 or 8 (classification guarantees it). */
+static inline uint64_t load_scalar(const uint8_t *p, uint32_t size, int be,
+				   unsigned flags)
+{
+	uint64_t v;
+	switch (size) {
+	case 1: v = p[0]; break;
+	case 2: v = tb_load16(p, be); break;
+	case 4: v = tb_load32(p, be); break;
+	default: v = tb_load64(p, be); break;
+	}
+	return extend(v, size, (int)(flags & TB_FIELD_SIGNED));
+}
+
+static int is_scalar(const tb_field *f)
+{
+	return f->kind == TB_FIELD_INT || f->kind == TB_FIELD_LONG ||
+	       f->kind == TB_FIELD_POINTER;
+}
+
+/*
+ * Where a field's bytes lie in the record: *p (NULL when *n is 0) and *n.
+ * For DYNAMIC the loc word is decoded; a zero length is "absent".
+ */
+static tb_status field_span(const tb_field *f, const tb_reader *r,
+			    const uint8_t **p, size_t *n, tb_error *err)
+{
+	uint32_t loc;
+	uint16_t off16;
+	size_t o, l;
+	tb_status bad = TB_ERR_RANGE;
+	const char *what = "dynamic field data lies outside the record";
+
+	*p = NULL;
+	*n = 0;
+	switch (f->kind) {
+	case TB_FIELD_REST:
+		o = f->offset;
+		l = o <= r->len ? r->len - o : 1;
+		bad = TB_ERR_TRUNCATED;
+		what = "rest-of-record field starts past the record end";
+		break;
+	case TB_FIELD_DYNAMIC:
+		if (f->flags & TB_FIELD_LEGACY) {
+			if (!tb_rd_u16_at(r, f->offset, &off16))
+				return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
+					       "dynamic field runs past the record end");
+			o = off16;
+			l = o <= r->len ? r->len - o : 1;
+		} else {
+			if (!tb_rd_u32_at(r, f->offset, &loc))
+				return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
+					       "dynamic field runs past the record end");
+			o = loc & 0xffffu;
+			l = loc >> 16;
+			if (l == 0)
+				return TB_OK; /* absent, whatever the offset says */
+			if (f->flags & TB_FIELD_REL)
+				o += (size_t)f->offset + f->size; /* < 2^18: no wrap */
+		}
+		break;
+	default:
+		o = f->offset;
+		l = f->size;
+		bad = TB_ERR_TRUNCATED;
+		what = "field runs past the record end";
+		break;
+	}
+	/* an empty range at the end is present but has no bytes (and no
+	 * pointer: the record itself may be NULL with length 0) */
+	if (l == 0 && o == r->len)
+		return TB_OK;
+	if (!tb_rd_ptr_at(r, o, l, p))
+		return tb_fail(err, bad, f->offset, what);
+	*n = l;
+	return TB_OK;
+}
+
+static int pow2_size(uint32_t n)
+{
+	return n == 1 || n == 2 || n == 4 || n == 8;
+}
+
+/*
+ * The number at element i of a field: a scalar (array 0, i 0) or an
+ * element of an array-like field (array 1), each read checked.
+ */
+static tb_status read_number(const tb_field *f, const void *rec, size_t len,
+			     int be, int array, size_t i, uint64_t *out,
+			     tb_error *err)
+{
+	tb_reader r;
+	const uint8_t *p;
+	size_t n;
+	uint32_t size;
+	tb_status st;
+	if (!f || !out || (!rec && len))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	if (array != !(is_scalar(f) || f->kind == TB_FIELD_OPAQUE))
+		return tb_fail(err, TB_ERR_ARG, f->offset,
+			       array ? "not an array field (use tb_field_int)"
+				     : "not an integer field (use tb_field_elem)");
+	size = array ? f->elem_size : f->size;
+	if (!pow2_size(size))
+		return tb_fail(err, TB_ERR_UNSUPPORTED, f->offset,
+			       array ? "element size is not 1, 2, 4 or 8"
+				     : "integer field size is not 1, 2, 4 or 8");
+	tb_rd_init(&r, rec, len, be);
+	if ((st = field_span(f, &r, &p, &n, err)) != TB_OK)
+		return st;
+	if (i >= n / size)
+		return tb_fail(err, TB_ERR_RANGE, f->offset,
+			       "element index past the field's end");
+	*out = load_scalar(p + i * size, size, be, f->flags);
+	return TB_OK;
+}
+
+TB_API tb_status tb_field_int(const tb_field *f, const void *rec, size_t len,
+			      int big_endian, uint64_t *out, tb_error *err)
+{
+	return read_number(f, rec, len, big_endian, 0, 0, out, err);
+}
+
+TB_API tb_status tb_field_bytes(const tb_field *f, const void *rec, size_t len,
+				int big_endian, const uint8_t **data, size_t *n,
+				tb_error *err)
+{
+	tb_reader r;
+	if (!f || !data || !n || (!rec && len))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	tb_rd_init(&r, rec, len, big_endian);
+	return field_span(f, &r, data, n, err);
+}
+
+TB_API tb_status tb_field_count(const tb_field *f, const void *rec, size_t len,
+				int big_endian, size_t *count, tb_error *err)
+{
+	const uint8_t *p;
+	size_t n;
+	tb_status st;
+	if (!count)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	if ((st = tb_field_bytes(f, rec, len, big_endian, &p, &n, err)) != TB_OK)
+		return st;
+	if (is_scalar(f)) {
+		*count = 1;
+		return TB_OK;
+	}
+	if (n % f->elem_size != 0) /* elem_size >= 1 for every kind */
+		return tb_fail(err, TB_ERR_LENGTH, f->offset,
+			       "field length is not a whole number of elements");
+	*count = n / f->elem_size;
+	return TB_OK;
+}
+
+TB_API tb_status tb_field_elem(const tb_field *f, const void *rec, size_t len,
+			       int big_endian, size_t i, uint64_t *out,
+			       tb_error *err)
+{
+	return read_number(f, rec, len, big_endian, 1, i, out, err);
+}
+
+TB_API tb_status tb_field_str(const tb_field *f, const void *rec, size_t len,
+			      int big_endian, const char **s, size_t *n,
+			      tb_error *err)
+{
+	const uint8_t *p, *nul;
+	size_t cnt;
+	tb_status st;
+	if (!s || !n)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	if (f && is_scalar(f))
+		return tb_fail(err, TB_ERR_ARG, f->offset, "an integer field is not text");
+	if ((st = tb_field_bytes(f, rec, len, big_endian, &p, &cnt, err)) != TB_OK)
+		return st;
+	nul = cnt ? (const uint8_t *)memchr(p, 0, cnt) : NULL;
+	*s = (const char *)p;
+	*n = nul ? (size_t)(nul - p) : cnt;
+	return TB_OK;
+}
+
+TB_API tb_status tb_format_check_record(const tb_format *fmt, const void *rec,
+					size_t len, int big_endian, tb_error *err)
+{
+	tb_reader r;
+	uint32_t i;
+	const uint8_t *p;
+	size_t n;
+	tb_status st;
+	if (!fmt || (!rec && len))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	if (len < fmt->min_size)
+		return tb_fail(err, TB_ERR_TRUNCATED, len,
+			       "record shorter than its format's fields");
+	if (fmt->ndynamic == 0)
+		return TB_OK;
+	tb_rd_init(&r, rec, len, big_endian);
+	for (i = 0; i < fmt->nfields; i++)
+		if (fmt->fields[i].kind == TB_FIELD_DYNAMIC &&
+		    (st = field_span(&fmt->fields[i], &r, &p, &n, err)) != TB_OK)
+			return st;
+	return TB_OK;
+}
+
+/* One field of a record whose static part is known to be present.
+ * Inlined with a constant byte order into the two loops below. */
+static inline tb_status decode_one(const tb_field *f, const tb_reader *r,
+				   const uint8_t *stat, int be, tb_field_value *v,
+				   tb_error *err)
+{
+	switch (f->kind) {
+	case TB_FIELD_INT:
+	case TB_FIELD_LONG:
+	case TB_FIELD_POINTER:
+		v->data = stat + f->offset;
+		v->len = f->size;
+		v->num = load_scalar(v->data, f->size, be, f->flags);
+		return TB_OK;
+	case TB_FIELD_ARRAY:
+	case TB_FIELD_STRING:
+	case TB_FIELD_OPAQUE:
+		v->data = stat + f->offset;
+		v->len = f->size;
+		v->num = 0;
+		return TB_OK;
+	default:
+		v->num = 0;
+		return field_span(f, r, &v->data, &v->len, err);
+	}
+}
+
+/* Every field of a record holding every static field. */
+static inline tb_status decode_fast(const tb_format *fmt, const tb_reader *r,
+				    const uint8_t *stat, int be, tb_field_value *vals,
+				    size_t n, tb_error *err)
+{
+	tb_status first = TB_OK;
+	size_t i;
+	for (i = 0; i < n; i++) {
+		tb_error e;
+		tb_field_value *v = &vals[i];
+		v->status = decode_one(&fmt->fields[i], r, stat, be, v, &e);
+		if (v->status != TB_OK && first == TB_OK) {
+			first = v->status;
+			if (err)
+				*err = e;
+		}
+	}
+	return first;
+}
+
+TB_API tb_status tb_format_decode(const tb_format *fmt, const void *rec,
+				  size_t len, int big_endian, tb_field_value *vals,
+				  size_t nvals, tb_error *err)
+{
+	tb_reader r;
+	tb_status first = TB_OK;
+	const uint8_t *stat;
+	size_t i, n = nvals;
+	if (!fmt || (!vals && nvals) || (!rec && len))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	if (n > fmt->nfields)
+		n = fmt->nfields;
+	tb_rd_init(&r, rec, len, big_endian);
+	/* The hot path: every static field lies inside the record, so only
+	 * dynamic and rest-of-record fields need their own checks. */
+	if (fmt->min_size > 0 && tb_rd_ptr_at(&r, 0, fmt->min_size, &stat))
+		return big_endian ? decode_fast(fmt, &r, stat, 1, vals, n, err)
+				  : decode_fast(fmt, &r, stat, 0, vals, n, err);
+	/* A record too short for its static fields: each field on its own. */
+	for (i = 0; i < n; i++) {
+		const tb_field *f = &fmt->fields[i];
+		tb_field_value *v = &vals[i];
+		tb_error e;
+		v->num = 0;
+		v->status = field_span(f, &r, &v->data, &v->len, &e);
+		if (v->status == TB_OK && is_scalar(f))
+			v->num = load_scalar(v->data, f->size, big_endian, f->flags);
+		else if (v->status != TB_OK && first == TB_OK) {
+			first = v->status;
+			if (err)
+				*err = e;
+		}
+	}
+	return first;
+}
