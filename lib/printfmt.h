@@ -11,6 +11,59 @@
 #include "internal.h"
 #include "render_out.h"
 
+/* How a field's bytes lie in a record, from its tb_field. */
+enum {
+	TB_RF_SCALAR = 0,   /* an integer (or pointer, or opaque bytes) */
+	TB_RF_ARRAY,        /* a fixed array of size/elem_size elements */
+	TB_RF_DATA_LOC,     /* u32 (len << 16 | offset from record start) */
+	TB_RF_REL_LOC,      /* u32 (len << 16 | offset from the field's end) */
+	TB_RF_DATA_LOC16,   /* legacy u16 offset; data runs to the record end */
+	TB_RF_REST          /* size-0 array: the rest of the record */
+};
+
+static inline unsigned tb_pf_kind(const tb_field *f)
+{
+	switch (f->kind) {
+	case TB_FIELD_ARRAY:
+	case TB_FIELD_STRING:
+		return TB_RF_ARRAY;
+	case TB_FIELD_DYNAMIC:
+		return (f->flags & TB_FIELD_REL) ? TB_RF_REL_LOC
+		     : (f->flags & TB_FIELD_LEGACY) ? TB_RF_DATA_LOC16 : TB_RF_DATA_LOC;
+	case TB_FIELD_REST:
+		return TB_RF_REST;
+	default:
+		return TB_RF_SCALAR;
+	}
+}
+
+static inline int tb_pf_signed(const tb_field *f)
+{
+	return (f->flags & TB_FIELD_SIGNED) != 0;
+}
+
+static inline int tb_pf_common(const tb_field *f)
+{
+	return (f->flags & TB_FIELD_COMMON) != 0;
+}
+
+static inline int tb_pf_text(const tb_field *f)
+{
+	return f->kind == TB_FIELD_STRING || (f->flags & TB_FIELD_TEXT);
+}
+
+/* The type names a long (long, long long): hex in the fallback listing. */
+static inline int tb_pf_long(const tb_field *f)
+{
+	if (f->kind == TB_FIELD_LONG)
+		return 1;
+	for (size_t i = 0; f->type && i + 4 <= f->type_len; i++)
+		if (f->type[i] == 'l' && f->type[i + 1] == 'o' &&
+		    f->type[i + 2] == 'n' && f->type[i + 3] == 'g')
+			return 1;
+	return 0;
+}
+
 /* Node kinds (tb_render_node_.op).  Node 0 is never used: 0 means "none". */
 enum {
 	TB_N_NONE = 0,

@@ -43,7 +43,7 @@ static void mark_bad(ev *e, unsigned note, const char *marker)
 		e->bad = marker;
 }
 
-static const tb_render_field *fld(const ev *e, uint64_t idx)
+static const tb_field *fld(const ev *e, uint64_t idx)
 {
 	return &e->p->ev.fields[idx];
 }
@@ -71,32 +71,32 @@ static ref span(ev *e, uint64_t off, uint64_t len, unsigned elem, int sgn)
 }
 
 /* Where a field's data lies: for dynamic kinds, what its loc word says. */
-static ref field_ref(ev *e, const tb_render_field *f)
+static ref field_ref(ev *e, const tb_field *f)
 {
 	uint32_t w;
 	uint16_t w16;
 	unsigned elem = f->elem_size ? f->elem_size : 1;
-	switch (f->kind) {
+	switch (tb_pf_kind(f)) {
 	case TB_RF_DATA_LOC:
 	case TB_RF_REL_LOC:
 		if (!tb_rd_u32_at(&e->rec, f->offset, &w))
-			return span(e, UINT64_MAX, 0, elem, f->is_signed);
-		return span(e, (f->kind == TB_RF_REL_LOC
+			return span(e, UINT64_MAX, 0, elem, tb_pf_signed(f));
+		return span(e, (tb_pf_kind(f) == TB_RF_REL_LOC
 					? (uint64_t)f->offset + 4 : 0) + (w & 0xffffu),
-			    w >> 16, elem, f->is_signed);
+			    w >> 16, elem, tb_pf_signed(f));
 	case TB_RF_DATA_LOC16:
 		if (!tb_rd_u16_at(&e->rec, f->offset, &w16))
-			return span(e, UINT64_MAX, 0, elem, f->is_signed);
+			return span(e, UINT64_MAX, 0, elem, tb_pf_signed(f));
 		if (w16 > e->rec.len)
-			return span(e, UINT64_MAX, 0, elem, f->is_signed);
-		return span(e, w16, e->rec.len - w16, elem, f->is_signed);
+			return span(e, UINT64_MAX, 0, elem, tb_pf_signed(f));
+		return span(e, w16, e->rec.len - w16, elem, tb_pf_signed(f));
 	case TB_RF_REST:
 		if (f->offset > e->rec.len)
-			return span(e, UINT64_MAX, 0, elem, f->is_signed);
-		return span(e, f->offset, e->rec.len - f->offset, elem, f->is_signed);
+			return span(e, UINT64_MAX, 0, elem, tb_pf_signed(f));
+		return span(e, f->offset, e->rec.len - f->offset, elem, tb_pf_signed(f));
 	default:
 		return span(e, f->offset, f->size,
-			    f->kind == TB_RF_ARRAY ? elem : f->size, f->is_signed);
+			    tb_pf_kind(f) == TB_RF_ARRAY ? elem : f->size, tb_pf_signed(f));
 	}
 }
 
@@ -115,10 +115,10 @@ static val mkval(uint64_t v, unsigned ty)
 	return r;
 }
 
-static uint32_t dyn_len(ev *e, const tb_render_field *f)
+static uint32_t dyn_len(ev *e, const tb_field *f)
 {
 	uint32_t w;
-	if (f->kind == TB_RF_DATA_LOC || f->kind == TB_RF_REL_LOC) {
+	if (tb_pf_kind(f) == TB_RF_DATA_LOC || tb_pf_kind(f) == TB_RF_REL_LOC) {
 		if (tb_rd_u32_at(&e->rec, f->offset, &w))
 			return w >> 16;
 		mark_bad(e, TB_RENDER_N_OOR, TB_RENDER_M_OOR);
@@ -153,9 +153,9 @@ static val ev_int(ev *e, unsigned n)
 	case TB_N_NUM:
 		return mkval(nd->v, nd->ty);
 	case TB_N_FIELD: {
-		const tb_render_field *f = fld(e, nd->v);
+		const tb_field *f = fld(e, nd->v);
 		uint64_t v;
-		if (f->kind != TB_RF_SCALAR)
+		if (tb_pf_kind(f) != TB_RF_SCALAR)
 			return mkval(0, TB_TY_ULONG); /* an address */
 		if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
 			return mkval(0, TB_TY_ULONG);
@@ -221,7 +221,7 @@ static ref ev_ref(ev *e, unsigned n)
 	const tb_render_node_ *nd = &e->p->nodes[n];
 	switch (nd->op) {
 	case TB_N_FIELD:
-		if (fld(e, nd->v)->kind == TB_RF_SCALAR)
+		if (tb_pf_kind(fld(e, nd->v)) == TB_RF_SCALAR)
 			return no_ref(); /* a kernel pointer */
 		return field_ref(e, fld(e, nd->v));
 	case TB_N_ADDR: {
@@ -497,7 +497,7 @@ static void ev_text(ev *e, unsigned n)
 		}
 		break;
 	case TB_N_FIELD:
-		if (fld(e, nd->v)->kind == TB_RF_SCALAR)
+		if (tb_pf_kind(fld(e, nd->v)) == TB_RF_SCALAR)
 			break;
 		r = field_ref(e, fld(e, nd->v));
 		put_ref_text(e, &r);
@@ -945,12 +945,12 @@ static void run_dir(ev *e, const tb_render_dir_ *d)
 
 /* ---------------------------------------------------- the fallback */
 
-static void put_field_value(ev *e, const tb_render_field *f)
+static void put_field_value(ev *e, const tb_field *f)
 {
 	uint64_t v;
-	if (f->kind != TB_RF_SCALAR) {
+	if (tb_pf_kind(f) != TB_RF_SCALAR) {
 		ref r = field_ref(e, f);
-		if (f->is_string) {
+		if (tb_pf_text(f)) {
 			put_ref_text(e, &r);
 			return;
 		}
@@ -968,9 +968,9 @@ static void put_field_value(ev *e, const tb_render_field *f)
 		tb_out_puts(e->o, TB_RENDER_M_OOR);
 		return;
 	}
-	if (f->is_signed && !(f->is_long && f->size == 4)) {
+	if (tb_pf_signed(f) && !(tb_pf_long(f) && f->size == 4)) {
 		tb_out_number(e->o, tb_ty_norm(v, f->size), 10, TB_NF_SIGN, -1, -1);
-	} else if (f->is_long) {
+	} else if (tb_pf_long(f)) {
 		tb_out_hex(e->o, f->size == 4 ? (v & 0xffffffffu) : v);
 	} else {
 		tb_out_u64(e->o, v);
@@ -979,12 +979,12 @@ static void put_field_value(ev *e, const tb_render_field *f)
 
 static void run_fallback(ev *e)
 {
-	const tb_render_event *evd = &e->p->ev;
+	const tb_render_event_ *evd = &e->p->ev;
 	e->notes |= TB_RENDER_N_FALLBACK;
 	tb_out_puts(e->o, TB_RENDER_FAILED);
 	for (size_t i = 0; i < evd->n_fields; i++) {
-		const tb_render_field *f = &evd->fields[i];
-		if (f->is_common)
+		const tb_field *f = &evd->fields[i];
+		if (tb_pf_common(f))
 			continue;
 		tb_out_putc(e->o, ' ');
 		tb_out_put(e->o, f->name, f->name_len);
@@ -995,16 +995,16 @@ static void run_fallback(ev *e)
 
 /* ------------------------------------------- the kernel's own printers */
 
-static const tb_render_field *field_named(const ev *e, const char *name)
+static const tb_field *field_named(const ev *e, const char *name)
 {
-	const tb_render_event *evd = &e->p->ev;
+	const tb_render_event_ *evd = &e->p->ev;
 	for (size_t i = 0; i < evd->n_fields; i++)
 		if (tb_pf_eq(evd->fields[i].name, evd->fields[i].name_len, name))
 			return &evd->fields[i];
 	return NULL;
 }
 
-static uint64_t scalar(ev *e, const tb_render_field *f)
+static uint64_t scalar(ev *e, const tb_field *f)
 {
 	uint64_t v = 0;
 	if (!f || !tb_rd_uN_at(&e->rec, f->offset, f->size, &v))
@@ -1015,7 +1015,7 @@ static uint64_t scalar(ev *e, const tb_render_field *f)
 /* sys_enter_X: "sys_X(arg: 0x.., ...)"; sys_exit_X: "sys_X -> 0x..". */
 static void run_syscall(ev *e, int enter)
 {
-	const tb_render_event *evd = &e->p->ev;
+	const tb_render_event_ *evd = &e->p->ev;
 	size_t skip = enter ? strlen("sys_enter_") : strlen("sys_exit_");
 	int first = 1;
 	uint64_t v;
@@ -1028,9 +1028,9 @@ static void run_syscall(ev *e, int enter)
 	}
 	tb_out_putc(e->o, '(');
 	for (size_t i = 0; i < evd->n_fields; i++) {
-		const tb_render_field *f = &evd->fields[i];
-		if (f->is_common || tb_pf_eq(f->name, f->name_len, "__syscall_nr") ||
-		    f->kind != TB_RF_SCALAR)
+		const tb_field *f = &evd->fields[i];
+		if (tb_pf_common(f) || tb_pf_eq(f->name, f->name_len, "__syscall_nr") ||
+		    tb_pf_kind(f) != TB_RF_SCALAR)
 			continue;
 		if (!first)
 			tb_out_puts(e->o, ", ");
@@ -1096,7 +1096,7 @@ static uint64_t bin_arg(ev *e, ref *b, size_t *pos, unsigned size, int sgn)
 
 static void run_bprint(ev *e)
 {
-	const tb_render_field *bf = field_named(e, "buf");
+	const tb_field *bf = field_named(e, "buf");
 	const char *f;
 	size_t n, pos = 0;
 	uint32_t i = 0, lit = 0, len;

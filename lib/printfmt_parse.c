@@ -363,9 +363,9 @@ static int strings(parser *ps, uint32_t *off, uint32_t *len)
 static int field_lookup(const parser *ps, const char *name, size_t len,
 			unsigned *idx)
 {
-	const tb_render_event *ev = &ps->p->ev;
+	const tb_render_event_ *ev = &ps->p->ev;
 	for (size_t i = 0; i < ev->n_fields; i++) {
-		const tb_render_field *f = &ev->fields[i];
+		const tb_field *f = &ev->fields[i];
 		if (f->name && tb_pf_eq_n(f->name, f->name_len, name, len)) {
 			*idx = (unsigned)i;
 			return 1;
@@ -374,12 +374,12 @@ static int field_lookup(const parser *ps, const char *name, size_t len,
 	return 0;
 }
 
-static unsigned field_type(const tb_render_field *f)
+static unsigned field_type(const tb_field *f)
 {
 	unsigned w = f->size;
-	if (f->kind != TB_RF_SCALAR || (w != 1 && w != 2 && w != 4 && w != 8))
+	if (tb_pf_kind(f) != TB_RF_SCALAR || (w != 1 && w != 2 && w != 4 && w != 8))
 		return TB_TY_ULONG;
-	return w | (f->is_signed ? 0u : TB_TY_UNSIGNED);
+	return w | (tb_pf_signed(f) ? 0u : TB_TY_UNSIGNED);
 }
 
 static unsigned parse_expr(parser *ps);
@@ -771,16 +771,16 @@ static unsigned parse_call(parser *ps, const tok *name)
 		return (unsigned)fail(ps, TB_ERR_UNSUPPORTED, "print fmt calls a function this renderer does not know");
 	if (h->kind == -1) {
 		/* the first argument names a dynamic field */
-		const tb_render_field *f;
+		const tb_field *f;
 		if (!expect(ps, "(", "print fmt: '(' expected"))
 			return 0;
 		if (ps->cur.kind != T_IDENT ||
 		    !field_lookup(ps, ps->s + ps->cur.start, ps->cur.len, &fidx))
 			return (unsigned)fail(ps, TB_ERR_VALUE, "print fmt names a field the event does not have");
 		f = &ps->p->ev.fields[fidx];
-		if (f->kind != TB_RF_DATA_LOC && f->kind != TB_RF_REL_LOC &&
-		    f->kind != TB_RF_DATA_LOC16 && f->kind != TB_RF_REST &&
-		    f->kind != TB_RF_ARRAY)
+		if (tb_pf_kind(f) != TB_RF_DATA_LOC && tb_pf_kind(f) != TB_RF_REL_LOC &&
+		    tb_pf_kind(f) != TB_RF_DATA_LOC16 && tb_pf_kind(f) != TB_RF_REST &&
+		    tb_pf_kind(f) != TB_RF_ARRAY)
 			return (unsigned)fail(ps, TB_ERR_VALUE, "print fmt: a dynamic-array helper on a plain field");
 		advance(ps);
 		args = 0;
@@ -1134,7 +1134,7 @@ static int bind_args(parser *ps, unsigned head)
 
 static void kernel_printer(tb_render_prog *p, unsigned options)
 {
-	const tb_render_event *ev = &p->ev;
+	const tb_render_event_ *ev = &p->ev;
 	int ftrace = ev->system && tb_pf_eq(ev->system, ev->system_len, "ftrace");
 	if (ftrace && ev->name && tb_pf_eq(ev->name, ev->name_len, "bprint")) {
 		p->mode = TB_M_BPRINT;
@@ -1153,29 +1153,50 @@ static void kernel_printer(tb_render_prog *p, unsigned options)
 		p->mode = TB_M_SYS_EXIT;
 }
 
-tb_status tb_render_compile(tb_render_prog *prog, const tb_render_event *ev,
-			    unsigned options, tb_error *err)
+tb_status tb_render_compile(tb_render_prog *prog, const tb_format *fmt,
+			    unsigned long_size, int big_endian, unsigned options,
+			    tb_error *err)
 {
 	parser ps;
 	uint32_t off, len;
 	unsigned nargs, count = 0, head = 0, tail = 0;
+	tb_render_event_ *ev;
 	tb_error_clear(err);
-	if (!prog || !ev || (ev->n_fields && !ev->fields) ||
-	    ev->n_fields > TB_RENDER_MAX_FIELDS)
-		return tb_fail(err, TB_ERR_ARG, 0, "render: no program, no event or a bad field table");
+	if (!prog || !fmt || (fmt->nfields && !fmt->fields))
+		return tb_fail(err, TB_ERR_ARG, 0, "render: no program or no format");
 	memset(prog, 0, offsetof(tb_render_prog, nodes));
-	prog->ev = *ev;
+	ev = &prog->ev;
+	ev->system = fmt->system;
+	ev->system_len = fmt->system ? fmt->system_len : 0;
+	ev->name = fmt->name;
+	ev->name_len = fmt->name ? fmt->name_len : 0;
+	ev->fields = fmt->fields;
+	ev->n_fields = fmt->nfields;
+	ev->long_size = long_size;
+	ev->big_endian = big_endian != 0;
+	ev->print_fmt = fmt->print_fmt;
+	ev->print_fmt_len = fmt->print_fmt ? fmt->print_fmt_len : 0;
+	/* a print fmt may hold a newline inside a string (ext4 fsmap
+	 * events): it runs to the end of the text, not of its line */
+	if (fmt->print_fmt && fmt->text && fmt->print_fmt_offset <= fmt->text_len &&
+	    fmt->print_fmt == fmt->text + fmt->print_fmt_offset) {
+		size_t n = fmt->text_len - fmt->print_fmt_offset;
+		while (n && (fmt->print_fmt[n - 1] == '\n' || fmt->print_fmt[n - 1] == '\0'))
+			n--;
+		if (n > ev->print_fmt_len)
+			ev->print_fmt_len = n;
+	}
 	prog->options = options;
 	prog->n_nodes = 1; /* node 0 means "none" */
 	prog->mode = TB_M_PRINTFMT;
 	memset(&ps, 0, sizeof(ps));
 	ps.p = prog;
 	ps.s = ev->print_fmt;
-	ps.n = ev->print_fmt ? ev->print_fmt_len : 0;
+	ps.n = ev->print_fmt_len;
 	if (ps.n > TB_RENDER_MAX_FMT) {
 		fail(&ps, TB_ERR_LIMIT, "print fmt is longer than the limit");
 	} else {
-		ps.cur = lex(ps.s, ps.n, 0, ev->long_size);
+		ps.cur = lex(ps.s, ps.n, 0, long_size);
 		if (strings(&ps, &off, &len)) {
 			while (ps.st == TB_OK && at(&ps, ",")) {
 				unsigned e;

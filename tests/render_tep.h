@@ -17,6 +17,7 @@
 
 #include <event-parse.h>
 
+#include "tracebound/format.h"
 #include "tracebound/kbuf.h"
 #include "tracebound/render.h"
 
@@ -24,12 +25,11 @@
 #define RT_MAX_CPU 64
 
 typedef struct rt_event {
-	struct tep_event *tev;
-	char *text;                 /* the format file (owns print fmt) */
-	tb_render_field *fields;
-	size_t nf;
+	struct tep_event *tev;      /* libtraceevent's parse (its rendering) */
+	char *text;                 /* the format file */
+	tb_format fmt;              /* tracebound's parse */
+	tb_field fields[TB_FORMAT_MAX_FIELDS];
 	tb_render_prog *prog;
-	unsigned options;
 } rt_event;
 
 typedef struct rt_sym {
@@ -89,45 +89,12 @@ static char *rt_slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/* tep's field description, mapped onto the renderer's. */
-static void rt_field(tb_render_field *o, const struct tep_format_field *f, int common)
-{
-	memset(o, 0, sizeof(*o));
-	o->name = f->name;
-	o->name_len = strlen(f->name);
-	o->offset = (uint32_t)f->offset;
-	o->size = (uint32_t)f->size;
-	o->elem_size = f->elementsize ? f->elementsize : 1;
-	o->is_signed = (f->flags & TEP_FIELD_IS_SIGNED) != 0;
-	o->is_string = (f->flags & TEP_FIELD_IS_STRING) != 0;
-	o->is_long = (f->flags & TEP_FIELD_IS_LONG) != 0;
-	o->is_common = (uint8_t)common;
-	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		if (f->flags & TEP_FIELD_IS_RELATIVE)
-			o->kind = TB_RF_REL_LOC;
-		else
-			o->kind = f->size == 2 ? TB_RF_DATA_LOC16 : TB_RF_DATA_LOC;
-		if (strstr(f->type, "char"))
-			o->is_string = 1;
-	} else if (f->flags & TEP_FIELD_IS_ARRAY) {
-		o->kind = f->size == 0 ? TB_RF_REST : TB_RF_ARRAY;
-		if (o->elem_size > o->size && o->size)
-			o->elem_size = 1;
-	} else {
-		o->kind = TB_RF_SCALAR;
-		o->elem_size = (uint32_t)f->size;
-	}
-}
-
 static rt_event *rt_add_event(rt_capture *c, char *text, size_t len, const char *sys)
 {
 	struct tep_event *tev = NULL;
-	struct tep_format_field **cf, **ff;
 	rt_event *e;
-	const char *pf;
-	tb_render_event rev;
+	tb_format_error ferr;
 	tb_error err;
-	size_t n = 0, i;
 	if (tep_parse_format(c->tep, &tev, text, len, sys) != 0 && !tev)
 		return NULL;
 	if (!tev || tev->id < 0 || tev->id >= RT_MAX_ID)
@@ -135,37 +102,16 @@ static rt_event *rt_add_event(rt_capture *c, char *text, size_t len, const char 
 	e = calloc(1, sizeof(*e));
 	e->tev = tev;
 	e->text = text;
-	cf = tep_event_common_fields(tev);
-	ff = tep_event_fields(tev);
-	for (i = 0; cf && cf[i]; i++)
-		n++;
-	for (i = 0; ff && ff[i]; i++)
-		n++;
-	e->fields = calloc(n ? n : 1, sizeof(*e->fields));
-	for (i = 0; cf && cf[i]; i++)
-		rt_field(&e->fields[e->nf++], cf[i], 1);
-	for (i = 0; ff && ff[i]; i++)
-		rt_field(&e->fields[e->nf++], ff[i], 0);
-	free(cf);
-	free(ff);
-	pf = strstr(text, "\nprint fmt: ");
-	memset(&rev, 0, sizeof(rev));
-	rev.system = tev->system;
-	rev.system_len = strlen(tev->system);
-	rev.name = tev->name;
-	rev.name_len = strlen(tev->name);
-	if (pf) {
-		rev.print_fmt = pf + strlen("\nprint fmt: ");
-		rev.print_fmt_len = strlen(rev.print_fmt);
-		while (rev.print_fmt_len && rev.print_fmt[rev.print_fmt_len - 1] == '\n')
-			rev.print_fmt_len--;
+	if (tb_format_parse(text, len, e->fields, TB_FORMAT_MAX_FIELDS, c->layout.long_size,
+			    &e->fmt, &ferr) != TB_OK) {
+		free(e);
+		return NULL;
 	}
-	rev.fields = e->fields;
-	rev.n_fields = e->nf;
-	rev.long_size = c->layout.long_size;
-	rev.big_endian = c->layout.big_endian;
+	e->fmt.system = tev->system;
+	e->fmt.system_len = strlen(tev->system);
 	e->prog = malloc(sizeof(*e->prog));
-	(void)tb_render_compile(e->prog, &rev, c->options, &err);
+	(void)tb_render_compile(e->prog, &e->fmt, c->layout.long_size, c->layout.big_endian,
+				c->options, &err);
 	c->ev[tev->id] = e;
 	return e;
 }

@@ -6,41 +6,83 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tracebound/format.h"
 #include "tracebound/render.h"
+#include "tarball.h"
 #include "testutil.h"
 
 Suite *tb_suite_render(void);
 
-/* ---- building events and records by hand ---- */
+/* ---- building events (as format texts) and records by hand ---- */
+
+/* A field as its format line says it: "field:TYPE NAME[ARR]". */
+typedef struct tb_render_field {
+	const char *type, *name, *arr;
+	uint32_t off, size;
+	int sgn;
+} tb_render_field;
 
 #define COMMON_FIELDS                                                        \
-	{ "common_type", 11, 0, 2, 2, TB_RF_SCALAR, 0, 0, 0, 1, { 0 } },     \
-	{ "common_flags", 12, 2, 1, 1, TB_RF_SCALAR, 0, 0, 0, 1, { 0 } },    \
-	{ "common_preempt_count", 20, 3, 1, 1, TB_RF_SCALAR, 0, 0, 0, 1, { 0 } }, \
-	{ "common_pid", 10, 4, 4, 4, TB_RF_SCALAR, 1, 0, 0, 1, { 0 } }
+	{ "unsigned short", "common_type", "", 0, 2, 0 },                     \
+	{ "unsigned char", "common_flags", "", 2, 1, 0 },                     \
+	{ "unsigned char", "common_preempt_count", "", 3, 1, 0 },             \
+	{ "int", "common_pid", "", 4, 4, 1 }
 
-/* A scalar / array / dynamic field. */
+/* A scalar of 1, 2, 4 or 8 bytes. */
 static tb_render_field fs(const char *name, uint32_t off, uint32_t size, int sgn)
 {
-	tb_render_field f = { name, strlen(name), off, size, size, TB_RF_SCALAR,
-			      (uint8_t)sgn, 0, 0, 0, { 0 } };
+	static const char *const st[] = { "s8", "short", "int", "s64" };
+	static const char *const ut[] = { "u8", "unsigned short", "unsigned int", "u64" };
+	unsigned i = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+	tb_render_field f = { sgn ? st[i] : ut[i], name, "", off, size, sgn };
 	return f;
 }
 
+/* A scalar of the given C type. */
+static tb_render_field ft(const char *type, const char *name, uint32_t off,
+			  uint32_t size, int sgn)
+{
+	tb_render_field f = { type, name, "", off, size, sgn };
+	return f;
+}
+
+/* A fixed array: text (char) or elements of elem bytes. */
 static tb_render_field fa(const char *name, uint32_t off, uint32_t size,
 			  uint32_t elem, int str)
 {
-	tb_render_field f = { name, strlen(name), off, size, elem, TB_RF_ARRAY,
-			      0, (uint8_t)str, 0, 0, { 0 } };
+	static char arrs[64][16];
+	static unsigned k;
+	char *arr = arrs[k++ % 64];
+	tb_render_field f = { str ? "char" : elem == 1 ? "u8" : elem == 2 ? "u16"
+			      : elem == 4 ? "u32" : "unsigned long", name, arr, off, size, 0 };
+	snprintf(arr, 16, "[%u]", size / (elem ? elem : 1));
 	return f;
 }
 
+enum { DL = 1, RL, DL16, REST };
+
+/* A dynamic (__data_loc, __rel_loc, old 2-byte __data_loc) or
+ * rest-of-record field. */
 static tb_render_field fd(const char *name, uint32_t off, int kind,
 			  uint32_t elem, int str)
 {
-	tb_render_field f = { name, strlen(name), off,
-			      kind == TB_RF_DATA_LOC16 ? 2u : kind == TB_RF_REST ? 0u : 4u,
-			      elem, (uint8_t)kind, 0, (uint8_t)str, 0, 0, { 0 } };
+	const char *t = str ? "char[]" : elem == 2 ? "u16[]" : elem == 4 ? "u32[]"
+		      : elem == 8 ? "unsigned long[]" : "u8[]";
+	tb_render_field f = { NULL, name, "", off, 4, 0 };
+	static char types[64][40];
+	static unsigned k;
+	char *type = types[k++ % 64];
+	if (kind == DL16) {
+		f.type = "__data_loc";
+		f.size = 2;
+	} else if (kind == REST) {
+		f.type = str ? "char" : "u32";
+		f.arr = "[]";
+		f.size = 0;
+	} else {
+		snprintf(type, 40, "%s %s", kind == RL ? "__rel_loc" : "__data_loc", t);
+		f.type = type;
+	}
 	return f;
 }
 
@@ -53,23 +95,67 @@ static tb_render_prog *prog_buf(void)
 	return p;
 }
 
+/* The format text of an event (name, fields, print fmt) in a fresh
+ * exact-size heap block; *len its length. */
+static char *format_text(const char *name, const tb_render_field *f, size_t nf,
+			 const char *print_fmt, size_t pf_len, size_t *len)
+{
+	size_t cap = pf_len + 256 + 128 * (nf + 4), n;
+	char *t = malloc(cap), *out;
+	static const tb_render_field common[] = { COMMON_FIELDS };
+	ck_assert_ptr_nonnull(t);
+	n = (size_t)snprintf(t, cap, "name: %s\nID: 1\nformat:\n", name ? name : "ev");
+	if (!nf) {
+		f = common;
+		nf = 4;
+	}
+	for (size_t i = 0; i < nf; i++) {
+		if (i == 4)
+			t[n++] = '\n';
+		if (!strcmp(f[i].type, "__data_loc") && f[i].size == 2)
+			n += (size_t)snprintf(t + n, cap - n, "\tfield:__data_loc %s;\toffset:%u;\tsize:2;\n",
+					      f[i].name, f[i].off);
+		else
+			n += (size_t)snprintf(t + n, cap - n,
+					      "\tfield:%s %s%s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
+					      f[i].type, f[i].name, f[i].arr, f[i].off, f[i].size,
+					      f[i].sgn);
+	}
+	n += (size_t)snprintf(t + n, cap - n, "\nprint fmt: ");
+	memcpy(t + n, print_fmt, pf_len);
+	n += pf_len;
+	out = (char *)tb_test_dup(t, n);
+	free(t);
+	*len = n;
+	return out;
+}
+
+static char *fmt_text;
+static tb_field fmt_fields[64];
+static tb_format fmt_parsed;
+static int big_endian;
+
+static tb_status compile_n(const char *fmt, size_t fmt_len, const tb_render_field *f,
+			   size_t nf, unsigned lsz, unsigned options, const char *sys,
+			   const char *name)
+{
+	size_t len;
+	tb_format_error ferr;
+	tb_error err;
+	free(fmt_text);
+	fmt_text = format_text(name, f, nf, fmt, fmt_len, &len);
+	ck_assert_msg(tb_format_parse(fmt_text, len, fmt_fields, 64, lsz, &fmt_parsed, &ferr) == TB_OK,
+		      "format: %s at %u:%u", ferr.error.what, ferr.line, ferr.column);
+	fmt_parsed.system = sys;
+	fmt_parsed.system_len = sys ? strlen(sys) : 0;
+	return tb_render_compile(prog_buf(), &fmt_parsed, lsz, big_endian, options, &err);
+}
+
 static tb_status compile_ex(const char *fmt, const tb_render_field *f, size_t nf,
 			    unsigned lsz, unsigned options, const char *sys,
 			    const char *name)
 {
-	tb_render_event ev;
-	tb_error err;
-	memset(&ev, 0, sizeof(ev));
-	ev.system = sys;
-	ev.system_len = sys ? strlen(sys) : 0;
-	ev.name = name;
-	ev.name_len = name ? strlen(name) : 0;
-	ev.print_fmt = fmt;
-	ev.print_fmt_len = strlen(fmt);
-	ev.fields = f;
-	ev.n_fields = nf;
-	ev.long_size = lsz;
-	return tb_render_compile(prog_buf(), &ev, options, &err);
+	return compile_n(fmt, strlen(fmt), f, nf, lsz, options, sys, name);
 }
 
 static char outbuf[8192];
@@ -459,9 +545,9 @@ END_TEST
 START_TEST(helpers_dynamic)
 {
 	uint8_t rec[80];
-	tb_render_field f[] = { COMMON_FIELDS, fd("name", 8, TB_RF_DATA_LOC, 1, 1),
-		fd("rname", 12, TB_RF_REL_LOC, 1, 1), fd("vals", 16, TB_RF_DATA_LOC, 4, 0),
-		fd("mask", 20, TB_RF_DATA_LOC, 8, 0), fs("n", 24, 4, 0) };
+	tb_render_field f[] = { COMMON_FIELDS, fd("name", 8, DL, 1, 1),
+		fd("rname", 12, RL, 1, 1), fd("vals", 16, DL, 4, 0),
+		fd("mask", 20, DL, 8, 0), fs("n", 24, 4, 0) };
 	memset(rec, 0, sizeof(rec));
 	put32(rec, 8, 6u << 16 | 32);       /* name "hello" @32 */
 	memcpy(rec + 32, "hello", 6);
@@ -580,10 +666,10 @@ START_TEST(utest_dynamic_strings)
 	static const uint8_t old[25] = { 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 					 0x10, 0, 0, 0, 'h', 'e', 'l', 'l', 'o', 0, 0, 0, 0 };
 	tb_render_field f[] = { COMMON_FIELDS, fs("irq", 8, 4, 1),
-		fd("name", 12, TB_RF_DATA_LOC, 1, 1) };
+		fd("name", 12, DL, 1, 1) };
 	const char *fmt = "\"irq=%d handler=%s\", REC->irq, __get_str(name)";
 	ck_assert_str_eq(R(fmt, f, 6, dyn, sizeof(dyn)), "irq=0 handler=hello");
-	f[5] = fd("name", 12, TB_RF_DATA_LOC16, 1, 1);
+	f[5] = fd("name", 12, DL16, 1, 1);
 	ck_assert_str_eq(R(fmt, f, 6, old, sizeof(old)), "irq=0 handler=hello");
 }
 END_TEST
@@ -603,7 +689,7 @@ START_TEST(utest_cpumask)
 		{ { 0x01, 0x00, 0x80 }, "0,23", "00000000,00800001" },
 		{ { 0x01, 0, 0, 0, 0, 0, 0, 0x80 }, "0,63", "80000000,00000001" },
 	};
-	tb_render_field f[] = { COMMON_FIELDS, fd("cpumask", 8, TB_RF_DATA_LOC, 8, 0) };
+	tb_render_field f[] = { COMMON_FIELDS, fd("cpumask", 8, DL, 8, 0) };
 	const char *fmt = "\"cpumask=%s\", __get_cpumask(cpumask)";
 	uint8_t rec[24];
 	char want[160];
@@ -633,10 +719,8 @@ static const char sizeof_fmt[] =
 START_TEST(utest_sizeof)
 {
 	uint8_t rec[32];
-	tb_render_field f[] = { COMMON_FIELDS, fs("s4", 8, 4, 1), fs("u4", 12, 4, 0),
-		fs("s8", 16, 8, 1), fs("u8", 24, 8, 0) };
-	f[6].is_long = 1;
-	f[7].is_long = 1;
+	tb_render_field f[] = { COMMON_FIELDS, ft("int", "s4", 8, 4, 1), ft("unsigned int", "u4", 12, 4, 0),
+		ft("long long", "s8", 16, 8, 1), ft("unsigned long long", "u8", 24, 8, 0) };
 	memset(rec, 0, sizeof(rec));
 	rec[0] = 23;
 	ck_assert_int_eq(compile_ex(sizeof_fmt, f, 8, 8, 0, "s", "sizeof_event"), TB_OK);
@@ -723,18 +807,18 @@ END_TEST
 START_TEST(r08_r09_r10_r16_dynamic_bounds)
 {
 	uint8_t rec[16];
-	tb_render_field f[] = { COMMON_FIELDS, fd("name", 8, TB_RF_DATA_LOC, 1, 1) };
+	tb_render_field f[] = { COMMON_FIELDS, fd("name", 8, DL, 1, 1) };
 	memset(rec, 0, sizeof(rec));
 	/* R8: offset 12 len 4, no NUL: exactly the 4 bytes */
 	put32(rec, 8, 4u << 16 | 12);
 	memcpy(rec + 12, "ABCD", 4);
 	ck_assert_str_eq(R("\"[%s]\", __get_str(name)", f, 5, rec, 16), "[ABCD]");
 	/* R9: rel_loc 12 from the field end = 24, past a 16-byte record */
-	f[4] = fd("name", 8, TB_RF_REL_LOC, 1, 1);
+	f[4] = fd("name", 8, RL, 1, 1);
 	ck_assert_str_eq(R("\"[%s]\", __get_rel_str(name)", f, 5, rec, 16), "[]");
 	ck_assert(last.notes & TB_RENDER_N_OOR);
 	/* a data_loc whose length runs past the record is clamped */
-	f[4] = fd("name", 8, TB_RF_DATA_LOC, 1, 1);
+	f[4] = fd("name", 8, DL, 1, 1);
 	put32(rec, 8, 200u << 16 | 12);
 	ck_assert_str_eq(R("\"[%s]\", __get_str(name)", f, 5, rec, 16), "[ABCD]");
 	ck_assert(last.notes & TB_RENDER_N_OOR);
@@ -744,7 +828,7 @@ START_TEST(r08_r09_r10_r16_dynamic_bounds)
 	ck_assert_str_eq(R("\"[%s]\", REC->s", f, 5, rec, 10), "[xy]");
 	ck_assert(last.notes & TB_RENDER_N_OOR);
 	/* R16: legacy 2-byte data_loc at 240 in a 12-byte record */
-	f[4] = fd("name", 8, TB_RF_DATA_LOC16, 1, 1);
+	f[4] = fd("name", 8, DL16, 1, 1);
 	put16(rec, 8, 240);
 	ck_assert_str_eq(R("\"[%s]\", __get_str(name)", f, 5, rec, 12), "[]");
 	ck_assert(last.notes & TB_RENDER_N_OOR);
@@ -770,8 +854,6 @@ START_TEST(r12_deep_nesting)
 {
 	size_t depth = 100000, n = 0;
 	char *fmt = malloc(2 * depth + 16);
-	tb_error err;
-	tb_render_event ev;
 	ck_assert_ptr_nonnull(fmt);
 	n += (size_t)sprintf(fmt, "\"%%d\", ");
 	for (size_t i = 0; i < depth; i++)
@@ -779,19 +861,14 @@ START_TEST(r12_deep_nesting)
 	fmt[n++] = '1';
 	for (size_t i = 0; i < depth; i++)
 		fmt[n++] = ')';
-	memset(&ev, 0, sizeof(ev));
-	ev.print_fmt = fmt;
-	ev.print_fmt_len = n;
-	ev.long_size = 8;
-	ck_assert_int_eq(tb_render_compile(prog_buf(), &ev, 0, &err), TB_ERR_LIMIT);
-	ck_assert_str_eq(run_env(NULL, "", 0), "[FAILED TO PARSE]");
+	ck_assert_int_eq(compile_n(fmt, n, NULL, 0, 8, 0, "t", "x"), TB_ERR_LIMIT);
+	ck_assert_str_eq(run_env(NULL, "\1\0\0\0\0\0\0\0", 8), "[FAILED TO PARSE]");
 	/* unary and cast chains, and a long flat chain of operators */
 	n = (size_t)sprintf(fmt, "\"%%d\", ");
 	for (size_t i = 0; i < 5000; i++)
 		fmt[n++] = '~';
 	fmt[n++] = '1';
-	ev.print_fmt_len = n;
-	ck_assert_int_eq(tb_render_compile(prog_buf(), &ev, 0, &err), TB_ERR_LIMIT);
+	ck_assert_int_eq(compile_n(fmt, n, NULL, 0, 8, 0, "t", "x"), TB_ERR_LIMIT);
 	free(fmt);
 	/* just inside the limit works */
 	ck_assert_int_eq(compile_ex("\"%d\", ((((((((((((((((((((1))))))))))))))))))))", NULL, 0, 8, 0,
@@ -893,25 +970,16 @@ START_TEST(historic_inputs)
 }
 END_TEST
 
-/* Every prefix of a real print fmt compiles or fails cleanly. */
+/* Every prefix of a real print fmt compiles or fails cleanly (the print
+ * fmt ends the format text, in an exact-size block). */
 START_TEST(every_format_prefix)
 {
 	uint8_t rec[64];
 	size_t n = sched_setup(rec, 1), len = strlen(sched_switch_fmt);
 	for (size_t k = 0; k <= len; k++) {
-		char *cut = (char *)tb_test_dup(sched_switch_fmt, k);
-		tb_render_event ev;
-		tb_error err;
 		tb_render_result res;
-		memset(&ev, 0, sizeof(ev));
-		ev.print_fmt = cut;
-		ev.print_fmt_len = k;
-		ev.fields = sched_fields;
-		ev.n_fields = 11;
-		ev.long_size = 8;
-		(void)tb_render_compile(prog_buf(), &ev, 0, &err);
+		(void)compile_n(sched_switch_fmt, k, sched_fields, 11, 8, 0, "sched", "sched_switch");
 		ck_assert_int_eq(tb_render(prog_buf(), NULL, rec, n, outbuf, sizeof(outbuf), &res), TB_OK);
-		free(cut);
 	}
 }
 END_TEST
@@ -921,11 +989,9 @@ END_TEST
 START_TEST(fallback_listing)
 {
 	uint8_t rec[48];
-	tb_render_field f[] = { COMMON_FIELDS, fs("s2", 8, 2, 1), fs("l4", 12, 4, 1),
-		fs("ptr", 16, 8, 0), fa("comm", 24, 8, 1, 1), fa("raw", 32, 3, 1, 0),
-		fd("name", 36, TB_RF_DATA_LOC, 1, 1) };
-	f[6].is_long = 1;
-	f[5].is_long = 1;
+	tb_render_field f[] = { COMMON_FIELDS, fs("s2", 8, 2, 1), ft("long", "l4", 12, 4, 1),
+		ft("unsigned long", "ptr", 16, 8, 0), fa("comm", 24, 8, 1, 1), fa("raw", 32, 3, 1, 0),
+		fd("name", 36, DL, 1, 1) };
 	memset(rec, 0, sizeof(rec));
 	put16(rec, 8, (uint16_t)-2);
 	put32(rec, 12, (uint32_t)-1);
@@ -949,9 +1015,9 @@ START_TEST(kernel_printers)
 	tb_render_field sc[] = { COMMON_FIELDS, fs("__syscall_nr", 8, 4, 1), fs("dfd", 16, 8, 0),
 		fs("filename", 24, 8, 0), fs("flags", 32, 8, 0), fs("mode", 40, 8, 0) };
 	tb_render_field sx[] = { COMMON_FIELDS, fs("__syscall_nr", 8, 4, 1), fs("ret", 16, 8, 1) };
-	tb_render_field pr[] = { COMMON_FIELDS, fs("ip", 8, 8, 0), fd("buf", 16, TB_RF_REST, 1, 1) };
+	tb_render_field pr[] = { COMMON_FIELDS, fs("ip", 8, 8, 0), fd("buf", 16, REST, 1, 1) };
 	tb_render_field bp[] = { COMMON_FIELDS, fs("ip", 8, 8, 0), fs("fmt", 16, 8, 0),
-		fd("buf", 24, TB_RF_REST, 4, 0) };
+		fd("buf", 24, REST, 4, 0) };
 	tb_render_field bs[] = { COMMON_FIELDS, fs("ip", 8, 8, 0), fs("str", 16, 8, 0) };
 	memset(rec, 0, sizeof(rec));
 	put32(rec, 8, 257);
@@ -1003,16 +1069,20 @@ END_TEST
 
 START_TEST(bad_arguments)
 {
-	tb_render_event ev;
+	tb_format f;
 	tb_error err;
 	char buf[4];
-	memset(&ev, 0, sizeof(ev));
-	ck_assert_int_eq(tb_render_compile(NULL, &ev, 0, &err), TB_ERR_ARG);
-	ck_assert_int_eq(tb_render_compile(prog_buf(), NULL, 0, &err), TB_ERR_ARG);
-	ev.n_fields = 3;
-	ck_assert_int_eq(tb_render_compile(prog_buf(), &ev, 0, &err), TB_ERR_ARG);
+	memset(&f, 0, sizeof(f));
+	ck_assert_int_eq(tb_render_compile(NULL, &f, 8, 0, 0, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_render_compile(prog_buf(), NULL, 8, 0, 0, &err), TB_ERR_ARG);
+	f.nfields = 3;
+	ck_assert_int_eq(tb_render_compile(prog_buf(), &f, 8, 0, 0, &err), TB_ERR_ARG);
 	ck_assert_int_eq(tb_render(NULL, NULL, NULL, 0, buf, sizeof(buf), NULL), TB_ERR_ARG);
 	ck_assert_int_eq(buf[0], '\0');
+	/* a format without a print fmt renders the field listing */
+	f.nfields = 0;
+	ck_assert_int_eq(tb_render_compile(prog_buf(), &f, 8, 0, 0, &err), TB_ERR_SYNTAX);
+	ck_assert_str_eq(run_env(NULL, "", 0), "[FAILED TO PARSE]");
 }
 END_TEST
 
@@ -1020,8 +1090,8 @@ END_TEST
 START_TEST(helpers_sockaddr_rel_and_widths)
 {
 	uint8_t rec[64];
-	tb_render_field f[] = { COMMON_FIELDS, fd("sa", 8, TB_RF_DATA_LOC, 1, 0),
-		fd("ra", 12, TB_RF_REL_LOC, 2, 0), fs("l", 16, 4, 0) };
+	tb_render_field f[] = { COMMON_FIELDS, fd("sa", 8, DL, 1, 0),
+		fd("ra", 12, RL, 2, 0), fs("l", 16, 4, 0) };
 	memset(rec, 0, sizeof(rec));
 	put32(rec, 8, 16u << 16 | 24);   /* sockaddr_in @24 */
 	put16(rec, 24, 2);
@@ -1046,23 +1116,67 @@ START_TEST(big_endian_records)
 {
 	uint8_t rec[24];
 	tb_render_field f[] = { COMMON_FIELDS, fs("a", 8, 4, 1), fs("b", 12, 2, 0),
-		fd("s", 16, TB_RF_DATA_LOC, 1, 1) };
-	tb_render_event ev;
-	tb_error err;
+		fd("s", 16, DL, 1, 1) };
 	memset(rec, 0, sizeof(rec));
 	rec[8] = 0xff; rec[9] = 0xff; rec[10] = 0xff; rec[11] = 0xfe;   /* -2 */
 	rec[12] = 0x12; rec[13] = 0x34;
 	rec[16] = 0x00; rec[17] = 0x03; rec[18] = 0x00; rec[19] = 0x14; /* len 3 @20 */
 	memcpy(rec + 20, "be", 3);
-	memset(&ev, 0, sizeof(ev));
-	ev.print_fmt = "\"%d %x %s\", REC->a, REC->b, __get_str(s)";
-	ev.print_fmt_len = strlen(ev.print_fmt);
-	ev.fields = f;
-	ev.n_fields = 7;
-	ev.long_size = 8;
-	ev.big_endian = 1;
-	ck_assert_int_eq(tb_render_compile(prog_buf(), &ev, 0, &err), TB_OK);
+	big_endian = 1;
+	ck_assert_int_eq(compile_ex("\"%d %x %s\", REC->a, REC->b, __get_str(s)", f, 7, 8, 0, "t", "x"), TB_OK);
+	big_endian = 0;
 	ck_assert_str_eq(run_env(NULL, rec, 24), "-2 1234 be");
+}
+END_TEST
+
+/* ---- every real 6.18 format ---- */
+
+/* The print fmts a capture cannot render: kernel functions (HZ,
+ * mc_event's table), and C statement expressions in the format. */
+static const char *const refused[] = {
+	"jbd2/jbd2_run_stats", "jbd2/jbd2_checkpoint_stats", "ras/mc_event",
+	"kvmmmu/kvm_mmu_unsync_page", "kvmmmu/kvm_mmu_sync_page",
+	"kvmmmu/kvm_mmu_prepare_zap_page", "kvmmmu/kvm_mmu_get_page",
+	"dma/dma_map_sg",
+};
+
+START_TEST(real_formats_compile)
+{
+	tb_tarball tar;
+	size_t n = 0, failed = 0;
+	uint8_t rec[4096];
+	ck_assert_int_eq(tb_tarball_load(tb_test_path("tests/data/formats-6.18.tar.gz"), &tar), 0);
+	for (size_t i = 0; i < tar.count; i++) {
+		char sys[64], ev[128], full[200];
+		const tb_tar_entry *e = &tar.entries[i];
+		tb_format_error fe;
+		tb_error err;
+		tb_render_result res;
+		tb_status st;
+		int expect_fail = 0;
+		if (!tb_tar_is_format(e, sys, sizeof(sys), ev, sizeof(ev)))
+			continue;
+		ck_assert_int_eq(tb_format_parse(e->data, e->len, fmt_fields, 64, 8, &fmt_parsed, &fe), TB_OK);
+		fmt_parsed.system = sys;
+		fmt_parsed.system_len = strlen(sys);
+		st = tb_render_compile(prog_buf(), &fmt_parsed, 8, 0,
+				       TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE, &err);
+		snprintf(full, sizeof(full), "%s/%s", sys, ev);
+		for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++)
+			expect_fail |= !strcmp(full, refused[k]);
+		ck_assert_msg((st == TB_OK) == !expect_fail, "%s: %s (%s)", full,
+			      tb_strerror(st), err.what);
+		failed += st != TB_OK;
+		n++;
+		/* a record of the format's size with a pattern in it */
+		for (size_t k = 0; k < sizeof(rec); k++)
+			rec[k] = (uint8_t)(k * 7);
+		ck_assert_int_eq(tb_render(prog_buf(), NULL, rec, fmt_parsed.min_size + 32,
+					   outbuf, sizeof(outbuf), &res), TB_OK);
+	}
+	ck_assert_uint_eq(n, 2323);
+	ck_assert_uint_eq(failed, sizeof(refused) / sizeof(refused[0]));
+	tb_tarball_free(&tar);
 }
 END_TEST
 
@@ -1098,6 +1212,7 @@ Suite *tb_suite_render(void)
 	tcase_add_test(t, fallback_listing);
 	tcase_add_test(t, kernel_printers);
 	tcase_add_test(t, bad_arguments);
+	tcase_add_test(t, real_formats_compile);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -10,9 +10,9 @@
  * program that renders trace-cmd's fallback, `[FAILED TO PARSE]` followed
  * by ` name=value` for every event field.
  *
- * The program refers to, and does not copy, the caller's field array, the
- * field names, the event/system names and the print fmt text: keep them
- * alive (and unchanged) as long as the program is used.
+ * The program refers to, and does not copy, the tb_format it was compiled
+ * from (its text, its fields and its system name): keep them alive and
+ * unchanged as long as the program is used.
  *
  * Record contents are untrusted: every value read from a record is bounded
  * by the record; a division by zero, a field outside the record or a
@@ -23,6 +23,7 @@
 #define TRACEBOUND_RENDER_H
 
 #include "tracebound/status.h"
+#include "tracebound/format.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,7 +36,6 @@ extern "C" {
 #define TB_RENDER_MAX_TEXT   12288u /* decoded string literal bytes */
 #define TB_RENDER_MAX_DEPTH  64u    /* nesting of expressions */
 #define TB_RENDER_MAX_WIDTH  1024   /* printf width / precision cap */
-#define TB_RENDER_MAX_FIELDS 65535u /* fields an event may have */
 
 /* ---- markers written into the text for faults in a record ---- */
 #define TB_RENDER_M_DIV0    "[DIV BY ZERO]"
@@ -43,47 +43,19 @@ extern "C" {
 #define TB_RENDER_M_NOSYM   "[NO LOOKUP]"
 #define TB_RENDER_FAILED    "[FAILED TO PARSE]"
 
-/* How a field's bytes are laid out in a record. */
-typedef enum tb_render_field_kind {
-	TB_RF_SCALAR = 0,   /* an integer (or pointer) of `size` bytes */
-	TB_RF_ARRAY,        /* a fixed array of size/elem_size elements */
-	TB_RF_DATA_LOC,     /* u32 (len << 16 | offset from record start) */
-	TB_RF_REL_LOC,      /* u32 (len << 16 | offset from the field's end) */
-	TB_RF_DATA_LOC16,   /* legacy u16 offset; data runs to the record end */
-	TB_RF_REST          /* size-0 array: the rest of the record */
-} tb_render_field_kind;
-
-/*
- * One field of the event, as the format file describes it.  The format
- * module's descriptors map onto this one to one.
- */
-typedef struct tb_render_field {
+/* The event a program renders (internal; filled from a tb_format). */
+typedef struct tb_render_event_ {
+	const char *system;
+	size_t system_len;
 	const char *name;
 	size_t name_len;
-	uint32_t offset;      /* from the record start */
-	uint32_t size;        /* bytes the field occupies (4 or 2 for locs) */
-	uint32_t elem_size;   /* element size of arrays and dynamic arrays */
-	uint8_t kind;         /* tb_render_field_kind */
-	uint8_t is_signed;    /* signed integer (or signed elements) */
-	uint8_t is_string;    /* char/u8/s8 elements: printed as text */
-	uint8_t is_long;      /* the type names `long`: hex in the fallback */
-	uint8_t is_common;    /* a common_* field: left out of the fallback */
-	uint8_t pad_[3];
-} tb_render_field;
-
-/* The event a print fmt belongs to. */
-typedef struct tb_render_event {
-	const char *system;        /* e.g. "sched" (may be NULL) */
-	size_t system_len;
-	const char *name;          /* e.g. "sched_switch" */
-	size_t name_len;
-	const char *print_fmt;     /* the text after "print fmt: " */
+	const char *print_fmt;
 	size_t print_fmt_len;
-	const tb_render_field *fields;
+	const tb_field *fields;
 	size_t n_fields;
-	unsigned long_size;        /* traced kernel's long: 4 or 8; 0 unknown */
-	int big_endian;            /* traced kernel's byte order */
-} tb_render_event;
+	unsigned long_size;
+	int big_endian;
+} tb_render_event_;
 
 /* Compile options (bit set). */
 enum {
@@ -121,7 +93,7 @@ typedef struct tb_render_dir_ {
 } tb_render_dir_;
 
 typedef struct tb_render_prog {
-	tb_render_event ev;
+	tb_render_event_ ev;
 	unsigned options;
 	tb_status status;      /* TB_OK, or why the print fmt was refused */
 	tb_error error;
@@ -174,14 +146,17 @@ typedef struct tb_render_result {
 } tb_render_result;
 
 /*
- * Compile ev's print fmt into *prog.  Always leaves *prog usable: on an
+ * Compile the print fmt of a parsed format into *prog, for records of a
+ * kernel whose long is long_size bytes (4 or 8; 0 unknown: sizeof(long)
+ * then fails) in the given byte order.  Always leaves *prog usable: on an
  * error (TB_ERR_SYNTAX, TB_ERR_LIMIT, TB_ERR_UNSUPPORTED, ...) the program
  * renders the [FAILED TO PARSE] field listing and prog->error says why.
- * TB_ERR_ARG only for NULL prog/ev or an absurd field table (prog unusable).
+ * TB_ERR_ARG only for NULL prog/fmt (prog unusable).  The format (its text
+ * and its fields) must outlive the program.
  */
-TB_API tb_status tb_render_compile(tb_render_prog *prog,
-				   const tb_render_event *ev, unsigned options,
-				   tb_error *err);
+TB_API tb_status tb_render_compile(tb_render_prog *prog, const tb_format *fmt,
+				   unsigned long_size, int big_endian,
+				   unsigned options, tb_error *err);
 
 /*
  * Render one record (the event payload from common_type on) into
