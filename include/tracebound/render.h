@@ -40,7 +40,6 @@ extern "C" {
 /* ---- markers written into the text for faults in a record ---- */
 #define TB_RENDER_M_DIV0    "[DIV BY ZERO]"
 #define TB_RENDER_M_OOR     "[OUT OF RECORD]"
-#define TB_RENDER_M_NOSYM   "[NO LOOKUP]"
 #define TB_RENDER_FAILED    "[FAILED TO PARSE]"
 
 /* The event a program renders (internal; filled from a tb_format). */
@@ -61,10 +60,13 @@ typedef struct tb_render_event_ {
 enum {
 	/*
 	 * Give enum names the kernel left unresolved in the format their
-	 * stable ABI values (HRTIMER_MODE_*, TCP_* states, IOPRIO_CLASS_*,
-	 * softirq numbers...), as the kernel itself would print them.
-	 * Without it every unknown name is 0, as trace-cmd renders it
-	 * (except the softirq/hrtimer-restart names libtraceevent knows).
+	 * stable ABI values (HRTIMER_MODE_*, TCP_* states, IOPRIO_CLASS_*),
+	 * as the kernel itself prints them.  Any other unresolved name (and
+	 * these, without the option) is 0 as trace-cmd has it, except that
+	 * as a __print_flags mask it matches nothing (0 would match every
+	 * value); lines that depend on one carry TB_RENDER_N_UNRESOLVED.
+	 * The softirq and hrtimer-restart names libtraceevent knows are
+	 * always known.
 	 */
 	TB_RENDER_KNOWN_ENUMS = 1u << 0,
 	/* Render the way the kernel's `trace` file does for events it prints
