@@ -999,7 +999,7 @@ static const tb_field *field_named(const ev *e, const char *name)
 {
 	const tb_render_event_ *evd = &e->p->ev;
 	for (size_t i = 0; i < evd->n_fields; i++)
-		if (tb_pf_eq(evd->fields[i].name, evd->fields[i].name_len, name))
+		if (tb_span_eq(evd->fields[i].name, evd->fields[i].name_len, name))
 			return &evd->fields[i];
 	return NULL;
 }
@@ -1029,7 +1029,7 @@ static void run_syscall(ev *e, int enter)
 	tb_out_putc(e->o, '(');
 	for (size_t i = 0; i < evd->n_fields; i++) {
 		const tb_field *f = &evd->fields[i];
-		if (tb_pf_common(f) || tb_pf_eq(f->name, f->name_len, "__syscall_nr") ||
+		if (tb_pf_common(f) || tb_span_eq(f->name, f->name_len, "__syscall_nr") ||
 		    tb_pf_kind(f) != TB_RF_SCALAR)
 			continue;
 		if (!first)

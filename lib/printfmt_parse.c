@@ -267,7 +267,7 @@ static int fail(parser *ps, tb_status st, const char *what)
 
 static int is_punct(const tok *t, const parser *ps, const char *p)
 {
-	return t->kind == T_PUNCT && tb_pf_eq(ps->s + t->start, t->len, p);
+	return t->kind == T_PUNCT && tb_span_eq(ps->s + t->start, t->len, p);
 }
 
 static int at(const parser *ps, const char *p)
@@ -277,7 +277,7 @@ static int at(const parser *ps, const char *p)
 
 static int ident_is(const parser *ps, const tok *t, const char *lit)
 {
-	return t->kind == T_IDENT && tb_pf_eq(ps->s + t->start, t->len, lit);
+	return t->kind == T_IDENT && tb_span_eq(ps->s + t->start, t->len, lit);
 }
 
 static int expect(parser *ps, const char *p, const char *what)
@@ -366,7 +366,7 @@ static int field_lookup(const parser *ps, const char *name, size_t len,
 	const tb_render_event_ *ev = &ps->p->ev;
 	for (size_t i = 0; i < ev->n_fields; i++) {
 		const tb_field *f = &ev->fields[i];
-		if (f->name && tb_pf_eq_n(f->name, f->name_len, name, len)) {
+		if (f->name && f->name_len == len && memcmp(f->name, name, len) == 0) {
 			*idx = (unsigned)i;
 			return 1;
 		}
@@ -765,7 +765,7 @@ static unsigned parse_call(parser *ps, const tok *name)
 				make_cast(ps, &(ctype){ TB_TY_ULONG, 0, 8 }, args), div);
 	}
 	for (size_t i = 0; i < TB_ARRAY_LEN(helpers); i++)
-		if (tb_pf_eq(s, name->len, helpers[i].name))
+		if (tb_span_eq(s, name->len, helpers[i].name))
 			h = &helpers[i];
 	if (!h)
 		return (unsigned)fail(ps, TB_ERR_UNSUPPORTED, "print fmt calls a function this renderer does not know");
@@ -1135,21 +1135,21 @@ static int bind_args(parser *ps, unsigned head)
 static void kernel_printer(tb_render_prog *p, unsigned options)
 {
 	const tb_render_event_ *ev = &p->ev;
-	int ftrace = ev->system && tb_pf_eq(ev->system, ev->system_len, "ftrace");
-	if (ftrace && ev->name && tb_pf_eq(ev->name, ev->name_len, "bprint")) {
+	int ftrace = ev->system && tb_span_eq(ev->system, ev->system_len, "ftrace");
+	if (ftrace && ev->name && tb_span_eq(ev->name, ev->name_len, "bprint")) {
 		p->mode = TB_M_BPRINT;
 		return;
 	}
-	if (ftrace && ev->name && tb_pf_eq(ev->name, ev->name_len, "bputs")) {
+	if (ftrace && ev->name && tb_span_eq(ev->name, ev->name_len, "bputs")) {
 		p->mode = TB_M_BPUTS;
 		return;
 	}
 	if (!(options & TB_RENDER_KERNEL_STYLE) || !ev->name || !ev->system ||
-	    !tb_pf_eq(ev->system, ev->system_len, "syscalls"))
+	    !tb_span_eq(ev->system, ev->system_len, "syscalls"))
 		return;
-	if (tb_pf_starts(ev->name, ev->name_len, "sys_enter_"))
+	if (tb_span_starts(ev->name, ev->name_len, "sys_enter_"))
 		p->mode = TB_M_SYS_ENTER;
-	else if (tb_pf_starts(ev->name, ev->name_len, "sys_exit_"))
+	else if (tb_span_starts(ev->name, ev->name_len, "sys_exit_"))
 		p->mode = TB_M_SYS_EXIT;
 }
 
