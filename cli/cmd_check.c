@@ -1,9 +1,312 @@
-/* tracebound check: placeholder until its decoder lands. */
-#include "cli.h"
+/*
+ * tracebound check FILE...: validate uploads completely.
+ *
+ * The kind of each file is told from its content: a trace.dat (magic),
+ * else a raw trace_pipe_raw dump (its first sub-buffer opens as one; the
+ * layout comes from header_page / subbuf_kb beside the file, else 64-bit
+ * little-endian 4 KiB), or a FreeBSD pmclog stream (it opens with an
+ * INITIALIZE record).
+ *
+ * Every anomaly is printed with its location (section or CPU, file
+ * offset), then one summary line per file.  Exit 0 when every file is
+ * sound, 1 when any is malformed, 2 on usage or I/O errors.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "datfile.h"
+
+#define CHECK_MAX_SHOWN 100
+
+typedef struct chk {
+	const char *path;
+	const tb_datfile *df;
+	const char *buffer;
+	uint64_t events, unknown, bad_records, anomalies, shown;
+	int big_endian;
+} chk;
+
+static void anomaly(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void anomaly(chk *c, const char *fmt, ...)
+{
+	va_list ap;
+	c->anomalies++;
+	if (c->shown >= CHECK_MAX_SHOWN)
+		return;
+	c->shown++;
+	printf("%s: ", c->path);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void on_event(void *ctx, const tb_dat_event *ev, const tb_format *f)
+{
+	chk *c = ctx;
+	tb_error e;
+	tb_status st;
+	c->events++;
+	if (!f) {
+		unsigned id = ev->len >= 2 ? (c->big_endian ? (unsigned)ev->data[0] << 8 | ev->data[1]
+							      : (unsigned)ev->data[1] << 8 | ev->data[0])
+					   : 0;
+		c->unknown++;
+		anomaly(c, "buffer \"%s\" CPU %u, sub-buffer %llu at file offset %llu, record offset %u: "
+			   "event id %u has no format",
+			c->buffer, ev->cpu, (unsigned long long)ev->page_index,
+			(unsigned long long)ev->page_off, ev->offset, id);
+		return;
+	}
+	st = tb_format_check_record(f, ev->data, ev->len, c->big_endian, &e);
+	if (st) {
+		c->bad_records++;
+		anomaly(c, "buffer \"%s\" CPU %u, sub-buffer %llu at file offset %llu, record offset %u: "
+			   "%.*s: %s at record byte %llu (%s)",
+			c->buffer, ev->cpu, (unsigned long long)ev->page_index,
+			(unsigned long long)ev->page_off, ev->offset, (int)f->name_len, f->name,
+			e.what, (unsigned long long)e.offset, tb_strerror(st));
+	}
+}
+
+static void on_error(void *ctx, uint32_t cpu, uint64_t page, tb_status st,
+		     const tb_error *e)
+{
+	chk *c = ctx;
+	if (cpu == UINT32_MAX)
+		anomaly(c, "buffer \"%s\": %s at file offset %llu (%s)", c->buffer, e->what,
+			(unsigned long long)e->offset, tb_strerror(st));
+	else
+		anomaly(c, "buffer \"%s\" CPU %u, sub-buffer %llu: %s at file offset %llu (%s)",
+			c->buffer, cpu, (unsigned long long)page, e->what,
+			(unsigned long long)e->offset, tb_strerror(st));
+}
+
+static int check_dat(const char *path, const uint8_t *p, size_t n)
+{
+	tb_datfile df;
+	chk c;
+	size_t i;
+	uint64_t dropped = 0, drops_unknown = 0;
+	int rc;
+	memset(&c, 0, sizeof(c));
+	memset(&df, 0, sizeof(df));
+	c.path = path;
+	rc = tb_datfile_open_mem(&df, path, p, n, stdout, 0);
+	if (rc) {
+		printf("%s: %s: %s at offset %llu (%s)\n", path, df.stage ? df.stage : "?",
+		       df.err.what, (unsigned long long)df.err.offset, tb_strerror(df.err.status));
+		printf("%s: trace.dat: MALFORMED\n", path);
+		tb_datfile_close(&df);
+		return rc == 1 ? TB_EXIT_MALFORMED : TB_EXIT_USAGE;
+	}
+	c.df = &df;
+	c.big_endian = df.d.big_endian;
+	c.anomalies = df.format_errors + df.table_errors;
+	for (i = 0; i < df.d.nbuffers; i++) {
+		const tb_dat_buffer *b = &df.d.buffers[i];
+		tb_datwalk_ops ops = { on_event, on_error, &c };
+		tb_dat_stream s;
+		static char name[80];
+		snprintf(name, sizeof(name), "%.*s", (int)(b->name.len < 64 ? b->name.len : 64),
+			 b->name.ptr);
+		c.buffer = name;
+		if (b->latency)
+			continue;
+		if (tb_datfile_walk(&df, b, 0, &ops, &s)) {
+			tb_datfile_close(&df);
+			return TB_EXIT_USAGE;
+		}
+		dropped += s.dropped_known;
+		drops_unknown += s.drops_unknown;
+	}
+	if (c.shown < c.anomalies && c.anomalies > CHECK_MAX_SHOWN)
+		printf("%s: ... %llu more anomalies not shown\n", path,
+		       (unsigned long long)(c.anomalies - c.shown));
+	{
+		const tb_dat_text *z = &df.d.compression;
+		int named = z->len && !(z->len == 4 && !memcmp(z->ptr, "none", 4));
+		printf("%s: trace.dat v%u%s%.*s%s, %zu buffer%s, %zu event formats: %llu events, "
+		       "%llu dropped%s, %llu anomalies: %s\n",
+		       path, df.d.version, named ? " (" : "", named ? (int)(z->len < 16 ? z->len : 16) : 0,
+		       named ? z->ptr : "", named ? ")" : "", df.d.nbuffers,
+		       df.d.nbuffers == 1 ? "" : "s", df.set.count, (unsigned long long)c.events,
+		       (unsigned long long)dropped,
+		       drops_unknown ? " (and drops of unknown size)" : "",
+		       (unsigned long long)c.anomalies, c.anomalies ? "MALFORMED" : "ok");
+	}
+	tb_datfile_close(&df);
+	return c.anomalies ? TB_EXIT_MALFORMED : TB_EXIT_OK;
+}
+
+/* The layout of a raw dump: header_page / subbuf_kb beside it, else the
+ * common 64-bit little-endian 4 KiB one. */
+static void raw_layout(const char *path, tb_kbuf_layout *l)
+{
+	char dir[4096], file[4200];
+	const char *slash = strrchr(path, '/');
+	size_t dn = slash ? (size_t)(slash - path) + 1 : 0;
+	uint32_t subbuf = 4096;
+	tb_cli_file f;
+	if (dn >= sizeof(dir))
+		dn = 0;
+	memcpy(dir, path, dn);
+	dir[dn] = 0;
+	snprintf(file, sizeof(file), "%ssubbuf_kb", dir);
+	if (access(file, R_OK) == 0 && tb_cli_load(file, &f) == 0) {
+		char num[16];
+		size_t k = f.len < 15 ? f.len : 15;
+		unsigned long kb;
+		memcpy(num, f.data, k);
+		num[k] = 0;
+		kb = strtoul(num, NULL, 10);
+		if (kb >= 4 && kb <= 1024)
+			subbuf = (uint32_t)kb * 1024;
+		tb_cli_unload(&f);
+	}
+	if (tb_kbuf_layout_init(l, 0, 8, subbuf, 0) != TB_OK)
+		(void)tb_kbuf_layout_init(l, 0, 8, 4096, 0);
+	snprintf(file, sizeof(file), "%sheader_page", dir);
+	if (access(file, R_OK) == 0 && tb_cli_load(file, &f) == 0) {
+		tb_kbuf_layout hl;
+		tb_error e;
+		if (tb_kbuf_layout_from_header_page((const char *)f.data, f.len, 0, &hl, &e) == TB_OK)
+			*l = hl;
+		tb_cli_unload(&f);
+	}
+}
+
+static int looks_raw(const tb_kbuf_layout *l, const uint8_t *p, size_t n)
+{
+	tb_kbuf kb;
+	tb_error e;
+	return n >= l->header_size && tb_kbuf_open(&kb, l, p, n, &e) == TB_OK;
+}
+
+static int check_raw(const char *path, const tb_kbuf_layout *l, const uint8_t *p, size_t n)
+{
+	tb_kbuf_stream s;
+	tb_kbuf kb;
+	tb_error e;
+	tb_status st;
+	uint64_t events = 0, pages = 0, dropped = 0, anomalies = 0;
+	tb_kbuf_stream_init(&s, l, p, n);
+	for (;;) {
+		tb_kbuf_record r;
+		st = tb_kbuf_stream_next(&s, &kb, &e);
+		if (st == TB_END)
+			break;
+		if (st) {
+			anomalies++;
+			printf("%s: sub-buffer %llu at file offset %llu: %s at offset %llu (%s)\n", path,
+			       (unsigned long long)s.subbuf_index, (unsigned long long)s.subbuf_offset,
+			       e.what, (unsigned long long)e.offset, tb_strerror(st));
+			continue;
+		}
+		pages++;
+		if (tb_kbuf_missed(&kb) > 0)
+			dropped += (uint64_t)tb_kbuf_missed(&kb);
+		while ((st = tb_kbuf_next_event(&kb, &r)) == TB_OK)
+			events++;
+		if (st != TB_END) {
+			tb_error ke = tb_kbuf_error(&kb);
+			anomalies++;
+			printf("%s: sub-buffer %llu at file offset %llu: %s at offset %llu (%s)\n", path,
+			       (unsigned long long)s.subbuf_index, (unsigned long long)s.subbuf_offset,
+			       ke.what, (unsigned long long)ke.offset, tb_strerror(st));
+		}
+	}
+	printf("%s: raw sub-buffers (%u-byte): %llu sub-buffers, %llu events, %llu dropped, "
+	       "%llu anomalies: %s\n", path, l->subbuf_size, (unsigned long long)pages,
+	       (unsigned long long)events, (unsigned long long)dropped,
+	       (unsigned long long)anomalies, anomalies ? "MALFORMED" : "ok");
+	return anomalies ? TB_EXIT_MALFORMED : TB_EXIT_OK;
+}
+
+/* A pmclog stream starts with a sound INITIALIZE record. */
+static int looks_pmclog(tb_pmclog *pl, const uint8_t *p, size_t n)
+{
+	tb_pmclog_event ev;
+	tb_error e;
+	if (tb_pmclog_open_buffer(pl, NULL, p, n) != TB_OK)
+		return 0;
+	return tb_pmclog_next(pl, &ev, &e) == TB_OK && ev.type == TB_PMCLOG_INITIALIZE;
+}
+
+static int check_pmclog(const char *path, tb_pmclog *pl, const uint8_t *p, size_t n)
+{
+	tb_pmclog_event ev;
+	tb_error e;
+	tb_status st;
+	uint64_t records = 0, drops = 0, unknown = 0, anomalies = 0;
+	if (tb_pmclog_open_buffer(pl, NULL, p, n) != TB_OK)
+		return TB_EXIT_USAGE;
+	while ((st = tb_pmclog_next(pl, &ev, &e)) == TB_OK) {
+		records++;
+		if (ev.type == TB_PMCLOG_DROPNOTIFY)
+			drops++;
+		else if (ev.type == TB_PMCLOG_UNKNOWN)
+			unknown++;
+	}
+	if (st != TB_END) {
+		anomalies++;
+		printf("%s: record %llu at offset %llu: %s (%s)\n", path,
+		       (unsigned long long)records + 1, (unsigned long long)e.offset, e.what,
+		       tb_strerror(st));
+	}
+	printf("%s: pmclog: %llu records, %llu drop notifications, %llu of unknown type, "
+	       "%llu anomalies: %s\n", path, (unsigned long long)records,
+	       (unsigned long long)drops, (unsigned long long)unknown,
+	       (unsigned long long)anomalies, anomalies ? "MALFORMED" : "ok");
+	return anomalies ? TB_EXIT_MALFORMED : TB_EXIT_OK;
+}
 
 int tb_cmd_check(int argc, char **argv)
 {
-	(void)argc;
-	fprintf(stderr, "tracebound: '%s' is not implemented yet\n", argv[0]);
-	return TB_EXIT_USAGE;
+	int i, worst = TB_EXIT_OK, files = 0;
+	tb_pmclog *pl = malloc(sizeof(*pl));
+	if (!pl) {
+		fprintf(stderr, "tracebound: out of memory\n");
+		return TB_EXIT_USAGE;
+	}
+	for (i = 1; i < argc; i++) {
+		tb_cli_file f;
+		tb_kbuf_layout l;
+		int rc;
+		if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "usage: tracebound check FILE...\n");
+			free(pl);
+			return TB_EXIT_USAGE;
+		}
+		files++;
+		if (tb_cli_load(argv[i], &f) != 0) {
+			worst = TB_EXIT_USAGE;
+			continue;
+		}
+		raw_layout(argv[i], &l);
+		if (tb_dat_probe(f.data, f.len)) {
+			rc = check_dat(argv[i], f.data, f.len);
+		} else if (looks_pmclog(pl, f.data, f.len)) {
+			rc = check_pmclog(argv[i], pl, f.data, f.len);
+		} else if (looks_raw(&l, f.data, f.len)) {
+			rc = check_raw(argv[i], &l, f.data, f.len);
+		} else {
+			printf("%s: not recognised (not a trace.dat, a pmclog stream or raw "
+			       "sub-buffers)\n", argv[i]);
+			rc = TB_EXIT_MALFORMED;
+		}
+		fflush(stdout);
+		tb_cli_unload(&f);
+		if (rc == TB_EXIT_USAGE || (rc == TB_EXIT_MALFORMED && worst == TB_EXIT_OK))
+			worst = rc;
+	}
+	free(pl);
+	if (!files) {
+		fprintf(stderr, "usage: tracebound check FILE...\n");
+		return TB_EXIT_USAGE;
+	}
+	return worst;
 }

@@ -1,7 +1,428 @@
-/* tracebound: trace-cmd trace.dat container.  (API under construction.) */
+/*
+ * tracebound: trace-cmd trace.dat container (versions 6 and 7).
+ *
+ * tb_dat_open() validates a whole trace.dat held in caller memory and
+ * fills a tb_dat with spans into it: the initial header, the header_page
+ * and header_event texts, every ftrace/event format text (for the format
+ * parser), kallsyms, printk formats, saved cmdlines, the options and,
+ * per buffer (instance), each CPU's data range for the page walker.
+ *
+ * Nothing is allocated.  The caller passes a tb_dat_storage holding the
+ * arrays the file needs (event texts, buffers, CPU ranges, cpustat texts)
+ * and, for compressed v7 files, scratch bytes that decompressed sections
+ * are written into.  When something is too small tb_dat_open() returns
+ * TB_ERR_NO_SPACE and d->need says how much is needed (as far as it could
+ * tell: grow to d->need and call again; with compressed sections the
+ * counts inside them are only known once the scratch is big enough, so
+ * a second retry may be needed).
+ *
+ * Compressed sections are handed to a decompressor the caller supplies;
+ * the library checks that it produced exactly the declared size.
+ */
 #ifndef TRACEBOUND_TRACEDAT_H
 #define TRACEBOUND_TRACEDAT_H
 
 #include "tracebound/status.h"
+#include "tracebound/kbuf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- named limits ---- */
+#define TB_DAT_MAX_CPUS 8192u          /* CPU ids must be below this */
+#define TB_DAT_PAGE_MIN 32u            /* smallest sub-buffer size accepted */
+#define TB_DAT_PAGE_MAX (1u << 20)     /* largest (the kernel's 1 MiB cap) */
+#define TB_DAT_MAX_OPTION_SECTIONS 64u /* hops along the v7 options chain */
+#define TB_DAT_MAX_SECTIONS 65536u     /* v7 sections walked in sequence */
+#define TB_DAT_MAX_UNCOMPRESSED (1u << 30) /* one decompressed block */
+
+/* v7 section / option ids (trace-cmd's numbering). */
+enum tb_dat_option_id {
+	TB_DAT_OPT_DONE = 0, /* as a section id: OPTIONS */
+	TB_DAT_OPT_DATE = 1,
+	TB_DAT_OPT_CPUSTAT = 2,
+	TB_DAT_OPT_BUFFER = 3,
+	TB_DAT_OPT_TRACECLOCK = 4,
+	TB_DAT_OPT_UNAME = 5,
+	TB_DAT_OPT_HOOK = 6,
+	TB_DAT_OPT_OFFSET = 7,
+	TB_DAT_OPT_CPUCOUNT = 8,
+	TB_DAT_OPT_VERSION = 9,
+	TB_DAT_OPT_PROCMAPS = 10,
+	TB_DAT_OPT_TRACEID = 11,
+	TB_DAT_OPT_TIME_SHIFT = 12,
+	TB_DAT_OPT_GUEST = 13,
+	TB_DAT_OPT_TSC2NSEC = 14,
+	TB_DAT_OPT_STRINGS = 15,
+	TB_DAT_OPT_HEADER_INFO = 16,
+	TB_DAT_OPT_FTRACE_EVENTS = 17,
+	TB_DAT_OPT_EVENT_FORMATS = 18,
+	TB_DAT_OPT_KALLSYMS = 19,
+	TB_DAT_OPT_PRINTK = 20,
+	TB_DAT_OPT_CMDLINES = 21,
+	TB_DAT_OPT_BUFFER_TEXT = 22,
+	TB_DAT_OPT_BTF_FILE = 23,
+	TB_DAT_OPT_LAST_BOOT_INFO = 24,
+	TB_DAT_OPT_MODULES_FILE = 25,
+	TB_DAT_OPT_COUNT_ = 26
+};
+
+/* A text (or byte) span: in the file, or in the caller's scratch when it
+ * came out of a compressed section.  `offset` is where it starts in the
+ * file (for decompressed text: the offset of its section header). */
+typedef struct tb_dat_text {
+	const char *ptr;
+	size_t len;
+	uint64_t offset;
+} tb_dat_text;
+
+/* One event format text and the system it belongs to ("ftrace" for the
+ * ftrace events section). */
+typedef struct tb_dat_event_text {
+	tb_dat_text system;
+	tb_dat_text format;
+} tb_dat_event_text;
+
+/* One CPU's data in a buffer: `size` bytes at file offset `offset`.
+ * For a compressed buffer the range holds the chunk framing. */
+typedef struct tb_dat_cpu {
+	uint32_t cpu;
+	uint64_t offset;
+	uint64_t size;
+} tb_dat_cpu;
+
+typedef struct tb_dat_buffer {
+	tb_dat_text name;        /* "" for the top buffer */
+	tb_dat_text clock;       /* v7 only; empty in v6 */
+	uint64_t section_offset; /* v7: the BUFFER section; v6: flyrecord tag */
+	uint32_t page_size;
+	int latency;             /* text buffer (v6 latency / v7 BUFFER_TEXT) */
+	int compressed;          /* per-CPU data uses the chunk framing */
+	tb_dat_text text;        /* latency text */
+	const tb_dat_cpu *cpus;  /* into the caller's storage */
+	size_t ncpus;
+} tb_dat_buffer;
+
+/* Decompress src[0..src_len) with algorithm `algo` ("zstd", "zlib") into
+ * dst[0..dst_cap); store the bytes produced in *produced.  Return TB_OK,
+ * TB_ERR_UNSUPPORTED for an algorithm it lacks, or TB_ERR_VALUE for data
+ * that does not decompress. */
+typedef tb_status (*tb_dat_decompress_fn)(void *ctx, const char *algo,
+					  const void *src, size_t src_len,
+					  void *dst, size_t dst_cap,
+					  size_t *produced);
+
+typedef struct tb_dat_decompressor {
+	tb_dat_decompress_fn fn;
+	void *ctx;
+} tb_dat_decompressor;
+
+/* The caller's storage.  Any pointer may be NULL with capacity 0. */
+typedef struct tb_dat_storage {
+	tb_dat_event_text *events;
+	size_t events_cap;
+	tb_dat_buffer *buffers;
+	size_t buffers_cap;
+	tb_dat_cpu *cpus;        /* all buffers' CPU ranges */
+	size_t cpus_cap;
+	tb_dat_text *cpustats;
+	size_t cpustats_cap;
+	uint8_t *scratch;        /* decompressed sections */
+	size_t scratch_cap;
+} tb_dat_storage;
+
+/* How much storage the file needs (filled on TB_OK and TB_ERR_NO_SPACE). */
+typedef struct tb_dat_needs {
+	size_t events, buffers, cpus, cpustats, scratch;
+} tb_dat_needs;
+
+typedef struct tb_dat {
+	/* initial header */
+	const uint8_t *file;
+	size_t len;
+	unsigned version;        /* 6 or 7 */
+	int big_endian;
+	unsigned long_size;      /* 4 or 8, as the header says */
+	uint32_t page_size;
+	tb_dat_text compression; /* v7: "none", "zstd", "zlib"... */
+	tb_dat_text compression_version;
+	uint64_t first_options;  /* v7: offset of the first options section */
+
+	/* metadata */
+	tb_dat_text header_page, header_event;
+	tb_dat_event_text *events; /* ftrace events first, then each system's */
+	size_t nevents, nftrace, nsystems;
+	tb_dat_text kallsyms, printk, cmdlines;
+	tb_dat_text strings;     /* v7 section description strings */
+
+	/* options */
+	uint32_t cpu_count;      /* v6 CPU count, or the CPUCOUNT option */
+	int has_cpu_count;
+	tb_dat_text uname, tc_version, trace_clock, hook, procmaps, date,
+		ts_offset, last_boot_info, btf, modules, time_shift, guest;
+	tb_dat_text v6_clock;    /* v6: the trace_clock text after flyrecord */
+	uint64_t trace_id;
+	int has_trace_id;
+	uint32_t tsc_mult, tsc_shift;
+	uint64_t tsc_offset;
+	int has_tsc2nsec;
+	tb_dat_text *cpustats;
+	size_t ncpustats;
+	size_t noptions, nunknown_options, noption_sections, nsections;
+
+	/* trace data */
+	tb_dat_buffer *buffers;  /* the top buffer (name "") first if present */
+	size_t nbuffers;
+
+	tb_dat_needs need;
+
+	/* private */
+	tb_dat_storage st_;
+	tb_dat_decompressor dc_;
+	size_t scratch_used_;
+	uint64_t opt_seen_[TB_DAT_MAX_OPTION_SECTIONS];
+	unsigned sect_seen_;     /* bit per section id met via an option */
+} tb_dat;
+
+/*
+ * Validate the trace.dat in file[0..len) and describe it in *d.  `dc` may
+ * be NULL (compressed sections then give TB_ERR_UNSUPPORTED).  The file
+ * and the storage must outlive *d.
+ */
+TB_API TB_MUST_CHECK tb_status tb_dat_open(tb_dat *d, const void *file,
+					   size_t len,
+					   const tb_dat_storage *st,
+					   const tb_dat_decompressor *dc,
+					   tb_error *err);
+
+/* The buffer called `name` ("" = top buffer), or NULL. */
+TB_API const tb_dat_buffer *tb_dat_find_buffer(const tb_dat *d,
+					       const char *name);
+
+/* The description string of a v7 section (id into the strings), or NULL. */
+TB_API const char *tb_dat_section_name(const tb_dat *d, uint32_t id);
+
+/* Is this a trace.dat (magic and "tracing")?  Never fails. */
+TB_API int tb_dat_probe(const void *file, size_t len);
+
+/* ---- compressed per-CPU data ---- */
+
+typedef struct tb_dat_chunk {
+	const uint8_t *data;     /* compressed bytes, in the file */
+	uint32_t csize;
+	uint32_t usize;          /* declared uncompressed size */
+	uint64_t offset;         /* file offset of the chunk header */
+} tb_dat_chunk;
+
+typedef struct tb_dat_chunk_iter {
+	const tb_dat *d;
+	const tb_dat_cpu *cpu;
+	uint32_t count, index;
+	uint64_t pos;            /* file offset of the next chunk header */
+	uint64_t end;
+} tb_dat_chunk_iter;
+
+/* Start walking the chunks of one CPU of a compressed buffer. */
+TB_API TB_MUST_CHECK tb_status tb_dat_chunks_begin(tb_dat_chunk_iter *it,
+						   const tb_dat *d,
+						   const tb_dat_buffer *b,
+						   const tb_dat_cpu *cpu,
+						   tb_error *err);
+/* Next chunk: TB_OK, TB_END after the last, or an error. */
+TB_API TB_MUST_CHECK tb_status tb_dat_chunk_next(tb_dat_chunk_iter *it,
+						 tb_dat_chunk *out,
+						 tb_error *err);
+/* Decompress one chunk into dst (usize bytes, a whole number of pages). */
+TB_API TB_MUST_CHECK tb_status tb_dat_chunk_inflate(const tb_dat *d,
+						    const tb_dat_buffer *b,
+						    const tb_dat_chunk *c,
+						    void *dst, size_t dst_cap,
+						    tb_error *err);
+
+/* ---- the events of a buffer, all CPUs merged by time ---- */
+
+#define TB_DAT_BATCH 32u
+
+/* Flags for tb_dat_stream_init. */
+#define TB_DAT_STREAM_TC_DROPS 0x01u /* report a page's drops only when its
+					first record is an event at data
+					offset 0, as trace-cmd (kbuffer) does */
+
+/* One CPU's position in the stream (caller storage, one per CPU). */
+typedef struct tb_dat_cursor {
+	const tb_dat_cpu *cpu;
+	uint64_t next;           /* uncompressed: file offset of the next page */
+	uint64_t end;
+	tb_dat_chunk_iter chunks;
+	uint8_t *chunk;          /* compressed: one decompressed chunk */
+	size_t chunk_cap, chunk_len, chunk_next;
+	uint64_t chunk_off;
+	uint64_t page_off;       /* file offset of the page (or of its chunk) */
+	uint32_t page_in_chunk;  /* byte offset of the page in its chunk */
+	uint64_t page_index;     /* pages opened so far on this CPU */
+	tb_kbuf kb;
+	tb_kbuf_record recs[TB_DAT_BATCH];
+	size_t nrecs, irec;
+	tb_status batch_status;  /* how the last batch ended */
+	int64_t missed;          /* drops waiting for this CPU's next event */
+	int first_in_page;
+	int done;
+} tb_dat_cursor;
+
+typedef struct tb_dat_stream {
+	const tb_dat *d;
+	const tb_dat_buffer *b;
+	tb_kbuf_layout layout;
+	tb_dat_cursor *cur;
+	size_t ncur;
+	unsigned flags;
+	uint32_t error_cpu;      /* the CPU of the last error returned */
+	uint64_t error_page;     /* and its page number on that CPU, from 0 */
+	uint64_t events, pages, dropped_known, drops_unknown;
+} tb_dat_stream;
+
+/* One event of the merged stream. */
+typedef struct tb_dat_event {
+	const uint8_t *data;     /* the record payload (in the file or a chunk) */
+	uint32_t len;
+	uint32_t cpu;
+	uint64_t ts;
+	int64_t missed;          /* dropped just before it on its CPU: 0, -1 unknown, n */
+	uint64_t page_off;       /* file offset of its page (compressed: its chunk) */
+	uint64_t page_index;     /* page number on its CPU, from 0 */
+	uint32_t offset;         /* record offset in its page */
+} tb_dat_event;
+
+/* Largest decompressed chunk of any CPU of b (0 when not compressed):
+ * the chunk memory tb_dat_stream_init needs per CPU. */
+TB_API TB_MUST_CHECK tb_status tb_dat_chunk_max(const tb_dat *d,
+						const tb_dat_buffer *b,
+						size_t *max, tb_error *err);
+
+/*
+ * Start the merged stream of buffer b: cursors[0..b->ncpus) and, for a
+ * compressed buffer, chunk_mem of b->ncpus * per_cpu bytes (per_cpu from
+ * tb_dat_chunk_max).  The layout comes from the file's header_page.
+ */
+TB_API TB_MUST_CHECK tb_status tb_dat_stream_init(tb_dat_stream *s,
+						  const tb_dat *d,
+						  const tb_dat_buffer *b,
+						  const tb_kbuf_layout *layout,
+						  tb_dat_cursor *cursors,
+						  size_t ncursors,
+						  uint8_t *chunk_mem,
+						  size_t per_cpu,
+						  unsigned flags,
+						  tb_error *err);
+
+/*
+ * The next event by time (ties: the lower CPU first, as trace-cmd).
+ * TB_OK, TB_END, or an error for one page (err->offset is a file offset,
+ * s->error_cpu and s->error_page say which); the stream then goes on with
+ * that CPU's next page, so calling again after an error continues.
+ */
+TB_API TB_MUST_CHECK tb_status tb_dat_stream_next(tb_dat_stream *s,
+						  tb_dat_event *ev,
+						  tb_error *err);
+
+/* ---- options, re-walked on demand ---- */
+
+/* Called for every option in file order; non-zero return stops the walk. */
+typedef int (*tb_dat_option_fn)(void *ctx, unsigned id, const uint8_t *payload,
+				uint32_t size, uint64_t offset);
+/* Walk the options of an opened file (v6 list or v7 chain). */
+TB_API tb_status tb_dat_foreach_option(const tb_dat *d, tb_dat_option_fn fn,
+				       void *ctx, tb_error *err);
+/* Static name of an option id ("UNAME"...), "unknown" otherwise. */
+TB_API const char *tb_dat_option_name(unsigned id);
+
+/* ---- tables built from the texts, in caller storage ---- */
+
+/* saved_cmdlines: "<pid> <comm>" lines. */
+typedef struct tb_cmdline {
+	int32_t pid;
+	const char *comm;
+	size_t comm_len;
+} tb_cmdline;
+
+typedef struct tb_cmdlines {
+	tb_cmdline *v;           /* sorted by pid */
+	size_t n, cap;
+} tb_cmdlines;
+
+/* kallsyms: "<hex addr> <type> <name>[\t[module]]" lines.  Entries are
+ * 24 bytes (a kernel has ~100k symbols): names are offsets into the text,
+ * read them with tb_ksym_name / tb_ksym_module. */
+#define TB_KSYM_NAME_MAX 65535u /* longer names (and modules) are an error */
+
+typedef struct tb_ksym {
+	uint64_t addr;
+	uint32_t name;           /* offset of the name in the text */
+	uint32_t module;         /* offset of the module name (module_len > 0) */
+	uint16_t name_len;
+	uint16_t module_len;     /* 0: no module */
+	char type;
+} tb_ksym;
+
+typedef struct tb_kallsyms {
+	tb_ksym *v;              /* sorted by address */
+	size_t n, cap;
+	const char *text;        /* set by tb_kallsyms_parse */
+} tb_kallsyms;
+
+static inline const char *tb_ksym_name(const tb_kallsyms *t, const tb_ksym *k)
+{
+	return t->text + k->name;
+}
+
+static inline const char *tb_ksym_module(const tb_kallsyms *t, const tb_ksym *k)
+{
+	return k->module_len ? t->text + k->module : NULL;
+}
+
+/* printk_formats: "0x<addr> : \"<format>\"" lines. */
+typedef struct tb_printk_fmt {
+	uint64_t addr;
+	const char *fmt;         /* without the quotes */
+	size_t fmt_len;
+} tb_printk_fmt;
+
+typedef struct tb_printk_fmts {
+	tb_printk_fmt *v;        /* sorted by address */
+	size_t n, cap;
+} tb_printk_fmts;
+
+/* Count the entries a text will need (lines that carry one). */
+TB_API size_t tb_cmdlines_count(const char *text, size_t len);
+TB_API size_t tb_kallsyms_count(const char *text, size_t len);
+TB_API size_t tb_printk_count(const char *text, size_t len);
+
+/*
+ * Parse a text into t->v[0..t->cap).  A malformed line fails with
+ * TB_ERR_SYNTAX and err->offset = its 1-based line number; too many
+ * entries give TB_ERR_NO_SPACE.  The entries point into the text.
+ */
+TB_API TB_MUST_CHECK tb_status tb_cmdlines_parse(tb_cmdlines *t,
+						 const char *text, size_t len,
+						 tb_error *err);
+TB_API TB_MUST_CHECK tb_status tb_kallsyms_parse(tb_kallsyms *t,
+						 const char *text, size_t len,
+						 tb_error *err);
+TB_API TB_MUST_CHECK tb_status tb_printk_parse(tb_printk_fmts *t,
+					       const char *text, size_t len,
+					       tb_error *err);
+
+/* The comm of pid, or NULL. */
+TB_API const tb_cmdline *tb_cmdlines_find(const tb_cmdlines *t, int32_t pid);
+/* The symbol at or below addr (the last of equal addresses), or NULL. */
+TB_API const tb_ksym *tb_kallsyms_find(const tb_kallsyms *t, uint64_t addr);
+/* The format at exactly addr, or NULL. */
+TB_API const tb_printk_fmt *tb_printk_find(const tb_printk_fmts *t,
+					   uint64_t addr);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* TRACEBOUND_TRACEDAT_H */

@@ -1,0 +1,235 @@
+/*
+ * The events of one trace.dat buffer, every CPU's pages walked with the
+ * sub-buffer walker and merged by timestamp (ties: the lower CPU index
+ * first, as trace-cmd picks them).  Drop reports travel with the next
+ * event of their CPU.  A bad page is reported once and skipped.
+ */
+#include "tracebound/tracedat.h"
+#include "internal.h"
+
+tb_status tb_dat_chunk_max(const tb_dat *d, const tb_dat_buffer *b,
+			   size_t *max, tb_error *err)
+{
+	size_t i;
+	if (!d || !b || !max)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	*max = 0;
+	if (!b->compressed)
+		return TB_OK;
+	for (i = 0; i < b->ncpus; i++) {
+		tb_dat_chunk_iter it;
+		tb_dat_chunk ch;
+		tb_status s = tb_dat_chunks_begin(&it, d, b, &b->cpus[i], err);
+		if (s)
+			return s;
+		while ((s = tb_dat_chunk_next(&it, &ch, err)) == TB_OK)
+			if (ch.usize > *max)
+				*max = ch.usize;
+		if (s != TB_END)
+			return s;
+	}
+	return TB_OK;
+}
+
+tb_status tb_dat_stream_init(tb_dat_stream *s, const tb_dat *d,
+			     const tb_dat_buffer *b,
+			     const tb_kbuf_layout *layout,
+			     tb_dat_cursor *cursors, size_t ncursors,
+			     uint8_t *chunk_mem, size_t per_cpu,
+			     unsigned flags, tb_error *err)
+{
+	size_t i;
+	tb_error_clear(err);
+	if (!s || !d || !b || !layout || (!cursors && b->ncpus) ||
+	    ncursors < b->ncpus || (b->compressed && b->ncpus && !chunk_mem))
+		return tb_fail(err, TB_ERR_ARG, 0, "invalid stream arguments");
+	if (b->latency)
+		return tb_fail(err, TB_ERR_UNSUPPORTED, b->section_offset,
+			       "a latency (text) buffer has no events");
+	if (layout->subbuf_size != b->page_size)
+		return tb_fail(err, TB_ERR_VALUE, b->section_offset,
+			       "header_page and the buffer disagree on the page size");
+	memset(s, 0, sizeof(*s));
+	s->d = d;
+	s->b = b;
+	s->layout = *layout;
+	s->cur = cursors;
+	s->ncur = b->ncpus;
+	s->flags = flags;
+	for (i = 0; i < b->ncpus; i++) {
+		tb_dat_cursor *c = &cursors[i];
+		tb_status st;
+		memset(c, 0, sizeof(*c));
+		c->cpu = &b->cpus[i];
+		c->batch_status = TB_END;
+		if (c->cpu->size == 0) {
+			c->done = 1;
+			continue;
+		}
+		if (b->compressed) {
+			c->chunk = chunk_mem + i * per_cpu;
+			c->chunk_cap = per_cpu;
+			st = tb_dat_chunks_begin(&c->chunks, d, b, c->cpu, err);
+			if (st)
+				return st;
+		} else {
+			c->next = c->cpu->offset;
+			c->end = c->cpu->offset + c->cpu->size;
+		}
+	}
+	return TB_OK;
+}
+
+/* Open the cursor's next page: TB_OK, TB_END (CPU finished) or an error
+ * (the page, or the chunk, is skipped). */
+static tb_status open_page(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
+{
+	const uint8_t *page;
+	size_t len;
+	uint32_t ps = s->layout.subbuf_size;
+	tb_error e;
+	tb_status st;
+	if (s->b->compressed) {
+		if (c->chunk_next >= c->chunk_len) {
+			tb_dat_chunk ch;
+			st = tb_dat_chunk_next(&c->chunks, &ch, err);
+			if (st == TB_END)
+				return TB_END;
+			if (st) {
+				c->done = 1; /* the framing is broken: stop */
+				return st;
+			}
+			c->chunk_off = ch.offset;
+			c->chunk_len = 0;
+			c->chunk_next = 0;
+			st = tb_dat_chunk_inflate(s->d, s->b, &ch, c->chunk,
+						  c->chunk_cap, err);
+			if (st)
+				return st; /* next call tries the next chunk */
+			c->chunk_len = ch.usize;
+		}
+		page = c->chunk + c->chunk_next;
+		len = c->chunk_len - c->chunk_next < ps ? c->chunk_len - c->chunk_next
+							 : ps;
+		c->page_off = c->chunk_off;
+		c->page_in_chunk = (uint32_t)c->chunk_next;
+		c->chunk_next += len;
+	} else {
+		if (c->next >= c->end)
+			return TB_END;
+		page = s->d->file + c->next;
+		len = c->end - c->next < ps ? (size_t)(c->end - c->next) : ps;
+		c->page_off = c->next;
+		c->page_in_chunk = 0;
+		c->next += len;
+	}
+	c->page_index++;
+	s->pages++;
+	c->nrecs = c->irec = 0;
+	c->first_in_page = 1;
+	st = tb_kbuf_open(&c->kb, &s->layout, page, len, &e);
+	if (st) {
+		c->batch_status = TB_END;
+		return tb_fail(err, st, c->page_off + c->page_in_chunk + e.offset,
+			       e.what);
+	}
+	{
+		int64_t m = tb_kbuf_missed(&c->kb);
+		if (m < 0)
+			s->drops_unknown++;
+		else
+			s->dropped_known += (uint64_t)m;
+		if (m != 0) {
+			if (c->missed < 0 || m < 0)
+				c->missed = -1;
+			else
+				c->missed += m;
+		}
+	}
+	c->batch_status = TB_OK;
+	return TB_OK;
+}
+
+/* Make sure c has a record at irec: TB_OK, TB_END or a page's error. */
+static tb_status fill(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
+{
+	while (c->irec >= c->nrecs) {
+		tb_status st;
+		if (c->done)
+			return TB_END;
+		if (c->batch_status == TB_OK) {
+			c->nrecs = tb_kbuf_next_events(&c->kb, c->recs, TB_DAT_BATCH,
+						       &c->batch_status);
+			c->irec = 0;
+			if (c->nrecs)
+				return TB_OK;
+		}
+		if (tb_is_error(c->batch_status)) {
+			tb_error e = tb_kbuf_error(&c->kb);
+			c->batch_status = TB_END;
+			return tb_fail(err, e.status ? e.status : TB_ERR_VALUE,
+				       c->page_off + c->page_in_chunk + e.offset,
+				       e.what);
+		}
+		/* this page is done: open the next */
+		if ((s->flags & TB_DAT_STREAM_TC_DROPS) && c->first_in_page)
+			c->missed = 0; /* no event carried it: trace-cmd loses it */
+		st = open_page(s, c, err);
+		if (st == TB_END) {
+			c->done = 1;
+			return TB_END;
+		}
+		if (st)
+			return st;
+	}
+	return TB_OK;
+}
+
+tb_status tb_dat_stream_next(tb_dat_stream *s, tb_dat_event *ev, tb_error *err)
+{
+	size_t i, best = SIZE_MAX;
+	uint64_t best_ts = 0;
+	tb_dat_cursor *c;
+	const tb_kbuf_record *r;
+	if (!s || !ev)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	for (i = 0; i < s->ncur; i++) {
+		tb_status st = fill(s, &s->cur[i], err);
+		if (st == TB_END)
+			continue;
+		if (st) {
+			s->error_cpu = s->cur[i].cpu->cpu;
+			s->error_page = s->cur[i].page_index ? s->cur[i].page_index - 1 : 0;
+			return st;
+		}
+		r = &s->cur[i].recs[s->cur[i].irec];
+		if (best == SIZE_MAX || r->ts < best_ts) {
+			best = i;
+			best_ts = r->ts;
+		}
+	}
+	if (best == SIZE_MAX)
+		return TB_END;
+	c = &s->cur[best];
+	r = &c->recs[c->irec++];
+	ev->data = r->payload;
+	ev->len = r->payload_len;
+	ev->cpu = c->cpu->cpu;
+	ev->ts = r->ts;
+	ev->page_off = c->page_off;
+	ev->page_index = c->page_index - 1;
+	ev->offset = r->offset + c->page_in_chunk;
+	ev->missed = 0;
+	if (c->missed) {
+		/* trace-cmd reports a page's drops only with an event that
+		 * opens the page's data (nothing before it, not even an
+		 * extend); otherwise they are lost */
+		if (!(s->flags & TB_DAT_STREAM_TC_DROPS) ||
+		    (c->first_in_page && r->index == 0))
+			ev->missed = c->missed;
+		c->missed = 0;
+	}
+	c->first_in_page = 0;
+	s->events++;
+	return TB_OK;
+}

@@ -1,0 +1,422 @@
+/*
+ * Lookup tables built from the companion texts a trace.dat carries:
+ * saved cmdlines (pid -> comm), kallsyms (address -> symbol) and printk
+ * formats (address -> format).  Entries live in caller storage and
+ * point into the text; a malformed line fails with its line number.
+ */
+#include "tracebound/tracedat.h"
+#include "internal.h"
+
+/* Largest entry the in-place sort swaps through its temporary. */
+#define TB_SORT_ELEM_MAX 64
+
+typedef int (*less_fn)(const void *a, const void *b);
+
+static void swap_elems(uint8_t *a, uint8_t *b, size_t size)
+{
+	uint8_t tmp[TB_SORT_ELEM_MAX];
+	memcpy(tmp, a, size);
+	memcpy(a, b, size);
+	memcpy(b, tmp, size);
+}
+
+/* Heapsort: O(n log n), no recursion, no allocation.  Texts written by
+ * the kernel are usually sorted already: that is checked first, O(n). */
+static void heap_sort(void *base, size_t n, size_t size, less_fn less)
+{
+	uint8_t *v = (uint8_t *)base;
+	size_t start, end;
+	if (n < 2 || size > TB_SORT_ELEM_MAX)
+		return;
+	for (start = 1; start < n; start++)
+		if (less(v + start * size, v + (start - 1) * size))
+			break;
+	if (start == n)
+		return;
+	for (start = n / 2; start-- > 0;) {
+		size_t root = start;
+		for (;;) {
+			size_t child = 2 * root + 1;
+			if (child >= n)
+				break;
+			if (child + 1 < n &&
+			    less(v + child * size, v + (child + 1) * size))
+				child++;
+			if (!less(v + root * size, v + child * size))
+				break;
+			swap_elems(v + root * size, v + child * size, size);
+			root = child;
+		}
+	}
+	for (end = n - 1; end > 0; end--) {
+		size_t root = 0;
+		swap_elems(v, v + end * size, size);
+		for (;;) {
+			size_t child = 2 * root + 1;
+			if (child >= end)
+				break;
+			if (child + 1 < end &&
+			    less(v + child * size, v + (child + 1) * size))
+				child++;
+			if (!less(v + root * size, v + child * size))
+				break;
+			swap_elems(v + root * size, v + child * size, size);
+			root = child;
+		}
+	}
+}
+
+/* The first of n sorted entries (`size` bytes each) whose key is >= key. */
+static size_t lower_bound(const void *base, size_t n, size_t size, uint64_t key,
+			  uint64_t (*key_of)(const void *))
+{
+	const uint8_t *v = (const uint8_t *)base;
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (key_of(v + mid * size) < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The start every table parser shares: 0 (with *st) when it is done
+ * already: bad arguments, or an empty text (an empty table). */
+static int table_begin(int bad_args, size_t *n, const char *text, size_t len,
+		       tb_error *err, tb_status *st)
+{
+	if (bad_args) {
+		*st = tb_fail(err, TB_ERR_ARG, 0, "NULL table or text");
+		return 0;
+	}
+	tb_error_clear(err);
+	*n = 0;
+	*st = TB_OK;
+	return text && len; /* (no pointer arithmetic on a NULL text) */
+}
+
+/* Lines that are not blank (what the tables may need room for). */
+static size_t count_lines(const char *text, size_t len)
+{
+	tb_reader r;
+	const char *s;
+	size_t n, count = 0;
+	if (!text || !len)
+		return 0; /* (no pointer arithmetic on a NULL text) */
+	tb_rd_init(&r, text, len, 0);
+	while (tb_rd_line(&r, &s, &n))
+		if (n && !(n == 1 && s[0] == '\r'))
+			count++;
+	return count;
+}
+
+size_t tb_cmdlines_count(const char *text, size_t len)
+{
+	return count_lines(text, len);
+}
+
+size_t tb_kallsyms_count(const char *text, size_t len)
+{
+	return count_lines(text, len);
+}
+
+size_t tb_printk_count(const char *text, size_t len)
+{
+	return count_lines(text, len);
+}
+
+static size_t find_char(const char *s, size_t n, char ch)
+{
+	const char *p = (const char *)memchr(s, ch, n);
+	return p ? (size_t)(p - s) : n;
+}
+
+/* ---- saved cmdlines ---- */
+
+static int cmdline_less(const void *a, const void *b)
+{
+	const tb_cmdline *x = (const tb_cmdline *)a, *y = (const tb_cmdline *)b;
+	return x->pid < y->pid;
+}
+
+tb_status tb_cmdlines_parse(tb_cmdlines *t, const char *text, size_t len,
+			    tb_error *err)
+{
+	tb_reader r;
+	const char *s;
+	size_t n, line = 0;
+	tb_status st;
+	if (!table_begin(!t || (!text && len) || (!t->v && t->cap), t ? &t->n : NULL,
+			 text, len, err, &st))
+		return st;
+	tb_rd_init(&r, text, len, 0);
+	while (tb_rd_line(&r, &s, &n)) {
+		size_t sp;
+		uint64_t pid;
+		line++;
+		if (n == 0)
+			continue;
+		sp = find_char(s, n, ' ');
+		if (sp == n || sp + 1 == n) {
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
+				     "cmdline without '<pid> <comm>'");
+			goto done;
+		}
+		if (!tb_parse_u64(s, sp, &pid) || pid > INT32_MAX) {
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
+				     "cmdline pid is not a number");
+			goto done;
+		}
+		if (t->n >= t->cap) {
+			st = tb_fail(err, TB_ERR_NO_SPACE, line,
+				     "cmdlines table full");
+			goto done;
+		}
+		t->v[t->n].pid = (int32_t)pid;
+		t->v[t->n].comm = s + sp + 1;
+		t->v[t->n].comm_len = n - sp - 1;
+		t->n++;
+	}
+	st = TB_OK;
+done:
+	/* lines before a bad one stay usable, as libtraceevent keeps them */
+	heap_sort(t->v, t->n, sizeof(*t->v), cmdline_less);
+	return st;
+}
+
+/* pids in key order (signed, so the sign bit is flipped) */
+static uint64_t pid_key(const void *e)
+{
+	return (uint32_t)((const tb_cmdline *)e)->pid ^ 0x80000000u;
+}
+
+const tb_cmdline *tb_cmdlines_find(const tb_cmdlines *t, int32_t pid)
+{
+	size_t i;
+	if (!t || !t->v)
+		return NULL;
+	/* several lines for one pid: any of them (equal in a sane file) */
+	i = lower_bound(t->v, t->n, sizeof(*t->v), (uint32_t)pid ^ 0x80000000u, pid_key);
+	return i < t->n && t->v[i].pid == pid ? &t->v[i] : NULL;
+}
+
+/* ---- kallsyms ---- */
+
+static int ksym_less(const void *a, const void *b)
+{
+	const tb_ksym *x = (const tb_ksym *)a, *y = (const tb_ksym *)b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr;
+	/* equal addresses keep text order (name offsets increase) */
+	return x->name < y->name;
+}
+
+tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
+			    tb_error *err)
+{
+	tb_reader r;
+	const char *s;
+	size_t n, line = 0;
+	tb_status st;
+	if (!table_begin(!t || (!text && len) || (!t->v && t->cap), t ? &t->n : NULL,
+			 text, len, err, &st))
+		return st;
+	t->text = text;
+	if (len > UINT32_MAX)
+		return tb_fail(err, TB_ERR_LIMIT, 0, "kallsyms text over 4 GiB");
+	tb_rd_init(&r, text, len, 0);
+	while (tb_rd_line(&r, &s, &n)) {
+		size_t a, nm, tab;
+		uint64_t addr;
+		tb_ksym *k;
+		line++;
+		if (n == 0)
+			continue;
+		a = find_char(s, n, ' ');
+		/* "<addr> <type> <name>": the type is one character */
+		if (a == n || a + 3 >= n || s[a + 2] != ' ') {
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
+				     "kallsyms line is not '<addr> <type> <name>'");
+			goto done;
+		}
+		if (!tb_parse_hex64(s, a, &addr)) {
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
+				     "kallsyms address is not hex");
+			goto done;
+		}
+		nm = a + 3;
+		/* absolute symbols and arm mapping symbols are not code */
+		if (s[a + 1] == 'A' || s[a + 1] == 'a' || s[nm] == '$')
+			continue;
+		if (t->n >= t->cap) {
+			st = tb_fail(err, TB_ERR_NO_SPACE, line,
+				     "kallsyms table full");
+			goto done;
+		}
+		if ((size_t)(s - text) + nm > UINT32_MAX ||
+		    find_char(s + nm, n - nm, '\t') > TB_KSYM_NAME_MAX ||
+		    n - nm > TB_KSYM_NAME_MAX + 3u + TB_KSYM_NAME_MAX) {
+			st = tb_fail(err, TB_ERR_LIMIT, line,
+				     "kallsyms text or name over the limits");
+			goto done;
+		}
+		k = &t->v[t->n++];
+		k->addr = addr;
+		k->type = s[a + 1];
+		k->name = (uint32_t)((size_t)(s - text) + nm);
+		tab = find_char(s + nm, n - nm, '\t');
+		k->name_len = (uint16_t)tab;
+		k->module = 0;
+		k->module_len = 0;
+		if (nm + tab < n) {
+			const char *m = s + nm + tab + 1;
+			size_t ml = n - nm - tab - 1;
+			if (ml >= 2 && m[0] == '[' && m[ml - 1] == ']') {
+				m++;
+				ml -= 2;
+			}
+			if (ml > TB_KSYM_NAME_MAX) {
+				t->n--;
+				st = tb_fail(err, TB_ERR_LIMIT, line,
+					     "kallsyms module name over the limit");
+				goto done;
+			}
+			k->module = (uint32_t)(m - text);
+			k->module_len = (uint16_t)ml;
+		}
+		if (k->name_len == 0) {
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
+				     "kallsyms line without a name");
+			goto done;
+		}
+	}
+	st = TB_OK;
+done:
+	/* lines before a bad one stay usable, as libtraceevent keeps them */
+	heap_sort(t->v, t->n, sizeof(*t->v), ksym_less);
+	return st;
+}
+
+static uint64_t ksym_key(const void *e)
+{
+	return ((const tb_ksym *)e)->addr;
+}
+
+const tb_ksym *tb_kallsyms_find(const tb_kallsyms *t, uint64_t addr)
+{
+	size_t i;
+	if (!t || !t->v)
+		return NULL;
+	/* the last entry at or below addr: one before the first above it */
+	i = addr == UINT64_MAX ? t->n
+			       : lower_bound(t->v, t->n, sizeof(*t->v), addr + 1, ksym_key);
+	return i ? &t->v[i - 1] : NULL;
+}
+
+/* ---- printk formats ---- */
+
+static int printk_less(const void *a, const void *b)
+{
+	const tb_printk_fmt *x = (const tb_printk_fmt *)a;
+	const tb_printk_fmt *y = (const tb_printk_fmt *)b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr;
+	return (uintptr_t)x->fmt < (uintptr_t)y->fmt;
+}
+
+static int trim_span(const char **s, size_t *n)
+{
+	while (*n && (**s == ' ' || **s == '\t')) {
+		(*s)++;
+		(*n)--;
+	}
+	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' ||
+		      (*s)[*n - 1] == '\r'))
+		(*n)--;
+	return *n != 0;
+}
+
+tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
+			  tb_error *err)
+{
+	tb_reader r;
+	const char *s;
+	size_t n, line = 0;
+	tb_status st;
+	if (!table_begin(!t || (!text && len) || (!t->v && t->cap), t ? &t->n : NULL,
+			 text, len, err, &st))
+		return st;
+	tb_rd_init(&r, text, len, 0);
+	while (tb_rd_line(&r, &s, &n)) {
+		size_t colon, an, fn;
+		const char *as = s, *fs;
+		uint64_t addr;
+		line++;
+		if (n == 0)
+			continue;
+		colon = find_char(s, n, ':');
+		if (colon == n) {
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
+				     "printk format line without ':'");
+			goto done;
+		}
+		an = colon;
+		if (!trim_span(&as, &an)) {
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
+				     "printk format line without an address");
+			goto done;
+		}
+		if (an > 2 && as[0] == '0' && (as[1] == 'x' || as[1] == 'X')) {
+			as += 2;
+			an -= 2;
+		}
+		if (!tb_parse_hex64(as, an, &addr)) {
+			st = tb_fail(err, TB_ERR_SYNTAX, line,
+				     "printk format address is not hex");
+			goto done;
+		}
+		fs = s + colon + 1;
+		fn = n - colon - 1;
+		/* one space follows the colon */
+		if (fn && fs[0] == ' ') {
+			fs++;
+			fn--;
+		}
+		if (fn && fs[fn - 1] == '\r')
+			fn--;
+		if (fn >= 2 && fs[0] == '"' && fs[fn - 1] == '"') {
+			fs++;
+			fn -= 2;
+		}
+		if (t->n >= t->cap) {
+			st = tb_fail(err, TB_ERR_NO_SPACE, line,
+				     "printk table full");
+			goto done;
+		}
+		t->v[t->n].addr = addr;
+		t->v[t->n].fmt = fs;
+		t->v[t->n].fmt_len = fn;
+		t->n++;
+	}
+	st = TB_OK;
+done:
+	/* lines before a bad one stay usable, as libtraceevent keeps them */
+	heap_sort(t->v, t->n, sizeof(*t->v), printk_less);
+	return st;
+}
+
+static uint64_t printk_key(const void *e)
+{
+	return ((const tb_printk_fmt *)e)->addr;
+}
+
+const tb_printk_fmt *tb_printk_find(const tb_printk_fmts *t, uint64_t addr)
+{
+	size_t i;
+	if (!t || !t->v)
+		return NULL;
+	i = lower_bound(t->v, t->n, sizeof(*t->v), addr, printk_key);
+	return i < t->n && t->v[i].addr == addr ? &t->v[i] : NULL;
+}

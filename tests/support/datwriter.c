@@ -1,0 +1,413 @@
+/* A tiny trace.dat writer for tests (see tests/datwriter.h). */
+#include "datwriter.h"
+
+#include <string.h>
+
+typedef struct w {
+	uint8_t *p;
+	size_t cap, len;
+	int be, overflow;
+	char strings[512];
+	size_t nstrings;
+} w;
+
+static void put(w *o, const void *b, size_t n)
+{
+	if (o->overflow || n > o->cap - o->len) {
+		o->overflow = 1;
+		return;
+	}
+	if (n)
+		memcpy(o->p + o->len, b, n);
+	o->len += n;
+}
+
+static void put_n(w *o, uint64_t v, unsigned n)
+{
+	uint8_t b[8];
+	unsigned i;
+	for (i = 0; i < n; i++)
+		b[o->be ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
+	put(o, b, n);
+}
+
+static void patch_n(w *o, size_t at, uint64_t v, unsigned n)
+{
+	unsigned i;
+	if (o->overflow || at + n > o->len)
+		return;
+	for (i = 0; i < n; i++)
+		o->p[at + (o->be ? n - 1 - i : i)] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_cstr(w *o, const char *s)
+{
+	put(o, s, strlen(s) + 1);
+}
+
+static void put_sized(w *o, const char *s, unsigned width)
+{
+	size_t n = s ? strlen(s) : 0;
+	put_n(o, n, width);
+	put(o, s, n);
+}
+
+static void pad_to(w *o, size_t align)
+{
+	static const uint8_t zero[64];
+	while (!o->overflow && o->len % align)
+		put(o, zero, align - o->len % align < sizeof(zero)
+				     ? align - o->len % align : sizeof(zero));
+}
+
+static uint32_t str_id(w *o, const char *s)
+{
+	size_t n = strlen(s) + 1, at = o->nstrings;
+	if (at + n > sizeof(o->strings))
+		return 0;
+	memcpy(o->strings + at, s, n);
+	o->nstrings += n;
+	return (uint32_t)at;
+}
+
+void dw_default(dw_spec *s, unsigned version)
+{
+	static uint8_t pages[2][4096];
+	static const char hp[] =
+		"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+	unsigned c;
+	memset(s, 0, sizeof(*s));
+	s->version = version;
+	s->long_size = 8;
+	s->page_size = 4096;
+	s->header_page = hp;
+	s->ftrace_format = "name: function\nID: 1\nformat:\n\tfield:unsigned "
+			   "short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+			   "\nprint fmt: \"\"\n";
+	s->system = "sched";
+	s->event_format = "name: sched_wakeup\nID: 300\nformat:\n\tfield:"
+			  "unsigned short common_type;\toffset:0;\tsize:2;"
+			  "\tsigned:0;\n\nprint fmt: \"\"\n";
+	s->kallsyms = "ffffffff81000000 T _stext\nffffffff81000100 t foo\n";
+	s->printk = "0xffffffff8281a8ff : \"thaw_processes\"\n";
+	s->cmdlines = "1 init\n42 bash\n";
+	s->ncpus = 2;
+	for (c = 0; c < 2; c++) {
+		/* an empty but well-formed sub-buffer: timestamp, commit 0 */
+		memset(pages[c], 0, sizeof(pages[c]));
+		pages[c][0] = (uint8_t)(1 + c);
+		s->cpu_data[c] = pages[c];
+		s->cpu_size[c] = sizeof(pages[c]);
+	}
+}
+
+static void put_headers(w *o, const dw_spec *s)
+{
+	put(o, "header_page", 12);
+	put_sized(o, s->header_page, 8);
+	put(o, "header_event", 13);
+	put_sized(o, "# compressed entry header\n", 8);
+}
+
+static void put_ftrace(w *o, const dw_spec *s)
+{
+	put_n(o, s->ftrace_format ? 1 : 0, 4);
+	if (s->ftrace_format)
+		put_sized(o, s->ftrace_format, 8);
+}
+
+static void put_systems(w *o, const dw_spec *s, dw_layout *lay)
+{
+	lay->systems_count = o->len;
+	put_n(o, s->system ? 1 : 0, 4);
+	if (s->system) {
+		put_cstr(o, s->system);
+		put_n(o, 1, 4);
+		put_sized(o, s->event_format, 8);
+	}
+}
+
+static void put_common_options(w *o, const dw_spec *s, dw_layout *lay)
+{
+	unsigned c;
+	char stat[64];
+	put_n(o, TB_DAT_OPT_TRACECLOCK, 2);
+	put_sized(o, "[local] global\n", 4);
+	lay->uname_opt = o->len;
+	put_n(o, TB_DAT_OPT_UNAME, 2);
+	put_n(o, 11, 4);
+	put(o, "Linux test", 11);
+	put_n(o, TB_DAT_OPT_VERSION, 2);
+	put_n(o, 6, 4);
+	put(o, "3.1.6", 6);
+	put_n(o, TB_DAT_OPT_TRACEID, 2);
+	put_n(o, 8, 4);
+	put_n(o, 0xD848CBCC0F220130ull, 8);
+	for (c = 0; c < s->ncpus; c++) {
+		size_t n;
+		memcpy(stat, "CPU: 0\nentries: 0\n", 19);
+		stat[5] = (char)('0' + c);
+		n = strlen(stat) + 1;
+		if (c == 0)
+			lay->cpustat_opt = o->len;
+		put_n(o, TB_DAT_OPT_CPUSTAT, 2);
+		put_n(o, n, 4);
+		put(o, stat, n);
+	}
+	lay->cpucount_opt = o->len;
+	put_n(o, TB_DAT_OPT_CPUCOUNT, 2);
+	put_n(o, 4, 4);
+	put_n(o, s->ncpus, 4);
+}
+
+/* v7 section: header, then body (framed when compressed). Returns start. */
+static size_t begin_sect(w *o, unsigned id, int compress, const char *desc)
+{
+	size_t at = o->len;
+	put_n(o, id, 2);
+	put_n(o, compress ? 1 : 0, 2);
+	put_n(o, str_id(o, desc), 4);
+	put_n(o, 0, 8); /* size, patched */
+	if (compress) {
+		put_n(o, 0, 4);
+		put_n(o, 0, 4);
+	}
+	return at;
+}
+
+static void end_sect(w *o, size_t at, int compress)
+{
+	size_t body = o->len - at - 16;
+	patch_n(o, at + 8, body, 8);
+	if (compress) {
+		patch_n(o, at + 16, body - 8, 4);
+		patch_n(o, at + 20, body - 8, 4);
+	}
+}
+
+static size_t write_v6(w *o, const dw_spec *s, dw_layout *lay)
+{
+	unsigned c;
+	size_t fly_inst = 0, buf_off_field = 0;
+	put_headers(o, s);
+	put_ftrace(o, s);
+	put_systems(o, s, lay);
+	put_sized(o, s->kallsyms, 4);
+	put_sized(o, s->printk, 4);
+	put_sized(o, s->cmdlines, 8);
+	put_n(o, s->ncpus, 4);
+	put(o, "options  ", 10);
+	put_common_options(o, s, lay);
+	if (s->instance) {
+		lay->buffer_opt = o->len;
+		put_n(o, TB_DAT_OPT_BUFFER, 2);
+		put_n(o, 8 + strlen(s->instance) + 1, 4);
+		buf_off_field = o->len;
+		put_n(o, 0, 8);
+		put_cstr(o, s->instance);
+	}
+	lay->done_opt = o->len;
+	put_n(o, 0, 2);
+	put(o, "flyrecord", 10);
+	lay->v6_fly = o->len;
+	for (c = 0; c < s->ncpus; c++) {
+		put_n(o, 0, 8);
+		put_n(o, s->cpu_size[c], 8);
+	}
+	put_sized(o, "[local]", 8);
+	if (s->instance) {
+		fly_inst = o->len;
+		patch_n(o, buf_off_field, fly_inst, 8);
+		put(o, "flyrecord", 10);
+		for (c = 0; c < s->ncpus; c++) {
+			put_n(o, 0, 8);
+			put_n(o, s->cpu_size[c], 8);
+		}
+	}
+	for (c = 0; c < s->ncpus; c++) {
+		pad_to(o, s->page_size);
+		lay->cpu_off[c] = o->len;
+		patch_n(o, lay->v6_fly + 16 * c, o->len, 8);
+		if (fly_inst)
+			patch_n(o, fly_inst + 10 + 16 * c, o->len, 8);
+		put(o, s->cpu_data[c], s->cpu_size[c]);
+	}
+	return o->len;
+}
+
+static void put_buffer_option(w *o, const dw_spec *s, const char *name,
+			      size_t sect, size_t *cpu_fields)
+{
+	unsigned c;
+	put_n(o, TB_DAT_OPT_BUFFER, 2);
+	put_n(o, 8 + strlen(name) + 1 + 6 + 4 + 4 + 20 * s->ncpus, 4);
+	put_n(o, sect, 8);
+	put_cstr(o, name);
+	put_cstr(o, "local");
+	put_n(o, s->page_size, 4);
+	put_n(o, s->ncpus, 4);
+	for (c = 0; c < s->ncpus; c++) {
+		cpu_fields[c] = o->len;
+		put_n(o, c, 4);
+		put_n(o, 0, 8);
+		put_n(o, 0, 8);
+	}
+}
+
+static void put_buffer_section(w *o, const dw_spec *s, size_t opt_sect,
+			       size_t *cpu_fields, dw_layout *lay, int top)
+{
+	unsigned c;
+	size_t at = o->len;
+	put_n(o, TB_DAT_OPT_BUFFER, 2);
+	put_n(o, s->compress ? 1 : 0, 2);
+	put_n(o, str_id(o, "buffer flyrecord"), 4);
+	put_n(o, 0, 8);
+	(void)opt_sect;
+	for (c = 0; c < s->ncpus; c++) {
+		size_t start, size;
+		pad_to(o, s->page_size);
+		start = o->len;
+		if (s->compress) {
+			put_n(o, 1, 4);
+			put_n(o, s->cpu_size[c], 4);
+			put_n(o, s->cpu_size[c], 4);
+		}
+		put(o, s->cpu_data[c], s->cpu_size[c]);
+		size = o->len - start - (s->compress ? 4 : 0);
+		if (top)
+			lay->cpu_off[c] = start;
+		patch_n(o, cpu_fields[c] + 4, start, 8);
+		patch_n(o, cpu_fields[c] + 12, size, 8);
+	}
+	patch_n(o, at + 8, o->len - at - 16, 8);
+}
+
+static size_t write_v7(w *o, const dw_spec *s, dw_layout *lay)
+{
+	size_t first_field, sects[6], opt1, opt2, done1, strings_at;
+	size_t top_cpu[DW_MAX_CPUS], inst_cpu[DW_MAX_CPUS];
+	size_t top_field = 0, inst_field = 0;
+	int z = s->compress;
+	unsigned i;
+	put_cstr(o, z ? "copy" : "none");
+	put_cstr(o, z ? "1" : "");
+	first_field = o->len;
+	put_n(o, 0, 8);
+
+	lay->header_sect = sects[0] = begin_sect(o, TB_DAT_OPT_HEADER_INFO, z, "headers");
+	put_headers(o, s);
+	end_sect(o, sects[0], z);
+	sects[1] = begin_sect(o, TB_DAT_OPT_FTRACE_EVENTS, z, "ftrace events");
+	put_ftrace(o, s);
+	end_sect(o, sects[1], z);
+	sects[2] = begin_sect(o, TB_DAT_OPT_EVENT_FORMATS, z, "events format");
+	put_systems(o, s, lay);
+	if (z)
+		lay->systems_count = 0; /* inside compressed bytes */
+	end_sect(o, sects[2], z);
+	sects[3] = begin_sect(o, TB_DAT_OPT_KALLSYMS, z, "kallsyms");
+	put_sized(o, s->kallsyms, 4);
+	end_sect(o, sects[3], z);
+	sects[4] = begin_sect(o, TB_DAT_OPT_PRINTK, z, "printk");
+	put_sized(o, s->printk, 4);
+	end_sect(o, sects[4], z);
+	sects[5] = begin_sect(o, TB_DAT_OPT_CMDLINES, z, "command lines");
+	put_sized(o, s->cmdlines, 8);
+	end_sect(o, sects[5], z);
+
+	/* first options section: general options and the section offsets */
+	lay->options_first = opt1 = begin_sect(o, TB_DAT_OPT_DONE, 0, "options");
+	patch_n(o, first_field, opt1, 8);
+	put_common_options(o, s, lay);
+	for (i = 0; i < 6; i++) {
+		put_n(o, TB_DAT_OPT_HEADER_INFO + i, 2);
+		put_n(o, 8, 4);
+		put_n(o, sects[i], 8);
+	}
+	lay->done_opt = done1 = o->len;
+	put_n(o, TB_DAT_OPT_DONE, 2);
+	put_n(o, 8, 4);
+	put_n(o, 0, 8);
+	end_sect(o, opt1, 0);
+
+	/* second options section: the buffers */
+	opt2 = begin_sect(o, TB_DAT_OPT_DONE, 0, "options");
+	patch_n(o, done1 + 6, opt2, 8);
+	lay->buffer_opt = o->len;
+	top_field = o->len + 6;
+	put_buffer_option(o, s, "", 0, top_cpu);
+	lay->buffer_cpu0 = top_cpu[0];
+	if (s->instance) {
+		inst_field = o->len + 6;
+		put_buffer_option(o, s, s->instance, 0, inst_cpu);
+	}
+	put_n(o, TB_DAT_OPT_DONE, 2);
+	put_n(o, 8, 4);
+	put_n(o, 0, 8);
+	end_sect(o, opt2, 0);
+
+	patch_n(o, top_field, o->len, 8);
+	put_buffer_section(o, s, opt2, top_cpu, lay, 1);
+	if (s->instance) {
+		patch_n(o, inst_field, o->len, 8);
+		put_buffer_section(o, s, opt2, inst_cpu, lay, 0);
+	}
+	/* the strings: patch "strings" in first so the id exists */
+	str_id(o, "strings");
+	lay->strings_sect = strings_at = o->len;
+	put_n(o, TB_DAT_OPT_STRINGS, 2);
+	put_n(o, 0, 2);
+	put_n(o, o->nstrings - 8, 4);
+	put_n(o, o->nstrings, 8);
+	put(o, o->strings, o->nstrings);
+	(void)strings_at;
+	return o->len;
+}
+
+size_t dw_write(const dw_spec *s, uint8_t *out, size_t cap, dw_layout *lay)
+{
+	w o;
+	dw_layout tmp;
+	size_t n;
+	if (!lay)
+		lay = &tmp;
+	memset(lay, 0, sizeof(*lay));
+	memset(&o, 0, sizeof(o));
+	o.p = out;
+	o.cap = cap;
+	o.be = s->big_endian;
+	put(&o, "\x17\x08\x44tracing", 10);
+	put_cstr(&o, s->version == 6 ? "6" : "7");
+	lay->endian = o.len;
+	put_n(&o, s->big_endian ? 1 : 0, 1);
+	lay->long_size = o.len;
+	put_n(&o, s->long_size, 1);
+	lay->page_size = o.len;
+	put_n(&o, s->page_size, 4);
+	if (s->version == 6) {
+		lay->header_page_size = o.len + 12;
+		n = write_v6(&o, s, lay);
+	} else {
+		n = write_v7(&o, s, lay);
+	}
+	lay->len = n;
+	return o.overflow ? 0 : n;
+}
+
+tb_status dw_copy_decompress(void *ctx, const char *algo, const void *src,
+			     size_t src_len, void *dst, size_t dst_cap,
+			     size_t *produced)
+{
+	long lie = ctx ? *(const long *)ctx : 0;
+	if (strcmp(algo, "copy") != 0)
+		return TB_ERR_UNSUPPORTED;
+	if (src_len > dst_cap)
+		return TB_ERR_VALUE;
+	memcpy(dst, src, src_len);
+	*produced = (size_t)((long)src_len + lie);
+	return TB_OK;
+}
