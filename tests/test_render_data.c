@@ -282,12 +282,83 @@ START_TEST(kernel_text_agreement)
 }
 END_TEST
 
+/* ---- tracebound report: the rendered default output ---- */
+
+static char *run_cmd(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	size_t cap = 1 << 16, n = 0, k;
+	char *buf = malloc(cap);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(buf);
+	while ((k = fread(buf + n, 1, cap - n - 1, p)) > 0) {
+		n += k;
+		if (cap - n - 1 == 0)
+			buf = realloc(buf, cap *= 2);
+	}
+	buf[n] = '\0';
+	pclose(p);
+	return buf;
+}
+
+START_TEST(report_renders_events)
+{
+	char path[4096], cmd[8192];
+	const char *cli = getenv("TB_CLI");
+	char *out, *v6, *v7, *zstd, *lines, *raw_lines;
+	snprintf(path, sizeof(path), "%s../shared/samples/sched4k.v7.dat", tb_test_path(""));
+	if (!cli || !tb_test_exists(path))
+		return;
+	snprintf(cmd, sizeof(cmd), "%s report '%s' | head -8", cli, path);
+	out = run_cmd(cmd);
+	/* the kernel's syscall printer, hrtimer modes by name, sched_switch */
+	ck_assert_msg(strstr(out, " [001]   192.833676: sys_enter_newfstat:   "
+				  "sys_newfstat(fd: 5, statbuf: 0x7fff89a3be00)\n"), "%s", out);
+	ck_assert(strstr(out, "sys_exit_newfstat:    sys_newfstat -> 0x0\n"));
+	ck_assert(strstr(out, "hrtimer_setup:        hrtimer=ffffc90001b3bbb8 "
+			      "clockid=CLOCK_MONOTONIC mode=ABS\n"));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s report --events sched_switch '%s' | sed -n 2p", cli, path);
+	out = run_cmd(cmd);
+	ck_assert_msg(strstr(out, "sched_switch:         prev_comm=") &&
+		      strstr(out, " ==> next_comm="), "%s", out);
+	free(out);
+	/* the same events in all three containers render the same */
+	snprintf(cmd, sizeof(cmd), "%s report '%s' | md5sum", cli, path);
+	v7 = run_cmd(cmd);
+	snprintf(cmd, sizeof(cmd), "%s report '%s../shared/samples/sched4k.v6.dat' | md5sum", cli,
+		 tb_test_path(""));
+	v6 = run_cmd(cmd);
+	snprintf(cmd, sizeof(cmd), "%s report '%s../shared/samples/sched4k.v7zstd.dat' | md5sum",
+		 cli, tb_test_path(""));
+	zstd = run_cmd(cmd);
+	ck_assert_str_eq(v7, v6);
+	ck_assert_str_eq(v7, zstd);
+	/* one line per event, as --raw */
+	snprintf(cmd, sizeof(cmd), "%s report '%s' | wc -l", cli, path);
+	lines = run_cmd(cmd);
+	snprintf(cmd, sizeof(cmd), "%s report --raw '%s' | wc -l", cli, path);
+	raw_lines = run_cmd(cmd);
+	ck_assert_str_eq(lines, raw_lines);
+	ck_assert_int_eq(atoi(lines), 63846);
+	free(v6);
+	free(v7);
+	free(zstd);
+	free(lines);
+	free(raw_lines);
+}
+END_TEST
+
 Suite *tb_suite_render_data(void)
 {
 	Suite *s = suite_create("render_data");
 	TCase *t = tcase_create("kernel");
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, kernel_text_agreement);
+	suite_add_tcase(s, t);
+	t = tcase_create("report");
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, report_renders_events);
 	suite_add_tcase(s, t);
 	return s;
 }
