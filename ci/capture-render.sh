@@ -4,6 +4,7 @@
 #
 #   sudo sh ci/capture-render.sh OUTDIR [SECONDS]
 #
+# DAT=1 writes the buffer as trace.dat (trace-cmd extract) instead of raw pages.
 # Environment: EVENT_GROUPS (event groups, default the broad set below),
 # BUFFER_KB (per-CPU buffer, default 2048); SMALL=1 keeps only
 # the formats of events that occur and the kallsyms lines the text names
@@ -104,6 +105,11 @@ cat "$I/trace" > "$out/trace"
 sub=$(cat "$I/buffer_subbuf_size_kb" 2>/dev/null || echo 4)
 echo "$sub" > "$out/subbuf_kb"
 cat "$I/trace_clock" > "$out/clock"
+if [ "${DAT:-0}" = 1 ]; then
+	# the same buffer as a trace.dat instead of raw pages, for comparing
+	# `tracebound report` and `trace-cmd report -N` with the kernel text
+	trace-cmd extract -B "${I##*/}" -o "$out/trace.dat" >/dev/null 2>&1
+fi
 for d in "$I"/per_cpu/cpu*; do
 	n=${d##*/cpu}
 	dd if="$d/trace_pipe_raw" of="$out/cpu$n.raw" bs=$((sub * 1024)) iflag=nonblock 2>/dev/null || true

@@ -936,6 +936,8 @@ static void run_dir(ev *e, const tb_render_dir_ *d)
 	}
 	{
 		val v = ev_int(e, d->arg);
+		if (e->p->nodes[d->arg].ty & TB_TY_UNKNOWN)
+			e->notes |= TB_RENDER_N_UNRESOLVED;
 		if (e->bad)
 			put_marker(e);
 		else

@@ -305,6 +305,12 @@ static unsigned node(parser *ps, unsigned op, unsigned ty, unsigned a,
 		return (unsigned)fail(ps, TB_ERR_LIMIT, "print fmt expression nests too deep");
 	if (p->n_nodes >= TB_RENDER_MAX_NODES)
 		return (unsigned)fail(ps, TB_ERR_LIMIT, "print fmt has too many expression nodes");
+	/* arithmetic on an unresolved name stays marked: its value is not
+	 * the kernel's (e.g. jiffies in writeback's age=) */
+	if ((op == TB_N_BIN || op == TB_N_UNARY || op == TB_N_CAST) &&
+	    ((a && (p->nodes[a].ty & TB_TY_UNKNOWN)) ||
+	     (b && (p->nodes[b].ty & TB_TY_UNKNOWN))))
+		ty |= TB_TY_UNKNOWN;
 	idx = p->n_nodes++;
 	memset(&p->nodes[idx], 0, sizeof(p->nodes[idx]));
 	p->nodes[idx].op = (uint8_t)op;

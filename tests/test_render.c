@@ -654,6 +654,14 @@ START_TEST(unresolved_enums)
 	put32(rec, 8, 1);
 	ck_assert_str_eq(run_env(NULL, rec, 12), "ONE");
 	ck_assert(!(last.notes & TB_RENDER_N_UNRESOLVED));
+	/* arithmetic on a kernel variable (writeback's age=) */
+	compile_ex("\"age=%lu mode=%u\", (jiffies - REC->mode) * 1000 / 250, REC->mode", f, 5, 8, 0,
+		   "writeback", "x");
+	ck_assert_str_eq(run_env(NULL, rec, 12), "age=17179865 mode=1");
+	ck_assert(last.notes & TB_RENDER_N_UNRESOLVED);
+	compile_ex("\"mode=%u\", REC->mode + 1", f, 5, 8, 0, "writeback", "x");
+	ck_assert_str_eq(run_env(NULL, rec, 12), "mode=2");
+	ck_assert(!(last.notes & TB_RENDER_N_UNRESOLVED));
 }
 END_TEST
 

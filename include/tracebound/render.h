@@ -136,8 +136,9 @@ enum {
 	TB_RENDER_N_FALLBACK = 1u << 4,  /* the [FAILED TO PARSE] listing */
 	TB_RENDER_N_NOLOOKUP = 1u << 5,  /* a symbol/printk lookup was missing */
 	/* a __print_flags/__print_symbolic table holds enum names the kernel
-	 * left unresolved and the value fell on them: the kernel, knowing
-	 * their values, may print names where this prints a number */
+	 * left unresolved and the value fell on them, or a number printed is
+	 * computed from such a name (a kernel variable like jiffies): the
+	 * kernel, knowing their values, may print something else */
 	TB_RENDER_N_UNRESOLVED = 1u << 6
 };
 
