@@ -1102,48 +1102,6 @@ END_TEST
 
 /* ---- tracebound raw --events ---- */
 
-typedef struct cli_out {
-	int status;
-	char *out, *err;
-} cli_out;
-
-static char *slurp_text(const char *path)
-{
-	size_t n;
-	char *t = (char *)tb_test_read_file(path, &n);
-	ck_assert_ptr_nonnull(t);
-	t = realloc(t, n + 1);
-	t[n] = '\0';
-	unlink(path);
-	return t;
-}
-
-static cli_out cli(const char *tmp, const char *args)
-{
-	char cmd[4096], o[512], e[512];
-	cli_out r;
-	int st;
-	ck_assert_ptr_nonnull(getenv("TB_CLI"));
-	snprintf(o, sizeof(o), "%s/stdout", tmp);
-	snprintf(e, sizeof(e), "%s/stderr", tmp);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s >'%s' 2>'%s'", getenv("TB_SRCDIR"),
-		 getenv("TB_CLI"), args, o, e);
-	st = system(cmd);
-	ck_assert(WIFEXITED(st));
-	r.status = WEXITSTATUS(st);
-	r.out = slurp_text(o);
-	r.err = slurp_text(e);
-	return r;
-}
-
-static size_t lines_of(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 static void put_file(const char *dir, const char *rel, const char *text)
 {
 	char path[1024], cmd[1200];
@@ -1170,7 +1128,7 @@ static const char raw_files[] =
 START_TEST(cli_raw_events_real)
 {
 	char tmp[] = "/tmp/tb-format-cli-XXXXXX", args[1024];
-	cli_out r;
+	tb_test_run r;
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
 	snprintf(args, sizeof(args), "-c \"tar xzf '%s' -C '%s'\"",
 		 tb_test_path("tests/data/formats-6.18.tar.gz"), tmp);
@@ -1180,10 +1138,10 @@ START_TEST(cli_raw_events_real)
 		ck_assert_int_eq(system(cmd), 0);
 	}
 	snprintf(args, sizeof(args), "raw --json --events %s/events %s", tmp, raw_files);
-	r = cli(tmp, args);
+	tb_test_cli(args, &r);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.err, "");
-	ck_assert_uint_eq(lines_of(r.out), 53738); /* 53,737 events and one missed report */
+	ck_assert_uint_eq(tb_test_count_lines(r.out), 53738); /* 53,737 events and one missed report */
 	ck_assert_ptr_nonnull(strstr(r.out,
 		"{\"cpu\":0,\"ts\":209135259000,\"system\":\"sched\",\"name\":\"sched_switch\","
 		"\"id\":372,\"fields\":{\"common_type\":372,\"common_flags\":1,"
@@ -1202,26 +1160,24 @@ START_TEST(cli_raw_events_real)
 				named++;
 		ck_assert_uint_eq(named, 53737);
 	}
-	free(r.out);
-	free(r.err);
+	tb_test_run_free(&r);
 
 	snprintf(args, sizeof(args), "raw --events %s/events %s", tmp, raw_files);
-	r = cli(tmp, args);
+	tb_test_cli(args, &r);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_ptr_nonnull(strstr(r.out,
 		"cpu=0 ts=209135259000 pid=12319 sched:sched_switch: prev_comm=bash prev_pid=12319 "
 		"prev_prio=120 prev_state=1 next_comm=bash next_pid=12321 next_prio=120\n"));
 	ck_assert_ptr_nonnull(strstr(r.out,
 		"cpu=0 ts=209134944557 pid=12319 syscalls:sys_exit_write: __syscall_nr=1 ret=2\n"));
-	free(r.out);
-	free(r.err);
+	tb_test_run_free(&r);
 
 	/* tracebound formats: one line per event, fields in format order */
 	snprintf(args, sizeof(args), "formats --json %s/events", tmp);
-	r = cli(tmp, args);
+	tb_test_cli(args, &r);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.err, "");
-	ck_assert_uint_eq(lines_of(r.out), 2323);
+	ck_assert_uint_eq(tb_test_count_lines(r.out), 2323);
 	ck_assert_ptr_nonnull(strstr(r.out,
 		"{\"system\":\"sched\",\"name\":\"sched_process_exec\",\"id\":365,\"fields\":["
 		"{\"name\":\"common_type\",\"type\":\"unsigned short\",\"offset\":0,\"size\":2,"
@@ -1240,16 +1196,14 @@ START_TEST(cli_raw_events_real)
 		"\"signed\":1,\"kind\":\"int\"}]}\n"));
 	ck_assert_ptr_nonnull(strstr(r.out, "{\"name\":\"prev_comm\",\"type\":\"char[16]\","
 					    "\"offset\":8,\"size\":16,\"signed\":0,\"kind\":\"string\"}"));
-	free(r.out);
-	free(r.err);
+	tb_test_run_free(&r);
 	snprintf(args, sizeof(args), "formats %s/events", tmp);
-	r = cli(tmp, args);
+	tb_test_cli(args, &r);
 	ck_assert_int_eq(r.status, 0);
-	ck_assert_uint_eq(lines_of(r.out), 2323 + 21094);
+	ck_assert_uint_eq(tb_test_count_lines(r.out), 2323 + 21094);
 	ck_assert_ptr_nonnull(strstr(r.out, "ftrace:print id=5 fields=6\n"));
 	ck_assert_ptr_nonnull(strstr(r.out, "\tchar[] buf; offset=16 size=0 signed=0 kind=rest\n"));
-	free(r.out);
-	free(r.err);
+	tb_test_run_free(&r);
 	rm_tree(tmp);
 }
 END_TEST
@@ -1257,7 +1211,7 @@ END_TEST
 START_TEST(cli_raw_events_bad_format_and_record)
 {
 	char tmp[] = "/tmp/tb-format-cli-XXXXXX", args[1024];
-	cli_out r;
+	tb_test_run r;
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
 	/* sched_switch claims a field past its records' end; sys_exit_write is broken */
 	put_file(tmp, "ev/sched/sched_switch/format",
@@ -1273,7 +1227,7 @@ START_TEST(cli_raw_events_bad_format_and_record)
 	snprintf(args, sizeof(args),
 		 "raw --json --header-page tests/data/raw-sched4k/header_page --events %s/ev %s",
 		 tmp, raw_files);
-	r = cli(tmp, args);
+	tb_test_cli(args, &r);
 	ck_assert_int_eq(r.status, 1);
 	ck_assert_ptr_nonnull(strstr(r.err, "ev/syscalls/sys_exit_write/format: line 9, column 34: "
 					    "missing ';' after a value (syntax error)"));
@@ -1286,30 +1240,26 @@ START_TEST(cli_raw_events_bad_format_and_record)
 	ck_assert_ptr_nonnull(strstr(r.out, "\"name\":\"sys_exit_dup2\",\"id\":917,"));
 	/* events without a usable format are still printed, raw */
 	ck_assert_ptr_nonnull(strstr(r.out, "{\"cpu\":0,\"ts\":209134944557,\"id\":839,"));
-	ck_assert_uint_eq(lines_of(r.out), 53738);
-	free(r.out);
-	free(r.err);
+	ck_assert_uint_eq(tb_test_count_lines(r.out), 53738);
+	tb_test_run_free(&r);
 
 	/* the listing goes on past the broken format, and says so */
 	snprintf(args, sizeof(args), "formats %s/ev", tmp);
-	r = cli(tmp, args);
+	tb_test_cli(args, &r);
 	ck_assert_int_eq(r.status, 1);
 	ck_assert_ptr_nonnull(strstr(r.err, "sys_exit_write/format: line 9, column 34"));
 	ck_assert_ptr_nonnull(strstr(r.out, "sched:sched_switch id=372 fields=6\n"));
 	ck_assert_ptr_nonnull(strstr(r.out, "syscalls:sys_exit_dup2 id=917 fields=6\n"));
-	free(r.out);
-	free(r.err);
-	r = cli(tmp, "formats");
+	tb_test_run_free(&r);
+	tb_test_cli("formats", &r);
 	ck_assert_int_eq(r.status, 2);
-	free(r.out);
-	free(r.err);
+	tb_test_run_free(&r);
 
 	snprintf(args, sizeof(args), "raw --events %s/nonexistent %s", tmp, raw_files);
-	r = cli(tmp, args);
+	tb_test_cli(args, &r);
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_ptr_nonnull(strstr(r.err, "cannot read the event formats"));
-	free(r.out);
-	free(r.err);
+	tb_test_run_free(&r);
 	rm_tree(tmp);
 }
 END_TEST

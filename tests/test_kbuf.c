@@ -1142,79 +1142,32 @@ END_TEST
 
 /* ---- the CLI: tracebound raw ---- */
 
-typedef struct cli_run {
-	int status;
-	char *out, *err;
-	size_t out_len, err_len;
-} cli_run;
-
-static cli_run run_cli(const char *args)
-{
-	char dir[] = "/tmp/tb-kbuf-cli-XXXXXX", cmd[4096], o[128], e[128];
-	const char *cli = getenv("TB_CLI");
-	cli_run r;
-	int st;
-	ck_assert_ptr_nonnull(cli);
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(o, sizeof(o), "%s/out", dir);
-	snprintf(e, sizeof(e), "%s/err", dir);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s >'%s' 2>'%s'", getenv("TB_SRCDIR"), cli,
-		 args, o, e);
-	st = system(cmd);
-	ck_assert(WIFEXITED(st));
-	r.status = WEXITSTATUS(st);
-	r.out = (char *)tb_test_read_file(o, &r.out_len);
-	r.err = (char *)tb_test_read_file(e, &r.err_len);
-	ck_assert_ptr_nonnull(r.out);
-	ck_assert_ptr_nonnull(r.err);
-	r.out = realloc(r.out, r.out_len + 1);
-	r.err = realloc(r.err, r.err_len + 1);
-	r.out[r.out_len] = r.err[r.err_len] = '\0';
-	unlink(o);
-	unlink(e);
-	rmdir(dir);
-	return r;
-}
-
-static size_t count_lines(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
-static void free_run(cli_run *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
 START_TEST(cli_raw_text_and_json)
 {
-	cli_run r = run_cli("raw tests/data/raw-sched4k/cpu0.raw tests/data/raw-sched4k/cpu1.raw");
+	tb_test_run r;
+	tb_test_cli("raw tests/data/raw-sched4k/cpu0.raw tests/data/raw-sched4k/cpu1.raw", &r);
 	ck_assert_int_eq(r.status, 0);
-	ck_assert_uint_eq(count_lines(r.out), 53737 + 1); /* events + one missed report */
+	ck_assert_uint_eq(tb_test_count_lines(r.out), 53737 + 1); /* events + one missed report */
 	ck_assert(strncmp(r.out, "cpu=0 subbuf=0 offset=16 ts=209134944557 size=24 id=839\n", 56) == 0);
 	ck_assert_ptr_nonnull(strstr(r.out, "\ncpu=1 subbuf=0 missed=145271\ncpu=1 subbuf=0 offset=16 "));
 	ck_assert_uint_eq(r.err_len, 0);
-	free_run(&r);
+	tb_test_run_free(&r);
 
-	r = run_cli("raw --json --header-page tests/data/raw-sched4k/header_page tests/data/raw-sched4k/cpu1.raw");
+	tb_test_cli("raw --json --header-page tests/data/raw-sched4k/header_page tests/data/raw-sched4k/cpu1.raw", &r);
 	ck_assert_int_eq(r.status, 0);
 	{
 		static const char want[] = "{\"cpu\":1,\"missed\":145271,\"subbuf\":0}\n"
 			"{\"cpu\":1,\"ts\":210161320139,\"id\":375,\"subbuf\":0,\"offset\":16,\"size\":36}\n";
 		ck_assert_mem_eq(r.out, want, sizeof(want) - 1);
 	}
-	ck_assert_uint_eq(count_lines(r.out), SAMPLE_EVENTS_CPU1 + 1);
-	free_run(&r);
+	ck_assert_uint_eq(tb_test_count_lines(r.out), SAMPLE_EVENTS_CPU1 + 1);
+	tb_test_run_free(&r);
 
-	r = run_cli("raw --all-records --subbuf-size 4096 tests/data/raw-sched4k/cpu1.raw");
+	tb_test_cli("raw --all-records --subbuf-size 4096 tests/data/raw-sched4k/cpu1.raw", &r);
 	ck_assert_int_eq(r.status, 0);
-	ck_assert_uint_eq(count_lines(r.out), SAMPLE_EVENTS_CPU1 + 1 + 1); /* + one time extend */
+	ck_assert_uint_eq(tb_test_count_lines(r.out), SAMPLE_EVENTS_CPU1 + 1 + 1); /* + one time extend */
 	ck_assert_ptr_nonnull(strstr(r.out, " size=8 kind=time_extend\n"));
-	free_run(&r);
+	tb_test_run_free(&r);
 }
 END_TEST
 
@@ -1223,7 +1176,7 @@ START_TEST(cli_raw_faults_and_usage)
 	sample s = load_sample("cpu0.raw");
 	char path[] = "/tmp/tb-kbuf-bad-XXXXXX", args[256];
 	int fd = mkstemp(path);
-	cli_run r;
+	tb_test_run r;
 	size_t first_page_events;
 	tb_kbuf_layout l = lay(0, 8);
 	tb_kbuf kb;
@@ -1234,39 +1187,39 @@ START_TEST(cli_raw_faults_and_usage)
 	ck_assert_int_eq((int)write(fd, s.data, PAGE + 1000), PAGE + 1000);
 	close(fd);
 	snprintf(args, sizeof(args), "raw '%s'", path);
-	r = run_cli(args);
+	tb_test_cli(args, &r);
 	ck_assert_int_eq(r.status, 1);
-	ck_assert_uint_eq(count_lines(r.out), first_page_events);
-	ck_assert_uint_eq(count_lines(r.err), 1);
+	ck_assert_uint_eq(tb_test_count_lines(r.out), first_page_events);
+	ck_assert_uint_eq(tb_test_count_lines(r.err), 1);
 	ck_assert_ptr_nonnull(strstr(r.err, "sub-buffer 1, offset 8 (file offset 4104): commit runs past the bytes present"));
-	free_run(&r);
+	tb_test_run_free(&r);
 	/* A record fault inside a page: the events before it are printed. */
 	fd = open(path, O_WRONLY | O_TRUNC);
 	s.data[16] = 0;        /* the first record becomes long form... */
 	s.data[16 + 7] = 0x7f; /* ...with a length far past commit */
 	ck_assert_int_eq((int)write(fd, s.data, PAGE), PAGE);
 	close(fd);
-	r = run_cli(args);
+	tb_test_cli(args, &r);
 	ck_assert_int_eq(r.status, 1);
-	ck_assert_uint_eq(count_lines(r.out), 0);
+	ck_assert_uint_eq(tb_test_count_lines(r.out), 0);
 	ck_assert_ptr_nonnull(strstr(r.err, "sub-buffer 0, offset 16 (file offset 16): data record ends past commit"));
-	free_run(&r);
+	tb_test_run_free(&r);
 	unlink(path);
-	r = run_cli("raw");
+	tb_test_cli("raw", &r);
 	ck_assert_int_eq(r.status, 2);
-	free_run(&r);
-	r = run_cli("raw --bogus tests/data/raw-sched4k/cpu0.raw");
+	tb_test_run_free(&r);
+	tb_test_cli("raw --bogus tests/data/raw-sched4k/cpu0.raw", &r);
 	ck_assert_int_eq(r.status, 2);
-	free_run(&r);
-	r = run_cli("raw /nonexistent/cpu0.raw");
+	tb_test_run_free(&r);
+	tb_test_cli("raw /nonexistent/cpu0.raw", &r);
 	ck_assert_int_eq(r.status, 2);
-	free_run(&r);
-	r = run_cli("raw --subbuf-size 5000 tests/data/raw-sched4k/cpu0.raw");
+	tb_test_run_free(&r);
+	tb_test_cli("raw --subbuf-size 5000 tests/data/raw-sched4k/cpu0.raw", &r);
 	ck_assert_int_eq(r.status, 2);
-	free_run(&r);
-	r = run_cli("raw --header-page tests/data/raw-sched4k/cpu0.raw tests/data/raw-sched4k/cpu0.raw");
+	tb_test_run_free(&r);
+	tb_test_cli("raw --header-page tests/data/raw-sched4k/cpu0.raw tests/data/raw-sched4k/cpu0.raw", &r);
 	ck_assert_int_eq(r.status, 1);
-	free_run(&r);
+	tb_test_run_free(&r);
 	free(s.data);
 }
 END_TEST

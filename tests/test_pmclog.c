@@ -1179,36 +1179,20 @@ static void check_or_write(const char *rel_path, const uint8_t *data, size_t len
 	free(have);
 }
 
-/* Run the CLI; return its stdout (malloc'd), exit status and stderr. */
+/* Run a shell command ($CLI is the tool); return its stdout (malloc'd),
+ * exit status and the start of its stderr. */
 static uint8_t *run_cli(const char *args, size_t *len, int *status, char *errbuf,
 			size_t errlen)
 {
-	const char *cli = getenv("TB_CLI");
-	char cmd[8192], outp[64], errp[64];
-	uint8_t *out;
-	FILE *f;
-	size_t n;
-	int rc;
-	ck_assert_msg(cli != NULL, "TB_CLI not set");
-	snprintf(outp, sizeof(outp), "/tmp/tb_pmclog_out.%d", (int)getpid());
-	snprintf(errp, sizeof(errp), "/tmp/tb_pmclog_err.%d", (int)getpid());
-	snprintf(cmd, sizeof(cmd), "cd '%s' && %s >%s 2>%s", tb_test_path(""),
-		 args, outp, errp);
-	/* args may use $CLI */
-	setenv("CLI", cli, 1);
-	rc = system(cmd);
-	ck_assert_int_ne(rc, -1);
-	*status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-	out = tb_test_read_file(outp, len);
-	ck_assert_ptr_nonnull(out);
-	f = fopen(errp, "r");
-	n = f ? fread(errbuf, 1, errlen - 1, f) : 0;
-	errbuf[n] = '\0';
-	if (f)
-		fclose(f);
-	remove(outp);
-	remove(errp);
-	return out;
+	tb_test_run r;
+	tb_test_sh(args, &r);
+	ck_assert_ptr_nonnull(r.out);
+	ck_assert_ptr_nonnull(r.err);
+	*status = r.status;
+	*len = r.out_len;
+	snprintf(errbuf, errlen, "%s", r.err);
+	free(r.err);
+	return (uint8_t *)r.out;
 }
 
 /* The log `name`.pmclog must be what the writer made, and the CLI run

@@ -25,29 +25,16 @@ typedef struct captured {
 	int status;
 } captured;
 
-/* Run a shell command, capture stdout (stderr to /dev/null). */
+/* Run a shell command from the source root and capture its stdout. */
 static captured run(const char *cmd)
 {
-	captured c = { NULL, 0, -1 };
-	size_t cap = 1 << 16;
-	FILE *p = popen(cmd, "r");
-	c.data = malloc(cap);
-	if (!p || !c.data)
-		return c;
-	for (;;) {
-		size_t n;
-		if (c.len == cap) {
-			cap *= 2;
-			c.data = realloc(c.data, cap);
-		}
-		n = fread(c.data + c.len, 1, cap - c.len, p);
-		if (n == 0)
-			break;
-		c.len += n;
-	}
-	c.status = pclose(p);
-	if (c.status >= 0 && WIFEXITED(c.status))
-		c.status = WEXITSTATUS(c.status);
+	captured c;
+	tb_test_run r;
+	tb_test_sh(cmd, &r);
+	free(r.err);
+	c.data = r.out;
+	c.len = r.out_len;
+	c.status = r.status;
 	return c;
 }
 

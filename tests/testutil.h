@@ -21,4 +21,26 @@ int tb_test_exists(const char *path);
 /* Copy n bytes into a fresh exact-size heap buffer (for truncation tests). */
 uint8_t *tb_test_dup(const void *p, size_t n);
 
+/* What a command run by tb_test_sh / tb_test_cli printed and returned. */
+typedef struct tb_test_run {
+	int status;             /* exit status; -1 when it did not exit normally */
+	char *out, *err;        /* stdout and stderr, malloc'd, NUL-terminated */
+	size_t out_len, err_len;
+} tb_test_run;
+
+/*
+ * Run a shell command in the source root, with $CLI naming the built
+ * tracebound (TB_CLI), capturing stdout and stderr (never NULL).  Free
+ * with tb_test_run_free.
+ */
+void tb_test_sh(const char *cmd, tb_test_run *r);
+
+/* Run the built CLI with `args` (shell words) the same way. */
+void tb_test_cli(const char *args, tb_test_run *r);
+
+void tb_test_run_free(tb_test_run *r);
+
+/* Number of '\n' in a NUL-terminated text. */
+size_t tb_test_count_lines(const char *s);
+
 #endif

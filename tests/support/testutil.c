@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #ifndef TB_SRCDIR
 #define TB_SRCDIR "."
@@ -51,4 +53,83 @@ uint8_t *tb_test_dup(const void *p, size_t n)
 	if (b && n)
 		memcpy(b, p, n);
 	return b;
+}
+
+/* Read a captured stream back as a NUL-terminated string, then remove it. */
+static char *take_text(const char *path, size_t *len)
+{
+	char *t = (char *)tb_test_read_file(path, len);
+	char *grown;
+	if (!t) {
+		*len = 0;
+		t = malloc(1);
+	} else if ((grown = realloc(t, *len + 1)) != NULL) {
+		t = grown;
+	} else {
+		free(t);
+		*len = 0;
+		t = malloc(1);
+	}
+	if (!t)
+		abort(); /* out of memory in a test: nothing sensible to report */
+	t[*len] = '\0';
+	unlink(path);
+	return t;
+}
+
+void tb_test_sh(const char *cmd, tb_test_run *r)
+{
+	char dir[] = "/tmp/tb-test-run-XXXXXX", o[64], e[64];
+	const char *root = getenv("TB_SRCDIR");
+	const char *cli = getenv("TB_CLI");
+	size_t n = strlen(cmd) + 256;
+	char *full = malloc(n);
+	int st;
+	memset(r, 0, sizeof(*r));
+	r->status = -1;
+	if (!full || !mkdtemp(dir)) {
+		free(full);
+		return;
+	}
+	snprintf(o, sizeof(o), "%s/out", dir);
+	snprintf(e, sizeof(e), "%s/err", dir);
+	setenv("CLI", cli ? cli : "build/tracebound", 1);
+	snprintf(full, n, "cd '%s' && { %s\n} >'%s' 2>'%s'", root ? root : TB_SRCDIR, cmd,
+		 o, e);
+	st = system(full);
+	free(full);
+	if (st != -1 && WIFEXITED(st))
+		r->status = WEXITSTATUS(st);
+	r->out = take_text(o, &r->out_len);
+	r->err = take_text(e, &r->err_len);
+	rmdir(dir);
+}
+
+void tb_test_cli(const char *args, tb_test_run *r)
+{
+	size_t n = strlen(args) + 16;
+	char *cmd = malloc(n);
+	if (!cmd) {
+		memset(r, 0, sizeof(*r));
+		r->status = -1;
+		return;
+	}
+	snprintf(cmd, n, "\"$CLI\" %s", args);
+	tb_test_sh(cmd, r);
+	free(cmd);
+}
+
+void tb_test_run_free(tb_test_run *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+size_t tb_test_count_lines(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
 }
