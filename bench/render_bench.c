@@ -45,7 +45,7 @@ static void report_vs_trace_cmd(const char *src)
 	const char *env = getenv("TB_CLI");
 	double tb, tc;
 	FILE *f;
-	snprintf(dat, sizeof(dat), "%s/../shared/samples/sched4k.v7.dat", src ? src : ".");
+	snprintf(dat, sizeof(dat), "%s/tests/data/sched4k.v7zstd.dat", src ? src : ".");
 	snprintf(cli, sizeof(cli), "%s", env ? env : "");
 	if (!env)
 		snprintf(cli, sizeof(cli), "%s/build/tracebound", src ? src : ".");
@@ -65,7 +65,7 @@ static void report_vs_trace_cmd(const char *src)
 		printf("  (report timing failed)\n");
 		return;
 	}
-	printf("render_bench: report of sched4k.v7.dat (63,846 events), best of 5\n");
+	printf("render_bench: report of sched4k.v7zstd.dat (63,846 events), best of 5\n");
 	printf("  tracebound report:    %.3f s\n", tb);
 	printf("  trace-cmd report -N:  %.3f s\n", tc);
 	printf("  ratio: %.1fx\n", tc / tb);
