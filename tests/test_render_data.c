@@ -284,30 +284,25 @@ END_TEST
 
 /* ---- tracebound report: the rendered default output ---- */
 
+/* stdout of a shell command (the shared runner, $CLI = the built CLI). */
 static char *run_cmd(const char *cmd)
 {
-	FILE *p = popen(cmd, "r");
-	size_t cap = 1 << 16, n = 0, k;
-	char *buf = malloc(cap);
-	ck_assert_ptr_nonnull(p);
-	ck_assert_ptr_nonnull(buf);
-	while ((k = fread(buf + n, 1, cap - n - 1, p)) > 0) {
-		n += k;
-		if (cap - n - 1 == 0)
-			buf = realloc(buf, cap *= 2);
-	}
-	buf[n] = '\0';
-	pclose(p);
-	return buf;
+	tb_test_run r;
+	char *out;
+	tb_test_sh(cmd, &r);
+	ck_assert_msg(r.status == 0, "%s: exit %d: %s", cmd, r.status, r.err);
+	out = r.out;
+	r.out = NULL;
+	tb_test_run_free(&r);
+	return out;
 }
 
 START_TEST(report_renders_events)
 {
 	char path[4096], cmd[8192], other[4096];
-	const char *cli = getenv("TB_CLI");
+	const char *cli = "\"$CLI\"";
 	char *out, *a, *b, *lines, *raw_lines;
 	static const char *const others[] = { "sched4k.v7.dat", "sched4k.v6.dat" };
-	ck_assert_ptr_nonnull(cli);
 	snprintf(path, sizeof(path), "%s", tb_test_path("tests/data/sched4k.v7zstd.dat"));
 	snprintf(cmd, sizeof(cmd), "%s report '%s' | head -8", cli, path);
 	out = run_cmd(cmd);
