@@ -4,7 +4,8 @@
  *   tracebound report [--raw] [--json] [--cpu LIST] [--events LIST] FILE.dat
  *
  * --raw prints what `trace-cmd report -N -R FILE.dat` prints, byte for
- * byte (the default output is --raw until the renderer lands); --json one
+ * byte; by default each event is rendered through its print fmt as the
+ * kernel prints it (cli/report_render.c); --json one
  * object per event (the fields of `tracebound raw --json` plus pid, comm
  * and name) and per drop report.  A malformed page is reported on stderr
  * with its CPU and file offset and skipped; the exit status is then 1.
@@ -15,9 +16,11 @@
 
 #include "datfile.h"
 #include "rawfields.h"
+#include "report_render.h"
 
 typedef struct report_opts {
 	int json;
+	int raw;
 	const char *cpus;   /* LIST or NULL */
 	const char *events; /* LIST or NULL */
 } report_opts;
@@ -166,6 +169,7 @@ static int report_file(const char *path, const report_opts *o)
 	report_src *src = NULL;
 	size_t nsrc = 0, i, maxname = 0;
 	rf_ctx *rf = NULL;
+	tb_report_render *rr = NULL;
 	rf_syms syms;
 	rf_out line;
 	tb_error e;
@@ -239,6 +243,8 @@ static int report_file(const char *path, const report_opts *o)
 	syms.long_size = df.layout.long_size;
 	syms.big_endian = be;
 	rf = rf_new(&df.set, &syms);
+	if (!o->raw && !o->json)
+		rr = tb_report_render_new(&df, TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE);
 	/* the OFFSET option shifts every timestamp (DATE is ignored by
 	 * trace-cmd report unless asked for) */
 	if (df.d.ts_offset.len && df.d.ts_offset.len < 32) {
@@ -353,7 +359,10 @@ static int report_file(const char *path, const report_opts *o)
 		tb_ob_put(&line, f->name, f->name_len);
 		tb_ob_put(&line, ":", 1);
 		tb_ob_fill(&line, ' ', f->name_len < 20 ? 21 - f->name_len : 1);
-		rf_fields(rf, &line, f, ev.data, ev.len);
+		if (rr)
+			tb_report_render_event(rr, &line, f, ev.data, ev.len);
+		else
+			rf_fields(rf, &line, f, ev.data, ev.len);
 		/* trace-cmd ends the line only when the fields did not (a
 		 * string field can end in a newline) */
 		if (line.len == 0 || line.p[line.len - 1] != '\n')
@@ -369,6 +378,7 @@ done:
 		fprintf(stderr, "\r\n");
 	fflush(out);
 	rf_free(rf);
+	tb_report_render_free(rr);
 	for (i = 0; src && i < nsrc; i++)
 		tb_datbuf_close(&src[i].db);
 	free(src);
@@ -386,7 +396,7 @@ int tb_cmd_report(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--raw") || !strcmp(a, "-R"))
-			continue;
+			o.raw = 1;
 		else if (!strcmp(a, "--json"))
 			o.json = 1;
 		else if (!strcmp(a, "--cpu") && i + 1 < argc)

@@ -135,13 +135,18 @@ static tb_status open_page(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
 	}
 	{
 		int64_t m = tb_kbuf_missed(&c->kb);
+		/* Stored counts come from the input: sums saturate, never wrap. */
 		if (m < 0)
 			s->drops_unknown++;
+		else if ((uint64_t)m > UINT64_MAX - s->dropped_known)
+			s->dropped_known = UINT64_MAX;
 		else
 			s->dropped_known += (uint64_t)m;
 		if (m != 0) {
 			if (c->missed < 0 || m < 0)
 				c->missed = -1;
+			else if (m > INT64_MAX - c->missed)
+				c->missed = INT64_MAX;
 			else
 				c->missed += m;
 		}

@@ -1,0 +1,106 @@
+/*
+ * Fuzz the print fmt compiler and renderer with one input:
+ *
+ *   u8 options (render options in bits 0-2, long 4 in bit 4, big-endian
+ *   in bit 3, system "syscalls"/"ftrace" in bit 6), u8 output capacity /
+ *   16, an event format text up to a NUL, then the record (the rest).
+ *
+ * The format goes through tb_format_parse first (a text it refuses ends
+ * the run); seeds are real format files with plausible records
+ * (ci/printfmt-seeds.py).  The output buffer sits in an exact-size heap
+ * block with a guard after it; the renderer must stay inside,
+ * NUL-terminate and report truncation consistently.
+ */
+#include <string.h>
+
+#include "fuzz.h"
+#include "tracebound/format.h"
+#include "tracebound/render.h"
+
+static int sym(void *ctx, uint64_t addr, const char **name, size_t *nlen,
+	       uint64_t *start, const char **mod, size_t *mlen)
+{
+	(void)ctx;
+	if (addr & 1)
+		return 0;
+	*name = "fuzz_symbol";
+	*nlen = 11;
+	*start = addr - (addr & 0xff);
+	*mod = (addr & 2) ? "mod" : NULL;
+	*mlen = 3;
+	return 1;
+}
+
+static int printk(void *ctx, uint64_t addr, const char **s, size_t *n)
+{
+	static const char *const fmts[] = { "%d %s %llx %c %*d %pS %pI4 %.*s\n",
+					    "plain\n", "%", "%-08.3lu%%%p" };
+	(void)ctx;
+	*s = fmts[addr & 3];
+	*n = strlen(*s);
+	return 1;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static tb_render_prog prog;
+	static tb_field fields[TB_FORMAT_MAX_FIELDS];
+	tb_format fmt;
+	tb_format_error ferr;
+	tb_render_env env = { sym, NULL, printk, NULL };
+	tb_render_result res;
+	tb_error err;
+	size_t cap, end, rlen;
+	unsigned lsz;
+	char *text, *out;
+	uint8_t *rec;
+	tb_status st;
+	if (size < 2)
+		return 0;
+	cap = (size_t)data[1] * 16;
+	lsz = (data[0] & 0x10) ? 4 : 8;
+	for (end = 2; end < size && data[end]; end++)
+		;
+	/* exact-size copies: an over-read of either is caught */
+	text = malloc(end - 2 + 1);
+	if (!text)
+		return 0;
+	memcpy(text, data + 2, end - 2);
+	if (tb_format_parse(text, end - 2, fields, TB_FORMAT_MAX_FIELDS, lsz, &fmt, &ferr) != TB_OK) {
+		free(text);
+		return 0;
+	}
+	fmt.system = (data[0] & 0x40) ? "syscalls" : "ftrace";
+	fmt.system_len = strlen(fmt.system);
+	st = tb_render_compile(&prog, &fmt, lsz, (data[0] >> 3) & 1, data[0] & 7, &err);
+	TB_FUZZ_CHECK(st == TB_OK || tb_is_error(st));
+	TB_FUZZ_CHECK(err.what != NULL);
+	if (end < size)
+		end++; /* the NUL */
+	rlen = size - end;
+	rec = malloc(rlen ? rlen : 1);
+	out = malloc(cap + 8);
+	if (!rec || !out) {
+		free(rec);
+		free(out);
+		free(text);
+		return 0;
+	}
+	if (rlen)
+		memcpy(rec, data + end, rlen);
+	memset(out, 0x5a, cap + 8);
+	st = tb_render(&prog, &env, rlen ? rec : NULL, rlen, cap ? out : NULL, cap, &res);
+	TB_FUZZ_CHECK(st == TB_OK || st == TB_ERR_NO_SPACE);
+	TB_FUZZ_CHECK(res.len <= res.needed);
+	TB_FUZZ_CHECK(cap == 0 || res.len < cap);
+	TB_FUZZ_CHECK(cap == 0 || out[res.len] == '\0');
+	TB_FUZZ_CHECK((st == TB_ERR_NO_SPACE) == (res.len < res.needed));
+	for (size_t i = cap; i < cap + 8; i++)
+		TB_FUZZ_CHECK(out[i] == 0x5a);
+	if (!cap)
+		TB_FUZZ_CHECK(out[0] == 0x5a);
+	free(out);
+	free(rec);
+	free(text);
+	return 0;
+}

@@ -1,0 +1,180 @@
+/*
+ * The print fmt program shared by the compiler (printfmt_parse.c) and the
+ * evaluator (printfmt_eval.c): node kinds, value types and helper ids.
+ *
+ * Internal header: not installed, not part of the API.
+ */
+#ifndef TB_LIB_PRINTFMT_H
+#define TB_LIB_PRINTFMT_H
+
+#include "tracebound/render.h"
+#include "internal.h"
+#include "render_out.h"
+
+/* How a field's bytes lie in a record, from its tb_field. */
+enum {
+	TB_RF_SCALAR = 0,   /* an integer (or pointer, or opaque bytes) */
+	TB_RF_ARRAY,        /* a fixed array of size/elem_size elements */
+	TB_RF_DATA_LOC,     /* u32 (len << 16 | offset from record start) */
+	TB_RF_REL_LOC,      /* u32 (len << 16 | offset from the field's end) */
+	TB_RF_DATA_LOC16,   /* legacy u16 offset; data runs to the record end */
+	TB_RF_REST          /* size-0 array: the rest of the record */
+};
+
+static inline unsigned tb_pf_kind(const tb_field *f)
+{
+	switch (f->kind) {
+	case TB_FIELD_ARRAY:
+	case TB_FIELD_STRING:
+		return TB_RF_ARRAY;
+	case TB_FIELD_DYNAMIC:
+		return (f->flags & TB_FIELD_REL) ? TB_RF_REL_LOC
+		     : (f->flags & TB_FIELD_LEGACY) ? TB_RF_DATA_LOC16 : TB_RF_DATA_LOC;
+	case TB_FIELD_REST:
+		return TB_RF_REST;
+	default:
+		return TB_RF_SCALAR;
+	}
+}
+
+static inline int tb_pf_signed(const tb_field *f)
+{
+	return (f->flags & TB_FIELD_SIGNED) != 0;
+}
+
+static inline int tb_pf_common(const tb_field *f)
+{
+	return (f->flags & TB_FIELD_COMMON) != 0;
+}
+
+static inline int tb_pf_text(const tb_field *f)
+{
+	return f->kind == TB_FIELD_STRING || (f->flags & TB_FIELD_TEXT);
+}
+
+/* The type names a long (long, long long): hex in the fallback listing. */
+static inline int tb_pf_long(const tb_field *f)
+{
+	if (f->kind == TB_FIELD_LONG)
+		return 1;
+	for (size_t i = 0; f->type && i + 4 <= f->type_len; i++)
+		if (f->type[i] == 'l' && f->type[i + 1] == 'o' &&
+		    f->type[i + 2] == 'n' && f->type[i + 3] == 'g')
+			return 1;
+	return 0;
+}
+
+/* Node kinds (tb_render_node_.op).  Node 0 is never used: 0 means "none". */
+enum {
+	TB_N_NONE = 0,
+	TB_N_NUM,     /* v: the value (already normalised to ty) */
+	TB_N_STR,     /* v: text offset << 32 | length in prog->text */
+	TB_N_REC,     /* the record itself: only valid before "->" */
+	TB_N_FIELD,   /* v: field index */
+	TB_N_INDEX,   /* a[b] */
+	TB_N_UNARY,   /* v: '-', '~', '!' ; a */
+	TB_N_BIN,     /* v: TB_OP_*; a, b */
+	TB_N_TERN,    /* a ? b : c */
+	TB_N_CAST,    /* (ty) a ; v: TB_CAST_* */
+	TB_N_ADDR,    /* &a: the bytes of a field or element */
+	TB_N_CALL,    /* v: helper id | field index << 8 ; a: first argument */
+	TB_N_PAIR     /* { a, b } of __print_flags / __print_symbolic */
+};
+
+/* Binary operators, by C precedence groups. */
+enum {
+	TB_OP_MUL = 1, TB_OP_DIV, TB_OP_MOD, TB_OP_ADD, TB_OP_SUB, TB_OP_SHL,
+	TB_OP_SHR, TB_OP_LT, TB_OP_GT, TB_OP_LE, TB_OP_GE, TB_OP_EQ, TB_OP_NE,
+	TB_OP_BAND, TB_OP_XOR, TB_OP_BOR, TB_OP_LAND, TB_OP_LOR
+};
+
+/* Value types (ty): width in bytes in the low 4 bits, unsigned bit. */
+#define TB_TY_W(ty)      ((unsigned)(ty) & 0x0fu)
+#define TB_TY_UNSIGNED   0x10u
+#define TB_TY_UNKNOWN    0x20u  /* a constant built from an unresolved name */
+#define TB_TY_INT        4u
+#define TB_TY_UINT       (4u | TB_TY_UNSIGNED)
+#define TB_TY_LONG       8u
+#define TB_TY_ULONG      (8u | TB_TY_UNSIGNED)
+
+/* Cast flags (TB_N_CAST v). */
+enum {
+	TB_CAST_KEEP = 1,    /* an unknown type or struct: value unchanged */
+	TB_CAST_BOOL = 2,    /* (bool): 0 or 1 */
+	TB_CAST_PTR = 4      /* a pointer: pointee size in bits 8..15 (0
+			      * unknown), pointee signed in bit 16 */
+};
+
+/* Helpers (TB_N_CALL v & 0xff). */
+enum {
+	TB_H_GET_STR = 1, TB_H_GET_DYN, TB_H_GET_DYN_LEN, TB_H_GET_BITMASK,
+	TB_H_GET_CPUMASK, TB_H_GET_SOCKADDR, TB_H_PRINT_FLAGS,
+	TB_H_PRINT_FLAGS_U64, TB_H_PRINT_SYMBOLIC, TB_H_PRINT_SYMBOLIC_U64,
+	TB_H_PRINT_HEX, TB_H_PRINT_HEX_STR, TB_H_PRINT_ARRAY,
+	TB_H_PRINT_DYN_ARRAY
+};
+
+/* Directive kinds (tb_render_dir_.kind). */
+enum { TB_D_LIT = 1, TB_D_CONV };
+
+/* Length modifiers. */
+enum { TB_L_NONE = 0, TB_L_HH, TB_L_H, TB_L_L, TB_L_LL, TB_L_Z, TB_L_T };
+
+/* Program modes (prog->mode). */
+enum {
+	TB_M_PRINTFMT = 0,
+	TB_M_FALLBACK,     /* [FAILED TO PARSE] + fields */
+	TB_M_SYS_ENTER,    /* kernel printer: sys_X(arg: 0x.., ...) */
+	TB_M_SYS_EXIT,     /* kernel printer: sys_X -> 0x.. */
+	TB_M_BPRINT,       /* ftrace bprint: printk format + binary args */
+	TB_M_BPUTS         /* ftrace bputs: ip and a printk string */
+};
+
+/* Normalise v to type ty: truncate to the width, then sign- or
+ * zero-extend to 64 bits. */
+static inline uint64_t tb_ty_norm(uint64_t v, unsigned ty)
+{
+	unsigned w = TB_TY_W(ty);
+	unsigned bits;
+	if (w >= 8 || w == 0)
+		return v;
+	bits = w * 8;
+	v &= (UINT64_C(1) << bits) - 1;
+	if (!(ty & TB_TY_UNSIGNED) && (v >> (bits - 1)) & 1)
+		v |= ~((UINT64_C(1) << bits) - 1);
+	return v;
+}
+
+/* The C type an expression of type ty has after integer promotion. */
+static inline unsigned tb_ty_promote(unsigned ty)
+{
+	ty &= ~TB_TY_UNKNOWN;
+	return TB_TY_W(ty) < 4 ? TB_TY_INT : ty;
+}
+
+/* The usual arithmetic conversions of a binary operator. */
+static inline unsigned tb_ty_arith(unsigned a, unsigned b)
+{
+	a = tb_ty_promote(a);
+	b = tb_ty_promote(b);
+	if (TB_TY_W(a) == TB_TY_W(b))
+		return TB_TY_W(a) | ((a | b) & TB_TY_UNSIGNED);
+	return TB_TY_W(a) > TB_TY_W(b) ? a : b;
+}
+
+/* Apply a binary operator in C's semantics.  Returns 0 on a division
+ * or modulo by zero (*out untouched), else 1. */
+int tb_pf_binop(unsigned op, uint64_t a, unsigned ta, uint64_t b,
+		unsigned tb, uint64_t *out, unsigned *tout);
+
+/* The stable value of a well-known enum name the kernel left unresolved
+ * (options select the table); 1 when known. */
+int tb_pf_enum_value(const char *s, size_t n, unsigned options, uint64_t *out);
+
+/* Decode one printf conversion after its '%' at s[*pi] into d, the way
+ * the kernel's format_decode() reads it: 1 done, 0 cut short, -1 a
+ * conversion the kernel lacks. */
+int tb_pf_decode_spec(const char *s, uint32_t len, uint32_t *pi,
+		      tb_render_dir_ *d);
+
+#endif /* TB_LIB_PRINTFMT_H */

@@ -1,0 +1,1233 @@
+/*
+ * Run a compiled print fmt over one record (render.h).
+ *
+ * Every read from the record goes through the bounds-checked reader;
+ * dynamic fields are clamped to the record; the recursion over the
+ * expression tree is bounded by the node depth the compiler checked.
+ */
+#include <string.h>
+
+#include "printfmt.h"
+#include "render_out.h"
+
+/* ------------------------------------------------------- the evaluator */
+
+typedef struct ev {
+	const tb_render_prog *p;
+	const tb_render_env *env;
+	tb_reader rec;
+	tb_out *o;
+	unsigned lsz;        /* long size (8 when unknown) */
+	unsigned notes;
+	const char *bad;     /* marker for the value being evaluated */
+} ev;
+
+typedef struct val {
+	uint64_t v;
+	unsigned ty;
+} val;
+
+/* Bytes of a field, an element or a dynamic array, inside the record. */
+typedef struct ref {
+	const uint8_t *p;
+	size_t len;
+	unsigned elem;      /* element size (1 for text) */
+	int sgn;            /* signed elements */
+	int ok;
+} ref;
+
+static void mark_bad(ev *e, unsigned note, const char *marker)
+{
+	e->notes |= note;
+	if (!e->bad)
+		e->bad = marker;
+}
+
+static const tb_field *fld(const ev *e, uint64_t idx)
+{
+	return &e->p->ev.fields[idx];
+}
+
+/* The bytes [off, off+len) of the record, clamped to it. */
+static ref span(ev *e, uint64_t off, uint64_t len, unsigned elem, int sgn)
+{
+	ref r;
+	memset(&r, 0, sizeof(r));
+	r.elem = elem ? elem : 1;
+	r.sgn = sgn;
+	if (off > e->rec.len) {
+		mark_bad(e, TB_RENDER_N_OOR, TB_RENDER_M_OOR);
+		return r;
+	}
+	if (len > e->rec.len - off) {
+		mark_bad(e, TB_RENDER_N_OOR, TB_RENDER_M_OOR);
+		len = e->rec.len - off;
+	}
+	/* an empty record may have no data pointer at all */
+	r.p = e->rec.data ? e->rec.data + off : (const uint8_t *)"";
+	r.len = (size_t)len;
+	r.ok = 1;
+	return r;
+}
+
+/* Where a field's data lies: for dynamic kinds, what its loc word says. */
+static ref field_ref(ev *e, const tb_field *f)
+{
+	uint32_t w;
+	uint16_t w16;
+	unsigned elem = f->elem_size ? f->elem_size : 1;
+	switch (tb_pf_kind(f)) {
+	case TB_RF_DATA_LOC:
+	case TB_RF_REL_LOC:
+		if (!tb_rd_u32_at(&e->rec, f->offset, &w))
+			return span(e, UINT64_MAX, 0, elem, tb_pf_signed(f));
+		return span(e, (tb_pf_kind(f) == TB_RF_REL_LOC
+					? (uint64_t)f->offset + 4 : 0) + (w & 0xffffu),
+			    w >> 16, elem, tb_pf_signed(f));
+	case TB_RF_DATA_LOC16:
+		if (!tb_rd_u16_at(&e->rec, f->offset, &w16))
+			return span(e, UINT64_MAX, 0, elem, tb_pf_signed(f));
+		if (w16 > e->rec.len)
+			return span(e, UINT64_MAX, 0, elem, tb_pf_signed(f));
+		return span(e, w16, e->rec.len - w16, elem, tb_pf_signed(f));
+	case TB_RF_REST:
+		if (f->offset > e->rec.len)
+			return span(e, UINT64_MAX, 0, elem, tb_pf_signed(f));
+		return span(e, f->offset, e->rec.len - f->offset, elem, tb_pf_signed(f));
+	default:
+		return span(e, f->offset, f->size,
+			    tb_pf_kind(f) == TB_RF_ARRAY ? elem : f->size, tb_pf_signed(f));
+	}
+}
+
+static uint64_t load_elem(const ev *e, const uint8_t *p, unsigned size, int sgn)
+{
+	uint64_t v = tb_load_n(p, size, e->rec.big_endian);
+	return tb_ty_norm(v, size | (sgn ? 0u : TB_TY_UNSIGNED));
+}
+
+static val ev_int(ev *e, unsigned n);
+static ref ev_ref(ev *e, unsigned n);
+
+static val mkval(uint64_t v, unsigned ty)
+{
+	val r = { tb_ty_norm(v, ty), ty };
+	return r;
+}
+
+static uint32_t dyn_len(ev *e, const tb_field *f)
+{
+	uint32_t w;
+	if (tb_pf_kind(f) == TB_RF_DATA_LOC || tb_pf_kind(f) == TB_RF_REL_LOC) {
+		if (tb_rd_u32_at(&e->rec, f->offset, &w))
+			return w >> 16;
+		mark_bad(e, TB_RENDER_N_OOR, TB_RENDER_M_OOR);
+		return 0;
+	}
+	return (uint32_t)field_ref(e, f).len;
+}
+
+static val ev_index(ev *e, const tb_render_node_ *nd)
+{
+	ref r = ev_ref(e, nd->a);
+	val i = ev_int(e, nd->b);
+	unsigned el = r.elem;
+	if (!r.ok || (el != 1 && el != 2 && el != 4 && el != 8)) {
+		mark_bad(e, TB_RENDER_N_OOR, TB_RENDER_M_OOR);
+		return mkval(0, TB_TY_ULONG);
+	}
+	/* i < len / el: no multiplication that could wrap */
+	if (i.v >= r.len / el) {
+		mark_bad(e, TB_RENDER_N_OOR, TB_RENDER_M_OOR);
+		return mkval(0, TB_TY_ULONG);
+	}
+	return mkval(load_elem(e, r.p + i.v * el, el, r.sgn),
+		     tb_ty_promote(el | (r.sgn ? 0u : TB_TY_UNSIGNED)));
+}
+
+static val ev_int(ev *e, unsigned n)
+{
+	const tb_render_node_ *nd = &e->p->nodes[n];
+	val a, b;
+	switch (nd->op) {
+	case TB_N_NUM:
+		return mkval(nd->v, nd->ty);
+	case TB_N_FIELD: {
+		const tb_field *f = fld(e, nd->v);
+		uint64_t v;
+		if (tb_pf_kind(f) != TB_RF_SCALAR)
+			return mkval(0, TB_TY_ULONG); /* an address */
+		if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+			return mkval(0, TB_TY_ULONG);
+		if (!tb_rd_uN_at(&e->rec, f->offset, f->size, &v)) {
+			mark_bad(e, TB_RENDER_N_OOR, TB_RENDER_M_OOR);
+			return mkval(0, nd->ty);
+		}
+		return mkval(tb_ty_norm(v, nd->ty), tb_ty_promote(nd->ty));
+	}
+	case TB_N_INDEX:
+		return ev_index(e, nd);
+	case TB_N_UNARY:
+		a = ev_int(e, nd->a);
+		a.v = tb_ty_norm(a.v, nd->ty);
+		if (nd->v == '-')
+			return mkval(0 - a.v, nd->ty);
+		if (nd->v == '~')
+			return mkval(~a.v, nd->ty);
+		return mkval(a.v == 0, TB_TY_INT);
+	case TB_N_BIN: {
+		uint64_t r;
+		unsigned ty;
+		a = ev_int(e, nd->a);
+		if (nd->v == TB_OP_LAND && !a.v)
+			return mkval(0, TB_TY_INT);
+		if (nd->v == TB_OP_LOR && a.v)
+			return mkval(1, TB_TY_INT);
+		b = ev_int(e, nd->b);
+		if (!tb_pf_binop((unsigned)nd->v, a.v, a.ty, b.v, b.ty, &r, &ty)) {
+			mark_bad(e, TB_RENDER_N_DIV0, TB_RENDER_M_DIV0);
+			return mkval(0, nd->ty);
+		}
+		return mkval(r, ty);
+	}
+	case TB_N_TERN:
+		a = ev_int(e, nd->a);
+		b = ev_int(e, a.v ? nd->b : nd->c);
+		return mkval(b.v, b.ty);
+	case TB_N_CAST:
+		a = ev_int(e, nd->a);
+		if (nd->v & TB_CAST_BOOL)
+			return mkval(a.v != 0, TB_TY_INT);
+		return mkval(a.v, tb_ty_promote(nd->ty));
+	case TB_N_CALL:
+		if ((nd->v & 0xff) == TB_H_GET_DYN_LEN)
+			return mkval(dyn_len(e, fld(e, nd->v >> 8)), TB_TY_UINT);
+		return mkval(0, TB_TY_ULONG);
+	default: /* strings, addresses, REC: no reproducible number */
+		return mkval(0, TB_TY_ULONG);
+	}
+}
+
+static ref no_ref(void)
+{
+	ref r;
+	memset(&r, 0, sizeof(r));
+	r.elem = 1;
+	return r;
+}
+
+static ref ev_ref(ev *e, unsigned n)
+{
+	const tb_render_node_ *nd = &e->p->nodes[n];
+	switch (nd->op) {
+	case TB_N_FIELD:
+		if (tb_pf_kind(fld(e, nd->v)) == TB_RF_SCALAR)
+			return no_ref(); /* a kernel pointer */
+		return field_ref(e, fld(e, nd->v));
+	case TB_N_ADDR: {
+		const tb_render_node_ *in = &e->p->nodes[nd->a];
+		if (in->op == TB_N_FIELD)
+			return field_ref(e, fld(e, in->v));
+		if (in->op == TB_N_INDEX) {
+			ref r = ev_ref(e, in->a);
+			val i = ev_int(e, in->b);
+			if (!r.ok || i.v > r.len / r.elem)
+				return no_ref();
+			r.p += i.v * r.elem;
+			r.len -= (size_t)i.v * r.elem;
+			return r;
+		}
+		return no_ref();
+	}
+	case TB_N_CALL:
+		switch (nd->v & 0xff) {
+		case TB_H_GET_STR:
+		case TB_H_GET_DYN:
+		case TB_H_GET_BITMASK:
+		case TB_H_GET_CPUMASK:
+		case TB_H_GET_SOCKADDR:
+			return field_ref(e, fld(e, nd->v >> 8));
+		default:
+			return no_ref();
+		}
+	case TB_N_STR: {
+		ref r = no_ref();
+		r.p = (const uint8_t *)e->p->text + (nd->v >> 32);
+		r.len = (size_t)(nd->v & 0xffffffffu);
+		r.ok = 1;
+		return r;
+	}
+	case TB_N_TERN:
+		return ev_ref(e, ev_int(e, nd->a).v ? nd->b : nd->c);
+	case TB_N_CAST: {
+		ref r = ev_ref(e, nd->a);
+		unsigned el = (unsigned)(nd->v >> 8) & 0xff;
+		if ((nd->v & TB_CAST_PTR) && el) { /* ((u32 *)x)[i] */
+			r.elem = el;
+			r.sgn = (int)(nd->v >> 16) & 1;
+		}
+		return r;
+	}
+	default:
+		return no_ref();
+	}
+}
+
+/* ------------------------------------------------------- text helpers */
+
+static size_t text_len(const ref *r)
+{
+	const uint8_t *z = r->len ? (const uint8_t *)memchr(r->p, 0, r->len) : NULL;
+	return z ? (size_t)(z - r->p) : r->len;
+}
+
+static void put_ref_text(ev *e, const ref *r)
+{
+	if (r->ok)
+		tb_out_put(e->o, (const char *)r->p, text_len(r));
+}
+
+/* The text of a string literal node (delimiters, flag names). */
+static void put_literal(ev *e, unsigned n)
+{
+	const tb_render_node_ *nd = &e->p->nodes[n];
+	if (nd->op == TB_N_STR)
+		tb_out_put(e->o, e->p->text + (nd->v >> 32),
+			   (size_t)(nd->v & 0xffffffffu));
+}
+
+/* A table value built from an enum name the kernel left unresolved: its
+ * real value is not in the capture, so as a flag it matches nothing (as
+ * 0 it would match every value and print every name). */
+static int unresolved(const ev *e, unsigned n)
+{
+	const tb_render_node_ *nd = &e->p->nodes[n];
+	return nd->op == TB_N_NUM && (nd->ty & TB_TY_UNKNOWN);
+}
+
+static uint64_t ulong_of(const ev *e, uint64_t v, int u64)
+{
+	return (u64 || e->lsz == 8) ? v : (v & 0xffffffffu);
+}
+
+static void print_flags(ev *e, const tb_render_node_ *nd, int u64)
+{
+	unsigned valn = nd->a, delim = e->p->nodes[valn].next, pr;
+	uint64_t flags = ulong_of(e, ev_int(e, valn).v, u64);
+	int first = 1, unres = 0;
+	for (pr = e->p->nodes[delim].next; pr && flags; pr = e->p->nodes[pr].next) {
+		const tb_render_node_ *pn = &e->p->nodes[pr];
+		uint64_t mask;
+		if (pn->op != TB_N_PAIR)
+			continue;
+		if (unresolved(e, pn->a)) {
+			unres = 1;
+			continue;
+		}
+		mask = ulong_of(e, ev_int(e, pn->a).v, u64);
+		if ((flags & mask) != mask)
+			continue;
+		flags &= ~mask;
+		if (!first)
+			put_literal(e, delim);
+		first = 0;
+		put_literal(e, pn->b);
+	}
+	if (flags) {
+		if (!first)
+			put_literal(e, delim);
+		tb_out_hex(e->o, flags);
+		if (unres)
+			e->notes |= TB_RENDER_N_UNRESOLVED;
+	}
+}
+
+static void print_symbolic(ev *e, const tb_render_node_ *nd, int u64)
+{
+	uint64_t v = ulong_of(e, ev_int(e, nd->a).v, u64);
+	size_t before = e->o->need;
+	int unres = 0;
+	for (unsigned pr = e->p->nodes[nd->a].next; pr; pr = e->p->nodes[pr].next) {
+		const tb_render_node_ *pn = &e->p->nodes[pr];
+		/* an unresolved name counts as 0 here, as trace-cmd has it */
+		if (pn->op != TB_N_PAIR)
+			continue;
+		unres |= unresolved(e, pn->a);
+		if (ulong_of(e, ev_int(e, pn->a).v, u64) == v) {
+			put_literal(e, pn->b);
+			break;
+		}
+	}
+	if (e->o->need == before)
+		tb_out_hex(e->o, v);
+	if (unres) /* a name matched as 0, or the value may be one of them */
+		e->notes |= TB_RENDER_N_UNRESOLVED;
+}
+
+static const char hexdig[] = "0123456789abcdef";
+
+static void put_byte_hex(tb_out *o, uint8_t b)
+{
+	tb_out_putc(o, hexdig[b >> 4]);
+	tb_out_putc(o, hexdig[b & 15]);
+}
+
+static void print_hex(ev *e, ref r, int64_t n, int concat)
+{
+	if (!r.ok)
+		return;
+	if (n < 0)
+		n = 0;
+	if ((uint64_t)n > r.len) {
+		mark_bad(e, TB_RENDER_N_OOR, NULL);
+		n = (int64_t)r.len;
+	}
+	for (int64_t i = 0; i < n; i++) {
+		if (!concat && i)
+			tb_out_putc(e->o, ' ');
+		put_byte_hex(e->o, r.p[i]);
+	}
+}
+
+static void print_array(ev *e, ref r, uint64_t count, uint64_t el)
+{
+	uint64_t i;
+	tb_out_putc(e->o, '{');
+	if (r.ok) {
+		int bad = el != 1 && el != 2 && el != 4 && el != 8;
+		/* every element read lies inside the array */
+		uint64_t fit = bad ? (r.len ? 1 : 0) : r.len / el;
+		if (count > fit) {
+			mark_bad(e, TB_RENDER_N_OOR, NULL);
+			count = fit;
+		}
+		for (i = 0; i < count; i++) {
+			if (i)
+				tb_out_putc(e->o, ',');
+			if (bad) {
+				tb_out_puts(e->o, "BAD SIZE:");
+				tb_out_u64(e->o, el);
+				tb_out_puts(e->o, " ");
+				tb_out_hex(e->o, r.p[0]);
+			} else {
+				tb_out_hex(e->o, load_elem(e, r.p + i * el, (unsigned)el, 0));
+			}
+		}
+	}
+	tb_out_putc(e->o, '}');
+}
+
+/* Bit b of a bitmap made of longs in the traced byte order. */
+static int bit_at(const ev *e, const ref *r, size_t b)
+{
+	size_t ls = e->lsz, word = b / (ls * 8), bit = b % (ls * 8), byte;
+	byte = e->rec.big_endian ? ls - 1 - bit / 8 : bit / 8;
+	byte += word * ls;
+	if (byte >= r->len)
+		return 0;
+	return (r->p[byte] >> (bit % 8)) & 1;
+}
+
+/* The kernel's "%*pb": 32-bit chunks in hex, most significant first. */
+static void print_bitmask(ev *e, const ref *r)
+{
+	size_t nbits = r->len * 8, chunk, i;
+	int first = 1;
+	if (!r->ok || !nbits)
+		return;
+	chunk = nbits % 32 ? nbits % 32 : 32;
+	for (i = ((nbits + 31) / 32) * 32 - 32;; i -= 32) {
+		uint32_t v = 0;
+		for (size_t k = chunk; k-- > 0;)
+			v = v << 1 | (uint32_t)bit_at(e, r, i + k);
+		if (!first)
+			tb_out_putc(e->o, ',');
+		first = 0;
+		tb_out_hexw(e->o, v, (int)((chunk + 3) / 4));
+		chunk = 32;
+		if (i == 0)
+			break;
+	}
+}
+
+/* A CPU list like "0-3,8" (the kernel's "%*pbl", libtraceevent's cpumask). */
+static void print_cpulist(ev *e, const ref *r)
+{
+	size_t nbits = r->ok ? r->len * 8 : 0, b = 0;
+	int first = 1;
+	while (b < nbits) {
+		size_t end;
+		if (!bit_at(e, r, b)) {
+			b++;
+			continue;
+		}
+		end = b;
+		while (end + 1 < nbits && bit_at(e, r, end + 1))
+			end++;
+		if (!first)
+			tb_out_putc(e->o, ',');
+		first = 0;
+		tb_out_u64(e->o, b);
+		if (end > b) {
+			tb_out_putc(e->o, '-');
+			tb_out_u64(e->o, end);
+		}
+		b = end + 1;
+	}
+}
+
+static int printk_lookup(ev *e, uint64_t addr, const char **s, size_t *n);
+
+/* Emit the text of node n, as "%s" would print it. */
+static void ev_text(ev *e, unsigned n)
+{
+	const tb_render_node_ *nd = &e->p->nodes[n];
+	ref r;
+	switch (nd->op) {
+	case TB_N_STR:
+		put_literal(e, n);
+		return;
+	case TB_N_TERN:
+		ev_text(e, ev_int(e, nd->a).v ? nd->b : nd->c);
+		return;
+	case TB_N_CAST:
+		if (e->p->nodes[nd->a].op != TB_N_NUM) {
+			ev_text(e, nd->a);
+			return;
+		}
+		break;
+	case TB_N_FIELD:
+		if (tb_pf_kind(fld(e, nd->v)) == TB_RF_SCALAR)
+			break;
+		r = field_ref(e, fld(e, nd->v));
+		put_ref_text(e, &r);
+		return;
+	case TB_N_CALL:
+		switch (nd->v & 0xff) {
+		case TB_H_GET_STR:
+		case TB_H_GET_DYN:
+		case TB_H_GET_SOCKADDR:
+			r = ev_ref(e, n);
+			put_ref_text(e, &r);
+			return;
+		case TB_H_GET_BITMASK:
+			r = ev_ref(e, n);
+			print_bitmask(e, &r);
+			return;
+		case TB_H_GET_CPUMASK:
+			r = ev_ref(e, n);
+			if (e->p->options & TB_RENDER_CPUMASK_LIST)
+				print_cpulist(e, &r);
+			else
+				print_bitmask(e, &r);
+			return;
+		case TB_H_PRINT_FLAGS:
+		case TB_H_PRINT_FLAGS_U64:
+			print_flags(e, nd, (nd->v & 0xff) == TB_H_PRINT_FLAGS_U64);
+			return;
+		case TB_H_PRINT_SYMBOLIC:
+		case TB_H_PRINT_SYMBOLIC_U64:
+			print_symbolic(e, nd, (nd->v & 0xff) == TB_H_PRINT_SYMBOLIC_U64);
+			return;
+		case TB_H_PRINT_HEX:
+		case TB_H_PRINT_HEX_STR:
+			print_hex(e, ev_ref(e, nd->a),
+				  (int32_t)ev_int(e, e->p->nodes[nd->a].next).v,
+				  (nd->v & 0xff) == TB_H_PRINT_HEX_STR);
+			return;
+		case TB_H_PRINT_ARRAY: {
+			unsigned cn = e->p->nodes[nd->a].next;
+			unsigned en = e->p->nodes[cn].next;
+			print_array(e, ev_ref(e, nd->a), ev_int(e, cn).v,
+				    ev_int(e, en).v);
+			return;
+		}
+		case TB_H_PRINT_DYN_ARRAY: {
+			uint64_t el = ev_int(e, nd->a).v;
+			r = field_ref(e, fld(e, nd->v >> 8));
+			print_array(e, r, el ? r.len / el : 0, el);
+			return;
+		}
+		default:
+			break;
+		}
+		break;
+	default:
+		break;
+	}
+	/* a number where text is expected: a kernel pointer to a string,
+	 * found in printk_formats when it is a tracepoint_string */
+	{
+		uint64_t a = ev_int(e, n).v;
+		const char *s;
+		size_t len;
+		if (printk_lookup(e, a, &s, &len))
+			tb_out_put(e->o, s, len);
+		else
+			tb_out_hex(e->o, a);
+	}
+}
+
+/* ------------------------------------------------- printf conversions */
+
+typedef struct spec {
+	int flags, width, prec;
+	unsigned lenmod;
+	char conv;
+	const char *pext;
+} spec;
+
+static unsigned lenmod_width(const ev *e, unsigned lenmod)
+{
+	switch (lenmod) {
+	case TB_L_HH: return 1;
+	case TB_L_H: return 2;
+	case TB_L_L: case TB_L_Z: case TB_L_T: return e->lsz;
+	case TB_L_LL: return 8;
+	default: return 4;
+	}
+}
+
+static void put_int_conv(ev *e, const spec *sp, uint64_t v)
+{
+	unsigned w = lenmod_width(e, sp->lenmod), base = 10;
+	int flags = sp->flags;
+	if (sp->conv == 'c') {
+		int width = sp->width;
+		if (!(flags & TB_NF_LEFT))
+			while (--width > 0)
+				tb_out_putc(e->o, ' ');
+		tb_out_putc(e->o, (char)(uint8_t)v);
+		while (--width > 0)
+			tb_out_putc(e->o, ' ');
+		return;
+	}
+	if (sp->conv == 'd' || sp->conv == 'i') {
+		v = tb_ty_norm(v, w);
+		flags |= TB_NF_SIGN;
+	} else {
+		v = tb_ty_norm(v, w | TB_TY_UNSIGNED);
+		base = sp->conv == 'o' ? 8 : sp->conv == 'u' ? 10 : 16;
+		if (sp->conv == 'X')
+			flags |= TB_NF_UPPER;
+	}
+	tb_out_number(e->o, v, base, flags, sp->width, sp->prec);
+}
+
+/* The kernel prints a pointer it will not reveal as a hash; the hash is
+ * not in the capture, so print the value the way "%px" would. */
+static void put_pointer(ev *e, const spec *sp, uint64_t v)
+{
+	int flags = sp->flags, width = sp->width;
+	if (width == -1) {
+		width = (int)(2 * e->lsz);
+		flags |= TB_NF_ZEROPAD;
+	}
+	tb_out_number(e->o, ulong_of(e, v, 0), 16, flags, width, sp->prec);
+}
+
+static void put_symbol(ev *e, const spec *sp, uint64_t addr)
+{
+	const char *name, *mod = NULL;
+	size_t nlen, mlen = 0;
+	uint64_t start;
+	int offset = sp->pext[0] == 'S' || sp->pext[0] == 'F' || sp->pext[0] == 'B';
+	addr = ulong_of(e, addr, 0);
+	if (!e->env || !e->env->sym) {
+		e->notes |= TB_RENDER_N_NOLOOKUP;
+	} else if (e->env->sym(e->env->sym_ctx, addr, &name, &nlen, &start,
+			       &mod, &mlen) && name && start <= addr) {
+		tb_out_put(e->o, name, nlen);
+		if (offset) {
+			tb_out_putc(e->o, '+');
+			tb_out_hex(e->o, addr - start);
+		}
+		if (mod && mlen) {
+			tb_out_puts(e->o, " [");
+			tb_out_put(e->o, mod, mlen);
+			tb_out_putc(e->o, ']');
+		}
+		return;
+	}
+	tb_out_hex(e->o, addr); /* what the kernel prints for no symbol */
+}
+
+static void put_ip4(tb_out *o, const uint8_t *a, int leading_zeros)
+{
+	for (int i = 0; i < 4; i++) {
+		if (i)
+			tb_out_putc(o, '.');
+		tb_out_number(o, a[i], 10, leading_zeros ? TB_NF_ZEROPAD : 0,
+			      leading_zeros ? 3 : -1, -1);
+	}
+}
+
+static void put_ip6_full(tb_out *o, const uint8_t *a, int colons)
+{
+	for (int i = 0; i < 16; i++) {
+		if (colons && i && !(i & 1))
+			tb_out_putc(o, ':');
+		put_byte_hex(o, a[i]);
+	}
+}
+
+/* RFC 5952 compressed form, as the kernel's ip6_compressed_string(). */
+static void put_ip6_compressed(tb_out *o, const uint8_t *a)
+{
+	unsigned words[8], range = 8, longest = 0, i;
+	int colonpos = -1, needcolon = 0, v4 = 0;
+	for (i = 0; i < 8; i++)
+		words[i] = (unsigned)a[2 * i] << 8 | a[2 * i + 1];
+	/* v4-mapped ::ffff:a.b.c.d and ISATAP x:x:x:x:0:5efe:a.b.c.d */
+	if ((!words[0] && !words[1] && !words[2] && !words[3] && !words[4] &&
+	     words[5] == 0xffff) ||
+	    ((words[4] | 0x0200) == 0x0200 && words[5] == 0x5efe))
+		v4 = 1;
+	if (v4)
+		range = 6;
+	for (i = 0; i < range; i++) {
+		unsigned z = 0;
+		while (i + z < range && !words[i + z])
+			z++;
+		if (z > longest) {
+			longest = z;
+			colonpos = (int)i;
+		}
+	}
+	if (longest <= 1)
+		colonpos = -1;
+	for (i = 0; i < range; i++) {
+		if ((int)i == colonpos) {
+			if (needcolon || i == 0)
+				tb_out_putc(o, ':');
+			tb_out_putc(o, ':');
+			needcolon = 0;
+			i += longest - 1;
+			continue;
+		}
+		if (needcolon)
+			tb_out_putc(o, ':');
+		tb_out_number(o, words[i], 16, 0, -1, -1);
+		needcolon = 1;
+	}
+	if (v4) {
+		if (needcolon)
+			tb_out_putc(o, ':');
+		put_ip4(o, a + 12, 0);
+	}
+}
+
+static int has(const char *s, char c)
+{
+	return memchr(s, c, strlen(s)) != NULL;
+}
+
+/* %pI4 %pi4 %pI6 %pi6 %pI6c %pIS[pcfs]: addresses from the record. */
+static void put_ip(ev *e, const spec *sp, const ref *r)
+{
+	const char *x = sp->pext + 1; /* after I/i */
+	int lower_i = sp->pext[0] == 'i';
+	if (x[0] == '4' && r->len >= 4) {
+		put_ip4(e->o, r->p, lower_i);
+	} else if (x[0] == '6' && r->len >= 16) {
+		if (!lower_i && x[1] == 'c')
+			put_ip6_compressed(e->o, r->p);
+		else
+			put_ip6_full(e->o, r->p, !lower_i);
+	} else if (x[0] == 'S' && r->len >= 2) {
+		unsigned fam = tb_load16(r->p, e->rec.big_endian);
+		int port = has(x, 'p'), c = has(x, 'c');
+		uint8_t buf16[16];
+		if (fam == 2 && r->len >= 8) {
+			put_ip4(e->o, r->p + 4, lower_i);
+			if (port) {
+				tb_out_putc(e->o, ':');
+				tb_out_u64(e->o, tb_load16(r->p + 2, 1));
+			}
+		} else if (fam == 10 && r->len >= 28) {
+			int br = port || has(x, 'f') || has(x, 's');
+			memcpy(buf16, r->p + 8, 16);
+			if (br)
+				tb_out_putc(e->o, '[');
+			if (c && !lower_i)
+				put_ip6_compressed(e->o, buf16);
+			else
+				put_ip6_full(e->o, buf16, !lower_i);
+			if (br)
+				tb_out_putc(e->o, ']');
+			if (port) {
+				tb_out_putc(e->o, ':');
+				tb_out_u64(e->o, tb_load16(r->p + 2, 1));
+			}
+			if (has(x, 'f')) {
+				tb_out_putc(e->o, '/');
+				tb_out_u64(e->o, tb_load32(r->p + 4, 1) & 0x0fffffffu);
+			}
+			if (has(x, 's')) {
+				tb_out_putc(e->o, '%');
+				tb_out_u64(e->o, tb_load32(r->p + 24, e->rec.big_endian));
+			}
+		} else {
+			tb_out_puts(e->o, "(einval)");
+		}
+	} else {
+		mark_bad(e, TB_RENDER_N_OOR, NULL);
+		tb_out_puts(e->o, "(efault)");
+	}
+}
+
+static void put_mac(ev *e, const spec *sp, const ref *r)
+{
+	char sep = sp->pext[0] == 'm' ? 0 : has(sp->pext, 'F') ? '-' : ':';
+	int rev = has(sp->pext, 'R');
+	if (r->len < 6) {
+		mark_bad(e, TB_RENDER_N_OOR, NULL);
+		tb_out_puts(e->o, "(efault)");
+		return;
+	}
+	for (int i = 0; i < 6; i++) {
+		if (i && sep)
+			tb_out_putc(e->o, sep);
+		put_byte_hex(e->o, r->p[rev ? 5 - i : i]);
+	}
+}
+
+static void put_uuid(ev *e, const spec *sp, const ref *r)
+{
+	static const uint8_t be[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+	static const uint8_t le[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+	const uint8_t *idx = (sp->pext[1] == 'l' || sp->pext[1] == 'L') ? le : be;
+	int upper = sp->pext[1] == 'B' || sp->pext[1] == 'L';
+	if (r->len < 16) {
+		mark_bad(e, TB_RENDER_N_OOR, NULL);
+		tb_out_puts(e->o, "(efault)");
+		return;
+	}
+	for (int i = 0; i < 16; i++) {
+		uint8_t b = r->p[idx[i]];
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			tb_out_putc(e->o, '-');
+		if (upper)
+			tb_out_number(e->o, b, 16, TB_NF_ZEROPAD | TB_NF_UPPER, 2, -1);
+		else
+			put_byte_hex(e->o, b);
+	}
+}
+
+static void put_hexdump(ev *e, const spec *sp, const ref *r)
+{
+	char sep = sp->pext[1] == 'C' ? ':' : sp->pext[1] == 'D' ? '-'
+		 : sp->pext[1] == 'N' ? 0 : ' ';
+	size_t n = sp->width < 0 ? 1 : (size_t)sp->width;
+	if (n > 64)
+		n = 64; /* the kernel's cap */
+	if (n > r->len) {
+		mark_bad(e, TB_RENDER_N_OOR, NULL);
+		n = r->len;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i && sep)
+			tb_out_putc(e->o, sep);
+		put_byte_hex(e->o, r->p[i]);
+	}
+}
+
+/* A %p conversion whose argument is node n (or, for bprint, value v). */
+static void put_p(ev *e, const spec *sp, unsigned n, uint64_t v, const ref *pre)
+{
+	char k = sp->pext[0];
+	ref r;
+	if (k == 'S' || k == 's' || k == 'F' || k == 'f' || k == 'B') {
+		put_symbol(e, sp, n ? ev_int(e, n).v : v);
+		return;
+	}
+	if (k == 'I' || k == 'i' || k == 'M' || k == 'm' || k == 'U' || k == 'h') {
+		if (pre)
+			r = *pre;
+		else if (n)
+			r = ev_ref(e, n);
+		else
+			r = no_ref();
+		if (!r.ok) { /* a kernel pointer: its target is not captured */
+			put_pointer(e, sp, n ? ev_int(e, n).v : v);
+			return;
+		}
+		if (k == 'I' || k == 'i')
+			put_ip(e, sp, &r);
+		else if (k == 'M' || k == 'm')
+			put_mac(e, sp, &r);
+		else if (k == 'U')
+			put_uuid(e, sp, &r);
+		else
+			put_hexdump(e, sp, &r);
+		return;
+	}
+	put_pointer(e, sp, n ? ev_int(e, n).v : v);
+}
+
+static int clamp_width(ev *e, int64_t w)
+{
+	if (w > TB_RENDER_MAX_WIDTH || w < -TB_RENDER_MAX_WIDTH) {
+		e->notes |= TB_RENDER_N_CLAMPED;
+		return w < 0 ? -TB_RENDER_MAX_WIDTH : TB_RENDER_MAX_WIDTH;
+	}
+	return (int)w;
+}
+
+/* Width and precision from '*' arguments, as the kernel takes them. */
+static void star_args(ev *e, spec *sp, int64_t w, int have_w, int64_t pr,
+		      int have_p)
+{
+	if (have_w) {
+		int x = clamp_width(e, (int32_t)w);
+		if (x < 0) {
+			sp->flags |= TB_NF_LEFT;
+			x = -x;
+		}
+		sp->width = x;
+	}
+	if (have_p) {
+		int x = clamp_width(e, (int32_t)pr);
+		sp->prec = x < 0 ? 0 : x;
+	}
+}
+
+static void spec_of(spec *sp, const tb_render_dir_ *d)
+{
+	sp->flags = d->flags;
+	sp->width = d->width;
+	sp->prec = d->prec;
+	sp->lenmod = d->lenmod;
+	sp->conv = (char)d->conv;
+	sp->pext = d->pext;
+}
+
+static void put_marker(ev *e)
+{
+	tb_out_puts(e->o, e->bad);
+}
+
+static void run_dir(ev *e, const tb_render_dir_ *d)
+{
+	spec sp;
+	tb_out_mark m;
+	if (d->kind == TB_D_LIT) {
+		tb_out_put(e->o, e->p->text + d->text_off, d->text_len);
+		return;
+	}
+	spec_of(&sp, d);
+	e->bad = NULL;
+	star_args(e, &sp, d->warg ? (int64_t)ev_int(e, d->warg).v : 0, d->warg != 0,
+		  d->parg ? (int64_t)ev_int(e, d->parg).v : 0, d->parg != 0);
+	if (sp.flags & TB_NF_LEFT)
+		sp.flags &= ~TB_NF_ZEROPAD;
+	if (sp.conv == 's') {
+		m = tb_out_mark_here(e->o);
+		ev_text(e, d->arg);
+		if (sp.prec >= 0)
+			tb_out_cut(e->o, m, (size_t)sp.prec);
+		if (sp.width > 0)
+			tb_out_pad(e->o, m, (size_t)sp.width, sp.flags & TB_NF_LEFT);
+		return;
+	}
+	if (sp.conv == 'p') {
+		put_p(e, &sp, d->arg, 0, NULL);
+		return;
+	}
+	{
+		val v = ev_int(e, d->arg);
+		if (e->p->nodes[d->arg].ty & TB_TY_UNKNOWN)
+			e->notes |= TB_RENDER_N_UNRESOLVED;
+		if (e->bad)
+			put_marker(e);
+		else
+			put_int_conv(e, &sp, v.v);
+	}
+}
+
+/* ---------------------------------------------------- the fallback */
+
+static void put_field_value(ev *e, const tb_field *f)
+{
+	uint64_t v;
+	if (tb_pf_kind(f) != TB_RF_SCALAR) {
+		ref r = field_ref(e, f);
+		if (tb_pf_text(f)) {
+			put_ref_text(e, &r);
+			return;
+		}
+		tb_out_puts(e->o, "ARRAY[");
+		for (size_t i = 0; r.ok && i < r.len; i++) {
+			if (i)
+				tb_out_puts(e->o, ", ");
+			put_byte_hex(e->o, r.p[i]);
+		}
+		tb_out_putc(e->o, ']');
+		return;
+	}
+	if (!tb_rd_uN_at(&e->rec, f->offset, f->size, &v)) {
+		mark_bad(e, TB_RENDER_N_OOR, NULL);
+		tb_out_puts(e->o, TB_RENDER_M_OOR);
+		return;
+	}
+	if (tb_pf_signed(f) && !(tb_pf_long(f) && f->size == 4)) {
+		tb_out_number(e->o, tb_ty_norm(v, f->size), 10, TB_NF_SIGN, -1, -1);
+	} else if (tb_pf_long(f)) {
+		tb_out_hex(e->o, f->size == 4 ? (v & 0xffffffffu) : v);
+	} else {
+		tb_out_u64(e->o, v);
+	}
+}
+
+static void run_fallback(ev *e)
+{
+	const tb_render_event_ *evd = &e->p->ev;
+	e->notes |= TB_RENDER_N_FALLBACK;
+	tb_out_puts(e->o, TB_RENDER_FAILED);
+	for (size_t i = 0; i < evd->n_fields; i++) {
+		const tb_field *f = &evd->fields[i];
+		if (tb_pf_common(f))
+			continue;
+		tb_out_putc(e->o, ' ');
+		tb_out_put(e->o, f->name, f->name_len);
+		tb_out_putc(e->o, '=');
+		put_field_value(e, f);
+	}
+}
+
+/* ------------------------------------------- the kernel's own printers */
+
+static const tb_field *field_named(const ev *e, const char *name)
+{
+	const tb_render_event_ *evd = &e->p->ev;
+	for (size_t i = 0; i < evd->n_fields; i++)
+		if (tb_span_eq(evd->fields[i].name, evd->fields[i].name_len, name))
+			return &evd->fields[i];
+	return NULL;
+}
+
+static uint64_t scalar(ev *e, const tb_field *f)
+{
+	uint64_t v = 0;
+	if (!f || !tb_rd_uN_at(&e->rec, f->offset, f->size, &v))
+		mark_bad(e, TB_RENDER_N_OOR, NULL);
+	return v;
+}
+
+/* sys_enter_X: "sys_X(arg: 0x.., ...)"; sys_exit_X: "sys_X -> 0x..". */
+static void run_syscall(ev *e, int enter)
+{
+	const tb_render_event_ *evd = &e->p->ev;
+	size_t skip = enter ? strlen("sys_enter_") : strlen("sys_exit_");
+	int first = 1;
+	uint64_t v;
+	tb_out_puts(e->o, "sys_");
+	tb_out_put(e->o, evd->name + skip, evd->name_len - skip);
+	if (!enter) {
+		tb_out_puts(e->o, " -> ");
+		tb_out_hex(e->o, ulong_of(e, scalar(e, field_named(e, "ret")), 0));
+		return;
+	}
+	tb_out_putc(e->o, '(');
+	for (size_t i = 0; i < evd->n_fields; i++) {
+		const tb_field *f = &evd->fields[i];
+		if (tb_pf_common(f) || tb_span_eq(f->name, f->name_len, "__syscall_nr") ||
+		    tb_pf_kind(f) != TB_RF_SCALAR)
+			continue;
+		if (!first)
+			tb_out_puts(e->o, ", ");
+		first = 0;
+		tb_out_put(e->o, f->name, f->name_len);
+		tb_out_puts(e->o, ": ");
+		v = ulong_of(e, scalar(e, f), 0);
+		if (v < 10) /* since 6.18 small values print in decimal */
+			tb_out_u64(e->o, v);
+		else
+			tb_out_hex(e->o, v);
+	}
+	tb_out_putc(e->o, ')');
+}
+
+static int printk_lookup(ev *e, uint64_t addr, const char **s, size_t *n)
+{
+	if (e->env && e->env->printk &&
+	    e->env->printk(e->env->printk_ctx, addr, s, n))
+		return 1;
+	e->notes |= TB_RENDER_N_NOLOOKUP;
+	return 0;
+}
+
+static void put_ip_prefix(ev *e)
+{
+	spec sp;
+	memset(&sp, 0, sizeof(sp));
+	sp.pext = "s";
+	put_symbol(e, &sp, scalar(e, field_named(e, "ip")));
+	tb_out_puts(e->o, ": ");
+}
+
+static void run_bputs(ev *e)
+{
+	const char *s;
+	size_t n;
+	uint64_t a = scalar(e, field_named(e, "str"));
+	put_ip_prefix(e);
+	if (printk_lookup(e, a, &s, &n))
+		tb_out_put(e->o, s, n);
+	else
+		tb_out_hex(e->o, a);
+}
+
+/* Take one binary argument of `size` bytes from the bprint buffer, the
+ * way the kernel's vbin_printf() stored it (aligned to its size, or to
+ * 4 for 8-byte values). */
+static uint64_t bin_arg(ev *e, ref *b, size_t *pos, unsigned size, int sgn)
+{
+	size_t align = size > 4 ? 4 : size;
+	uint64_t v;
+	*pos = (*pos + align - 1) / align * align;
+	if (*pos > b->len || size > b->len - *pos) {
+		mark_bad(e, TB_RENDER_N_OOR, TB_RENDER_M_OOR);
+		*pos = b->len;
+		return 0;
+	}
+	v = load_elem(e, b->p + *pos, size, sgn);
+	*pos += size;
+	return v;
+}
+
+static void run_bprint(ev *e)
+{
+	const tb_field *bf = field_named(e, "buf");
+	const char *f;
+	size_t n, pos = 0;
+	uint32_t i = 0, lit = 0, len;
+	ref b;
+	uint64_t fa = scalar(e, field_named(e, "fmt"));
+	put_ip_prefix(e);
+	if (!bf || !printk_lookup(e, fa, &f, &n)) {
+		tb_out_hex(e->o, fa);
+		return;
+	}
+	b = field_ref(e, bf);
+	len = n > TB_RENDER_MAX_FMT ? TB_RENDER_MAX_FMT : (uint32_t)n;
+	while (i < len) {
+		tb_render_dir_ d;
+		spec sp;
+		int64_t w = 0, pr = 0;
+		uint64_t v;
+		if (f[i] != '%') {
+			i++;
+			continue;
+		}
+		tb_out_put(e->o, f + lit, i - lit);
+		i++;
+		if (i < len && f[i] == '%') {
+			tb_out_putc(e->o, '%');
+			lit = ++i;
+			continue;
+		}
+		memset(&d, 0, sizeof(d));
+		if (tb_pf_decode_spec(f, len, &i, &d) != 1) {
+			lit = i;
+			break;
+		}
+		lit = i;
+		spec_of(&sp, &d);
+		e->bad = NULL;
+		if (d.width == -2)
+			w = (int32_t)bin_arg(e, &b, &pos, 4, 1);
+		if (d.prec == -2)
+			pr = (int32_t)bin_arg(e, &b, &pos, 4, 1);
+		star_args(e, &sp, w, d.width == -2, pr, d.prec == -2);
+		if (sp.flags & TB_NF_LEFT)
+			sp.flags &= ~TB_NF_ZEROPAD;
+		if (d.conv == 's' || (d.conv == 'p' && d.pext[0] &&
+				      !memchr("SsxKe", d.pext[0], 5))) {
+			/* strings, and pointers printed at trace time, were
+			 * stored as NUL-terminated text */
+			tb_out_mark m = tb_out_mark_here(e->o);
+			ref s = no_ref();
+			if (pos < b.len) {
+				s.p = b.p + pos;
+				s.len = b.len - pos;
+				s.ok = 1;
+			}
+			put_ref_text(e, &s);
+			pos += s.ok ? text_len(&s) + 1 : 0;
+			if (d.conv == 's' && sp.prec >= 0)
+				tb_out_cut(e->o, m, (size_t)sp.prec);
+			if (d.conv == 's' && sp.width > 0)
+				tb_out_pad(e->o, m, (size_t)sp.width, sp.flags & TB_NF_LEFT);
+			continue;
+		}
+		if (d.conv == 'p') {
+			v = bin_arg(e, &b, &pos, e->lsz, 0);
+			put_p(e, &sp, 0, v, NULL);
+			continue;
+		}
+		v = bin_arg(e, &b, &pos, d.conv == 'c' ? 1 : lenmod_width(e, d.lenmod),
+			    d.conv == 'd' || d.conv == 'i');
+		if (e->bad)
+			put_marker(e);
+		else
+			put_int_conv(e, &sp, v);
+	}
+	tb_out_put(e->o, f + lit, len - lit);
+}
+
+/* ------------------------------------------------------------ entry */
+
+tb_status tb_render(const tb_render_prog *prog, const tb_render_env *env,
+		    const void *record, size_t record_len, char *out, size_t cap,
+		    tb_render_result *res)
+{
+	tb_out o;
+	ev e;
+	tb_out_init(&o, out, cap);
+	if (res)
+		memset(res, 0, sizeof(*res));
+	if (!prog || (!record && record_len)) {
+		tb_out_finish(&o);
+		return TB_ERR_ARG;
+	}
+	memset(&e, 0, sizeof(e));
+	e.p = prog;
+	e.env = env;
+	e.o = &o;
+	e.lsz = prog->ev.long_size == 4 ? 4 : 8;
+	tb_rd_init(&e.rec, record, record_len, prog->ev.big_endian);
+	switch (prog->mode) {
+	case TB_M_PRINTFMT:
+		for (uint32_t k = 0; k < prog->n_dirs; k++)
+			run_dir(&e, &prog->dirs[k]);
+		break;
+	case TB_M_SYS_ENTER:
+	case TB_M_SYS_EXIT:
+		run_syscall(&e, prog->mode == TB_M_SYS_ENTER);
+		break;
+	case TB_M_BPUTS:
+		run_bputs(&e);
+		break;
+	case TB_M_BPRINT:
+		run_bprint(&e);
+		break;
+	default:
+		run_fallback(&e);
+		break;
+	}
+	/* one line per event: drop the newline a print buffer ends with */
+	if (o.need && o.len == o.need && o.buf[o.len - 1] == '\n') {
+		o.len--;
+		o.need--;
+	}
+	tb_out_finish(&o);
+	if (o.len < o.need)
+		e.notes |= TB_RENDER_N_TRUNCATED;
+	if (res) {
+		res->len = o.len;
+		res->needed = o.need;
+		res->notes = e.notes;
+	}
+	return o.len < o.need ? TB_ERR_NO_SPACE : TB_OK;
+}

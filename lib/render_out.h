@@ -1,0 +1,248 @@
+/*
+ * A bounded text sink and the kernel's number formatting, for the
+ * renderer.  Writes past the capacity are counted, not stored, so the
+ * caller learns how much room the whole text needs; the text is always
+ * NUL-terminated by tb_out_finish().
+ *
+ * Internal header: not installed, not part of the API.
+ */
+#ifndef TB_LIB_RENDER_OUT_H
+#define TB_LIB_RENDER_OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct tb_out {
+	char *buf;
+	size_t cap;   /* usable bytes: the capacity minus the NUL */
+	size_t len;   /* bytes stored */
+	size_t need;  /* bytes the text takes in full (>= len) */
+} tb_out;
+
+static inline void tb_out_init(tb_out *o, char *buf, size_t cap)
+{
+	o->buf = buf;
+	o->cap = (buf && cap) ? cap - 1 : 0;
+	o->len = 0;
+	o->need = 0;
+}
+
+static inline void tb_out_finish(tb_out *o)
+{
+	if (o->buf)
+		o->buf[o->len] = '\0';
+}
+
+static inline void tb_out_putc(tb_out *o, char c)
+{
+	if (o->len == o->need && o->len < o->cap)
+		o->buf[o->len++] = c;
+	o->need++;
+}
+
+static inline void tb_out_put(tb_out *o, const char *s, size_t n)
+{
+	if (o->len == o->need) {
+		size_t room = o->cap - o->len, k = n < room ? n : room;
+		if (k)
+			memcpy(o->buf + o->len, s, k);
+		o->len += k;
+	}
+	o->need += n;
+}
+
+static inline void tb_out_puts(tb_out *o, const char *s)
+{
+	tb_out_put(o, s, strlen(s));
+}
+
+static inline void tb_out_fill(tb_out *o, char c, size_t n)
+{
+	while (n--)
+		tb_out_putc(o, c);
+}
+
+/* A mark: where a piece of text began (to pad or cut it afterwards). */
+typedef struct tb_out_mark {
+	size_t len, need;
+} tb_out_mark;
+
+static inline tb_out_mark tb_out_mark_here(const tb_out *o)
+{
+	tb_out_mark m = { o->len, o->need };
+	return m;
+}
+
+/* Cut the text written since m to at most max bytes. */
+static inline void tb_out_cut(tb_out *o, tb_out_mark m, size_t max)
+{
+	if (o->need - m.need > max) {
+		o->need = m.need + max;
+		if (o->len > m.len + max)
+			o->len = m.len + max;
+	}
+}
+
+/* Pad the text written since m to width: spaces after it (left-justified)
+ * or before it (the stored bytes shift right, those past cap drop). */
+static inline void tb_out_pad(tb_out *o, tb_out_mark m, size_t width, int left)
+{
+	size_t n = o->need - m.need, pad, keep;
+	if (n >= width)
+		return;
+	pad = width - n;
+	if (left) {
+		tb_out_fill(o, ' ', pad);
+		return;
+	}
+	if (m.len == m.need && o->buf) {
+		/* nothing was dropped before the mark: shift what is stored */
+		size_t stored = o->len - m.len, room = o->cap - m.len;
+		if (pad >= room) {
+			memset(o->buf + m.len, ' ', room);
+			o->len = o->cap;
+		} else {
+			keep = stored < room - pad ? stored : room - pad;
+			memmove(o->buf + m.len + pad, o->buf + m.len, keep);
+			memset(o->buf + m.len, ' ', pad);
+			o->len = m.len + pad + keep;
+		}
+	}
+	o->need += pad;
+}
+
+/* ---- numbers, the way the kernel's vsnprintf prints them ---- */
+
+enum {
+	TB_NF_LEFT = 1,     /* '-' */
+	TB_NF_PLUS = 2,     /* '+' */
+	TB_NF_SPACE = 4,    /* ' ' */
+	TB_NF_SPECIAL = 8,  /* '#' */
+	TB_NF_ZEROPAD = 16, /* '0' */
+	TB_NF_SIGN = 32,    /* a signed conversion */
+	TB_NF_UPPER = 64    /* 'X' */
+};
+
+/*
+ * Print num (a signed value when TB_NF_SIGN, already sign-extended) in
+ * base 8, 10 or 16 with width and precision (-1: none), following the
+ * kernel's number(): "%#x" of 0 is "0x0", precision does not cancel the
+ * zero padding, and a precision of 0 still prints a 0.
+ */
+static inline void tb_out_number(tb_out *o, uint64_t num, unsigned base,
+				 int flags, int width, int prec)
+{
+	char tmp[24], line[96];
+	static const char lower[] = "0123456789abcdef", upper[] = "0123456789ABCDEF";
+	const char *digits = (flags & TB_NF_UPPER) ? upper : lower;
+	int i = 0, need_pfx, is_zero = num == 0, n = 0, total;
+	char sign = 0, pad;
+	if (flags & TB_NF_LEFT)
+		flags &= ~TB_NF_ZEROPAD;
+	need_pfx = (flags & TB_NF_SPECIAL) && base != 10;
+	if (flags & TB_NF_SIGN) {
+		if ((int64_t)num < 0) {
+			sign = '-';
+			num = 0 - num;
+			width--;
+		} else if (flags & TB_NF_PLUS) {
+			sign = '+';
+			width--;
+		} else if (flags & TB_NF_SPACE) {
+			sign = ' ';
+			width--;
+		}
+	}
+	if (need_pfx) {
+		width--;
+		if (base == 16)
+			width--;
+	}
+	/* digits, least significant first (constant divisors: fast) */
+	if (base == 16) {
+		do {
+			tmp[i++] = digits[num & 15];
+			num >>= 4;
+		} while (num);
+	} else if (base == 8) {
+		do {
+			tmp[i++] = (char)('0' + (num & 7));
+			num >>= 3;
+		} while (num);
+	} else {
+		do {
+			tmp[i++] = (char)('0' + num % 10);
+			num /= 10;
+		} while (num);
+	}
+	if (i > prec)
+		prec = i;
+	width -= prec;
+	/* the whole text: padding, sign, prefix, zeros, digits, padding */
+	total = (width > 0 ? width : 0) + prec + 3;
+	if (total > (int)sizeof(line)) {
+		/* a wide field (widths are capped by the caller): byte by byte */
+		pad = (flags & TB_NF_ZEROPAD) ? '0' : ' ';
+		if (!(flags & (TB_NF_ZEROPAD | TB_NF_LEFT)))
+			for (; width > 0; width--)
+				tb_out_putc(o, ' ');
+		if (sign)
+			tb_out_putc(o, sign);
+		if (need_pfx && (base == 16 || !is_zero))
+			tb_out_putc(o, '0');
+		if (need_pfx && base == 16)
+			tb_out_putc(o, (flags & TB_NF_UPPER) ? 'X' : 'x');
+		if (!(flags & TB_NF_LEFT))
+			for (; width > 0; width--)
+				tb_out_putc(o, pad);
+		for (; prec > i; prec--)
+			tb_out_putc(o, '0');
+		while (--i >= 0)
+			tb_out_putc(o, tmp[i]);
+		for (; width > 0; width--)
+			tb_out_putc(o, ' ');
+		return;
+	}
+	if (!(flags & (TB_NF_ZEROPAD | TB_NF_LEFT)))
+		for (; width > 0; width--)
+			line[n++] = ' ';
+	if (sign)
+		line[n++] = sign;
+	if (need_pfx) {
+		if (base == 16 || !is_zero)
+			line[n++] = '0';
+		if (base == 16)
+			line[n++] = (flags & TB_NF_UPPER) ? 'X' : 'x';
+	}
+	if (!(flags & TB_NF_LEFT)) {
+		pad = (flags & TB_NF_ZEROPAD) ? '0' : ' ';
+		for (; width > 0; width--)
+			line[n++] = pad;
+	}
+	for (; prec > i; prec--)
+		line[n++] = '0';
+	while (--i >= 0)
+		line[n++] = tmp[i];
+	for (; width > 0; width--)
+		line[n++] = ' ';
+	tb_out_put(o, line, (size_t)n);
+}
+
+/* Shorthands: "%llu", "0x%llx", "%0*x". */
+static inline void tb_out_u64(tb_out *o, uint64_t v)
+{
+	tb_out_number(o, v, 10, 0, -1, -1);
+}
+
+static inline void tb_out_hex(tb_out *o, uint64_t v)
+{
+	tb_out_number(o, v, 16, TB_NF_SPECIAL, -1, -1);
+}
+
+static inline void tb_out_hexw(tb_out *o, uint64_t v, int width)
+{
+	tb_out_number(o, v, 16, TB_NF_ZEROPAD, width, -1);
+}
+
+#endif /* TB_LIB_RENDER_OUT_H */
