@@ -5,6 +5,9 @@
 #   make sanitize   the same under ASan+UBSan in build/sanitize/
 #   make fuzz       libFuzzer targets (clang) in build/fuzz/
 #   make afl        AFL++ targets (afl-clang-fast) in build/afl/
+#   make coverage   line and branch coverage of lib/ (clang source-based)
+#   make analyze    static analysis of lib/: scan-build, cppcheck, clang-tidy
+#   make exported-symbols   regenerate ci/exported-symbols.txt after an API change
 #   make bench      the benchmarks
 #   make install    PREFIX=/usr/local DESTDIR=
 #
@@ -21,6 +24,15 @@ BINDIR    ?= $(PREFIX)/bin
 PKGCONFIG ?= pkg-config
 FUZZ_CC   ?= clang
 AFL_CC    ?= afl-clang-fast
+
+# Gates (see docs/FUZZING.md): the largest stack frame any library function
+# may have, and the coverage goals of `make coverage`.
+STACK_LIMIT  ?= 4096
+COV_LINES    ?= 95
+COV_BRANCHES ?= 90
+# The coverage goals fail the build once lib/ holds a decoder (before that,
+# the foundation's figures are printed only).
+COV_ENFORCE  ?= $(if $(filter-out lib/status.c,$(wildcard lib/*.c)),1,0)
 
 # A flag is used only when this compiler accepts it (gcc and clang differ).
 probe = $(shell if $(CC) -Werror $(1) -c -x c /dev/null -o /dev/null >/dev/null 2>&1; then echo "$(1)"; fi)
@@ -47,6 +59,7 @@ endif
 
 CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L
 LIB_CFLAGS := $(CSTD) $(OPT) $(WARN) -Werror $(HARDEN) -fPIC -fvisibility=hidden \
+              $(call probe,-fstack-usage) \
               -DTB_BUILDING_LIBRARY -Iinclude -Ilib $(EXTRA_CFLAGS)
 # Tests, CLI, fuzz and bench: strict, but without the conversion warnings
 # that Check's macros and printf-heavy code trip over.
@@ -83,11 +96,17 @@ CLI       := $(BUILD)/tracebound
 CHECK_BIN := $(BUILD)/tests/check_all
 REPLAY    := $(FUZZ_NAMES:%=$(BUILD)/replay/%)
 
-.PHONY: all check check-run sanitize fuzz afl bench install uninstall clean symbols
+.PHONY: all check check-run sanitize fuzz afl bench install uninstall clean symbols \
+        exported-symbols coverage analyze
+
+# A harness named *_diff_fuzzer.c compares tracebound with libtraceevent,
+# so it (and only it) is compiled and linked against libtraceevent.
+diff_cflags = $(if $(filter %_diff,$(1)),$(TEP_CFLAGS))
+diff_libs   = $(if $(filter %_diff,$(1)),$(TEP_LIBS))
 
 all: $(STATIC) $(SHARED) $(CLI)
 
-$(BUILD)/lib/%.o: lib/%.c $(LIB_HDR)
+$(BUILD)/lib/%.o: lib/%.c $(LIB_HDR) Makefile
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
@@ -121,7 +140,8 @@ $(CHECK_BIN): tests/check_main.c $(TEST_SRC) $(TEST_SUP) $(TEST_HDR) $(BUILD)/te
 # The fuzz harnesses, linked to a plain main that replays files.
 $(BUILD)/replay/%: fuzz/%_fuzzer.c fuzz/replay_main.c $(FUZZ_HDR) $(STATIC)
 	@mkdir -p $(@D)
-	$(CC) $(APP_CFLAGS) -Ifuzz $< fuzz/replay_main.c $(STATIC) $(EXTRA_LDFLAGS) -o $@
+	$(CC) $(APP_CFLAGS) $(call diff_cflags,$*) -Ifuzz $< fuzz/replay_main.c $(STATIC) \
+	  $(call diff_libs,$*) $(EXTRA_LDFLAGS) -o $@
 
 check: all symbols check-run
 
@@ -134,9 +154,16 @@ check-run: $(CHECK_BIN) $(REPLAY) $(CLI)
 	done
 
 # The library archive may call no allocator and no I/O; the shared
-# library exports nothing but tb_* symbols.
+# library exports exactly the tb_* symbols listed in ci/exported-symbols.txt;
+# no library function's stack frame exceeds STACK_LIMIT bytes.
 symbols: $(STATIC) $(SHARED)
-	sh ci/check-symbols.sh $(STATIC) $(SHARED)
+	sh ci/check-symbols.sh $(STATIC) $(SHARED) ci/exported-symbols.txt
+	sh ci/check-stack.sh $(STACK_LIMIT) $(LIB_OBJ:.o=.su)
+
+# After a deliberate API change: regenerate the committed export list.
+exported-symbols: $(SHARED)
+	sh ci/check-symbols.sh --list $(SHARED) > ci/exported-symbols.txt
+	@echo "wrote ci/exported-symbols.txt ($$(wc -l < ci/exported-symbols.txt) symbols)"
 
 sanitize:
 	$(MAKE) BUILD=build/sanitize SANITIZE=1 check-run
@@ -146,13 +173,29 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=a
 fuzz: $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
 $(BUILD)/fuzz/%: fuzz/%_fuzzer.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_HDR)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(LIB_SRC) -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(call diff_cflags,$*) $< $(LIB_SRC) $(call diff_libs,$*) -o $@
 
 afl: $(FUZZ_NAMES:%=$(BUILD)/afl/%)
 $(BUILD)/afl/%: fuzz/%_fuzzer.c $(LIB_SRC) $(LIB_HDR) $(FUZZ_HDR)
 	@mkdir -p $(@D)
 	AFL_USE_ASAN=1 AFL_USE_UBSAN=1 $(AFL_CC) -g -O1 -fsanitize=fuzzer \
-	  -Iinclude -Ilib -Ifuzz -DTB_BUILDING_LIBRARY $< $(LIB_SRC) -o $@
+	  -Iinclude -Ilib -Ifuzz -DTB_BUILDING_LIBRARY $(call diff_cflags,$*) $< $(LIB_SRC) \
+	  $(call diff_libs,$*) -o $@
+
+# Coverage of lib/ by the Check suites plus the corpus replay, with clang's
+# source-based coverage; ci/coverage.sh prints the table and applies the goals.
+COV_BUILD := build/coverage
+COV_FLAGS := -fprofile-instr-generate -fcoverage-mapping
+coverage:
+	rm -rf $(COV_BUILD)/profiles && mkdir -p $(COV_BUILD)
+	LLVM_PROFILE_FILE=$(CURDIR)/$(COV_BUILD)/profiles/%p.profraw \
+	  $(MAKE) CC=clang BUILD=$(COV_BUILD) EXTRA_CFLAGS="$(COV_FLAGS)" \
+	  EXTRA_LDFLAGS="$(COV_FLAGS)" check-run >$(COV_BUILD).log 2>&1 || \
+	  { tail -30 $(COV_BUILD).log; exit 1; }
+	sh ci/coverage.sh $(COV_BUILD) $(COV_LINES) $(COV_BRANCHES) $(COV_ENFORCE)
+
+analyze:
+	sh ci/analyze.sh
 
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 $(BUILD)/bench/%: bench/%.c $(STATIC)

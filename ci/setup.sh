@@ -1,10 +1,16 @@
 #!/bin/sh
-# Install what building, testing and fuzzing need (Debian packages).
-# Safe to run again: apt-get skips what is already there.
+# Install what building, testing, fuzzing and the analysis gates need
+# (Debian packages).  Safe to run again: apt-get skips what is there.
+#   build:     build-essential pkg-config check clang llvm
+#   fuzzing:   libclang-rt-14-dev libfuzzer-14-dev afl++ zip unzip
+#   reference: libtraceevent-dev trace-cmd (differential tests and harness)
+#   CLI:       libzstd-dev zlib1g-dev zstd
+#   gates:     cppcheck clang-tidy clang-tools (scan-build),
+#              llvm (llvm-cov, llvm-profdata) and jq for make coverage
 set -eu
 pkgs="build-essential pkg-config check clang llvm libclang-rt-14-dev libfuzzer-14-dev
-afl++ libtraceevent-dev trace-cmd libzstd-dev zlib1g-dev zstd cppcheck clang-tidy
-clang-tools lcov"
+afl++ zip unzip libtraceevent-dev trace-cmd libzstd-dev zlib1g-dev zstd
+cppcheck clang-tidy clang-tools jq"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive

@@ -1,57 +1,67 @@
 #!/bin/sh
-# The project's whole test run: what CI runs and what a developer runs.
-#   ci/test.sh            build, unit tests, corpus replay, sanitizers, short fuzzing
-#   FUZZ_SECONDS=0 ci/test.sh   skip the fuzzing step
+# The project's whole test run: what CI runs (.ci/run) and what a developer
+# runs.  In order, cheapest first:
+#   1. build and check with gcc, then with clang (suites, corpus replay,
+#      allocation/I/O, export-list and stack-frame gates)
+#   2. the same under ASan+UBSan
+#   3. static analysis of lib/ (scan-build, cppcheck, clang-tidy)
+#   4. line and branch coverage of lib/ (table; goals enforced)
+#   5. the OSS-Fuzz build script run as OSS-Fuzz would, each target briefly
+#   6. the AFL++ build, and FUZZ_SECONDS of libFuzzer per target
+#
+#   ci/test.sh                   everything (about 10-15 minutes on 2 cores)
+#   FUZZ_SECONDS=0 ci/test.sh    skip step 6's fuzzing
 set -eu
 cd "$(dirname "$0")/.."
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+start=$(date +%s)
+step() { echo "== $1 ($(( $(date +%s) - start ))s)"; }
 
 need=
-for t in clang afl-clang-fast pkg-config trace-cmd; do
-	command -v "$t" >/dev/null 2>&1 || need=1
+for t in gcc clang clang++ afl-clang-fast afl-fuzz pkg-config trace-cmd nm \
+	scan-build cppcheck clang-tidy llvm-cov llvm-profdata jq zip unzip; do
+	command -v "$t" >/dev/null 2>&1 || { echo "missing: $t"; need=1; }
 done
 for p in check libtraceevent; do
-	pkg-config --exists "$p" 2>/dev/null || need=1
+	pkg-config --exists "$p" 2>/dev/null || { echo "missing: $p (pkg-config)"; need=1; }
 done
-[ -f /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || need=1
+[ -f /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] ||
+	{ echo "missing: libFuzzer"; need=1; }
 if [ -n "$need" ]; then
-	echo "== setup (missing build or test dependencies)"
+	step "setup (missing build or test dependencies)"
 	sh ci/setup.sh
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
-echo "== build and check (gcc)"
+step "build and check (gcc)"
 make -j"$jobs" CC=gcc all
 make CC=gcc check
 
-echo "== build and check (clang)"
+step "build and check (clang)"
 make -j"$jobs" CC=clang BUILD=build/clang all
 make CC=clang BUILD=build/clang check
 
-echo "== sanitize (ASan+UBSan)"
+step "sanitize (ASan+UBSan)"
 make -j"$jobs" sanitize
 
+step "static analysis of lib/"
+sh ci/analyze.sh
+
+step "coverage of lib/ (unit tests + corpus replay)"
+make -s coverage
+
+step "OSS-Fuzz build.sh (libFuzzer + ASan, as OSS-Fuzz runs it)"
+sh ci/oss-fuzz/run-local.sh 3
+
 if [ "$FUZZ_SECONDS" -gt 0 ]; then
-	echo "== fuzz (libFuzzer, ${FUZZ_SECONDS}s per target)"
-	make -j"$jobs" fuzz
-	make -j"$jobs" afl >/dev/null 2>&1 && echo "afl: harnesses build with afl-clang-fast"
+	step "fuzz (AFL++ build; libFuzzer ${FUZZ_SECONDS}s per target)"
+	make -j"$jobs" afl >build/afl.log 2>&1 || { tail -20 build/afl.log; exit 1; }
+	echo "afl: $(find build/afl -maxdepth 1 -type f -perm -u+x | wc -l) harnesses build with afl-clang-fast (persistent mode)"
 	for src in fuzz/*_fuzzer.c; do
 		[ -e "$src" ] || continue
-		name=$(basename "$src" _fuzzer.c)
-		work=build/fuzz/work-$name
-		rm -rf "$work" && mkdir -p "$work" "corpus/$name"
-		dict=
-		[ -f "fuzz/$name.dict" ] && dict="-dict=fuzz/$name.dict"
-		# shellcheck disable=SC2086
-		if ! build/fuzz/"$name" $dict -max_total_time="$FUZZ_SECONDS" \
-			-print_final_stats=1 -artifact_prefix="build/fuzz/$name-" \
-			"$work" "corpus/$name" >"build/fuzz/$name.log" 2>&1; then
-			tail -40 "build/fuzz/$name.log"
-			echo "fuzz: $name found a crash (see build/fuzz/$name-*)"
-			exit 1
-		fi
-		echo "fuzz: $name $(grep -E 'stat::number_of_executed_units' "build/fuzz/$name.log" | awk '{print $2}') execs, no crash"
+		# The corpus is not changed here: campaigns (ci/fuzz.sh) merge.
+		FUZZ_MERGE=0 FUZZ_NICE=0 sh ci/fuzz.sh "$(basename "$src" _fuzzer.c)" "$FUZZ_SECONDS"
 	done
 fi
-echo "== all tests passed"
+step "all tests passed"
