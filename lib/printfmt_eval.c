@@ -677,7 +677,7 @@ static void put_ip6_compressed(tb_out *o, const uint8_t *a)
 	unsigned words[8], range = 8, longest = 0, i;
 	int colonpos = -1, needcolon = 0, v4 = 0;
 	for (i = 0; i < 8; i++)
-		words[i] = (unsigned)a[2 * i] << 8 | a[2 * i + 1];
+		words[i] = tb_load16(a + (size_t)i * 2u, 1);
 	/* v4-mapped ::ffff:a.b.c.d and ISATAP x:x:x:x:0:5efe:a.b.c.d */
 	if ((!words[0] && !words[1] && !words[2] && !words[3] && !words[4] &&
 	     words[5] == 0xffff) ||
@@ -717,9 +717,13 @@ static void put_ip6_compressed(tb_out *o, const uint8_t *a)
 	}
 }
 
+/* Does the NUL-terminated s hold c (c != 0)? */
 static int has(const char *s, char c)
 {
-	return memchr(s, c, strlen(s)) != NULL;
+	for (; *s; s++)
+		if (*s == c)
+			return 1;
+	return 0;
 }
 
 /* %pI4 %pi4 %pI6 %pi6 %pI6c %pIS[pcfs]: addresses from the record. */
@@ -778,7 +782,7 @@ static void put_ip(ev *e, const spec *sp, const ref *r)
 
 static void put_mac(ev *e, const spec *sp, const ref *r)
 {
-	char sep = sp->pext[0] == 'm' ? 0 : has(sp->pext, 'F') ? '-' : ':';
+	const char *sep = sp->pext[0] == 'm' ? "" : has(sp->pext, 'F') ? "-" : ":";
 	int rev = has(sp->pext, 'R');
 	if (r->len < 6) {
 		mark_bad(e, TB_RENDER_N_OOR, NULL);
@@ -786,8 +790,8 @@ static void put_mac(ev *e, const spec *sp, const ref *r)
 		return;
 	}
 	for (int i = 0; i < 6; i++) {
-		if (i && sep)
-			tb_out_putc(e->o, sep);
+		if (i && *sep)
+			tb_out_putc(e->o, *sep);
 		put_byte_hex(e->o, r->p[rev ? 5 - i : i]);
 	}
 }
@@ -816,8 +820,8 @@ static void put_uuid(ev *e, const spec *sp, const ref *r)
 
 static void put_hexdump(ev *e, const spec *sp, const ref *r)
 {
-	char sep = sp->pext[1] == 'C' ? ':' : sp->pext[1] == 'D' ? '-'
-		 : sp->pext[1] == 'N' ? 0 : ' ';
+	const char *sep = sp->pext[1] == 'C' ? ":" : sp->pext[1] == 'D' ? "-"
+			: sp->pext[1] == 'N' ? "" : " ";
 	size_t n = sp->width < 0 ? 1 : (size_t)sp->width;
 	if (n > 64)
 		n = 64; /* the kernel's cap */
@@ -826,8 +830,8 @@ static void put_hexdump(ev *e, const spec *sp, const ref *r)
 		n = r->len;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (i && sep)
-			tb_out_putc(e->o, sep);
+		if (i && *sep)
+			tb_out_putc(e->o, *sep);
 		put_byte_hex(e->o, r->p[i]);
 	}
 }
@@ -1143,7 +1147,7 @@ static void run_bprint(ev *e)
 		if (sp.flags & TB_NF_LEFT)
 			sp.flags &= ~TB_NF_ZEROPAD;
 		if (d.conv == 's' || (d.conv == 'p' && d.pext[0] &&
-				      !memchr("SsxKe", d.pext[0], 5))) {
+				      !has("SsxKe", d.pext[0]))) {
 			/* strings, and pointers printed at trace time, were
 			 * stored as NUL-terminated text */
 			tb_out_mark m = tb_out_mark_here(e->o);

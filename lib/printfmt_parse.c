@@ -86,7 +86,7 @@ static size_t unescape(const char *s, size_t n, size_t i, uint8_t *out)
 	}
 }
 
-static const char *const punct2[] = {
+static const char punct2[][3] = {
 	"->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||"
 };
 
@@ -94,18 +94,13 @@ static const char *const punct2[] = {
 static unsigned literal_type(uint64_t v, int hex, int u, int l, unsigned lsz)
 {
 	unsigned w = l ? (l >= 2 ? 8u : (lsz ? lsz : 8u)) : 4u;
+	/* int, or a long of 4 bytes: int's rules, then the 8-byte types. */
 	if (w == 4) {
 		if (!u && v <= 0x7fffffffu)
 			return TB_TY_INT;
 		if ((u || hex) && v <= 0xffffffffu)
 			return TB_TY_UINT;
-		w = 8;
-		if (!u && v <= INT64_MAX)
-			return TB_TY_LONG;
-		return TB_TY_ULONG;
 	}
-	if (w == 4) /* long of 4 bytes */
-		return u ? TB_TY_UINT : TB_TY_INT;
 	if (!u && v <= INT64_MAX)
 		return TB_TY_LONG;
 	return TB_TY_ULONG;
@@ -130,7 +125,8 @@ static tok lex(const char *s, size_t n, size_t pos, unsigned lsz)
 	c = (unsigned char)s[i];
 	if (c >= '0' && c <= '9') {
 		uint64_t v = 0;
-		int hex = 0, over = 0, u = 0, l = 0;
+		int hex = 0, over = 0, u = 0, l = 0; /* over: overflow or no digits */
+		size_t digits = 0;
 		unsigned base = 10;
 		if (c == '0' && i + 1 < n && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
 			base = 16;
@@ -147,7 +143,11 @@ static tok lex(const char *s, size_t n, size_t pos, unsigned lsz)
 				over = 1;
 			v = v * base + (unsigned)d;
 			i++;
+			digits++;
 		}
+		/* "0x" needs at least one hex digit */
+		if (base == 16 && digits == 0)
+			over = 1;
 		while (i < n && (s[i] == 'u' || s[i] == 'U' || s[i] == 'l' ||
 				 s[i] == 'L')) {
 			if (s[i] == 'u' || s[i] == 'U')
@@ -156,8 +156,7 @@ static tok lex(const char *s, size_t n, size_t pos, unsigned lsz)
 				l++;
 			i++;
 		}
-		if (over || (i < n && is_ident_char((unsigned char)s[i])) ||
-		    (hex && i == t.start + 2)) {
+		if (over || (i < n && is_ident_char((unsigned char)s[i]))) {
 			t.kind = T_BAD;
 			t.end = i;
 			return t;
@@ -666,29 +665,28 @@ static const struct helper {
 	const char *name;
 	unsigned id;
 	int kind; /* TB_RF_* the field must have: -1 any dynamic, -2 a value */
-	int rel;
 } helpers[] = {
-	{ "__get_str", TB_H_GET_STR, -1, 0 },
-	{ "__get_rel_str", TB_H_GET_STR, -1, 1 },
-	{ "__get_dynamic_array", TB_H_GET_DYN, -1, 0 },
-	{ "__get_rel_dynamic_array", TB_H_GET_DYN, -1, 1 },
-	{ "__get_dynamic_array_len", TB_H_GET_DYN_LEN, -1, 0 },
-	{ "__get_rel_dynamic_array_len", TB_H_GET_DYN_LEN, -1, 1 },
-	{ "__get_bitmask", TB_H_GET_BITMASK, -1, 0 },
-	{ "__get_rel_bitmask", TB_H_GET_BITMASK, -1, 1 },
-	{ "__get_cpumask", TB_H_GET_CPUMASK, -1, 0 },
-	{ "__get_rel_cpumask", TB_H_GET_CPUMASK, -1, 1 },
-	{ "__get_sockaddr", TB_H_GET_SOCKADDR, -1, 0 },
-	{ "__get_rel_sockaddr", TB_H_GET_SOCKADDR, -1, 1 },
-	{ "__get_sockaddr_rel", TB_H_GET_SOCKADDR, -1, 1 },
-	{ "__print_flags", TB_H_PRINT_FLAGS, -2, 0 },
-	{ "__print_flags_u64", TB_H_PRINT_FLAGS_U64, -2, 0 },
-	{ "__print_symbolic", TB_H_PRINT_SYMBOLIC, -2, 0 },
-	{ "__print_symbolic_u64", TB_H_PRINT_SYMBOLIC_U64, -2, 0 },
-	{ "__print_hex", TB_H_PRINT_HEX, -2, 0 },
-	{ "__print_hex_str", TB_H_PRINT_HEX_STR, -2, 0 },
-	{ "__print_array", TB_H_PRINT_ARRAY, -2, 0 },
-	{ "__print_dynamic_array", TB_H_PRINT_DYN_ARRAY, -1, 0 },
+	{ "__get_str", TB_H_GET_STR, -1 },
+	{ "__get_rel_str", TB_H_GET_STR, -1 },
+	{ "__get_dynamic_array", TB_H_GET_DYN, -1 },
+	{ "__get_rel_dynamic_array", TB_H_GET_DYN, -1 },
+	{ "__get_dynamic_array_len", TB_H_GET_DYN_LEN, -1 },
+	{ "__get_rel_dynamic_array_len", TB_H_GET_DYN_LEN, -1 },
+	{ "__get_bitmask", TB_H_GET_BITMASK, -1 },
+	{ "__get_rel_bitmask", TB_H_GET_BITMASK, -1 },
+	{ "__get_cpumask", TB_H_GET_CPUMASK, -1 },
+	{ "__get_rel_cpumask", TB_H_GET_CPUMASK, -1 },
+	{ "__get_sockaddr", TB_H_GET_SOCKADDR, -1 },
+	{ "__get_rel_sockaddr", TB_H_GET_SOCKADDR, -1 },
+	{ "__get_sockaddr_rel", TB_H_GET_SOCKADDR, -1 },
+	{ "__print_flags", TB_H_PRINT_FLAGS, -2 },
+	{ "__print_flags_u64", TB_H_PRINT_FLAGS_U64, -2 },
+	{ "__print_symbolic", TB_H_PRINT_SYMBOLIC, -2 },
+	{ "__print_symbolic_u64", TB_H_PRINT_SYMBOLIC_U64, -2 },
+	{ "__print_hex", TB_H_PRINT_HEX, -2 },
+	{ "__print_hex_str", TB_H_PRINT_HEX_STR, -2 },
+	{ "__print_array", TB_H_PRINT_ARRAY, -2 },
+	{ "__print_dynamic_array", TB_H_PRINT_DYN_ARRAY, -1 },
 };
 
 /* Parse "(" arg, arg ... ")" into a next-linked list; returns the head. */

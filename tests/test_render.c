@@ -947,6 +947,7 @@ START_TEST(historic_inputs)
 		{ "\"%d\", *REC->a", TB_ERR_UNSUPPORTED },
 		{ "\"%d\", REC.a", TB_ERR_UNSUPPORTED },
 		{ "\"%d\", 0x", TB_ERR_SYNTAX },
+		{ "\"%d\", (0x) + 1", TB_ERR_SYNTAX },            /* "0x" then a non-digit */
 		{ "\"%d\", 99999999999999999999999", TB_ERR_SYNTAX },
 		{ "\"%c\", 'ab'", TB_ERR_SYNTAX },
 		{ "\"%d\", __print_flags(1)", TB_ERR_SYNTAX },
