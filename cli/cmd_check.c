@@ -51,9 +51,7 @@ static void on_event(void *ctx, const tb_dat_event *ev, const tb_format *f)
 	tb_status st;
 	c->events++;
 	if (!f) {
-		unsigned id = ev->len >= 2 ? (c->big_endian ? (unsigned)ev->data[0] << 8 | ev->data[1]
-							      : (unsigned)ev->data[1] << 8 | ev->data[0])
-					   : 0;
+		unsigned id = ev->len >= 2 ? tb_load16(ev->data, c->big_endian) : 0;
 		c->unknown++;
 		anomaly(c, "buffer \"%s\" CPU %u, sub-buffer %llu at file offset %llu, record offset %u: "
 			   "event id %u has no format",

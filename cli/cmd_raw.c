@@ -46,9 +46,7 @@ static int usage(void)
 static void print_event(const raw_ctx *c, const tb_kbuf_record *r, int be)
 {
 	int has_id = r->payload_len >= 2;
-	unsigned id = has_id ? (be ? (unsigned)r->payload[0] << 8 | r->payload[1]
-				   : (unsigned)r->payload[1] << 8 | r->payload[0])
-			     : 0;
+	unsigned id = has_id ? tb_load16(r->payload, be) : 0;
 	if (tb_cli_events_print(c->opt->events, c->out, c->opt->json, c->cpu, r->ts,
 				r->payload, r->payload_len, be))
 		return;

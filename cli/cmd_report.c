@@ -283,8 +283,7 @@ static int report_file(const char *path, const report_opts *o)
 			continue;
 		has_id = ev.len >= 2;
 		if (has_id)
-			id = be ? (unsigned)ev.data[0] << 8 | ev.data[1]
-				: (unsigned)ev.data[1] << 8 | ev.data[0];
+			id = tb_load16(ev.data, be);
 		f = tb_datfile_lookup(&df, ev.data, ev.len);
 		if (f && !have_pid) {
 			/* common_pid: where the first format puts it */
@@ -298,14 +297,7 @@ static int report_file(const char *path, const report_opts *o)
 		if (o->events && (!f || !in_event_list(o->events, f)))
 			continue;
 		if (pid_off <= ev.len && pid_size <= ev.len - pid_off && pid_size == 4)
-			pid = (int32_t)(be ? (uint32_t)ev.data[pid_off] << 24 |
-						     (uint32_t)ev.data[pid_off + 1] << 16 |
-						     (uint32_t)ev.data[pid_off + 2] << 8 |
-						     ev.data[pid_off + 3]
-					   : (uint32_t)ev.data[pid_off + 3] << 24 |
-						     (uint32_t)ev.data[pid_off + 2] << 16 |
-						     (uint32_t)ev.data[pid_off + 1] << 8 |
-						     ev.data[pid_off]);
+			pid = (int32_t)tb_load32(ev.data + pid_off, be);
 		comm = tb_datfile_comm(&df, pid, &clen);
 		if (o->json) {
 			if (ev.missed)

@@ -183,10 +183,9 @@ const tb_format *tb_datfile_lookup(tb_datfile *df, const uint8_t *rec, size_t le
 		return NULL;
 	/* common_type: where the set says, or the usual u16 at 0 before any */
 	if (df->set.count && df->set.type_size == 2 && df->set.type_offset <= len - 2)
-		id = df->d.big_endian ? (uint32_t)rec[df->set.type_offset] << 8 | rec[df->set.type_offset + 1]
-				      : (uint32_t)rec[df->set.type_offset + 1] << 8 | rec[df->set.type_offset];
+		id = tb_load16(rec + df->set.type_offset, df->d.big_endian);
 	else if (!df->set.count)
-		id = df->d.big_endian ? (uint32_t)rec[0] << 8 | rec[1] : (uint32_t)rec[1] << 8 | rec[0];
+		id = tb_load16(rec, df->d.big_endian);
 	else
 		return NULL;
 	hi = df->nids;
