@@ -25,6 +25,12 @@
 #                    targets with large inputs).
 #   FUZZ_ROW=1       also print the result as a docs/FUZZING.md table row.
 #
+# CPU time is measured, not assumed: the CPU seconds of everything the run
+# waited for (the fuzzer and, in fork mode, its children) are read from this
+# shell's own accounting (/proc/$$/stat, children's user + system time) before
+# and after, and printed as "cpu N s".  ci/fuzz-campaign.sh uses it to run each
+# target until a CPU budget is spent.
+#
 # The corpus: files named by libFuzzer (40 hex digits, its SHA-1) are
 # the minimisable part; every other file (hand-made seeds, named crash
 # regressions) is kept as it is, whatever coverage it adds.  Findings are
@@ -73,6 +79,12 @@ before_bytes=$(bytes "$corpus")
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
+# CPU seconds of the children this shell has waited for (fields 16, 17 of
+# /proc/PID/stat: cutime, cstime, in clock ticks).
+tick=$(getconf CLK_TCK)
+children_cpu() { awk -v t="$tick" '{ printf "%d", ($16 + $17) / t }' "/proc/$$/stat"; }
+cpu_before=$(children_cpu)
+
 findings=0
 if [ "$engine" = afl ]; then
 	make -s "build/afl/$target" >/dev/null
@@ -118,6 +130,7 @@ else
 	fi
 fi
 [ -n "$execs" ] || execs=0
+cpu=$(( $(children_cpu) - cpu_before ))
 rate=$(awk -v e="$execs" -v s="$seconds" 'BEGIN { printf "%d", (s > 0 ? e / s : 0) }')
 
 after=$before
@@ -143,9 +156,9 @@ if [ "$merge" = 1 ]; then
 fi
 after_bytes=$(bytes "$corpus")
 
-echo "fuzz: $target ($engine, ${jobs}x${seconds}s): $execs execs, $rate execs/s, $cov, corpus $before -> $after files ($before_bytes -> $after_bytes bytes), $findings findings"
+echo "fuzz: $target ($engine, ${jobs}x${seconds}s, cpu $cpu s): $execs execs, $rate execs/s, $cov, corpus $before -> $after files ($before_bytes -> $after_bytes bytes), $findings findings"
 if [ "${FUZZ_ROW:-0}" = 1 ]; then
-	echo "| $target | $engine | $((jobs * seconds)) | $execs | $rate | $cov | $before -> $after | $findings |"
+	echo "| $target | $engine | $cpu | $execs | $rate | $cov | $before -> $after | $findings |"
 fi
 if [ "$findings" -gt 0 ]; then
 	echo "fuzz: $target: findings in $out (log: $out/fuzz.log)" >&2
