@@ -203,6 +203,22 @@ const tb_format *tb_datfile_lookup(tb_datfile *df, const uint8_t *rec, size_t le
 											   : NULL;
 }
 
+/* A table text the library rejected: say where, as a line number (what a
+ * person looks for in the text) and the library's byte offset in it. */
+static void table_warning(tb_datfile *df, FILE *warn, const char *table,
+			  const tb_dat_text *text, const tb_error *e)
+{
+	unsigned long long line = 1;
+	size_t i;
+	df->table_errors++;
+	if (!warn)
+		return;
+	for (i = 0; i < e->offset && i < text->len; i++)
+		line += text->ptr[i] == '\n';
+	fprintf(warn, "tracebound: %s: %s line %llu (byte %llu of the text): %s\n",
+		df->path, table, line, (unsigned long long)e->offset, e->what);
+}
+
 static void load_tables(tb_datfile *df, FILE *warn)
 {
 	const tb_dat *d = &df->d;
@@ -220,24 +236,12 @@ static void load_tables(tb_datfile *df, FILE *warn)
 		df->table_errors++;
 		return;
 	}
-	if (tb_cmdlines_parse(&df->cmd, d->cmdlines.ptr, d->cmdlines.len, &e)) {
-		df->table_errors++;
-		if (warn)
-			fprintf(warn, "tracebound: %s: saved cmdlines line %llu: %s\n",
-				df->path, (unsigned long long)e.offset, e.what);
-	}
-	if (tb_kallsyms_parse(&df->ks, d->kallsyms.ptr, d->kallsyms.len, &e)) {
-		df->table_errors++;
-		if (warn)
-			fprintf(warn, "tracebound: %s: kallsyms line %llu: %s\n",
-				df->path, (unsigned long long)e.offset, e.what);
-	}
-	if (tb_printk_parse(&df->pk, d->printk.ptr, d->printk.len, &e)) {
-		df->table_errors++;
-		if (warn)
-			fprintf(warn, "tracebound: %s: printk formats line %llu: %s\n",
-				df->path, (unsigned long long)e.offset, e.what);
-	}
+	if (tb_cmdlines_parse(&df->cmd, d->cmdlines.ptr, d->cmdlines.len, &e))
+		table_warning(df, warn, "saved cmdlines", &d->cmdlines, &e);
+	if (tb_kallsyms_parse(&df->ks, d->kallsyms.ptr, d->kallsyms.len, &e))
+		table_warning(df, warn, "kallsyms", &d->kallsyms, &e);
+	if (tb_printk_parse(&df->pk, d->printk.ptr, d->printk.len, &e))
+		table_warning(df, warn, "printk formats", &d->printk, &e);
 }
 
 int tb_datfile_open_mem(tb_datfile *df, const char *name, const uint8_t *p,

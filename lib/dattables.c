@@ -2,7 +2,8 @@
  * Lookup tables built from the companion texts a trace.dat carries:
  * saved cmdlines (pid -> comm), kallsyms (address -> symbol) and printk
  * formats (address -> format).  Entries live in caller storage and
- * point into the text; a malformed line fails with its line number.
+ * point into the text; a malformed line fails with the byte offset of its
+ * first character in the text.
  */
 #include "tracebound/tracedat.h"
 #include "internal.h"
@@ -146,31 +147,30 @@ tb_status tb_cmdlines_parse(tb_cmdlines *t, const char *text, size_t len,
 {
 	tb_reader r;
 	const char *s;
-	size_t n, line = 0;
+	size_t n;
 	tb_status st;
 	if (!table_begin(!t || (!text && len) || (!t->v && t->cap), t ? &t->n : NULL,
 			 text, len, err, &st))
 		return st;
 	tb_rd_init(&r, text, len, 0);
 	while (tb_rd_line(&r, &s, &n)) {
-		size_t sp;
+		size_t at = (size_t)(s - text), sp;
 		uint64_t pid;
-		line++;
 		if (n == 0)
 			continue;
 		sp = find_char(s, n, ' ');
 		if (sp == n || sp + 1 == n) {
-			st = tb_fail(err, TB_ERR_SYNTAX, line,
+			st = tb_fail(err, TB_ERR_SYNTAX, at,
 				     "cmdline without '<pid> <comm>'");
 			goto done;
 		}
 		if (!tb_parse_u64(s, sp, &pid) || pid > INT32_MAX) {
-			st = tb_fail(err, TB_ERR_SYNTAX, line,
+			st = tb_fail(err, TB_ERR_SYNTAX, at,
 				     "cmdline pid is not a number");
 			goto done;
 		}
 		if (t->n >= t->cap) {
-			st = tb_fail(err, TB_ERR_NO_SPACE, line,
+			st = tb_fail(err, TB_ERR_NO_SPACE, at,
 				     "cmdlines table full");
 			goto done;
 		}
@@ -218,7 +218,7 @@ tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 {
 	tb_reader r;
 	const char *s;
-	size_t n, line = 0;
+	size_t n;
 	tb_status st;
 	if (!table_begin(!t || (!text && len) || (!t->v && t->cap), t ? &t->n : NULL,
 			 text, len, err, &st))
@@ -228,21 +228,21 @@ tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 		return tb_fail(err, TB_ERR_LIMIT, 0, "kallsyms text over 4 GiB");
 	tb_rd_init(&r, text, len, 0);
 	while (tb_rd_line(&r, &s, &n)) {
-		size_t a, nm, tab;
+		size_t at = (size_t)(s - text), a, nm, tab, ml;
+		const char *mod;
 		uint64_t addr;
 		tb_ksym *k;
-		line++;
 		if (n == 0)
 			continue;
 		a = find_char(s, n, ' ');
 		/* "<addr> <type> <name>": the type is one character */
 		if (a == n || a + 3 >= n || s[a + 2] != ' ') {
-			st = tb_fail(err, TB_ERR_SYNTAX, line,
+			st = tb_fail(err, TB_ERR_SYNTAX, at,
 				     "kallsyms line is not '<addr> <type> <name>'");
 			goto done;
 		}
 		if (!tb_parse_hex64(s, a, &addr)) {
-			st = tb_fail(err, TB_ERR_SYNTAX, line,
+			st = tb_fail(err, TB_ERR_SYNTAX, at,
 				     "kallsyms address is not hex");
 			goto done;
 		}
@@ -251,46 +251,37 @@ tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 		if (s[a + 1] == 'A' || s[a + 1] == 'a' || s[nm] == '$')
 			continue;
 		if (t->n >= t->cap) {
-			st = tb_fail(err, TB_ERR_NO_SPACE, line,
+			st = tb_fail(err, TB_ERR_NO_SPACE, at,
 				     "kallsyms table full");
 			goto done;
 		}
-		if ((size_t)(s - text) + nm > UINT32_MAX ||
-		    find_char(s + nm, n - nm, '\t') > TB_KSYM_NAME_MAX ||
-		    n - nm > TB_KSYM_NAME_MAX + 3u + TB_KSYM_NAME_MAX) {
-			st = tb_fail(err, TB_ERR_LIMIT, line,
-				     "kallsyms text or name over the limits");
+		/* "<name>[\t[<module>]]" */
+		tab = find_char(s + nm, n - nm, '\t');
+		mod = s + nm + tab + (tab < n - nm);
+		ml = n - nm - tab - (tab < n - nm);
+		if (ml >= 2 && mod[0] == '[' && mod[ml - 1] == ']') {
+			mod++;
+			ml -= 2;
+		}
+		if (tab == 0) {
+			st = tb_fail(err, TB_ERR_SYNTAX, at,
+				     "kallsyms line without a name");
+			goto done;
+		}
+		/* names are 16-bit lengths (and 32-bit offsets: the text is
+		 * under 4 GiB) */
+		if (tab > TB_KSYM_NAME_MAX || ml > TB_KSYM_NAME_MAX) {
+			st = tb_fail(err, TB_ERR_LIMIT, at,
+				     "kallsyms name or module over the limits");
 			goto done;
 		}
 		k = &t->v[t->n++];
 		k->addr = addr;
 		k->type = s[a + 1];
-		k->name = (uint32_t)((size_t)(s - text) + nm);
-		tab = find_char(s + nm, n - nm, '\t');
+		k->name = (uint32_t)(at + nm);
 		k->name_len = (uint16_t)tab;
-		k->module = 0;
-		k->module_len = 0;
-		if (nm + tab < n) {
-			const char *m = s + nm + tab + 1;
-			size_t ml = n - nm - tab - 1;
-			if (ml >= 2 && m[0] == '[' && m[ml - 1] == ']') {
-				m++;
-				ml -= 2;
-			}
-			if (ml > TB_KSYM_NAME_MAX) {
-				t->n--;
-				st = tb_fail(err, TB_ERR_LIMIT, line,
-					     "kallsyms module name over the limit");
-				goto done;
-			}
-			k->module = (uint32_t)(m - text);
-			k->module_len = (uint16_t)ml;
-		}
-		if (k->name_len == 0) {
-			st = tb_fail(err, TB_ERR_SYNTAX, line,
-				     "kallsyms line without a name");
-			goto done;
-		}
+		k->module = ml ? (uint32_t)(mod - text) : 0;
+		k->module_len = (uint16_t)ml;
 	}
 	st = TB_OK;
 done:
@@ -343,28 +334,27 @@ tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
 {
 	tb_reader r;
 	const char *s;
-	size_t n, line = 0;
+	size_t n;
 	tb_status st;
 	if (!table_begin(!t || (!text && len) || (!t->v && t->cap), t ? &t->n : NULL,
 			 text, len, err, &st))
 		return st;
 	tb_rd_init(&r, text, len, 0);
 	while (tb_rd_line(&r, &s, &n)) {
-		size_t colon, an, fn;
+		size_t at = (size_t)(s - text), colon, an, fn;
 		const char *as = s, *fs;
 		uint64_t addr;
-		line++;
 		if (n == 0)
 			continue;
 		colon = find_char(s, n, ':');
 		if (colon == n) {
-			st = tb_fail(err, TB_ERR_SYNTAX, line,
+			st = tb_fail(err, TB_ERR_SYNTAX, at,
 				     "printk format line without ':'");
 			goto done;
 		}
 		an = colon;
 		if (!trim_span(&as, &an)) {
-			st = tb_fail(err, TB_ERR_SYNTAX, line,
+			st = tb_fail(err, TB_ERR_SYNTAX, at,
 				     "printk format line without an address");
 			goto done;
 		}
@@ -373,7 +363,7 @@ tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
 			an -= 2;
 		}
 		if (!tb_parse_hex64(as, an, &addr)) {
-			st = tb_fail(err, TB_ERR_SYNTAX, line,
+			st = tb_fail(err, TB_ERR_SYNTAX, at,
 				     "printk format address is not hex");
 			goto done;
 		}
@@ -391,7 +381,7 @@ tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
 			fn -= 2;
 		}
 		if (t->n >= t->cap) {
-			st = tb_fail(err, TB_ERR_NO_SPACE, line,
+			st = tb_fail(err, TB_ERR_NO_SPACE, at,
 				     "printk table full");
 			goto done;
 		}

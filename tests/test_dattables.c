@@ -1,6 +1,7 @@
 /* Tables from a trace.dat's texts: saved cmdlines, kallsyms, printk
- * formats.  Malformed lines fail with their line number. */
+ * formats.  Malformed lines fail with the byte offset of the line. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,8 @@ START_TEST(cmdlines_basic)
 	t.cap = 3;
 	ck_assert_int_eq(tb_cmdlines_parse(&t, text, strlen(text), &e),
 			 TB_ERR_NO_SPACE);
-	ck_assert_uint_eq(e.offset, 4);
+	ck_assert_uint_eq(e.offset, 46); /* "5 kworker..." starts at byte 46 */
+	ck_assert_uint_eq(t.n, 3);        /* the lines before it are kept */
 }
 END_TEST
 
@@ -52,7 +54,8 @@ START_TEST(cmdlines_malformed)
 		tb_error e;
 		ck_assert_int_eq(tb_cmdlines_parse(&t, bad[i], strlen(bad[i]), &e),
 				 TB_ERR_SYNTAX);
-		ck_assert_uint_eq(e.offset, 2);
+		ck_assert_uint_eq(e.offset, 4); /* after "1 a\n" */
+		ck_assert_uint_eq(t.n, 1);
 	}
 }
 END_TEST
@@ -93,6 +96,7 @@ START_TEST(kallsyms_malformed)
 		"ffffffff81000000 T a\nffffffff81000000 Tx y\n",
 		"ffffffff81000000 T a\n1ffffffff81000000 T y\n",
 		"ffffffff81000000 T a\nffffffff81000000 T \n",
+		"ffffffff81000000 T a\nffffffff81000000 T \t[m]\n",
 	};
 	tb_ksym v[4];
 	size_t i;
@@ -101,8 +105,53 @@ START_TEST(kallsyms_malformed)
 		tb_error e;
 		ck_assert_int_eq(tb_kallsyms_parse(&t, bad[i], strlen(bad[i]), &e),
 				 TB_ERR_SYNTAX);
-		ck_assert_uint_eq(e.offset, 2);
+		ck_assert_uint_eq(e.offset, 21); /* after the first line */
+		ck_assert_uint_eq(t.n, 1);        /* which is kept */
 	}
+}
+END_TEST
+
+/* Room and length limits: a full table, a name or module name longer than
+ * the 16-bit lengths hold, a text over the 32-bit name offsets. */
+START_TEST(kallsyms_limits)
+{
+	static const char two[] = "ffffffff81000000 T a\nffffffff81000001 T b\n";
+	const size_t big = TB_KSYM_NAME_MAX + 1;
+	char *line = (char *)malloc(big + 64);
+	tb_ksym v[2];
+	tb_kallsyms t = { v, 0, 1, NULL };
+	tb_error e;
+	size_t n;
+	ck_assert_int_eq(tb_kallsyms_parse(&t, two, strlen(two), &e), TB_ERR_NO_SPACE);
+	ck_assert_uint_eq(e.offset, 21);
+	ck_assert_uint_eq(t.n, 1);
+
+	/* a name of exactly TB_KSYM_NAME_MAX bytes fits, one more does not */
+	n = (size_t)sprintf(line, "ffffffff81000000 T ");
+	memset(line + n, 'x', big);
+	t.cap = 2;
+	ck_assert_int_eq(tb_kallsyms_parse(&t, line, n + big - 1, &e), TB_OK);
+	ck_assert_uint_eq(t.v[0].name_len, TB_KSYM_NAME_MAX);
+	ck_assert_int_eq(tb_kallsyms_parse(&t, line, n + big, &e), TB_ERR_LIMIT);
+	ck_assert_uint_eq(e.offset, 0);
+	ck_assert_uint_eq(t.n, 0);
+
+	/* the same for a module name (brackets are not counted) */
+	n = (size_t)sprintf(line, "ffffffff81000000 T f\t[");
+	memset(line + n, 'm', big);
+	line[n + big - 1] = ']';
+	ck_assert_int_eq(tb_kallsyms_parse(&t, line, n + big, &e), TB_OK);
+	ck_assert_uint_eq(t.v[0].module_len, TB_KSYM_NAME_MAX);
+	line[n + big - 1] = 'm';
+	line[n + big] = ']';
+	ck_assert_int_eq(tb_kallsyms_parse(&t, line, n + big + 1, &e), TB_ERR_LIMIT);
+	ck_assert_uint_eq(t.n, 0);
+#if SIZE_MAX > UINT32_MAX
+	/* refused before a byte is read: names are 32-bit offsets */
+	ck_assert_int_eq(tb_kallsyms_parse(&t, two, (size_t)UINT32_MAX + 1, &e),
+			 TB_ERR_LIMIT);
+#endif
+	free(line);
 }
 END_TEST
 
@@ -135,12 +184,32 @@ START_TEST(printk_last_line_without_colon)
 	/* exact-size copy so ASan sees any over-read */
 	char *p = (char *)tb_test_dup(text, strlen(text));
 	ck_assert_int_eq(tb_printk_parse(&t, p, strlen(text), &e), TB_ERR_SYNTAX);
-	ck_assert_uint_eq(e.offset, 2);
+	ck_assert_uint_eq(e.offset, 25);
 	ck_assert_int_eq(tb_printk_parse(&t, p, 1, &e), TB_ERR_SYNTAX);
-	ck_assert_uint_eq(e.offset, 1);
+	ck_assert_uint_eq(e.offset, 0);
 	ck_assert_int_eq(tb_printk_parse(&t, "x : \"y\"", 7, &e), TB_ERR_SYNTAX);
 	ck_assert_int_eq(tb_printk_parse(&t, " : \"y\"", 6, &e), TB_ERR_SYNTAX);
 	free(p);
+}
+END_TEST
+
+/* Blank lines, CRLF endings and unquoted formats; a full table. */
+START_TEST(printk_layouts_and_room)
+{
+	static const char text[] = "0x20 : \"a\"\r\n\n  0X10\t: b c\n";
+	tb_printk_fmt v[2];
+	tb_printk_fmts t = { v, 0, 2 };
+	tb_error e;
+	ck_assert_uint_eq(tb_printk_count(text, strlen(text)), 2);
+	ck_assert_int_eq(tb_printk_parse(&t, text, strlen(text), &e), TB_OK);
+	ck_assert_uint_eq(t.n, 2);
+	ck_assert_uint_eq(t.v[0].addr, 0x10);
+	ck_assert(span_is(t.v[0].fmt, t.v[0].fmt_len, "b c"));
+	ck_assert(span_is(t.v[1].fmt, t.v[1].fmt_len, "a"));
+	t.cap = 1;
+	ck_assert_int_eq(tb_printk_parse(&t, text, strlen(text), &e), TB_ERR_NO_SPACE);
+	ck_assert_uint_eq(e.offset, 13);
+	ck_assert_uint_eq(t.n, 1);
 }
 END_TEST
 
@@ -264,8 +333,10 @@ Suite *tb_suite_dattables(void)
 	tcase_add_test(t, cmdlines_malformed);
 	tcase_add_test(t, kallsyms_basic);
 	tcase_add_test(t, kallsyms_malformed);
+	tcase_add_test(t, kallsyms_limits);
 	tcase_add_test(t, printk_basic);
 	tcase_add_test(t, printk_last_line_without_colon);
+	tcase_add_test(t, printk_layouts_and_room);
 	tcase_add_test(t, tables_every_prefix);
 	tcase_add_test(t, tables_empty_text);
 	tcase_add_test(t, tables_from_sample);

@@ -400,8 +400,10 @@ TB_API size_t tb_printk_count(const char *text, size_t len);
 
 /*
  * Parse a text into t->v[0..t->cap).  A malformed line fails with
- * TB_ERR_SYNTAX and err->offset = its 1-based line number; too many
- * entries give TB_ERR_NO_SPACE.  The entries point into the text.
+ * TB_ERR_SYNTAX (TB_ERR_LIMIT for a name over TB_KSYM_NAME_MAX), too many
+ * entries with TB_ERR_NO_SPACE; err->offset is then the byte offset in the
+ * text of the line's first character.  Entries before that line are kept
+ * (sorted).  The entries point into the text.
  */
 TB_API TB_MUST_CHECK tb_status tb_cmdlines_parse(tb_cmdlines *t,
 						 const char *text, size_t len,
