@@ -528,7 +528,7 @@ tb_status tb_kbuf_stream_next(tb_kbuf_stream *s, tb_kbuf *kb, tb_error *err)
 		n = s->layout.subbuf_size;
 	s->subbuf_index = s->started ? s->subbuf_index + 1 : 0;
 	s->subbuf_offset = off;
-	s->next = off + (n ? n : 1);
+	s->next = off + n; /* n > 0: off < len */
 	st = tb_kbuf_open(kb, &s->layout, s->data + off, n, err);
 	s->ts_went_back = 0;
 	if (st != TB_OK) {

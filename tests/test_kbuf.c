@@ -722,6 +722,67 @@ START_TEST(header_page_errors)
 	hp_bad("\tfield: timestamp;\toffset:0;\tsize:8;\n", TB_ERR_SYNTAX, 8);
 	hp_bad("\tfield: u64 timestamp;\toffset:0;\tbogus:1;\n", TB_ERR_SYNTAX, 33);
 	hp_bad("\tfield: u64 timestamp;\tsize:8;\n", TB_ERR_SYNTAX, 30);
+	/* A timestamp after the commit word (no overlap, still not the kernel's). */
+	hp_bad("\tfield: u64 timestamp;\toffset:16;\tsize:8;\tsigned:0;\n"
+	       "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	       "\tfield: char data;\toffset:24;\tsize:4072;\tsigned:0;\n", TB_ERR_VALUE, 0);
+	/* A 2 MiB sub-buffer: over TB_KBUF_SUBBUF_MAX, named at the data line. */
+	strcpy(t, hp64);
+	memcpy(strstr(t, "size:4080;"), "size:2097136;", 13);
+	strcpy(strstr(t, "size:2097136;") + 13, "\tsigned:0;\n");
+	hp_bad(t, TB_ERR_VALUE, (uint64_t)(strstr(t, "\tfield: char data") - t));
+}
+END_TEST
+
+/* Every entry point refuses missing pointers without touching them:
+ * TB_ERR_ARG, or a neutral value from the getters. */
+START_TEST(null_arguments)
+{
+	static const char hp[] = "field: u64 timestamp; offset:0; size:8;\n";
+	uint8_t page[4096] = { 0 }, out[4096];
+	tb_kbuf_layout l;
+	tb_kbuf kb;
+	tb_kbuf_record rec;
+	tb_kbuf_stream s;
+	tb_status st = TB_OK;
+	tb_error e;
+	size_t n = 7;
+	ck_assert_int_eq(tb_kbuf_layout_init(&l, 0, 8, 4096, 0), TB_OK);
+	ck_assert_int_eq(tb_kbuf_layout_from_header_page(hp, sizeof(hp) - 1, 0, NULL, &e),
+			 TB_ERR_ARG);
+	ck_assert_int_eq(e.status, TB_ERR_ARG);
+	ck_assert_int_eq(tb_kbuf_layout_from_header_page(NULL, 5, 0, &l, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_kbuf_open(&kb, NULL, page, sizeof(page), &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_kbuf_open(&kb, &l, NULL, 16, &e), TB_ERR_ARG);
+
+	ck_assert_int_eq(tb_kbuf_next(NULL, &rec), TB_ERR_ARG);
+	ck_assert_int_eq(tb_kbuf_next_event(NULL, &rec), TB_ERR_ARG);
+	ck_assert_uint_eq(tb_kbuf_next_events(NULL, &rec, 1, &st), 0);
+	ck_assert_int_eq(st, TB_ERR_ARG);
+	ck_assert_int_eq(tb_kbuf_read_at_offset(NULL, 0, &rec), TB_ERR_ARG);
+	ck_assert_uint_eq(tb_kbuf_missed(NULL), 0);
+	ck_assert_uint_eq(tb_kbuf_page_ts(NULL), 0);
+	ck_assert_uint_eq(tb_kbuf_commit(NULL), 0);
+	ck_assert_int_eq(tb_kbuf_error(NULL).status, TB_OK);
+	tb_kbuf_rewind(NULL);
+	ck_assert_int_eq(tb_kbuf_read_buffer(NULL, out, sizeof(out), &n), TB_ERR_ARG);
+	ck_assert_uint_eq(n, 0);
+	tb_kbuf_stream_init(NULL, &l, page, sizeof(page));
+	ck_assert_int_eq(tb_kbuf_stream_next(NULL, &kb, &e), TB_ERR_ARG);
+
+	/* an open cursor with the record (or the output) missing */
+	ck_assert_int_eq(tb_kbuf_open(&kb, &l, page, sizeof(page), &e), TB_OK);
+	ck_assert_int_eq(tb_kbuf_next(&kb, NULL), TB_ERR_ARG);
+	ck_assert_int_eq(tb_kbuf_next_event(&kb, NULL), TB_ERR_ARG);
+	ck_assert_int_eq(tb_kbuf_read_at_offset(&kb, 0, NULL), TB_ERR_ARG);
+	ck_assert_uint_eq(tb_kbuf_next_events(&kb, NULL, 1, NULL), 0);
+	ck_assert_uint_eq(tb_kbuf_next_events(&kb, NULL, 0, &st), 0);
+	ck_assert_int_eq(st, TB_OK); /* asked for nothing: nothing wrong */
+	ck_assert_int_eq(tb_kbuf_read_buffer(&kb, NULL, 16, NULL), TB_ERR_ARG);
+	ck_assert_int_eq(tb_kbuf_stream_next(&s, NULL, &e), TB_ERR_ARG);
+	/* a stream with no layout or no data has nothing to give */
+	tb_kbuf_stream_init(&s, NULL, NULL, 99);
+	ck_assert_int_eq(tb_kbuf_stream_next(&s, &kb, &e), TB_END);
 }
 END_TEST
 
@@ -1249,6 +1310,7 @@ Suite *tb_suite_kbuf(void)
 	tcase_add_test(t, random_round_trip);
 	tcase_add_test(t, header_page_texts);
 	tcase_add_test(t, header_page_errors);
+	tcase_add_test(t, null_arguments);
 	tcase_add_test(t, layout_arguments);
 	tcase_add_test(t, every_prefix_of_real_pages);
 	tcase_add_test(t, differential_against_kbuffer);
