@@ -1167,6 +1167,9 @@ static tb_status parse_v7(ctx *c, body *b)
 		return TB_OK; /* the strings are unseen: call again */
 	if ((st = walk_v7_sections(c, start, 1)) || (st = parse_v7_options(c)))
 		return st;
+	if (c->no_scratch)
+		return TB_OK; /* a compressed options section is unseen, and with
+				 it the section offsets: call again */
 	return parse_v7_sections(c);
 }
 
