@@ -34,6 +34,8 @@ void dw_bytes_init(dw_bytes *b, uint8_t *p, size_t cap, int be);
 void dw_put(dw_bytes *b, uint64_t v, unsigned n);   /* n-byte number */
 void dw_put_raw(dw_bytes *b, const void *p, size_t n);
 void dw_put_str(dw_bytes *b, const char *s);        /* with its NUL */
+/* Store v in n bytes at p (patching a written file). */
+void dw_store(uint8_t *p, uint64_t v, unsigned n, int be);
 
 typedef struct dw_spec {
 	unsigned version;        /* 6 or 7 */

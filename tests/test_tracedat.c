@@ -1145,13 +1145,6 @@ START_TEST(latency_buffers)
 }
 END_TEST
 
-static void put_file64(uint8_t *p, uint64_t v, int be)
-{
-	unsigned i;
-	for (i = 0; i < 8; i++)
-		p[be ? 7 - i : i] = (uint8_t)(v >> (8 * i));
-}
-
 START_TEST(buffer_text_errors)
 {
 	uint8_t mem[64];
@@ -1175,7 +1168,7 @@ START_TEST(buffer_text_errors)
 		n = build_spec(&s, &lay);
 	}
 	p = lay.opt[0] + 6;
-	put_file64(wbuf + p, lay.buffer_sect, 0);
+	dw_store(wbuf + p, lay.buffer_sect, 8, 0);
 	expect_fail(wbuf, n, TB_ERR_LENGTH, p + 8 + 4 + 6, NULL);
 	/* well formed, it adds a second text buffer over the same section */
 	{
@@ -1191,7 +1184,7 @@ START_TEST(buffer_text_errors)
 		s.nopts = 1;
 		n = build_spec(&s, &lay);
 		p = lay.opt[0] + 6;
-		put_file64(wbuf + p, lay.buffer_sect, 0);
+		dw_store(wbuf + p, lay.buffer_sect, 8, 0);
 		ck_assert_int_eq(dat_open(&o, wbuf, n, NULL), TB_OK);
 		ck_assert_uint_eq(o.d.nbuffers, 2);
 		lat = tb_dat_find_buffer(&o.d, "lat");
@@ -1204,7 +1197,7 @@ START_TEST(buffer_text_errors)
 	/* a BUFFER_TEXT option leading to a flyrecord BUFFER section */
 	n = build_opt(7, 0, TB_DAT_OPT_BUFFER_TEXT, &b, &lay);
 	p = lay.opt[0] + 6;
-	put_file64(wbuf + p, lay.buffer_sect, 0);
+	dw_store(wbuf + p, lay.buffer_sect, 8, 0);
 	expect_fail(wbuf, n, TB_ERR_VALUE, lay.buffer_sect, NULL);
 }
 END_TEST

@@ -28,7 +28,7 @@ void dw_put_raw(dw_bytes *b, const void *p, size_t n)
 	b->len += n;
 }
 
-static void store_n(uint8_t *p, uint64_t v, unsigned n, int be)
+void dw_store(uint8_t *p, uint64_t v, unsigned n, int be)
 {
 	unsigned i;
 	for (i = 0; i < n; i++)
@@ -38,7 +38,7 @@ static void store_n(uint8_t *p, uint64_t v, unsigned n, int be)
 void dw_put(dw_bytes *b, uint64_t v, unsigned n)
 {
 	uint8_t t[8];
-	store_n(t, v, n, b->be);
+	dw_store(t, v, n, b->be);
 	dw_put_raw(b, t, n);
 }
 
@@ -61,7 +61,7 @@ static void patch_n(w *o, size_t at, uint64_t v, unsigned n)
 {
 	if (o->b.overflow || at + n > o->b.len)
 		return;
-	store_n(o->b.p + at, v, n, o->b.be);
+	dw_store(o->b.p + at, v, n, o->b.be);
 }
 
 static void put_cstr(w *o, const char *s)
