@@ -338,6 +338,38 @@ START_TEST(stream_init_refuses)
 	ck_assert_int_eq(tb_dat_stream_next(&o->s, NULL, &o->err), TB_ERR_ARG);
 	ck_assert_int_eq(tb_dat_stream_next(&o->s, &ev, &o->err), TB_OK);
 	close_dat(o);
+	free(o);
+	o = calloc(1, sizeof(*o));
+	/* a compressed buffer listing no CPUs needs no chunk memory */
+	{
+		static const char opt[8 + 6 + 6 + 4 + 4] = "";
+		dw_spec sp;
+		dw_layout l2;
+		size_t n2;
+		const tb_dat_buffer *e;
+		static uint8_t big[1 << 16];
+		dw_default(&sp, 7);
+		sp.compress = 1;
+		sp.opts[0].id = TB_DAT_OPT_BUFFER;
+		sp.opts[0].payload = (const uint8_t *)opt;
+		sp.opts[0].size = sizeof(opt);
+		sp.nopts = 1;
+		n2 = dw_write(&sp, big, sizeof(big), &l2);
+		ck_assert_uint_gt(n2, 0);
+		/* {section, "empty", "local", page size, 0 CPUs} */
+		dw_store(big + l2.opt[0] + 6, l2.buffer_sect, 8, 0);
+		memcpy(big + l2.opt[0] + 6 + 8, "empty\0local", 12);
+		dw_store(big + l2.opt[0] + 6 + 20, 4096, 4, 0);
+		ck_assert_int_eq(open_dat(o, big, n2, &copy_dc), TB_OK);
+		e = tb_dat_find_buffer(&o->d, "empty");
+		ck_assert_ptr_nonnull(e);
+		ck_assert_int_eq(e->compressed, 1);
+		ck_assert_uint_eq(e->ncpus, 0);
+		ck_assert_int_eq(tb_dat_stream_init(&o->s, &o->d, e, &o->layout, NULL, 0,
+						    NULL, 0, 0, &o->err), TB_OK);
+		ck_assert_int_eq(tb_dat_stream_next(&o->s, &ev, &o->err), TB_END);
+		close_dat(o);
+	}
 	/* a chunk count the CPU data cannot hold stops the start */
 	dw_store(filebuf + lay.cpu_off[1], 100000, 4, 0);
 	ck_assert_int_eq(open_dat(o, filebuf, n, &copy_dc), TB_OK);

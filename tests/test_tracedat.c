@@ -862,6 +862,11 @@ START_TEST(time_shift_errors)
 		dw_bytes b;
 		dw_layout lay;
 		size_t n, p;
+		/* the peer trace id cut short */
+		dw_bytes_init(&b, mem, sizeof(mem), 0);
+		dw_put(&b, 1, 4);
+		n = build_opt(v, 0, TB_DAT_OPT_TIME_SHIFT, &b, &lay);
+		expect_fail(wbuf, n, TB_ERR_TRUNCATED, lay.opt[0] + 6, NULL);
 		/* the flags cut short */
 		dw_bytes_init(&b, mem, sizeof(mem), 0);
 		dw_put(&b, 1, 8);
@@ -1194,6 +1199,15 @@ START_TEST(buffer_text_errors)
 		ck_assert(text_is(&lat->text, latency_text));
 		dat_close(&o);
 	}
+	/* its section marked compressed in an uncompressed file */
+	{
+		dw_spec s;
+		dw_default(&s, 7);
+		s.latency = latency_text;
+		n = build_spec(&s, &lay);
+		put_le(wbuf + lay.buffer_sect + 2, 1, 2);
+		expect_fail(wbuf, n, TB_ERR_VALUE, lay.buffer_sect, NULL);
+	}
 	/* a BUFFER_TEXT option leading to a flyrecord BUFFER section */
 	n = build_opt(7, 0, TB_DAT_OPT_BUFFER_TEXT, &b, &lay);
 	p = lay.opt[0] + 6;
@@ -1292,6 +1306,34 @@ START_TEST(v6_duplicate_buffers)
 	n = build_spec(&s, &lay);
 	put_le(wbuf + lay.opt[0] + 6, lay.v6_fly - 10, 8);
 	expect_fail(wbuf, n, TB_ERR_DUPLICATE, lay.v6_fly - 10, NULL);
+	/* the same next to a latency top buffer; the instance's flyrecord
+	 * table (two empty CPUs) lies in an unknown option's payload */
+	{
+		static const uint8_t fly[10 + 32] = "flyrecord";
+		s.latency = latency_text;
+		s.opts[1].id = 99;
+		s.opts[1].payload = fly;
+		s.opts[1].size = sizeof(fly);
+		s.nopts = 2;
+		n = build_spec(&s, &lay);
+		put_le(wbuf + lay.opt[0] + 6, lay.opt[1] + 6, 8);
+		expect_fail(wbuf, n, TB_ERR_DUPLICATE, lay.latency_text - 10, NULL);
+		/* named "x" it is a second, empty buffer */
+		memcpy(mem + 8, "x", 2);
+		s.opts[0].size = 10;
+		n = build_spec(&s, &lay);
+		put_le(wbuf + lay.opt[0] + 6, lay.opt[1] + 6, 8);
+		{
+			opened o;
+			ck_assert_int_eq(dat_open(&o, wbuf, n, NULL), TB_OK);
+			ck_assert_uint_eq(o.d.nbuffers, 2);
+			ck_assert_int_eq(o.d.buffers[0].latency, 1);
+			ck_assert(text_is(&o.d.buffers[1].name, "x"));
+			ck_assert_uint_eq(o.d.buffers[1].ncpus, 2);
+			ck_assert_uint_eq(o.d.buffers[1].cpus[1].size, 0);
+			dat_close(&o);
+		}
+	}
 }
 END_TEST
 
@@ -1510,6 +1552,12 @@ START_TEST(option_walk_stops_and_rechecks)
 				 TB_ERR_ARG);
 		ck_assert_int_eq(tb_dat_foreach_option(&o.d, NULL, counts, &o.err),
 				 TB_ERR_ARG);
+		{
+			tb_dat never;
+			memset(&never, 0, sizeof(never));
+			ck_assert_int_eq(tb_dat_foreach_option(&never, count_opt, counts,
+							       &o.err), TB_ERR_ARG);
+		}
 		/* UNAME's size now runs past the end */
 		put_le(wbuf + lay.uname_opt + 2, 0x7fffffff, 4);
 		ck_assert_int_eq(tb_dat_foreach_option(&o.d, count_opt, counts, &o.err),
@@ -1537,6 +1585,12 @@ START_TEST(option_walk_stops_and_rechecks)
 							       &o.err), TB_ERR_TRUNCATED);
 			ck_assert_uint_eq(o.err.offset, lay.done_opt2 + 6);
 			put_le(wbuf + lay.done_opt2 + 2, 8, 4);
+			/* the first section now ends just after UNAME's id */
+			put_le(wbuf + lay.options_first + 8,
+			       lay.uname_opt + 2 - lay.options_first - 16, 8);
+			ck_assert_int_eq(tb_dat_foreach_option(&o.d, count_opt, counts,
+							       &o.err), TB_ERR_TRUNCATED);
+			ck_assert_uint_eq(o.err.offset, lay.uname_opt + 2);
 			/* the section's size past the end, then compressed */
 			put_le(wbuf + lay.options_first + 8, n, 8);
 			ck_assert_int_eq(tb_dat_foreach_option(&o.d, count_opt, counts,
