@@ -153,7 +153,7 @@ CHECK_TIMEOUT ?= 600
 check: all symbols check-run
 
 check-run: $(CHECK_BIN) $(REPLAY) $(CLI)
-	TB_SRCDIR=$(CURDIR) TB_CLI=$(CURDIR)/$(CLI) CK_DEFAULT_TIMEOUT=$(CHECK_TIMEOUT) $(CHECK_BIN)
+	TB_SRCDIR=$(CURDIR) TB_CLI=$(abspath $(CLI)) CK_DEFAULT_TIMEOUT=$(CHECK_TIMEOUT) $(CHECK_BIN)
 	@for t in $(REPLAY); do \
 	  n=$$(find corpus -type f | wc -l); \
 	  find corpus -type f -print0 | xargs -0 -r $$t || exit 1; \

@@ -7,10 +7,11 @@
 #include "tracebound/format.h"
 
 /* Sign-extend a `size`-byte value (size 1..8) when is_signed, branch-free:
- * with m the sign bit, (v ^ m) - m. */
+ * with m the sign bit, (v ^ m) - m.  (The mask keeps the shift defined
+ * for any size a caller-built format might hold; it costs nothing.) */
 static inline uint64_t extend(uint64_t v, uint32_t size, int is_signed)
 {
-	uint64_t m = (uint64_t)(is_signed != 0) << (8 * size - 1);
+	uint64_t m = (uint64_t)(is_signed != 0) << ((8 * size - 1) & 63u);
 	return (v ^ m) - m;
 }
 
@@ -290,7 +291,7 @@ TB_API tb_status tb_format_decode(const tb_format *fmt, const void *rec,
 		tb_error e;
 		v->num = 0;
 		v->status = field_span(f, &r, &v->data, &v->len, &e);
-		if (v->status == TB_OK && is_scalar(f))
+		if (v->status == TB_OK && is_scalar(f) && v->data)
 			v->num = load_scalar(v->data, f->size, big_endian, f->flags);
 		else if (v->status != TB_OK && first == TB_OK) {
 			first = v->status;

@@ -124,6 +124,29 @@ enum {
 	TB_NF_UPPER = 64    /* 'X' */
 };
 
+/* A number's text is assembled here and flushed when full: one
+ * tb_out_put for any ordinary field, and no limit on a wide one. */
+typedef struct tb_out_numbuf {
+	tb_out *o;
+	int n;
+	char b[64];
+} tb_out_numbuf;
+
+static inline void tb_nb_putc(tb_out_numbuf *nb, char c)
+{
+	if (nb->n == (int)sizeof(nb->b)) {
+		tb_out_put(nb->o, nb->b, sizeof(nb->b));
+		nb->n = 0;
+	}
+	nb->b[nb->n++] = c;
+}
+
+static inline void tb_nb_run(tb_out_numbuf *nb, char c, int count)
+{
+	for (; count > 0; count--)
+		tb_nb_putc(nb, c);
+}
+
 /*
  * Print num (a signed value when TB_NF_SIGN, already sign-extended) in
  * base 8, 10 or 16 with width and precision (-1: none), following the
@@ -133,11 +156,14 @@ enum {
 static inline void tb_out_number(tb_out *o, uint64_t num, unsigned base,
 				 int flags, int width, int prec)
 {
-	char tmp[24], line[96];
+	char tmp[24];
 	static const char lower[] = "0123456789abcdef", upper[] = "0123456789ABCDEF";
 	const char *digits = (flags & TB_NF_UPPER) ? upper : lower;
-	int i = 0, need_pfx, is_zero = num == 0, n = 0, total;
-	char sign = 0, pad;
+	int i = 0, need_pfx, is_zero = num == 0;
+	char sign = 0;
+	tb_out_numbuf nb;
+	nb.o = o;
+	nb.n = 0;
 	if (flags & TB_NF_LEFT)
 		flags &= ~TB_NF_ZEROPAD;
 	need_pfx = (flags & TB_NF_SPECIAL) && base != 10;
@@ -179,54 +205,28 @@ static inline void tb_out_number(tb_out *o, uint64_t num, unsigned base,
 	if (i > prec)
 		prec = i;
 	width -= prec;
-	/* the whole text: padding, sign, prefix, zeros, digits, padding */
-	total = (width > 0 ? width : 0) + prec + 3;
-	if (total > (int)sizeof(line)) {
-		/* a wide field (widths are capped by the caller): byte by byte */
-		pad = (flags & TB_NF_ZEROPAD) ? '0' : ' ';
-		if (!(flags & (TB_NF_ZEROPAD | TB_NF_LEFT)))
-			for (; width > 0; width--)
-				tb_out_putc(o, ' ');
-		if (sign)
-			tb_out_putc(o, sign);
-		if (need_pfx && (base == 16 || !is_zero))
-			tb_out_putc(o, '0');
-		if (need_pfx && base == 16)
-			tb_out_putc(o, (flags & TB_NF_UPPER) ? 'X' : 'x');
-		if (!(flags & TB_NF_LEFT))
-			for (; width > 0; width--)
-				tb_out_putc(o, pad);
-		for (; prec > i; prec--)
-			tb_out_putc(o, '0');
-		while (--i >= 0)
-			tb_out_putc(o, tmp[i]);
-		for (; width > 0; width--)
-			tb_out_putc(o, ' ');
-		return;
+	/* padding, sign, prefix, zeros, digits, padding */
+	if (!(flags & (TB_NF_ZEROPAD | TB_NF_LEFT))) {
+		tb_nb_run(&nb, ' ', width);
+		width = 0;
 	}
-	if (!(flags & (TB_NF_ZEROPAD | TB_NF_LEFT)))
-		for (; width > 0; width--)
-			line[n++] = ' ';
 	if (sign)
-		line[n++] = sign;
+		tb_nb_putc(&nb, sign);
 	if (need_pfx) {
 		if (base == 16 || !is_zero)
-			line[n++] = '0';
+			tb_nb_putc(&nb, '0');
 		if (base == 16)
-			line[n++] = (flags & TB_NF_UPPER) ? 'X' : 'x';
+			tb_nb_putc(&nb, (flags & TB_NF_UPPER) ? 'X' : 'x');
 	}
 	if (!(flags & TB_NF_LEFT)) {
-		pad = (flags & TB_NF_ZEROPAD) ? '0' : ' ';
-		for (; width > 0; width--)
-			line[n++] = pad;
+		tb_nb_run(&nb, (flags & TB_NF_ZEROPAD) ? '0' : ' ', width);
+		width = 0;
 	}
-	for (; prec > i; prec--)
-		line[n++] = '0';
+	tb_nb_run(&nb, '0', prec - i);
 	while (--i >= 0)
-		line[n++] = tmp[i];
-	for (; width > 0; width--)
-		line[n++] = ' ';
-	tb_out_put(o, line, (size_t)n);
+		tb_nb_putc(&nb, tmp[i]);
+	tb_nb_run(&nb, ' ', width);
+	tb_out_put(o, nb.b, (size_t)nb.n);
 }
 
 /* Shorthands: "%llu", "0x%llx", "%0*x". */

@@ -1,9 +1,9 @@
-/* lib/outbuf.h: bounded appends and printf-equal numbers. */
+/* cli/outbuf.h: bounded appends and printf-equal numbers. */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "outbuf.h"
+#include "../cli/outbuf.h"
 
 /* printf is the oracle here: its formats come from the table below */
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"

@@ -1146,6 +1146,60 @@ START_TEST(tsc_to_wall_time)
 }
 END_TEST
 
+/* An INITIALIZE record's hostile clock values: wall times whose
+ * nanoseconds overflow, TSC distances too far for nanoseconds or for the
+ * signed result, each TB_ERR_RANGE rather than a wrapped time. */
+static tb_status wall_ns(uint64_t freq, int64_t sec, uint64_t init_tsc,
+			 uint64_t at, int64_t *ns)
+{
+	tb_plw w;
+	tb_pmclog *p = new_decoder();
+	tb_pmclog_event ev;
+	tb_error err;
+	tb_status st;
+	tb_plw_init_arch(&w, TB_PLW_AMD64);
+	w.tsc = init_tsc;
+	tb_plw_initialize(&w, w.cputype, freq, sec, 0, TB_PLW_CPUID);
+	ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, w.buf, w.len), TB_OK);
+	ck_assert_int_eq(tb_pmclog_next(p, &ev, &err), TB_OK);
+	ck_assert_uint_eq(ev.tsc, init_tsc);
+	st = tb_pmclog_tsc_to_ns(p, at, ns);
+	tb_plw_free(&w);
+	free(p);
+	return st;
+}
+
+START_TEST(tsc_to_wall_time_limits)
+{
+	const uint64_t big = 1ULL << 62, ghz = 1000000000ULL;
+	uint64_t d, ns_u;
+	int64_t ns;
+	/* the largest wall seconds that still leave room, and one more */
+	ck_assert_int_eq(wall_ns(ghz, INT64_MAX / 1000000000 - 1, big, big, &ns), TB_OK);
+	ck_assert_int_eq(ns, (INT64_MAX / 1000000000 - 1) * 1000000000);
+	ck_assert_int_eq(wall_ns(ghz, INT64_MAX / 1000000000, big, big, &ns), TB_ERR_RANGE);
+	ck_assert_int_eq(wall_ns(ghz, INT64_MIN / 1000000000, big, big, &ns), TB_ERR_RANGE);
+	/* 1 Hz: 2^62 ticks are more nanoseconds than 64 bits hold */
+	ck_assert_int_eq(wall_ns(1, 0, big, 2 * big, &ns), TB_ERR_RANGE);
+	/* 1 GHz: 2^63 + 2^62 ns fit 64 bits unsigned, not signed */
+	ck_assert_int_eq(wall_ns(ghz, 0, big, 4 * big - 1, &ns), TB_ERR_RANGE);
+	/* before the INITIALIZE record, past INT64_MIN */
+	ck_assert_int_eq(wall_ns(ghz, -9000000000LL, big, big - 300000000000000000ULL, &ns),
+			 TB_ERR_RANGE);
+	ck_assert_int_eq(wall_ns(ghz, -9000000000LL, big, big - 200000000000000000ULL, &ns),
+			 TB_OK);
+	ck_assert_int_eq(ns, -9000000000LL * 1000000000 - 200000000000000000LL);
+	/* tb_pmclog_tsc_delta_ns: whole seconds that just fit, and a fraction
+	 * that then carries the sum past 2^64 (the narrow window between the
+	 * two checks, which random values do not find) */
+	d = 999999999ULL * 18446744073ULL + 800000000ULL;
+	ck_assert_int_eq(tb_pmclog_tsc_delta_ns(d, 999999999ULL, &ns_u), TB_ERR_RANGE);
+	d = 999999999ULL * 18446744073ULL + 700000000ULL;
+	ck_assert_int_eq(tb_pmclog_tsc_delta_ns(d, 999999999ULL, &ns_u), TB_OK);
+	ck_assert_uint_eq(ns_u, (uint64_t)((unsigned __int128)d * 1000000000u / 999999999ULL));
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Golden files: the committed logs are what the writer produces, and  */
 /* the CLI prints exactly the committed text and JSON for them.        */
@@ -1328,6 +1382,7 @@ Suite *tb_suite_pmclog(void)
 	tc = tcase_create("time");
 	tcase_add_test(tc, tsc_delta_exact);
 	tcase_add_test(tc, tsc_to_wall_time);
+	tcase_add_test(tc, tsc_to_wall_time_limits);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("golden");
 	tcase_set_timeout(tc, 120);

@@ -3,8 +3,9 @@
 # with the variables OSS-Fuzz sets for libFuzzer + AddressSanitizer on
 # x86_64, then run every target it produced for a few seconds on its
 # unpacked seed corpus with its dictionary and options, as ClusterFuzz
-# would.  Fails when the build fails, a target is missing its seed
-# corpus, or any target crashes.
+# would, and then run_tests.sh (the unit tests, as OSS-Fuzz's Chronos runs
+# them in the build image).  Fails when the build fails, a target is missing
+# its seed corpus, any target crashes, or the unit tests fail.
 #
 #   ci/oss-fuzz/run-local.sh [SECONDS-PER-TARGET]      (default 3)
 set -eu
@@ -59,4 +60,11 @@ for t in "$OUT"/*_fuzzer; do
 	fi
 done
 [ "$n" -gt 0 ] || { echo "oss-fuzz: build.sh produced no targets" >&2; exit 1; }
+if bash ci/oss-fuzz/run_tests.sh > "$WORK/run_tests.log" 2>&1; then
+	echo "oss-fuzz: run_tests.sh passed ($(grep -E '^[0-9]+%: Checks' "$WORK/run_tests.log"))"
+else
+	tail -30 "$WORK/run_tests.log" >&2
+	echo "oss-fuzz: run_tests.sh failed (log $WORK/run_tests.log)" >&2
+	fail=1
+fi
 exit "$fail"

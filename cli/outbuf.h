@@ -1,11 +1,12 @@
 /*
  * A bounded text output buffer: append bytes and numbers into caller
  * memory; what does not fit is dropped and `truncated` says so.  No
- * printf, no allocation, no locale.  Internal header shared by the
- * library's text producers and the CLI's printers.
+ * printf, no allocation, no locale.  The CLI's field printer (rawfields.c)
+ * writes trace-cmd's printf-style numbers through it; the library's own
+ * text sink, with the kernel's number() rules, is lib/render_out.h.
  */
-#ifndef TB_LIB_OUTBUF_H
-#define TB_LIB_OUTBUF_H
+#ifndef TB_CLI_OUTBUF_H
+#define TB_CLI_OUTBUF_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -94,4 +95,4 @@ static inline void tb_ob_int(tb_outbuf *o, int64_t v, size_t width, unsigned fla
 		  flags);
 }
 
-#endif /* TB_LIB_OUTBUF_H */
+#endif /* TB_CLI_OUTBUF_H */
