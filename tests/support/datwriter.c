@@ -499,7 +499,8 @@ tb_status dw_copy_decompress(void *ctx, const char *algo, const void *src,
 		return TB_ERR_UNSUPPORTED;
 	if (src_len > dst_cap)
 		return TB_ERR_VALUE;
-	memcpy(dst, src, src_len);
+	if (src_len) /* an empty chunk may come with no memory at all */
+		memcpy(dst, src, src_len);
 	*produced = (size_t)((long)src_len + lie);
 	return TB_OK;
 }
