@@ -411,22 +411,30 @@ static void drain(opened *o, drained *r)
 	}
 }
 
+/* Open the crafted compressed file (as patched) and drain its stream. */
+static void drain_crafted(size_t n, drained *r)
+{
+	static uint8_t mem[2 * 3 * 4096];
+	opened *o = calloc(1, sizeof(*o));
+	ck_assert_int_eq(open_dat(o, filebuf, n, &copy_dc), TB_OK);
+	ck_assert_int_eq(tb_dat_stream_init(&o->s, &o->d, &o->d.buffers[0], &o->layout,
+					    o->cur, 8, mem, 3 * 4096, 0, &o->err),
+			 TB_OK);
+	drain(o, r);
+	close_dat(o);
+	free(o);
+}
+
 /* Compressed CPU data whose chunk framing breaks: the CPU stops with one
  * error at the broken header; the other CPU's events all come through. */
 START_TEST(broken_chunk_framing_stops_the_cpu)
 {
 	dw_layout lay;
 	size_t n = crafted(&lay, 1);
-	opened *o = calloc(1, sizeof(*o));
-	uint8_t *mem = malloc(2 * 3 * 4096);
 	drained r;
 	/* CPU 0 says two chunks; the second header lies past its data */
 	dw_store(filebuf + lay.cpu_off[0], 2, 4, 0);
-	ck_assert_int_eq(open_dat(o, filebuf, n, &copy_dc), TB_OK);
-	ck_assert_int_eq(tb_dat_stream_init(&o->s, &o->d, &o->d.buffers[0], &o->layout,
-					    o->cur, 8, mem, 3 * 4096, 0, &o->err),
-			 TB_OK);
-	drain(o, &r);
+	drain_crafted(n, &r);
 	ck_assert_uint_eq(r.events[1], 3);
 	ck_assert_uint_eq(r.events[0], 3); /* its one chunk still streams */
 	/* the bad third page, then the missing second chunk */
@@ -434,9 +442,6 @@ START_TEST(broken_chunk_framing_stops_the_cpu)
 	ck_assert_uint_eq(r.errors[1], 0);
 	ck_assert_int_eq(r.err_status[0][1], TB_ERR_TRUNCATED);
 	ck_assert_uint_eq(r.err_off[0][1], lay.cpu_off[0] + 4 + 8 + 3 * 4096);
-	close_dat(o);
-	free(mem);
-	free(o);
 }
 END_TEST
 
@@ -445,17 +450,11 @@ START_TEST(empty_chunk_is_a_bad_page)
 {
 	dw_layout lay;
 	size_t n = crafted(&lay, 1);
-	opened *o = calloc(1, sizeof(*o));
-	uint8_t *mem = malloc(2 * 3 * 4096);
 	drained r;
 	/* CPU 1: one chunk of 0 compressed / 0 uncompressed bytes */
 	dw_store(filebuf + lay.cpu_off[1] + 4, 0, 4, 0);
 	dw_store(filebuf + lay.cpu_off[1] + 8, 0, 4, 0);
-	ck_assert_int_eq(open_dat(o, filebuf, n, &copy_dc), TB_OK);
-	ck_assert_int_eq(tb_dat_stream_init(&o->s, &o->d, &o->d.buffers[0], &o->layout,
-					    o->cur, 8, mem, 3 * 4096, 0, &o->err),
-			 TB_OK);
-	drain(o, &r);
+	drain_crafted(n, &r);
 	ck_assert_uint_eq(r.events[0], 3);
 	ck_assert_uint_eq(r.events[1], 0);
 	ck_assert_uint_eq(r.errors[0], 1); /* its bad third page */
@@ -465,9 +464,6 @@ START_TEST(empty_chunk_is_a_bad_page)
 	ck_assert_uint_eq(r.err_off[1][0], lay.cpu_off[1] + 4);
 	ck_assert_int_eq(r.err_status[1][1], TB_ERR_LENGTH);
 	ck_assert_uint_eq(r.err_off[1][1], lay.cpu_off[1] + 4 + 8);
-	close_dat(o);
-	free(mem);
-	free(o);
 }
 END_TEST
 

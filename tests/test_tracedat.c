@@ -802,27 +802,37 @@ static size_t build_opt(unsigned version, int be, unsigned id,
 /* TIME_SHIFT (spec 3.3, id 12): u64 peer trace id, u32 flags, u32 CPU
  * count; per CPU u32 n, n times, n offsets, n scalings (u64 each); then
  * optionally n fraction-bit values per CPU. */
+static void ts_head(dw_bytes *b, uint8_t *mem, size_t cap, int be, uint32_t ncpus)
+{
+	dw_bytes_init(b, mem, cap, be);
+	dw_put(b, 0x1122334455667788ull, 8);
+	dw_put(b, 1, 4); /* flags */
+	dw_put(b, ncpus, 4);
+}
+
+/* One CPU's samples: n, then times, offsets and scalings. */
+static void ts_cpu(dw_bytes *b, unsigned n, const uint64_t *times,
+		   const uint64_t *offs)
+{
+	unsigned i;
+	dw_put(b, n, 4);
+	for (i = 0; i < n; i++)
+		dw_put(b, times[i], 8);
+	for (i = 0; i < n; i++)
+		dw_put(b, offs[i], 8);
+	for (i = 0; i < n; i++)
+		dw_put(b, 1, 8);
+}
+
 static void time_shift_payload(dw_bytes *b, uint8_t *mem, size_t cap, int be,
 			       int fraction_bits)
 {
 	static const uint64_t times[] = { 1000, 2000, 3000 };
 	static const uint64_t offs[] = { (uint64_t)-250, 40, 7 };
 	unsigned i;
-	dw_bytes_init(b, mem, cap, be);
-	dw_put(b, 0x1122334455667788ull, 8);
-	dw_put(b, 1, 4); /* flags */
-	dw_put(b, 2, 4); /* CPUs */
-	dw_put(b, 2, 4); /* CPU 0: two samples */
-	for (i = 0; i < 2; i++)
-		dw_put(b, times[i], 8);
-	for (i = 0; i < 2; i++)
-		dw_put(b, offs[i], 8);
-	for (i = 0; i < 2; i++)
-		dw_put(b, 1, 8);
-	dw_put(b, 1, 4); /* CPU 1: one sample */
-	dw_put(b, times[2], 8);
-	dw_put(b, offs[2], 8);
-	dw_put(b, 1, 8);
+	ts_head(b, mem, cap, be, 2);
+	ts_cpu(b, 2, times, offs);
+	ts_cpu(b, 1, times + 2, offs + 2);
 	if (fraction_bits)
 		for (i = 0; i < 3; i++)
 			dw_put(b, 32, 8);
@@ -854,67 +864,51 @@ START_TEST(time_shift_option)
 }
 END_TEST
 
+/* A file with the option {id, b}: fails with want at payload + rel. */
+static void opt_fails(unsigned v, unsigned id, const dw_bytes *b, tb_status want,
+		      size_t rel)
+{
+	dw_layout lay;
+	size_t n = build_opt(v, 0, id, b, &lay);
+	expect_fail(wbuf, n, want, lay.opt[0] + 6 + rel, NULL);
+}
+
 START_TEST(time_shift_errors)
 {
+	static const uint64_t one[] = { 5 }, six[] = { 6 };
 	unsigned v;
 	for (v = 6; v <= 7; v++) {
 		uint8_t mem[256];
 		dw_bytes b;
-		dw_layout lay;
-		size_t n, p;
+		const unsigned ts = TB_DAT_OPT_TIME_SHIFT;
 		/* the peer trace id cut short */
 		dw_bytes_init(&b, mem, sizeof(mem), 0);
 		dw_put(&b, 1, 4);
-		n = build_opt(v, 0, TB_DAT_OPT_TIME_SHIFT, &b, &lay);
-		expect_fail(wbuf, n, TB_ERR_TRUNCATED, lay.opt[0] + 6, NULL);
+		opt_fails(v, ts, &b, TB_ERR_TRUNCATED, 0);
 		/* the flags cut short */
 		dw_bytes_init(&b, mem, sizeof(mem), 0);
 		dw_put(&b, 1, 8);
 		dw_put(&b, 0, 2);
-		n = build_opt(v, 0, TB_DAT_OPT_TIME_SHIFT, &b, &lay);
-		p = lay.opt[0] + 6;
-		expect_fail(wbuf, n, TB_ERR_TRUNCATED, p + 8, NULL);
+		opt_fails(v, ts, &b, TB_ERR_TRUNCATED, 8);
 		/* 100 CPUs in 8 bytes: each needs at least a u32 count */
-		dw_bytes_init(&b, mem, sizeof(mem), 0);
-		dw_put(&b, 1, 8);
-		dw_put(&b, 0, 4);
-		dw_put(&b, 100, 4);
+		ts_head(&b, mem, sizeof(mem), 0, 100);
 		dw_put(&b, 0, 8);
-		n = build_opt(v, 0, TB_DAT_OPT_TIME_SHIFT, &b, &lay);
-		expect_fail(wbuf, n, TB_ERR_LENGTH, p + 12, NULL);
+		opt_fails(v, ts, &b, TB_ERR_LENGTH, 12);
 		/* CPU 0 claims 1000 samples of 24 bytes */
-		dw_bytes_init(&b, mem, sizeof(mem), 0);
-		dw_put(&b, 1, 8);
-		dw_put(&b, 0, 4);
-		dw_put(&b, 2, 4);
+		ts_head(&b, mem, sizeof(mem), 0, 2);
 		dw_put(&b, 1000, 4);
 		dw_put(&b, 0, 4);
-		n = build_opt(v, 0, TB_DAT_OPT_TIME_SHIFT, &b, &lay);
-		expect_fail(wbuf, n, TB_ERR_LENGTH, p + 16, NULL);
+		opt_fails(v, ts, &b, TB_ERR_LENGTH, 16);
 		/* CPU 0's sample leaves two bytes: CPU 1's count is cut */
-		dw_bytes_init(&b, mem, sizeof(mem), 0);
-		dw_put(&b, 1, 8);
-		dw_put(&b, 0, 4);
-		dw_put(&b, 2, 4);
-		dw_put(&b, 1, 4);
-		dw_put(&b, 5, 8);
-		dw_put(&b, 6, 8);
-		dw_put(&b, 1, 8);
+		ts_head(&b, mem, sizeof(mem), 0, 2);
+		ts_cpu(&b, 1, one, six);
 		dw_put(&b, 0, 2);
-		n = build_opt(v, 0, TB_DAT_OPT_TIME_SHIFT, &b, &lay);
-		expect_fail(wbuf, n, TB_ERR_TRUNCATED, p + 16 + 28, NULL);
+		opt_fails(v, ts, &b, TB_ERR_TRUNCATED, 16 + 28);
 		/* a tail that is not one u64 per sample */
-		dw_bytes_init(&b, mem, sizeof(mem), 0);
-		dw_put(&b, 1, 8);
-		dw_put(&b, 0, 4);
-		dw_put(&b, 1, 4);
-		dw_put(&b, 1, 4);
-		dw_put(&b, 5, 8);
-		dw_put(&b, 6, 8);
-		dw_put(&b, 1, 8);
+		ts_head(&b, mem, sizeof(mem), 0, 1);
+		ts_cpu(&b, 1, one, six);
 		dw_put(&b, 32, 5);
-		n = build_opt(v, 0, TB_DAT_OPT_TIME_SHIFT, &b, &lay);
-		expect_fail(wbuf, n, TB_ERR_LENGTH, p + 16 + 28, NULL);
+		opt_fails(v, ts, &b, TB_ERR_LENGTH, 16 + 28);
 	}
 }
 END_TEST
@@ -965,35 +959,28 @@ START_TEST(guest_errors)
 	for (v = 6; v <= 7; v++) {
 		uint8_t mem[128];
 		dw_bytes b;
-		dw_layout lay;
-		size_t n, p;
+		const unsigned g = TB_DAT_OPT_GUEST;
 		/* a name without its NUL */
 		dw_bytes_init(&b, mem, sizeof(mem), 0);
 		dw_put_raw(&b, "guest", 5);
-		n = build_opt(v, 0, TB_DAT_OPT_GUEST, &b, &lay);
-		p = lay.opt[0] + 6;
-		expect_fail(wbuf, n, TB_ERR_TRUNCATED, p, NULL);
+		opt_fails(v, g, &b, TB_ERR_TRUNCATED, 0);
 		/* the trace id cut short */
 		dw_bytes_init(&b, mem, sizeof(mem), 0);
 		dw_put_str(&b, "g");
 		dw_put(&b, 7, 4);
-		n = build_opt(v, 0, TB_DAT_OPT_GUEST, &b, &lay);
-		expect_fail(wbuf, n, TB_ERR_TRUNCATED, p + 2, NULL);
+		opt_fails(v, g, &b, TB_ERR_TRUNCATED, 2);
 		/* the CPU count cut short */
 		dw_bytes_init(&b, mem, sizeof(mem), 0);
 		dw_put_str(&b, "g");
 		dw_put(&b, 7, 8);
 		dw_put(&b, 1, 2);
-		n = build_opt(v, 0, TB_DAT_OPT_GUEST, &b, &lay);
-		expect_fail(wbuf, n, TB_ERR_TRUNCATED, p + 10, NULL);
+		opt_fails(v, g, &b, TB_ERR_TRUNCATED, 10);
 		/* three CPUs, two entries */
 		guest_payload(&b, mem, sizeof(mem), 0, "g", 3, 2);
-		n = build_opt(v, 0, TB_DAT_OPT_GUEST, &b, &lay);
-		expect_fail(wbuf, n, TB_ERR_LENGTH, p + 10, NULL);
+		opt_fails(v, g, &b, TB_ERR_LENGTH, 10);
 		/* one CPU, two entries */
 		guest_payload(&b, mem, sizeof(mem), 0, "g", 1, 2);
-		n = build_opt(v, 0, TB_DAT_OPT_GUEST, &b, &lay);
-		expect_fail(wbuf, n, TB_ERR_LENGTH, p + 14 + 8, NULL);
+		opt_fails(v, g, &b, TB_ERR_LENGTH, 14 + 8);
 	}
 }
 END_TEST
@@ -1150,68 +1137,57 @@ START_TEST(latency_buffers)
 }
 END_TEST
 
+/* A v7 file (with a latency top buffer or not) with one extra option
+ * whose payload starts with a u64 section offset, patched to lead to the
+ * top buffer's section. */
+static size_t build_buffer_opt(const char *latency, unsigned id, const dw_bytes *b,
+			       dw_layout *lay)
+{
+	dw_spec s;
+	size_t n;
+	dw_default(&s, 7);
+	s.latency = latency;
+	s.opts[0].id = id;
+	s.opts[0].payload = b->p;
+	s.opts[0].size = b->len;
+	s.nopts = 1;
+	n = build_spec(&s, lay);
+	dw_store(wbuf + lay->opt[0] + 6, lay->buffer_sect, 8, 0);
+	return n;
+}
+
 START_TEST(buffer_text_errors)
 {
 	uint8_t mem[64];
 	dw_bytes b;
 	dw_layout lay;
-	size_t n, p;
+	size_t n;
+	opened o;
+	const tb_dat_buffer *lat;
 	/* a BUFFER_TEXT payload with a byte after the clock */
 	dw_bytes_init(&b, mem, sizeof(mem), 0);
-	dw_put(&b, 0, 8); /* patched: the top buffer's section */
+	dw_put(&b, 0, 8); /* the section offset */
 	dw_put_str(&b, "lat");
 	dw_put_str(&b, "local");
 	dw_put(&b, 0, 1);
-	{
-		dw_spec s;
-		dw_default(&s, 7);
-		s.latency = latency_text;
-		s.opts[0].id = TB_DAT_OPT_BUFFER_TEXT;
-		s.opts[0].payload = mem;
-		s.opts[0].size = b.len;
-		s.nopts = 1;
-		n = build_spec(&s, &lay);
-	}
-	p = lay.opt[0] + 6;
-	dw_store(wbuf + p, lay.buffer_sect, 8, 0);
-	expect_fail(wbuf, n, TB_ERR_LENGTH, p + 8 + 4 + 6, NULL);
+	n = build_buffer_opt(latency_text, TB_DAT_OPT_BUFFER_TEXT, &b, &lay);
+	expect_fail(wbuf, n, TB_ERR_LENGTH, lay.opt[0] + 6 + 8 + 4 + 6, NULL);
 	/* well formed, it adds a second text buffer over the same section */
-	{
-		dw_spec s;
-		opened o;
-		const tb_dat_buffer *lat;
-		b.len--;
-		dw_default(&s, 7);
-		s.latency = latency_text;
-		s.opts[0].id = TB_DAT_OPT_BUFFER_TEXT;
-		s.opts[0].payload = mem;
-		s.opts[0].size = b.len;
-		s.nopts = 1;
-		n = build_spec(&s, &lay);
-		p = lay.opt[0] + 6;
-		dw_store(wbuf + p, lay.buffer_sect, 8, 0);
-		ck_assert_int_eq(dat_open(&o, wbuf, n, NULL), TB_OK);
-		ck_assert_uint_eq(o.d.nbuffers, 2);
-		lat = tb_dat_find_buffer(&o.d, "lat");
-		ck_assert_ptr_nonnull(lat);
-		ck_assert_int_eq(lat->latency, 1);
-		ck_assert(text_is(&lat->clock, "local"));
-		ck_assert(text_is(&lat->text, latency_text));
-		dat_close(&o);
-	}
+	b.len--;
+	n = build_buffer_opt(latency_text, TB_DAT_OPT_BUFFER_TEXT, &b, &lay);
+	ck_assert_int_eq(dat_open(&o, wbuf, n, NULL), TB_OK);
+	ck_assert_uint_eq(o.d.nbuffers, 2);
+	lat = tb_dat_find_buffer(&o.d, "lat");
+	ck_assert_ptr_nonnull(lat);
+	ck_assert_int_eq(lat->latency, 1);
+	ck_assert(text_is(&lat->clock, "local"));
+	ck_assert(text_is(&lat->text, latency_text));
+	dat_close(&o);
 	/* its section marked compressed in an uncompressed file */
-	{
-		dw_spec s;
-		dw_default(&s, 7);
-		s.latency = latency_text;
-		n = build_spec(&s, &lay);
-		put_le(wbuf + lay.buffer_sect + 2, 1, 2);
-		expect_fail(wbuf, n, TB_ERR_VALUE, lay.buffer_sect, NULL);
-	}
+	put_le(wbuf + lay.buffer_sect + 2, 1, 2);
+	expect_fail(wbuf, n, TB_ERR_VALUE, lay.buffer_sect, NULL);
 	/* a BUFFER_TEXT option leading to a flyrecord BUFFER section */
-	n = build_opt(7, 0, TB_DAT_OPT_BUFFER_TEXT, &b, &lay);
-	p = lay.opt[0] + 6;
-	dw_store(wbuf + p, lay.buffer_sect, 8, 0);
+	n = build_buffer_opt(NULL, TB_DAT_OPT_BUFFER_TEXT, &b, &lay);
 	expect_fail(wbuf, n, TB_ERR_VALUE, lay.buffer_sect, NULL);
 }
 END_TEST
@@ -1522,15 +1498,11 @@ START_TEST(v7_compressed_options)
 }
 END_TEST
 
+/* count_opt, stopping the walk after the first option */
 static int stop_at_first(void *ctx, unsigned id, const uint8_t *payload,
 			 uint32_t size, uint64_t offset)
 {
-	unsigned *calls = ctx;
-	(void)id;
-	(void)payload;
-	(void)size;
-	(void)offset;
-	(*calls)++;
+	count_opt(ctx, id, payload, size, offset);
 	return 1;
 }
 
@@ -1543,11 +1515,12 @@ START_TEST(option_walk_stops_and_rechecks)
 		dw_layout lay;
 		size_t n = build(v, 0, NULL, &lay);
 		opened o;
-		unsigned calls = 0, counts[TB_DAT_OPT_COUNT_] = { 0 };
+		unsigned first[TB_DAT_OPT_COUNT_] = { 0 }, counts[TB_DAT_OPT_COUNT_] = { 0 };
 		ck_assert_int_eq(dat_open(&o, wbuf, n, NULL), TB_OK);
-		ck_assert_int_eq(tb_dat_foreach_option(&o.d, stop_at_first, &calls,
+		ck_assert_int_eq(tb_dat_foreach_option(&o.d, stop_at_first, first,
 						       &o.err), TB_OK);
-		ck_assert_uint_eq(calls, 1);
+		ck_assert_uint_eq(first[TB_DAT_OPT_TRACECLOCK], 1);
+		ck_assert_uint_eq(first[TB_DAT_OPT_UNAME], 0);
 		ck_assert_int_eq(tb_dat_foreach_option(NULL, count_opt, counts, &o.err),
 				 TB_ERR_ARG);
 		ck_assert_int_eq(tb_dat_foreach_option(&o.d, NULL, counts, &o.err),
@@ -1567,10 +1540,10 @@ START_TEST(option_walk_stops_and_rechecks)
 		if (v == 6) {
 			/* the options tag is gone: nothing to walk */
 			memcpy(wbuf + lay.v6_cpus + 4, "optionX  ", 10);
-			calls = 0;
+			memset(first, 0, sizeof(first));
 			ck_assert_int_eq(tb_dat_foreach_option(&o.d, stop_at_first,
-							       &calls, &o.err), TB_OK);
-			ck_assert_uint_eq(calls, 0);
+							       first, &o.err), TB_OK);
+			ck_assert_uint_eq(first[TB_DAT_OPT_TRACECLOCK], 0);
 		} else {
 			/* the last DONE turned into an UNAME: the walk runs off
 			 * the end of its section */
