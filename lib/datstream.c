@@ -171,8 +171,9 @@ static tb_status fill(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
 		}
 		if (tb_is_error(c->batch_status)) {
 			tb_error e = tb_kbuf_error(&c->kb);
+			tb_status bad = c->batch_status; /* == e.status */
 			c->batch_status = TB_END;
-			return tb_fail(err, e.status ? e.status : TB_ERR_VALUE,
+			return tb_fail(err, bad,
 				       c->page_off + c->page_in_chunk + e.offset,
 				       e.what);
 		}
@@ -228,9 +229,10 @@ tb_status tb_dat_stream_next(tb_dat_stream *s, tb_dat_event *ev, tb_error *err)
 	if (c->missed) {
 		/* trace-cmd reports a page's drops only with an event that
 		 * opens the page's data (nothing before it, not even an
-		 * extend); otherwise they are lost */
-		if (!(s->flags & TB_DAT_STREAM_TC_DROPS) ||
-		    (c->first_in_page && r->index == 0))
+		 * extend); otherwise they are lost.  (Drops are only pending
+		 * while first_in_page is set: open_page sets both, and the
+		 * page's first event clears both.) */
+		if (!(s->flags & TB_DAT_STREAM_TC_DROPS) || r->index == 0)
 			ev->missed = c->missed;
 		c->missed = 0;
 	}

@@ -411,8 +411,8 @@ static tb_status opt_text(ctx *c, body *p, tb_dat_text *t, const char *what)
 	if (tb_rd_left(&p->r) == 0)
 		return fail(c, TB_ERR_LENGTH, at(p), what);
 	*t = mk_text(p, p->r.pos, tb_rd_left(&p->r));
-	/* a trailing NUL is not part of the text */
-	if (t->len && t->ptr[t->len - 1] == 0)
+	/* a trailing NUL is not part of the text (len >= 1: checked above) */
+	if (t->ptr[t->len - 1] == 0)
 		t->len--;
 	p->r.pos = p->r.len;
 	return TB_OK;
@@ -445,9 +445,8 @@ static tb_status check_cpu_range(ctx *c, const tb_dat_buffer *bf,
 static tb_status buffer_name_unique(ctx *c, const tb_dat_text *name,
 				    uint64_t where)
 {
+	/* only called for a buffer kept in storage: all before it are too */
 	size_t i, n = c->d->nbuffers - 1; /* the new one is last */
-	if (n > c->d->st_.buffers_cap)
-		n = c->d->st_.buffers_cap;
 	for (i = 0; i < n; i++) {
 		const tb_dat_text *o = &c->d->buffers[i].name;
 		if (o->len == name->len && !memcmp(o->ptr, name->ptr, o->len))
@@ -634,14 +633,12 @@ static tb_status opt_time_shift(ctx *c, body *p)
 			    "TIME_SHIFT CPU count exceeds its payload");
 	for (i = 0; i < ncpu; i++) {
 		uint32_t n;
-		uint64_t npos = at(p);
 		if ((st = rd_count(c, p, 24, &n, "TIME_SHIFT count truncated",
 				   "TIME_SHIFT sample count exceeds its payload")))
 			return st;
+		/* each sample takes 24 bytes of a payload of at most
+		 * UINT32_MAX bytes, so the total cannot overflow */
 		p->r.pos += (size_t)n * 24;
-		if (n > UINT32_MAX - total)
-			return fail(c, TB_ERR_LENGTH, npos,
-				    "TIME_SHIFT sample count overflows");
 		total += n;
 	}
 	/* optional: per CPU, n fraction-bit values */
@@ -1135,7 +1132,7 @@ static tb_status parse_v6(ctx *c, body *b)
 			    "neither flyrecord nor latency data");
 	}
 	/* move the top buffer first (instances came with the options) */
-	if (bf != &tmp && d->nbuffers > 1 && d->nbuffers <= d->st_.buffers_cap) {
+	if (bf != &tmp && d->nbuffers > 1) { /* kept: all buffers fit */
 		tb_dat_buffer first = d->buffers[d->nbuffers - 1];
 		size_t i;
 		for (i = d->nbuffers - 1; i > 0; i--)
@@ -1170,6 +1167,9 @@ static tb_status parse_v7(ctx *c, body *b)
 		return TB_OK; /* the strings are unseen: call again */
 	if ((st = walk_v7_sections(c, start, 1)) || (st = parse_v7_options(c)))
 		return st;
+	if (c->no_scratch)
+		return TB_OK; /* a compressed options section is unseen, and with
+				 it the section offsets: call again */
 	return parse_v7_sections(c);
 }
 
@@ -1255,11 +1255,8 @@ tb_status tb_dat_open(tb_dat *d, const void *file, size_t len,
 	s = d->version == 6 ? parse_v6(&c, &b) : parse_v7(&c, &b);
 	if (s)
 		return s;
-	if (c.no_space || d->need.events > d->st_.events_cap ||
-	    d->need.buffers > d->st_.buffers_cap ||
-	    d->need.cpus > d->st_.cpus_cap ||
-	    d->need.cpustats > d->st_.cpustats_cap ||
-	    d->need.scratch > d->st_.scratch_cap)
+	/* every push_* / take_* that outgrows its storage sets no_space */
+	if (c.no_space)
 		return fail(&c, TB_ERR_NO_SPACE, 0,
 			    "caller storage too small (see need)");
 	return TB_OK;

@@ -13,6 +13,29 @@
 #include "tracebound/tracedat.h"
 
 #define DW_MAX_CPUS 4
+#define DW_MAX_OPTS 8
+
+/* An extra option {id, size, payload} the writer appends after its common
+ * options (v6 list, v7 first options section). */
+typedef struct dw_option {
+	unsigned id;
+	const uint8_t *payload;
+	size_t size;
+} dw_option;
+
+/* Bytes built in a file's byte order (option payloads, section bodies). */
+typedef struct dw_bytes {
+	uint8_t *p;
+	size_t cap, len;
+	int be, overflow;
+} dw_bytes;
+
+void dw_bytes_init(dw_bytes *b, uint8_t *p, size_t cap, int be);
+void dw_put(dw_bytes *b, uint64_t v, unsigned n);   /* n-byte number */
+void dw_put_raw(dw_bytes *b, const void *p, size_t n);
+void dw_put_str(dw_bytes *b, const char *s);        /* with its NUL */
+/* Store v in n bytes at p (patching a written file). */
+void dw_store(uint8_t *p, uint64_t v, unsigned n, int be);
 
 typedef struct dw_spec {
 	unsigned version;        /* 6 or 7 */
@@ -29,6 +52,15 @@ typedef struct dw_spec {
 	const uint8_t *cpu_data[DW_MAX_CPUS];
 	size_t cpu_size[DW_MAX_CPUS]; /* whole pages */
 	const char *instance;        /* a second buffer with the same data */
+	const char *algo;            /* compressed v7: the name (default "copy") */
+	int compress_options;        /* v7 + compress: options sections too */
+	const char *latency;         /* the top buffer is this text: v6 "latency"
+					data, v7 a BUFFER_TEXT option + section */
+	const uint8_t *btf;          /* v7: a BTF_FILE section of btf_len bytes */
+	size_t btf_len;
+	int no_options;              /* v6: no options tag at all */
+	dw_option opts[DW_MAX_OPTS]; /* extra options */
+	unsigned nopts;
 } dw_spec;
 
 /* Where the writer put things (file offsets), for patching. */
@@ -41,6 +73,16 @@ typedef struct dw_layout {
 	size_t strings_sect;     /* v7 */
 	size_t header_sect;      /* v7: the HEADER_INFO section */
 	size_t cpu_off[DW_MAX_CPUS];
+	size_t clock_opt;        /* the TRACECLOCK option */
+	size_t v6_cpus;          /* v6: the header's u32 CPU count */
+	size_t v6_clock;         /* v6: the u64 size of the clock text after
+				    the flyrecord table */
+	size_t done_opt2;        /* v7: the DONE option of the last section */
+	size_t buffer_sect;      /* v7: the top BUFFER / BUFFER_TEXT section */
+	size_t btf_sect;         /* v7: the BTF_FILE section */
+	size_t latency_text;     /* where the latency text starts (in the file;
+				    v7 compressed: 8 bytes after the body) */
+	size_t opt[DW_MAX_OPTS]; /* each extra option */
 	size_t len;
 } dw_layout;
 
@@ -49,6 +91,13 @@ void dw_default(dw_spec *s, unsigned version);
 
 /* Write the file into out (cap bytes); returns its length, 0 if too small. */
 size_t dw_write(const dw_spec *s, uint8_t *out, size_t cap, dw_layout *lay);
+
+/* Append a v7 section (16-byte header, then body; flags bit 0 adds the
+ * compressed framing with "copy" sizes) to out[0..len); returns the new
+ * length, 0 if it does not fit in cap. */
+size_t dw_append_sect(uint8_t *out, size_t len, size_t cap, int be,
+		      unsigned id, unsigned flags, uint32_t name,
+		      const void *body, size_t n);
 
 /* The "copy" decompressor (and one that lies by `lie` bytes). */
 tb_status dw_copy_decompress(void *ctx, const char *algo, const void *src,

@@ -310,6 +310,200 @@ START_TEST(stream_arguments)
 }
 END_TEST
 
+START_TEST(stream_init_refuses)
+{
+	dw_layout lay;
+	size_t n = crafted(&lay, 1);
+	opened *o = calloc(1, sizeof(*o));
+	const tb_dat_buffer *b;
+	tb_dat_event ev;
+	static uint8_t mem[2 * 3 * 4096];
+	ck_assert_int_eq(open_dat(o, filebuf, n, &copy_dc), TB_OK);
+	b = &o->d.buffers[0];
+	ck_assert_int_eq(tb_dat_stream_init(NULL, &o->d, b, &o->layout, o->cur, 8, mem, 3 * 4096,
+					    0, &o->err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_dat_stream_init(&o->s, NULL, b, &o->layout, o->cur, 8, mem, 3 * 4096,
+					    0, &o->err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_dat_stream_init(&o->s, &o->d, NULL, &o->layout, o->cur, 8, mem,
+					    3 * 4096, 0, &o->err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_dat_stream_init(&o->s, &o->d, b, NULL, o->cur, 8, mem, 3 * 4096, 0,
+					    &o->err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_dat_stream_init(&o->s, &o->d, b, &o->layout, NULL, 8, mem, 3 * 4096,
+					    0, &o->err), TB_ERR_ARG);
+	/* compressed CPU data needs chunk memory */
+	ck_assert_int_eq(tb_dat_stream_init(&o->s, &o->d, b, &o->layout, o->cur, 8, NULL,
+					    3 * 4096, 0, &o->err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_dat_stream_init(&o->s, &o->d, b, &o->layout, o->cur, 8, mem, 3 * 4096,
+					    0, &o->err), TB_OK);
+	ck_assert_int_eq(tb_dat_stream_next(&o->s, NULL, &o->err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_dat_stream_next(&o->s, &ev, &o->err), TB_OK);
+	close_dat(o);
+	free(o);
+	o = calloc(1, sizeof(*o));
+	/* a compressed buffer listing no CPUs needs no chunk memory */
+	{
+		static const char opt[8 + 6 + 6 + 4 + 4] = "";
+		dw_spec sp;
+		dw_layout l2;
+		size_t n2;
+		const tb_dat_buffer *e;
+		static uint8_t big[1 << 16];
+		dw_default(&sp, 7);
+		sp.compress = 1;
+		sp.opts[0].id = TB_DAT_OPT_BUFFER;
+		sp.opts[0].payload = (const uint8_t *)opt;
+		sp.opts[0].size = sizeof(opt);
+		sp.nopts = 1;
+		n2 = dw_write(&sp, big, sizeof(big), &l2);
+		ck_assert_uint_gt(n2, 0);
+		/* {section, "empty", "local", page size, 0 CPUs} */
+		dw_store(big + l2.opt[0] + 6, l2.buffer_sect, 8, 0);
+		memcpy(big + l2.opt[0] + 6 + 8, "empty\0local", 12);
+		dw_store(big + l2.opt[0] + 6 + 20, 4096, 4, 0);
+		ck_assert_int_eq(open_dat(o, big, n2, &copy_dc), TB_OK);
+		e = tb_dat_find_buffer(&o->d, "empty");
+		ck_assert_ptr_nonnull(e);
+		ck_assert_int_eq(e->compressed, 1);
+		ck_assert_uint_eq(e->ncpus, 0);
+		ck_assert_int_eq(tb_dat_stream_init(&o->s, &o->d, e, &o->layout, NULL, 0,
+						    NULL, 0, 0, &o->err), TB_OK);
+		ck_assert_int_eq(tb_dat_stream_next(&o->s, &ev, &o->err), TB_END);
+		close_dat(o);
+	}
+	/* a chunk count the CPU data cannot hold stops the start */
+	dw_store(filebuf + lay.cpu_off[1], 100000, 4, 0);
+	ck_assert_int_eq(open_dat(o, filebuf, n, &copy_dc), TB_OK);
+	ck_assert_int_eq(tb_dat_stream_init(&o->s, &o->d, &o->d.buffers[0], &o->layout,
+					    o->cur, 8, mem, 3 * 4096, 0, &o->err),
+			 TB_ERR_LENGTH);
+	ck_assert_uint_eq(o->err.offset, lay.cpu_off[1]);
+	close_dat(o);
+	free(o);
+}
+END_TEST
+
+/* Drain a stream: events per CPU and every error (status, CPU, offset). */
+typedef struct drained {
+	unsigned events[2], errors[2];
+	tb_status err_status[2][4];
+	uint64_t err_off[2][4];
+} drained;
+
+static void drain(opened *o, drained *r)
+{
+	tb_dat_event ev;
+	tb_status s;
+	unsigned guard = 0;
+	uint32_t c;
+	memset(r, 0, sizeof(*r));
+	while ((s = tb_dat_stream_next(&o->s, &ev, &o->err)) != TB_END) {
+		ck_assert_uint_lt(++guard, 100);
+		if (s == TB_OK) {
+			r->events[ev.cpu]++;
+			continue;
+		}
+		c = o->s.error_cpu;
+		ck_assert_uint_lt(c, 2);
+		ck_assert_uint_lt(r->errors[c], 4);
+		r->err_status[c][r->errors[c]] = s;
+		r->err_off[c][r->errors[c]] = o->err.offset;
+		r->errors[c]++;
+	}
+}
+
+/* Open the crafted compressed file (as patched) and drain its stream. */
+static void drain_crafted(size_t n, drained *r)
+{
+	static uint8_t mem[2 * 3 * 4096];
+	opened *o = calloc(1, sizeof(*o));
+	ck_assert_int_eq(open_dat(o, filebuf, n, &copy_dc), TB_OK);
+	ck_assert_int_eq(tb_dat_stream_init(&o->s, &o->d, &o->d.buffers[0], &o->layout,
+					    o->cur, 8, mem, 3 * 4096, 0, &o->err),
+			 TB_OK);
+	drain(o, r);
+	close_dat(o);
+	free(o);
+}
+
+/* Compressed CPU data whose chunk framing breaks: the CPU stops with one
+ * error at the broken header; the other CPU's events all come through. */
+START_TEST(broken_chunk_framing_stops_the_cpu)
+{
+	dw_layout lay;
+	size_t n = crafted(&lay, 1);
+	drained r;
+	/* CPU 0 says two chunks; the second header lies past its data */
+	dw_store(filebuf + lay.cpu_off[0], 2, 4, 0);
+	drain_crafted(n, &r);
+	ck_assert_uint_eq(r.events[1], 3);
+	ck_assert_uint_eq(r.events[0], 3); /* its one chunk still streams */
+	/* the bad third page, then the missing second chunk */
+	ck_assert_uint_eq(r.errors[0], 2);
+	ck_assert_uint_eq(r.errors[1], 0);
+	ck_assert_int_eq(r.err_status[0][1], TB_ERR_TRUNCATED);
+	ck_assert_uint_eq(r.err_off[0][1], lay.cpu_off[0] + 4 + 8 + 3 * 4096);
+}
+END_TEST
+
+/* A chunk of zero bytes holds an empty page: reported, then skipped. */
+START_TEST(empty_chunk_is_a_bad_page)
+{
+	dw_layout lay;
+	size_t n = crafted(&lay, 1);
+	drained r;
+	/* CPU 1: one chunk of 0 compressed / 0 uncompressed bytes */
+	dw_store(filebuf + lay.cpu_off[1] + 4, 0, 4, 0);
+	dw_store(filebuf + lay.cpu_off[1] + 8, 0, 4, 0);
+	drain_crafted(n, &r);
+	ck_assert_uint_eq(r.events[0], 3);
+	ck_assert_uint_eq(r.events[1], 0);
+	ck_assert_uint_eq(r.errors[0], 1); /* its bad third page */
+	/* the empty page at its chunk, then the bytes left after the chunk */
+	ck_assert_uint_eq(r.errors[1], 2);
+	ck_assert_int_eq(r.err_status[1][0], TB_ERR_TRUNCATED);
+	ck_assert_uint_eq(r.err_off[1][0], lay.cpu_off[1] + 4);
+	ck_assert_int_eq(r.err_status[1][1], TB_ERR_LENGTH);
+	ck_assert_uint_eq(r.err_off[1][1], lay.cpu_off[1] + 4 + 8);
+}
+END_TEST
+
+/* Drop counts come from the input: three pages each claiming INT64_MAX
+ * dropped events saturate the known total instead of wrapping. */
+START_TEST(dropped_total_saturates)
+{
+	tbt_pw w;
+	dw_spec sp;
+	dw_layout lay;
+	size_t n, i;
+	opened *o = calloc(1, sizeof(*o));
+	tb_dat_event ev;
+	memset(pages, 0, sizeof(pages));
+	for (i = 0; i < 3; i++) {
+		tbt_pw_init(&w, pages[0][i], 4096, 0, 8, 1000 * (i + 1));
+		event(&w, 0, (uint16_t)(10 + i));
+		tbt_pw_finish(&w, 1, 1, (uint64_t)INT64_MAX);
+	}
+	dw_default(&sp, 7);
+	sp.ncpus = 1;
+	sp.cpu_data[0] = pages[0][0];
+	sp.cpu_size[0] = 3 * 4096;
+	n = dw_write(&sp, filebuf, sizeof(filebuf), &lay);
+	ck_assert_uint_gt(n, 0);
+	ck_assert_int_eq(open_dat(o, filebuf, n, NULL), TB_OK);
+	ck_assert_int_eq(start(o, 0), TB_OK);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(tb_dat_stream_next(&o->s, &ev, &o->err), TB_OK);
+		ck_assert_uint_eq(ev.data[0], 10 + i);
+		ck_assert_int_eq(ev.missed, INT64_MAX);
+		ck_assert_uint_eq(o->s.dropped_known,
+				  i < 2 ? (i + 1) * (uint64_t)INT64_MAX : UINT64_MAX);
+	}
+	ck_assert_int_eq(tb_dat_stream_next(&o->s, &ev, &o->err), TB_END);
+	close_dat(o);
+	free(o);
+}
+END_TEST
+
 Suite *tb_suite_datstream(void)
 {
 	Suite *s = suite_create("datstream");
@@ -320,6 +514,10 @@ Suite *tb_suite_datstream(void)
 	tcase_add_test(t, crafted_order_drops_and_bad_page);
 	tcase_add_test(t, crafted_compressed);
 	tcase_add_test(t, stream_arguments);
+	tcase_add_test(t, stream_init_refuses);
+	tcase_add_test(t, broken_chunk_framing_stops_the_cpu);
+	tcase_add_test(t, empty_chunk_is_a_bad_page);
+	tcase_add_test(t, dropped_total_saturates);
 	suite_add_tcase(s, t);
 	return s;
 }

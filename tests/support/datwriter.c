@@ -4,40 +4,64 @@
 #include <string.h>
 
 typedef struct w {
-	uint8_t *p;
-	size_t cap, len;
-	int be, overflow;
+	dw_bytes b;
 	char strings[512];
 	size_t nstrings;
 } w;
 
-static void put(w *o, const void *b, size_t n)
+void dw_bytes_init(dw_bytes *b, uint8_t *p, size_t cap, int be)
 {
-	if (o->overflow || n > o->cap - o->len) {
-		o->overflow = 1;
+	memset(b, 0, sizeof(*b));
+	b->p = p;
+	b->cap = cap;
+	b->be = be;
+}
+
+void dw_put_raw(dw_bytes *b, const void *p, size_t n)
+{
+	if (b->overflow || n > b->cap - b->len) {
+		b->overflow = 1;
 		return;
 	}
 	if (n)
-		memcpy(o->p + o->len, b, n);
-	o->len += n;
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+void dw_store(uint8_t *p, uint64_t v, unsigned n, int be)
+{
+	unsigned i;
+	for (i = 0; i < n; i++)
+		p[be ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+void dw_put(dw_bytes *b, uint64_t v, unsigned n)
+{
+	uint8_t t[8];
+	dw_store(t, v, n, b->be);
+	dw_put_raw(b, t, n);
+}
+
+void dw_put_str(dw_bytes *b, const char *s)
+{
+	dw_put_raw(b, s, strlen(s) + 1);
+}
+
+static void put(w *o, const void *b, size_t n)
+{
+	dw_put_raw(&o->b, b, n);
 }
 
 static void put_n(w *o, uint64_t v, unsigned n)
 {
-	uint8_t b[8];
-	unsigned i;
-	for (i = 0; i < n; i++)
-		b[o->be ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
-	put(o, b, n);
+	dw_put(&o->b, v, n);
 }
 
 static void patch_n(w *o, size_t at, uint64_t v, unsigned n)
 {
-	unsigned i;
-	if (o->overflow || at + n > o->len)
+	if (o->b.overflow || at + n > o->b.len)
 		return;
-	for (i = 0; i < n; i++)
-		o->p[at + (o->be ? n - 1 - i : i)] = (uint8_t)(v >> (8 * i));
+	dw_store(o->b.p + at, v, n, o->b.be);
 }
 
 static void put_cstr(w *o, const char *s)
@@ -55,9 +79,9 @@ static void put_sized(w *o, const char *s, unsigned width)
 static void pad_to(w *o, size_t align)
 {
 	static const uint8_t zero[64];
-	while (!o->overflow && o->len % align)
-		put(o, zero, align - o->len % align < sizeof(zero)
-				     ? align - o->len % align : sizeof(zero));
+	while (!o->b.overflow && o->b.len % align)
+		put(o, zero, align - o->b.len % align < sizeof(zero)
+				     ? align - o->b.len % align : sizeof(zero));
 }
 
 static uint32_t str_id(w *o, const char *s)
@@ -121,7 +145,7 @@ static void put_ftrace(w *o, const dw_spec *s)
 
 static void put_systems(w *o, const dw_spec *s, dw_layout *lay)
 {
-	lay->systems_count = o->len;
+	lay->systems_count = o->b.len;
 	put_n(o, s->system ? 1 : 0, 4);
 	if (s->system) {
 		put_cstr(o, s->system);
@@ -134,9 +158,10 @@ static void put_common_options(w *o, const dw_spec *s, dw_layout *lay)
 {
 	unsigned c;
 	char stat[64];
+	lay->clock_opt = o->b.len;
 	put_n(o, TB_DAT_OPT_TRACECLOCK, 2);
 	put_sized(o, "[local] global\n", 4);
-	lay->uname_opt = o->len;
+	lay->uname_opt = o->b.len;
 	put_n(o, TB_DAT_OPT_UNAME, 2);
 	put_n(o, 11, 4);
 	put(o, "Linux test", 11);
@@ -152,24 +177,30 @@ static void put_common_options(w *o, const dw_spec *s, dw_layout *lay)
 		stat[5] = (char)('0' + c);
 		n = strlen(stat) + 1;
 		if (c == 0)
-			lay->cpustat_opt = o->len;
+			lay->cpustat_opt = o->b.len;
 		put_n(o, TB_DAT_OPT_CPUSTAT, 2);
 		put_n(o, n, 4);
 		put(o, stat, n);
 	}
-	lay->cpucount_opt = o->len;
+	lay->cpucount_opt = o->b.len;
 	put_n(o, TB_DAT_OPT_CPUCOUNT, 2);
 	put_n(o, 4, 4);
 	put_n(o, s->ncpus, 4);
+	for (c = 0; c < s->nopts && c < DW_MAX_OPTS; c++) {
+		lay->opt[c] = o->b.len;
+		put_n(o, s->opts[c].id, 2);
+		put_n(o, s->opts[c].size, 4);
+		put(o, s->opts[c].payload, s->opts[c].size);
+	}
 }
 
 /* v7 section: header, then body (framed when compressed). Returns start. */
 static size_t begin_sect(w *o, unsigned id, int compress, const char *desc)
 {
-	size_t at = o->len;
+	size_t at = o->b.len;
 	put_n(o, id, 2);
 	put_n(o, compress ? 1 : 0, 2);
-	put_n(o, str_id(o, desc), 4);
+	put_n(o, desc ? str_id(o, desc) : UINT32_MAX, 4);
 	put_n(o, 0, 8); /* size, patched */
 	if (compress) {
 		put_n(o, 0, 4);
@@ -180,7 +211,7 @@ static size_t begin_sect(w *o, unsigned id, int compress, const char *desc)
 
 static void end_sect(w *o, size_t at, int compress)
 {
-	size_t body = o->len - at - 16;
+	size_t body = o->b.len - at - 16;
 	patch_n(o, at + 8, body, 8);
 	if (compress) {
 		patch_n(o, at + 16, body - 8, 4);
@@ -198,28 +229,41 @@ static size_t write_v6(w *o, const dw_spec *s, dw_layout *lay)
 	put_sized(o, s->kallsyms, 4);
 	put_sized(o, s->printk, 4);
 	put_sized(o, s->cmdlines, 8);
+	lay->v6_cpus = o->b.len;
 	put_n(o, s->ncpus, 4);
-	put(o, "options  ", 10);
-	put_common_options(o, s, lay);
-	if (s->instance) {
-		lay->buffer_opt = o->len;
+	if (!s->no_options) {
+		put(o, "options  ", 10);
+		put_common_options(o, s, lay);
+	}
+	if (s->instance && !s->no_options && !s->latency) {
+		lay->buffer_opt = o->b.len;
 		put_n(o, TB_DAT_OPT_BUFFER, 2);
 		put_n(o, 8 + strlen(s->instance) + 1, 4);
-		buf_off_field = o->len;
+		buf_off_field = o->b.len;
 		put_n(o, 0, 8);
 		put_cstr(o, s->instance);
 	}
-	lay->done_opt = o->len;
-	put_n(o, 0, 2);
+	if (!s->no_options) {
+		lay->done_opt = o->b.len;
+		put_n(o, 0, 2);
+	}
+	if (s->latency) {
+		/* the rest of the file is the text of the trace file */
+		put(o, "latency  ", 10);
+		lay->latency_text = o->b.len;
+		put(o, s->latency, strlen(s->latency));
+		return o->b.len;
+	}
 	put(o, "flyrecord", 10);
-	lay->v6_fly = o->len;
+	lay->v6_fly = o->b.len;
 	for (c = 0; c < s->ncpus; c++) {
 		put_n(o, 0, 8);
 		put_n(o, s->cpu_size[c], 8);
 	}
+	lay->v6_clock = o->b.len;
 	put_sized(o, "[local]", 8);
 	if (s->instance) {
-		fly_inst = o->len;
+		fly_inst = o->b.len;
 		patch_n(o, buf_off_field, fly_inst, 8);
 		put(o, "flyrecord", 10);
 		for (c = 0; c < s->ncpus; c++) {
@@ -229,13 +273,26 @@ static size_t write_v6(w *o, const dw_spec *s, dw_layout *lay)
 	}
 	for (c = 0; c < s->ncpus; c++) {
 		pad_to(o, s->page_size);
-		lay->cpu_off[c] = o->len;
-		patch_n(o, lay->v6_fly + 16 * c, o->len, 8);
+		lay->cpu_off[c] = o->b.len;
+		patch_n(o, lay->v6_fly + 16 * c, o->b.len, 8);
 		if (fly_inst)
-			patch_n(o, fly_inst + 10 + 16 * c, o->len, 8);
+			patch_n(o, fly_inst + 10 + 16 * c, o->b.len, 8);
 		put(o, s->cpu_data[c], s->cpu_size[c]);
 	}
-	return o->len;
+	return o->b.len;
+}
+
+/* BUFFER_TEXT: u64 section offset, name NUL, clock NUL (spec 3.3). */
+static size_t put_buffer_text_option(w *o, const char *name)
+{
+	size_t field;
+	put_n(o, TB_DAT_OPT_BUFFER_TEXT, 2);
+	put_n(o, 8 + strlen(name) + 1 + 6, 4);
+	field = o->b.len;
+	put_n(o, 0, 8);
+	put_cstr(o, name);
+	put_cstr(o, "local");
+	return field;
 }
 
 static void put_buffer_option(w *o, const dw_spec *s, const char *name,
@@ -250,7 +307,7 @@ static void put_buffer_option(w *o, const dw_spec *s, const char *name,
 	put_n(o, s->page_size, 4);
 	put_n(o, s->ncpus, 4);
 	for (c = 0; c < s->ncpus; c++) {
-		cpu_fields[c] = o->len;
+		cpu_fields[c] = o->b.len;
 		put_n(o, c, 4);
 		put_n(o, 0, 8);
 		put_n(o, 0, 8);
@@ -261,7 +318,7 @@ static void put_buffer_section(w *o, const dw_spec *s, size_t opt_sect,
 			       size_t *cpu_fields, dw_layout *lay, int top)
 {
 	unsigned c;
-	size_t at = o->len;
+	size_t at = o->b.len;
 	put_n(o, TB_DAT_OPT_BUFFER, 2);
 	put_n(o, s->compress ? 1 : 0, 2);
 	put_n(o, str_id(o, "buffer flyrecord"), 4);
@@ -270,32 +327,32 @@ static void put_buffer_section(w *o, const dw_spec *s, size_t opt_sect,
 	for (c = 0; c < s->ncpus; c++) {
 		size_t start, size;
 		pad_to(o, s->page_size);
-		start = o->len;
+		start = o->b.len;
 		if (s->compress) {
 			put_n(o, 1, 4);
 			put_n(o, s->cpu_size[c], 4);
 			put_n(o, s->cpu_size[c], 4);
 		}
 		put(o, s->cpu_data[c], s->cpu_size[c]);
-		size = o->len - start - (s->compress ? 4 : 0);
+		size = o->b.len - start - (s->compress ? 4 : 0);
 		if (top)
 			lay->cpu_off[c] = start;
 		patch_n(o, cpu_fields[c] + 4, start, 8);
 		patch_n(o, cpu_fields[c] + 12, size, 8);
 	}
-	patch_n(o, at + 8, o->len - at - 16, 8);
+	patch_n(o, at + 8, o->b.len - at - 16, 8);
 }
 
 static size_t write_v7(w *o, const dw_spec *s, dw_layout *lay)
 {
-	size_t first_field, sects[6], opt1, opt2, done1, strings_at;
+	size_t first_field, sects[7], opt1, opt2, done1, strings_at;
 	size_t top_cpu[DW_MAX_CPUS], inst_cpu[DW_MAX_CPUS];
 	size_t top_field = 0, inst_field = 0;
-	int z = s->compress;
-	unsigned i;
-	put_cstr(o, z ? "copy" : "none");
+	int z = s->compress, zo = z && s->compress_options;
+	unsigned i, nsects = 6;
+	put_cstr(o, z ? (s->algo ? s->algo : "copy") : "none");
 	put_cstr(o, z ? "1" : "");
-	first_field = o->len;
+	first_field = o->b.len;
 	put_n(o, 0, 8);
 
 	lay->header_sect = sects[0] = begin_sect(o, TB_DAT_OPT_HEADER_INFO, z, "headers");
@@ -318,54 +375,72 @@ static size_t write_v7(w *o, const dw_spec *s, dw_layout *lay)
 	sects[5] = begin_sect(o, TB_DAT_OPT_CMDLINES, z, "command lines");
 	put_sized(o, s->cmdlines, 8);
 	end_sect(o, sects[5], z);
+	if (s->btf) {
+		/* BTF_FILE: the blob as the section body */
+		lay->btf_sect = sects[nsects] = begin_sect(o, TB_DAT_OPT_BTF_FILE, z, "BTF");
+		put(o, s->btf, s->btf_len);
+		end_sect(o, sects[nsects++], z);
+	}
 
 	/* first options section: general options and the section offsets */
-	lay->options_first = opt1 = begin_sect(o, TB_DAT_OPT_DONE, 0, "options");
+	lay->options_first = opt1 = begin_sect(o, TB_DAT_OPT_DONE, zo, "options");
 	patch_n(o, first_field, opt1, 8);
 	put_common_options(o, s, lay);
-	for (i = 0; i < 6; i++) {
-		put_n(o, TB_DAT_OPT_HEADER_INFO + i, 2);
+	for (i = 0; i < nsects; i++) {
+		put_n(o, i < 6 ? TB_DAT_OPT_HEADER_INFO + i : TB_DAT_OPT_BTF_FILE, 2);
 		put_n(o, 8, 4);
 		put_n(o, sects[i], 8);
 	}
-	lay->done_opt = done1 = o->len;
+	lay->done_opt = done1 = o->b.len;
 	put_n(o, TB_DAT_OPT_DONE, 2);
 	put_n(o, 8, 4);
 	put_n(o, 0, 8);
-	end_sect(o, opt1, 0);
+	end_sect(o, opt1, zo);
 
 	/* second options section: the buffers */
-	opt2 = begin_sect(o, TB_DAT_OPT_DONE, 0, "options");
+	opt2 = begin_sect(o, TB_DAT_OPT_DONE, zo, "options");
 	patch_n(o, done1 + 6, opt2, 8);
-	lay->buffer_opt = o->len;
-	top_field = o->len + 6;
-	put_buffer_option(o, s, "", 0, top_cpu);
-	lay->buffer_cpu0 = top_cpu[0];
+	lay->buffer_opt = o->b.len;
+	top_field = o->b.len + 6;
+	if (s->latency)
+		top_field = put_buffer_text_option(o, "");
+	else
+		put_buffer_option(o, s, "", 0, top_cpu);
+	lay->buffer_cpu0 = s->latency ? 0 : top_cpu[0];
 	if (s->instance) {
-		inst_field = o->len + 6;
+		inst_field = o->b.len + 6;
 		put_buffer_option(o, s, s->instance, 0, inst_cpu);
 	}
+	lay->done_opt2 = o->b.len;
 	put_n(o, TB_DAT_OPT_DONE, 2);
 	put_n(o, 8, 4);
 	put_n(o, 0, 8);
-	end_sect(o, opt2, 0);
+	end_sect(o, opt2, zo);
 
-	patch_n(o, top_field, o->len, 8);
-	put_buffer_section(o, s, opt2, top_cpu, lay, 1);
+	patch_n(o, top_field, o->b.len, 8);
+	lay->buffer_sect = o->b.len;
+	if (s->latency) {
+		size_t at = begin_sect(o, TB_DAT_OPT_BUFFER_TEXT, z, "buffer latency");
+		lay->latency_text = o->b.len;
+		put(o, s->latency, strlen(s->latency));
+		end_sect(o, at, z);
+	} else {
+		put_buffer_section(o, s, opt2, top_cpu, lay, 1);
+	}
 	if (s->instance) {
-		patch_n(o, inst_field, o->len, 8);
+		patch_n(o, inst_field, o->b.len, 8);
 		put_buffer_section(o, s, opt2, inst_cpu, lay, 0);
 	}
 	/* the strings: patch "strings" in first so the id exists */
 	str_id(o, "strings");
-	lay->strings_sect = strings_at = o->len;
+	lay->strings_sect = strings_at = o->b.len;
 	put_n(o, TB_DAT_OPT_STRINGS, 2);
 	put_n(o, 0, 2);
 	put_n(o, o->nstrings - 8, 4);
 	put_n(o, o->nstrings, 8);
 	put(o, o->strings, o->nstrings);
 	(void)strings_at;
-	return o->len;
+	return o->b.len;
 }
 
 size_t dw_write(const dw_spec *s, uint8_t *out, size_t cap, dw_layout *lay)
@@ -377,25 +452,42 @@ size_t dw_write(const dw_spec *s, uint8_t *out, size_t cap, dw_layout *lay)
 		lay = &tmp;
 	memset(lay, 0, sizeof(*lay));
 	memset(&o, 0, sizeof(o));
-	o.p = out;
-	o.cap = cap;
-	o.be = s->big_endian;
+	dw_bytes_init(&o.b, out, cap, s->big_endian);
 	put(&o, "\x17\x08\x44tracing", 10);
 	put_cstr(&o, s->version == 6 ? "6" : "7");
-	lay->endian = o.len;
+	lay->endian = o.b.len;
 	put_n(&o, s->big_endian ? 1 : 0, 1);
-	lay->long_size = o.len;
+	lay->long_size = o.b.len;
 	put_n(&o, s->long_size, 1);
-	lay->page_size = o.len;
+	lay->page_size = o.b.len;
 	put_n(&o, s->page_size, 4);
 	if (s->version == 6) {
-		lay->header_page_size = o.len + 12;
+		lay->header_page_size = o.b.len + 12;
 		n = write_v6(&o, s, lay);
 	} else {
 		n = write_v7(&o, s, lay);
 	}
 	lay->len = n;
-	return o.overflow ? 0 : n;
+	return o.b.overflow ? 0 : n;
+}
+
+size_t dw_append_sect(uint8_t *out, size_t len, size_t cap, int be,
+		      unsigned id, unsigned flags, uint32_t name,
+		      const void *body, size_t n)
+{
+	dw_bytes b;
+	dw_bytes_init(&b, out, cap, be);
+	b.len = len <= cap ? len : cap;
+	dw_put(&b, id, 2);
+	dw_put(&b, flags, 2);
+	dw_put(&b, name, 4);
+	dw_put(&b, n + ((flags & 1u) ? 8 : 0), 8);
+	if (flags & 1u) {
+		dw_put(&b, n, 4);
+		dw_put(&b, n, 4);
+	}
+	dw_put_raw(&b, body, n);
+	return b.overflow || len > cap ? 0 : b.len;
 }
 
 tb_status dw_copy_decompress(void *ctx, const char *algo, const void *src,
@@ -407,7 +499,8 @@ tb_status dw_copy_decompress(void *ctx, const char *algo, const void *src,
 		return TB_ERR_UNSUPPORTED;
 	if (src_len > dst_cap)
 		return TB_ERR_VALUE;
-	memcpy(dst, src, src_len);
+	if (src_len) /* an empty chunk may come with no memory at all */
+		memcpy(dst, src, src_len);
 	*produced = (size_t)((long)src_len + lie);
 	return TB_OK;
 }
