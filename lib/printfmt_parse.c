@@ -496,18 +496,18 @@ static int starts_type(const parser *ps, const tok *t)
 	return 0;
 }
 
-/* Parse a type name up to (not including) the closing ')'. */
+/* Parse a type name up to (not including) the closing ')'.  Callers have
+ * seen starts_type(), so the first token is a name. */
 static int parse_type(parser *ps, ctype *ct)
 {
 	unsigned lsz = ps->p->ev.long_size;
 	int longs = 0, is_unsigned = 0, is_signed = 0, base = 0, ptr = 0;
-	int tagged = 0, keep = 0, is_bool = 0, any = 0;
+	int tagged = 0, keep = 0, is_bool = 0;
 	size_t which = 0;
 	unsigned named = 0, named_size = 0;
 	memset(ct, 0, sizeof(*ct));
 	while (ps->cur.kind == T_IDENT || at(ps, "*")) {
 		tok *t = &ps->cur;
-		any = 1;
 		if (at(ps, "*")) {
 			ptr++;
 		} else if (ident_is(ps, t, "unsigned")) {
@@ -551,8 +551,6 @@ static int parse_type(parser *ps, ctype *ct)
 		}
 		advance(ps);
 	}
-	if (!any)
-		return fail(ps, TB_ERR_SYNTAX, "print fmt: a type name is expected");
 	if (ptr) {
 		unsigned psz = lsz ? lsz : 8, el = 0, esg = 0;
 		/* the pointee, for indexing: u8/u16/u32/u64, char, short,

@@ -896,6 +896,48 @@ START_TEST(r12_flat_chain_nodes)
 }
 END_TEST
 
+/* The other two compile limits: expression nodes (a balanced tree is
+ * shallow, so only the node count stops it) and decoded string bytes. */
+START_TEST(r12_node_and_text_limits)
+{
+	char *fmt = malloc(70000), *tree = malloc(70000), *next = malloc(70000);
+	size_t n;
+	int d;
+	ck_assert_ptr_nonnull(fmt);
+	ck_assert_ptr_nonnull(tree);
+	ck_assert_ptr_nonnull(next);
+	/* depth 9 (512 ones, 511 sums): 1,023 nodes fit; depth 10: 2,047 do
+	 * not (limit 1,536) */
+	strcpy(tree, "1");
+	for (d = 1; d <= 10; d++) {
+		snprintf(next, 70000, "(%s+%s)", tree, tree);
+		strcpy(tree, next);
+		n = (size_t)snprintf(fmt, 70000, "\"%%d\", %s", tree);
+		if (d == 9) {
+			ck_assert_int_eq(compile_n(fmt, n, NULL, 0, 8, 0, "t", "x"), TB_OK);
+			ck_assert_str_eq(run_env(NULL, "\1\0\0\0\0\0\0\0", 8), "512");
+		}
+	}
+	ck_assert_int_eq(compile_n(fmt, n, NULL, 0, 8, 0, "t", "x"), TB_ERR_LIMIT);
+	ck_assert_str_eq(run_env(NULL, "\1\0\0\0\0\0\0\0", 8), "[FAILED TO PARSE]");
+	/* string literals decode into 12,288 bytes at most */
+	fmt[0] = '"';
+	memset(fmt + 1, 'a', TB_RENDER_MAX_TEXT);
+	fmt[TB_RENDER_MAX_TEXT + 1] = '"';
+	ck_assert_int_eq(compile_n(fmt, TB_RENDER_MAX_TEXT + 2, NULL, 0, 8, 0, "t", "x"), TB_OK);
+	ck_assert_int_eq(tb_render(prog_buf(), NULL, "\1\0\0\0\0\0\0\0", 8, tree, 70000, &last),
+			 TB_OK);
+	ck_assert_uint_eq(strlen(tree), TB_RENDER_MAX_TEXT);
+	ck_assert_uint_eq(last.len, TB_RENDER_MAX_TEXT);
+	memcpy(fmt + TB_RENDER_MAX_TEXT + 1, "\" \"b\"", 5);
+	ck_assert_int_eq(compile_n(fmt, TB_RENDER_MAX_TEXT + 6, NULL, 0, 8, 0, "t", "x"),
+			 TB_ERR_LIMIT);
+	free(fmt);
+	free(tree);
+	free(next);
+}
+END_TEST
+
 START_TEST(r13_width_capped)
 {
 	uint8_t rec[16];
@@ -1215,6 +1257,7 @@ Suite *tb_suite_render(void)
 	tcase_add_test(t, r11_field_past_record);
 	tcase_add_test(t, r12_deep_nesting);
 	tcase_add_test(t, r12_flat_chain_nodes);
+	tcase_add_test(t, r12_node_and_text_limits);
 	tcase_add_test(t, r13_width_capped);
 	tcase_add_test(t, historic_inputs);
 	tcase_add_test(t, every_format_prefix);
