@@ -445,8 +445,11 @@ static tb_status check_cpu_range(ctx *c, const tb_dat_buffer *bf,
 static tb_status buffer_name_unique(ctx *c, const tb_dat_text *name,
 				    uint64_t where)
 {
-	/* only called for a buffer kept in storage: all before it are too */
 	size_t i, n = c->d->nbuffers - 1; /* the new one is last */
+	/* Only called for a buffer kept in storage, so all before it are
+	 * too; the clamp keeps the reads inside storage should that change. */
+	if (n > c->d->st_.buffers_cap)
+		n = c->d->st_.buffers_cap;
 	for (i = 0; i < n; i++) {
 		const tb_dat_text *o = &c->d->buffers[i].name;
 		if (o->len == name->len && !memcmp(o->ptr, name->ptr, o->len))
@@ -1132,7 +1135,9 @@ static tb_status parse_v6(ctx *c, body *b)
 			    "neither flyrecord nor latency data");
 	}
 	/* move the top buffer first (instances came with the options) */
-	if (bf != &tmp && d->nbuffers > 1) { /* kept: all buffers fit */
+	/* (kept implies all buffers fit; the cap test keeps the writes
+	 * inside storage regardless) */
+	if (bf != &tmp && d->nbuffers > 1 && d->nbuffers <= d->st_.buffers_cap) {
 		tb_dat_buffer first = d->buffers[d->nbuffers - 1];
 		size_t i;
 		for (i = d->nbuffers - 1; i > 0; i--)
@@ -1255,8 +1260,13 @@ tb_status tb_dat_open(tb_dat *d, const void *file, size_t len,
 	s = d->version == 6 ? parse_v6(&c, &b) : parse_v7(&c, &b);
 	if (s)
 		return s;
-	/* every push_* / take_* that outgrows its storage sets no_space */
-	if (c.no_space)
+	/* Every push_* / take_* that outgrows its storage sets no_space; the
+	 * comparisons make sure TB_OK never goes with counts past storage. */
+	if (c.no_space || d->need.events > d->st_.events_cap ||
+	    d->need.buffers > d->st_.buffers_cap ||
+	    d->need.cpus > d->st_.cpus_cap ||
+	    d->need.cpustats > d->st_.cpustats_cap ||
+	    d->need.scratch > d->st_.scratch_cap)
 		return fail(&c, TB_ERR_NO_SPACE, 0,
 			    "caller storage too small (see need)");
 	return TB_OK;

@@ -537,6 +537,22 @@ START_TEST(pointer_extensions)
 	compile_ex("\"%pS\", REC->ip", f, 10, 8, 0, "net", "x");
 	ck_assert_str_eq(run_env(NULL, rec, 86), "0xffffffffc0000004");
 	ck_assert(last.notes & TB_RENDER_N_NOLOOKUP);
+	/* a UUID from 4 bytes: the kernel's "(efault)", and the note */
+	compile_ex("\"%pU\", REC->v4", f, 10, 8, 0, "net", "x");
+	ck_assert_str_eq(run_env(&test_env, rec, 86), "(efault)");
+	ck_assert(last.notes & TB_RENDER_N_OOR);
+	/* hex dumps: the field's bytes at most (noted), 64 at most */
+	compile_ex("\"%8phN\", REC->v4", f, 10, 8, 0, "net", "x");
+	ck_assert_str_eq(run_env(&test_env, rec, 86), "c0a80102");
+	ck_assert(last.notes & TB_RENDER_N_OOR);
+	{
+		uint8_t big[8 + 80];
+		tb_render_field fb[] = { COMMON_FIELDS, fa("b", 8, 80, 1, 0) };
+		memset(big, 0xab, sizeof(big));
+		compile_ex("\"%100phN\", REC->b", fb, 5, 8, 0, "net", "x");
+		ck_assert_uint_eq(strlen(run_env(&test_env, big, sizeof(big))), 2 * 64);
+		ck_assert(!(last.notes & TB_RENDER_N_OOR));
+	}
 }
 END_TEST
 
