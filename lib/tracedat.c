@@ -1134,9 +1134,9 @@ static tb_status parse_v6(ctx *c, body *b)
 		return fail(c, TB_ERR_MAGIC, at(b),
 			    "neither flyrecord nor latency data");
 	}
-	/* move the top buffer first (instances came with the options) */
-	/* (kept implies all buffers fit; the cap test keeps the writes
-	 * inside storage regardless) */
+	/* Move the top buffer first (instances came with the options).  A
+	 * kept top buffer implies all buffers fit; the cap test keeps the
+	 * writes inside storage regardless. */
 	if (bf != &tmp && d->nbuffers > 1 && d->nbuffers <= d->st_.buffers_cap) {
 		tb_dat_buffer first = d->buffers[d->nbuffers - 1];
 		size_t i;
