@@ -20,5 +20,6 @@
 #include "tracebound/pmclog.h"
 #include "tracebound/tracedat.h"
 #include "tracebound/render.h"
+#include "tracebound/session.h"
 
 #endif /* TRACEBOUND_H */

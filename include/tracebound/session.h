@@ -1,0 +1,317 @@
+/*
+ * tracebound: a trace session -- one capture, every event with its name,
+ * fields and text.
+ *
+ * A session sits on top of the decoders.  It opens a trace.dat (every
+ * buffer / instance) or a set of raw per-CPU trace_pipe_raw dumps with
+ * their events directory's format texts, and gives both through one
+ * interface: events of all CPUs of all buffers merged by time, each with
+ * its cpu, timestamp (the file's clock, its OFFSET option applied), pid,
+ * comm, id, system and name; typed field access by name; and three
+ * renderings (print fmt text, trace-cmd's -R field listing, JSON).
+ *
+ * Memory.  The library never allocates: every byte the session uses
+ * comes from the caller through a tb_mem (two callbacks).  The session
+ * asks for each region once, with its exact size, as it learns it; the
+ * caller never guesses a size and never retries:
+ *
+ *   container   the trace.dat's tables and, for compressed sections,
+ *               their decompressed bytes (tb_dat storage, sized by the
+ *               library's own retry rounds: the smaller rounds are given
+ *               back before the next is asked for)
+ *   formats     the format slots, the id index, the cmdline / kallsyms /
+ *               printk tables (counted from their texts)
+ *   streams     one cursor per CPU of each buffer, one decompressed
+ *               chunk per CPU for compressed data
+ *   per format  on the first record of an id: its fields (the format is
+ *               parsed then) and, on the first rendering, its print fmt
+ *               program (a tb_render_prog, about 54 KB)
+ *
+ * So memory follows the formats a capture *uses*.  A caller without a
+ * heap passes tb_arena_mem() over a static buffer; when the arena runs out
+ * the call fails with TB_ERR_NO_SPACE and tb_arena.want says how many
+ * bytes in all the arena would have needed to get past that point.
+ *
+ * Lifetimes.  The capture's bytes (and for raw dumps every text given in
+ * the source) are borrowed: they must stay valid and unchanged until
+ * tb_session_close().  Pointers in a tb_session_event stay valid until
+ * the next tb_session_next() (record bytes can live in a decompressed
+ * chunk that the next call overwrites); formats and strings from the
+ * session's tables until tb_session_close().
+ *
+ * Errors.  Calls return a tb_status and fill a tb_error (offset: a byte
+ * offset in the capture file, or for raw dumps in the CPU's dump).  A
+ * damaged page stops nothing when TB_SESSION_SKIP_DAMAGED is set: it comes
+ * out as an event of kind TB_SEV_DAMAGED in its place in the stream,
+ * saying where and what; without the flag tb_session_next() returns the
+ * error and the next call goes on after the page.  tb_session_error()
+ * keeps the last error with its buffer, CPU and page.
+ *
+ * Not thread-safe: one session per thread (sessions share nothing).
+ */
+#ifndef TRACEBOUND_SESSION_H
+#define TRACEBOUND_SESSION_H
+
+#include "tracebound/status.h"
+#include "tracebound/kbuf.h"
+#include "tracebound/format.h"
+#include "tracebound/render.h"
+#include "tracebound/tracedat.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- caller memory ---- */
+
+/* alloc: `size` bytes aligned for any object, or NULL when there are
+ * none (the call that asked then fails with TB_ERR_NO_SPACE).  free may
+ * be NULL (an arena that is dropped whole); it gets the pointer and the
+ * size alloc was asked for. */
+typedef struct tb_mem {
+	void *(*alloc)(void *ctx, size_t size);
+	void (*free)(void *ctx, void *p, size_t size);
+	void *ctx;
+} tb_mem;
+
+/* A bump allocator over caller memory (freeing the newest block gives it
+ * back; older blocks stay until the arena is dropped). */
+typedef struct tb_arena {
+	uint8_t *base;
+	size_t cap;
+	size_t used;   /* bytes in use now */
+	size_t peak;   /* most bytes ever in use */
+	size_t want;   /* after a failed alloc: bytes the arena would have needed */
+} tb_arena;
+
+TB_API void tb_arena_init(tb_arena *a, void *mem, size_t cap);
+TB_API tb_mem tb_arena_mem(tb_arena *a);
+
+/* ---- what to open ---- */
+
+/* A text borrowed from the caller (pointer + length, no NUL needed). */
+typedef struct tb_span {
+	const char *ptr;
+	size_t len;
+} tb_span;
+
+/* One event format text and the system (directory) it came from. */
+typedef struct tb_session_format_text {
+	tb_span system;
+	tb_span text;
+} tb_session_format_text;
+
+/* One CPU's raw trace_pipe_raw dump: whole sub-buffers back to back. */
+typedef struct tb_session_raw_cpu {
+	uint32_t cpu;
+	const void *data;
+	size_t len;
+} tb_session_raw_cpu;
+
+typedef struct tb_session_source {
+	/* A trace.dat in memory ... */
+	const void *dat;
+	size_t dat_len;
+	tb_dat_decompressor decompress;   /* fn NULL: compressed files fail */
+
+	/* ... or raw dumps (dat == NULL). */
+	const tb_session_raw_cpu *raw;
+	size_t nraw;
+	tb_span header_page;       /* events/header_page; empty: the layout below */
+	uint32_t subbuf_size;      /* 0: from header_page (its data size), else 4096 */
+	int big_endian;            /* of the traced machine */
+	unsigned long_size;        /* 4 or 8; 0: 8 */
+	const tb_session_format_text *formats;
+	size_t nformats;
+	tb_span cmdlines, kallsyms, printk; /* optional tables (saved_cmdlines...) */
+	tb_span clock;             /* optional trace_clock text ("[local] global") */
+} tb_session_source;
+
+/* tb_session_options.flags */
+#define TB_SESSION_SKIP_DAMAGED 0x01u /* damaged pages become TB_SEV_DAMAGED events */
+#define TB_SESSION_TC_DROPS     0x02u /* drops reported as trace-cmd (kbuffer) does */
+#define TB_SESSION_KSYM_ALIASES_NEWEST 0x04u /* of symbols at one address, the
+					       last in the text names it (libtraceevent's
+					       choice); default: the first */
+#define TB_SESSION_NO_TS_OFFSET 0x08u /* ignore the file's OFFSET option */
+
+typedef struct tb_session_options {
+	unsigned flags;            /* TB_SESSION_* */
+	unsigned render_options;   /* TB_RENDER_* for the print fmt rendering */
+} tb_session_options;
+
+/* ---- the session ---- */
+
+typedef struct tb_session tb_session; /* opaque: lives in caller memory */
+
+/*
+ * Open a capture.  *out is set on TB_OK only.  Errors: TB_ERR_NO_SPACE
+ * when mem ran out (nothing is leaked: what was given is given back),
+ * the container's errors for a trace.dat that cannot be read (its header,
+ * its section chain), TB_ERR_ARG.  Damage that leaves events readable (a
+ * table or a format that does not parse, an unusable buffer) does not
+ * fail the open: tb_session_damage() lists it.
+ */
+TB_API TB_MUST_CHECK tb_status tb_session_open(tb_session **out,
+					       const tb_session_source *src,
+					       const tb_session_options *opt,
+					       const tb_mem *mem,
+					       tb_error *err);
+
+/* Give back every region (NULL is fine). */
+TB_API void tb_session_close(tb_session *s);
+
+/* ---- what the capture is ---- */
+
+typedef struct tb_session_buffer_info {
+	tb_span name;              /* "" for the top buffer */
+	tb_span clock;             /* the clock's name ("local", "mono"...) */
+	uint32_t ncpus;
+	uint32_t page_size;
+	int ns_clock;              /* 1: the clock counts nanoseconds */
+} tb_session_buffer_info;
+
+typedef struct tb_session_info {
+	int is_dat;                /* 1: trace.dat, 0: raw dumps */
+	unsigned dat_version;      /* 6 or 7 (trace.dat) */
+	int big_endian;
+	unsigned long_size;
+	uint32_t ncpus;            /* trace-cmd's "cpus=" */
+	size_t nbuffers;           /* buffers with events (latency buffers not counted) */
+	size_t nformats;           /* format texts in the capture */
+	tb_span uname, clock, tracer_version, compression;
+	int64_t ts_offset;         /* applied to every timestamp */
+} tb_session_info;
+
+TB_API const tb_session_info *tb_session_get_info(const tb_session *s);
+TB_API const tb_session_buffer_info *tb_session_buffer(const tb_session *s, size_t i);
+/* The opened container (trace.dat only; NULL for raw dumps). */
+TB_API const tb_dat *tb_session_dat(const tb_session *s);
+
+/* Damage found outside the event data (tables, formats, buffers). */
+typedef struct tb_session_damage {
+	const char *where;         /* static: "kallsyms", "event format", "buffer"... */
+	tb_error error;            /* offset: in the capture file */
+	size_t index;              /* which format / buffer, when it applies */
+} tb_session_damage;
+
+TB_API size_t tb_session_ndamage(const tb_session *s);
+TB_API const tb_session_damage *tb_session_damage_at(const tb_session *s, size_t i);
+
+/* ---- events ---- */
+
+enum tb_session_event_kind {
+	TB_SEV_EVENT = 0,          /* a record */
+	TB_SEV_DAMAGED = 1         /* a page skipped (SKIP_DAMAGED): see .damage */
+};
+
+typedef struct tb_session_event {
+	unsigned kind;             /* tb_session_event_kind */
+	uint32_t cpu;
+	uint32_t buffer;           /* index for tb_session_buffer() */
+	uint64_t ts;               /* the file's clock units, ts offset applied */
+	int32_t pid;               /* common_pid (0 when the record has none) */
+	uint32_t id;               /* common_type */
+	int has_id;                /* 0: the record is too short for common_type */
+	const tb_format *format;   /* NULL: no format for this id */
+	const char *comm;          /* trace-cmd's: "<idle>" for pid 0, "<...>" unknown */
+	size_t comm_len;
+	int comm_known;            /* 1: from the saved cmdlines */
+	const uint8_t *data;       /* the record payload, from common_type on */
+	uint32_t len;
+	int64_t missed;            /* dropped just before on its CPU: 0, -1 unknown, n */
+	uint64_t page_offset;      /* file offset of its page */
+	uint64_t page_index;       /* page number on its CPU, from 0 */
+	uint32_t offset;           /* record offset in its page */
+	tb_error damage;           /* TB_SEV_DAMAGED: what was wrong (offset in the file) */
+} tb_session_event;
+
+/* The next event by time (ties: lower buffer, then lower CPU).  TB_OK,
+ * TB_END, or an error for one page (see the top of this file). */
+TB_API TB_MUST_CHECK tb_status tb_session_next(tb_session *s, tb_session_event *ev,
+					       tb_error *err);
+
+/* Back to the first event (tables and parsed formats are kept). */
+TB_API TB_MUST_CHECK tb_status tb_session_rewind(tb_session *s, tb_error *err);
+
+/* The last error with where it was. */
+typedef struct tb_session_error_info {
+	tb_error error;
+	uint32_t buffer, cpu;
+	uint64_t page;
+	int valid;                 /* 0: no error yet */
+} tb_session_error_info;
+
+TB_API const tb_session_error_info *tb_session_error(const tb_session *s);
+
+/* Counts so far (during or after the walk). */
+typedef struct tb_session_cpu_stats {
+	uint64_t events, pages;
+	uint64_t dropped;          /* known drop counts added up */
+	uint64_t drops_unknown;    /* drops reported without a count */
+	uint64_t damaged_pages;
+} tb_session_cpu_stats;
+
+TB_API TB_MUST_CHECK tb_status tb_session_cpu_stats_get(const tb_session *s, size_t buffer,
+						      uint32_t cpu,
+						      tb_session_cpu_stats *out);
+
+/* ---- formats and fields ---- */
+
+/* The format of id (parsed on first use), or NULL. */
+TB_API const tb_format *tb_session_format(tb_session *s, uint32_t id);
+/* The format called system:name (system NULL: any), parsed if need be, or NULL. */
+TB_API const tb_format *tb_session_find_format(tb_session *s, const char *system,
+					       const char *name);
+/* The i-th format text of the capture (i < info->nformats): its system
+ * and, when its ID: line reads, its id (else *id is untouched, returns 0). */
+TB_API int tb_session_format_at(const tb_session *s, size_t i, tb_span *system,
+				tb_span *text, uint32_t *id);
+
+/* A field of an event by name (common fields too): TB_OK with the value,
+ * TB_NOT_FOUND without such a field, or the record's error for it. */
+TB_API TB_MUST_CHECK tb_status tb_session_field(const tb_session *s,
+						const tb_session_event *ev,
+						const char *name, tb_field_value *val,
+						const tb_field **field, tb_error *err);
+
+/* ---- tables ---- */
+
+TB_API const tb_cmdlines *tb_session_cmdlines(const tb_session *s);
+TB_API const tb_kallsyms *tb_session_kallsyms(const tb_session *s);
+TB_API const tb_printk_fmts *tb_session_printk(const tb_session *s);
+/* comm of pid as trace-cmd prints it ("<idle>", "<...>"); *known = 1 when found. */
+TB_API const char *tb_session_comm(const tb_session *s, int32_t pid, size_t *len,
+				   int *known);
+
+/* ---- renderings ---- */
+
+enum tb_session_text_kind {
+	TB_TEXT_PRINT = 0,    /* the print fmt, as the kernel renders it */
+	TB_TEXT_FIELDS = 1,   /* trace-cmd -R: " name=value" for each event field */
+	TB_TEXT_JSON = 2,     /* one JSON object (schema: docs/json.md), no newline */
+	TB_TEXT_KIND_MASK = 0x0f
+};
+/* Modifiers for PRINT and FIELDS (or-ed with the kind): */
+#define TB_TEXT_LINE   0x100u /* the whole trace-cmd report line: buffer name,
+				 drop report, comm-pid, [cpu], time, name:, text, '\n' */
+#define TB_TEXT_NSECS  0x200u /* LINE: nanosecond time (trace-cmd -t) */
+/* Modifier for JSON: */
+#define TB_TEXT_WITH_PRINT 0x400u /* add "text": the print fmt rendering */
+
+/*
+ * Render ev into out[0..cap) (NUL-terminated when cap > 0).  TB_OK, or
+ * TB_ERR_NO_SPACE when truncated: res->needed is the full length, so a
+ * buffer of needed + 1 bytes holds it.  TB_ERR_NO_SPACE also when mem
+ * could not give the event's print fmt program (res->needed is then 0).
+ * res may be NULL.
+ */
+TB_API tb_status tb_session_text(tb_session *s, const tb_session_event *ev,
+				 unsigned how, char *out, size_t cap,
+				 tb_render_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACEBOUND_SESSION_H */
