@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "datfile.h"
-#include "rawfields.h"
 #include "report_render.h"
 
 typedef struct report_opts {
@@ -168,10 +167,8 @@ static int report_file(const char *path, const report_opts *o)
 	tb_datfile df;
 	report_src *src = NULL;
 	size_t nsrc = 0, i, maxname = 0;
-	rf_ctx *rf = NULL;
 	tb_report_render *rr = NULL;
-	rf_syms syms;
-	rf_out line;
+	tb_outbuf line;
 	tb_error e;
 	tb_status st;
 	int rc, bad = 0, be, progress = isatty(2);
@@ -235,16 +232,14 @@ static int report_file(const char *path, const report_opts *o)
 	if (!nsrc && !bad)
 		fprintf(stderr, "tracebound: %s: no flyrecord data (latency traces are not supported)\n",
 			path);
-	rf_ksyms_prepare(df.ks.v, df.ks.n);
-	syms.ks = df.ks.v;
-	syms.nks = df.ks.n;
-	syms.ktext = df.ks.text;
-	syms.printk = &df.pk;
-	syms.long_size = df.layout.long_size;
-	syms.big_endian = be;
-	rf = rf_new(&df.set, &syms);
-	if (!o->raw && !o->json)
-		rr = tb_report_render_new(&df, TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE);
+	/* --raw: the library's -R field listing */
+	if (!o->json &&
+	    !(rr = tb_report_render_new(&df, o->raw ? TB_RENDER_FIELD_LIST
+						    : TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE))) {
+		fprintf(stderr, "tracebound: %s: out of memory\n", path);
+		bad = 2;
+		goto done;
+	}
 	/* the OFFSET option shifts every timestamp (DATE is ignored by
 	 * trace-cmd report unless asked for) */
 	if (df.d.ts_offset.len && df.d.ts_offset.len < 32) {
@@ -320,11 +315,16 @@ static int report_file(const char *path, const report_opts *o)
 				tb_ob_fill(&line, ' ', maxname + 2);
 			}
 		}
-		if (ev.missed > 0)
-			rf_printf(&line, "CPU:%u [%lld EVENTS DROPPED]\n", ev.cpu,
-				  (long long)ev.missed);
-		else if (ev.missed < 0)
-			rf_printf(&line, "CPU:%u [EVENTS DROPPED]\n", ev.cpu);
+		if (ev.missed) {
+			tb_ob_puts(&line, "CPU:");
+			tb_ob_uint(&line, ev.cpu, 10, 0, 0);
+			tb_ob_puts(&line, " [");
+			if (ev.missed > 0) {
+				tb_ob_int(&line, ev.missed, 0, 0);
+				tb_ob_puts(&line, " ");
+			}
+			tb_ob_puts(&line, "EVENTS DROPPED]\n");
+		}
 		if (!f) {
 			tb_ob_puts(&line, "[UNKNOWN EVENT][UNKNOWN EVENT] (NULL):               "
 				       "[UNKNOWN EVENT]\n");
@@ -351,10 +351,7 @@ static int report_file(const char *path, const report_opts *o)
 		tb_ob_put(&line, f->name, f->name_len);
 		tb_ob_put(&line, ":", 1);
 		tb_ob_fill(&line, ' ', f->name_len < 20 ? 21 - f->name_len : 1);
-		if (rr)
-			tb_report_render_event(rr, &line, f, ev.data, ev.len);
-		else
-			rf_fields(rf, &line, f, ev.data, ev.len);
+		tb_report_render_event(rr, &line, f, ev.data, ev.len);
 		/* trace-cmd ends the line only when the fields did not (a
 		 * string field can end in a newline) */
 		if (line.len == 0 || line.p[line.len - 1] != '\n')
@@ -369,7 +366,6 @@ done:
 	if (progress && nevents > 0xfffff)
 		fprintf(stderr, "\r\n");
 	fflush(out);
-	rf_free(rf);
 	tb_report_render_free(rr);
 	for (i = 0; src && i < nsrc; i++)
 		tb_datbuf_close(&src[i].db);

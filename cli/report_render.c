@@ -51,6 +51,12 @@ tb_report_render *tb_report_render_new(const tb_datfile *df, unsigned options)
 	rr->env.sym_ctx = (void *)&df->ks;
 	rr->env.printk = rr_printk;
 	rr->env.printk_ctx = (void *)&df->pk;
+	if (options & TB_RENDER_FIELD_LIST) {
+		/* trace-cmd -R names symbols as libtraceevent finds them */
+		rr->env.sym = NULL;
+		rr->env.ksyms = &df->ks;
+		rr->env.ksym_how = TB_KSYM_TEP;
+	}
 	return rr;
 }
 
@@ -63,7 +69,7 @@ void tb_report_render_free(tb_report_render *rr)
 	free(rr);
 }
 
-void tb_report_render_event(tb_report_render *rr, rf_out *line, const tb_format *f,
+void tb_report_render_event(tb_report_render *rr, tb_outbuf *line, const tb_format *f,
 		      const uint8_t *rec, size_t len)
 {
 	uint32_t id = f->id & (RR_IDS - 1);

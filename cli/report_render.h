@@ -8,7 +8,7 @@
 #define TB_CLI_REPORT_RENDER_H
 
 #include "datfile.h"
-#include "rawfields.h"
+#include "outbuf.h"
 
 typedef struct tb_report_render tb_report_render;
 
@@ -18,7 +18,7 @@ tb_report_render *tb_report_render_new(const tb_datfile *df, unsigned options);
 void tb_report_render_free(tb_report_render *rr);
 
 /* Append the rendered payload of one record of format f. */
-void tb_report_render_event(tb_report_render *rr, rf_out *line, const tb_format *f,
+void tb_report_render_event(tb_report_render *rr, tb_outbuf *line, const tb_format *f,
 			    const uint8_t *rec, size_t len);
 
 #endif

@@ -4,6 +4,34 @@
  * and the decoder of one printf conversion.
  */
 #include "printfmt.h"
+#include "tracebound/tracedat.h"
+
+/* ---------------------------------------------------- symbol lookups */
+
+int tb_pf_sym(const tb_render_env *env, uint64_t addr, const char **name,
+	      size_t *nlen, uint64_t *start, uint64_t *size, const char **mod,
+	      size_t *mlen)
+{
+	const tb_ksym *k;
+	*size = 0;
+	*mod = NULL;
+	*mlen = 0;
+	if (env && env->sym)
+		return env->sym(env->sym_ctx, addr, name, nlen, start, mod, mlen) &&
+		       *name && *start <= addr;
+	if (!env || !env->ksyms)
+		return -1;
+	k = tb_kallsyms_find_as(env->ksyms, addr, env->ksym_how);
+	if (!k)
+		return 0;
+	*name = tb_ksym_name(env->ksyms, k);
+	*nlen = k->name_len;
+	*start = k->addr;
+	*size = tb_kallsyms_size(env->ksyms, k);
+	*mod = tb_ksym_module(env->ksyms, k);
+	*mlen = k->module_len;
+	return 1;
+}
 
 /* ---------------------------------------------------- C arithmetic */
 

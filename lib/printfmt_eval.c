@@ -630,17 +630,23 @@ static void put_symbol(ev *e, const spec *sp, uint64_t addr)
 {
 	const char *name, *mod = NULL;
 	size_t nlen, mlen = 0;
-	uint64_t start;
+	uint64_t start, size;
 	int offset = sp->pext[0] == 'S' || sp->pext[0] == 'F' || sp->pext[0] == 'B';
+	int found;
 	addr = ulong_of(e, addr, 0);
-	if (!e->env || !e->env->sym) {
+	found = tb_pf_sym(e->env, addr, &name, &nlen, &start, &size, &mod, &mlen);
+	if (found < 0) {
 		e->notes |= TB_RENDER_N_NOLOOKUP;
-	} else if (e->env->sym(e->env->sym_ctx, addr, &name, &nlen, &start,
-			       &mod, &mlen) && name && start <= addr) {
+	} else if (found) {
 		tb_out_put(e->o, name, nlen);
 		if (offset) {
 			tb_out_putc(e->o, '+');
 			tb_out_hex(e->o, addr - start);
+			/* the kernel's "fn+0x10/0x2a0", when the size is known */
+			if (size && (e->p->options & TB_RENDER_KERNEL_STYLE)) {
+				tb_out_putc(e->o, '/');
+				tb_out_hex(e->o, size);
+			}
 		}
 		if (mod && mlen) {
 			tb_out_puts(e->o, " [");
@@ -1215,6 +1221,9 @@ tb_status tb_render(const tb_render_prog *prog, const tb_render_env *env,
 		break;
 	case TB_M_BPRINT:
 		run_bprint(&e);
+		break;
+	case TB_M_FIELDS:
+		tb_pf_run_fields(prog, env, &e.rec, &o, &e.notes);
 		break;
 	default:
 		run_fallback(&e);
