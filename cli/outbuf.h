@@ -1,9 +1,8 @@
 /*
  * A bounded text output buffer: append bytes and numbers into caller
  * memory; what does not fit is dropped and `truncated` says so.  No
- * printf, no allocation, no locale.  The CLI's field printer (rawfields.c)
- * writes trace-cmd's printf-style numbers through it; the library's own
- * text sink, with the kernel's number() rules, is lib/render_out.h.
+ * printf, no allocation, no locale.  The CLI builds report lines in it;
+ * the library's own text sink is lib/render_out.h.
  */
 #ifndef TB_CLI_OUTBUF_H
 #define TB_CLI_OUTBUF_H

@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static tb_field fields[TB_FORMAT_MAX_FIELDS];
 	tb_format fmt;
 	tb_format_error ferr;
-	tb_render_env env = { sym, NULL, printk, NULL };
+	tb_render_env env = { sym, NULL, printk, NULL, NULL, 0 };
 	tb_render_result res;
 	tb_error err;
 	size_t cap, end, rlen;

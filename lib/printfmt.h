@@ -158,6 +158,13 @@ enum {
 	TB_TF_SIGNED = 32
 };
 
+/* Bytes and addresses as the kernel's vsprintf prints them. */
+void tb_pf_put_byte_hex(tb_out *o, uint8_t b);
+void tb_pf_put_ip4(tb_out *o, const uint8_t *a, int leading_zeros);
+void tb_pf_put_ip6_full(tb_out *o, const uint8_t *a, int colons);
+void tb_pf_put_ip6_compressed(tb_out *o, const uint8_t *a);
+void tb_pf_put_uuid(tb_out *o, const uint8_t *b16, char variant);
+
 /* Run a TB_M_FIELDS program over the record into o (notes: TB_RENDER_N_*). */
 void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
 		      const tb_reader *rec, tb_out *o, unsigned *notes);

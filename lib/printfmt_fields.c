@@ -27,12 +27,6 @@ typedef struct fctx {
 
 static const char fm_hex[] = "0123456789abcdef";
 
-static void put_byte_hex(tb_out *o, uint8_t b)
-{
-	tb_out_putc(o, fm_hex[b >> 4]);
-	tb_out_putc(o, fm_hex[b & 15]);
-}
-
 static void put_oor(fctx *c)
 {
 	c->notes |= TB_RENDER_N_OOR;
@@ -112,7 +106,7 @@ static void put_raw(fctx *c, const tb_field *f, unsigned fl)
 		for (i = 0; i < n; i++) {
 			if (i)
 				tb_out_puts(c->o, ", ");
-			put_byte_hex(c->o, d[i]);
+			tb_pf_put_byte_hex(c->o, d[i]);
 		}
 		tb_out_putc(c->o, ']');
 		return;
@@ -151,7 +145,7 @@ static void put_raw(fctx *c, const tb_field *f, unsigned fl)
 /*
  * An integer conversion as C's printf does it (libtraceevent formats with
  * it): "%#x" of 0 is "0", "%.0d" of 0 is empty, a precision turns the
- * '0' flag off, '#' octal starts with a 0, '+' signs only d and i.
+ * '0' flag off, '#' octal starts with a 0.
  */
 static void put_c_int(tb_out *o, uint64_t v, char conv, unsigned lenmod, int flags,
 		      int width, int prec)
@@ -167,7 +161,7 @@ static void put_c_int(tb_out *o, uint64_t v, char conv, unsigned lenmod, int fla
 		uint64_t sv = tb_ty_norm(v, w);
 		int neg = (int64_t)sv < 0;
 		mag = neg ? 0 - sv : sv;
-		sign = neg ? '-' : (flags & TB_NF_PLUS) ? '+' : 0;
+		sign = neg ? '-' : 0; /* no '+': libtraceevent drops that flag */
 	} else {
 		mag = tb_ty_norm(v, w | TB_TY_UNSIGNED);
 	}
@@ -221,22 +215,54 @@ static void put_symbol(fctx *c, char k, uint64_t v)
 	}
 }
 
+/* The bytes of a field of exactly n bytes (an address): NULL, with the
+ * text libtraceevent prints, when it has another size. */
+static const uint8_t *addr_bytes(fctx *c, const tb_field *f, uint32_t n, const char *invalid)
+{
+	const uint8_t *b;
+	if (f->size != n) {
+		tb_out_puts(c->o, invalid);
+		return NULL;
+	}
+	if (!tb_rd_ptr_at(c->rec, f->offset, n, &b)) {
+		put_oor(c);
+		return NULL;
+	}
+	return b;
+}
+
 static void put_ptr(fctx *c, const tb_render_dir_ *d, const tb_field *f, uint64_t v)
 {
 	char k = d->pext[0];
-	const uint8_t *m;
+	const uint8_t *b;
 	if (k == 's' || k == 'S' || k == 'f' || k == 'F') {
 		put_symbol(c, k, v);
 	} else if (k == 'M' || k == 'm') {
-		if (f->size != 6 || !tb_rd_ptr_at(c->rec, f->offset, 6, &m)) {
-			tb_out_puts(c->o, "INVALIDMAC");
+		if (!(b = addr_bytes(c, f, 6, "INVALIDMAC")))
 			return;
-		}
 		for (int i = 0; i < 6; i++) {
 			if (i && k == 'M')
 				tb_out_putc(c->o, ':');
-			put_byte_hex(c->o, m[i]);
+			tb_pf_put_byte_hex(c->o, b[i]);
 		}
+	} else if ((k == 'I' || k == 'i') && d->pext[1] == '4') {
+		if ((b = addr_bytes(c, f, 4, "INVALIDIPv4")) != NULL)
+			tb_pf_put_ip4(c->o, b, k == 'i');
+	} else if ((k == 'I' || k == 'i') && d->pext[1] == '6') {
+		if (!(b = addr_bytes(c, f, 16, "INVALIDIPv6")))
+			return;
+		if (k == 'I' && d->pext[2] == 'c')
+			tb_pf_put_ip6_compressed(c->o, b);
+		else
+			tb_pf_put_ip6_full(c->o, b, k == 'I');
+	} else if (k == 'I' || k == 'i') {
+		/* %pIS (a sockaddr) and the rest: nothing */
+	} else if (k == 'U') {
+		if ((b = addr_bytes(c, f, 16, "INVALIDUUID")) != NULL)
+			tb_pf_put_uuid(c->o, b, d->pext[1]);
+	} else if (k == 'h') {
+		/* libtraceevent's words: %ph wants a dynamic array */
+		tb_out_puts(c->o, "ARG TYPE NOT FIELD BUT 2");
 	} else if (v == 0) {
 		tb_out_puts(c->o, "(nil)");
 	} else {
@@ -286,19 +312,6 @@ static void put_str(fctx *c, const tb_field *f, unsigned fl, uint64_t v, int fla
 		tb_out_pad(c->o, mk, (size_t)width, flags & TB_NF_LEFT);
 }
 
-static void put_char(fctx *c, const tb_render_dir_ *d, uint64_t v, int flags, int width)
-{
-	/* "%lc" is a wide character: printf fails on one it cannot convert
-	 * in the C locale, and prints nothing */
-	if ((d->lenmod == TB_L_L || d->lenmod == TB_L_LL) && (uint32_t)v > 0x7f)
-		return;
-	if (width > 1 && !(flags & TB_NF_LEFT))
-		tb_out_fill(c->o, ' ', (size_t)width - 1);
-	tb_out_putc(c->o, (char)(uint8_t)v);
-	if (width > 1 && (flags & TB_NF_LEFT))
-		tb_out_fill(c->o, ' ', (size_t)width - 1);
-}
-
 static void put_conv(fctx *c, const tb_render_dir_ *d, const tb_field *f, unsigned fl)
 {
 	uint64_t v;
@@ -339,8 +352,6 @@ static void put_conv(fctx *c, const tb_render_dir_ *d, const tb_field *f, unsign
 	}
 	if (d->conv == 's')
 		put_str(c, f, fl, v, flags, width, prec);
-	else if (d->conv == 'c')
-		put_char(c, d, v, flags, width);
 	else
 		put_c_int(c->o, v, (char)d->conv, d->lenmod, flags, width, prec);
 }

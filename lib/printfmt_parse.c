@@ -1186,7 +1186,7 @@ static int bind_args(parser *ps, unsigned head)
  */
 
 #define TEP_MAX_ARGS 64u /* libtraceevent's argument table */
-#define TEP_MAX_SPEC 38u /* a longer conversion spec prints plain */
+#define TEP_MAX_SPEC 28u /* a longer conversion spec fails libtraceevent */
 #define TEP_MAX_WIDTH 1000 /* a wider width or precision prints raw */
 
 /* The helpers libtraceevent 1.7 knows: calling anything else fails it. */
@@ -1372,7 +1372,6 @@ static int tep_spec(const char *s, uint32_t n, tb_render_dir_ *d)
 	for (; k < m; k++) {
 		if (b[k] == '#') d->flags |= TB_NF_SPECIAL;
 		else if (b[k] == '-') d->flags |= TB_NF_LEFT;
-		else if (b[k] == '+') d->flags |= TB_NF_PLUS;
 		else if (b[k] == '0') d->flags |= TB_NF_ZEROPAD;
 		else break;
 	}
@@ -1398,6 +1397,36 @@ static int tep_spec(const char *s, uint32_t n, tb_render_dir_ *d)
 		}
 	}
 	return k == m;
+}
+
+/* The letters libtraceevent takes after %pI / %pi (4, 6, 6c, S[pcfs]*),
+ * %pU (b B l L) and %ph (C D N); j is at the first letter. */
+static void tep_pext(const char *f, uint32_t len, uint32_t *j, tb_render_dir_ *d)
+{
+	char y = *j + 1 < len ? f[*j + 1] : 0;
+	if (d->pext[0] == 'I' || d->pext[0] == 'i') {
+		if (y == '4' || y == '6') {
+			d->pext[1] = y;
+			(*j)++;
+			if (y == '6' && *j + 1 < len && f[*j + 1] == 'c') {
+				d->pext[2] = 'c';
+				(*j)++;
+			}
+		} else if (y == 'S') {
+			d->pext[1] = y;
+			(*j)++;
+			while (*j + 1 < len && (f[*j + 1] == 'p' || f[*j + 1] == 'c' ||
+						f[*j + 1] == 'f' || f[*j + 1] == 's'))
+				(*j)++;
+		}
+	} else if (d->pext[0] == 'U') {
+		if (y == 'b' || y == 'B' || y == 'l' || y == 'L') {
+			d->pext[1] = y;
+			(*j)++;
+		}
+	} else if (y == 'C' || y == 'D' || y == 'N') {
+		(*j)++;
+	}
 }
 
 /* The items of the format string, literals merged: TB_FM_0X | ends in
@@ -1434,7 +1463,7 @@ static int tep_format(parser *ps, uint32_t off, uint32_t len, const tep_arg *arg
 				char c = f[j];
 				tb_render_dir_ *d;
 				switch (c) {
-				case '#': case '.': case '-': case '+':
+				case '#': case '.': case '-': /* not '+': see default */
 				case '0': case '1': case '2': case '3': case '4':
 				case '5': case '6': case '7': case '8': case '9':
 					break;
@@ -1464,7 +1493,9 @@ static int tep_format(parser *ps, uint32_t off, uint32_t len, const tep_arg *arg
 					d->parg = args[next].mask;
 					next++;
 					d->warg = (uint16_t)(star && lenf >= 0 ? lenf + 1 : 0);
-					if (j - st - 1 <= TEP_MAX_SPEC && !tep_spec(f + st + 1, j - st - 1, d))
+					if (j - st - 1 > TEP_MAX_SPEC)
+						return fail(ps, TB_ERR_LIMIT, "print fmt: a conversion longer than libtraceevent takes");
+					if (!tep_spec(f + st + 1, j - st - 1, d))
 						d->kind = TB_D_WIDE;
 					if (c == 'p') {
 						char x = j + 1 < len ? f[j + 1] : 0;
@@ -1477,15 +1508,20 @@ static int tep_format(parser *ps, uint32_t off, uint32_t len, const tep_arg *arg
 							if (j + 1 < len && (f[j + 1] == 'R' || f[j + 1] == 'F'))
 								j++;
 						} else if (x == 'I' || x == 'i' || x == 'U' || x == 'h') {
-							d->pext[0] = '?'; /* not emulated: never used */
+							d->pext[0] = x;
 							j++;
+							tep_pext(f, len, &j, d);
 						}
 					}
 					if (!tep_add_item(items, nitems, p->n_dirs - 1))
 						return fail(ps, TB_ERR_LIMIT, "print fmt has too many conversions");
 					done = 1;
 					break;
-				default: /* libtraceevent prints ">c<" and goes on */
+				default:
+					/* a letter libtraceevent does not know
+					 * ('+', ' ', 'j', 't', 'n'...) ends the
+					 * conversion as a literal: it takes no
+					 * argument */
 					if (!tep_add_item(items, nitems, TEP_LIT))
 						return fail(ps, TB_ERR_LIMIT, "print fmt has too many conversions");
 					done = 1;
@@ -1535,7 +1571,8 @@ static void tep_bind(tb_render_prog *p, const uint16_t *items, unsigned n)
 				continue;
 			}
 			d = &p->dirs[items[q]];
-			if (d->arg != i + 1 || d->pext[0] == '?') {
+			/* libtraceevent prints no field with %c */
+			if (d->arg != i + 1 || d->conv == 'c') {
 				has0x = 0;
 				continue;
 			}
