@@ -10,9 +10,13 @@ struct tb_report_render {
 	const tb_datfile *df;
 	unsigned options;
 	tb_render_env env;
-	tb_render_prog *prog[RR_IDS];
-	const tb_format *fmt[RR_IDS];
-	char text[1 << 16];
+	struct {
+		tb_render_prog *prog;
+		const tb_format *fmt;
+	} slot[RR_IDS];
+	uint16_t used[RR_IDS]; /* the ids with a program: freed without a
+				  walk over every slot (pages never touched) */
+	uint32_t nused;
 };
 
 static int rr_sym(void *ctx, uint64_t addr, const char **name, size_t *nlen,
@@ -64,8 +68,8 @@ void tb_report_render_free(tb_report_render *rr)
 {
 	if (!rr)
 		return;
-	for (size_t i = 0; i < RR_IDS; i++)
-		free(rr->prog[i]);
+	for (size_t i = 0; i < rr->nused; i++)
+		free(rr->slot[rr->used[i]].prog);
 	free(rr);
 }
 
@@ -75,17 +79,24 @@ void tb_report_render_event(tb_report_render *rr, tb_outbuf *line, const tb_form
 	uint32_t id = f->id & (RR_IDS - 1);
 	tb_render_result res;
 	tb_error err;
-	if (!rr->prog[id] || rr->fmt[id] != f) {
-		if (!rr->prog[id])
-			rr->prog[id] = malloc(sizeof(*rr->prog[id]));
-		if (!rr->prog[id]) {
-			tb_ob_puts(line, "[OUT OF MEMORY]");
-			return;
+	if (!rr->slot[id].prog || rr->slot[id].fmt != f) {
+		if (!rr->slot[id].prog) {
+			rr->slot[id].prog = malloc(sizeof(*rr->slot[id].prog));
+			if (!rr->slot[id].prog) {
+				tb_ob_puts(line, "[OUT OF MEMORY]");
+				return;
+			}
+			rr->used[rr->nused++] = (uint16_t)id;
 		}
-		(void)tb_render_compile(rr->prog[id], f, rr->df->layout.long_size,
+		(void)tb_render_compile(rr->slot[id].prog, f, rr->df->layout.long_size,
 					rr->df->d.big_endian, rr->options, &err);
-		rr->fmt[id] = f;
+		rr->slot[id].fmt = f;
 	}
-	(void)tb_render(rr->prog[id], &rr->env, rec, len, rr->text, sizeof(rr->text), &res);
-	tb_ob_put(line, rr->text, res.len);
+	/* straight into the line: the room left, and one byte for the NUL */
+	(void)tb_render(rr->slot[id].prog, &rr->env, rec, len,
+			line->len < line->cap ? line->p + line->len : NULL,
+			line->cap - line->len, &res);
+	line->len += res.len;
+	if (res.len < res.needed)
+		line->truncated = 1;
 }

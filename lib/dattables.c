@@ -329,8 +329,11 @@ static const tb_ksym *ksym_find_tep(const tb_kallsyms *t, uint64_t addr)
 		uint64_t a = t->v[mid].addr;
 		uint64_t next = mid + 1 < t->n ? t->v[mid + 1].addr : 0;
 		if (addr == a || (addr > a && addr < next)) {
-			s = lower_bound(t->v, t->n, sizeof(*t->v), a, ksym_key);
-			e = ksym_run_end(t, a);
+			/* the run of aliases around mid (mostly just mid) */
+			s = mid && t->v[mid - 1].addr == a
+				    ? lower_bound(t->v, t->n, sizeof(*t->v), a, ksym_key)
+				    : mid;
+			e = next == a ? ksym_run_end(t, a) : mid + 1;
 			return &t->v[s + (e - 1 - mid)];
 		}
 		if (addr < a)

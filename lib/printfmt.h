@@ -135,8 +135,11 @@ enum {
  * The -R field listing's program (TB_M_FIELDS, printfmt_parse.c builds
  * it, printfmt_fields.c runs it).  prog->text starts with 3 bytes per
  * event field i: text[3i] its TB_TF_* flags, text[3i+1..3i+2] (little
- * endian) 0 to print it raw, else the conversion that prints it, dirs[k]
- * as k + 1, with TB_FM_0X when a literal "0x" comes right before it.
+ * endian) 0 to print it raw, else the conversion that prints it, k + 1
+ * for tb_pf_fm_get(p, k), with TB_FM_0X when a literal "0x" comes right
+ * before it.  The n_dirs conversions follow in text at offset text_len
+ * (8-aligned), copied in and out (text is bytes): a listing keeps all it
+ * has in the first page of the 54 KB, and uses no nodes (n_nodes 0).
  * A conversion's dir holds: conv, flags (TB_NF_*), lenmod (TB_L_NONE,
  * _HH, _H, _L, _LL), width and prec (-1 none, -2 from the field warg - 1),
  * pext[0] for %p ('s' 'S' 'f' 'F' 'M' 'm'), arg = field index + 1, parg
@@ -145,6 +148,11 @@ enum {
  * printf would not read).
  */
 enum { TB_D_WIDE = 3 };
+
+static inline void tb_pf_fm_get(const tb_render_prog *p, unsigned k, tb_render_dir_ *d)
+{
+	memcpy(d, p->text + p->text_len + (size_t)k * sizeof(*d), sizeof(*d));
+}
 #define TB_FM_0X 0x8000u
 #define TB_FM_ENTRY 3u
 

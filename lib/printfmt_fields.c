@@ -33,10 +33,94 @@ static void put_oor(fctx *c)
 	tb_out_puts(c->o, TB_RENDER_M_OOR);
 }
 
-/* "%llx": hex without a prefix. */
+/*
+ * An integer conversion as C's printf does it (libtraceevent formats with
+ * it): "%#x" of 0 is "0", "%.0d" of 0 is empty, a precision turns the
+ * '0' flag off, '#' octal starts with a 0.  The text is assembled in b
+ * and stored with one put when it fits (it always does but for widths
+ * or precisions near the limit).
+ */
+static void put_c_int(tb_out *o, uint64_t v, char conv, unsigned lenmod, int flags,
+		      int width, int prec)
+{
+	unsigned w = lenmod == TB_L_HH ? 1u : lenmod == TB_L_H ? 2u
+		   : (lenmod == TB_L_L || lenmod == TB_L_LL) ? 8u : 4u;
+	unsigned base = conv == 'o' ? 8u : (conv == 'x' || conv == 'X') ? 16u : 10u;
+	const char *digits = conv == 'X' ? "0123456789ABCDEF" : fm_hex;
+	char b[96], sign = 0;
+	int pos = (int)sizeof(b), nd, zeros, total, pad, pfx;
+	uint64_t mag;
+	if (conv == 'd' || conv == 'i') {
+		uint64_t sv = tb_ty_norm(v, w);
+		int neg = (int64_t)sv < 0;
+		mag = neg ? 0 - sv : sv;
+		sign = neg ? '-' : 0; /* no '+': libtraceevent has no such flag */
+	} else {
+		mag = tb_ty_norm(v, w | TB_TY_UNSIGNED);
+	}
+	/* digits, least significant first (constant divisors: fast) */
+	if (prec == 0 && mag == 0)
+		;
+	else if (base == 16)
+		do {
+			b[--pos] = digits[mag & 15];
+			mag >>= 4;
+		} while (mag);
+	else if (base == 8)
+		do {
+			b[--pos] = (char)('0' + (mag & 7));
+			mag >>= 3;
+		} while (mag);
+	else
+		do {
+			b[--pos] = (char)('0' + mag % 10);
+			mag /= 10;
+		} while (mag);
+	nd = (int)sizeof(b) - pos;
+	zeros = prec > nd ? prec - nd : 0;
+	if (base == 8 && (flags & TB_NF_SPECIAL) && zeros == 0 && (nd == 0 || b[pos] != '0'))
+		zeros = 1;
+	pfx = base == 16 && (flags & TB_NF_SPECIAL) && nd && !(nd == 1 && b[pos] == '0');
+	total = (sign != 0) + 2 * pfx + zeros + nd;
+	if ((flags & TB_NF_ZEROPAD) && !(flags & TB_NF_LEFT) && prec < 0 && width > total) {
+		zeros += width - total;
+		total = width;
+	}
+	pad = width > total ? width - total : 0;
+	if (!(flags & TB_NF_LEFT))
+		tb_out_fill(o, ' ', (size_t)pad);
+	if (zeros + 3 <= pos) {
+		memset(b + pos - zeros, '0', (size_t)zeros);
+		pos -= zeros;
+		if (pfx) {
+			b[--pos] = conv == 'X' ? 'X' : 'x';
+			b[--pos] = '0';
+		}
+		if (sign)
+			b[--pos] = sign;
+		tb_out_put(o, b + pos, sizeof(b) - (size_t)pos);
+	} else {
+		if (sign)
+			tb_out_putc(o, sign);
+		if (pfx)
+			tb_out_put(o, conv == 'X' ? "0X" : "0x", 2);
+		tb_out_fill(o, '0', (size_t)zeros);
+		tb_out_put(o, b + pos, (size_t)nd);
+	}
+	if (flags & TB_NF_LEFT)
+		tb_out_fill(o, ' ', (size_t)pad);
+}
+
+/* "%llx", "0x%llx", "%llu", "%lld" */
 static void put_hex_bare(tb_out *o, uint64_t v)
 {
-	tb_out_number(o, v, 16, 0, -1, -1);
+	put_c_int(o, v, 'x', TB_L_LL, 0, 0, -1);
+}
+
+static void put_hex(tb_out *o, uint64_t v)
+{
+	tb_out_put(o, "0x", 2);
+	put_c_int(o, v, 'x', TB_L_LL, 0, 0, -1);
 }
 
 /* A field's integer (1, 2, 4 or 8 bytes; any other size reads as 0, as
@@ -115,85 +199,14 @@ static void put_raw(fctx *c, const tb_field *f, unsigned fl)
 		put_oor(c);
 		return;
 	}
-	if (fl & TB_TF_POINTER) {
-		tb_out_hex(c->o, v);
-	} else if (fl & TB_TF_SIGNED) {
-		switch (f->size) {
-		case 4:
-			if (fl & TB_TF_LONG)
-				tb_out_hex(c->o, v & 0xffffffffu);
-			else
-				tb_out_number(c->o, tb_ty_norm(v, 4), 10, TB_NF_SIGN, -1, -1);
-			break;
-		case 2: /* "%2d" */
-			tb_out_number(c->o, tb_ty_norm(v, 2), 10, TB_NF_SIGN, 2, -1);
-			break;
-		case 1:
-			tb_out_number(c->o, tb_ty_norm(v, 1), 10, TB_NF_SIGN, -1, -1);
-			break;
-		default:
-			tb_out_number(c->o, v, 10, TB_NF_SIGN, -1, -1);
-			break;
-		}
-	} else if (fl & TB_TF_LONG) {
-		tb_out_hex(c->o, v);
-	} else {
-		tb_out_u64(c->o, v);
-	}
-}
-
-/*
- * An integer conversion as C's printf does it (libtraceevent formats with
- * it): "%#x" of 0 is "0", "%.0d" of 0 is empty, a precision turns the
- * '0' flag off, '#' octal starts with a 0.
- */
-static void put_c_int(tb_out *o, uint64_t v, char conv, unsigned lenmod, int flags,
-		      int width, int prec)
-{
-	unsigned w = lenmod == TB_L_HH ? 1u : lenmod == TB_L_H ? 2u
-		   : (lenmod == TB_L_L || lenmod == TB_L_LL) ? 8u : 4u;
-	unsigned base = conv == 'o' ? 8u : (conv == 'x' || conv == 'X') ? 16u : 10u;
-	const char *digits = conv == 'X' ? "0123456789ABCDEF" : fm_hex;
-	char tmp[24], sign = 0;
-	int nd = 0, zeros, total, pad, pfx;
-	uint64_t mag;
-	if (conv == 'd' || conv == 'i') {
-		uint64_t sv = tb_ty_norm(v, w);
-		int neg = (int64_t)sv < 0;
-		mag = neg ? 0 - sv : sv;
-		sign = neg ? '-' : 0; /* no '+': libtraceevent drops that flag */
-	} else {
-		mag = tb_ty_norm(v, w | TB_TY_UNSIGNED);
-	}
-	if (!(prec == 0 && mag == 0))
-		do {
-			tmp[nd++] = digits[mag % base];
-			mag /= base;
-		} while (mag);
-	zeros = prec > nd ? prec - nd : 0;
-	if (base == 8 && (flags & TB_NF_SPECIAL) && zeros == 0 &&
-	    (nd == 0 || tmp[nd - 1] != '0'))
-		zeros = 1;
-	pfx = base == 16 && (flags & TB_NF_SPECIAL) && nd && !(nd == 1 && tmp[0] == '0');
-	total = (sign != 0) + 2 * pfx + zeros + nd;
-	if ((flags & TB_NF_ZEROPAD) && !(flags & TB_NF_LEFT) && prec < 0 && width > total) {
-		zeros += width - total;
-		total = width;
-	}
-	pad = width > total ? width - total : 0;
-	if (!(flags & TB_NF_LEFT))
-		tb_out_fill(o, ' ', (size_t)pad);
-	if (sign)
-		tb_out_putc(o, sign);
-	if (pfx) {
-		tb_out_putc(o, '0');
-		tb_out_putc(o, conv == 'X' ? 'X' : 'x');
-	}
-	tb_out_fill(o, '0', (size_t)zeros);
-	while (nd > 0)
-		tb_out_putc(o, tmp[--nd]);
-	if (flags & TB_NF_LEFT)
-		tb_out_fill(o, ' ', (size_t)pad);
+	if ((fl & TB_TF_POINTER) || ((fl & TB_TF_LONG) && (!(fl & TB_TF_SIGNED) || f->size == 4)))
+		put_hex(c->o, v); /* a 4-byte value read as 4 bytes: no mask needed */
+	else if (!(fl & TB_TF_SIGNED))
+		put_c_int(c->o, v, 'u', TB_L_LL, 0, 0, -1);
+	else /* "%d" of the size; a short as "%2d" */
+		put_c_int(c->o, v, 'd', f->size == 1 ? TB_L_HH : f->size == 2 ? TB_L_H
+				 : f->size == 4 ? TB_L_NONE : TB_L_LL,
+			  0, f->size == 2 ? 2 : 0, -1);
 }
 
 static void put_symbol(fctx *c, char k, uint64_t v)
@@ -205,7 +218,7 @@ static void put_symbol(fctx *c, char k, uint64_t v)
 	if (r < 0)
 		c->notes |= TB_RENDER_N_NOLOOKUP;
 	if (r <= 0) {
-		tb_out_hex(c->o, v);
+		put_hex(c->o, v);
 		return;
 	}
 	tb_out_put(c->o, name, nlen);
@@ -266,7 +279,7 @@ static void put_ptr(fctx *c, const tb_render_dir_ *d, const tb_field *f, uint64_
 	} else if (v == 0) {
 		tb_out_puts(c->o, "(nil)");
 	} else {
-		tb_out_hex(c->o, v);
+		put_hex(c->o, v);
 	}
 }
 
@@ -360,6 +373,7 @@ void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
 		      const tb_reader *rec, tb_out *o, unsigned *notes)
 {
 	fctx c;
+	tb_render_dir_ d;
 	c.p = p;
 	c.env = env;
 	c.rec = rec;
@@ -381,7 +395,8 @@ void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
 		}
 		if (m & TB_FM_0X)
 			tb_out_puts(o, "0x");
-		put_conv(&c, &p->dirs[(m & ~TB_FM_0X) - 1], f, fl);
+		tb_pf_fm_get(p, (m & ~TB_FM_0X) - 1, &d);
+		put_conv(&c, &d, f, fl);
 	}
 	*notes |= c.notes;
 }

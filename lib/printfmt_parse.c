@@ -235,6 +235,8 @@ static tok lex(const char *s, size_t n, size_t pos, unsigned lsz)
 
 typedef struct parser {
 	tb_render_prog *p;
+	tb_render_node_ *nodes;  /* p->nodes, or the field listing's scratch */
+	unsigned node_cap;
 	const char *s;
 	size_t n;
 	tok cur;
@@ -298,27 +300,27 @@ static unsigned node(parser *ps, unsigned op, unsigned ty, unsigned a,
 	if (ps->st != TB_OK)
 		return 0;
 	for (int k = 0; k < 3; k++)
-		if (kids[k] && p->nodes[kids[k]].depth > d)
-			d = p->nodes[kids[k]].depth;
+		if (kids[k] && ps->nodes[kids[k]].depth > d)
+			d = ps->nodes[kids[k]].depth;
 	if (d + 1 > TB_RENDER_MAX_DEPTH)
 		return (unsigned)fail(ps, TB_ERR_LIMIT, "print fmt expression nests too deep");
-	if (p->n_nodes >= TB_RENDER_MAX_NODES)
+	if (p->n_nodes >= ps->node_cap)
 		return (unsigned)fail(ps, TB_ERR_LIMIT, "print fmt has too many expression nodes");
 	/* arithmetic on an unresolved name stays marked: its value is not
 	 * the kernel's (e.g. jiffies in writeback's age=) */
 	if ((op == TB_N_BIN || op == TB_N_UNARY || op == TB_N_CAST) &&
-	    ((a && (p->nodes[a].ty & TB_TY_UNKNOWN)) ||
-	     (b && (p->nodes[b].ty & TB_TY_UNKNOWN))))
+	    ((a && (ps->nodes[a].ty & TB_TY_UNKNOWN)) ||
+	     (b && (ps->nodes[b].ty & TB_TY_UNKNOWN))))
 		ty |= TB_TY_UNKNOWN;
 	idx = p->n_nodes++;
-	memset(&p->nodes[idx], 0, sizeof(p->nodes[idx]));
-	p->nodes[idx].op = (uint8_t)op;
-	p->nodes[idx].ty = (uint8_t)ty;
-	p->nodes[idx].depth = (uint16_t)(d + 1);
-	p->nodes[idx].a = (uint16_t)a;
-	p->nodes[idx].b = (uint16_t)b;
-	p->nodes[idx].c = (uint16_t)c;
-	p->nodes[idx].v = v;
+	memset(&ps->nodes[idx], 0, sizeof(ps->nodes[idx]));
+	ps->nodes[idx].op = (uint8_t)op;
+	ps->nodes[idx].ty = (uint8_t)ty;
+	ps->nodes[idx].depth = (uint16_t)(d + 1);
+	ps->nodes[idx].a = (uint16_t)a;
+	ps->nodes[idx].b = (uint16_t)b;
+	ps->nodes[idx].c = (uint16_t)c;
+	ps->nodes[idx].v = v;
 	return idx;
 }
 
@@ -329,7 +331,7 @@ static unsigned num_node(parser *ps, uint64_t v, unsigned ty)
 
 static int is_num(const parser *ps, unsigned n)
 {
-	return n && ps->p->nodes[n].op == TB_N_NUM;
+	return n && ps->nodes[n].op == TB_N_NUM;
 }
 
 /* Append decoded string-literal bytes to the text arena. */
@@ -393,7 +395,7 @@ static unsigned parse_unary(parser *ps);
 /* Fold op over constant children, when it is safe to. */
 static unsigned fold_bin(parser *ps, unsigned op, unsigned a, unsigned b)
 {
-	const tb_render_node_ *na = &ps->p->nodes[a], *nb = &ps->p->nodes[b];
+	const tb_render_node_ *na = &ps->nodes[a], *nb = &ps->nodes[b];
 	uint64_t r;
 	unsigned ty;
 	if (is_num(ps, a) && is_num(ps, b) &&
@@ -611,7 +613,7 @@ static unsigned make_cast(parser *ps, const ctype *ct, unsigned e)
 	tb_render_node_ *ne;
 	if (!e)
 		return 0;
-	ne = &ps->p->nodes[e];
+	ne = &ps->nodes[e];
 	if (ct->flags & TB_CAST_KEEP)
 		return e;
 	if (ne->op == TB_N_NUM) {
@@ -655,10 +657,10 @@ static void tep_mark_cast(parser *ps, unsigned e, size_t ts, size_t te)
 {
 	unsigned m;
 	if (!(ps->p->options & TB_RENDER_FIELD_LIST) || !e ||
-	    ps->p->nodes[e].op != TB_N_CAST || te < ts)
+	    ps->nodes[e].op != TB_N_CAST || te < ts)
 		return;
 	m = tep_cast_mask(ps->s + ts, te - ts);
-	ps->p->nodes[e].v |= (uint64_t)m << 24;
+	ps->nodes[e].v |= (uint64_t)m << 24;
 }
 
 /* sizeof ( type | expr ) */
@@ -682,7 +684,7 @@ static unsigned parse_sizeof(parser *ps)
 		e = parse_expr(ps);
 		if (!e)
 			return 0;
-		ne = &ps->p->nodes[e];
+		ne = &ps->nodes[e];
 		if (ne->op == TB_N_FIELD)
 			sz = ps->p->ev.fields[ne->v].size;
 		else if (ne->op == TB_N_NUM || ne->op == TB_N_BIN ||
@@ -762,7 +764,7 @@ static unsigned parse_args(parser *ps, int allow_pairs, unsigned *count)
 		}
 		if (e) {
 			if (tail)
-				ps->p->nodes[tail].next = (uint16_t)e;
+				ps->nodes[tail].next = (uint16_t)e;
 			else
 				head = e;
 			tail = e;
@@ -798,7 +800,7 @@ static unsigned parse_call(parser *ps, const tok *name)
 		div = num_node(ps, 1000000000u, TB_TY_ULONG);
 		if (!div)
 			return 0;
-		ps->p->nodes[args].next = 0;
+		ps->nodes[args].next = 0;
 		return fold_bin(ps, name->len == strlen("__print_ns_to_secs")
 				       ? TB_OP_DIV : TB_OP_MOD,
 				make_cast(ps, &(ctype){ TB_TY_ULONG, 0, 8 }, args), div);
@@ -927,7 +929,7 @@ static unsigned parse_postfix(parser *ps)
 		if (at(ps, "->")) {
 			unsigned fidx;
 			advance(ps);
-			if (ps->p->nodes[e].op != TB_N_REC)
+			if (ps->nodes[e].op != TB_N_REC)
 				return (unsigned)fail(ps, TB_ERR_UNSUPPORTED, "print fmt: '->' on something other than REC");
 			if (ps->cur.kind != T_IDENT)
 				return (unsigned)fail(ps, TB_ERR_SYNTAX, "print fmt: a field name is expected after '->'");
@@ -962,7 +964,7 @@ static unsigned parse_unary(parser *ps)
 		advance(ps);
 		e = parse_unary(ps);
 		if (e && op != '+') {
-			tb_render_node_ *ne = &ps->p->nodes[e];
+			tb_render_node_ *ne = &ps->nodes[e];
 			unsigned ty = op == '!' ? TB_TY_INT : tb_ty_promote(ne->ty);
 			if (ne->op == TB_N_NUM) {
 				uint64_t v = ne->v;
@@ -976,7 +978,7 @@ static unsigned parse_unary(parser *ps)
 		advance(ps);
 		e = parse_unary(ps);
 		if (e) {
-			unsigned op = ps->p->nodes[e].op;
+			unsigned op = ps->nodes[e].op;
 			if (op != TB_N_FIELD && op != TB_N_INDEX)
 				e = (unsigned)fail(ps, TB_ERR_UNSUPPORTED, "print fmt: '&' of something other than a field");
 			else
@@ -1073,9 +1075,9 @@ static unsigned parse_expr(parser *ps)
 		if (!a || !b) {
 			c = 0;
 		} else if (is_num(ps, c)) {
-			c = ps->p->nodes[c].v ? a : b;
+			c = ps->nodes[c].v ? a : b;
 		} else {
-			unsigned ta = ps->p->nodes[a].ty, tb = ps->p->nodes[b].ty;
+			unsigned ta = ps->nodes[a].ty, tb = ps->nodes[b].ty;
 			c = node(ps, TB_N_TERN, tb_ty_arith(ta, tb), c, a, b, 0);
 		}
 	}
@@ -1188,6 +1190,7 @@ static int bind_args(parser *ps, unsigned head)
 #define TEP_MAX_ARGS 64u /* libtraceevent's argument table */
 #define TEP_MAX_SPEC 28u /* a longer conversion spec fails libtraceevent */
 #define TEP_MAX_WIDTH 1000 /* a wider width or precision prints raw */
+#define TEP_MAX_NODES 32u  /* an argument of more nodes is no plain field */
 
 /* The helpers libtraceevent 1.7 knows: calling anything else fails it. */
 static const char *const tep_helpers[] = {
@@ -1297,12 +1300,12 @@ static tep_arg tep_arg_of(parser *ps, size_t st, size_t en, uint32_t text_mark)
 	ps->cur = lex(ps->s, en, st, ps->p->ev.long_size);
 	e = parse_expr(ps);
 	if (e && ps->st == TB_OK && ps->cur.kind == T_EOF) {
-		const tb_render_node_ *nd = &ps->p->nodes[e];
+		const tb_render_node_ *nd = &ps->nodes[e];
 		while (nd->op == TB_N_CAST) {
 			unsigned cm = (unsigned)(nd->v >> 24) & 7u;
 			if (cm && (!m || cm < m))
 				m = cm;
-			nd = &ps->p->nodes[nd->a];
+			nd = &ps->nodes[nd->a];
 		}
 		if (nd->op == TB_N_FIELD) {
 			a.field = (int16_t)nd->v;
@@ -1315,7 +1318,7 @@ static tep_arg tep_arg_of(parser *ps, size_t st, size_t en, uint32_t text_mark)
 	ps->what = NULL;
 	ps->n = n;
 	ps->depth = 0;
-	ps->p->n_nodes = 1;
+	ps->p->n_nodes = 1; /* the scratch is free again */
 	ps->p->text_len = text_mark;
 	return a;
 }
@@ -1325,7 +1328,7 @@ static tep_arg tep_arg_of(parser *ps, size_t st, size_t en, uint32_t text_mark)
 static int tep_args(parser *ps, tep_arg *args, unsigned *nargs, uint32_t text_mark)
 {
 	size_t pos = ps->cur.end, start = pos;
-	size_t sp[TEP_MAX_ARGS], ep[TEP_MAX_ARGS];
+	uint32_t sp[TEP_MAX_ARGS], ep[TEP_MAX_ARGS]; /* print fmt <= 64 KiB */
 	int depth = 0;
 	unsigned n = 0;
 	*nargs = 0;
@@ -1335,8 +1338,8 @@ static int tep_args(parser *ps, tep_arg *args, unsigned *nargs, uint32_t text_ma
 		if (t.kind == T_EOF || (depth == 0 && is_punct(&t, ps, ","))) {
 			if (n == TEP_MAX_ARGS)
 				return fail(ps, TB_ERR_LIMIT, "print fmt has more arguments than libtraceevent takes");
-			sp[n] = start;
-			ep[n] = t.start;
+			sp[n] = (uint32_t)start;
+			ep[n] = (uint32_t)t.start;
 			n++;
 			if (t.kind == T_EOF)
 				break;
@@ -1397,6 +1400,18 @@ static int tep_spec(const char *s, uint32_t n, tb_render_dir_ *d)
 		}
 	}
 	return k == m;
+}
+
+/* Append a listing's conversion to its table in text (printfmt.h). */
+static int fm_conv_add(parser *ps, const tb_render_dir_ *d)
+{
+	tb_render_prog *p = ps->p;
+	size_t at = p->text_len + (size_t)p->n_dirs * sizeof(*d);
+	if (p->n_dirs >= TB_RENDER_MAX_DIRS || at + sizeof(*d) > TB_RENDER_MAX_TEXT)
+		return fail(ps, TB_ERR_LIMIT, "print fmt has too many conversions");
+	memcpy(p->text + at, d, sizeof(*d));
+	p->n_dirs++;
+	return 1;
 }
 
 /* The letters libtraceevent takes after %pI / %pi (4, 6, 6c, S[pcfs]*),
@@ -1461,7 +1476,7 @@ static int tep_format(parser *ps, uint32_t off, uint32_t len, const tep_arg *arg
 			int ls = 0, star = 0, done = 0, lenf = -1;
 			for (; j < len && !done; j++) {
 				char c = f[j];
-				tb_render_dir_ *d;
+				tb_render_dir_ dd, *d = &dd;
 				switch (c) {
 				case '#': case '.': case '-': /* not '+': see default */
 				case '0': case '1': case '2': case '3': case '4':
@@ -1483,8 +1498,9 @@ static int tep_format(parser *ps, uint32_t off, uint32_t len, const tep_arg *arg
 						return fail(ps, TB_ERR_SYNTAX, "print fmt has fewer arguments than conversions");
 					if (ls < -2 || ls > 2)
 						return fail(ps, TB_ERR_SYNTAX, "print fmt: a length modifier libtraceevent refuses");
-					if (!dir_add(ps, &d))
-						return 0;
+					memset(d, 0, sizeof(*d));
+					d->width = -1;
+					d->prec = -1;
 					d->kind = TB_D_CONV;
 					d->conv = (uint8_t)c;
 					d->lenmod = (uint8_t)(ls == -2 ? TB_L_HH : ls == -1 ? TB_L_H
@@ -1513,6 +1529,8 @@ static int tep_format(parser *ps, uint32_t off, uint32_t len, const tep_arg *arg
 							tep_pext(f, len, &j, d);
 						}
 					}
+					if (!fm_conv_add(ps, d))
+						return 0;
 					if (!tep_add_item(items, nitems, p->n_dirs - 1))
 						return fail(ps, TB_ERR_LIMIT, "print fmt has too many conversions");
 					done = 1;
@@ -1565,14 +1583,14 @@ static void tep_bind(tb_render_prog *p, const uint16_t *items, unsigned n)
 		    (p->text[TB_FM_ENTRY * i] & (TB_TF_ARRAY | TB_TF_STRING)))
 			continue;
 		for (k = 0, q = cursor; k < n; k++, q = (q + 1) % n) {
-			const tb_render_dir_ *d;
+			tb_render_dir_ d;
 			if (items[q] & TEP_LIT) {
 				has0x = (items[q] & TB_FM_0X) != 0;
 				continue;
 			}
-			d = &p->dirs[items[q]];
+			tb_pf_fm_get(p, items[q], &d);
 			/* libtraceevent prints no field with %c */
-			if (d->arg != i + 1 || d->conv == 'c') {
+			if (d.arg != i + 1 || d.conv == 'c') {
 				has0x = 0;
 				continue;
 			}
@@ -1591,10 +1609,16 @@ static tb_status compile_fields(parser *ps, const tb_format *fmt, tb_error *err)
 	tb_render_prog *p = ps->p;
 	tep_arg args[TEP_MAX_ARGS];
 	uint16_t items[2 * TB_RENDER_MAX_DIRS + 2];
+	/* the arguments' nodes live here for a moment, so the program's own
+	 * node table (and its pages) stays untouched */
+	tb_render_node_ scratch[TEP_MAX_NODES];
 	unsigned nargs = 0, nitems = 0;
 	uint32_t off, mark;
 	size_t nf = p->ev.n_fields;
 	p->mode = TB_M_FIELDS;
+	ps->nodes = scratch;
+	ps->node_cap = TEP_MAX_NODES;
+	memset(&scratch[0], 0, sizeof(scratch[0]));
 	if (nf > TB_RENDER_MAX_TEXT / TB_FM_ENTRY) {
 		p->mode = TB_M_FALLBACK;
 		fail(ps, TB_ERR_LIMIT, "event has too many fields for the field listing");
@@ -1631,9 +1655,13 @@ static tb_status compile_fields(parser *ps, const tb_format *fmt, tb_error *err)
 	}
 	if (at(ps, ",") && !tep_args(ps, args, &nargs, mark))
 		goto out;
+	/* the conversions follow the format string, aligned */
+	p->text_len = (mark + 7u) & ~7u;
 	if (tep_format(ps, off, mark - off, args, nargs, items, &nitems))
 		tep_bind(p, items, nitems);
 out:
+	p->n_nodes = 0;
+	ps->nodes = p->nodes;
 	if (ps->st != TB_OK) {
 		for (size_t i = 0; p->mode == TB_M_FIELDS && i < nf; i++)
 			fm_set(p, i, 0);
@@ -1683,7 +1711,8 @@ tb_status tb_render_compile(tb_render_prog *prog, const tb_format *fmt,
 	tb_error_clear(err);
 	if (!prog || !fmt || (fmt->nfields && !fmt->fields))
 		return tb_fail(err, TB_ERR_ARG, 0, "render: no program or no format");
-	memset(prog, 0, offsetof(tb_render_prog, nodes));
+	/* the header only: dirs, text and nodes are written before read */
+	memset(prog, 0, offsetof(tb_render_prog, text));
 	ev = &prog->ev;
 	ev->system = fmt->system;
 	ev->system_len = fmt->system ? fmt->system_len : 0;
@@ -1710,6 +1739,8 @@ tb_status tb_render_compile(tb_render_prog *prog, const tb_format *fmt,
 	prog->mode = TB_M_PRINTFMT;
 	memset(&ps, 0, sizeof(ps));
 	ps.p = prog;
+	ps.nodes = prog->nodes;
+	ps.node_cap = TB_RENDER_MAX_NODES;
 	ps.s = ev->print_fmt;
 	ps.n = ev->print_fmt_len;
 	if (options & TB_RENDER_FIELD_LIST)

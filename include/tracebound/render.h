@@ -125,9 +125,11 @@ typedef struct tb_render_prog {
 	uint8_t mode;          /* print fmt, fallback, or a kernel printer */
 	uint8_t pad_[3];
 	uint32_t n_nodes, n_dirs, text_len;
-	tb_render_node_ nodes[TB_RENDER_MAX_NODES];
-	tb_render_dir_ dirs[TB_RENDER_MAX_DIRS];
+	/* a field listing keeps all it has at the start of text: it touches
+	 * one page of the 54 KB */
 	char text[TB_RENDER_MAX_TEXT];
+	tb_render_dir_ dirs[TB_RENDER_MAX_DIRS];
+	tb_render_node_ nodes[TB_RENDER_MAX_NODES];
 } tb_render_prog;
 
 /* ---- lookups the renderer asks the caller for (all optional) ---- */
