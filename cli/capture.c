@@ -57,37 +57,44 @@ static void heap_free(void *ctx, void *p, size_t n)
 
 const tb_mem tb_cli_heap = { heap_alloc, heap_free, NULL };
 
-int tb_cli_capture_open(tb_cli_capture *c, const char *path, const tb_session_options *opt,
-			FILE *warn)
+int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *data,
+			    size_t len, const tb_session_options *opt, FILE *warn, FILE *errs)
 {
 	tb_session_source src;
 	tb_status st;
+	tb_cli_file keep = c->f;
 	memset(c, 0, sizeof(*c));
+	c->f = keep;
 	c->path = path;
-	if (tb_cli_load(path, &c->f) != 0)
-		return TB_EXIT_USAGE;
 	memset(&src, 0, sizeof(src));
-	src.dat = c->f.data;
-	src.dat_len = c->f.len;
+	src.dat = data;
+	src.dat_len = len;
 	src.decompress.fn = tb_cli_decompress;
 	st = tb_session_open(&c->s, &src, opt, &tb_cli_heap, &c->err);
 	if (st != TB_OK) {
-		const tb_dat *d = NULL;
-		if (st == TB_ERR_UNSUPPORTED && tb_dat_probe(c->f.data, c->f.len))
-			fprintf(stderr, "tracebound: %s: %s at offset %llu (%s): this tracebound "
-					"was built without that decompressor?\n",
-				path, c->err.what, (unsigned long long)c->err.offset,
-				tb_strerror(st));
-		else
-			fprintf(stderr, "tracebound: %s: %s at offset %llu (%s)\n", path,
-				c->err.what, (unsigned long long)c->err.offset, tb_strerror(st));
-		(void)d;
-		tb_cli_unload(&c->f);
+		fprintf(errs, "%s: %s at offset %llu (%s)%s\n", path, c->err.what,
+			(unsigned long long)c->err.offset, tb_strerror(st),
+			st == TB_ERR_UNSUPPORTED ? ": this tracebound lacks what it needs "
+						   "(a decompressor?)" : "");
 		return st == TB_ERR_NO_SPACE || st == TB_ERR_ARG ? TB_EXIT_USAGE : TB_EXIT_MALFORMED;
 	}
 	if (warn)
 		tb_cli_print_damage(c, warn);
 	return TB_EXIT_OK;
+}
+
+int tb_cli_capture_open(tb_cli_capture *c, const char *path, const tb_session_options *opt,
+			FILE *warn)
+{
+	int rc;
+	memset(c, 0, sizeof(*c));
+	if (tb_cli_load(path, &c->f) != 0)
+		return TB_EXIT_USAGE;
+	fputs("tracebound: ", stderr);
+	rc = tb_cli_capture_open_mem(c, path, c->f.data, c->f.len, opt, warn, stderr);
+	if (rc)
+		tb_cli_unload(&c->f);
+	return rc;
 }
 
 void tb_cli_capture_close(tb_cli_capture *c)

@@ -26,6 +26,9 @@ extern const tb_mem tb_cli_heap;
  */
 int tb_cli_capture_open(tb_cli_capture *c, const char *path,
 			const tb_session_options *opt, FILE *warn);
+/* The same over bytes in memory the caller keeps; the open error goes to errs. */
+int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *data,
+			    size_t len, const tb_session_options *opt, FILE *warn, FILE *errs);
 void tb_cli_capture_close(tb_cli_capture *c);
 
 /* "tracebound: PATH: <where> ...: what at file offset N (status)" per damage entry. */
