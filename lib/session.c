@@ -1270,14 +1270,21 @@ static void put_latency(tb_text *t, const tb_session *s, const tb_session_event 
 	unsigned pc = common_u8(s, ev, "common_preempt_count");
 	int hard = (fl & TF_HARDIRQ) != 0, soft = (fl & TF_SOFTIRQ) != 0, nmi = (fl & TF_NMI) != 0;
 	char c[5];
-	c[0] = (fl & TF_IRQS_OFF) ? 'd' : (fl & TF_IRQS_NOSUPPORT) ? 'X' : '.';
-	c[1] = (fl & TF_NEED_RESCHED) && (fl & TF_PREEMPT_RESCHED) ? 'N'
-	       : (fl & TF_NEED_RESCHED)				   ? 'n'
-	       : (fl & TF_PREEMPT_RESCHED)			   ? 'p'
-								   : '.';
-	c[2] = nmi && hard ? 'Z' : nmi ? 'z' : hard && soft ? 'H' : hard ? 'h' : soft ? 's' : '.';
-	c[3] = (pc & 15u) ? hex[pc & 15u] : '.';
-	c[4] = (pc >> 4) ? hex[pc >> 4] : '.';
+	c[0] = (char)((fl & TF_IRQS_OFF) ? 'd' : (fl & TF_IRQS_NOSUPPORT) ? 'X' : '.');
+	if ((fl & TF_NEED_RESCHED) && (fl & TF_PREEMPT_RESCHED))
+		c[1] = 'N';
+	else if (fl & TF_NEED_RESCHED)
+		c[1] = 'n';
+	else
+		c[1] = (char)((fl & TF_PREEMPT_RESCHED) ? 'p' : '.');
+	if (nmi)
+		c[2] = (char)(hard ? 'Z' : 'z');
+	else if (hard)
+		c[2] = (char)(soft ? 'H' : 'h');
+	else
+		c[2] = (char)(soft ? 's' : '.');
+	c[3] = (pc & 15u) ? hex[pc & 15u] : (char)'.';
+	c[4] = (pc >> 4) ? hex[pc >> 4] : (char)'.';
 	tb_text_put(t, c, 5);
 }
 
