@@ -194,6 +194,8 @@ static tb_dat_cpu *take_cpus(ctx *c, size_t n)
 	tb_dat *d = c->d;
 	tb_dat_cpu *p = NULL;
 	size_t used = d->need.cpus;
+	if (n == 0)
+		return NULL; /* nothing to hold (and no NULL + 0) */
 	if (n <= d->st_.cpus_cap && used <= d->st_.cpus_cap - n)
 		p = d->st_.cpus + used;
 	else
