@@ -159,12 +159,63 @@ START_TEST(compressed_offsets_in_page_and_in_file)
 }
 END_TEST
 
+/* Found by the tracedat harness's exact-storage check: a file whose BUFFER
+ * option repeats a buffer name and then has bytes left over.  With room
+ * for the buffers the name is checked first (TB_ERR_DUPLICATE); without,
+ * the name could not be compared and the later fault came out instead
+ * (TB_ERR_LENGTH), so growing storage changed the answer.  Now storage
+ * that ran short gives TB_ERR_NO_SPACE, and grown to need, the same
+ * error as large storage. */
+START_TEST(error_same_whatever_the_storage)
+{
+	size_t n, round;
+	uint8_t *p = tb_test_read_file(tb_test_path("corpus/tracedat/regress-error-depends-on-storage"),
+				       &n);
+	static tb_dat d;
+	tb_dat_storage st;
+	tb_error e, big_e;
+	tb_status s = TB_ERR_NO_SPACE;
+	tb_dat_event_text ev[64];
+	tb_dat_buffer bufs[16];
+	tb_dat_cpu cpus[64];
+	tb_dat_text stats[16];
+	static uint8_t scratch[1 << 16];
+	tb_dat_storage big = { ev, 64, bufs, 16, cpus, 64, stats, 16, scratch, sizeof(scratch) };
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(tb_dat_open(&d, p, n, &big, NULL, &big_e), TB_ERR_DUPLICATE);
+	memset(&st, 0, sizeof(st));
+	for (round = 0; round < 4; round++) {
+		s = tb_dat_open(&d, p, n, &st, NULL, &e);
+		if (s != TB_ERR_NO_SPACE)
+			break;
+		ck_assert_uint_le(d.need.buffers, 16);
+		ck_assert_uint_le(d.need.cpus, 64);
+		ck_assert_uint_le(d.need.cpustats, 16);
+		ck_assert_uint_le(d.need.events, 64);
+		st.events = d.need.events ? ev : NULL;
+		st.events_cap = d.need.events;
+		st.buffers = d.need.buffers ? bufs : NULL;
+		st.buffers_cap = d.need.buffers;
+		st.cpus = d.need.cpus ? cpus : NULL;
+		st.cpus_cap = d.need.cpus;
+		st.cpustats = d.need.cpustats ? stats : NULL;
+		st.cpustats_cap = d.need.cpustats;
+	}
+	ck_assert_uint_eq(round, 1); /* once with none, once grown */
+	ck_assert_int_eq(s, TB_ERR_DUPLICATE);
+	ck_assert_uint_eq(e.offset, big_e.offset);
+	ck_assert_str_eq(e.what, big_e.what);
+	free(p);
+}
+END_TEST
+
 Suite *tb_suite_contracts(void)
 {
 	Suite *s = suite_create("contracts");
 	TCase *t = tcase_create("core");
 	tcase_add_test(t, v6_zero_cpus_null_storage);
 	tcase_add_test(t, compressed_offsets_in_page_and_in_file);
+	tcase_add_test(t, error_same_whatever_the_storage);
 	suite_add_tcase(s, t);
 	return s;
 }
