@@ -61,6 +61,9 @@ static void check_page(tb_kbuf *kb, unsigned knob)
 	}
 	TB_FUZZ_CHECK(st == TB_END || tb_is_malformed(st));
 	TB_FUZZ_CHECK(tb_kbuf_next(kb, &r) == st);   /* sticky */
+	if (st != TB_END) /* the fault lies in the page's bytes */
+		TB_FUZZ_CHECK(tb_kbuf_error(kb).status == st &&
+			      tb_kbuf_error(kb).offset < len);
 
 	/* The batch walk returns the same records and the same end. */
 	tb_kbuf_rewind(kb);
