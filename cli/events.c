@@ -28,6 +28,7 @@ struct tb_cli_events {
 	size_t nfiles, cap;
 	size_t bad_formats;
 	size_t bad_records;
+	tb_session_format_text *texts; /* the same texts, for a session */
 };
 
 /* A whole small file (tracefs reports size 0: read until EOF). */
@@ -262,6 +263,33 @@ tb_cli_events *tb_cli_events_load(const char *dir, unsigned long_size)
 	return ev;
 }
 
+const tb_session_format_text *tb_cli_events_texts(tb_cli_events *ev, size_t *n)
+{
+	size_t i;
+	*n = 0;
+	if (!ev)
+		return NULL;
+	if (!ev->texts) {
+		ev->texts = calloc(ev->nfiles + 1, sizeof(*ev->texts));
+		if (!ev->texts)
+			return NULL;
+		for (i = 0; i < ev->nfiles; i++) {
+			ev->texts[i].system.ptr = ev->files[i].system;
+			ev->texts[i].system.len = strlen(ev->files[i].system);
+			ev->texts[i].text.ptr = ev->files[i].text;
+			ev->texts[i].text.len = ev->files[i].len;
+		}
+	}
+	*n = ev->nfiles;
+	return ev->texts;
+}
+
+void tb_cli_events_count_bad(tb_cli_events *ev)
+{
+	if (ev)
+		ev->bad_records++;
+}
+
 size_t tb_cli_events_count(const tb_cli_events *ev)
 {
 	return ev ? ev->set.count : 0;
@@ -285,6 +313,7 @@ size_t tb_cli_events_free(tb_cli_events *ev)
 		free(ev->files[i].text);
 	}
 	free(ev->files);
+	free(ev->texts);
 	free(ev->events);
 	free(ev->fields);
 	free(ev->index);

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tracebound/tracebound.h"
+
 typedef struct tb_cli_events tb_cli_events;
 
 /* DIR/header_page when that file exists (a malloc'd path), else NULL. */
@@ -21,6 +23,12 @@ char *tb_cli_events_header_page(const char *dir);
  * when DIR cannot be read or holds no format at all.
  */
 tb_cli_events *tb_cli_events_load(const char *dir, unsigned long_size);
+
+/* The loaded format texts, for a library session (NULL when memory ran out;
+ * valid until tb_cli_events_free). */
+const tb_session_format_text *tb_cli_events_texts(tb_cli_events *ev, size_t *n);
+/* Count a record that does not fit its format (said at tb_cli_events_free). */
+void tb_cli_events_count_bad(tb_cli_events *ev);
 
 /* How many formats were loaded. */
 size_t tb_cli_events_count(const tb_cli_events *ev);
