@@ -82,23 +82,13 @@ static void print_event(const raw_ctx *c, const tb_kbuf_record *r, int be)
 {
 	int has_id = r->payload_len >= 2;
 	unsigned id = has_id ? tb_load16(r->payload, be) : 0;
-	if (c->opt->json && c->opt->s) {
+	if (c->opt->json) { /* --json always has its session */
 		json_event((raw_ctx *)(uintptr_t)c, r);
 		return;
 	}
-	if (tb_cli_events_print(c->opt->events, c->out, c->opt->json, c->cpu, r->ts,
+	if (tb_cli_events_print(c->opt->events, c->out, c->cpu, r->ts,
 				r->payload, r->payload_len, be))
 		return;
-	if (c->opt->json) {
-		fprintf(c->out, "{\"cpu\":%d,\"ts\":%llu,", c->cpu, (unsigned long long)r->ts);
-		if (has_id)
-			fprintf(c->out, "\"id\":%u", id);
-		else
-			fputs("\"id\":null", c->out);
-		fprintf(c->out, ",\"subbuf\":%llu,\"offset\":%u,\"size\":%u}\n",
-			(unsigned long long)c->subbuf, r->offset, r->payload_len);
-		return;
-	}
 	fprintf(c->out, "cpu=%d subbuf=%llu offset=%u ts=%llu size=%u ", c->cpu,
 		(unsigned long long)c->subbuf, r->offset, (unsigned long long)r->ts,
 		r->payload_len);

@@ -404,7 +404,7 @@ static void print_value(FILE *out, const tb_field *f, const tb_field_value *v,
 	}
 }
 
-int tb_cli_events_print(tb_cli_events *ev, FILE *out, int json, int cpu,
+int tb_cli_events_print(tb_cli_events *ev, FILE *out, int cpu,
 			uint64_t ts, const uint8_t *rec, size_t len, int big_endian)
 {
 	tb_field_value vals[TB_FORMAT_MAX_FIELDS];
@@ -419,22 +419,6 @@ int tb_cli_events_print(tb_cli_events *ev, FILE *out, int json, int cpu,
 		if (ev->bad_records++ == 0)
 			fprintf(stderr, "tracebound: cpu %d ts %llu: %.*s record of %zu bytes: %s\n",
 				cpu, (unsigned long long)ts, (int)f->name_len, f->name, len, e.what);
-	}
-	if (json) {
-		fprintf(out, "{\"cpu\":%d,\"ts\":%llu,\"system\":", cpu, (unsigned long long)ts);
-		tb_cli_json_str(out, f->system ? f->system : "", f->system_len);
-		fputs(",\"name\":", out);
-		tb_cli_json_str(out, f->name, f->name_len);
-		fprintf(out, ",\"id\":%u,\"fields\":{", f->id);
-		for (i = 0; i < f->nfields; i++) {
-			if (i)
-				putc(',', out);
-			tb_cli_json_str(out, f->fields[i].name, f->fields[i].name_len);
-			putc(':', out);
-			print_value(out, &f->fields[i], &vals[i], rec, len, big_endian, 1);
-		}
-		fputs("}}\n", out);
-		return 1;
 	}
 	fprintf(out, "cpu=%d ts=%llu ", cpu, (unsigned long long)ts);
 	pid = ev->pid_field[f - ev->events];

@@ -39,7 +39,7 @@ size_t tb_cli_events_count(const tb_cli_events *ev);
  * its format does not fit is still printed (the fields that read, null
  * for the others) and counted.
  */
-int tb_cli_events_print(tb_cli_events *ev, FILE *out, int json, int cpu,
+int tb_cli_events_print(tb_cli_events *ev, FILE *out, int cpu,
 			uint64_t ts, const uint8_t *rec, size_t len, int big_endian);
 
 /* Every loaded format and its fields (tracebound formats), text or JSON lines. */
