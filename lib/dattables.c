@@ -252,7 +252,6 @@ static void ksym_order(tb_kallsyms *t)
 	heap_sort(t->v + k, t->n - k, sizeof(*t->v), ksym_less);
 }
 
-
 tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 			    tb_error *err)
 {
