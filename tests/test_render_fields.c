@@ -819,15 +819,22 @@ START_TEST(kallsyms_tep_lookup_matches_its_model)
 		tb_kallsyms ks = { v, 0, 64, NULL };
 		size_t n = 1 + rnd8() % 40, len = 0, i;
 		uint64_t a = 0x1000;
+		size_t m = 0;
 		for (i = 0; i < n; i++) {
-			/* runs of aliases: the address stays half of the time */
+			/* runs of aliases: the address stays half of the time;
+			 * absolute and '$' symbols are never found */
+			int other = rnd8() % 8 == 0;
 			if (i && rnd8() % 2)
 				a += 1 + rnd8() % 32;
-			len += (size_t)snprintf(text + len, sizeof(text) - len, "%llx t s%zu\n",
-						(unsigned long long)a, i);
+			len += (size_t)snprintf(text + len, sizeof(text) - len,
+						other ? (i & 1 ? "%llx A s%zu\n" : "%llx t $x%zu\n")
+						      : "%llx t s%zu\n",
+						(unsigned long long)(other ? a + 5 : a), i);
+			m += !other;
 		}
 		ck_assert_int_eq(tb_kallsyms_parse(&ks, text, len, NULL), TB_OK);
 		ck_assert_uint_eq(ks.n, n);
+		n = m; /* the lookable entries come first */
 		memcpy(before, v, sizeof(v));
 		/* the model's order: each run of equal addresses reversed */
 		memcpy(rev, v, n * sizeof(*v));
@@ -865,7 +872,8 @@ static const char *ksname(const tb_kallsyms *ks, const tb_ksym *k)
 
 START_TEST(kallsyms_alias_rules_and_sizes)
 {
-	static char text[] = "1000 t a1\n1000 t a2\n1000 t a3\n1100 t b\n2000 t c\n";
+	static char text[] = "1000 t a1\n1000 t a2\n1000 t a3\n1100 t b\n2000 t c\n"
+			     "1050 A abs\n3000 t $d\n";
 	tb_ksym v[8];
 	tb_kallsyms ks = { v, 0, 8, NULL };
 	ck_assert_int_eq(tb_kallsyms_parse(&ks, text, strlen(text), NULL), TB_OK);
@@ -892,6 +900,10 @@ START_TEST(kallsyms_alias_rules_and_sizes)
 	ck_assert_uint_eq(tb_kallsyms_size(&ks, &v[3]), 0xf00);
 	ck_assert_uint_eq(tb_kallsyms_size(&ks, &v[4]), 0);
 	ck_assert_uint_eq(tb_kallsyms_size(&ks, NULL), 0);
+	/* an absolute symbol after them: no size, never found */
+	ck_assert_uint_eq(ks.n, 7);
+	ck_assert_uint_eq(tb_kallsyms_size(&ks, &v[5]), 0);
+	ck_assert_str_eq(ksname(&ks, tb_kallsyms_find_as(&ks, 0x3005, TB_KSYM_FIRST)), "c");
 }
 END_TEST
 
