@@ -478,21 +478,6 @@ int tb_session_format_at(const tb_session *s, size_t i, tb_span *system, tb_span
 
 /* ---- tables ---- */
 
-static int sym_lookup(void *ctx, uint64_t addr, const char **name, size_t *nlen,
-		      uint64_t *start, const char **mod, size_t *mlen)
-{
-	const tb_kallsyms *t = ctx;
-	const tb_ksym *k = tb_kallsyms_find(t, addr);
-	if (!k)
-		return 0;
-	*name = tb_ksym_name(t, k);
-	*nlen = k->name_len;
-	*start = k->addr;
-	*mod = tb_ksym_module(t, k);
-	*mlen = k->module_len;
-	return 1;
-}
-
 static int printk_lookup(void *ctx, uint64_t addr, const char **str, size_t *len)
 {
 	const tb_printk_fmt *p = tb_printk_find(ctx, addr);
@@ -535,8 +520,12 @@ static tb_status load_tables(tb_session *s, const tb_span *cmd, const tb_span *k
 		add_damage(s, "kallsyms", e.status, table_offset(s, ks, e.offset), e.what, 0);
 	if (pk->len && tb_printk_parse(&s->pk, pk->ptr, pk->len, &e))
 		add_damage(s, "printk formats", e.status, table_offset(s, pk, e.offset), e.what, 0);
-	s->env.sym = sym_lookup;
-	s->env.sym_ctx = &s->ks;
+	/* symbols from the table: the alias rule session.h documents, and
+	 * sizes for the kernel's "%pS" (fn+0x10/0x2a0) */
+	s->env.sym = NULL;
+	s->env.ksyms = &s->ks;
+	s->env.ksym_how = (s->opt.flags & TB_SESSION_KSYM_ALIASES_NEWEST) ? TB_KSYM_LAST
+									: TB_KSYM_FIRST;
 	s->env.printk = printk_lookup;
 	s->env.printk_ctx = &s->pk;
 	return TB_OK;

@@ -442,7 +442,8 @@ TB_API const tb_ksym *tb_kallsyms_find(const tb_kallsyms *t, uint64_t addr);
  *                  the first in the text; at the address itself the one
  *                  its binary search over newest-first order meets (it
  *                  depends on the table's size, so any of them).
- * The table itself is never reordered.
+ * Like tb_kallsyms_find, none of them returns an absolute or '$' mapping
+ * symbol.  The table itself is never reordered.
  */
 #define TB_KSYM_LAST  0u
 #define TB_KSYM_FIRST 1u
