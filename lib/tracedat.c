@@ -76,6 +76,7 @@ static tb_dat_damage *damage(ctx *c, unsigned part, uint64_t length)
 		memset(g, 0, sizeof(*g));
 		g->part = part;
 		g->error = *c->err;
+		g->error.offset = off;
 		g->length = length;
 		g->missing = c->cut_end > c->f.len ? c->cut_end - c->f.len : 0;
 		d->ndamage++;
@@ -1721,8 +1722,11 @@ static tb_status infer_v7_buffer(ctx *c)
 		top_first(c);
 	(void)fail(c, TB_ERR_TRUNCATED, soff,
 		   "BUFFER option lost: CPU ranges inferred from the data");
+	if (s.cut && n == 0)
+		note_cut(c, soff, s.decl_end - soff); /* no CPU says it */
 	{
-		tb_dat_damage *g = damage(c, TB_DAT_PART_BUFFER, 0);
+		tb_dat_damage *g = damage(c, TB_DAT_PART_BUFFER,
+					  s.cut && n == 0 ? UINT64_MAX : 0);
 		if (g)
 			g->buffer = 0;
 	}
@@ -1808,13 +1812,17 @@ static void damage_cpus(ctx *c)
 				units = (cpu->declared - cpu->size + bf->page_size - 1) /
 					bf->page_size;
 			}
-			note_cut(c, cpu->offset, cpu->declared + fr);
 			(void)fail(c, TB_ERR_TRUNCATED, stop,
 				   bf->compressed
 					   ? "CPU data cut short: chunks from here are lost"
 					   : "CPU data cut short: pages from here are lost");
 			g = damage(c, TB_DAT_PART_CPU_DATA, UINT64_MAX);
 			if (g) {
+				/* the bytes of this CPU's data the file lacks */
+				uint64_t end = cpu->offset + cpu->declared + fr;
+				uint64_t from = cpu->offset > c->f.len ? cpu->offset
+								       : c->f.len;
+				g->missing = end > from ? end - from : 0;
 				g->buffer = i;
 				g->cpu = cpu->cpu;
 				g->units = units;

@@ -1,0 +1,334 @@
+/* Salvage mode of the trace.dat reader (TB_DAT_OPEN_SALVAGE): every cut
+ * of the real v6, v7 and v7-zstd samples yields exactly the events of the
+ * whole file whose pages (compressed: chunks) lie wholly before the cut,
+ * in order, and reports the loss with its location; metadata damaged
+ * with the data intact still gives every event. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datwriter.h"
+#include "pagewriter.h"
+#include "testutil.h"
+#include "tracebound/tracedat.h"
+#include "zstd_dl.h"
+
+Suite *tb_suite_salvage(void);
+
+#define MAX_DAMAGE 64
+
+typedef struct sv {
+	tb_dat d;
+	tb_dat_storage st;
+	tb_dat_damage damage[MAX_DAMAGE];
+	tb_error err;
+	tb_kbuf_layout layout;
+	tb_dat_cursor cur[8];
+	uint8_t *chunks;
+	size_t chunks_cap;
+	tb_dat_stream s;
+} sv;
+
+/* One event of the whole file, as the plain (not salvage) open gives it. */
+typedef struct full_ev {
+	uint64_t ts;
+	uint32_t cpu, len;
+	uint64_t unit_end;   /* file offset where its page (chunk) ends */
+	size_t payload;      /* offset in the payload blob */
+} full_ev;
+
+typedef struct full {
+	full_ev *v;
+	size_t n;
+	uint8_t *blob;
+	size_t blob_len;
+	uint64_t data_start, data_end; /* the top buffer's data */
+	uint64_t pages;
+} full;
+
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap && p)
+		return p;
+	free(p);
+	*cap = need;
+	return calloc(need ? need : 1, elem);
+}
+
+static const tb_dat_decompressor zstd_dc __attribute__((unused)) = { tb_test_zstd, NULL };
+static const tb_dat_decompressor copy_dc __attribute__((unused)) = { dw_copy_decompress, NULL };
+
+/* Open (growing storage as asked), salvage or not; the layout from the
+ * header_page when there is one. */
+static tb_status sv_open(sv *o, const uint8_t *p, size_t n, const tb_dat_decompressor *dc,
+			 int salvage)
+{
+	tb_dat_open_opts opt = { salvage ? TB_DAT_OPEN_SALVAGE : 0u, o->damage, MAX_DAMAGE };
+	tb_status s = TB_ERR_NO_SPACE;
+	int i;
+	for (i = 0; i < 5; i++) {
+		s = tb_dat_open_ex(&o->d, p, n, &o->st, dc, &opt, &o->err);
+		if (s != TB_ERR_NO_SPACE)
+			break;
+		o->st.events = grow(o->st.events, &o->st.events_cap, o->d.need.events,
+				    sizeof(tb_dat_event_text));
+		o->st.buffers = grow(o->st.buffers, &o->st.buffers_cap, o->d.need.buffers,
+				     sizeof(tb_dat_buffer));
+		o->st.cpus = grow(o->st.cpus, &o->st.cpus_cap, o->d.need.cpus, sizeof(tb_dat_cpu));
+		o->st.cpustats = grow(o->st.cpustats, &o->st.cpustats_cap, o->d.need.cpustats,
+				      sizeof(tb_dat_text));
+		o->st.scratch = grow(o->st.scratch, &o->st.scratch_cap, o->d.need.scratch, 1);
+	}
+	return s;
+}
+
+static void sv_free(sv *o)
+{
+	free(o->st.events);
+	free(o->st.buffers);
+	free(o->st.cpus);
+	free(o->st.cpustats);
+	free(o->st.scratch);
+	free(o->chunks);
+}
+
+/* Start the top buffer's stream; 0 when there is no top buffer. */
+static int sv_start(sv *o, const tb_kbuf_layout *layout)
+{
+	const tb_dat_buffer *b = tb_dat_find_buffer(&o->d, "");
+	size_t per_cpu;
+	if (!b)
+		return 0;
+	ck_assert_uint_le(b->ncpus, 8);
+	ck_assert_int_eq(tb_dat_chunk_max(&o->d, b, &per_cpu, &o->err), TB_OK);
+	if (per_cpu * b->ncpus > o->chunks_cap || !o->chunks) {
+		free(o->chunks);
+		o->chunks_cap = per_cpu * b->ncpus;
+		o->chunks = malloc(o->chunks_cap ? o->chunks_cap : 1);
+	}
+	ck_assert_int_eq(tb_dat_stream_init(&o->s, &o->d, b, layout, o->cur, 8, o->chunks,
+					    per_cpu, 0, &o->err),
+			 TB_OK);
+	return 1;
+}
+
+static const char *sample(const char *name)
+{
+	static char path[4096];
+	static const char *const dirs[] = { "../shared/samples/", "../../shared/samples/",
+					    "tests/data/" };
+	size_t i;
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s%s%s", tb_test_path(""), dirs[i], name);
+		if (tb_test_exists(path))
+			return path;
+	}
+	return NULL;
+}
+
+/* The whole file's events (plain open), and where the top buffer's data
+ * lies. */
+static void load_full(full *f, const uint8_t *p, size_t n, const tb_dat_decompressor *dc,
+		      tb_kbuf_layout *layout)
+{
+	sv *o = calloc(1, sizeof(*o));
+	tb_dat_event ev;
+	tb_status s;
+	size_t cap = 0, bcap = 0, i;
+	const tb_dat_buffer *b;
+	memset(f, 0, sizeof(*f));
+	ck_assert_int_eq(sv_open(o, p, n, dc, 0), TB_OK);
+	ck_assert_int_eq(tb_kbuf_layout_from_header_page(o->d.header_page.ptr,
+							 o->d.header_page.len,
+							 o->d.big_endian, layout, &o->err),
+			 TB_OK);
+	b = tb_dat_find_buffer(&o->d, "");
+	ck_assert_ptr_nonnull(b);
+	f->data_start = UINT64_MAX;
+	for (i = 0; i < b->ncpus; i++) {
+		uint64_t end = b->cpus[i].offset + b->cpus[i].size + (b->compressed ? 4 : 0);
+		if (b->cpus[i].offset < f->data_start)
+			f->data_start = b->cpus[i].offset;
+		if (end > f->data_end)
+			f->data_end = end;
+	}
+	ck_assert(sv_start(o, layout));
+	while ((s = tb_dat_stream_next(&o->s, &ev, &o->err)) == TB_OK) {
+		full_ev *e;
+		if (f->n == cap) {
+			cap = cap ? 2 * cap : 65536;
+			f->v = realloc(f->v, cap * sizeof(*f->v));
+		}
+		if (f->blob_len + ev.len > bcap) {
+			bcap = bcap ? 2 * bcap : (1u << 22);
+			f->blob = realloc(f->blob, bcap);
+		}
+		e = &f->v[f->n++];
+		e->ts = ev.ts;
+		e->cpu = ev.cpu;
+		e->len = ev.len;
+		if (b->compressed) {
+			uint32_t cs = (uint32_t)p[ev.page_off] | (uint32_t)p[ev.page_off + 1] << 8 |
+				      (uint32_t)p[ev.page_off + 2] << 16 |
+				      (uint32_t)p[ev.page_off + 3] << 24;
+			e->unit_end = ev.page_off + 8 + cs;
+		} else {
+			e->unit_end = ev.page_off + b->page_size;
+		}
+		e->payload = f->blob_len;
+		memcpy(f->blob + f->blob_len, ev.data, ev.len);
+		f->blob_len += ev.len;
+	}
+	ck_assert_int_eq(s, TB_END);
+	f->pages = o->s.pages;
+	sv_free(o);
+	free(o);
+}
+
+static void free_full(full *f)
+{
+	free(f->v);
+	free(f->blob);
+}
+
+/* The salvage open of the first `cut` bytes gives exactly the whole
+ * file's events whose unit ends by the cut; returns how many. */
+static size_t check_cut(sv *o, const full *f, const uint8_t *p, size_t cut,
+			const tb_dat_decompressor *dc, const tb_kbuf_layout *layout)
+{
+	tb_dat_event ev;
+	tb_status s;
+	size_t i = 0, got = 0;
+	ck_assert_msg(sv_open(o, p, cut, dc, 1) == TB_OK, "cut %zu: %s at %llu", cut,
+		      o->err.what, (unsigned long long)o->err.offset);
+	ck_assert_msg(o->d.damage_total > 0, "cut %zu: no damage reported", cut);
+	for (i = 0; i < o->d.ndamage; i++)
+		if (o->d.damage[i].error.offset > cut)
+			ck_abort_msg("cut %zu: damage %zu at %llu, past the end", cut, i,
+				     (unsigned long long)o->d.damage[i].error.offset);
+	if (!sv_start(o, layout))
+		return 0;
+	i = 0;
+	/* (Check's assertions write to a pipe each: the hot loop tests with
+	 * if and fails with ck_abort_msg) */
+	while ((s = tb_dat_stream_next(&o->s, &ev, &o->err)) != TB_END) {
+		const full_ev *e;
+		if (s != TB_OK)
+			ck_abort_msg("cut %zu: stream error %s at %llu", cut, o->err.what,
+				     (unsigned long long)o->err.offset);
+		while (i < f->n && f->v[i].unit_end > cut)
+			i++;
+		if (i >= f->n)
+			ck_abort_msg("cut %zu: event %zu is not in the whole file", cut, got);
+		e = &f->v[i++];
+		if (ev.ts != e->ts || ev.cpu != e->cpu || ev.len != e->len ||
+		    memcmp(ev.data, f->blob + e->payload, ev.len))
+			ck_abort_msg("cut %zu: event %zu differs (ts %llu cpu %u, want ts %llu cpu %u)",
+				     cut, got, (unsigned long long)ev.ts, ev.cpu,
+				     (unsigned long long)e->ts, e->cpu);
+		got++;
+	}
+	while (i < f->n && f->v[i].unit_end > cut)
+		i++;
+	if (i != f->n)
+		ck_abort_msg("cut %zu: %zu events missing after event %zu", cut, f->n - i, got);
+	return got;
+}
+
+/* The CPU data damage of a cut in the data area: the bytes it lacks add
+ * up to what the cut took from the data; for plain pages, so do the
+ * pages, and the entry of the CPU the cut falls in starts at the last
+ * whole page. */
+static void check_cpu_loss(const sv *o, const full *f, size_t cut, int compressed,
+			   uint64_t pages_kept)
+{
+	uint64_t missing = 0, units = 0, buffer_missing = 0;
+	size_t i, ncpu = 0;
+	for (i = 0; i < o->d.ndamage; i++) {
+		const tb_dat_damage *g = &o->d.damage[i];
+		if (g->part == TB_DAT_PART_BUFFER)
+			buffer_missing += g->missing;
+		if (g->part != TB_DAT_PART_CPU_DATA)
+			continue;
+		ncpu++;
+		missing += g->missing;
+		units += g->units;
+		ck_assert_int_eq(g->error.status, TB_ERR_TRUNCATED);
+		ck_assert_uint_eq(g->error.offset + g->length, cut);
+	}
+	if (ncpu == 0 && pages_kept == 0) {
+		/* a v7 buffer rebuilt from a section holding no whole page:
+		 * no CPU is known, the buffer's entry says what is lost */
+		ck_assert_uint_eq(buffer_missing, f->data_end - cut);
+		return;
+	}
+	ck_assert_msg(ncpu > 0, "cut %zu: no CPU data damage", cut);
+	ck_assert_uint_eq(missing, f->data_end - cut);
+	if (!compressed)
+		ck_assert_uint_eq(units, f->pages - pages_kept);
+}
+
+static uint8_t *read_sample(const char *name, size_t *n)
+{
+	const char *path = sample(name);
+	if (!path)
+		return NULL;
+	return tb_test_read_file(path, n);
+}
+
+/* Every page-granular cut of the data area (and a few byte offsets into
+ * each page), then cuts sampled through the metadata. */
+static void every_prefix(const char *name, const tb_dat_decompressor *dc)
+{
+	size_t n, cut, k = 0;
+	uint8_t *p = read_sample(name, &n);
+	full f;
+	tb_kbuf_layout layout;
+	sv *o;
+	if (!p) {
+		printf("salvage: %s missing, test skipped\n", name);
+		return;
+	}
+	load_full(&f, p, n, dc, &layout);
+	o = calloc(1, sizeof(*o));
+	for (cut = (size_t)f.data_start; cut < f.data_end; cut += 4096) {
+		size_t off = (k++ % 7) * 599; /* and inside pages, now and then */
+		size_t got = check_cut(o, &f, p, cut, dc, &layout);
+		check_cpu_loss(o, &f, cut, 0, o->s.pages);
+		ck_assert_uint_eq(got, o->s.events);
+		if (off && cut + off < f.data_end) {
+			(void)check_cut(o, &f, p, cut + off, dc, &layout);
+			check_cpu_loss(o, &f, cut + off, 0, o->s.pages);
+		}
+	}
+	/* the whole file opens in salvage mode with no damage */
+	ck_assert_int_eq(sv_open(o, p, n, dc, 1), TB_OK);
+	ck_assert_uint_eq(o->d.damage_total, 0);
+	sv_free(o);
+	free(o);
+	free_full(&f);
+	free(p);
+}
+
+START_TEST(every_page_cut_v6)
+{
+	every_prefix("sched4k.v6.dat", NULL);
+}
+END_TEST
+
+START_TEST(every_page_cut_v7)
+{
+	every_prefix("sched4k.v7.dat", NULL);
+}
+END_TEST
+
+Suite *tb_suite_salvage(void)
+{
+	Suite *s = suite_create("salvage");
+	TCase *t = tcase_create("cuts");
+	tcase_add_test(t, every_page_cut_v6);
+	tcase_add_test(t, every_page_cut_v7);
+	suite_add_tcase(s, t);
+	return s;
+}
