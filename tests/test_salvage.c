@@ -14,8 +14,6 @@
 #include "tracebound/tracedat.h"
 #include "zstd_dl.h"
 
-Suite *tb_suite_salvage(void);
-
 #define MAX_DAMAGE 64
 
 typedef struct sv {
@@ -56,7 +54,7 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 	return calloc(need ? need : 1, elem);
 }
 
-static const tb_dat_decompressor zstd_dc __attribute__((unused)) = { tb_test_zstd, NULL };
+static const tb_dat_decompressor zstd_dc = { tb_test_zstd, NULL };
 static const tb_dat_decompressor copy_dc __attribute__((unused)) = { dw_copy_decompress, NULL };
 
 /* Open (growing storage as asked), salvage or not; the layout from the
@@ -323,12 +321,173 @@ START_TEST(every_page_cut_v7)
 }
 END_TEST
 
+/* ---- compressed: every chunk boundary, and cuts inside chunks ---- */
+
+START_TEST(every_chunk_cut_v7zstd)
+{
+	size_t n, c, k = 0, nch = 0;
+	uint8_t *p;
+	full f;
+	tb_kbuf_layout layout;
+	sv *o;
+	uint64_t chunk_off[256], chunk_end[256];
+	const tb_dat_buffer *b;
+	if (!tb_test_have_zstd() || !(p = read_sample("sched4k.v7zstd.dat", &n))) {
+		printf("salvage: zstd sample or libzstd missing, test skipped\n");
+		return;
+	}
+	load_full(&f, p, n, &zstd_dc, &layout);
+	o = calloc(1, sizeof(*o));
+	/* the chunks of the whole file */
+	ck_assert_int_eq(sv_open(o, p, n, &zstd_dc, 0), TB_OK);
+	b = tb_dat_find_buffer(&o->d, "");
+	ck_assert_int_eq(b->compressed, 1);
+	for (c = 0; c < b->ncpus; c++) {
+		tb_dat_chunk_iter it;
+		tb_dat_chunk ch;
+		tb_status s;
+		ck_assert_int_eq(tb_dat_chunks_begin(&it, &o->d, b, &b->cpus[c], &o->err), TB_OK);
+		while ((s = tb_dat_chunk_next(&it, &ch, &o->err)) == TB_OK) {
+			ck_assert_uint_lt(nch, 256);
+			chunk_off[nch] = ch.offset;
+			chunk_end[nch++] = ch.offset + 8 + ch.csize;
+		}
+		ck_assert_int_eq(s, TB_END);
+	}
+	ck_assert_uint_eq(nch, 36 + 22);
+	for (c = 0; c < nch; c++) {
+		/* just before the chunk's end, at it, inside its header */
+		size_t cuts[3];
+		unsigned j;
+		cuts[0] = (size_t)chunk_end[c] - 1;
+		cuts[1] = (size_t)chunk_end[c];
+		cuts[2] = (size_t)chunk_off[c] + 1 + (k++ % 7);
+		for (j = 0; j < 3; j++) {
+			(void)check_cut(o, &f, p, cuts[j], &zstd_dc, &layout);
+			check_cpu_loss(o, &f, cuts[j], 1, 0);
+			ck_assert_int_eq(o->d.buffers[0].inferred, 1);
+		}
+	}
+	ck_assert_int_eq(sv_open(o, p, n, &zstd_dc, 1), TB_OK);
+	ck_assert_uint_eq(o->d.damage_total, 0);
+	sv_free(o);
+	free(o);
+	free_full(&f);
+	free(p);
+}
+END_TEST
+
+/* ---- cuts through the metadata: sampled byte offsets ---- */
+
+/* Cuts before the data: the open succeeds once the initial header is
+ * whole, gives no event, and reports damage; a cut inside a line table
+ * keeps its whole lines and says how much of it is missing. */
+static void metadata_cuts(const char *name, const tb_dat_decompressor *dc, size_t header_len)
+{
+	size_t n, i, ncut = 0;
+	uint8_t *p = read_sample(name, &n);
+	full f;
+	tb_kbuf_layout layout;
+	sv *o;
+	size_t cuts[160];
+	uint64_t ks_off, ks_end;
+	if (!p) {
+		printf("salvage: %s missing, test skipped\n", name);
+		return;
+	}
+	if (dc && !tb_test_have_zstd()) {
+		free(p);
+		return;
+	}
+	load_full(&f, p, n, dc, &layout);
+	o = calloc(1, sizeof(*o));
+	ck_assert_int_eq(sv_open(o, p, n, dc, 0), TB_OK);
+	ks_off = o->d.kallsyms.offset;
+	ks_end = ks_off + o->d.kallsyms.len;
+	/* around the texts' starts, then evenly through the rest */
+	{
+		const tb_dat_text *t[5] = { &o->d.header_page, &o->d.header_event, &o->d.kallsyms,
+					    &o->d.printk, &o->d.cmdlines };
+		int compressed = o->d.compression.len && !dc ? 0 : dc != NULL;
+		for (i = 0; i < 5 && !compressed; i++) {
+			cuts[ncut++] = (size_t)t[i]->offset - 1;
+			cuts[ncut++] = (size_t)t[i]->offset;
+			cuts[ncut++] = (size_t)t[i]->offset + 1;
+		}
+	}
+	for (i = 0; i < 12; i++)
+		cuts[ncut++] = i * 3;
+	for (i = 0; i < 100; i++)
+		cuts[ncut++] = header_len + (size_t)((f.data_start - header_len) * i / 100) + i % 13;
+	cuts[ncut++] = (size_t)f.data_start - 1;
+	for (i = 0; i < ncut; i++) {
+		size_t cut = cuts[i], j;
+		tb_status s;
+		if (cut >= f.data_start)
+			continue;
+		s = sv_open(o, p, cut, dc, 1);
+		if (cut < header_len) {
+			ck_assert_msg(tb_is_error(s), "cut %zu inside the initial header opened", cut);
+			continue;
+		}
+		ck_assert_msg(s == TB_OK, "cut %zu: %s at %llu", cut, o->err.what,
+			      (unsigned long long)o->err.offset);
+		ck_assert_msg(o->d.damage_total > 0, "cut %zu: no damage", cut);
+		for (j = 0; j < o->d.ndamage; j++)
+			ck_assert_uint_le(o->d.damage[j].error.offset + o->d.damage[j].length, cut);
+		ck_assert_uint_eq(check_cut(o, &f, p, cut, dc, &layout), 0);
+		if (!dc && cut > ks_off + 16 && cut < ks_end) {
+			/* the kallsyms kept are whole lines of the real text */
+			const tb_dat_damage *g = NULL;
+			ck_assert_uint_gt(o->d.kallsyms.len, 0);
+			ck_assert_uint_eq(o->d.kallsyms.offset, ks_off);
+			ck_assert_int_eq(o->d.kallsyms.ptr[o->d.kallsyms.len - 1], '\n');
+			ck_assert_uint_le(cut - (ks_off + o->d.kallsyms.len), 256);
+			for (j = 0; j < o->d.ndamage; j++)
+				if (o->d.damage[j].part == TB_DAT_PART_KALLSYMS)
+					g = &o->d.damage[j];
+			ck_assert_ptr_nonnull(g);
+			ck_assert_uint_eq(g->error.offset, ks_off + o->d.kallsyms.len);
+			ck_assert_uint_eq(g->error.offset + g->length, cut);
+			ck_assert_uint_eq(g->missing, ks_end - cut);
+		}
+	}
+	sv_free(o);
+	free(o);
+	free_full(&f);
+	free(p);
+}
+
+START_TEST(metadata_cuts_v6)
+{
+	metadata_cuts("sched4k.v6.dat", NULL, 18);
+}
+END_TEST
+
+START_TEST(metadata_cuts_v7)
+{
+	metadata_cuts("sched4k.v7.dat", NULL, 32);
+}
+END_TEST
+
+START_TEST(metadata_cuts_v7zstd)
+{
+	metadata_cuts("sched4k.v7zstd.dat", &zstd_dc, 37);
+}
+END_TEST
+
+Suite *tb_suite_salvage(void);
+
 Suite *tb_suite_salvage(void)
 {
 	Suite *s = suite_create("salvage");
 	TCase *t = tcase_create("cuts");
 	tcase_add_test(t, every_page_cut_v6);
 	tcase_add_test(t, every_page_cut_v7);
+	tcase_add_test(t, every_chunk_cut_v7zstd);
+	tcase_add_test(t, metadata_cuts_v6);
+	tcase_add_test(t, metadata_cuts_v7);
+	tcase_add_test(t, metadata_cuts_v7zstd);
 	suite_add_tcase(s, t);
 	return s;
 }
