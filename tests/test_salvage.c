@@ -478,6 +478,225 @@ END_TEST
 
 Suite *tb_suite_salvage(void);
 
+/* ---- metadata damaged, data intact: every event still comes out ---- */
+
+typedef struct dmg_case {
+	const char *file;
+	int zstd;
+	uint64_t at;            /* where to write */
+	uint8_t bytes[8];
+	size_t n;
+	unsigned part;          /* the damage expected */
+	uint64_t where;         /* at this file offset (UINT64_MAX: any) */
+} dmg_case;
+
+/* Patch a copy of the sample, open it in salvage mode: the damage is
+ * reported where it is, and the stream equals the whole file's. */
+static sv *damaged(const dmg_case *dc_, const full *f, const uint8_t *p, size_t n,
+		   const tb_kbuf_layout *layout)
+{
+	uint8_t *q = tb_test_dup(p, n);
+	sv *o = calloc(1, sizeof(*o));
+	size_t i, hits = 0;
+	const tb_dat_decompressor *dc = dc_->zstd ? &zstd_dc : NULL;
+	memcpy(q + dc_->at, dc_->bytes, dc_->n);
+	ck_assert_int_eq(sv_open(o, q, n, dc, 1), TB_OK);
+	for (i = 0; i < o->d.ndamage; i++)
+		if (o->d.damage[i].part == dc_->part &&
+		    (dc_->where == UINT64_MAX || o->d.damage[i].error.offset == dc_->where))
+			hits++;
+	ck_assert_msg(hits == 1, "%s: patch at %llu: %zu damage entries of part %s", dc_->file,
+		      (unsigned long long)dc_->at, hits, tb_dat_part_name(dc_->part));
+	/* all the events (the cut "at the end" filters none) */
+	ck_assert_uint_eq(check_cut(o, f, q, n, dc, layout), f->n);
+	free(q); /* (o's spans point into q: the callers read only counts) */
+	return o;
+}
+
+static uint8_t ff[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f };
+
+START_TEST(damaged_metadata_v6)
+{
+	size_t n;
+	uint8_t *p = read_sample("sched4k.v6.dat", &n);
+	full f;
+	tb_kbuf_layout layout;
+	sv *w, *o;
+	dmg_case c;
+	if (!p) {
+		printf("salvage: v6 sample missing, test skipped\n");
+		return;
+	}
+	load_full(&f, p, n, NULL, &layout);
+	w = calloc(1, sizeof(*w));
+	ck_assert_int_eq(sv_open(w, p, n, NULL, 0), TB_OK);
+	memset(&c, 0, sizeof(c));
+	c.file = "v6";
+	/* kallsyms' size lies: skipped to the options, kallsyms, printk and
+	 * cmdlines are lost, the rest (and every event) kept */
+	c.at = w->d.kallsyms.offset - 4;
+	memcpy(c.bytes, ff, 4);
+	c.n = 4;
+	c.part = TB_DAT_PART_KALLSYMS;
+	c.where = c.at;
+	o = damaged(&c, &f, p, n, &layout);
+	ck_assert_uint_eq(o->d.kallsyms.len, 0);
+	ck_assert_uint_eq(o->d.cmdlines.len, 0);
+	ck_assert_uint_eq(o->d.nevents, w->d.nevents);
+	ck_assert_uint_eq(o->d.uname.len, w->d.uname.len);
+	ck_assert_uint_eq(o->d.cpu_count, 2);
+	ck_assert_uint_eq(o->d.damage_total, 1);
+	ck_assert_uint_eq(o->d.damage[0].length, w->d.cmdlines.offset + w->d.cmdlines.len - c.at);
+	sv_free(o);
+	free(o);
+	/* a format's size lies: the formats before it are kept */
+	c.at = w->d.events[w->d.nftrace + 3].format.offset - 8;
+	memcpy(c.bytes, ff, 8);
+	c.n = 8;
+	c.part = TB_DAT_PART_EVENT_FORMATS;
+	c.where = c.at;
+	o = damaged(&c, &f, p, n, &layout);
+	ck_assert_uint_eq(o->d.nevents, w->d.nftrace + 3);
+	sv_free(o);
+	free(o);
+	/* no header_page tag: the headers are lost (the layout must come
+	 * from elsewhere), the events are not */
+	c.at = 18;
+	memcpy(c.bytes, "XX", 2);
+	c.n = 2;
+	c.part = TB_DAT_PART_HEADERS;
+	c.where = 18;
+	o = damaged(&c, &f, p, n, &layout);
+	ck_assert_uint_eq(o->d.header_page.len, 0);
+	sv_free(o);
+	free(o);
+	/* an option that does not parse (TRACEID turned into an 8-byte
+	 * CPUCOUNT) is skipped, the next ones are read */
+	c.at = 7444976;
+	ck_assert_uint_eq(p[c.at], TB_DAT_OPT_TRACEID);
+	c.bytes[0] = TB_DAT_OPT_CPUCOUNT;
+	c.n = 1;
+	c.part = TB_DAT_PART_OPTIONS;
+	c.where = c.at + 2;
+	o = damaged(&c, &f, p, n, &layout);
+	ck_assert_int_eq(o->d.has_trace_id, 0);
+	ck_assert_uint_eq(o->d.ncpustats, 2);
+	ck_assert_uint_eq(o->d.cpu_count, 2);
+	sv_free(o);
+	free(o);
+	sv_free(w);
+	free(w);
+	free_full(&f);
+	free(p);
+}
+END_TEST
+
+START_TEST(damaged_metadata_v7)
+{
+	size_t n;
+	uint8_t *p = read_sample("sched4k.v7.dat", &n);
+	full f;
+	tb_kbuf_layout layout;
+	sv *o;
+	dmg_case c;
+	if (!p) {
+		printf("salvage: v7 sample missing, test skipped\n");
+		return;
+	}
+	load_full(&f, p, n, NULL, &layout);
+	memset(&c, 0, sizeof(c));
+	c.file = "v7";
+	/* the kallsyms section's id is wrong: that section is lost (and the
+	 * walk over the sections stops there: a second entry) */
+	c.at = 2025129;
+	ck_assert_uint_eq(p[c.at], TB_DAT_OPT_KALLSYMS);
+	c.bytes[0] = 99;
+	c.n = 1;
+	c.part = TB_DAT_PART_KALLSYMS;
+	c.where = c.at;
+	o = damaged(&c, &f, p, n, &layout);
+	ck_assert_uint_eq(o->d.kallsyms.len, 0);
+	ck_assert_uint_gt(o->d.printk.len, 0);
+	ck_assert_uint_gt(o->d.cmdlines.len, 0);
+	ck_assert_int_eq(o->d.buffers[0].inferred, 0);
+	sv_free(o);
+	free(o);
+	/* the event formats section's size lies: its formats are all read,
+	 * the bytes after them reported */
+	c.at = 12437 + 8;
+	memcpy(c.bytes, ff, 8);
+	c.n = 8;
+	c.part = TB_DAT_PART_EVENT_FORMATS;
+	c.where = UINT64_MAX;
+	o = damaged(&c, &f, p, n, &layout);
+	ck_assert_uint_gt(o->d.nevents, 2000);
+	sv_free(o);
+	free(o);
+	/* the first options section's DONE points outside the file: the
+	 * BUFFER option is out of reach, the buffer is rebuilt from its
+	 * section (the CPUs told apart by their page timestamps) */
+	c.at = 7445501 + 6;
+	memcpy(c.bytes, ff, 8);
+	c.n = 8;
+	c.part = TB_DAT_PART_OPTIONS;
+	c.where = c.at;
+	o = damaged(&c, &f, p, n, &layout);
+	ck_assert_int_eq(o->d.buffers[0].inferred, 1);
+	ck_assert_uint_eq(o->d.buffers[0].ncpus, 2);
+	ck_assert_uint_eq(o->d.buffers[0].cpus[1].offset, 8896512);
+	sv_free(o);
+	free(o);
+	free_full(&f);
+	free(p);
+}
+END_TEST
+
+START_TEST(damaged_metadata_v7zstd)
+{
+	size_t n;
+	uint8_t *p;
+	full f;
+	tb_kbuf_layout layout;
+	sv *o;
+	dmg_case c;
+	if (!tb_test_have_zstd() || !(p = read_sample("sched4k.v7zstd.dat", &n))) {
+		printf("salvage: zstd sample or libzstd missing, test skipped\n");
+		return;
+	}
+	load_full(&f, p, n, &zstd_dc, &layout);
+	memset(&c, 0, sizeof(c));
+	c.file = "v7zstd";
+	c.zstd = 1;
+	/* compressed kallsyms that do not decompress */
+	c.at = 124466 + 16 + 8; /* the zstd frame magic */
+	memcpy(c.bytes, ff, 8);
+	c.n = 8;
+	c.part = TB_DAT_PART_KALLSYMS;
+	c.where = 124466;
+	o = damaged(&c, &f, p, n, &layout);
+	ck_assert_uint_eq(o->d.kallsyms.len, 0);
+	ck_assert_uint_gt(o->d.printk.len, 0);
+	sv_free(o);
+	free(o);
+	/* the chain broken after the first options section: the metadata
+	 * sections are found by the walk, the buffer rebuilt from the chunk
+	 * framing */
+	c.at = 1139554 + 6;
+	c.part = TB_DAT_PART_OPTIONS;
+	c.where = c.at;
+	o = damaged(&c, &f, p, n, &layout);
+	ck_assert_int_eq(o->d.buffers[0].inferred, 1);
+	ck_assert_uint_eq(o->d.buffers[0].ncpus, 2);
+	ck_assert_uint_eq(o->d.buffers[0].cpus[1].offset, 1286144);
+	ck_assert_uint_eq(o->d.buffers[0].cpus[1].chunks, 22);
+	ck_assert_uint_gt(o->d.kallsyms.len, 0);
+	sv_free(o);
+	free(o);
+	free_full(&f);
+	free(p);
+}
+END_TEST
+
 Suite *tb_suite_salvage(void)
 {
 	Suite *s = suite_create("salvage");
@@ -488,6 +707,9 @@ Suite *tb_suite_salvage(void)
 	tcase_add_test(t, metadata_cuts_v6);
 	tcase_add_test(t, metadata_cuts_v7);
 	tcase_add_test(t, metadata_cuts_v7zstd);
+	tcase_add_test(t, damaged_metadata_v6);
+	tcase_add_test(t, damaged_metadata_v7);
+	tcase_add_test(t, damaged_metadata_v7zstd);
 	suite_add_tcase(s, t);
 	return s;
 }
