@@ -55,7 +55,7 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 }
 
 static const tb_dat_decompressor zstd_dc = { tb_test_zstd, NULL };
-static const tb_dat_decompressor copy_dc __attribute__((unused)) = { dw_copy_decompress, NULL };
+static const tb_dat_decompressor copy_dc = { dw_copy_decompress, NULL };
 
 /* Open (growing storage as asked), salvage or not; the layout from the
  * header_page when there is one. */
@@ -697,6 +697,113 @@ START_TEST(damaged_metadata_v7zstd)
 }
 END_TEST
 
+/* ---- crafted: a v7 file whose BUFFER option precedes its data ---- */
+
+/* Every byte cut through the data of the test writer's file (the CPU
+ * table survives: the ranges are clipped, not inferred): the events of
+ * the whole pages (compressed: chunks) before the cut, each cut CPU's
+ * loss in pages / chunks and bytes. */
+static uint8_t cpages[2][3][4096];
+static uint8_t cfile[1 << 16];
+
+static void crafted_cuts(int compress)
+{
+	tbt_pw w;
+	dw_spec sp;
+	dw_layout lay;
+	size_t n, cut, c, pg;
+	sv *o = calloc(1, sizeof(*o));
+	tb_kbuf_layout layout;
+	for (c = 0; c < 2; c++)
+		for (pg = 0; pg < 3; pg++) {
+			uint8_t payload[8] = { (uint8_t)(c * 10 + pg), 0 };
+			tbt_pw_init(&w, cpages[c][pg], 4096, 0, 8, 1000 * (pg + 1) + c);
+			tbt_pw_data(&w, 0, payload, sizeof(payload), 0);
+			payload[1] = 1;
+			tbt_pw_data(&w, 5, payload, sizeof(payload), 0);
+			tbt_pw_finish(&w, 0, 0, 0);
+		}
+	dw_default(&sp, 7);
+	sp.compress = compress;
+	sp.cpu_data[0] = cpages[0][0];
+	sp.cpu_size[0] = 3 * 4096;
+	sp.cpu_data[1] = cpages[1][0];
+	sp.cpu_size[1] = 3 * 4096;
+	n = dw_write(&sp, cfile, sizeof(cfile), &lay);
+	ck_assert_uint_gt(n, 0);
+	ck_assert_int_eq(sv_open(o, cfile, n, compress ? &copy_dc : NULL, 0), TB_OK);
+	ck_assert_int_eq(tb_kbuf_layout_from_header_page(o->d.header_page.ptr,
+							 o->d.header_page.len, 0, &layout,
+							 &o->err),
+			 TB_OK);
+	for (cut = lay.cpu_off[0]; cut < n; cut++) {
+		uint8_t *q = tb_test_dup(cfile, cut); /* exact size: ASan sees over-reads */
+		tb_dat_event ev;
+		tb_status s;
+		size_t kept[2], want = 0, got = 0, d, ncut = 0;
+		for (c = 0; c < 2; c++) {
+			size_t start = lay.cpu_off[c] + (compress ? 12 : 0);
+			size_t have = cut > start ? cut - start : 0;
+			if (compress) /* one chunk of all three pages */
+				kept[c] = have >= 3 * 4096 ? 3 : 0;
+			else
+				kept[c] = have / 4096 > 3 ? 3 : have / 4096;
+			want += 2 * kept[c];
+		}
+		ck_assert_int_eq(sv_open(o, q, cut, compress ? &copy_dc : NULL, 1), TB_OK);
+		ck_assert_int_eq(o->d.buffers[0].inferred, 0);
+		ck_assert(sv_start(o, &layout));
+		while ((s = tb_dat_stream_next(&o->s, &ev, &o->err)) != TB_END) {
+			ck_assert_int_eq(s, TB_OK);
+			c = ev.cpu;
+			/* the pages come in order: ids c*10+page, two per page */
+			ck_assert_uint_lt(ev.data[0] % 10, kept[c]);
+			ck_assert_uint_eq(ev.data[0] / 10, c);
+			got++;
+		}
+		ck_assert_uint_eq(got, want);
+		for (d = 0; d < o->d.ndamage; d++) {
+			const tb_dat_damage *g = &o->d.damage[d];
+			const tb_dat_cpu *cpu;
+			if (g->part != TB_DAT_PART_CPU_DATA)
+				continue;
+			ncut++;
+			cpu = &o->d.buffers[0].cpus[g->cpu];
+			ck_assert_int_eq(cpu->cut, 1);
+			ck_assert_uint_eq(cpu->declared, (compress ? 3 * 4096 + 8 : 3 * 4096));
+			if (compress) /* the chunk count lost too: unknown, 0 */
+				ck_assert_uint_eq(g->units, cut >= lay.cpu_off[g->cpu] + 4 ? 1u : 0u);
+			else
+				ck_assert_uint_eq(g->units, 3 - kept[g->cpu]);
+			ck_assert_uint_eq(g->error.offset + g->length, cut);
+			ck_assert_uint_eq(g->missing, lay.cpu_off[g->cpu] + cpu->declared +
+							      (compress ? 4 : 0) -
+							      (cut > lay.cpu_off[g->cpu] ? cut : lay.cpu_off[g->cpu]));
+		}
+		/* CPU 1 is cut as long as its data is; CPU 0 until it is whole */
+		ck_assert_uint_eq(ncut, (cut < lay.cpu_off[1] + 3 * 4096 + (compress ? 12 : 0) ? 1u : 0u) +
+					  (cut < lay.cpu_off[0] + 3 * 4096 + (compress ? 12 : 0) ? 1u : 0u));
+		free(q);
+		if (cut > lay.cpu_off[0] + 64 && cut < n - 64 && (cut % 4096) > 64 &&
+		    (cut % 4096) < 4096 - 64)
+			cut += 61; /* every byte near the page edges, a sample between */
+	}
+	sv_free(o);
+	free(o);
+}
+
+START_TEST(crafted_cuts_plain)
+{
+	crafted_cuts(0);
+}
+END_TEST
+
+START_TEST(crafted_cuts_compressed)
+{
+	crafted_cuts(1);
+}
+END_TEST
+
 Suite *tb_suite_salvage(void)
 {
 	Suite *s = suite_create("salvage");
@@ -710,6 +817,8 @@ Suite *tb_suite_salvage(void)
 	tcase_add_test(t, damaged_metadata_v6);
 	tcase_add_test(t, damaged_metadata_v7);
 	tcase_add_test(t, damaged_metadata_v7zstd);
+	tcase_add_test(t, crafted_cuts_plain);
+	tcase_add_test(t, crafted_cuts_compressed);
 	suite_add_tcase(s, t);
 	return s;
 }

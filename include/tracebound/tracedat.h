@@ -156,7 +156,8 @@ typedef struct tb_dat_damage {
 				    (0: not a cut, or not known) */
 	size_t buffer;           /* PART_BUFFER / PART_CPU_DATA: index in d->buffers */
 	uint32_t cpu;            /* PART_CPU_DATA: the CPU */
-	uint64_t units;          /* PART_CPU_DATA: pages (compressed: chunks) lost */
+	uint64_t units;          /* PART_CPU_DATA: pages (compressed: chunks; 0
+				    when the chunk count itself is lost) lost */
 } tb_dat_damage;
 
 /* Static name of a part ("kallsyms", "CPU data"...), "unknown" otherwise. */
