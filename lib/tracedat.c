@@ -606,7 +606,7 @@ static tb_status parse_v6_fly(ctx *c, body *b, tb_dat_buffer *bf)
 			if (!c->salvage)
 				return st;
 			damage(c, TB_DAT_PART_BUFFER, 16); /* this CPU is lost */
-			one.offset = one.size = 0;
+			one.offset = one.size = one.declared = 0;
 			one.cut = 0;
 		}
 		if (cpus)
@@ -722,7 +722,7 @@ static tb_status opt_buffer_v7(ctx *c, body *p, unsigned id, uint64_t where)
 			if (!c->salvage)
 				return st;
 			damage(c, TB_DAT_PART_BUFFER, 20); /* this CPU is lost */
-			one.offset = one.size = 0;
+			one.offset = one.size = one.declared = 0;
 			one.cut = 0;
 		}
 		if (cpus)

@@ -95,7 +95,8 @@ typedef struct tb_dat_cpu {
 	 * clipped: `size` keeps the whole pages (compressed: the whole
 	 * chunks, `chunks` of them) that exist, `declared` is what the
 	 * table said (for an inferred buffer: up to its section's declared
-	 * end), so declared - size bytes are lost. */
+	 * end), so declared - size bytes are lost.  A cut CPU whose data
+	 * starts past the end keeps its declared offset, with size 0. */
 	uint64_t declared;
 	uint32_t chunks;
 	int cut;
