@@ -728,13 +728,11 @@ static tb_status opt_buffer_v7(ctx *c, body *p, unsigned id, uint64_t where)
 		if (cpus)
 			cpus[i] = one;
 	}
-	if ((st = expect_end(c, p, "bytes after the BUFFER payload")))
-		return st;
-	if (cpus) {
+	if (cpus) { /* (kept in salvage when bytes follow) */
 		bf->cpus = cpus;
 		bf->ncpus = k;
 	}
-	return TB_OK;
+	return expect_end(c, p, "bytes after the BUFFER payload");
 }
 
 static tb_status opt_time_shift(ctx *c, body *p)

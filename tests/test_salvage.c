@@ -706,14 +706,11 @@ END_TEST
 static uint8_t cpages[2][3][4096];
 static uint8_t cfile[1 << 16];
 
-static void crafted_cuts(int compress)
+/* 2 CPUs of 3 pages, two events each (payload: CPU * 10 + page). */
+static void crafted_spec(dw_spec *sp, unsigned version, int compress)
 {
 	tbt_pw w;
-	dw_spec sp;
-	dw_layout lay;
-	size_t n, cut, c, pg;
-	sv *o = calloc(1, sizeof(*o));
-	tb_kbuf_layout layout;
+	size_t c, pg;
 	for (c = 0; c < 2; c++)
 		for (pg = 0; pg < 3; pg++) {
 			uint8_t payload[8] = { (uint8_t)(c * 10 + pg), 0 };
@@ -723,12 +720,22 @@ static void crafted_cuts(int compress)
 			tbt_pw_data(&w, 5, payload, sizeof(payload), 0);
 			tbt_pw_finish(&w, 0, 0, 0);
 		}
-	dw_default(&sp, 7);
-	sp.compress = compress;
-	sp.cpu_data[0] = cpages[0][0];
-	sp.cpu_size[0] = 3 * 4096;
-	sp.cpu_data[1] = cpages[1][0];
-	sp.cpu_size[1] = 3 * 4096;
+	dw_default(sp, version);
+	sp->compress = compress;
+	sp->cpu_data[0] = cpages[0][0];
+	sp->cpu_size[0] = 3 * 4096;
+	sp->cpu_data[1] = cpages[1][0];
+	sp->cpu_size[1] = 3 * 4096;
+}
+
+static void crafted_cuts(int compress)
+{
+	dw_spec sp;
+	dw_layout lay;
+	size_t n, cut, c;
+	sv *o = calloc(1, sizeof(*o));
+	tb_kbuf_layout layout;
+	crafted_spec(&sp, 7, compress);
 	n = dw_write(&sp, cfile, sizeof(cfile), &lay);
 	ck_assert_uint_gt(n, 0);
 	ck_assert_int_eq(sv_open(o, cfile, n, compress ? &copy_dc : NULL, 0), TB_OK);
@@ -804,6 +811,146 @@ START_TEST(crafted_cuts_compressed)
 }
 END_TEST
 
+/* ---- crafted damage: each kind skipped, the rest kept ---- */
+
+/* Open the patched crafted file in salvage mode: the events of each CPU,
+ * and the one damage entry of `part` expected. */
+static sv *crafted_damaged(size_t n, unsigned part, uint64_t where, unsigned events[2])
+{
+	sv *o = calloc(1, sizeof(*o));
+	tb_kbuf_layout layout;
+	tb_dat_event ev;
+	tb_status s;
+	size_t i, hits = 0;
+	uint8_t *q = tb_test_dup(cfile, n);
+	ck_assert_int_eq(sv_open(o, q, n, &copy_dc, 1), TB_OK);
+	for (i = 0; i < o->d.ndamage; i++)
+		if (o->d.damage[i].part == part &&
+		    (where == UINT64_MAX || o->d.damage[i].error.offset == where))
+			hits++;
+	ck_assert_msg(hits == 1, "%zu damage entries of %s at %llu (of %zu)", hits,
+		      tb_dat_part_name(part), (unsigned long long)where, o->d.damage_total);
+	events[0] = events[1] = 0;
+	ck_assert_int_eq(tb_kbuf_layout_init(&layout, 0, 8, 4096, 0), TB_OK);
+	if (sv_start(o, &layout))
+		while ((s = tb_dat_stream_next(&o->s, &ev, &o->err)) != TB_END) {
+			ck_assert_int_eq(s, TB_OK);
+			ck_assert_uint_lt(ev.cpu, 2);
+			events[ev.cpu]++;
+		}
+	free(q);
+	return o;
+}
+
+START_TEST(crafted_damage_v6)
+{
+	dw_spec sp;
+	dw_layout lay;
+	size_t n;
+	unsigned ev[2];
+	sv *o;
+	crafted_spec(&sp, 6, 0);
+	/* an option whose size runs past the end: resync to flyrecord */
+	n = dw_write(&sp, cfile, sizeof(cfile), &lay);
+	dw_store(cfile + lay.uname_opt + 2, 0x7fffffff, 4, 0);
+	o = crafted_damaged(n, TB_DAT_PART_OPTIONS, lay.uname_opt + 2, ev);
+	ck_assert_uint_eq(ev[0] + ev[1], 12);
+	ck_assert_uint_eq(o->d.uname.len, 0);
+	sv_free(o);
+	free(o);
+	/* a CPU count over the limit: the CPUCOUNT option says 2 */
+	n = dw_write(&sp, cfile, sizeof(cfile), &lay);
+	dw_store(cfile + lay.v6_cpus, 0xffffffff, 4, 0);
+	o = crafted_damaged(n, TB_DAT_PART_BUFFER, lay.v6_cpus, ev);
+	ck_assert_uint_eq(ev[0] + ev[1], 12);
+	sv_free(o);
+	free(o);
+	/* one CPU's offset misaligned: that CPU is lost, the other kept */
+	n = dw_write(&sp, cfile, sizeof(cfile), &lay);
+	dw_store(cfile + lay.v6_fly + 16, lay.cpu_off[1] + 1, 8, 0);
+	o = crafted_damaged(n, TB_DAT_PART_BUFFER, lay.v6_fly + 16, ev);
+	ck_assert_uint_eq(ev[0], 6);
+	ck_assert_uint_eq(ev[1], 0);
+	sv_free(o);
+	free(o);
+	/* no flyrecord tag: no data */
+	n = dw_write(&sp, cfile, sizeof(cfile), &lay);
+	memcpy(cfile + lay.v6_fly - 10, "flyrekord", 9);
+	o = crafted_damaged(n, TB_DAT_PART_BUFFER, lay.v6_fly - 10, ev);
+	ck_assert_uint_eq(o->d.nbuffers, 0);
+	sv_free(o);
+	free(o);
+	/* no options at all, a lying printk size: resync to the flyrecord
+	 * tag with the CPU count before it */
+	sp.no_options = 1;
+	n = dw_write(&sp, cfile, sizeof(cfile), &lay);
+	{
+		sv *w = calloc(1, sizeof(*w));
+		uint64_t at;
+		ck_assert_int_eq(sv_open(w, cfile, n, NULL, 0), TB_OK);
+		at = w->d.printk.offset - 4;
+		sv_free(w);
+		free(w);
+		dw_store(cfile + at, 0x7fffffff, 4, 0);
+		o = crafted_damaged(n, TB_DAT_PART_PRINTK, at, ev);
+	}
+	ck_assert_uint_eq(ev[0] + ev[1], 12);
+	ck_assert_uint_eq(o->d.cmdlines.len, 0);
+	ck_assert_uint_gt(o->d.kallsyms.len, 0);
+	sv_free(o);
+	free(o);
+}
+END_TEST
+
+START_TEST(crafted_damage_v7)
+{
+	dw_spec sp;
+	dw_layout lay;
+	size_t n;
+	unsigned ev[2];
+	sv *o;
+	crafted_spec(&sp, 7, 0);
+	/* an option that does not parse is skipped */
+	n = dw_write(&sp, cfile, sizeof(cfile), &lay);
+	/* (TRACEID, after UNAME and VERSION, made an 8-byte CPUCOUNT) */
+	ck_assert_uint_eq(cfile[lay.uname_opt + 17 + 12], TB_DAT_OPT_TRACEID);
+	cfile[lay.uname_opt + 17 + 12] = TB_DAT_OPT_CPUCOUNT;
+	o = crafted_damaged(n, TB_DAT_PART_OPTIONS, lay.uname_opt + 17 + 12 + 2, ev);
+	ck_assert_uint_eq(ev[0] + ev[1], 12);
+	ck_assert_int_eq(o->d.has_trace_id, 0);
+	ck_assert_uint_eq(o->d.cpu_count, 2);
+	sv_free(o);
+	free(o);
+	/* a CPU range misaligned in the BUFFER option: that CPU is lost */
+	n = dw_write(&sp, cfile, sizeof(cfile), &lay);
+	dw_store(cfile + lay.buffer_cpu0 + 4, lay.cpu_off[0] + 8, 8, 0);
+	o = crafted_damaged(n, TB_DAT_PART_BUFFER, lay.buffer_cpu0 + 4, ev);
+	ck_assert_uint_eq(ev[0], 0);
+	ck_assert_uint_eq(ev[1], 6);
+	sv_free(o);
+	free(o);
+	/* the strings section cut: reported, everything else kept */
+	n = dw_write(&sp, cfile, sizeof(cfile), &lay);
+	o = crafted_damaged(n - 3, TB_DAT_PART_SECTIONS, lay.strings_sect + 8, ev);
+	ck_assert_uint_eq(ev[0] + ev[1], 12);
+	sv_free(o);
+	free(o);
+	/* the header's options offset outside the file: the sections are
+	 * found by walking them, and the BUFFER section rebuilt */
+	n = dw_write(&sp, cfile, sizeof(cfile), &lay);
+	{
+		size_t field = 10 + 2 + 2 + 4 + 5 + 1; /* magic, "7", endian, long, page, "none", "" */
+		dw_store(cfile + field, n + 100, 8, 0);
+		o = crafted_damaged(n, TB_DAT_PART_OPTIONS, field, ev);
+	}
+	ck_assert_int_eq(o->d.buffers[0].inferred, 1);
+	ck_assert_uint_eq(ev[0] + ev[1], 12);
+	ck_assert_uint_eq(o->d.nevents, 2);
+	sv_free(o);
+	free(o);
+}
+END_TEST
+
 Suite *tb_suite_salvage(void)
 {
 	Suite *s = suite_create("salvage");
@@ -819,6 +966,8 @@ Suite *tb_suite_salvage(void)
 	tcase_add_test(t, damaged_metadata_v7zstd);
 	tcase_add_test(t, crafted_cuts_plain);
 	tcase_add_test(t, crafted_cuts_compressed);
+	tcase_add_test(t, crafted_damage_v6);
+	tcase_add_test(t, crafted_damage_v7);
 	suite_add_tcase(s, t);
 	return s;
 }
