@@ -300,6 +300,10 @@ static void every_prefix(const char *name, const tb_dat_decompressor *dc)
 			check_cpu_loss(o, &f, cut + off, 0, o->s.pages);
 		}
 	}
+	/* cuts after the data (v7: the last options section, the strings)
+	 * lose no event */
+	for (cut = (size_t)f.data_end; cut < n; cut += 5)
+		ck_assert_uint_eq(check_cut(o, &f, p, cut, dc, &layout), f.n);
 	/* the whole file opens in salvage mode with no damage */
 	ck_assert_int_eq(sv_open(o, p, n, dc, 1), TB_OK);
 	ck_assert_uint_eq(o->d.damage_total, 0);
@@ -368,6 +372,8 @@ START_TEST(every_chunk_cut_v7zstd)
 			ck_assert_int_eq(o->d.buffers[0].inferred, 1);
 		}
 	}
+	for (c = (size_t)f.data_end; c < n; c += 5)
+		ck_assert_uint_eq(check_cut(o, &f, p, c, &zstd_dc, &layout), f.n);
 	ck_assert_int_eq(sv_open(o, p, n, &zstd_dc, 1), TB_OK);
 	ck_assert_uint_eq(o->d.damage_total, 0);
 	sv_free(o);
