@@ -957,6 +957,63 @@ START_TEST(crafted_damage_v7)
 }
 END_TEST
 
+/* ---- a damaged page and a cut together ---- */
+
+/* A page with an impossible commit in CPU 0, and the file cut inside
+ * CPU 1: the bad page is reported once, in place, and every other page
+ * before the cut gives its events. */
+START_TEST(bad_page_then_cut_v6)
+{
+	size_t n, cut, i = 0, got = 0, errors = 0;
+	uint8_t *p = read_sample("sched4k.v6.dat", &n), *q;
+	full f;
+	tb_kbuf_layout layout;
+	sv *o;
+	tb_dat_event ev;
+	tb_status s;
+	uint64_t bad;
+	if (!p) {
+		printf("salvage: v6 sample missing, test skipped\n");
+		return;
+	}
+	load_full(&f, p, n, NULL, &layout);
+	bad = f.data_start + 100 * 4096;  /* CPU 0's page 100 */
+	cut = (size_t)f.data_end - 50 * 4096 - 123;
+	q = tb_test_dup(p, cut);
+	memset(q + bad + 8, 0x7f, 7); /* commit far past the page */
+	o = calloc(1, sizeof(*o));
+	ck_assert_int_eq(sv_open(o, q, cut, NULL, 1), TB_OK);
+	ck_assert(sv_start(o, &layout));
+	while ((s = tb_dat_stream_next(&o->s, &ev, &o->err)) != TB_END) {
+		const full_ev *e;
+		if (s != TB_OK) {
+			errors++;
+			ck_assert_uint_eq(o->s.error_cpu, 0);
+			ck_assert_uint_eq(o->s.error_page, 100);
+			ck_assert_uint_eq(o->err.offset, bad + 8);
+			continue;
+		}
+		while (i < f.n && (f.v[i].unit_end > cut || f.v[i].unit_end == bad + 4096))
+			i++;
+		ck_assert_uint_lt(i, f.n);
+		e = &f.v[i++];
+		if (ev.ts != e->ts || ev.cpu != e->cpu || memcmp(ev.data, f.blob + e->payload, ev.len))
+			ck_abort_msg("event %zu differs", got);
+		got++;
+	}
+	while (i < f.n && (f.v[i].unit_end > cut || f.v[i].unit_end == bad + 4096))
+		i++;
+	ck_assert_uint_eq(i, f.n);
+	ck_assert_uint_eq(errors, 1);
+	ck_assert_uint_gt(got, 50000);
+	sv_free(o);
+	free(o);
+	free(q);
+	free_full(&f);
+	free(p);
+}
+END_TEST
+
 Suite *tb_suite_salvage(void)
 {
 	Suite *s = suite_create("salvage");
@@ -974,6 +1031,7 @@ Suite *tb_suite_salvage(void)
 	tcase_add_test(t, crafted_cuts_compressed);
 	tcase_add_test(t, crafted_damage_v6);
 	tcase_add_test(t, crafted_damage_v7);
+	tcase_add_test(t, bad_page_then_cut_v6);
 	suite_add_tcase(s, t);
 	return s;
 }
