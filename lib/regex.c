@@ -32,6 +32,7 @@ typedef struct level {
 	uint16_t branches;    /* finished alternatives (0 or 1: joined as they come) */
 	uint16_t group_start; /* where the group's tokens begin */
 	uint16_t last_start;  /* where the branch's last operand begins */
+	uint16_t lead_bol;    /* BRE: the branch so far is just its leading '^' */
 	uint32_t pos;         /* the '(' (for "unmatched") */
 } level;
 
@@ -70,6 +71,7 @@ static tb_status operand_begins(rd *r, level *lv)
 		st = emit(r, T_CAT, 0);
 		lv->items = 1;
 	}
+	lv->lead_bol = 0;
 	lv->last_start = (uint16_t)r->n;
 	return st;
 }
@@ -86,6 +88,7 @@ static tb_status branch_ends(rd *r, level *lv)
 		st = emit(r, T_ALT, 0);
 	lv->branches = 1;
 	lv->items = 0;
+	lv->lead_bol = 0;
 	return st;
 }
 
@@ -393,13 +396,15 @@ static tb_status to_postfix(rd *r)
 		}
 		if (sp == '}')
 			return tb_fail(r->err, TB_ERR_SYNTAX, at, "'\\}' without its '\\{'");
-		/* A repetition: in BRE a '*' with nothing before it is a literal. */
+		/* A repetition.  In BRE, '*' '\+' '\?' with nothing before them
+		 * (or only the leading '^') are literals, as GNU reads them. */
 		if (c == '*' || sp == '+' || sp == '?' || sp == '{') {
-			if (L->items == 0) {
-				if (bre && c == '*')
-					goto literal;
-				return tb_fail(r->err, TB_ERR_SYNTAX, at, "nothing to repeat");
+			if (bre && sp != '{' && (L->items == 0 || L->lead_bol)) {
+				c = sp ? (unsigned)sp : c;
+				goto literal;
 			}
+			if (L->items == 0)
+				return tb_fail(r->err, TB_ERR_SYNTAX, at, "nothing to repeat");
 			if (sp == '{')
 				st = interval(r, L, at);
 			else
@@ -412,14 +417,7 @@ static tb_status to_postfix(rd *r)
 			if (st == TB_OK)
 				st = emit(r, T_BOL, 0);
 			L->items++;
-			if (bre) {
-				/* "^*": the '*' after a leading anchor is a literal too */
-				if (r->i < r->len && r->p[r->i] == '*') {
-					r->i++;
-					c = '*';
-					goto literal;
-				}
-			}
+			L->lead_bol = (uint16_t)bre;
 			continue;
 		}
 		if (c == '$') {
