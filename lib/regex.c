@@ -13,6 +13,14 @@
 #include "internal.h"
 #include "tracebound/filter.h"
 
+/* The compile steps each hold a token or fragment array: kept out of
+ * line so no one stack frame holds two of them. */
+#if defined(__GNUC__)
+#define TB_NOINLINE __attribute__((noinline))
+#else
+#define TB_NOINLINE
+#endif
+
 enum { S_CHAR = 1, S_CLASS, S_ANY, S_BOL, S_EOL, S_NOP, S_SPLIT, S_MATCH };
 enum { T_CHAR = 1, T_CLASS, T_ANY, T_BOL, T_EOL, T_EMPTY, T_CAT, T_ALT, T_STAR,
        T_PLUS, T_QUEST };
@@ -255,7 +263,7 @@ static long interval_num(rd *r)
  * X{m,n}: the operand's tokens are out[s..n); write X^m then (n-m)
  * optional copies (or X* for {m,}).  r->i is past the '{'.
  */
-static tb_status interval(rd *r, level *lv, size_t open)
+static TB_NOINLINE tb_status interval(rd *r, level *lv, size_t open)
 {
 	int bre = (r->flags & TB_REGEX_BRE) != 0;
 	long m, n;
@@ -319,7 +327,7 @@ static tb_status interval(rd *r, level *lv, size_t open)
 }
 
 /* Read the pattern into postfix tokens (r->out[0..r->n)). */
-static tb_status to_postfix(rd *r)
+static TB_NOINLINE tb_status to_postfix(rd *r)
 {
 	level lv[TB_REGEX_MAX_DEPTH + 1];
 	size_t depth = 0;
@@ -508,7 +516,7 @@ static int new_state(tb_regex *re, uint8_t op, uint8_t arg, uint16_t *s)
 	return 1;
 }
 
-static tb_status build(tb_regex *re, const tok *t, size_t n, tb_error *err, size_t plen)
+static TB_NOINLINE tb_status build(tb_regex *re, const tok *t, size_t n, tb_error *err, size_t plen)
 {
 	frag st[MAX_TOKENS];
 	size_t sp = 0, i;
@@ -521,7 +529,7 @@ static tb_status build(tb_regex *re, const tok *t, size_t n, tb_error *err, size
 			if (!new_state(re, leaf_op[t[i].kind], t[i].arg, &s))
 				goto full;
 			st[sp].start = s;
-			st[sp].list = (uint16_t)(s << 1);
+			st[sp].list = (uint16_t)((unsigned)s << 1);
 			sp++;
 			break;
 		case T_CAT:
@@ -547,12 +555,12 @@ static tb_status build(tb_regex *re, const tok *t, size_t n, tb_error *err, size
 			re->out[s] = a.start;
 			if (t[i].kind == T_QUEST) {
 				st[sp - 1].start = s;
-				st[sp - 1].list = append(re, a.list, (uint16_t)(s << 1 | 1u));
+				st[sp - 1].list = append(re, a.list, (uint16_t)((unsigned)s << 1 | 1u));
 			} else {
 				patch(re, a.list, s);
 				if (t[i].kind == T_STAR)
 					st[sp - 1].start = s;
-				st[sp - 1].list = (uint16_t)(s << 1 | 1u);
+				st[sp - 1].list = (uint16_t)((unsigned)s << 1 | 1u);
 			}
 			break;
 		}
