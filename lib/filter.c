@@ -58,7 +58,9 @@ static tb_status lex(fparser *ps, ftok *t)
 	if (ps->i >= n)
 		return TB_OK; /* K_END */
 	c = p[ps->i];
-	d = ps->i + 1 < n ? p[ps->i + 1] : 0;
+	d = 0;
+	if (ps->i + 1 < n)
+		d = p[ps->i + 1];
 	if (is_ident(c, 1)) {
 		size_t s = ps->i;
 		while (ps->i < n && is_ident(p[ps->i], 0))
@@ -617,7 +619,7 @@ static int test(const tb_filter *f, const tb_filter_node *nd, const tb_filter_re
 		tb_status *st, tb_error *err)
 {
 	fref r = resolve(f, nd, rec->format);
-	tb_error e;
+	tb_error e = { TB_OK, 0, "no error" };
 	tb_status s = TB_OK;
 	if (r.kind == V_INT && (nd->op == N_NUM || nd->op == N_ARITH)) {
 		uint64_t v = rec->cpu;
@@ -714,7 +716,7 @@ tb_status tb_filter_select(const tb_filter *const *filters, size_t n,
 		const tb_filter *f = filters[k];
 		const tb_format *fmt = rec->format;
 		int neg, m = 0;
-		tb_error e;
+		tb_error e = { TB_OK, 0, "no error" };
 		tb_status st;
 		if (!f)
 			return tb_fail(err, TB_ERR_ARG, 0, "NULL filter in the list");

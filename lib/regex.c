@@ -26,7 +26,7 @@ enum { T_CHAR = 1, T_CLASS, T_ANY, T_BOL, T_EOL, T_EMPTY, T_CAT, T_ALT, T_STAR,
        T_PLUS, T_QUEST };
 
 /* Postfix tokens: worst case two per state (an operand and its operator). */
-#define MAX_TOKENS (2u * TB_REGEX_MAX_STATES)
+#define MAX_TOKENS ((size_t)2 * TB_REGEX_MAX_STATES)
 #define NIL 0xffffu
 
 typedef struct tok {
@@ -524,7 +524,12 @@ static TB_NOINLINE tb_status build(tb_regex *re, const tok *t, size_t n, tb_erro
 	static const uint8_t leaf_op[] = { 0, S_CHAR, S_CLASS, S_ANY, S_BOL, S_EOL, S_NOP };
 	for (i = 0; i < n; i++) {
 		frag a, b;
-		switch (t[i].kind) {
+		unsigned k = t[i].kind;
+		/* the reader only writes well-formed postfix; say so if it did not */
+		if (k < T_CHAR || k > T_QUEST ||
+		    (k <= T_EMPTY ? sp >= MAX_TOKENS : sp < (k == T_CAT || k == T_ALT ? 2u : 1u)))
+			return tb_fail(err, TB_ERR_ARG, plen, "malformed regex program");
+		switch (k) {
 		case T_CHAR: case T_CLASS: case T_ANY: case T_BOL: case T_EOL: case T_EMPTY:
 			if (!new_state(re, leaf_op[t[i].kind], t[i].arg, &s))
 				goto full;
@@ -565,6 +570,8 @@ static TB_NOINLINE tb_status build(tb_regex *re, const tok *t, size_t n, tb_erro
 			break;
 		}
 	}
+	if (sp != 1)
+		return tb_fail(err, TB_ERR_ARG, plen, "malformed regex program");
 	if (!new_state(re, S_MATCH, 0, &s))
 		goto full;
 	patch(re, st[0].list, s);
