@@ -581,6 +581,75 @@ full:
 	return tb_fail(err, TB_ERR_LIMIT, plen, "regex has more states than TB_REGEX_MAX_STATES");
 }
 
+/*
+ * Most patterns a user types are plain words ("sched_switch", "^kworker",
+ * ".*").  A program that is only CHAR states (an optional BOL first, EOL
+ * last) is matched by comparing bytes, and ".*" by answering yes: the
+ * same answers as the NFA, without simulating it.  The chars of the
+ * literal are re->arg[first..nstates-1-(eol)] in order (leaves are made in
+ * pattern order; concatenation adds no state).
+ */
+#define SC_LITERAL 0x10u
+#define SC_BOL 0x20u
+#define SC_EOL 0x40u
+#define SC_ALL 0x80u
+
+static void find_shortcut(tb_regex *re, const char *pattern, size_t len)
+{
+	size_t i, last = (size_t)re->nstates - 1; /* the MATCH state */
+	unsigned f = SC_LITERAL;
+	if (len == 2 && pattern[0] == '.' && pattern[1] == '*') {
+		re->flags = (uint8_t)(re->flags | SC_ALL);
+		return;
+	}
+	for (i = 0; i < last; i++) {
+		if (re->op[i] == S_CHAR)
+			continue;
+		if (re->op[i] == S_BOL && i == 0)
+			f |= SC_BOL;
+		else if (re->op[i] == S_EOL && i + 1 == last)
+			f |= SC_EOL;
+		else
+			return;
+	}
+	if (re->start != 0 && last > 0)
+		return;
+	re->flags = (uint8_t)(re->flags | f);
+}
+
+static int lit_eq(const tb_regex *re, size_t from, size_t n, const char *t, int icase)
+{
+	size_t k;
+	for (k = 0; k < n; k++) {
+		int c = (unsigned char)t[k];
+		if ((icase ? lower(c) : c) != re->arg[from + k])
+			return 0;
+	}
+	return 1;
+}
+
+static int literal_match(const tb_regex *re, const char *text, size_t len)
+{
+	unsigned f = re->flags;
+	int icase = (f & TB_REGEX_ICASE) != 0;
+	int bol = (f & (SC_BOL | TB_REGEX_ANCHORED)) != 0;
+	int eol = (f & (SC_EOL | TB_REGEX_ANCHORED)) != 0;
+	size_t from = (f & SC_BOL) ? 1u : 0u;
+	size_t n = (size_t)re->nstates - 1 - from - ((f & SC_EOL) ? 1u : 0u), at;
+	if (n > len)
+		return 0;
+	if (bol && eol)
+		return n == len && lit_eq(re, from, n, text, icase);
+	if (bol)
+		return lit_eq(re, from, n, text, icase);
+	if (eol)
+		return lit_eq(re, from, n, text + len - n, icase);
+	for (at = 0; at + n <= len; at++)
+		if (lit_eq(re, from, n, text + at, icase))
+			return 1;
+	return 0;
+}
+
 tb_status tb_regex_compile(tb_regex *re, const char *pattern, size_t len, unsigned flags,
 			   tb_error *err)
 {
@@ -609,6 +678,8 @@ tb_status tb_regex_compile(tb_regex *re, const char *pattern, size_t len, unsign
 		st = build(re, out, r.n, err, len);
 	if (st != TB_OK)
 		re->nstates = 0;
+	else
+		find_shortcut(re, pattern, len);
 	return st;
 }
 
@@ -666,6 +737,10 @@ int tb_regex_match(const tb_regex *re, const char *text, size_t len)
 	int anchored, icase;
 	if (!re || re->nstates == 0 || (!text && len))
 		return 0;
+	if (re->flags & SC_ALL)
+		return 1;
+	if (re->flags & SC_LITERAL)
+		return literal_match(re, text, len);
 	anchored = (re->flags & TB_REGEX_ANCHORED) != 0;
 	icase = (re->flags & TB_REGEX_ICASE) != 0;
 	memset(cur, 0, sizeof cur);
