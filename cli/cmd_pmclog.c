@@ -152,20 +152,17 @@ static const char digit_pairs[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-static const uint32_t pow10_tab[9] = {
-	1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
-};
 
 /* The digits of x < 10^8 without leading zeros ("0" for 0): 8 bytes are
- * written, the count is returned. */
+ * written, the count is returned.  The leading zeros are counted in the
+ * digits themselves: the lowest byte that is not '0' (the last digit
+ * always counts, so 0 prints as "0"). */
 static inline unsigned dec_lead(char *p, uint32_t x)
 {
-	unsigned bits = 32u - (unsigned)__builtin_clz(x | 1);
-	unsigned t = bits * 1233u >> 12; /* floor(bits * log10(2)), <= 8 */
-	unsigned nd = t + (x >= pow10_tab[t]); /* the digits, 1..8 */
-	nd += !nd;
-	store_le64(p, dec8(x) >> (8 * (8 - nd)));
-	return nd;
+	uint64_t w = dec8(x);
+	unsigned sh = (unsigned)__builtin_ctzll((w ^ 0x3030303030303030ull) | 1ull << 56) & 56u;
+	store_le64(p, w >> sh);
+	return 8u - sh / 8u;
 }
 
 /* Exactly 16 digits of v < 10^16 into p[0..16). */
