@@ -9,6 +9,28 @@
 #include "fuzz.h"
 #include "tracebound/format.h"
 
+/* The numeric reader gives what tb_field_int gives for each of its
+ * fields, and reads nothing from a record short of the static fields. */
+static void tb_fuzz_reader_agrees(const tb_format *f, const uint8_t *rec, size_t len,
+				  int be)
+{
+	tb_field_op ops[TB_FORMAT_MAX_FIELDS];
+	uint64_t out[TB_FORMAT_MAX_FIELDS], v;
+	tb_field_reader rd;
+	tb_error e;
+	size_t n, k;
+	TB_FUZZ_CHECK(tb_field_reader_init(&rd, f, be, ops, TB_FORMAT_MAX_FIELDS, &e) == TB_OK);
+	if (tb_field_reader_read(&rd, rec, len, out, TB_FORMAT_MAX_FIELDS, &n, &e) != TB_OK) {
+		TB_FUZZ_CHECK(len < f->min_size && n == 0);
+		return;
+	}
+	TB_FUZZ_CHECK(len >= f->min_size && n == rd.nops);
+	for (k = 0; k < n; k++) {
+		TB_FUZZ_CHECK(tb_field_int(&f->fields[ops[k].index], rec, len, be, &v, &e) == TB_OK);
+		TB_FUZZ_CHECK(v == out[k]);
+	}
+}
+
 static void tb_fuzz_read_fields(const tb_format *f, const uint8_t *rec, size_t len,
 				int be)
 {
@@ -64,6 +86,7 @@ static void tb_fuzz_read_fields(const tb_format *f, const uint8_t *rec, size_t l
 			TB_FUZZ_CHECK(tb_field_elem(fl, rec, len, be, cnt, &v, &e) != TB_OK);
 		}
 	}
+	tb_fuzz_reader_agrees(f, rec, len, be);
 }
 
 #endif
