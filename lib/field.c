@@ -317,7 +317,6 @@ TB_API tb_status tb_field_reader_init(tb_field_reader *r, const tb_format *fmt,
 	r->nops = 0;
 	r->min_size = fmt->min_size;
 	r->big_endian = big_endian != 0;
-	r->narrow = fmt->min_size < 8;
 	for (i = 0; i < fmt->nfields; i++) {
 		const tb_field *f = &fmt->fields[i];
 		if (is_scalar(f) && pow2_size(f->size))
@@ -328,51 +327,50 @@ TB_API tb_status tb_field_reader_init(tb_field_reader *r, const tb_format *fmt,
 		return tb_fail(err, TB_ERR_NO_SPACE, 0, "field reader storage too small");
 	}
 	n = 0;
-	for (i = 0; i < fmt->nfields; i++) {
+	for (i = 0; i < fmt->nfields && i < TB_FORMAT_MAX_FIELDS; i++) {
 		const tb_field *f = &fmt->fields[i];
 		tb_field_op *op;
-		uint32_t base;
 		if (!is_scalar(f) || !pow2_size(f->size))
 			continue;
 		/* A format's static fields end within min_size (the parser
 		 * checks it); a caller-built one that says otherwise is refused
-		 * rather than read outside the checked range. */
+		 * rather than read outside the range a record is checked for. */
 		if ((uint64_t)f->offset + f->size > fmt->min_size)
 			return tb_fail(err, TB_ERR_VALUE, f->offset,
 				       "field ends past the format's static size");
 		op = &ops[n++];
 		op->offset = f->offset;
+		op->index = (uint16_t)i; /* < TB_FORMAT_MAX_FIELDS */
 		op->size = (uint8_t)f->size;
-		op->index = i;
-		op->is_signed = (f->flags & TB_FIELD_SIGNED) != 0;
-		/* 8 bytes at base hold the field and lie within min_size. */
-		base = r->narrow ? f->offset
-				 : (f->offset < fmt->min_size - 8 ? f->offset : fmt->min_size - 8);
-		op->base = base;
-		op->lshift = (uint8_t)(8 * (r->big_endian ? f->offset - base
-							  : base + 8 - f->offset - f->size));
-		op->rshift = (uint8_t)(64 - 8 * f->size);
+		op->code = (uint8_t)((f->size == 1 ? 0 : f->size == 2 ? 2 : f->size == 4 ? 4 : 6) +
+				     ((f->flags & TB_FIELD_SIGNED) != 0));
 	}
 	r->nops = n;
 	return TB_OK;
 }
 
-/* One field by its op: a top-aligned 8-byte window, one shift down, and
- * the sign extended without a branch ((v ^ m) - m, m the sign bit). */
+/* One field by its size and sign: one load of that width.  The switch is
+ * predicted well: a format's fields come in the same order every time. */
 static inline uint64_t op_read(const tb_field_op *op, const uint8_t *stat, int be)
 {
-	unsigned rs = op->rshift;
-	uint64_t v = (tb_load64(stat + op->base, be) << op->lshift) >> rs;
-	uint64_t m = (uint64_t)op->is_signed << (63u - rs);
-	return (v ^ m) - m;
+	const uint8_t *p = stat + op->offset;
+	switch (op->code) {
+	case 0: return p[0];
+	case 1: return (uint64_t)(int64_t)(int8_t)p[0];
+	case 2: return tb_load16(p, be);
+	case 3: return (uint64_t)(int64_t)(int16_t)tb_load16(p, be);
+	case 4: return tb_load32(p, be);
+	case 5: return (uint64_t)(int64_t)(int32_t)tb_load32(p, be);
+	default: return tb_load64(p, be);
+	}
 }
 
-static inline void read_ops(const tb_field_reader *r, const uint8_t *stat, int be,
+static inline void read_ops(const tb_field_op *ops, const uint8_t *stat, int be,
 			    uint64_t *out, size_t n)
 {
 	size_t k;
 	for (k = 0; k < n; k++)
-		out[k] = op_read(&r->ops[k], stat, be);
+		out[k] = op_read(&ops[k], stat, be);
 }
 
 TB_API tb_status tb_field_reader_read(const tb_field_reader *r, const void *rec,
@@ -381,28 +379,22 @@ TB_API tb_status tb_field_reader_read(const tb_field_reader *r, const void *rec,
 {
 	tb_reader rd;
 	const uint8_t *stat;
-	size_t k, cnt;
+	size_t cnt;
 	if (n)
 		*n = 0;
 	if (!r || (!out && nout) || (!rec && len) || (!r->ops && r->nops))
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
 	cnt = nout < r->nops ? nout : r->nops;
+	/* Every op lies inside min_size (tb_field_reader_init saw to it):
+	 * one check for the whole record. */
 	tb_rd_init(&rd, rec, len, r->big_endian);
-	if (!tb_rd_ptr_at(&rd, 0, r->min_size, &stat) || (r->min_size == 0 && cnt))
+	if (!tb_rd_ptr_at(&rd, 0, r->min_size, &stat) || (cnt && !stat))
 		return tb_fail(err, TB_ERR_TRUNCATED, len,
 			       "record shorter than its format's fields");
-	if (r->narrow) {
-		/* Under 8 bytes of static fields: each at its own size. */
-		for (k = 0; k < cnt; k++) {
-			const tb_field_op *op = &r->ops[k];
-			out[k] = load_scalar(stat + op->offset, op->size, r->big_endian,
-					     op->is_signed ? TB_FIELD_SIGNED : 0u);
-		}
-	} else if (r->big_endian) {
-		read_ops(r, stat, 1, out, cnt);
-	} else {
-		read_ops(r, stat, 0, out, cnt);
-	}
+	if (r->big_endian)
+		read_ops(r->ops, stat, 1, out, cnt);
+	else
+		read_ops(r->ops, stat, 0, out, cnt);
 	if (n)
 		*n = cnt;
 	return TB_OK;

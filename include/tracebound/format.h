@@ -243,26 +243,23 @@ TB_API TB_MUST_CHECK tb_status tb_format_decode(const tb_format *fmt,
 
 /*
  * How one numeric field is read (filled by tb_field_reader_init; treat as
- * opaque): 8 bytes loaded at `base`, shifted left by `lshift` bits to put
- * the field's top byte at the top, then right by `rshift` bits (signed
- * fields arithmetically, which extends the sign).  `index` is the field's
- * position in the format.
+ * opaque beyond `index`, the field's position in the format): its offset
+ * and a code for its size and sign, so that a read is one load of the
+ * right width, no look at the field's kind.
  */
 typedef struct tb_field_op {
-	uint32_t base;
-	uint8_t lshift, rshift;
-	uint8_t is_signed;
-	uint8_t size;
 	uint32_t offset;
-	uint32_t index;
+	uint16_t index;
+	uint8_t size;        /* 1, 2, 4 or 8 */
+	uint8_t code;        /* 2 * log2(size) + signed */
 } tb_field_op;
 
 /*
  * A reader for every INT, LONG and POINTER field of 1, 2, 4 or 8 bytes of
  * one format (format order), resolved once, so that reading a record's
- * numbers is one bounds check and a few instructions per field, no branch
- * on the field's kind or size.  Caller storage: `ops` holds one entry per
- * such field (fmt->nfields entries always suffice).
+ * numbers is one bounds check and one load per field.  Caller storage:
+ * `ops` holds one entry per such field (fmt->nfields entries always
+ * suffice).
  */
 typedef struct tb_field_reader {
 	const tb_format *fmt;
@@ -270,7 +267,6 @@ typedef struct tb_field_reader {
 	uint32_t nops;       /* numeric fields read */
 	uint32_t min_size;   /* fmt->min_size: a shorter record is truncated */
 	int big_endian;
-	int narrow;          /* min_size < 8: each field read at its own size */
 } tb_field_reader;
 
 /*
