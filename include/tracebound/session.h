@@ -214,6 +214,7 @@ typedef struct tb_session_event {
 	uint32_t id;               /* common_type */
 	int has_id;                /* 0: the record is too short for common_type */
 	const tb_format *format;   /* NULL: no format for this id */
+	tb_span system, name;      /* the format's (empty without one; not NUL-terminated) */
 	const char *comm;          /* trace-cmd's: "<idle>" for pid 0, "<...>" unknown */
 	size_t comm_len;
 	int comm_known;            /* 1: from the saved cmdlines */
@@ -296,6 +297,11 @@ enum tb_session_text_kind {
 #define TB_TEXT_LINE   0x100u /* the whole trace-cmd report line: buffer name,
 				 drop report, comm-pid, [cpu], time, name:, text, '\n' */
 #define TB_TEXT_NSECS  0x200u /* LINE: nanosecond time (trace-cmd -t) */
+#define TB_TEXT_LATENCY 0x800u /* LINE: trace-cmd -l columns: comm cut to 8, pid, cpu,
+				  irqs-off, need-resched, hardirq/softirq, preempt
+				  depth, migrate-disable depth */
+#define TB_TEXT_TSDIFF 0x1000u /* LINE: "(+delta)" since the previous line rendered
+				  with this flag (trace-cmd --ts-diff) */
 /* Modifier for JSON: */
 #define TB_TEXT_WITH_PRINT 0x400u /* add "text": the print fmt rendering */
 
