@@ -563,7 +563,7 @@ static tb_status flush_column(tb_pq_writer *w, tb_pq_column *c, tb_thr *ft,
 	tb_thr_i64(ft, 5, (int64_t)c->chunk_values_);
 	tb_thr_i64(ft, 6, (int64_t)(h.len + pos));
 	tb_thr_i64(ft, 7, (int64_t)(w->offset - page_off));
-	tb_thr_i64(ft, 9, (int64_t)(page_off + h.len));
+	tb_thr_i64(ft, 9, (int64_t)page_off);
 	tb_thr_end(ft);
 	tb_thr_end(ft);
 	c->vlen_ = c->nlev_ = 0;
