@@ -668,12 +668,33 @@ static int write_metadata(pq_out *o, const char *src)
 
 /* ---- one capture ---- */
 
-static int mkdir_p(const char *dir)
+static int mkdir_one(const char *dir)
 {
 	struct stat sb;
 	if (mkdir(dir, 0777) == 0 || (errno == EEXIST && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)))
 		return 0;
 	return -1;
+}
+
+/* mkdir -p: each parent, then the directory. */
+static int mkdir_p(const char *dir)
+{
+	char *p = strdup(dir), *s;
+	int rc;
+	if (!p)
+		return -1;
+	for (s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = 0;
+			if (mkdir_one(p)) {
+				free(p);
+				return -1;
+			}
+			*s = '/';
+		}
+	rc = mkdir_one(p);
+	free(p);
+	return rc;
 }
 
 /* OUTDIR/STEM: the file's base name without ".dat" (".N" when taken
