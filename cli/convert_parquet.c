@@ -60,8 +60,8 @@ struct pq_out {
 	const char *dir;          /* OUTDIR/STEM */
 	int text;                 /* --text: rendered text in the events table */
 	int failed;               /* an output error was reported: exit 2 */
-	pq_table **by_format;     /* by index in the format set */
-	size_t nformats;
+	pq_table **by_format;     /* by buffer, then index in the format set */
+	size_t nformats, nbuffers;
 	pq_table all;
 	size_t nopen;
 	uint8_t *scratch, *cscratch;
@@ -442,27 +442,52 @@ static cpu_count *cpu_slot(pq_out *o, uint32_t cpu)
 	}
 }
 
+static int mkdir_p(const char *dir);
+
+/* The table of format f in the current buffer: SYSTEM-EVENT.parquet,
+ * under buffer-NAME/ for an instance's buffer; created on first use. */
 static pq_table *format_table(pq_out *o, const tb_format *f)
 {
-	size_t idx = (size_t)(f - o->df->set.events), at = 0, k;
-	char file[300];
+	size_t idx = (size_t)(f - o->df->set.events), at = 0, k, slot;
+	char file[600];
 	pq_table *t;
 	if (idx >= o->nformats)
 		return NULL;
-	if (o->by_format[idx])
-		return o->by_format[idx];
+	slot = o->buffer * o->nformats + idx;
+	if (o->by_format[slot])
+		return o->by_format[slot];
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		out_error(o, o->dir, "out of memory", 0);
 		return NULL;
 	}
-	o->by_format[idx] = t;
+	o->by_format[slot] = t;
+	if (o->buffer_len) {
+		char *sub;
+		memcpy(file, "buffer-", 7);
+		at = 7;
+		put_name(file, &at, o->buffer_name, o->buffer_len);
+		file[at] = 0;
+		sub = malloc(strlen(o->dir) + at + 2);
+		if (!sub) {
+			out_error(o, o->dir, "out of memory", 0);
+			return NULL;
+		}
+		sprintf(sub, "%s/%s", o->dir, file);
+		if (mkdir_p(sub)) {
+			out_error(o, sub, "cannot create", errno);
+			free(sub);
+			return NULL;
+		}
+		free(sub);
+		file[at++] = '/';
+	}
 	put_name(file, &at, f->system ? f->system : "", f->system ? f->system_len : 0);
 	file[at++] = '-';
 	put_name(file, &at, f->name, f->name_len);
 	file[at] = 0;
 	/* two formats that map to one name: the later one adds its id */
-	for (k = 0; k < o->nformats; k++) {
+	for (k = 0; k < o->nformats * o->nbuffers; k++) {
 		const pq_table *u = o->by_format[k];
 		size_t dl = strlen(o->dir);
 		if (u && u != t && u->path && !strncmp(u->path + dl + 1, file, at) &&
@@ -633,7 +658,7 @@ static int write_metadata(pq_out *o, const char *src)
 	}
 	fprintf(m, "],\"tables\":[{\"file\":\"events.parquet\",\"rows\":%llu}",
 		(unsigned long long)o->all.rows);
-	for (i = 0; i < o->nformats; i++) {
+	for (i = 0; i < o->nformats * o->nbuffers; i++) {
 		const pq_table *t = o->by_format[i];
 		size_t k;
 		int fb = 1;
@@ -643,6 +668,7 @@ static int write_metadata(pq_out *o, const char *src)
 		file = t->path + strlen(o->dir) + 1;
 		fprintf(m, ",{");
 		json_kv(m, "file", file, strlen(file), 0);
+		fprintf(m, ",\"buffer\":%zu", i / o->nformats);
 		json_kv(m, "system", t->fmt->system, t->fmt->system_len, 1);
 		json_kv(m, "name", t->fmt->name, t->fmt->name_len, 1);
 		fprintf(m, ",\"id\":%u,\"rows\":%llu,\"values_too_large\":%llu,\"binary_columns\":[",
@@ -757,7 +783,8 @@ static int convert_one(const char *dir, const char *path, int text, uint8_t *scr
 	}
 	o.df = &df;
 	o.nformats = df.set.events_cap;
-	o.by_format = calloc(o.nformats + 1, sizeof(*o.by_format));
+	o.nbuffers = df.d.nbuffers ? df.d.nbuffers : 1;
+	o.by_format = calloc(o.nformats * o.nbuffers + 1, sizeof(*o.by_format));
 	o.fv = calloc(TB_FORMAT_MAX_FIELDS, sizeof(*o.fv));
 	if (!o.by_format || !o.fv || mkdir_p(dir)) {
 		out_error(&o, dir, o.by_format && o.fv ? "cannot create" : "out of memory",
@@ -821,9 +848,12 @@ static int convert_one(const char *dir, const char *path, int text, uint8_t *scr
 	}
 	if (progress && o.events > 0xfffff)
 		fprintf(stderr, "\r\n");
+	/* formats or tables that did not parse (said on stderr): malformed */
+	if (df.format_errors || df.table_errors)
+		malformed = 1;
 	if (!o.failed)
 		table_finish(&o, &o.all);
-	for (i = 0; i < o.nformats && !o.failed; i++)
+	for (i = 0; i < o.nformats * o.nbuffers && !o.failed; i++)
 		if (o.by_format[i])
 			table_finish(&o, o.by_format[i]);
 	if (!o.failed)
@@ -831,7 +861,7 @@ static int convert_one(const char *dir, const char *path, int text, uint8_t *scr
 done:
 	if (o.all.cols)
 		table_free(&o.all);
-	for (i = 0; o.by_format && i < o.nformats; i++)
+	for (i = 0; o.by_format && i < o.nformats * o.nbuffers; i++)
 		if (o.by_format[i]) {
 			table_free(o.by_format[i]);
 			free(o.by_format[i]);

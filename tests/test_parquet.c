@@ -5,8 +5,11 @@
 #include <string.h>
 
 #include "tracebound/parquet.h"
+#include "datwriter.h"
+#include "pagewriter.h"
 #include "parquet_read.h"
 #include "testutil.h"
+#include "zstd_dl.h"
 
 Suite *tb_suite_parquet(void);
 
@@ -930,6 +933,371 @@ START_TEST(reader_survives_damage)
 }
 END_TEST
 
+
+/* ---- the converter (tracebound convert --to parquet) ---- */
+
+/* A whole file read with the test reader (malloc'd bytes kept in *buf). */
+static int open_table(const char *path, pqr_file *f, uint8_t **buf)
+{
+	size_t len;
+	*buf = tb_test_read_file(path, &len);
+	if (!*buf)
+		return -1;
+	return pqr_open(f, *buf, len);
+}
+
+/* zstd pages through the tests' dlopen'd libzstd (when it is there). */
+static int zstd_pages(void *ctx, int codec, const uint8_t *src, size_t n, size_t un,
+		      uint8_t **out)
+{
+	uint8_t *d = malloc(un + 1);
+	size_t got = 0;
+	(void)ctx;
+	if (!d || codec != TB_PQ_ZSTD ||
+	    tb_test_zstd(NULL, "zstd", src, n, d, un, &got) != TB_OK || got != un) {
+		free(d);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+/* The leaf called name (flat columns), or -1. */
+static int leaf_named(const pqr_file *f, const char *name)
+{
+	size_t i;
+	for (i = 0; i < f->nleaves; i++)
+		if (!strcmp(f->schema[f->leaves[i]].name, name))
+			return (int)i;
+	return -1;
+}
+
+static char *slurp_text(const char *path)
+{
+	size_t len;
+	uint8_t *p = tb_test_read_file(path, &len), *t;
+	if (!p)
+		return NULL;
+	t = realloc(p, len + 1);
+	t[len] = 0;
+	return (char *)t;
+}
+
+/* The bundled real capture: every table, counts as `tracebound stats`
+ * gives them, the columns typed, values as the capture holds them. */
+START_TEST(cli_converts_real_capture)
+{
+	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100], path[512];
+	tb_test_run r;
+	pqr_file f;
+	uint8_t *buf;
+	char *meta;
+	int c;
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(args, sizeof(args), "convert --to parquet %s/out %s", tmp,
+		 tb_test_path("tests/data/sched4k.v7zstd.dat"));
+	tb_test_cli(args, &r);
+	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err);
+	tb_test_run_free(&r);
+
+	snprintf(path, sizeof(path), "%s/out/sched4k.v7zstd/events.parquet", tmp);
+	ck_assert_int_eq(open_table(path, &f, &buf), 0);
+	ck_assert_int_eq(f.num_rows, 63844);
+	ck_assert_int_eq(leaf_named(&f, "system"), 4);
+	ck_assert_int_eq(leaf_named(&f, "buffer"), 7);
+	ck_assert_str_eq(f.kv[0].key, "tracebound.source");
+	pqr_close(&f);
+	free(buf);
+
+	snprintf(path, sizeof(path), "%s/out/sched4k.v7zstd/sched-sched_switch.parquet", tmp);
+	ck_assert_int_eq(open_table(path, &f, &buf), 0);
+	ck_assert_int_eq(f.num_rows, 968); /* tracebound stats: 968 sched:sched_switch */
+	ck_assert_uint_eq(f.nleaves, 4 + 11);
+	{
+		static const struct { const char *name; int type, bits, sig, logical; } want[] = {
+			{ "ts", 2, 64, 1, 10 }, { "cpu", 1, 32, 0, 10 }, { "pid", 1, 32, 1, 10 },
+			{ "comm", 6, 0, 0, 1 }, { "common_type", 1, 16, 0, 10 },
+			{ "common_flags", 1, 8, 0, 10 }, { "common_pid", 1, 32, 1, 10 },
+			{ "prev_comm", 6, 0, 0, 1 }, { "prev_state", 2, 64, 1, 10 },
+			{ "next_pid", 1, 32, 1, 10 },
+		};
+		size_t i;
+		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			const pqr_schema *sc;
+			c = leaf_named(&f, want[i].name);
+			ck_assert_msg(c >= 0, "no column %s", want[i].name);
+			sc = &f.schema[f.leaves[c]];
+			ck_assert_int_eq(sc->type, want[i].type);
+			ck_assert_int_eq(sc->logical, want[i].logical);
+			if (want[i].bits) {
+				ck_assert_int_eq(sc->int_bits, want[i].bits);
+				ck_assert_int_eq(sc->int_signed, want[i].sig);
+			}
+		}
+	}
+	/* the first two sched_switch records (as report and DuckDB show them) */
+	if (tb_test_have_zstd()) {
+		pqr_entry *ent;
+		size_t n;
+		ck_assert_int_eq(pqr_leaf(&f, 0, &ent, &n, zstd_pages, NULL), 0);
+		ck_assert_uint_eq(n, 968);
+		ck_assert_int_eq(ent[0].i, 192833687092);
+		ck_assert_int_eq(ent[1].i, 192835680212);
+		free(ent);
+		c = leaf_named(&f, "prev_comm");
+		ck_assert_int_eq(pqr_leaf(&f, (size_t)c, &ent, &n, zstd_pages, NULL), 0);
+		ck_assert_uint_eq(ent[0].n, 15);
+		ck_assert(!memcmp(ent[0].p, "memfd:sealed-91", 15));
+		ck_assert(!memcmp(ent[1].p, "bash", 4));
+		free(ent);
+		c = leaf_named(&f, "next_comm");
+		ck_assert_int_eq(pqr_leaf(&f, (size_t)c, &ent, &n, zstd_pages, NULL), 0);
+		ck_assert(ent[0].n == 9 && !memcmp(ent[0].p, "swapper/1", 9));
+		free(ent);
+	}
+	pqr_close(&f);
+	free(buf);
+
+	snprintf(path, sizeof(path), "%s/out/sched4k.v7zstd/metadata.json", tmp);
+	meta = slurp_text(path);
+	ck_assert_ptr_nonnull(meta);
+	ck_assert_ptr_nonnull(strstr(meta, "\"events\":63844,"));
+	ck_assert_ptr_nonnull(strstr(meta, "{\"cpu\":0,\"events\":39537,\"dropped\":2746,"));
+	ck_assert_ptr_nonnull(strstr(meta, "\"uname\":\"Linux vm 6.18.44-fc-v769 x86_64\""));
+	ck_assert_ptr_nonnull(strstr(meta, "\"file\":\"sched-sched_switch.parquet\",\"buffer\":0,"
+					   "\"system\":\"sched\",\"name\":\"sched_switch\",\"id\":372,"
+					   "\"rows\":968"));
+	free(meta);
+	snprintf(args, sizeof(args), "rm -rf %s", tmp);
+	tb_test_sh(args, &r);
+	tb_test_run_free(&r);
+}
+END_TEST
+
+#define COMMON_FIELDS                                                            \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"   \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"   \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+/* One record: common fields (type, pid), then `rest`. */
+static void put_record(tbt_pw *w, uint16_t type, int32_t pid, const void *rest, size_t n)
+{
+	uint8_t rec[64] = { 0 };
+	rec[0] = (uint8_t)type;
+	rec[1] = (uint8_t)(type >> 8);
+	memcpy(rec + 4, &pid, 4);
+	memcpy(rec + 8, rest, n);
+	tbt_pw_data(w, 10, rec, 8 + n, 0);
+}
+
+/*
+ * A capture with each documented outcome: an event format whose field
+ * name repeats (rejected by the parser: its events are in events.parquet
+ * only), records of an id without a format (the same), a field called
+ * like a leading column (renamed pid_2), a char array that is not UTF-8
+ * once (the column becomes plain BYTE_ARRAY), an instance buffer (its
+ * tables under buffer-NAME/).
+ */
+static size_t craft_capture(uint8_t *out, size_t cap)
+{
+	static uint8_t page[4096];
+	dw_spec s;
+	tbt_pw w;
+	uint8_t rest[40];
+	uint64_t big = UINT64_MAX - 1;
+	int16_t vals[3] = { -1, 2, -300 };
+	int i;
+	dw_default(&s, 7);
+	s.ftrace_format = "name: twice\nID: 7\nformat:\n" COMMON_FIELDS
+			  "\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n"
+			  "\tfield:int x;\toffset:12;\tsize:4;\tsigned:1;\n\nprint fmt: \"\"\n";
+	s.system = "demo";
+	s.event_format = "name: thing\nID: 300\nformat:\n" COMMON_FIELDS
+			 "\tfield:u64 big;\toffset:8;\tsize:8;\tsigned:0;\n"
+			 "\tfield:char name[8];\toffset:16;\tsize:8;\tsigned:0;\n"
+			 "\tfield:int pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+			 "\tfield:s16 vals[3];\toffset:28;\tsize:6;\tsigned:1;\n\n"
+			 "print fmt: \"\"\n";
+	tbt_pw_init(&w, page, sizeof(page), 0, 8, 1000);
+	for (i = 0; i < 3; i++) {
+		int32_t p = 100 + i;
+		memset(rest, 0, sizeof(rest));
+		memcpy(rest, &big, 8);
+		memcpy(rest + 8, i == 1 ? "\xff\xfe" : "ok", 2);
+		memcpy(rest + 16, &p, 4);
+		memcpy(rest + 20, vals, 6);
+		put_record(&w, 300, 42, rest, 26);
+	}
+	memset(rest, 0, sizeof(rest));
+	put_record(&w, 7, 1, rest, 8);   /* the rejected format */
+	put_record(&w, 999, 1, rest, 4); /* no format at all */
+	tbt_pw_finish(&w, 0, 0, 0);
+	s.ncpus = 1;
+	s.cpu_data[0] = page;
+	s.cpu_size[0] = sizeof(page);
+	s.instance = "inst";
+	return dw_write(&s, out, cap, NULL);
+}
+
+START_TEST(cli_documented_outcomes)
+{
+	static uint8_t file[1 << 16];
+	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100], path[512];
+	size_t n = craft_capture(file, sizeof(file));
+	tb_test_run r;
+	pqr_file f;
+	uint8_t *buf;
+	char *meta;
+	FILE *fp;
+	ck_assert_uint_gt(n, 0);
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(path, sizeof(path), "%s/crafted.dat", tmp);
+	fp = fopen(path, "wb");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(file, 1, n, fp), n);
+	ck_assert_int_eq(fclose(fp), 0);
+	snprintf(args, sizeof(args), "convert --to parquet %s/out %s", tmp, path);
+	tb_test_cli(args, &r);
+	/* a rejected format is malformed input: status 1, everything written */
+	ck_assert_msg(r.status == 1, "status %d: %s", r.status, r.err);
+	ck_assert_ptr_nonnull(strstr(r.err, "field"));
+	tb_test_run_free(&r);
+
+	snprintf(path, sizeof(path), "%s/out/crafted/events.parquet", tmp);
+	ck_assert_int_eq(open_table(path, &f, &buf), 0);
+	ck_assert_int_eq(f.num_rows, 10); /* 5 records in each of two buffers */
+	{
+		pqr_entry *ent;
+		size_t k, nn, nulls = 0;
+		int c = leaf_named(&f, "name");
+		ck_assert_int_ge(c, 0);
+		ck_assert_int_eq(pqr_leaf(&f, (size_t)c, &ent, &nn, zstd_pages, NULL), 0);
+		for (k = 0; k < nn; k++)
+			nulls += !ent[k].has_value;
+		ck_assert_uint_eq(nulls, 4); /* ids 7 and 999, twice */
+		free(ent);
+		c = leaf_named(&f, "buffer");
+		ck_assert_int_eq(pqr_leaf(&f, (size_t)c, &ent, &nn, zstd_pages, NULL), 0);
+		ck_assert_uint_eq(ent[0].n, 0);
+		ck_assert_uint_eq(ent[9].n, 4);
+		ck_assert(!memcmp(ent[9].p, "inst", 4));
+		free(ent);
+	}
+	pqr_close(&f);
+	free(buf);
+
+	snprintf(path, sizeof(path), "%s/out/crafted/demo-thing.parquet", tmp);
+	ck_assert_int_eq(open_table(path, &f, &buf), 0);
+	ck_assert_int_eq(f.num_rows, 3);
+	ck_assert_int_eq(leaf_named(&f, "pid"), 2);
+	ck_assert_int_eq(leaf_named(&f, "pid_2"), 10);
+	{
+		int c = leaf_named(&f, "name");
+		const pqr_schema *sc = &f.schema[f.leaves[c]];
+		ck_assert_int_eq(sc->type, 6);
+		ck_assert_int_eq(sc->logical, 0); /* one value was not UTF-8 */
+		c = leaf_named(&f, "comm");
+		ck_assert_int_eq(f.schema[f.leaves[c]].logical, 1);
+		c = leaf_named(&f, "big");
+		ck_assert_int_eq(f.schema[f.leaves[c]].int_bits, 64);
+		ck_assert_int_eq(f.schema[f.leaves[c]].int_signed, 0);
+	}
+	pqr_close(&f);
+	free(buf);
+	/* the instance's own table */
+	snprintf(path, sizeof(path), "%s/out/crafted/buffer-inst/demo-thing.parquet", tmp);
+	ck_assert_int_eq(open_table(path, &f, &buf), 0);
+	ck_assert_int_eq(f.num_rows, 3);
+	pqr_close(&f);
+	free(buf);
+
+	snprintf(path, sizeof(path), "%s/out/crafted/metadata.json", tmp);
+	meta = slurp_text(path);
+	ck_assert_ptr_nonnull(meta);
+	ck_assert_ptr_nonnull(strstr(meta, "\"events_without_format\":4,"));
+	ck_assert_ptr_nonnull(strstr(meta, "\"formats_rejected\":1,"));
+	ck_assert_ptr_nonnull(strstr(meta, "\"binary_columns\":[\"name\"]"));
+	ck_assert_ptr_nonnull(strstr(meta, "\"file\":\"buffer-inst/demo-thing.parquet\",\"buffer\":1,"));
+	free(meta);
+
+	/* every prefix of the capture: a clean result, never a crash */
+	{
+		size_t cut;
+		for (cut = 0; cut < n; cut += n / 40 + 1) {
+			snprintf(path, sizeof(path), "%s/cut.dat", tmp);
+			fp = fopen(path, "wb");
+			ck_assert_ptr_nonnull(fp);
+			ck_assert_uint_eq(fwrite(file, 1, cut, fp), cut);
+			ck_assert_int_eq(fclose(fp), 0);
+			snprintf(args, sizeof(args), "convert --to parquet %s/cut %s", tmp, path);
+			tb_test_cli(args, &r);
+			ck_assert_msg(r.status == 0 || r.status == 1, "prefix %zu: status %d", cut,
+				      r.status);
+			ck_assert_msg(r.status == 0 || strstr(r.err, "tracebound: "),
+				      "prefix %zu: no message", cut);
+			tb_test_run_free(&r);
+		}
+	}
+	snprintf(args, sizeof(args), "rm -rf %s", tmp);
+	tb_test_sh(args, &r);
+	tb_test_run_free(&r);
+}
+END_TEST
+
+/* Output errors: a full disk, a directory that cannot be made; usage. */
+START_TEST(cli_output_errors)
+{
+	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1024];
+	tb_test_run r;
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(args, sizeof(args),
+		 "mkdir -p %s/out/sched4k.v7zstd && ln -s /dev/full "
+		 "%s/out/sched4k.v7zstd/sched-sched_switch.parquet && "
+		 "$CLI convert --to parquet %s/out tests/data/sched4k.v7zstd.dat",
+		 tmp, tmp, tmp);
+	tb_test_sh(args, &r);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, "sched-sched_switch.parquet: write failed: No space left"),
+		      "%s", r.err);
+	tb_test_run_free(&r);
+	snprintf(args, sizeof(args),
+		 "touch %s/file && $CLI convert --to parquet %s/file/x tests/data/sched4k.v7zstd.dat",
+		 tmp, tmp);
+	tb_test_sh(args, &r);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "cannot create"));
+	tb_test_run_free(&r);
+	tb_test_cli("convert --to parquet", &r);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "usage: tracebound convert --to parquet"));
+	tb_test_run_free(&r);
+	tb_test_cli("convert --to nothing x y", &r);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "formats: parquet"));
+	tb_test_run_free(&r);
+	snprintf(args, sizeof(args), "convert --to=parquet --bogus %s/o x", tmp);
+	tb_test_cli(args, &r);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "unknown option '--bogus'"));
+	tb_test_run_free(&r);
+	snprintf(args, sizeof(args), "convert --to parquet %s/o %s/missing.dat", tmp, tmp);
+	tb_test_cli(args, &r);
+	ck_assert_int_eq(r.status, 2);
+	tb_test_run_free(&r);
+	/* not a trace.dat: malformed, said so */
+	snprintf(args, sizeof(args), "convert --to parquet %s/o %s", tmp,
+		 tb_test_path("tests/data/SAMPLES.md"));
+	tb_test_cli(args, &r);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "SAMPLES.md: container:"));
+	tb_test_run_free(&r);
+	snprintf(args, sizeof(args), "rm -rf %s", tmp);
+	tb_test_sh(args, &r);
+	tb_test_run_free(&r);
+}
+END_TEST
+
 Suite *tb_suite_parquet(void)
 {
 	Suite *s = suite_create("parquet");
@@ -946,6 +1314,11 @@ Suite *tb_suite_parquet(void)
 	tcase_add_test(t, metadata_and_empty_file);
 	tcase_add_test(t, long_names_many_columns);
 	tcase_add_test(t, reader_survives_damage);
+	suite_add_tcase(s, t);
+	t = tcase_create("convert");
+	tcase_add_test(t, cli_converts_real_capture);
+	tcase_add_test(t, cli_documented_outcomes);
+	tcase_add_test(t, cli_output_errors);
 	suite_add_tcase(s, t);
 	return s;
 }
