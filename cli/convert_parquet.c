@@ -20,9 +20,11 @@
 #include "datfile.h"
 
 /* Column buffer sizes: a fixed-width column holds 16 K rows of 8 bytes
- * per row group; a byte or list column a large record's worth. */
+ * per row group; a byte or list column at least VAR_CAP, and room for
+ * four of the capture's largest pages (no record is larger than a page,
+ * so no value becomes a null for its size). */
 #define INT_CAP ((size_t)128 << 10)
-#define VAR_CAP ((size_t)512 << 10)
+#define VAR_CAP ((size_t)128 << 10)
 /* Files kept open at once (more tables than this reopen to append). */
 #define MAX_OPEN 200
 
@@ -48,7 +50,7 @@ typedef struct pq_table {
 	size_t footer_cap;
 	uint64_t rows, too_large;
 	size_t renamed;
-	struct pq_table *next_open;
+	int32_t pid_field;        /* index of common_pid in the format, or -1 */
 } pq_table;
 
 typedef struct cpu_count {
@@ -66,12 +68,14 @@ struct pq_out {
 	size_t nopen;
 	uint8_t *scratch, *cscratch;
 	size_t scratch_cap, cscratch_cap;
+	size_t var_cap;           /* buffer of a byte or list column */
 #ifdef TB_HAVE_ZSTD
 	ZSTD_CCtx *zc;
 #endif
 	tb_field_value *fv;       /* one record's decoded fields */
 	cpu_count *cpus;
 	size_t ncpus;
+	cpu_count *last_cpu;      /* the slot of the previous event */
 	uint64_t no_format, events, bad_pages, bad_records;
 	const tb_datfile *df;
 	const char *buffer_name;
@@ -236,6 +240,10 @@ static int table_start(pq_out *o, pq_table *t, const tb_format *fmt, const char 
 	set_col(&t->cols[C_COMM], "comm", TB_PQ_BYTES, 0, TB_PQ_TEXT);
 	for (i = 0; i < C_NFIXED; i++)
 		t->field[i] = -1;
+	t->pid_field = -1;
+	for (i = 0; fmt && i < fmt->ncommon && i < fmt->nfields; i++)
+		if (fmt->fields[i].name_len == 10 && !memcmp(fmt->fields[i].name, "common_pid", 10))
+			t->pid_field = (int32_t)i;
 	if (!fmt) {
 		set_col(&t->cols[E_SYSTEM], "system", TB_PQ_BYTES, 0, TB_PQ_TEXT | TB_PQ_NULLABLE);
 		set_col(&t->cols[E_NAME], "name", TB_PQ_BYTES, 0, TB_PQ_TEXT | TB_PQ_NULLABLE);
@@ -278,7 +286,7 @@ static int table_start(pq_out *o, pq_table *t, const tb_format *fmt, const char 
 	}
 	for (i = 0; i < n; i++) {
 		tb_pq_column *c = &t->cols[i];
-		c->cap = c->kind == TB_PQ_INT ? INT_CAP : VAR_CAP;
+		c->cap = c->kind == TB_PQ_INT ? INT_CAP : o->var_cap;
 		c->buf = malloc(c->cap);
 		if (!c->buf) {
 			out_error(o, file, "out of memory", 0);
@@ -427,19 +435,20 @@ static void text_value(tb_pq_value *v, const void *p, size_t n)
 static cpu_count *cpu_slot(pq_out *o, uint32_t cpu)
 {
 	size_t i;
+	cpu_count *n;
+	if (o->last_cpu && o->last_cpu->cpu == cpu && o->last_cpu->buffer == o->buffer)
+		return o->last_cpu;
 	for (i = 0; i < o->ncpus; i++)
 		if (o->cpus[i].buffer == o->buffer && o->cpus[i].cpu == cpu)
-			return &o->cpus[i];
-	{
-		cpu_count *n = realloc(o->cpus, (o->ncpus + 1) * sizeof(*n));
-		if (!n)
-			return NULL;
-		o->cpus = n;
-		memset(&n[o->ncpus], 0, sizeof(*n));
-		n[o->ncpus].buffer = o->buffer;
-		n[o->ncpus].cpu = cpu;
-		return &n[o->ncpus++];
-	}
+			return o->last_cpu = &o->cpus[i];
+	n = realloc(o->cpus, (o->ncpus + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	o->cpus = n;
+	memset(&n[o->ncpus], 0, sizeof(*n));
+	n[o->ncpus].buffer = o->buffer;
+	n[o->ncpus].cpu = cpu;
+	return o->last_cpu = &n[o->ncpus++];
 }
 
 static int mkdir_p(const char *dir);
@@ -513,7 +522,7 @@ static void on_event(pq_out *o, const tb_dat_event *ev, const tb_format *f)
 	const char *comm;
 	cpu_count *cc = cpu_slot(o, ev->cpu);
 	tb_error e;
-	if (o->failed)
+	if (o->failed || (f && !t))
 		return;
 	o->events++;
 	if (cc) {
@@ -523,18 +532,15 @@ static void on_event(pq_out *o, const tb_dat_event *ev, const tb_format *f)
 		else if (ev->missed < 0)
 			cc->drops_unknown++;
 	}
-	if (f) {
+	if (f && t) {
 		/* a field that does not read is a null; the others still count */
 		if (tb_format_decode(f, ev->data, ev->len, df->d.big_endian, o->fv,
 				     f->nfields, &e) != TB_OK)
 			o->bad_records++;
-		for (i = 0; i < f->nfields && i < f->ncommon; i++)
-			if (f->fields[i].name_len == 10 &&
-			    !memcmp(f->fields[i].name, "common_pid", 10) &&
-			    o->fv[i].status == TB_OK) {
-				pid = (int32_t)(uint32_t)o->fv[i].num;
-				have_pid = 1;
-			}
+		if (t->pid_field >= 0 && o->fv[t->pid_field].status == TB_OK) {
+			pid = (int32_t)(uint32_t)o->fv[t->pid_field].num;
+			have_pid = 1;
+		}
 	} else {
 		o->no_format++;
 	}
@@ -547,7 +553,7 @@ static void on_event(pq_out *o, const tb_dat_event *ev, const tb_format *f)
 	all->vals[C_PID].i = (uint64_t)(int64_t)pid;
 	all->vals[C_PID].is_null = !have_pid;
 	text_value(&all->vals[C_COMM], comm, comm_len);
-	if (f) {
+	if (t) {
 		text_value(&all->vals[E_SYSTEM], f->system, f->system ? f->system_len : 0);
 		all->vals[E_SYSTEM].is_null = !f->system;
 		text_value(&all->vals[E_NAME], f->name, f->name_len);
@@ -768,6 +774,7 @@ static int convert_one(const char *dir, const char *path, int text, uint8_t *scr
 	(void)zc;
 	o.dir = dir;
 	o.text = text;
+	o.var_cap = VAR_CAP;
 	o.scratch = scratch;
 	o.scratch_cap = scap;
 	o.cscratch = cscratch;
@@ -782,6 +789,11 @@ static int convert_one(const char *dir, const char *path, int text, uint8_t *scr
 		return rc == 1 ? TB_EXIT_MALFORMED : TB_EXIT_USAGE;
 	}
 	o.df = &df;
+	for (b = 0; b < df.d.nbuffers; b++)
+		if (4 * (size_t)df.d.buffers[b].page_size > o.var_cap)
+			o.var_cap = 4 * (size_t)df.d.buffers[b].page_size;
+	if (4 * (size_t)df.d.page_size > o.var_cap)
+		o.var_cap = 4 * (size_t)df.d.page_size;
 	o.nformats = df.set.events_cap;
 	o.nbuffers = df.d.nbuffers ? df.d.nbuffers : 1;
 	o.by_format = calloc(o.nformats * o.nbuffers + 1, sizeof(*o.by_format));
@@ -880,7 +892,7 @@ int tb_convert_parquet(int argc, char **argv)
 	int i = 1, text = 0, rc = TB_EXIT_OK, nfiles, k;
 	const char *outdir;
 	uint8_t *scratch, *cscratch = NULL;
-	size_t scap = tb_pq_scratch_size(VAR_CAP), ccap = 0;
+	size_t scap = tb_pq_scratch_size(4 * (size_t)TB_DAT_PAGE_MAX), ccap = 0;
 	char **dirs;
 	void *zc = NULL;
 	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {

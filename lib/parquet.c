@@ -28,6 +28,10 @@ enum {
 /* The staging buffer for the footer and page headers (a schema element
  * holds a name of up to TB_PQ_MAX_NAME bytes). */
 #define PQ_STAGE (TB_PQ_MAX_NAME + 256u)
+/* Bytes kept free before a column's values: a flat column's encoded
+ * definition levels usually fit there, so its page is assembled in place
+ * (levels, then the values already in the buffer) without a copy. */
+#define PQ_GAP 32u
 
 /* ---- UTF-8 ---- */
 
@@ -40,7 +44,8 @@ TB_API int tb_pq_utf8_valid(const void *s, size_t n)
 		uint32_t cp;
 		size_t k;
 		if (c < 0x80) {
-			i++;
+			while (++i < n && p[i] < 0x80)
+				;
 			continue;
 		}
 		if (c >= 0xc2 && c <= 0xdf) {
@@ -194,8 +199,10 @@ TB_API tb_status tb_pq_writer_init(tb_pq_writer *w, tb_pq_column *cols, size_t n
 		if (c->cap > maxcap)
 			maxcap = c->cap;
 		c->values = c->nulls = c->non_utf8 = 0;
-		c->vlen_ = c->nlev_ = 0;
+		c->vlen_ = PQ_GAP;
+		c->nlev_ = 0;
 		c->chunk_values_ = 0;
+		c->lazy_ = !is_list(c);
 	}
 	if (!cfg->scratch || cfg->scratch_cap < tb_pq_scratch_size(maxcap))
 		return tb_fail(err, TB_ERR_ARG, 0, "scratch smaller than tb_pq_scratch_size()");
@@ -307,8 +314,35 @@ static void put_le(uint8_t *p, uint64_t v, size_t n)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* An INT32 or INT64 slot (the fixed sizes let the compiler store once). */
+static void put_int(uint8_t *p, uint64_t v, size_t w)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+	if (w == 8) {
+		p[4] = (uint8_t)(v >> 32);
+		p[5] = (uint8_t)(v >> 40);
+		p[6] = (uint8_t)(v >> 48);
+		p[7] = (uint8_t)(v >> 56);
+	}
+}
+
+/* One level entry.  While every entry of the chunk is a defined flat
+ * value (the usual case) the bytes are not stored, only counted: the
+ * first other entry writes them out. */
 static void put_level(tb_pq_column *c, unsigned def, unsigned rep)
 {
+	if (c->lazy_) {
+		if (def == max_def(c) && !rep) {
+			c->nlev_++;
+			return;
+		}
+		if (c->nlev_)
+			memset(c->buf + c->cap - c->nlev_, (int)max_def(c), c->nlev_);
+		c->lazy_ = 0;
+	}
 	c->nlev_++;
 	c->buf[c->cap - c->nlev_] = (uint8_t)(rep << 4 | def);
 }
@@ -325,7 +359,7 @@ static void append(tb_pq_column *c, const tb_pq_value *v)
 	}
 	switch (c->kind) {
 	case TB_PQ_INT:
-		put_le(c->buf + c->vlen_, v->i, int_width(c));
+		put_int(c->buf + c->vlen_, v->i, int_width(c));
 		c->vlen_ += int_width(c);
 		if (md)
 			put_level(c, md, 0);
@@ -354,7 +388,7 @@ static void append(tb_pq_column *c, const tb_pq_value *v)
 			uint64_t e = tb_load_n(p + i * es, es, v->big_endian);
 			if ((c->flags & TB_PQ_SIGNED) && es < 8 && (e >> (8 * es - 1)) & 1)
 				e |= UINT64_MAX << (8 * es);
-			put_le(c->buf + c->vlen_, e, w);
+			put_int(c->buf + c->vlen_, e, w);
 			c->vlen_ += w;
 			put_level(c, md, i ? 1 : 0);
 		}
@@ -392,7 +426,7 @@ TB_API tb_status tb_pq_write_row(tb_pq_writer *w, const tb_pq_value *vals, tb_er
 		if (st == TB_ERR_VALUE)
 			return tb_fail(err, st, i,
 				       "value does not fit its column (null, range or element size)");
-		if (st != TB_OK || vb > c->cap || lv > c->cap - vb)
+		if (st != TB_OK || vb > c->cap - PQ_GAP || lv > c->cap - PQ_GAP - vb)
 			return tb_fail(err, TB_ERR_LIMIT, i, "value larger than its column buffer");
 		if (!fits(c, vb, lv))
 			full = 1;
@@ -421,6 +455,16 @@ static size_t encode_levels(const tb_pq_column *c, unsigned shift, unsigned bw,
 			    uint8_t *out)
 {
 	size_t n = c->nlev_, i = 0, pos = 4;
+	if (c->lazy_ && n) { /* all defined: one RLE run */
+		size_t r = n << 1;
+		while (r >= 0x80) {
+			out[pos++] = (uint8_t)(r | 0x80);
+			r >>= 7;
+		}
+		out[pos++] = (uint8_t)r;
+		out[pos++] = (uint8_t)max_def(c);
+		i = n;
+	}
 	while (i < n) {
 		uint8_t v = level_at(c, i, shift);
 		size_t run = 1;
@@ -490,8 +534,8 @@ static tb_status flush_column(tb_pq_writer *w, tb_pq_column *c, tb_thr *ft,
 			      uint64_t *tot_uncomp, uint64_t *tot_comp, tb_error *err)
 {
 	uint8_t *s = w->cfg.scratch, hdr[64];
-	size_t pos = 0, plen;
-	const uint8_t *payload = s;
+	size_t pos = 0, plen, nv = c->vlen_ - PQ_GAP;
+	const uint8_t *page = s, *payload;
 	unsigned codec = TB_PQ_UNCOMPRESSED;
 	uint64_t page_off = w->offset;
 	tb_thr h;
@@ -500,13 +544,20 @@ static tb_status flush_column(tb_pq_writer *w, tb_pq_column *c, tb_thr *ft,
 		pos += encode_levels(c, 4, 1, s + pos);
 	if (max_def(c))
 		pos += encode_levels(c, 0, bit_width(max_def(c)), s + pos);
-	if (c->vlen_)
-		memcpy(s + pos, c->buf, c->vlen_);
-	pos += c->vlen_;
+	if (pos <= PQ_GAP && !max_rep(c)) {
+		/* in place: the levels just before the values */
+		if (pos)
+			memcpy(c->buf + PQ_GAP - pos, s, pos);
+		page = c->buf + PQ_GAP - pos;
+	} else if (nv) {
+		memcpy(s + pos, c->buf + PQ_GAP, nv);
+	}
+	pos += nv;
 	plen = pos;
+	payload = page;
 	if (w->cfg.compress) {
 		size_t clen = 0;
-		st = w->cfg.compress(w->cfg.compress_ctx, s, pos, w->cfg.cscratch,
+		st = w->cfg.compress(w->cfg.compress_ctx, page, pos, w->cfg.cscratch,
 				     w->cfg.cscratch_cap, &clen);
 		if (st == TB_OK && clen > w->cfg.cscratch_cap)
 			return fail_sticky(w, err, TB_ERR_ARG,
@@ -566,8 +617,10 @@ static tb_status flush_column(tb_pq_writer *w, tb_pq_column *c, tb_thr *ft,
 	tb_thr_i64(ft, 9, (int64_t)page_off);
 	tb_thr_end(ft);
 	tb_thr_end(ft);
-	c->vlen_ = c->nlev_ = 0;
+	c->vlen_ = PQ_GAP;
+	c->nlev_ = 0;
 	c->chunk_values_ = 0;
+	c->lazy_ = !is_list(c);
 	return TB_OK;
 }
 

@@ -59,7 +59,7 @@ typedef struct table {
 	tb_pq_column cols[NCOL];
 	uint8_t bufs[NCOL][COLCAP];
 	uint8_t scratch[2 * COLCAP + 64];
-	uint8_t footer[1 << 16];
+	uint8_t footer[1 << 18];
 	tb_pq_config cfg;
 	tb_pq_writer w;
 	sink out;
@@ -463,7 +463,7 @@ END_TEST
 START_TEST(footer_grow_and_retry)
 {
 	static table a, b;
-	static uint8_t big[1 << 16];
+	static uint8_t big[1 << 18];
 	size_t r, c, retries = 0;
 	tb_error e;
 	table_init(&a, 128);

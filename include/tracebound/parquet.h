@@ -101,6 +101,7 @@ typedef struct tb_pq_column {
 	/* private */
 	size_t vlen_, nlev_;
 	uint64_t chunk_values_;
+	int lazy_;
 } tb_pq_column;
 
 /* One value of a row, for the column at the same index.  Unused members
