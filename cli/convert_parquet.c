@@ -17,7 +17,7 @@
 #include <zstd.h>
 #endif
 
-#include "datfile.h"
+#include "capture.h"
 
 /* Column buffer sizes: a fixed-width column holds 16 K rows of 8 bytes
  * per row group; a byte or list column at least VAR_CAP, and room for
@@ -50,20 +50,25 @@ typedef struct pq_table {
 	size_t footer_cap;
 	uint64_t rows, too_large;
 	size_t renamed;
-	int32_t pid_field;        /* index of common_pid in the format, or -1 */
+	uint32_t buffer;          /* the session's buffer index */
 } pq_table;
 
-typedef struct cpu_count {
-	uint32_t buffer, cpu;
-	uint64_t events, dropped, drops_unknown, damaged;
-} cpu_count;
+/* Format tables by (format, buffer): open addressing, grown at half full. */
+typedef struct pq_slot {
+	const tb_format *f;
+	uint32_t buffer;
+	pq_table *t;
+} pq_slot;
 
 struct pq_out {
 	const char *dir;          /* OUTDIR/STEM */
 	int text;                 /* --text: rendered text in the events table */
 	int failed;               /* an output error was reported: exit 2 */
-	pq_table **by_format;     /* by buffer, then index in the format set */
-	size_t nformats, nbuffers;
+	pq_table **tables;        /* format tables, in order of creation */
+	size_t ntables;
+	pq_slot *index;
+	size_t index_cap;
+	pq_table *last;           /* the table of the previous event */
 	pq_table all;
 	size_t nopen;
 	uint8_t *scratch, *cscratch;
@@ -73,14 +78,10 @@ struct pq_out {
 	ZSTD_CCtx *zc;
 #endif
 	tb_field_value *fv;       /* one record's decoded fields */
-	cpu_count *cpus;
-	size_t ncpus;
-	cpu_count *last_cpu;      /* the slot of the previous event */
 	uint64_t no_format, events, bad_pages, bad_records;
-	const tb_datfile *df;
-	const char *buffer_name;
-	size_t buffer_len;
-	uint32_t buffer;
+	tb_cli_capture *c;
+	const tb_session_info *info;
+	tb_cli_line line;         /* --text: one rendering */
 };
 
 static void out_error(pq_out *o, const char *path, const char *what, int err)
@@ -240,10 +241,6 @@ static int table_start(pq_out *o, pq_table *t, const tb_format *fmt, const char 
 	set_col(&t->cols[C_COMM], "comm", TB_PQ_BYTES, 0, TB_PQ_TEXT);
 	for (i = 0; i < C_NFIXED; i++)
 		t->field[i] = -1;
-	t->pid_field = -1;
-	for (i = 0; fmt && i < fmt->ncommon && i < fmt->nfields; i++)
-		if (fmt->fields[i].name_len == 10 && !memcmp(fmt->fields[i].name, "common_pid", 10))
-			t->pid_field = (int32_t)i;
 	if (!fmt) {
 		set_col(&t->cols[E_SYSTEM], "system", TB_PQ_BYTES, 0, TB_PQ_TEXT | TB_PQ_NULLABLE);
 		set_col(&t->cols[E_NAME], "name", TB_PQ_BYTES, 0, TB_PQ_TEXT | TB_PQ_NULLABLE);
@@ -432,50 +429,74 @@ static void text_value(tb_pq_value *v, const void *p, size_t n)
 	v->n = n;
 }
 
-static cpu_count *cpu_slot(pq_out *o, uint32_t cpu)
-{
-	size_t i;
-	cpu_count *n;
-	if (o->last_cpu && o->last_cpu->cpu == cpu && o->last_cpu->buffer == o->buffer)
-		return o->last_cpu;
-	for (i = 0; i < o->ncpus; i++)
-		if (o->cpus[i].buffer == o->buffer && o->cpus[i].cpu == cpu)
-			return o->last_cpu = &o->cpus[i];
-	n = realloc(o->cpus, (o->ncpus + 1) * sizeof(*n));
-	if (!n)
-		return NULL;
-	o->cpus = n;
-	memset(&n[o->ncpus], 0, sizeof(*n));
-	n[o->ncpus].buffer = o->buffer;
-	n[o->ncpus].cpu = cpu;
-	return o->last_cpu = &n[o->ncpus++];
-}
-
 static int mkdir_p(const char *dir);
 
-/* The table of format f in the current buffer: SYSTEM-EVENT.parquet,
- * under buffer-NAME/ for an instance's buffer; created on first use. */
-static pq_table *format_table(pq_out *o, const tb_format *f)
+static size_t slot_of(const pq_out *o, const tb_format *f, uint32_t buffer)
 {
-	size_t idx = (size_t)(f - o->df->set.events), at = 0, k, slot;
+	uintptr_t h = ((uintptr_t)f >> 4) * 31u + buffer;
+	size_t i = (size_t)(h * 0x9e3779b97f4a7c15ull >> 20) & (o->index_cap - 1);
+	while (o->index[i].f && (o->index[i].f != f || o->index[i].buffer != buffer))
+		i = (i + 1) & (o->index_cap - 1);
+	return i;
+}
+
+static int index_add(pq_out *o, pq_table *t)
+{
+	size_t i;
+	if (2 * (o->ntables + 1) > o->index_cap) {
+		size_t cap = o->index_cap ? o->index_cap * 2 : 256, old = o->index_cap;
+		pq_slot *prev = o->index;
+		o->index = calloc(cap, sizeof(*o->index));
+		if (!o->index) {
+			o->index = prev;
+			return -1;
+		}
+		o->index_cap = cap;
+		for (i = 0; i < old; i++)
+			if (prev[i].f)
+				o->index[slot_of(o, prev[i].f, prev[i].buffer)] = prev[i];
+		free(prev);
+	}
+	if (o->ntables % 64 == 0) {
+		pq_table **n = realloc(o->tables, (o->ntables + 64) * sizeof(*n));
+		if (!n)
+			return -1;
+		o->tables = n;
+	}
+	o->tables[o->ntables++] = t;
+	i = slot_of(o, t->fmt, t->buffer);
+	o->index[i].f = t->fmt;
+	o->index[i].buffer = t->buffer;
+	o->index[i].t = t;
+	return 0;
+}
+
+/* The table of format f in buffer b: SYSTEM-EVENT.parquet, under
+ * buffer-NAME/ for an instance's buffer; created on first use. */
+static pq_table *format_table(pq_out *o, const tb_format *f, uint32_t b)
+{
+	const tb_session_buffer_info *bi = tb_session_buffer(o->c->s, b);
+	size_t at = 0, k;
 	char file[600];
 	pq_table *t;
-	if (idx >= o->nformats)
-		return NULL;
-	slot = o->buffer * o->nformats + idx;
-	if (o->by_format[slot])
-		return o->by_format[slot];
+	if (o->last && o->last->fmt == f && o->last->buffer == b)
+		return o->last;
+	if (o->index_cap) {
+		pq_slot *sl = &o->index[slot_of(o, f, b)];
+		if (sl->f)
+			return o->last = sl->t;
+	}
 	t = calloc(1, sizeof(*t));
-	if (!t) {
+	if (!t || (t->fmt = f, t->buffer = b, index_add(o, t))) {
+		free(t);
 		out_error(o, o->dir, "out of memory", 0);
 		return NULL;
 	}
-	o->by_format[slot] = t;
-	if (o->buffer_len) {
+	if (bi && bi->name.len) {
 		char *sub;
 		memcpy(file, "buffer-", 7);
 		at = 7;
-		put_name(file, &at, o->buffer_name, o->buffer_len);
+		put_name(file, &at, bi->name.ptr, bi->name.len);
 		file[at] = 0;
 		sub = malloc(strlen(o->dir) + at + 2);
 		if (!sub) {
@@ -496,11 +517,10 @@ static pq_table *format_table(pq_out *o, const tb_format *f)
 	put_name(file, &at, f->name, f->name_len);
 	file[at] = 0;
 	/* two formats that map to one name: the later one adds its id */
-	for (k = 0; k < o->nformats * o->nbuffers; k++) {
-		const pq_table *u = o->by_format[k];
+	for (k = 0; k + 1 < o->ntables; k++) {
+		const pq_table *u = o->tables[k];
 		size_t dl = strlen(o->dir);
-		if (u && u != t && u->path && !strncmp(u->path + dl + 1, file, at) &&
-		    u->path[dl + 1 + at] == '.') {
+		if (u->path && !strncmp(u->path + dl + 1, file, at) && u->path[dl + 1 + at] == '.') {
 			at += (size_t)snprintf(file + at, sizeof(file) - at, ".%u", f->id);
 			break;
 		}
@@ -508,64 +528,53 @@ static pq_table *format_table(pq_out *o, const tb_format *f)
 	snprintf(file + at, sizeof(file) - at, ".parquet");
 	if (table_start(o, t, f, file, NULL, 0))
 		return NULL;
-	return t;
+	return o->last = t;
 }
 
-static void on_event(pq_out *o, const tb_dat_event *ev, const tb_format *f)
+static void on_event(pq_out *o, const tb_session_event *ev)
 {
-	const tb_datfile *df = o->df;
-	pq_table *t = f ? format_table(o, f) : NULL;
+	const tb_format *f = ev->format;
+	pq_table *t = f ? format_table(o, f, ev->buffer) : NULL;
 	pq_table *all = &o->all;
-	int32_t pid = 0;
-	int have_pid = 0;
-	size_t comm_len = 0, i;
-	const char *comm;
-	cpu_count *cc = cpu_slot(o, ev->cpu);
+	const tb_session_buffer_info *bi;
+	size_t i;
 	tb_error e;
 	if (o->failed || (f && !t))
 		return;
 	o->events++;
-	if (cc) {
-		cc->events++;
-		if (ev->missed > 0)
-			cc->dropped += (uint64_t)ev->missed;
-		else if (ev->missed < 0)
-			cc->drops_unknown++;
-	}
-	if (f && t) {
+	if (f) {
 		/* a field that does not read is a null; the others still count */
-		if (tb_format_decode(f, ev->data, ev->len, df->d.big_endian, o->fv,
-				     f->nfields, &e) != TB_OK)
+		if (tb_format_decode(f, ev->data, ev->len, o->info->big_endian, o->fv, f->nfields,
+				     &e) != TB_OK)
 			o->bad_records++;
-		if (t->pid_field >= 0 && o->fv[t->pid_field].status == TB_OK) {
-			pid = (int32_t)(uint32_t)o->fv[t->pid_field].num;
-			have_pid = 1;
-		}
 	} else {
 		o->no_format++;
 	}
-	comm = have_pid ? tb_datfile_comm(df, pid, &comm_len) : "<...>";
-	if (!have_pid)
-		comm_len = 5;
 	memset(all->vals, 0, all->ncols * sizeof(*all->vals));
 	all->vals[C_TS].i = ev->ts;
 	all->vals[C_CPU].i = ev->cpu;
-	all->vals[C_PID].i = (uint64_t)(int64_t)pid;
-	all->vals[C_PID].is_null = !have_pid;
-	text_value(&all->vals[C_COMM], comm, comm_len);
-	if (t) {
+	all->vals[C_PID].i = (uint64_t)(int64_t)ev->pid;
+	all->vals[C_PID].is_null = !ev->has_id;
+	text_value(&all->vals[C_COMM], ev->comm, ev->comm_len);
+	if (f) {
 		text_value(&all->vals[E_SYSTEM], f->system, f->system ? f->system_len : 0);
 		all->vals[E_SYSTEM].is_null = !f->system;
 		text_value(&all->vals[E_NAME], f->name, f->name_len);
-		all->vals[E_ID].i = f->id;
 	} else {
 		all->vals[E_SYSTEM].is_null = 1;
 		all->vals[E_NAME].is_null = 1;
-		all->vals[E_ID].is_null = 1;
 	}
-	text_value(&all->vals[E_BUFFER], o->buffer_name, o->buffer_len);
-	if (o->text)
-		all->vals[E_TEXT].is_null = 1;
+	all->vals[E_ID].i = ev->id;
+	all->vals[E_ID].is_null = !ev->has_id;
+	bi = tb_session_buffer(o->c->s, ev->buffer);
+	text_value(&all->vals[E_BUFFER], bi ? bi->name.ptr : "", bi ? bi->name.len : 0);
+	if (o->text) {
+		if (tb_cli_render(o->c, ev, TB_TEXT_PRINT, &o->line) != 0) {
+			out_error(o, o->dir, "out of memory", 0);
+			return;
+		}
+		text_value(&all->vals[E_TEXT], o->line.p, o->line.len);
+	}
 	if (table_row(o, all) || !t)
 		return;
 	memcpy(t->vals, all->vals, C_NFIXED * sizeof(*t->vals));
@@ -595,7 +604,7 @@ static void on_event(pq_out *o, const tb_dat_event *ev, const tb_format *f)
 			v->p = fv->data;
 			v->n = fv->len / fd->elem_size;
 			v->elem_size = fd->elem_size;
-			v->big_endian = df->d.big_endian;
+			v->big_endian = o->info->big_endian;
 			break;
 		}
 	}
@@ -610,15 +619,28 @@ static void json_kv(FILE *m, const char *key, const char *s, size_t n, int comma
 	tb_cli_json_str(m, s ? s : "", s ? n : 0);
 }
 
+/* The clock in use: the bracketed name of a trace_clock text. */
+static void json_clock(FILE *m, const char *key, tb_span clock)
+{
+	const char *p = clock.ptr ? memchr(clock.ptr, '[', clock.len) : NULL;
+	const char *q = p ? memchr(p, ']', clock.len - (size_t)(p - clock.ptr)) : NULL;
+	if (p && q)
+		json_kv(m, key, p + 1, (size_t)(q - p - 1), 1);
+	else
+		json_kv(m, key, clock.ptr, clock.len, 1);
+}
+
 static int write_metadata(pq_out *o, const char *src)
 {
-	const tb_datfile *df = o->df;
+	const tb_session_info *in = o->info;
+	const tb_dat *d = tb_session_dat(o->c->s);
 	char *path = malloc(strlen(o->dir) + 16);
 	FILE *m;
-	size_t i;
-	int first = 1;
-	if (!path)
+	size_t i, k, nd = tb_session_ndamage(o->c->s), nformat_damage = 0;
+	if (!path) {
+		out_error(o, o->dir, "out of memory", 0);
 		return -1;
+	}
 	sprintf(path, "%s/metadata.json", o->dir);
 	m = fopen(path, "w");
 	if (!m) {
@@ -628,53 +650,71 @@ static int write_metadata(pq_out *o, const char *src)
 	}
 	fprintf(m, "{\"tracebound_version\":\"%s\"", tb_version());
 	json_kv(m, "source", src, strlen(src), 1);
-	fprintf(m, ",\"container\":\"trace.dat v%u\"", df->d.version);
-	json_kv(m, "compression", df->d.compression.len ? df->d.compression.ptr : "none",
-		df->d.compression.len ? df->d.compression.len : 4, 1);
-	json_kv(m, "uname", df->d.uname.ptr, df->d.uname.len, 1);
-	json_kv(m, "trace_clock", df->d.trace_clock.len ? df->d.trace_clock.ptr : df->d.v6_clock.ptr,
-		df->d.trace_clock.len ? df->d.trace_clock.len : df->d.v6_clock.len, 1);
+	if (in->is_dat)
+		fprintf(m, ",\"container\":\"trace.dat v%u\"", in->dat_version);
+	else
+		fprintf(m, ",\"container\":\"raw\"");
+	json_kv(m, "compression", in->compression.len ? in->compression.ptr : "none",
+		in->compression.len ? in->compression.len : 4, 1);
+	json_kv(m, "uname", in->uname.ptr, in->uname.len, 1);
+	json_clock(m, "clock", in->clock);
+	json_kv(m, "trace_clock", in->clock.ptr, in->clock.len, 1);
+	fprintf(m, ",\"ts_offset\":%lld,\"big_endian\":%s,\"long_size\":%u",
+		(long long)in->ts_offset, in->big_endian ? "true" : "false", in->long_size);
 	fprintf(m, ",\"events\":%llu,\"events_without_format\":%llu,\"malformed_pages\":%llu",
 		(unsigned long long)o->events, (unsigned long long)o->no_format,
 		(unsigned long long)o->bad_pages);
 	fprintf(m, ",\"records_with_unreadable_fields\":%llu",
 		(unsigned long long)o->bad_records);
-	fprintf(m, ",\"formats_rejected\":%zu", df->format_errors);
-	fprintf(m, ",\"buffers\":[");
-	for (i = 0; i < df->d.nbuffers; i++) {
-		const tb_dat_buffer *b = &df->d.buffers[i];
-		size_t k;
+	for (i = 0; i < nd; i++)
+		nformat_damage += !strcmp(tb_session_damage_at(o->c->s, i)->where, "event format");
+	fprintf(m, ",\"formats_rejected\":%zu,\"damage\":[", nformat_damage);
+	for (i = 0; i < nd; i++) {
+		const tb_session_damage *dm = tb_session_damage_at(o->c->s, i);
+		fprintf(m, "%s{", i ? "," : "");
+		json_kv(m, "where", dm->where, strlen(dm->where), 0);
+		json_kv(m, "what", dm->error.what, strlen(dm->error.what), 1);
+		fprintf(m, ",\"offset\":%llu,\"index\":%zu}", (unsigned long long)dm->error.offset,
+			dm->index);
+	}
+	fprintf(m, "],\"buffers\":[");
+	for (i = 0; i < in->nbuffers; i++) {
+		const tb_session_buffer_info *b = tb_session_buffer(o->c->s, i);
+		const tb_dat_buffer *db = NULL;
 		int fc = 1;
 		fprintf(m, "%s{", i ? "," : "");
 		json_kv(m, "name", b->name.ptr, b->name.len, 0);
 		json_kv(m, "clock", b->clock.ptr, b->clock.len, 1);
-		fprintf(m, ",\"latency\":%s,\"cpus\":[", b->latency ? "true" : "false");
-		for (k = 0; k < o->ncpus; k++) {
-			const cpu_count *c = &o->cpus[k];
-			if (c->buffer != i)
+		fprintf(m, ",\"page_size\":%u,\"cpus\":[", b->page_size);
+		for (k = 0; d && k < d->nbuffers; k++)
+			if (d->buffers[k].name.ptr == b->name.ptr)
+				db = &d->buffers[k];
+		for (k = 0; db && k < db->ncpus; k++) {
+			tb_session_cpu_stats cs;
+			if (tb_session_cpu_stats_get(o->c->s, i, db->cpus[k].cpu, &cs) != TB_OK)
 				continue;
-			fprintf(m, "%s{\"cpu\":%u,\"events\":%llu,\"dropped\":%llu,"
+			fprintf(m, "%s{\"cpu\":%u,\"events\":%llu,\"pages\":%llu,\"dropped\":%llu,"
 				   "\"drops_unknown\":%llu,\"malformed_pages\":%llu}",
-				fc ? "" : ",", c->cpu, (unsigned long long)c->events,
-				(unsigned long long)c->dropped, (unsigned long long)c->drops_unknown,
-				(unsigned long long)c->damaged);
+				fc ? "" : ",", db->cpus[k].cpu, (unsigned long long)cs.events,
+				(unsigned long long)cs.pages, (unsigned long long)cs.dropped,
+				(unsigned long long)cs.drops_unknown,
+				(unsigned long long)cs.damaged_pages);
 			fc = 0;
 		}
 		fprintf(m, "]}");
 	}
 	fprintf(m, "],\"tables\":[{\"file\":\"events.parquet\",\"rows\":%llu}",
 		(unsigned long long)o->all.rows);
-	for (i = 0; i < o->nformats * o->nbuffers; i++) {
-		const pq_table *t = o->by_format[i];
-		size_t k;
+	for (i = 0; i < o->ntables; i++) {
+		const pq_table *t = o->tables[i];
 		int fb = 1;
 		const char *file;
-		if (!t || !t->path)
+		if (!t->path)
 			continue;
 		file = t->path + strlen(o->dir) + 1;
 		fprintf(m, ",{");
 		json_kv(m, "file", file, strlen(file), 0);
-		fprintf(m, ",\"buffer\":%zu", i / o->nformats);
+		fprintf(m, ",\"buffer\":%u", t->buffer);
 		json_kv(m, "system", t->fmt->system, t->fmt->system_len, 1);
 		json_kv(m, "name", t->fmt->name, t->fmt->name_len, 1);
 		fprintf(m, ",\"id\":%u,\"rows\":%llu,\"values_too_large\":%llu,\"binary_columns\":[",
@@ -686,7 +726,6 @@ static int write_metadata(pq_out *o, const char *src)
 				fb = 0;
 			}
 		fprintf(m, "]}");
-		(void)first;
 	}
 	fprintf(m, "]}\n");
 	if (ferror(m) | fclose(m)) {
@@ -766,41 +805,42 @@ static char *stem_dir(const char *outdir, const char *path, int nth, char **used
 static int convert_one(const char *dir, const char *path, int text, uint8_t *scratch,
 		       size_t scap, uint8_t *cscratch, size_t ccap, void *zc)
 {
-	tb_datfile df;
+	tb_session_options so = { 0, 0 };
+	tb_cli_capture c;
+	tb_session_event ev;
+	tb_error e;
+	tb_status st;
 	pq_out o;
 	size_t b, i;
-	int rc = 0, malformed = 0, progress = isatty(2);
+	int rc, malformed = 0, progress = isatty(2);
 	memset(&o, 0, sizeof(o));
 	(void)zc;
 	o.dir = dir;
 	o.text = text;
-	o.var_cap = VAR_CAP;
 	o.scratch = scratch;
 	o.scratch_cap = scap;
 	o.cscratch = cscratch;
 	o.cscratch_cap = ccap;
+	o.var_cap = VAR_CAP;
 #ifdef TB_HAVE_ZSTD
 	o.zc = zc;
 #endif
-	rc = tb_datfile_open(&df, path, stderr, 1);
-	if (rc) {
-		tb_datfile_perror(&df);
-		tb_datfile_close(&df);
-		return rc == 1 ? TB_EXIT_MALFORMED : TB_EXIT_USAGE;
+	/* damage outside the events is listed after the walk, when the
+	 * formats met on the way have been parsed too */
+	if ((rc = tb_cli_capture_open(&c, path, &so, NULL)) != 0)
+		return rc;
+	o.c = &c;
+	o.info = tb_session_get_info(c.s);
+	for (b = 0; b < o.info->nbuffers; b++) {
+		const tb_session_buffer_info *bi = tb_session_buffer(c.s, b);
+		if (bi && 4 * (size_t)bi->page_size > o.var_cap)
+			o.var_cap = 4 * (size_t)bi->page_size;
 	}
-	o.df = &df;
-	for (b = 0; b < df.d.nbuffers; b++)
-		if (4 * (size_t)df.d.buffers[b].page_size > o.var_cap)
-			o.var_cap = 4 * (size_t)df.d.buffers[b].page_size;
-	if (4 * (size_t)df.d.page_size > o.var_cap)
-		o.var_cap = 4 * (size_t)df.d.page_size;
-	o.nformats = df.set.events_cap;
-	o.nbuffers = df.d.nbuffers ? df.d.nbuffers : 1;
-	o.by_format = calloc(o.nformats * o.nbuffers + 1, sizeof(*o.by_format));
+	if (o.var_cap > 4 * (size_t)TB_DAT_PAGE_MAX)
+		o.var_cap = 4 * (size_t)TB_DAT_PAGE_MAX;
 	o.fv = calloc(TB_FORMAT_MAX_FIELDS, sizeof(*o.fv));
-	if (!o.by_format || !o.fv || mkdir_p(dir)) {
-		out_error(&o, dir, o.by_format && o.fv ? "cannot create" : "out of memory",
-			  o.by_format && o.fv ? errno : 0);
+	if (!o.fv || mkdir_p(dir)) {
+		out_error(&o, dir, o.fv ? "cannot create" : "out of memory", o.fv ? errno : 0);
 		goto done;
 	}
 	{
@@ -809,79 +849,41 @@ static int convert_one(const char *dir, const char *path, int text, uint8_t *scr
 		if (table_start(&o, &o.all, NULL, "events.parquet", kv, 2))
 			goto done;
 	}
-	for (b = 0; b < df.d.nbuffers && !o.failed; b++) {
-		const tb_dat_buffer *buf = &df.d.buffers[b];
-		tb_datbuf db;
-		tb_status st;
-		tb_error e;
-		if (buf->latency)
-			continue;
-		o.buffer = (uint32_t)b;
-		o.buffer_name = buf->name.ptr;
-		o.buffer_len = buf->name.len;
-		rc = tb_datbuf_open(&df, buf, 0, &db, &st, &e);
-		if (rc == 2) {
-			out_error(&o, path, "out of memory", 0);
-			break;
-		}
-		if (rc == 1) {
-			fprintf(stderr, "tracebound: %s: buffer %zu: %s at file offset %llu (%s)\n",
-				path, b, e.what, (unsigned long long)e.offset, tb_strerror(st));
+	while (!o.failed && (st = tb_session_next(c.s, &ev, &e)) != TB_END) {
+		if (st != TB_OK) {
+			o.bad_pages++;
 			malformed = 1;
+			tb_cli_print_page_error(&c, &e);
 			continue;
 		}
-		while (!o.failed) {
-			tb_dat_event ev;
-			const tb_format *f;
-			st = tb_dat_stream_next(&db.s, &ev, &e);
-			if (st == TB_END)
-				break;
-			if (st) {
-				cpu_count *cc;
-				o.bad_pages++;
-				malformed = 1;
-				o.buffer = (uint32_t)b;
-				if (db.s.error_cpu < TB_DAT_MAX_CPUS &&
-				    (cc = cpu_slot(&o, db.s.error_cpu)) != NULL)
-					cc->damaged++;
-				fprintf(stderr,
-					"tracebound: %s: CPU %u page %llu: %s at file offset %llu (%s)\n",
-					path, db.s.error_cpu, (unsigned long long)db.s.error_page,
-					e.what, (unsigned long long)e.offset, tb_strerror(st));
-				continue;
-			}
-			if (progress && (o.events & 0xfffff) == 0 && o.events)
-				fprintf(stderr, "\r%s: %llu events", path,
-					(unsigned long long)o.events);
-			f = tb_datfile_lookup(&df, ev.data, ev.len);
-			on_event(&o, &ev, f);
-		}
-		tb_datbuf_close(&db);
+		if (progress && (o.events & 0xfffff) == 0 && o.events)
+			fprintf(stderr, "\r%s: %llu events", path, (unsigned long long)o.events);
+		on_event(&o, &ev);
 	}
 	if (progress && o.events > 0xfffff)
 		fprintf(stderr, "\r\n");
-	/* formats or tables that did not parse (said on stderr): malformed */
-	if (df.format_errors || df.table_errors)
+	/* tables or formats that did not parse: said on stderr, malformed */
+	tb_cli_print_damage(&c, stderr);
+	if (tb_session_ndamage(c.s))
 		malformed = 1;
 	if (!o.failed)
 		table_finish(&o, &o.all);
-	for (i = 0; i < o.nformats * o.nbuffers && !o.failed; i++)
-		if (o.by_format[i])
-			table_finish(&o, o.by_format[i]);
+	for (i = 0; i < o.ntables && !o.failed; i++)
+		table_finish(&o, o.tables[i]);
 	if (!o.failed)
 		write_metadata(&o, path);
 done:
 	if (o.all.cols)
 		table_free(&o.all);
-	for (i = 0; o.by_format && i < o.nformats * o.nbuffers; i++)
-		if (o.by_format[i]) {
-			table_free(o.by_format[i]);
-			free(o.by_format[i]);
-		}
-	free(o.by_format);
+	for (i = 0; i < o.ntables; i++) {
+		table_free(o.tables[i]);
+		free(o.tables[i]);
+	}
+	free(o.tables);
+	free(o.index);
 	free(o.fv);
-	free(o.cpus);
-	tb_datfile_close(&df);
+	free(o.line.p);
+	tb_cli_capture_close(&c);
 	if (o.failed)
 		return TB_EXIT_USAGE;
 	return malformed ? TB_EXIT_MALFORMED : TB_EXIT_OK;

@@ -8,7 +8,7 @@
  *     "fields": [{"name": "...", "kind": "num"|"str"|"list"|"bytes",
  *                 "sum": "S", "n": N, "hash": "H"}, ...]}, ...}
  *
- * The records come from tracebound's trace.dat walk (cli/datfile.c: the
+ * The records come from tracebound's session (cli/capture.c: the
  * container and pages, tested against kbuffer elsewhere); the formats
  * are parsed and every field is read by libtraceevent (tep_parse_event,
  * tep_read_number_field, tep_get_field_raw), independently of
@@ -22,7 +22,7 @@
 
 #include <event-parse.h>
 
-#include "datfile.h"
+#include "capture.h"
 
 #define MAX_ID 65536
 #define MAX_F 256
@@ -134,7 +134,7 @@ static __int128 sext(uint64_t v, int size, int is_signed)
 	return (int64_t)v;
 }
 
-static void on_record(struct tep_handle *tep, const tb_dat_event *dev)
+static void on_record(struct tep_handle *tep, const tb_session_event *dev)
 {
 	struct tep_record rec;
 	struct tep_event *ev;
@@ -204,48 +204,40 @@ static void print_name(const char *s)
 
 int main(int argc, char **argv)
 {
-	tb_datfile df;
+	tb_session_options so = { 0, 0 };
+	tb_cli_capture c;
+	const tb_session_info *in;
 	struct tep_handle *tep;
-	size_t i, b;
+	tb_session_event ev;
+	tb_error e;
+	tb_status st;
+	size_t i;
 	int first = 1;
 	if (argc != 2) {
 		fprintf(stderr, "usage: parquet_tepsum FILE.dat\n");
 		return 2;
 	}
-	if (tb_datfile_open(&df, argv[1], NULL, 1)) {
-		tb_datfile_perror(&df);
+	if (tb_cli_capture_open(&c, argv[1], &so, NULL))
 		return 1;
-	}
+	in = tb_session_get_info(c.s);
 	tep = tep_alloc();
-	tep_set_file_bigendian(tep, df.d.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_file_bigendian(tep, in->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, (int)df.d.long_size);
-	tep_set_page_size(tep, (int)df.d.page_size);
-	for (i = 0; i < df.d.nevents; i++) {
-		const tb_dat_event_text *e = &df.d.events[i];
-		char sys[256];
-		size_t n = e->system.len < sizeof(sys) - 1 ? e->system.len : sizeof(sys) - 1;
-		memcpy(sys, e->system.ptr, n);
-		sys[n] = 0;
-		(void)tep_parse_event(tep, e->format.ptr, e->format.len, sys);
-	}
-	for (b = 0; b < df.d.nbuffers; b++) {
-		const tb_dat_buffer *buf = &df.d.buffers[b];
-		tb_datbuf db;
-		tb_status st;
-		tb_error e;
-		if (buf->latency || tb_datbuf_open(&df, buf, 0, &db, &st, &e))
+	tep_set_long_size(tep, (int)in->long_size);
+	for (i = 0; i < in->nformats; i++) {
+		tb_span sys, text;
+		char name[256];
+		size_t n;
+		if (!tb_session_format_at(c.s, i, &sys, &text, NULL) && !text.ptr)
 			continue;
-		for (;;) {
-			tb_dat_event ev;
-			st = tb_dat_stream_next(&db.s, &ev, &e);
-			if (st == TB_END)
-				break;
-			if (st == TB_OK)
-				on_record(tep, &ev);
-		}
-		tb_datbuf_close(&db);
+		n = sys.len < sizeof(name) - 1 ? sys.len : sizeof(name) - 1;
+		memcpy(name, sys.ptr, n);
+		name[n] = 0;
+		(void)tep_parse_event(tep, text.ptr, text.len, name);
 	}
+	while ((st = tb_session_next(c.s, &ev, &e)) != TB_END)
+		if (st == TB_OK)
+			on_record(tep, &ev);
 	printf("{");
 	for (i = 0; i < MAX_ID; i++) {
 		esum *s = sums[i];
@@ -278,6 +270,6 @@ int main(int argc, char **argv)
 	}
 	printf("\n}\n");
 	tep_free(tep);
-	tb_datfile_close(&df);
+	tb_cli_capture_close(&c);
 	return 0;
 }
