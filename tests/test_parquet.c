@@ -10,6 +10,7 @@
 #include "parquet_read.h"
 #include "testutil.h"
 #include "zstd_dl.h"
+#include "thrift.h"
 
 Suite *tb_suite_parquet(void);
 
@@ -1177,6 +1178,23 @@ START_TEST(cli_documented_outcomes)
 			nulls += !ent[k].has_value;
 		ck_assert_uint_eq(nulls, 4); /* ids 7 and 999, twice */
 		free(ent);
+		/* the events without a format keep their id */
+		c = leaf_named(&f, "id");
+		ck_assert_int_eq(pqr_leaf(&f, (size_t)c, &ent, &nn, zstd_pages, NULL), 0);
+		ck_assert_uint_eq(nn, 10);
+		{
+			size_t n7 = 0, n999 = 0, n300 = 0;
+			for (k = 0; k < nn; k++) {
+				ck_assert(ent[k].has_value);
+				n7 += ent[k].i == 7;
+				n999 += ent[k].i == 999;
+				n300 += ent[k].i == 300;
+			}
+			ck_assert_uint_eq(n7, 2);
+			ck_assert_uint_eq(n999, 2);
+			ck_assert_uint_eq(n300, 6);
+		}
+		free(ent);
 		c = leaf_named(&f, "buffer");
 		ck_assert_int_eq(pqr_leaf(&f, (size_t)c, &ent, &nn, zstd_pages, NULL), 0);
 		ck_assert_uint_eq(ent[0].n, 0);
@@ -1298,6 +1316,57 @@ START_TEST(cli_output_errors)
 }
 END_TEST
 
+/* The compact protocol encoder byte for byte (values from the protocol's
+ * description: zigzag varints, delta or long-form field headers, list
+ * headers with the size in the high nibble or a varint after 0xF?). */
+START_TEST(thrift_compact_bytes)
+{
+	uint8_t buf[64];
+	tb_thr t;
+	size_t i;
+	tb_thr_init(&t, buf, sizeof(buf));
+	tb_thr_i32(&t, 1, 1);          /* 0x15 0x02 */
+	tb_thr_i32(&t, 2, -1);         /* 0x15 0x01 */
+	tb_thr_i64(&t, 20, 300);       /* long form: 0x06, zigzag(20)=0x28, 600 = 0xd8 0x04 */
+	tb_thr_i32(&t, 3, 0);          /* backwards: long form 0x05 0x06 0x00 */
+	tb_thr_bool(&t, 4, 1);         /* 0x11 */
+	tb_thr_bool(&t, 5, 0);         /* 0x12 */
+	tb_thr_i8(&t, 6, -2);          /* 0x13 0xfe */
+	tb_thr_list(&t, 7, TB_THR_I32, 15); /* 0x19 0xf5 0x0f */
+	tb_thr_end(&t);                /* 0x00 (the outermost struct stays open) */
+	{
+		static const uint8_t want[] = { 0x15, 0x02, 0x15, 0x01, 0x06, 0x28, 0xd8, 0x04,
+						0x05, 0x06, 0x00, 0x11, 0x12, 0x13, 0xfe, 0x19,
+						0xf5, 0x0f, 0x00 };
+		ck_assert_uint_eq(t.len, sizeof(want));
+		ck_assert(!memcmp(buf, want, sizeof(want)));
+		ck_assert_int_eq(t.overflow, 0);
+		ck_assert_uint_eq(t.depth, 1);
+	}
+	/* nesting: each struct has its own field ids, up to the depth limit */
+	tb_thr_init(&t, buf, sizeof(buf));
+	for (i = 0; i < TB_THR_MAX_DEPTH - 1; i++)
+		tb_thr_struct(&t, 1);
+	ck_assert_int_eq(t.overflow, 0);
+	tb_thr_struct(&t, 1);
+	ck_assert_int_eq(t.overflow, 1); /* one too deep: flagged, not written past */
+	/* a full buffer: nothing past cap, overflow set */
+	tb_thr_init(&t, buf, 3);
+	tb_thr_binary(&t, 1, "abcdef", 6);
+	ck_assert_int_eq(t.overflow, 1);
+	ck_assert_uint_le(t.len, 3);
+	tb_thr_init(&t, NULL, 10);
+	tb_thr_i32(&t, 1, 5);
+	ck_assert_int_eq(t.overflow, 1);
+	ck_assert_uint_eq(t.len, 0);
+	/* a 64-bit extreme: 10 varint bytes */
+	tb_thr_init(&t, buf, sizeof(buf));
+	tb_thr_i64(&t, 1, INT64_MIN);
+	ck_assert_uint_eq(t.len, 11);
+	ck_assert_int_eq(buf[10], 0x01);
+}
+END_TEST
+
 Suite *tb_suite_parquet(void)
 {
 	Suite *s = suite_create("parquet");
@@ -1314,6 +1383,7 @@ Suite *tb_suite_parquet(void)
 	tcase_add_test(t, metadata_and_empty_file);
 	tcase_add_test(t, long_names_many_columns);
 	tcase_add_test(t, reader_survives_damage);
+	tcase_add_test(t, thrift_compact_bytes);
 	suite_add_tcase(s, t);
 	t = tcase_create("convert");
 	tcase_add_test(t, cli_converts_real_capture);
