@@ -1,5 +1,7 @@
 /*
- * tracebound convert --to parquet [--text] OUTDIR FILE...
+ * tracebound convert --to parquet [--text] OUTDIR FILE.dat...
+ * tracebound convert --to parquet [--text] --events DIR [--header-page FILE]
+ *                                  OUTDIR cpuN.raw...
  *
  * Every event of each capture as typed Parquet tables (docs/parquet.md):
  * OUTDIR/STEM/SYSTEM-EVENT.parquet per event format that has events,
@@ -7,6 +9,7 @@
  * The library writes the files (lib/parquet.c); this file maps formats
  * to columns, owns the memory and the files, and checks every write.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +85,8 @@ struct pq_out {
 	tb_cli_capture *c;
 	const tb_session_info *info;
 	tb_cli_line line;         /* --text: one rendering */
+	const tb_session_raw_cpu *raw; /* raw dumps: their CPUs */
+	size_t nraw;
 };
 
 static void out_error(pq_out *o, const char *path, const char *what, int err)
@@ -689,13 +694,14 @@ static int write_metadata(pq_out *o, const char *src)
 		for (k = 0; d && k < d->nbuffers; k++)
 			if (d->buffers[k].name.ptr == b->name.ptr)
 				db = &d->buffers[k];
-		for (k = 0; db && k < db->ncpus; k++) {
+		for (k = 0; k < (db ? db->ncpus : d ? 0 : o->nraw); k++) {
 			tb_session_cpu_stats cs;
-			if (tb_session_cpu_stats_get(o->c->s, i, db->cpus[k].cpu, &cs) != TB_OK)
+			uint32_t cpu = db ? db->cpus[k].cpu : o->raw[k].cpu;
+			if (tb_session_cpu_stats_get(o->c->s, i, cpu, &cs) != TB_OK)
 				continue;
 			fprintf(m, "%s{\"cpu\":%u,\"events\":%llu,\"pages\":%llu,\"dropped\":%llu,"
 				   "\"drops_unknown\":%llu,\"malformed_pages\":%llu}",
-				fc ? "" : ",", db->cpus[k].cpu, (unsigned long long)cs.events,
+				fc ? "" : ",", cpu, (unsigned long long)cs.events,
 				(unsigned long long)cs.pages, (unsigned long long)cs.dropped,
 				(unsigned long long)cs.drops_unknown,
 				(unsigned long long)cs.damaged_pages);
@@ -802,17 +808,18 @@ static char *stem_dir(const char *outdir, const char *path, int nth, char **used
 	return d;
 }
 
-static int convert_one(const char *dir, const char *path, int text, uint8_t *scratch,
-		       size_t scap, uint8_t *cscratch, size_t ccap, void *zc)
+/* Convert the opened capture c into dir (c is closed here). */
+static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path, int text,
+			   uint8_t *scratch, size_t scap, uint8_t *cscratch, size_t ccap,
+			   void *zc, const tb_session_raw_cpu *raw, size_t nraw)
 {
-	tb_session_options so = { 0, 0 };
-	tb_cli_capture c;
+	tb_cli_capture c = *cp;
 	tb_session_event ev;
 	tb_error e;
 	tb_status st;
 	pq_out o;
 	size_t b, i;
-	int rc, malformed = 0, progress = isatty(2);
+	int malformed = 0, progress = isatty(2);
 	memset(&o, 0, sizeof(o));
 	(void)zc;
 	o.dir = dir;
@@ -825,11 +832,9 @@ static int convert_one(const char *dir, const char *path, int text, uint8_t *scr
 #ifdef TB_HAVE_ZSTD
 	o.zc = zc;
 #endif
-	/* damage outside the events is listed after the walk, when the
-	 * formats met on the way have been parsed too */
-	if ((rc = tb_cli_capture_open(&c, path, &so, NULL)) != 0)
-		return rc;
 	o.c = &c;
+	o.raw = raw;
+	o.nraw = nraw;
 	o.info = tb_session_get_info(c.s);
 	for (b = 0; b < o.info->nbuffers; b++) {
 		const tb_session_buffer_info *bi = tb_session_buffer(c.s, b);
@@ -884,15 +889,203 @@ done:
 	free(o.fv);
 	free(o.line.p);
 	tb_cli_capture_close(&c);
+	memset(cp, 0, sizeof(*cp));
 	if (o.failed)
 		return TB_EXIT_USAGE;
 	return malformed ? TB_EXIT_MALFORMED : TB_EXIT_OK;
 }
 
+
+static int convert_dat(const char *dir, const char *path, int text, uint8_t *scratch,
+		       size_t scap, uint8_t *cscratch, size_t ccap, void *zc)
+{
+	tb_session_options so = { 0, 0 };
+	tb_cli_capture c;
+	int rc;
+	/* damage outside the events is listed after the walk, when the
+	 * formats met on the way have been parsed too */
+	if ((rc = tb_cli_capture_open(&c, path, &so, NULL)) != 0)
+		return rc;
+	return convert_capture(&c, dir, path, text, scratch, scap, cscratch, ccap, zc, NULL, 0);
+}
+
+/* ---- raw dumps with an events directory ---- */
+
+typedef struct raw_input {
+	tb_session_format_text *fmts;
+	size_t nfmts, cap;
+	char **texts;            /* what fmts point into, freed at the end */
+	tb_session_raw_cpu *cpus;
+	tb_cli_file *files;
+	size_t ncpus;
+	tb_cli_file hp;
+} raw_input;
+
+static void raw_free(raw_input *r)
+{
+	size_t i;
+	for (i = 0; i < r->nfmts; i++) {
+		free(r->texts[2 * i]);
+		free(r->texts[2 * i + 1]);
+	}
+	for (i = 0; i < r->ncpus; i++)
+		if (r->files[i].data)
+			tb_cli_unload(&r->files[i]);
+	if (r->hp.data)
+		tb_cli_unload(&r->hp);
+	free(r->fmts);
+	free(r->texts);
+	free(r->cpus);
+	free(r->files);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Every DIR/SYSTEM/EVENT/format as a text of that system. */
+static int raw_formats(raw_input *r, const char *dir)
+{
+	DIR *top = opendir(dir), *sys;
+	struct dirent *a, *b;
+	char *path = malloc(strlen(dir) + 2 * 256 + 16);
+	if (!top || !path) {
+		fprintf(stderr, "tracebound: %s: %s\n", dir, path ? strerror(errno) : "out of memory");
+		if (top)
+			closedir(top);
+		free(path);
+		return -1;
+	}
+	while ((a = readdir(top)) != NULL) {
+		if (a->d_name[0] == '.')
+			continue;
+		sprintf(path, "%s/%s", dir, a->d_name);
+		if (!(sys = opendir(path)))
+			continue;
+		while ((b = readdir(sys)) != NULL) {
+			tb_cli_file f;
+			FILE *fp;
+			if (b->d_name[0] == '.')
+				continue;
+			sprintf(path, "%s/%s/%s/format", dir, a->d_name, b->d_name);
+			if (!(fp = fopen(path, "rb")))
+				continue;
+			fclose(fp);
+			if (tb_cli_load(path, &f) != 0)
+				continue;
+			if (r->nfmts == r->cap) {
+				size_t cap = r->cap ? r->cap * 2 : 256;
+				tb_session_format_text *nf = realloc(r->fmts, cap * sizeof(*nf));
+				char **nt = nf ? realloc(r->texts, 2 * cap * sizeof(*nt)) : NULL;
+				if (nf)
+					r->fmts = nf;
+				if (!nt) {
+					tb_cli_unload(&f);
+					closedir(sys);
+					closedir(top);
+					free(path);
+					fprintf(stderr, "tracebound: out of memory\n");
+					return -1;
+				}
+				r->texts = nt;
+				r->cap = cap;
+			}
+			/* copies: the session borrows them until it closes */
+			r->texts[2 * r->nfmts] = malloc(f.len + 1);
+			r->texts[2 * r->nfmts + 1] = strdup(a->d_name);
+			if (!r->texts[2 * r->nfmts] || !r->texts[2 * r->nfmts + 1]) {
+				free(r->texts[2 * r->nfmts]);
+				free(r->texts[2 * r->nfmts + 1]);
+				tb_cli_unload(&f);
+				continue;
+			}
+			if (f.len)
+				memcpy(r->texts[2 * r->nfmts], f.data, f.len);
+			r->fmts[r->nfmts].text.ptr = r->texts[2 * r->nfmts];
+			r->fmts[r->nfmts].text.len = f.len;
+			r->fmts[r->nfmts].system.ptr = r->texts[2 * r->nfmts + 1];
+			r->fmts[r->nfmts].system.len = strlen(a->d_name);
+			r->nfmts++;
+			tb_cli_unload(&f);
+		}
+		closedir(sys);
+	}
+	closedir(top);
+	free(path);
+	return 0;
+}
+
+static int convert_raw(const char *dir, const char *events, const char *hp_path,
+		       char **files, int nfiles, int text, uint8_t *scratch, size_t scap,
+		       uint8_t *cscratch, size_t ccap, void *zc)
+{
+	tb_session_options so = { 0, 0 };
+	tb_session_source src;
+	tb_cli_capture c;
+	raw_input r;
+	char *hp_default = NULL;
+	int i, rc;
+	tb_status st;
+	memset(&r, 0, sizeof(r));
+	memset(&c, 0, sizeof(c));
+	memset(&src, 0, sizeof(src));
+	r.cpus = calloc((size_t)nfiles, sizeof(*r.cpus));
+	r.files = calloc((size_t)nfiles, sizeof(*r.files));
+	if (!r.cpus || !r.files) {
+		fprintf(stderr, "tracebound: out of memory\n");
+		raw_free(&r);
+		return TB_EXIT_USAGE;
+	}
+	if (raw_formats(&r, events)) {
+		raw_free(&r);
+		return TB_EXIT_USAGE;
+	}
+	if (!hp_path) {
+		hp_default = malloc(strlen(events) + 16);
+		if (hp_default) {
+			FILE *fp;
+			sprintf(hp_default, "%s/header_page", events);
+			if ((fp = fopen(hp_default, "rb")) != NULL)
+				fclose(fp), hp_path = hp_default;
+		}
+	}
+	if (hp_path && tb_cli_load(hp_path, &r.hp) != 0) {
+		free(hp_default);
+		raw_free(&r);
+		return TB_EXIT_USAGE;
+	}
+	free(hp_default);
+	for (i = 0; i < nfiles; i++) {
+		if (tb_cli_load(files[i], &r.files[i]) != 0) {
+			raw_free(&r);
+			return TB_EXIT_USAGE;
+		}
+		r.cpus[i].cpu = (uint32_t)tb_cli_cpu_from_name(files[i], i);
+		r.cpus[i].data = r.files[i].data;
+		r.cpus[i].len = r.files[i].len;
+		r.ncpus++;
+	}
+	src.raw = r.cpus;
+	src.nraw = r.ncpus;
+	src.header_page.ptr = (const char *)r.hp.data;
+	src.header_page.len = r.hp.len;
+	src.formats = r.fmts;
+	src.nformats = r.nfmts;
+	c.path = files[0];
+	st = tb_session_open(&c.s, &src, &so, &tb_cli_heap, &c.err);
+	if (st != TB_OK) {
+		fprintf(stderr, "tracebound: %s: %s at offset %llu (%s)\n", files[0], c.err.what,
+			(unsigned long long)c.err.offset, tb_strerror(st));
+		raw_free(&r);
+		return st == TB_ERR_NO_SPACE || st == TB_ERR_ARG ? TB_EXIT_USAGE : TB_EXIT_MALFORMED;
+	}
+	rc = convert_capture(&c, dir, files[0], text, scratch, scap, cscratch, ccap, zc, r.cpus,
+			     r.ncpus);
+	raw_free(&r);
+	return rc;
+}
+
 int tb_convert_parquet(int argc, char **argv)
 {
 	int i = 1, text = 0, rc = TB_EXIT_OK, nfiles, k;
-	const char *outdir;
+	const char *outdir, *events = NULL, *hp = NULL;
 	uint8_t *scratch, *cscratch = NULL;
 	size_t scap = tb_pq_scratch_size(4 * (size_t)TB_DAT_PAGE_MAX), ccap = 0;
 	char **dirs;
@@ -900,6 +1093,10 @@ int tb_convert_parquet(int argc, char **argv)
 	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
 		if (!strcmp(argv[i], "--text")) {
 			text = 1;
+		} else if (!strcmp(argv[i], "--events") && i + 1 < argc) {
+			events = argv[++i];
+		} else if (!strcmp(argv[i], "--header-page") && i + 1 < argc) {
+			hp = argv[++i];
 		} else if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
@@ -910,7 +1107,9 @@ int tb_convert_parquet(int argc, char **argv)
 		}
 	}
 	if (argc - i < 2) {
-		fprintf(stderr, "usage: tracebound convert --to parquet [--text] OUTDIR FILE.dat...\n");
+		fprintf(stderr, "usage: tracebound convert --to parquet [--text] OUTDIR FILE.dat...\n"
+				"       tracebound convert --to parquet [--text] --events DIR "
+				"[--header-page FILE] OUTDIR cpuN.raw...\n");
 		return TB_EXIT_USAGE;
 	}
 	outdir = argv[i++];
@@ -931,6 +1130,30 @@ int tb_convert_parquet(int argc, char **argv)
 		rc = TB_EXIT_USAGE;
 		goto out;
 	}
+	if (events) {
+		/* the dumps are one capture: OUTDIR/<their directory's name> */
+		char *d = malloc(strlen(argv[i]) + 8), *slash;
+		if (!d) {
+			rc = TB_EXIT_USAGE;
+			goto out;
+		}
+		strcpy(d, argv[i]);
+		slash = strrchr(d, '/');
+		if (slash)
+			*slash = 0;
+		else
+			strcpy(d, "raw");
+		dirs[0] = stem_dir(outdir, d, 0, dirs, 0);
+		free(d);
+		if (!dirs[0]) {
+			fprintf(stderr, "tracebound: out of memory\n");
+			rc = TB_EXIT_USAGE;
+			goto out;
+		}
+		rc = convert_raw(dirs[0], events, hp, argv + i, nfiles, text, scratch, scap,
+				 cscratch, ccap, zc);
+		goto out;
+	}
 	for (k = 0; k < nfiles; k++) {
 		int r;
 		dirs[k] = stem_dir(outdir, argv[i + k], k, dirs, k);
@@ -939,7 +1162,7 @@ int tb_convert_parquet(int argc, char **argv)
 			rc = TB_EXIT_USAGE;
 			break;
 		}
-		r = convert_one(dirs[k], argv[i + k], text, scratch, scap, cscratch, ccap, zc);
+		r = convert_dat(dirs[k], argv[i + k], text, scratch, scap, cscratch, ccap, zc);
 		if (r > rc)
 			rc = r;
 	}

@@ -1263,6 +1263,54 @@ START_TEST(cli_documented_outcomes)
 }
 END_TEST
 
+/* Raw trace_pipe_raw dumps with an events directory: one capture. */
+START_TEST(cli_converts_raw_dumps)
+{
+	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100], path[512];
+	tb_test_run r;
+	pqr_file f;
+	uint8_t *buf;
+	char *meta;
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(args, sizeof(args),
+		 "tar xzf tests/data/formats-6.18.tar.gz -C %s && "
+		 "$CLI convert --to parquet --events %s/events --header-page "
+		 "tests/data/raw-sched4k/header_page %s/out tests/data/raw-sched4k/cpu0.raw "
+		 "tests/data/raw-sched4k/cpu1.raw",
+		 tmp, tmp, tmp);
+	tb_test_sh(args, &r);
+	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err);
+	tb_test_run_free(&r);
+	snprintf(path, sizeof(path), "%s/out/raw-sched4k/events.parquet", tmp);
+	ck_assert_int_eq(open_table(path, &f, &buf), 0);
+	ck_assert_int_eq(f.num_rows, 53737);
+	pqr_close(&f);
+	free(buf);
+	snprintf(path, sizeof(path), "%s/out/raw-sched4k/sched-sched_switch.parquet", tmp);
+	ck_assert_int_eq(open_table(path, &f, &buf), 0);
+	ck_assert_int_gt(f.num_rows, 0);
+	ck_assert_int_eq(leaf_named(&f, "next_comm"), 12);
+	pqr_close(&f);
+	free(buf);
+	snprintf(path, sizeof(path), "%s/out/raw-sched4k/metadata.json", tmp);
+	meta = slurp_text(path);
+	ck_assert_ptr_nonnull(meta);
+	ck_assert_ptr_nonnull(strstr(meta, "\"container\":\"raw\""));
+	ck_assert_ptr_nonnull(strstr(meta, "{\"cpu\":0,\"events\":15353,"));
+	ck_assert_ptr_nonnull(strstr(meta, "{\"cpu\":1,\"events\":38384,\"pages\":370,\"dropped\":145271,"));
+	free(meta);
+	/* an events directory that is not there */
+	snprintf(args, sizeof(args), "convert --to parquet --events %s/none %s/out2 x.raw", tmp, tmp);
+	tb_test_cli(args, &r);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "none: No such file"));
+	tb_test_run_free(&r);
+	snprintf(args, sizeof(args), "rm -rf %s", tmp);
+	tb_test_sh(args, &r);
+	tb_test_run_free(&r);
+}
+END_TEST
+
 /* Output errors: a full disk, a directory that cannot be made; usage. */
 START_TEST(cli_output_errors)
 {
@@ -1388,6 +1436,7 @@ Suite *tb_suite_parquet(void)
 	t = tcase_create("convert");
 	tcase_add_test(t, cli_converts_real_capture);
 	tcase_add_test(t, cli_documented_outcomes);
+	tcase_add_test(t, cli_converts_raw_dumps);
 	tcase_add_test(t, cli_output_errors);
 	suite_add_tcase(s, t);
 	return s;
