@@ -368,7 +368,7 @@ START_TEST(null_patterns)
 					    "000000001", "0101010100000000000000001" };
 	size_t p, len;
 	for (p = 0; p < sizeof(pats) / sizeof(pats[0]); p++)
-		for (len = 1; len < 300; len += 37) {
+		for (len = 1; len < 700; len += 97) {
 			tb_pq_column col = { .name = "x", .name_len = 1, .kind = TB_PQ_INT,
 					     .bits = 32, .flags = TB_PQ_NULLABLE, .buf = buf,
 					     .cap = sizeof(buf) };
@@ -509,6 +509,14 @@ START_TEST(footer_grow_and_retry)
 }
 END_TEST
 
+static tb_status write_says_end(void *ctx, const void *p, size_t n)
+{
+	(void)ctx;
+	(void)p;
+	(void)n;
+	return TB_END;
+}
+
 START_TEST(bad_arguments)
 {
 	static uint8_t buf[256], scratch[1024], footer[1024];
@@ -529,6 +537,10 @@ START_TEST(bad_arguments)
 
 	ck_assert_int_eq(tb_pq_writer_init(NULL, &col, 1, &cfg, &e), TB_ERR_ARG);
 	ck_assert_int_eq(tb_pq_writer_init(&w, &col, 1, NULL, &e), TB_ERR_ARG);
+	cfg.write = write_says_end; /* "not an error" from the output is still a failure */
+	ck_assert_int_eq(tb_pq_writer_init(&w, &col, 1, &cfg, &e), TB_ERR_ARG);
+	ck_assert_str_eq(e.what, "the write callback failed");
+	cfg.write = sink_write;
 	ck_assert_int_eq(tb_pq_writer_init(&w, NULL, 1, &cfg, &e), TB_ERR_ARG);
 	ck_assert_int_eq(tb_pq_writer_init(&w, many, TB_PQ_MAX_COLUMNS + 1, &cfg, &e),
 			 TB_ERR_LIMIT);
@@ -687,6 +699,8 @@ static tb_status toy_compress(void *ctx, const void *src, size_t n, void *dst, s
 		return TB_ERR_NO_SPACE;
 	if (*mode == 2)
 		return TB_ERR_VALUE;
+	if (*mode == 4)
+		return TB_END; /* not an error status: the writer calls it one */
 	if (*mode == 3) {
 		*out = cap + 1;
 		return TB_OK;
@@ -739,7 +753,7 @@ START_TEST(compressor_callback)
 	tb_error e;
 	pqr_file f;
 	size_t g, c, compressed = 0, plain = 0;
-	for (mode = 0; mode < 4; mode++) {
+	for (mode = 0; mode < 5; mode++) {
 		compressed = 0;
 		table_init(&t, COLCAP);
 		t.w.cfg.compress = toy_compress;
@@ -754,8 +768,10 @@ START_TEST(compressor_callback)
 			free(t.out.p);
 			continue;
 		}
-		if (mode == 3) {
+		if (mode >= 3) {
 			ck_assert_int_eq(tb_pq_finish(&t.w, &e), TB_ERR_ARG);
+			ck_assert_str_eq(e.what, mode == 3 ? "the compressor wrote past its buffer"
+							   : "the compressor failed");
 			free(t.out.p);
 			continue;
 		}
