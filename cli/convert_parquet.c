@@ -29,7 +29,9 @@
 #define INT_CAP ((size_t)128 << 10)
 #define VAR_CAP ((size_t)128 << 10)
 /* Files kept open at once (more tables than this reopen to append). */
+#ifndef MAX_OPEN
 #define MAX_OPEN 200
+#endif
 
 enum { C_TS, C_CPU, C_PID, C_COMM, C_NFIXED };
 /* events table: ts cpu pid comm system name id buffer [text] */
@@ -533,6 +535,9 @@ static pq_table *format_table(pq_out *o, const tb_format *f, uint32_t b)
 	snprintf(file + at, sizeof(file) - at, ".parquet");
 	if (table_start(o, t, f, file, NULL, 0))
 		return NULL;
+	/* many tables: the file is reopened when its first row group goes out */
+	if (o->nopen > MAX_OPEN && file_close(t))
+		return NULL;
 	return o->last = t;
 }
 
@@ -814,6 +819,7 @@ static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path
 			   void *zc, const tb_session_raw_cpu *raw, size_t nraw)
 {
 	tb_cli_capture c = *cp;
+	tb_pq_kv kv[2];
 	tb_session_event ev;
 	tb_error e;
 	tb_status st;
@@ -848,12 +854,17 @@ static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path
 		out_error(&o, dir, o.fv ? "cannot create" : "out of memory", o.fv ? errno : 0);
 		goto done;
 	}
-	{
-		tb_pq_kv kv[2] = { { "tracebound.source", 17, path, strlen(path) },
-				   { "tracebound.table", 16, "events", 6 } };
-		if (table_start(&o, &o.all, NULL, "events.parquet", kv, 2))
-			goto done;
-	}
+	/* kv: borrowed by the writer until it finishes */
+	kv[0].key = "tracebound.source";
+	kv[0].key_len = 17;
+	kv[0].value = path;
+	kv[0].value_len = strlen(path);
+	kv[1].key = "tracebound.table";
+	kv[1].key_len = 16;
+	kv[1].value = "events";
+	kv[1].value_len = 6;
+	if (table_start(&o, &o.all, NULL, "events.parquet", kv, 2))
+		goto done;
 	while (!o.failed && (st = tb_session_next(c.s, &ev, &e)) != TB_END) {
 		if (st != TB_OK) {
 			o.bad_pages++;
