@@ -22,12 +22,17 @@
 
 #include "capture.h"
 
-/* Column buffer sizes: a fixed-width column holds 16 K rows of 8 bytes
- * per row group; a byte or list column at least VAR_CAP, and room for
- * four of the capture's largest pages (no record is larger than a page,
- * so no value becomes a null for its size). */
+/* Column buffers.  A table starts small (a fixed-width column holds 512
+ * rows of 8 bytes; a byte or list column four of the capture's largest
+ * pages, so no record is too large for it) and doubles its buffers each
+ * time a row group goes out, up to the caps, while all tables' buffers
+ * together stay within BUF_BUDGET: busy tables get large row groups,
+ * quiet ones stay small, and memory is bounded whatever the capture. */
+#define INT_START ((size_t)4 << 10)
 #define INT_CAP ((size_t)128 << 10)
-#define VAR_CAP ((size_t)128 << 10)
+#define VAR_CAP ((size_t)512 << 10)
+#define VAR_MIN ((size_t)16 << 10)
+#define BUF_BUDGET ((size_t)48 << 20)
 /* Files kept open at once (more tables than this reopen to append). */
 #ifndef MAX_OPEN
 #define MAX_OPEN 200
@@ -78,7 +83,8 @@ struct pq_out {
 	size_t nopen;
 	uint8_t *scratch, *cscratch;
 	size_t scratch_cap, cscratch_cap;
-	size_t var_cap;           /* buffer of a byte or list column */
+	size_t var_min;           /* first buffer of a byte or list column */
+	size_t mem;               /* bytes of all column buffers now */
 #ifdef TB_HAVE_ZSTD
 	ZSTD_CCtx *zc;
 #endif
@@ -290,8 +296,9 @@ static int table_start(pq_out *o, pq_table *t, const tb_format *fmt, const char 
 	}
 	for (i = 0; i < n; i++) {
 		tb_pq_column *c = &t->cols[i];
-		c->cap = c->kind == TB_PQ_INT ? INT_CAP : o->var_cap;
+		c->cap = c->kind == TB_PQ_INT ? INT_START : o->var_min;
 		c->buf = malloc(c->cap);
+		o->mem += c->cap;
 		if (!c->buf) {
 			out_error(o, file, "out of memory", 0);
 			return -1;
@@ -320,6 +327,36 @@ static int table_start(pq_out *o, pq_table *t, const tb_format *fmt, const char 
 		return -1;
 	}
 	return 0;
+}
+
+/* A row group went out: double the table's buffers (what the row after
+ * it left in them moves along) while under the caps and the budget. */
+static void table_grow(pq_out *o, pq_table *t)
+{
+	size_t i, more = 0;
+	tb_error e;
+	for (i = 0; i < t->ncols; i++) {
+		size_t max = t->cols[i].kind == TB_PQ_INT ? INT_CAP : VAR_CAP;
+		if (t->cols[i].cap < max)
+			more += t->cols[i].cap;
+	}
+	if (!more || more > BUF_BUDGET - (o->mem < BUF_BUDGET ? o->mem : BUF_BUDGET))
+		return;
+	for (i = 0; i < t->ncols; i++) {
+		tb_pq_column *c = &t->cols[i];
+		size_t max = c->kind == TB_PQ_INT ? INT_CAP : VAR_CAP, cap = 2 * c->cap;
+		uint8_t *nb, *old = c->buf;
+		if (c->cap >= max)
+			continue;
+		if (!(nb = malloc(cap)))
+			return; /* the buffers stay as they are: that works too */
+		if (tb_pq_column_resize(&t->w, i, nb, cap, &e) != TB_OK) {
+			free(nb);
+			return;
+		}
+		free(old);
+		o->mem += cap / 2;
+	}
 }
 
 /* One write_row, growing the footer when asked; a value too large for
@@ -362,6 +399,8 @@ static int table_row(pq_out *o, pq_table *t)
 		return -1;
 	}
 	t->rows++;
+	if (t->w.groups != groups)
+		table_grow(o, t);
 	/* many tables: close the file after a row group went out, and
 	 * append when the next one does */
 	if (t->w.groups != groups && o->nopen > MAX_OPEN && file_close(t))
@@ -834,7 +873,7 @@ static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path
 	o.scratch_cap = scap;
 	o.cscratch = cscratch;
 	o.cscratch_cap = ccap;
-	o.var_cap = VAR_CAP;
+	o.var_min = VAR_MIN;
 #ifdef TB_HAVE_ZSTD
 	o.zc = zc;
 #endif
@@ -844,11 +883,11 @@ static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path
 	o.info = tb_session_get_info(c.s);
 	for (b = 0; b < o.info->nbuffers; b++) {
 		const tb_session_buffer_info *bi = tb_session_buffer(c.s, b);
-		if (bi && 4 * (size_t)bi->page_size > o.var_cap)
-			o.var_cap = 4 * (size_t)bi->page_size;
+		if (bi && 4 * (size_t)bi->page_size > o.var_min)
+			o.var_min = 4 * (size_t)bi->page_size;
 	}
-	if (o.var_cap > 4 * (size_t)TB_DAT_PAGE_MAX)
-		o.var_cap = 4 * (size_t)TB_DAT_PAGE_MAX;
+	if (o.var_min > 4 * (size_t)TB_DAT_PAGE_MAX)
+		o.var_min = 4 * (size_t)TB_DAT_PAGE_MAX;
 	o.fv = calloc(TB_FORMAT_MAX_FIELDS, sizeof(*o.fv));
 	if (!o.fv || mkdir_p(dir)) {
 		out_error(&o, dir, o.fv ? "cannot create" : "out of memory", o.fv ? errno : 0);
@@ -1098,6 +1137,8 @@ int tb_convert_parquet(int argc, char **argv)
 	int i = 1, text = 0, rc = TB_EXIT_OK, nfiles, k;
 	const char *outdir, *events = NULL, *hp = NULL;
 	uint8_t *scratch, *cscratch = NULL;
+	/* the largest column buffer: four of the largest pages (grown
+	 * buffers stay below 2 * VAR_CAP, less than that) */
 	size_t scap = tb_pq_scratch_size(4 * (size_t)TB_DAT_PAGE_MAX), ccap = 0;
 	char **dirs;
 	void *zc = NULL;

@@ -248,6 +248,29 @@ TB_API tb_status tb_pq_writer_set_footer(tb_pq_writer *w, uint8_t *buf, size_t c
 	return TB_OK;
 }
 
+TB_API tb_status tb_pq_column_resize(tb_pq_writer *w, size_t i, uint8_t *buf, size_t cap,
+				     tb_error *err)
+{
+	tb_pq_column *c;
+	if (!w || i >= w->ncols || !buf)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL writer or buffer, or no such column");
+	c = &w->cols[i];
+	if (cap > TB_PQ_MAX_COLUMN_BUF)
+		return tb_fail(err, TB_ERR_LIMIT, i, "column buffer larger than TB_PQ_MAX_COLUMN_BUF");
+	if (cap < TB_PQ_MIN_COLUMN_BUF || w->cfg.scratch_cap < tb_pq_scratch_size(cap))
+		return tb_fail(err, TB_ERR_ARG, i,
+			       "column buffer too small, or larger than the scratch allows");
+	if (c->vlen_ > cap || c->nlev_ > cap - c->vlen_ || buf == c->buf)
+		return tb_fail(err, TB_ERR_ARG, i,
+			       "the new buffer is the old one or cannot take what the column holds");
+	memcpy(buf + PQ_GAP, c->buf + PQ_GAP, c->vlen_ - PQ_GAP);
+	if (!c->lazy_ && c->nlev_)
+		memcpy(buf + cap - c->nlev_, c->buf + c->cap - c->nlev_, c->nlev_);
+	c->buf = buf;
+	c->cap = cap;
+	return TB_OK;
+}
+
 /* ---- rows ---- */
 
 /* Does v fit an integer column of `bits`? */

@@ -913,6 +913,64 @@ START_TEST(long_names_many_columns)
 }
 END_TEST
 
+/* A column moves to a larger buffer mid row group (its values and
+ * levels along), and the file is the same as with the large one from
+ * the start; the errors of a bad move. */
+START_TEST(column_resize)
+{
+	static table a, b;
+	static uint8_t big[NCOL][COLCAP];
+	size_t r, c;
+	tb_error e;
+	table_init(&a, COLCAP);
+	a.w.cfg.max_group_rows = 1000;
+	write_rows(&a, 30);
+	ck_assert_int_eq(tb_pq_finish(&a.w, &e), TB_OK);
+
+	table_init(&b, 200); /* starts small: row groups of a few rows */
+	b.w.cfg.max_group_rows = 1000;
+	for (r = 0; r < 30; r++) {
+		tb_pq_value v[NCOL];
+		static expect keep[NCOL];
+		for (c = 0; c < NCOL; c++) {
+			expected(r, c, &keep[c], &v[c]);
+			if (v[c].p)
+				v[c].p = kinds[c].kind == TB_PQ_LIST ? (const void *)keep[c].raw
+								     : (const void *)keep[c].bytes;
+		}
+		ck_assert_int_eq(tb_pq_write_row(&b.w, v, &e), TB_OK);
+		if (r == 1) /* two rows in: move every column to its large buffer */
+			for (c = 0; c < NCOL; c++)
+				ck_assert_int_eq(tb_pq_column_resize(&b.w, c, big[c], COLCAP, &e),
+						 TB_OK);
+	}
+	ck_assert_int_eq(tb_pq_finish(&b.w, &e), TB_OK);
+	ck_assert_uint_eq(b.w.groups, a.w.groups);
+	verify(b.out.p, b.out.len, 30, NULL);
+	ck_assert_uint_eq(a.out.len, b.out.len);
+	ck_assert(!memcmp(a.out.p, b.out.p, a.out.len));
+	free(a.out.p);
+	free(b.out.p);
+
+	table_init(&b, 200);
+	write_rows(&b, 3);
+	ck_assert_int_eq(tb_pq_column_resize(NULL, 0, big[0], COLCAP, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_pq_column_resize(&b.w, NCOL, big[0], COLCAP, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_pq_column_resize(&b.w, 0, NULL, COLCAP, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_pq_column_resize(&b.w, 0, b.bufs[0], 200, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_pq_column_resize(&b.w, 0, big[0], TB_PQ_MIN_COLUMN_BUF - 1, &e),
+			 TB_ERR_ARG);
+	ck_assert_int_eq(tb_pq_column_resize(&b.w, 0, big[0], (size_t)TB_PQ_MAX_COLUMN_BUF + 1, &e),
+			 TB_ERR_LIMIT);
+	ck_assert_int_eq(tb_pq_column_resize(&b.w, 0, big[0], COLCAP * 4, &e), TB_ERR_ARG);
+	/* what the column holds does not fit the smaller buffer */
+	ck_assert_int_eq(tb_pq_column_resize(&b.w, 12, big[12], 64, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_pq_finish(&b.w, &e), TB_OK);
+	verify(b.out.p, b.out.len, 3, NULL);
+	free(b.out.p);
+}
+END_TEST
+
 /* Every proper prefix of a good file, and every single-byte change in its
  * footer, is handled by the test reader without a crash (ASan checks). */
 START_TEST(reader_survives_damage)
@@ -1448,6 +1506,7 @@ Suite *tb_suite_parquet(void)
 	tcase_add_test(t, long_names_many_columns);
 	tcase_add_test(t, reader_survives_damage);
 	tcase_add_test(t, thrift_compact_bytes);
+	tcase_add_test(t, column_resize);
 	suite_add_tcase(s, t);
 	t = tcase_create("convert");
 	tcase_add_test(t, cli_converts_real_capture);

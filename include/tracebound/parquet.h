@@ -200,6 +200,18 @@ TB_API TB_MUST_CHECK tb_status tb_pq_writer_set_footer(tb_pq_writer *w, uint8_t 
 TB_API TB_MUST_CHECK tb_status tb_pq_write_row(tb_pq_writer *w, const tb_pq_value *vals,
 					       tb_error *err);
 
+/*
+ * Move column i to another buffer (what it holds of the current row
+ * group is copied), e.g. to grow a busy table's buffers after a row
+ * group went out and keep a quiet one's small.  buf must not overlap the
+ * old buffer, which is not used again.  TB_ERR_ARG when buf is the old
+ * buffer or cannot take what the
+ * column holds, cap is below TB_PQ_MIN_COLUMN_BUF or needs more scratch
+ * than was given; TB_ERR_LIMIT past TB_PQ_MAX_COLUMN_BUF.
+ */
+TB_API TB_MUST_CHECK tb_status tb_pq_column_resize(tb_pq_writer *w, size_t i, uint8_t *buf,
+						   size_t cap, tb_error *err);
+
 /* End the current row group now (nothing happens without rows). */
 TB_API TB_MUST_CHECK tb_status tb_pq_flush(tb_pq_writer *w, tb_error *err);
 
