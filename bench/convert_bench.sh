@@ -45,17 +45,30 @@ open(out, 'wb').write(head + body)
 EOF
 }
 
-# COMMAND... -> "cpu_seconds peak_kb wall_seconds": CPU time (user +
-# system) is what the goal is about, wall time on a shared machine is not.
+# COMMAND... -> "cpu_seconds peak_rss_kb peak_anon_kb": CPU time (user +
+# system) is what the goal is about (wall time on a shared machine is
+# not); peak RSS counts the mapped capture, peak anonymous RSS (sampled
+# from /proc every 0.1 s) is the program's own memory.
 measure() {
 	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f '%U %S %M %e' -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || true
-		tail -1 "$tmp/time" | awk '{printf "%.2f %s %s\n", $1 + $2, $3, $4}'
+		/usr/bin/time -f '%U %S %M %e' -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" &
 	else
-		s=$(date +%s.%N)
-		"$@" >/dev/null 2>"$tmp/err" || true
-		w=$(echo "$(date +%s.%N) - $s" | bc)
-		echo "$w ? $w"
+		"$@" >/dev/null 2>"$tmp/err" &
+	fi
+	pid=$!
+	anon=0
+	while kill -0 "$pid" 2>/dev/null; do
+		for c in $(cat "/proc/$pid/task/$pid/children" 2>/dev/null) "$pid"; do
+			a=$(awk '/^RssAnon:/ {print $2}' "/proc/$c/status" 2>/dev/null || true)
+			[ -n "$a" ] && [ "$a" -gt "$anon" ] && anon=$a
+		done
+		sleep 0.1
+	done
+	wait "$pid" || true
+	if [ -x /usr/bin/time ]; then
+		tail -1 "$tmp/time" | awk -v a="$anon" '{printf "%.2f %s %s\n", $1 + $2, $3, a}'
+	else
+		echo "? ? $anon"
 	fi
 }
 
@@ -66,7 +79,7 @@ if [ $# -eq 0 ]; then
 		set -- "$@" "$samples/sched4k.v6.dat"
 		big=$tmp/big.v6.dat
 		if [ ! -f "$big" ]; then
-			ncpu=$("$cli" stats "$samples/sched4k.v6.dat" | grep -c '^  cpu ')
+			ncpu=$("$cli" stats "$samples/sched4k.v6.dat" 2>/dev/null | grep -c '^  cpu ')
 			make_big "$samples/sched4k.v6.dat" "$big" "$ncpu"
 		fi
 		set -- "$@" "$big"
@@ -74,24 +87,25 @@ if [ $# -eq 0 ]; then
 fi
 
 printf '%-20s %7s %9s | %-27s | %-27s | %s\n' capture MB events \
-	'report --raw: cpu-s ev/s MB/s' 'convert: cpu-s ev/s MB/s' 'peak RSS KB raw/convert, cpu ratio'
+	'report --raw: cpu-s ev/s MB/s' 'convert: cpu-s ev/s MB/s' \
+	'peak RSS KB raw/convert, anon KB raw/convert, cpu ratio'
 for f in "$@"; do
 	bytes=$(wc -c < "$f")
 	mb=$(echo "scale=1; $bytes / 1048576" | bc)
-	events=$("$cli" stats "$f" | awk '/^events:/ {n += $2} END {print n + 0}')
+	events=$("$cli" stats "$f" 2>/dev/null | awk '/^events:/ {n += $2} END {print n + 0}')
 	# shellcheck disable=SC2046
 	set -- $(measure "$cli" report --raw "$f")
-	rs=$1 rk=$2
+	rs=$1 rk=$2 ra=$3
 	rm -rf "$tmp/out"
 	# shellcheck disable=SC2046
 	set -- $(measure "$cli" convert --to parquet "$tmp/out" "$f")
-	cs=$1 ck=$2
+	cs=$1 ck=$2 ca=$3
 	out_mb=$(du -sm "$tmp/out" | cut -f1)
 	rate() { echo "scale=0; $1 / ($2 + 0.005)" | bc; }
-	printf '%-20s %7s %9s | %6s %9s %6s    | %6s %9s %6s    | %7s %7s  %sx  (parquet %s MB)\n' \
+	printf '%-20s %7s %9s | %6s %9s %6s    | %6s %9s %6s    | %7s %7s, %6s %6s, %sx  (parquet %s MB)\n' \
 		"$(basename "$f")" "$mb" "$events" \
 		"$rs" "$(rate "$events" "$rs")" "$(rate "$mb" "$rs")" \
 		"$cs" "$(rate "$events" "$cs")" "$(rate "$mb" "$cs")" \
-		"$rk" "$ck" "$(echo "scale=2; $cs / ($rs + 0.005)" | bc)" "$out_mb"
+		"$rk" "$ck" "$ra" "$ca" "$(echo "scale=2; $cs / ($rs + 0.005)" | bc)" "$out_mb"
 done
 rm -rf "$tmp/out"

@@ -7,6 +7,9 @@
  * values given; a failing output must make a call fail, and what was
  * written before must not parse as a file.
  *
+ * CONFIG bit 7 moves every column to a buffer twice as large after the
+ * second row (tb_pq_column_resize: the values and levels go along).
+ *
  * Input: NCOLS CONFIG FAILAT COLUMN-SPEC... then per row, per column:
  * a tag byte (bit 0: null) and the value (INT: 8 bytes; BYTES: a length
  * byte and that many bytes; LIST: a count byte and its elements).
@@ -122,7 +125,7 @@ typedef struct val {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static tb_pq_column cols[MAXC];
-	static uint8_t *bufs[MAXC];
+	static uint8_t *bufs[MAXC], *bufs2[MAXC];
 	static uint8_t scratch[2 * 4096 + 64], cbuf[4 * 4096 + 64], footer[8192];
 	static val vals[MAXROWS][MAXC];
 	cur c = { data, size, 0 };
@@ -154,6 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else
 			cols[i].flags &= (uint8_t)~TB_PQ_TEXT;
 		bufs[i] = malloc(cap);
+		bufs2[i] = NULL;
 		cols[i].buf = bufs[i];
 		cols[i].cap = cap;
 	}
@@ -161,7 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.write = sink_write;
 	cfg.write_ctx = &s;
 	cfg.scratch = scratch;
-	cfg.scratch_cap = tb_pq_scratch_size(cap);
+	cfg.scratch_cap = tb_pq_scratch_size(config & 0x80 ? 2 * cap : cap);
 	cfg.footer = footer;
 	cfg.footer_cap = config & 4 ? sizeof(footer) : 300;
 	cfg.max_group_rows = config & 8 ? (config >> 6) + 1 : 0;
@@ -252,6 +256,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (st == TB_OK)
 			nrows++;
+		if (st == TB_OK && nrows == 2 && (config & 0x80))
+			for (i = 0; i < ncols; i++) {
+				bufs2[i] = malloc(2 * cap);
+				TB_FUZZ_CHECK(tb_pq_column_resize(&w, i, bufs2[i], 2 * cap, &e) ==
+					      TB_OK);
+			}
 	}
 	if (st == TB_OK) {
 		st = tb_pq_finish(&w, &e);
@@ -315,7 +325,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pqr_close(&f);
 out:
 	free(s.p);
-	for (i = 0; i < ncols; i++)
+	for (i = 0; i < ncols; i++) {
 		free(bufs[i]);
+		free(bufs2[i]);
+	}
 	return 0;
 }
