@@ -299,7 +299,7 @@ static tb_status value_size(const tb_pq_column *c, const tb_pq_value *v, size_t 
 	}
 	switch (c->kind) {
 	case TB_PQ_INT:
-		if (!int_fits(v->i, c->bits, c->flags & TB_PQ_SIGNED))
+		if (!int_fits(v->i, c->bits, (c->flags & TB_PQ_SIGNED) != 0))
 			return TB_ERR_VALUE;
 		*vb = int_width(c);
 		return TB_OK;
@@ -507,10 +507,11 @@ static size_t encode_levels(const tb_pq_column *c, unsigned shift, unsigned bw,
 		{
 			size_t head = pos++, groups = 0;
 			while (i < n && groups < 63) {
-				size_t k, same = 1;
+				size_t k;
 				uint64_t bits = 0;
 				if (groups) {
 					uint8_t f = level_at(c, i, shift);
+					size_t same = 1;
 					while (same < 8 && i + same < n &&
 					       level_at(c, i + same, shift) == f)
 						same++;
@@ -798,8 +799,9 @@ TB_API tb_status tb_pq_finish(tb_pq_writer *w, tb_error *err)
 		uint64_t flen = w->offset - start;
 		if (flen > UINT32_MAX)
 			return fail_sticky(w, err, TB_ERR_LIMIT, "footer over 4 GiB");
+		static const uint8_t magic[4] = { 'P', 'A', 'R', '1' };
 		put_le(tail, flen, 4);
-		memcpy(tail + 4, "PAR1", 4);
+		memcpy(tail + 4, magic, sizeof(magic));
 		if ((st = out(w, tail, 8, err)) != TB_OK)
 			return st;
 	}
