@@ -1149,6 +1149,44 @@ START_TEST(cli_converts_real_capture)
 }
 END_TEST
 
+/* --text: the events table carries each record rendered by its print fmt. */
+START_TEST(cli_text_column)
+{
+	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100], path[512];
+	tb_test_run r;
+	pqr_file f;
+	uint8_t *buf;
+	int c;
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(args, sizeof(args), "convert --to parquet --text %s/out %s", tmp,
+		 tb_test_path("tests/data/sched4k.v7zstd.dat"));
+	tb_test_cli(args, &r);
+	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err);
+	tb_test_run_free(&r);
+	snprintf(path, sizeof(path), "%s/out/sched4k.v7zstd/events.parquet", tmp);
+	ck_assert_int_eq(open_table(path, &f, &buf), 0);
+	c = leaf_named(&f, "text");
+	ck_assert_int_eq(c, 8);
+	ck_assert_int_eq(f.schema[f.leaves[c]].logical, 1);
+	if (tb_test_have_zstd()) {
+		pqr_entry *ent;
+		size_t n;
+		static const char first[] = "fd: 0x00000005, statbuf: 0x7fff89a3be00";
+		ck_assert_int_eq(pqr_leaf(&f, (size_t)c, &ent, &n, zstd_pages, NULL), 0);
+		ck_assert_uint_eq(n, 63844);
+		ck_assert_uint_eq(ent[0].n, sizeof(first) - 1);
+		ck_assert(!memcmp(ent[0].p, first, sizeof(first) - 1));
+		ck_assert(ent[1].n == 3 && !memcmp(ent[1].p, "0x0", 3));
+		free(ent);
+	}
+	pqr_close(&f);
+	free(buf);
+	snprintf(args, sizeof(args), "rm -rf %s", tmp);
+	tb_test_sh(args, &r);
+	tb_test_run_free(&r);
+}
+END_TEST
+
 #define COMMON_FIELDS                                                            \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"   \
 	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"   \
@@ -1510,6 +1548,7 @@ Suite *tb_suite_parquet(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("convert");
 	tcase_add_test(t, cli_converts_real_capture);
+	tcase_add_test(t, cli_text_column);
 	tcase_add_test(t, cli_documented_outcomes);
 	tcase_add_test(t, cli_converts_raw_dumps);
 	tcase_add_test(t, cli_output_errors);
