@@ -23,5 +23,6 @@
 #include "tracebound/session.h"
 #include "tracebound/text.h"
 #include "tracebound/filter.h"
+#include "tracebound/parquet.h"
 
 #endif /* TRACEBOUND_H */
