@@ -37,5 +37,9 @@ int tb_cmd_pmclog(int argc, char **argv);
 int tb_cmd_report(int argc, char **argv);
 int tb_cmd_check(int argc, char **argv);
 int tb_cmd_stats(int argc, char **argv);
+int tb_cmd_convert(int argc, char **argv);
+
+/* convert targets: argv[0] is the target name, then its options and files. */
+int tb_convert_perfetto(const char *target, int argc, char **argv);
 
 #endif

@@ -21,5 +21,7 @@
 #include "tracebound/tracedat.h"
 #include "tracebound/render.h"
 #include "tracebound/session.h"
+#include "tracebound/protobuf.h"
+#include "tracebound/perfetto.h"
 
 #endif /* TRACEBOUND_H */
