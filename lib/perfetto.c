@@ -238,6 +238,71 @@ static size_t text_len(const tb_field_value *v)
 	return nul ? (size_t)(nul - v->data) : v->len;
 }
 
+/* Length of the well-formed UTF-8 sequence at p[0..n) (RFC 3629: no
+ * overlongs, no surrogates, nothing past U+10FFFF), 0 when there is none.
+ * Protobuf strings must be UTF-8 (protoc reports anything else). */
+static size_t utf8_seq(const uint8_t *p, size_t n)
+{
+	uint8_t c = p[0], lo = 0x80, hi = 0xbf;
+	size_t k, len;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		if (c == 0xe0)
+			lo = 0xa0;
+		else if (c == 0xed)
+			hi = 0x9f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		if (c == 0xf0)
+			lo = 0x90;
+		else if (c == 0xf4)
+			hi = 0x8f;
+	} else
+		return 0;
+	if (len > n)
+		return 0;
+	for (k = 1; k < len; k++) {
+		if (p[k] < lo || p[k] > hi)
+			return 0;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return len;
+}
+
+static int utf8_valid(const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t k = utf8_seq(p + i, n - i);
+		if (!k)
+			return 0;
+		i += k;
+	}
+	return 1;
+}
+
+/* Do the record's texts for this typed message all read as UTF-8?  If
+ * not, the record goes out as a generic event (its texts as bytes). */
+static int typed_texts_ok(const tb_pf_writer *w, const tb_pf_map_ *m)
+{
+	const tb_pf_event *ev = &tb_pf_events[m->event];
+	uint32_t j;
+	for (j = 0; j < ev->nfields; j++) {
+		const tb_field_value *v;
+		if (m->field[j] == NO_FIELD || tb_pf_fields[ev->first + j].type != TB_PF_T_STRING)
+			continue;
+		v = &w->vals[m->field[j]];
+		if (v->status == TB_OK && !utf8_valid(v->data, text_len(v)))
+			return 0;
+	}
+	return 1;
+}
+
 static void typed_body(tb_pf_writer *w, tb_pb *pb, const tb_pf_map_ *m,
 		       const tb_format *fmt)
 {
@@ -320,17 +385,19 @@ static void generic_body(tb_pf_writer *w, tb_pb *pb, const tb_format *fmt)
 			tb_pb_end(pb);
 		} else if (is_scalar(f)) {
 			generic_field(pb, f->name, f->name_len, f->flags & TB_FIELD_SIGNED, v->num);
-		} else if (is_text(f)) {
+		} else if (is_text(f) && utf8_valid(v->data, text_len(v))) {
 			tb_pb_begin(pb, TB_PF_GENERIC_FIELD);
 			tb_pb_bytes(pb, TB_PF_FIELD_NAME, f->name, f->name_len);
 			tb_pb_bytes(pb, TB_PF_FIELD_STR, v->data, text_len(v));
 			tb_pb_end(pb);
 		} else {
-			/* integers of the element size; anything else as bytes */
-			int word = f->kind != TB_FIELD_OPAQUE && is_word(f->elem_size);
+			/* integers of the element size; anything else (and text
+			 * that is not UTF-8, up to its NUL) as bytes */
+			int text = is_text(f);
+			int word = !text && f->kind != TB_FIELD_OPAQUE && is_word(f->elem_size);
 			uint32_t size = word ? f->elem_size : 1;
 			int sign = word && (f->flags & TB_FIELD_SIGNED);
-			size_t k, n = v->len / size;
+			size_t k, n = (text ? text_len(v) : v->len) / size;
 			for (k = 0; k < n; k++)
 				generic_field(pb, nm, elem_name(nm, f, k), sign,
 					      elem(v, size, sign, k, w->cfg.big_endian));
@@ -483,6 +550,7 @@ static tb_status out_error(tb_pf_writer *w, tb_error *err)
 tb_status tb_pf_add(tb_pf_writer *w, const tb_pf_record *r, tb_error *err)
 {
 	const tb_pf_map_ *m = NULL;
+	int typed = 0;
 	tb_pf_slot_ *s;
 	tb_pb pb;
 	tb_error e;
@@ -507,7 +575,8 @@ tb_status tb_pf_add(tb_pf_writer *w, const tb_pf_record *r, tb_error *err)
 		    w->vals[m->flags_field].num)
 			tb_pb_uint(&pb, TB_PF_EVENT_COMMON_FLAGS,
 				   w->vals[m->flags_field].num & 0xffffffffu);
-		if (m->event >= 0)
+		typed = m->event >= 0 && typed_texts_ok(w, m);
+		if (typed)
 			typed_body(w, &pb, m, r->format);
 		else
 			generic_body(w, &pb, r->format);
@@ -529,7 +598,7 @@ tb_status tb_pf_add(tb_pf_writer *w, const tb_pf_record *r, tb_error *err)
 	w->stats.events++;
 	if (!r->format)
 		w->stats.unknown++;
-	else if (m->event >= 0) {
+	else if (typed) {
 		w->stats.typed++;
 		w->stats.dropped_fields += m->dropped;
 	} else
@@ -581,6 +650,39 @@ tb_status tb_pf_lost(tb_pf_writer *w, uint32_t buffer, uint32_t cpu, tb_error *e
 	return TB_OK;
 }
 
+/* A name as UTF-8: bytes that are not are written as the text "\\xNN". */
+static void thread_name(tb_pb *pb, const uint8_t *p, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, out = 0;
+	if (utf8_valid(p, n)) {
+		tb_pb_bytes(pb, TB_PF_THREAD_NAME, p, n);
+		return;
+	}
+	for (i = 0; i < n;) {
+		size_t k = utf8_seq(p + i, n - i);
+		out += k ? k : 4;
+		i += k ? k : 1;
+	}
+	{
+		uint8_t tag[2 * TB_PB_VARINT_MAX];
+		size_t t = tb_pb_put_varint(tag, (uint64_t)TB_PF_THREAD_NAME << 3 | TB_PB_LEN);
+		t += tb_pb_put_varint(tag + t, out);
+		tb_pb_raw(pb, tag, t);
+	}
+	for (i = 0; i < n;) {
+		size_t k = utf8_seq(p + i, n - i);
+		if (k) {
+			tb_pb_raw(pb, p + i, k);
+			i += k;
+		} else {
+			char e[4] = { '\\', 'x', hex[p[i] >> 4], hex[p[i] & 15] };
+			tb_pb_raw(pb, e, 4);
+			i++;
+		}
+	}
+}
+
 tb_status tb_pf_threads(tb_pf_writer *w, const tb_cmdlines *c, tb_error *err)
 {
 	tb_pb pb;
@@ -593,8 +695,9 @@ tb_status tb_pf_threads(tb_pf_writer *w, const tb_cmdlines *c, tb_error *err)
 	tb_pb_init(&pb, w->cfg.scratch, w->cfg.scratch_size);
 	for (i = 0; i < c->n; i++) {
 		const tb_cmdline *t = &c->v[i];
-		/* a thread takes at most its name + 32 bytes; the packet header 16 */
-		size_t worst = t->comm_len + 32;
+		/* a thread takes at most its name (x4 escaped) + 32 bytes; the
+		 * packet header 16 */
+		size_t worst = 4 * t->comm_len + 32;
 		if (worst > room || room - worst < 16) {
 			w->need = worst + 16;
 			return tb_fail(err, TB_ERR_NO_SPACE, 0,
@@ -606,10 +709,10 @@ tb_status tb_pf_threads(tb_pf_writer *w, const tb_cmdlines *c, tb_error *err)
 		}
 		tb_pb_begin(&pb, TB_PF_TREE_THREADS);
 		tb_pb_int(&pb, TB_PF_THREAD_TID, t->pid);
-		tb_pb_bytes(&pb, TB_PF_THREAD_NAME, t->comm, t->comm_len);
+		thread_name(&pb, (const uint8_t *)t->comm, t->comm_len);
 		tb_pb_end(&pb);
 		w->stats.threads++;
-		if (i + 1 == c->n || room - pb.len < c->v[i + 1].comm_len + 32 + 8) {
+		if (i + 1 == c->n || room - pb.len < 4 * c->v[i + 1].comm_len + 32 + 8) {
 			tb_pb_end(&pb);
 			st = tb_pb_flush(&pb, TB_PF_TRACE_PACKET, w->cfg.write, w->cfg.ctx);
 			if (st != TB_OK) {

@@ -36,9 +36,47 @@ U32 = {FD.TYPE_UINT32, FD.TYPE_FIXED32}
 U64 = {FD.TYPE_UINT64, FD.TYPE_FIXED64}
 
 
+def raw(s):
+    """The bytes of a JSON text: tep_fields.c writes every byte outside
+    printable ASCII as \\u00XX; a text with characters past U+00FF was
+    written as UTF-8."""
+    try:
+        return s.encode("latin-1")
+    except UnicodeEncodeError:
+        return s.encode("utf-8")
+
+
+def utf8(s):
+    """The text as protobuf holds it, or None when it is not UTF-8."""
+    try:
+        return raw(s).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def escaped(s):
+    """A thread name as the converter writes it: bytes that are not
+    UTF-8 become the text \\xNN (lib/perfetto.c, thread_name)."""
+    b, out, i = raw(s), [], 0
+    while i < len(b):
+        for k in (1, 2, 3, 4):
+            try:
+                out.append(b[i:i + k].decode("utf-8"))
+                i += k
+                break
+            except UnicodeDecodeError:
+                continue
+        else:
+            out.append("\\x%02x" % b[i])
+            i += 1
+    return "".join(out)
+
+
 def conv(v, fd):
-    if fd.type in (FD.TYPE_STRING, FD.TYPE_BYTES):
-        return v
+    if fd.type == FD.TYPE_STRING:
+        return utf8(v)
+    if fd.type == FD.TYPE_BYTES:
+        return raw(v)
     if fd.type == FD.TYPE_BOOL:
         return v != 0
     if fd.type in S32:
@@ -101,6 +139,10 @@ class Checker:
         for fname, tv in tep["fields"].items():
             if isinstance(tv, list):
                 want += [("%s[%d]" % (fname, i), x) for i, x in enumerate(tv)]
+            elif isinstance(tv, str) and utf8(tv) is None:
+                want += [("%s[%d]" % (fname, i), x) for i, x in enumerate(raw(tv))]
+            elif isinstance(tv, str):
+                want.append((fname, utf8(tv)))
             else:
                 want.append((fname, tv))
         got = []
@@ -129,7 +171,7 @@ def main():
         for line in f:
             o = json.loads(line)
             if "cmdline" in o:
-                cmdlines[o["cmdline"]] = o["comm"]
+                cmdlines[o["cmdline"]] = escaped(o["comm"])
             else:
                 tep_events[o["cpu"]].append(o)
 
@@ -202,8 +244,8 @@ def main():
                 name = ev.generic.event_name if kind == "generic" else kind
                 if "name" in r and name != r["name"]:
                     c.err("cpu %d event %d: %s, report %s" % (cpu, i, name, r["name"]))
-                comm = r.get("comm")
-                if comm and r["pid"] and comm != "<...>" and threads.get(r["pid"]) != comm:
+                comm = r.get("comm")  # report --json: UTF-8 text (or escapes)
+                if comm and r["pid"] and comm != "<...>" and threads.get(r["pid"]) != escaped(comm):
                     c.err("cpu %d event %d: comm %r, thread name %r" % (
                         cpu, i, comm, threads.get(r["pid"])))
 
