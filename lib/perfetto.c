@@ -692,17 +692,19 @@ tb_status tb_pf_threads(tb_pf_writer *w, const tb_cmdlines *c, tb_error *err)
 		return out_error(w, err);
 	if (!c || !c->n)
 		return TB_OK;
-	tb_pb_init(&pb, w->cfg.scratch, w->cfg.scratch_size);
+	/* a thread takes at most its name (x4 escaped) + 32 bytes, the packet
+	 * header 16: check the longest first, so nothing is half written */
 	for (i = 0; i < c->n; i++) {
-		const tb_cmdline *t = &c->v[i];
-		/* a thread takes at most its name (x4 escaped) + 32 bytes; the
-		 * packet header 16 */
-		size_t worst = 4 * t->comm_len + 32;
+		size_t worst = 4 * c->v[i].comm_len + 32;
 		if (worst > room || room - worst < 16) {
 			w->need = worst + 16;
 			return tb_fail(err, TB_ERR_NO_SPACE, 0,
 				       "perfetto writer: thread name larger than the scratch buffer");
 		}
+	}
+	tb_pb_init(&pb, w->cfg.scratch, w->cfg.scratch_size);
+	for (i = 0; i < c->n; i++) {
+		const tb_cmdline *t = &c->v[i];
 		if (pb.len == 0) {
 			tb_pb_uint(&pb, TB_PF_PACKET_SEQUENCE_ID, SEQ_ID);
 			tb_pb_begin(&pb, TB_PF_PACKET_PROCESS_TREE);
@@ -713,7 +715,9 @@ tb_status tb_pf_threads(tb_pf_writer *w, const tb_cmdlines *c, tb_error *err)
 		tb_pb_end(&pb);
 		w->stats.threads++;
 		if (i + 1 == c->n || room - pb.len < 4 * c->v[i + 1].comm_len + 32 + 8) {
+			size_t n;
 			tb_pb_end(&pb);
+			n = pb.len;
 			st = tb_pb_flush(&pb, TB_PF_TRACE_PACKET, w->cfg.write, w->cfg.ctx);
 			if (st != TB_OK) {
 				if (w->status == TB_OK)
@@ -721,6 +725,7 @@ tb_status tb_pf_threads(tb_pf_writer *w, const tb_cmdlines *c, tb_error *err)
 				return out_error(w, err);
 			}
 			w->stats.packets++;
+			w->stats.bytes += 1 + tb_pb_varint_len(n) + n;
 		}
 	}
 	return TB_OK;
