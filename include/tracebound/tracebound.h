@@ -21,6 +21,7 @@
 #include "tracebound/tracedat.h"
 #include "tracebound/render.h"
 #include "tracebound/session.h"
+#include "tracebound/text.h"
 #include "tracebound/protobuf.h"
 #include "tracebound/perfetto.h"
 
