@@ -683,6 +683,25 @@ static void thread_name(tb_pb *pb, const uint8_t *p, size_t n)
 	}
 }
 
+tb_status tb_pf_session_event(tb_pf_writer *w, const tb_session_event *ev, tb_error *err)
+{
+	tb_pf_record r;
+	if (!ev)
+		return tb_fail(err, TB_ERR_ARG, 0, "perfetto writer: no event");
+	if (ev->kind == TB_SEV_DAMAGED)
+		return tb_pf_lost(w, ev->buffer, ev->cpu, err);
+	r.cpu = ev->cpu;
+	r.buffer = ev->buffer;
+	r.ts = ev->ts;
+	r.pid = ev->pid;
+	r.missed = ev->missed;
+	r.format = ev->format;
+	r.id = ev->has_id ? ev->id : 0;
+	r.data = ev->data;
+	r.len = ev->len;
+	return tb_pf_add(w, &r, err);
+}
+
 tb_status tb_pf_threads(tb_pf_writer *w, const tb_cmdlines *c, tb_error *err)
 {
 	tb_pb pb;

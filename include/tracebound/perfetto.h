@@ -52,6 +52,7 @@
 #include "tracebound/format.h"
 #include "tracebound/protobuf.h"
 #include "tracebound/tracedat.h"
+#include "tracebound/session.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -164,6 +165,15 @@ TB_API TB_MUST_CHECK tb_status tb_pf_add(tb_pf_writer *w, const tb_pf_record *r,
  * its next bundle says lost_events. */
 TB_API TB_MUST_CHECK tb_status tb_pf_lost(tb_pf_writer *w, uint32_t buffer, uint32_t cpu,
 					  tb_error *err);
+
+/*
+ * Convert one event of a trace session (tb_session_next): a record as
+ * tb_pf_add does, a damaged page (TB_SEV_DAMAGED) as a loss on its CPU.
+ * Same results as tb_pf_add.
+ */
+TB_API TB_MUST_CHECK tb_status tb_pf_session_event(tb_pf_writer *w,
+						   const tb_session_event *ev,
+						   tb_error *err);
 
 /* Write every open bundle.  The trace is complete after TB_OK. */
 TB_API TB_MUST_CHECK tb_status tb_pf_finish(tb_pf_writer *w, tb_error *err);

@@ -75,6 +75,20 @@ for f in tests/data/*.dat ../shared/samples/*.dat /work/shared/samples/*.dat; do
 done
 [ "$n" -gt 0 ] || { echo "perfetto-check: no sample capture found"; exit 1; }
 
+# raw trace_pipe_raw dumps, with the formats of the kernel they came from;
+# the reference is `tracebound raw --json` (tracebound's field decoder)
+rm -rf "$B/formats" && mkdir -p "$B/formats"
+gzip -dc tests/data/formats-6.18.tar.gz | tar -xf - -C "$B/formats"
+for d in tests/data/raw-sched4k; do
+	"$CLI" convert --to perfetto --events "$B/formats/events" "$B/out.pftrace" "$d"/cpu*.raw \
+		2>"$B/convert.err" || { cat "$B/convert.err"; echo "perfetto-check: $d: convert failed"; exit 1; }
+	decode "$B/out.pftrace"
+	"$CLI" raw --events "$B/formats/events" --json "$d"/cpu*.raw >"$B/raw.json"
+	/usr/bin/python3 tests/perfetto/compare.py "$B" "$B/out.pftrace" "$B/raw.json" >"$B/compare.out" ||
+		{ cat "$B/compare.out"; echo "perfetto-check: $d: mismatch"; exit 1; }
+	echo "perfetto-check: $d (raw dumps, $(wc -c <"$B/out.pftrace") bytes): $(head -1 "$B/compare.out" | sed 's/^compare: //')"
+done
+
 ok=0 bad=0
 for f in corpus/tracedat/*; do
 	[ -f "$f" ] || continue

@@ -167,13 +167,25 @@ def main():
         trace.ParseFromString(f.read())
     tep_events = collections.defaultdict(list)
     cmdlines = {}
+    ref_drops, raw_style = 0, False
     with open(sys.argv[3]) as f:
         for line in f:
             o = json.loads(line)
             if "cmdline" in o:
                 cmdlines[o["cmdline"]] = escaped(o["comm"])
-            else:
-                tep_events[o["cpu"]].append(o)
+                continue
+            if "ts" not in o:  # raw --json: a drop report
+                ref_drops += "missed" in o
+                raw_style = True
+                continue
+            if "common_pid" in o.get("fields", {}):
+                raw_style = True
+                # `tracebound raw --json`: the common fields among the others
+                fl = o["fields"]
+                o["pid"] = fl["common_pid"]
+                o["common_flags"] = fl.get("common_flags", 0)
+                o["fields"] = {k: v for k, v in fl.items() if not k.startswith("common_")}
+            tep_events[o["cpu"]].append(o)
 
     pf_events = collections.defaultdict(list)
     threads = {}
@@ -190,6 +202,8 @@ def main():
             lost += b.lost_events
             pf_events[b.cpu].extend(b.event)
 
+    if raw_style and ref_drops != lost:
+        c.err("%d drop reports in raw --json, %d bundles after a loss" % (ref_drops, lost))
     if threads != cmdlines:
         c.err("threads differ from the saved cmdlines: %d vs %d entries, e.g. %r" % (
             len(threads), len(cmdlines),
