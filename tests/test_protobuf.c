@@ -859,6 +859,90 @@ START_TEST(threads_and_output_errors)
 }
 END_TEST
 
+/* A session's events: records as tb_pf_add, a damaged page as a loss. */
+START_TEST(session_events)
+{
+	pf_fixture fx;
+	pf_env *e = env_new(2, 1024, 0);
+	uint8_t rec[64];
+	tb_session_event ev;
+	tb_error err;
+	pbf pkt, b, f, x;
+	size_t i, lost = 0, events = 0;
+	fixture(&fx);
+	sched_switch_rec(rec, 7, 8);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TB_SEV_EVENT;
+	ev.cpu = 1;
+	ev.ts = 99;
+	ev.pid = 7;
+	ev.id = 372;
+	ev.has_id = 1;
+	ev.format = fx.sw;
+	ev.data = rec;
+	ev.len = 64;
+	ck_assert_int_eq(tb_pf_session_event(&e->w, &ev, &err), TB_OK);
+	ev.kind = TB_SEV_DAMAGED;
+	ck_assert_int_eq(tb_pf_session_event(&e->w, &ev, &err), TB_OK);
+	ev.kind = TB_SEV_EVENT;
+	ev.ts = 100;
+	ck_assert_int_eq(tb_pf_session_event(&e->w, &ev, &err), TB_OK);
+	ev.format = NULL; /* an id without a format */
+	ev.len = 3;
+	ck_assert_int_eq(tb_pf_session_event(&e->w, &ev, &err), TB_OK);
+	ck_assert_int_eq(tb_pf_session_event(&e->w, NULL, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_pf_finish(&e->w, &err), TB_OK);
+	for (i = 0; packet_at(&e->out, i, &pkt); i++) {
+		ck_assert(find(pkt.data, pkt.len, 1, &b));
+		events += count(b.data, b.len, 2);
+		if (find(b.data, b.len, 3, &f)) {
+			lost++;
+			ck_assert_uint_eq(count(b.data, b.len, 2), 2); /* the two after the damage */
+			ck_assert(find(b.data, b.len, 2, &f));
+			ck_assert(find(f.data, f.len, 1, &x));
+			ck_assert_uint_eq(x.v, 100);
+		}
+	}
+	ck_assert_uint_eq(i, 2);
+	ck_assert_uint_eq(events, 3);
+	ck_assert_uint_eq(lost, 1);
+	ck_assert_uint_eq(e->w.stats.unknown, 1);
+	free(e);
+}
+END_TEST
+
+/* The command: exit statuses, and every write checked. */
+START_TEST(cli_convert)
+{
+	tb_test_run r;
+	tb_test_cli("convert --to perfetto - tests/data/sched4k.v7zstd.dat | wc -c", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(atoi(r.out), 4471502); /* byte for byte what check.sh decodes */
+	tb_test_run_free(&r);
+	tb_test_cli("convert --to perfetto /dev/full tests/data/sched4k.v7zstd.dat", &r);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "No space left on device"));
+	tb_test_run_free(&r);
+	tb_test_cli("convert --to perfetto /dev/null tests/data/no-such.dat", &r);
+	ck_assert_int_eq(r.status, 2);
+	tb_test_run_free(&r);
+	tb_test_cli("convert --to perfetto /dev/null tests/data/SAMPLES.md", &r);
+	ck_assert_int_eq(r.status, 1); /* not a trace.dat: malformed */
+	tb_test_run_free(&r);
+	tb_test_cli("convert --to parquetto x y", &r);
+	ck_assert_int_eq(r.status, 2);
+	tb_test_run_free(&r);
+	tb_test_cli("convert --to perfetto", &r);
+	ck_assert_int_eq(r.status, 2);
+	tb_test_run_free(&r);
+	tb_test_cli("convert --to perfetto --lossless -v /dev/null tests/data/sched4k.v7zstd.dat", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.err, "63844 events (7257 typed, 56587 generic, 0 unknown), "
+				       "71 threads"));
+	tb_test_run_free(&r);
+}
+END_TEST
+
 /* ---- the generated table is the schema's ---- */
 
 static const char *schema_path(void)
@@ -917,6 +1001,8 @@ Suite *tb_suite_protobuf(void)
 	tcase_add_test(t, generic_fields);
 	tcase_add_test(t, bundles_and_losses);
 	tcase_add_test(t, threads_and_output_errors);
+	tcase_add_test(t, session_events);
+	tcase_add_test(t, cli_convert);
 	tcase_add_test(t, table_matches_schema);
 	suite_add_tcase(s, t);
 	return s;
