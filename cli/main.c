@@ -15,7 +15,7 @@ static const struct {
 	{ "report", tb_cmd_report, "report [--raw] [--json] [--cpu LIST] [--events LIST] FILE.dat" },
 	{ "check", tb_cmd_check, "check FILE..." },
 	{ "stats", tb_cmd_stats, "stats FILE.dat" },
-	{ "convert", tb_cmd_convert, "convert --to perfetto [--lossless] [--generic] OUT FILE.dat" },
+	{ "convert", tb_cmd_convert, "convert --to perfetto [--lossless] [--generic] [--events DIR] OUT FILE.dat|RAWFILE..." },
 	{ "pmclog", tb_cmd_pmclog, "pmclog [--json] [--addr-size 4|8] [--stop-at-closelog] FILE|-" },
 };
 
