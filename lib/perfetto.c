@@ -329,7 +329,7 @@ static void typed_body(tb_pf_writer *w, tb_pb *pb, const tb_pf_map_ *m,
 			size_t i, n = v->len / f->elem_size;
 			for (i = 0; i < n; i++)
 				put_number(pb, p->num, p->type,
-					   elem(v, f->elem_size, f->flags & TB_FIELD_SIGNED, i,
+					   elem(v, f->elem_size, (f->flags & TB_FIELD_SIGNED) != 0, i,
 						w->cfg.big_endian));
 		} else {
 			put_number(pb, p->num, p->type, v->num);
@@ -384,7 +384,8 @@ static void generic_body(tb_pf_writer *w, tb_pb *pb, const tb_format *fmt)
 			tb_pb_bytes(pb, TB_PF_FIELD_NAME, f->name, f->name_len);
 			tb_pb_end(pb);
 		} else if (is_scalar(f)) {
-			generic_field(pb, f->name, f->name_len, f->flags & TB_FIELD_SIGNED, v->num);
+			generic_field(pb, f->name, f->name_len, (f->flags & TB_FIELD_SIGNED) != 0,
+				      v->num);
 		} else if (is_text(f) && utf8_valid(v->data, text_len(v))) {
 			tb_pb_begin(pb, TB_PF_GENERIC_FIELD);
 			tb_pb_bytes(pb, TB_PF_FIELD_NAME, f->name, f->name_len);
@@ -396,7 +397,7 @@ static void generic_body(tb_pf_writer *w, tb_pb *pb, const tb_format *fmt)
 			int text = is_text(f);
 			int word = !text && f->kind != TB_FIELD_OPAQUE && is_word(f->elem_size);
 			uint32_t size = word ? f->elem_size : 1;
-			int sign = word && (f->flags & TB_FIELD_SIGNED);
+			int sign = word && (f->flags & TB_FIELD_SIGNED) != 0;
 			size_t k, n = (text ? text_len(v) : v->len) / size;
 			for (k = 0; k < n; k++)
 				generic_field(pb, nm, elem_name(nm, f, k), sign,
@@ -444,7 +445,7 @@ static tb_status emit_bundle(tb_pf_writer *w, const uint8_t *a, size_t alen,
 	packet = 2 + 1 + tb_pb_varint_len(bundle) + bundle;
 	n += tb_pb_put_varint(h + n, (uint64_t)TB_PF_TRACE_PACKET << 3 | TB_PB_LEN);
 	n += tb_pb_put_varint(h + n, packet);
-	n += tb_pb_put_varint(h + n, (uint64_t)TB_PF_PACKET_SEQUENCE_ID << 3 | TB_PB_VARINT);
+	n += tb_pb_put_varint(h + n, (uint64_t)TB_PF_PACKET_SEQUENCE_ID << 3); /* a varint */
 	n += tb_pb_put_varint(h + n, SEQ_ID);
 	n += tb_pb_put_varint(h + n, (uint64_t)TB_PF_PACKET_FTRACE_EVENTS << 3 | TB_PB_LEN);
 	n += tb_pb_put_varint(h + n, bundle);
@@ -604,10 +605,10 @@ tb_status tb_pf_add(tb_pf_writer *w, const tb_pf_record *r, tb_error *err)
 	} else
 		w->stats.generic++;
 
-	if ((st = slot_for(w, r->buffer, r->cpu, &s)) != TB_OK)
+	if (slot_for(w, r->buffer, r->cpu, &s) != TB_OK)
 		return out_error(w, err);
 	if (r->missed) {
-		if (s->open && s->events && (st = flush_slot(w, s)) != TB_OK)
+		if (s->open && s->events && flush_slot(w, s) != TB_OK)
 			return out_error(w, err);
 		s->lost = 1;
 		if (s->open)
@@ -617,7 +618,7 @@ tb_status tb_pf_add(tb_pf_writer *w, const tb_pf_record *r, tb_error *err)
 		open_slot(w, s, r->buffer, r->cpu);
 	if (pb.len > w->cfg.bundle_size - s->len) {
 		if (s->events) {
-			if ((st = flush_slot(w, s)) != TB_OK)
+			if (flush_slot(w, s) != TB_OK)
 				return out_error(w, err);
 			open_slot(w, s, r->buffer, r->cpu);
 		}
