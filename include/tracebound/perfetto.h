@@ -61,7 +61,7 @@ extern "C" {
 #define TB_PF_MAX_SLOTS 256u        /* bundle slots (CPUs buffered at once) */
 #define TB_PF_MIN_BUNDLE 256u       /* smallest bundle_size accepted */
 #define TB_PF_MAX_BUNDLE (1u << 26) /* largest bundle_size accepted */
-#define TB_PF_CACHE 32u             /* formats whose typed mapping is remembered */
+#define TB_PF_CACHE 256u            /* formats whose typed mapping is remembered */
 #define TB_PF_MAX_MAP 32u           /* fields of the largest typed message mapped */
 #define TB_PF_DEFAULT_BUNDLE 16384u /* a good bundle_size */
 #define TB_PF_DEFAULT_SCRATCH 8192u /* holds every event of a usual capture */
