@@ -1,6 +1,7 @@
 /*
- * trace.dat -> Perfetto trace: any bytes that open as a trace.dat are
- * converted (formats, cmdlines, every event of every buffer), and the
+ * trace.dat -> Perfetto trace: any bytes that open as a trace.dat (a
+ * library session in a fixed arena, damaged pages in place) are converted
+ * as the CLI does (cmdlines, every event of every buffer), and the
  * output must be well-formed protobuf of the shape Perfetto reads: a
  * Trace of TracePackets, each holding a sequence id and one
  * FtraceEventBundle (cpu, events, loss and clock fields) or one
@@ -29,17 +30,7 @@ static tb_status copy_dc(void *ctx, const char *algo, const void *src, size_t sr
 	return TB_OK;
 }
 
-static tb_dat_event_text events[4096];
-static tb_dat_buffer buffers[8];
-static tb_dat_cpu cpus[64];
-static tb_dat_text stats[16];
-static uint8_t scratch[1 << 18];
-static tb_dat_cursor cursors[64];
-static uint8_t chunk_mem[1 << 18];
-static tb_format fmts[4096];
-static tb_field fields[65536];
-static uint32_t fidx[8192];
-static tb_cmdline cmds[256];
+static uint8_t arena_mem[32u << 20];
 static tb_pf_writer w;
 static uint8_t bundles[8 * 1024];
 static uint8_t pscratch[1 << 20];
@@ -273,55 +264,30 @@ static void check_output(void)
 	out_len = 0;
 }
 
-static tb_status add(tb_pf_record *r, tb_error *err)
-{
-	tb_status s = tb_pf_add(&w, r, err);
-	if (s == TB_ERR_NO_SPACE) {
-		/* grow and retry, as a caller does: it must then fit */
-		TB_FUZZ_CHECK(w.need > w.cfg.scratch_size);
-		if (w.need > sizeof(pscratch))
-			return s;
-		tb_pf_set_scratch(&w, pscratch, sizeof(pscratch));
-		s = tb_pf_add(&w, r, err);
-		TB_FUZZ_CHECK(s == TB_OK);
-		tb_pf_set_scratch(&w, pscratch, 512);
-	}
-	return s;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	tb_dat d;
+	tb_arena arena;
+	tb_mem mem;
+	tb_session *ses;
+	tb_session_source src;
+	tb_session_options opt;
+	const tb_session_buffer_info *b0;
 	tb_error err;
-	tb_dat_storage st = { events, 4096, buffers, 8, cpus, 64, stats, 16,
-			      scratch, sizeof(scratch) };
-	tb_dat_decompressor dc = { copy_dc, NULL };
-	tb_format_set set;
-	tb_cmdlines cl = { cmds, 0, 256 };
 	tb_pf_config cfg;
-	tb_kbuf_layout lay;
-	size_t i, budget = 20000;
-	const char *clock;
-	size_t clock_len;
+	size_t budget = 20000;
+	tb_status s;
 
-	if (tb_dat_open(&d, data, size, &st, &dc, &err) != TB_OK)
+	tb_arena_init(&arena, arena_mem, sizeof(arena_mem));
+	mem = tb_arena_mem(&arena);
+	memset(&src, 0, sizeof(src));
+	src.dat = data;
+	src.dat_len = size;
+	src.decompress.fn = copy_dc;
+	memset(&opt, 0, sizeof(opt));
+	opt.flags = TB_SESSION_SKIP_DAMAGED | (size & 16 ? TB_SESSION_TC_DROPS : 0);
+	if (tb_session_open(&ses, &src, &opt, &mem, &err) != TB_OK)
 		return 0;
-	if (tb_kbuf_layout_from_header_page(d.header_page.ptr, d.header_page.len,
-					    d.big_endian, &lay, &err) != TB_OK)
-		return 0;
-	if (tb_format_set_init(&set, fmts, 4096, fields, 65536, fidx, 8192, d.long_size) != TB_OK)
-		return 0;
-	for (i = 0; i < d.nevents; i++) {
-		tb_format_error fe;
-		if (tb_format_set_add(&set, d.events[i].format.ptr, d.events[i].format.len,
-				      d.events[i].system.ptr, d.events[i].system.len, NULL, &fe))
-			continue; /* its records go out as tb_unknown_event */
-	}
-	if (tb_cmdlines_parse(&cl, d.cmdlines.ptr, d.cmdlines.len, &err) != TB_OK)
-		TB_FUZZ_CHECK(cl.n <= cl.cap); /* the lines before the bad one are kept */
 
-	clock = d.trace_clock.len ? d.trace_clock.ptr : d.v6_clock.ptr;
-	clock_len = d.trace_clock.len ? d.trace_clock.len : d.v6_clock.len;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.write = sink;
 	cfg.bundles = bundles;
@@ -329,68 +295,46 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.bundle_size = sizeof(bundles) / 4;
 	cfg.scratch = pscratch;
 	cfg.scratch_size = 512;                 /* big events take the retry */
-	cfg.big_endian = d.big_endian;
+	cfg.big_endian = tb_session_get_info(ses)->big_endian;
 	/* the bracketed clock of "[local] global ..." */
-	{
-		const char *b = clock_len ? memchr(clock, '[', clock_len) : NULL;
-		const char *e = b ? memchr(b, ']', clock_len - (size_t)(b - clock)) : NULL;
-		if (e) {
-			cfg.clock = b + 1;
-			cfg.clock_len = (size_t)(e - b - 1);
-		}
+	b0 = tb_session_buffer(ses, 0);
+	if (b0 && b0->clock.len) {
+		cfg.clock = b0->clock.ptr;
+		cfg.clock_len = b0->clock.len;
 	}
 	cfg.flags = size & 8 ? TB_PF_LOSSLESS : 0;
 	TB_FUZZ_CHECK(tb_pf_init(&w, &cfg, &err) == TB_OK);
 	out_len = 0;
 	seen_packets = seen_events = seen_threads = 0;
 
-	if (tb_pf_threads(&w, &cl, &err) != TB_OK)
+	if (tb_pf_threads(&w, tb_session_cmdlines(ses), &err) != TB_OK)
 		TB_FUZZ_CHECK(w.need > 512); /* a name larger than the scratch */
 	check_output();
 
-	for (i = 0; i < d.nbuffers && budget; i++) {
-		const tb_dat_buffer *b = &d.buffers[i];
-		tb_kbuf_layout bl = lay;
-		tb_dat_stream ds;
-		tb_dat_event ev;
-		size_t per_cpu = 0;
-		if (b->latency || b->ncpus > 64 ||
-		    tb_kbuf_layout_init_ex(&bl, lay.big_endian, lay.long_size, lay.header_size,
-					   b->page_size, 0) != TB_OK ||
-		    tb_dat_chunk_max(&d, b, &per_cpu, &err) != TB_OK ||
-		    (b->ncpus && per_cpu > sizeof(chunk_mem) / b->ncpus))
+	while (budget--) {
+		tb_session_event ev;
+		s = tb_session_next(ses, &ev, &err);
+		if (s == TB_END)
+			break;
+		if (s != TB_OK) {
+			TB_FUZZ_CHECK(tb_is_error(s));
+			if (getenv("TB_FUZZ_VERBOSE"))
+				fprintf(stderr, "perfetto_fuzzer: %s (%s)\n", err.what, tb_strerror(s));
 			continue;
-		if (tb_dat_stream_init(&ds, &d, b, &bl, cursors, 64, chunk_mem, per_cpu, 0,
-				       &err) != TB_OK)
-			continue;
-		while (budget--) {
-			tb_pf_record r;
-			const tb_format *f = NULL;
-			const tb_field *pf;
-			uint64_t v = 0;
-			tb_status s = tb_dat_stream_next(&ds, &ev, &err);
-			if (s == TB_END)
-				break;
-			if (s != TB_OK) {
-				TB_FUZZ_CHECK(tb_pf_lost(&w, (uint32_t)i, ds.error_cpu, &err) == TB_OK);
-				continue;
-			}
-			memset(&r, 0, sizeof(r));
-			if (tb_format_set_lookup(&set, ev.data, ev.len, d.big_endian, &f, &err) != TB_OK)
-				f = NULL;
-			r.cpu = ev.cpu;
-			r.buffer = (uint32_t)i;
-			r.ts = ev.ts;
-			r.missed = ev.missed;
-			r.format = f;
-			r.data = ev.data;
-			r.len = ev.len;
-			if (f && (pf = tb_format_field(f, "common_pid")) != NULL &&
-			    tb_field_int(pf, ev.data, ev.len, d.big_endian, &v, &err) == TB_OK)
-				r.pid = (int32_t)v;
-			if (add(&r, &err) == TB_OK && out_len > sizeof(out) / 2)
-				check_output();
 		}
+		s = tb_pf_session_event(&w, &ev, &err);
+		if (s == TB_ERR_NO_SPACE) {
+			/* grow and retry, as a caller does: it must then fit */
+			TB_FUZZ_CHECK(w.need > w.cfg.scratch_size);
+			if (w.need > sizeof(pscratch))
+				continue;
+			tb_pf_set_scratch(&w, pscratch, sizeof(pscratch));
+			s = tb_pf_session_event(&w, &ev, &err);
+			tb_pf_set_scratch(&w, pscratch, 512);
+		}
+		TB_FUZZ_CHECK(s == TB_OK);
+		if (out_len > sizeof(out) / 2)
+			check_output();
 	}
 	TB_FUZZ_CHECK(tb_pf_finish(&w, &err) == TB_OK);
 	check_output();
@@ -402,5 +346,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "perfetto_fuzzer: %llu events (%llu typed), %llu packets\n",
 			(unsigned long long)w.stats.events, (unsigned long long)w.stats.typed,
 			(unsigned long long)w.stats.packets);
+	tb_session_close(ses);
 	return 0;
 }
