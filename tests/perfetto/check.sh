@@ -89,6 +89,31 @@ for d in tests/data/raw-sched4k; do
 	echo "perfetto-check: $d (raw dumps, $(wc -c <"$B/out.pftrace") bytes): $(head -1 "$B/compare.out" | sed 's/^compare: //')"
 done
 
+# fresh captures of this machine (root, tracefs and trace-cmd; skipped
+# without them, or with TB_PERFETTO_FRESH=0): every event set, three
+# sub-buffer sizes, overflowing so drops are reported
+if [ "${TB_PERFETTO_FRESH:-1}" != 0 ]; then
+	rc=0
+	sh ci/capture-dat.sh "$B/fresh" >"$B/capture.log" 2>&1 || rc=$?
+	if [ "$rc" = 77 ]; then
+		echo "perfetto-check: no fresh captures ($(tail -1 "$B/capture.log"))"
+	elif [ "$rc" != 0 ]; then
+		cat "$B/capture.log"; echo "perfetto-check: capture failed"; exit 1
+	else
+		for f in "$B"/fresh/*.dat; do
+			"$B/tep_fields" "$f" >"$B/tep.json"
+			"$CLI" report --json "$f" >"$B/report.json" 2>/dev/null || true
+			"$CLI" convert --to perfetto "$B/out.pftrace" "$f" 2>"$B/convert.err" ||
+				{ cat "$B/convert.err"; echo "perfetto-check: $f: convert failed"; exit 1; }
+			decode "$B/out.pftrace"
+			/usr/bin/python3 tests/perfetto/compare.py "$B" "$B/out.pftrace" "$B/tep.json" \
+				"$B/report.json" >"$B/compare.out" ||
+				{ cat "$B/compare.out"; echo "perfetto-check: $f: mismatch"; exit 1; }
+			echo "perfetto-check: fresh $(basename "$f"): $(head -1 "$B/compare.out" | sed 's/^compare: //')"
+		done
+	fi
+fi
+
 ok=0 bad=0
 for f in corpus/tracedat/*; do
 	[ -f "$f" ] || continue

@@ -240,8 +240,9 @@ def main():
         with open(sys.argv[4]) as f:
             for line in f:
                 o = json.loads(line)
-                if "ts" not in o:  # a drop report
-                    drops += "missed" in o
+                if o.get("missed"):  # a drop report: its own line, or on the event after it
+                    drops += 1
+                if "ts" not in o:
                     continue
                 rep[o["cpu"]].append(o)
         if drops != lost:
