@@ -54,7 +54,7 @@ for f in tests/data/*.dat ../shared/samples/*.dat /work/shared/samples/*.dat; do
 	case "$seen" in *"|$sum|"*) continue ;; esac
 	seen="$seen|$sum|"
 	"$B/tep_fields" "$f" >"$B/tep.json"
-	"$CLI" report --json "$f" >"$B/report.json"
+	"$CLI" report --json "$f" >"$B/report.json" 2>"$B/report.err"
 	modes=default
 	[ "$n" -gt 0 ] || modes="default --lossless"
 	for mode in $modes; do
