@@ -39,7 +39,8 @@ int tb_cmd_check(int argc, char **argv);
 int tb_cmd_stats(int argc, char **argv);
 int tb_cmd_convert(int argc, char **argv);
 
-/* convert targets: argv[0] is the target name, then its options and files. */
-int tb_convert_perfetto(const char *target, int argc, char **argv);
+/* The converters of `convert --to FORMAT` (argv[0]: the first argument
+ * after the format's name is argv[1]). */
+int tb_convert_perfetto(int argc, char **argv);
 
 #endif

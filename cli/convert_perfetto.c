@@ -366,7 +366,7 @@ static tb_status grow_retry(tb_pf_writer *w, uint8_t **scratch, tb_status st)
 	return TB_NEED_MORE; /* call again */
 }
 
-int tb_convert_perfetto(const char *target, int argc, char **argv)
+int tb_convert_perfetto(int argc, char **argv)
 {
 	tb_pf_writer *w = NULL;
 	tb_pf_config cfg;
@@ -384,7 +384,6 @@ int tb_convert_perfetto(const char *target, int argc, char **argv)
 	uint64_t damaged = 0, page_errors = 0;
 	uint8_t *bundles = NULL, *scratch = NULL;
 	const char *outpath;
-	(void)target;
 	memset(&cap, 0, sizeof(cap));
 	memset(&in, 0, sizeof(in));
 	memset(&ro, 0, sizeof(ro));
