@@ -359,6 +359,52 @@ START_TEST(misuse_and_callback_errors)
 }
 END_TEST
 
+/* Every error path of a field: the tag refused, the length growing past
+ * the end, the callback failing on the frame or on the body. */
+START_TEST(field_errors)
+{
+	uint8_t buf[300], body[200];
+	tb_pb pb;
+	sink *s = calloc(1, sizeof(*s));
+	memset(body, 'b', sizeof(body));
+	tb_pb_init(&pb, buf, sizeof(buf));
+	tb_pb_begin(&pb, 0);
+	tb_pb_end(&pb);
+	ck_assert_int_eq(tb_pb_status(&pb), TB_ERR_ARG);
+	ck_assert_uint_eq(pb.depth, 0);
+	tb_pb_init(&pb, buf, sizeof(buf));
+	tb_pb_fixed32(&pb, 0, 1);
+	tb_pb_fixed64(&pb, 0, 1);
+	tb_pb_bytes(&pb, 0, "x", 1);
+	ck_assert_int_eq(tb_pb_status(&pb), TB_ERR_ARG);
+	ck_assert_uint_eq(pb.len, 0);
+	/* the body fits, the 2-byte length of a 200-byte body does not */
+	tb_pb_init(&pb, buf, 1 + 1 + 200);
+	tb_pb_begin(&pb, 1);
+	tb_pb_raw(&pb, body, 200);
+	ck_assert_int_eq(tb_pb_status(&pb), TB_OK);
+	tb_pb_end(&pb);
+	ck_assert_int_eq(tb_pb_status(&pb), TB_ERR_NO_SPACE);
+	ck_assert_uint_eq(pb.need, 203);
+	/* one byte more and it fits, body moved intact */
+	tb_pb_init(&pb, buf, 203);
+	tb_pb_begin(&pb, 1);
+	tb_pb_raw(&pb, body, 200);
+	tb_pb_end(&pb);
+	ck_assert_int_eq(tb_pb_status(&pb), TB_OK);
+	ck_assert_uint_eq(buf[1], 0xc8);
+	ck_assert_uint_eq(buf[2], 0x01);
+	ck_assert_mem_eq(buf + 3, body, 200);
+	/* the callback fails on the frame */
+	s->fail_at = 1;
+	ck_assert_int_eq(tb_pb_flush(&pb, 1, sink_write, s), TB_ERR_ARG);
+	ck_assert_int_eq(s->calls, 1);
+	ck_assert_uint_eq(s->len, 0);
+	ck_assert_int_eq(tb_pb_flush(NULL == s ? NULL : &pb, 0, sink_write, s), TB_ERR_ARG);
+	free(s);
+}
+END_TEST
+
 /* ---- the Perfetto writer ---- */
 
 static const char sched_switch_fmt[] =
@@ -859,6 +905,140 @@ START_TEST(threads_and_output_errors)
 }
 END_TEST
 
+/* Texts that are not UTF-8 stay lossless; the clock names Perfetto knows. */
+START_TEST(utf8_and_clocks)
+{
+	static const char text[] =
+		"1 caf\xc3\xa9\n"           /* 2-byte: kept */
+		"2 \xe2\x82\xac\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\n" /* 3, 4, U+10FFFF: kept */
+		"3 a\xed\xa0\x80z\n"       /* a surrogate */
+		"4 \xe0\x80\x80\n"         /* overlong */
+		"5 \xf4\x90\x80\x80\n"    /* past U+10FFFF */
+		"6 x\xc3\n"                 /* cut short */
+		"7 \xff\xed\x9f\xbf\n";   /* 0xff, then U+D7FF (kept) */
+	static const char *const want[] = {
+		"caf\xc3\xa9", "\xe2\x82\xac\xf0\x90\x80\x80\xf4\x8f\xbf\xbf",
+		"a\\xed\\xa0\\x80z", "\\xe0\\x80\\x80", "\\xf4\\x90\\x80\\x80", "x\\xc3",
+		"\\xff\xed\x9f\xbf",
+	};
+	static const struct { const char *name; uint64_t kind; } clocks[] = {
+		{ "local", 3 }, { "global", 2 }, { "mono_raw", 4 }, { "boot", 0 }, { "x86-tsc", 0 },
+	};
+	pf_fixture fx;
+	pf_env *e = env_new(1, 1024, 0);
+	tb_cmdline v[8];
+	tb_cmdlines c = { v, 0, 8 };
+	uint8_t rec[64];
+	tb_pf_record r;
+	tb_error err;
+	pbf pkt, t, th, f, b, ev;
+	pbr rd;
+	size_t n = 0, i;
+	fixture(&fx);
+	ck_assert_int_eq(tb_cmdlines_parse(&c, text, strlen(text), &err), TB_OK);
+	ck_assert_uint_eq(c.n, 7);
+	ck_assert_int_eq(tb_pf_threads(&e->w, &c, &err), TB_OK);
+	ck_assert(packet_at(&e->out, 0, &pkt));
+	ck_assert(find(pkt.data, pkt.len, 2, &t));
+	rd.p = t.data;
+	rd.end = t.data + t.len;
+	while (rd_field(&rd, &th) == 1) {
+		ck_assert(find(th.data, th.len, 2, &f));
+		ck_assert_uint_eq(f.len, strlen(want[n]));
+		ck_assert_mem_eq(f.data, want[n], f.len);
+		n++;
+	}
+	ck_assert_uint_eq(n, 7);
+	/* a sched_switch whose comm is not UTF-8 goes out generic, bytes kept */
+	e->out.len = 0;
+	sched_switch_rec(rec, 1, 2);
+	rec[8] = 0xc3;
+	rec[9] = 0x28;
+	memset(&r, 0, sizeof(r));
+	r.format = fx.sw;
+	r.data = rec;
+	r.len = 64;
+	ck_assert_int_eq(tb_pf_add(&e->w, &r, &err), TB_OK);
+	ck_assert_int_eq(tb_pf_finish(&e->w, &err), TB_OK);
+	ck_assert_uint_eq(e->w.stats.generic, 1);
+	ck_assert(packet_at(&e->out, 0, &pkt));
+	ck_assert(find(pkt.data, pkt.len, 1, &b));
+	ck_assert(find(b.data, b.len, 2, &ev));
+	ck_assert(find(ev.data, ev.len, 327, &f));
+	ck_assert_uint_eq(count(f.data, f.len, 2), 4 + 6); /* prev_comm[0..3] as bytes, 6 others */
+	ck_assert(find(f.data, f.len, 2, &t)); /* the first Field */
+	ck_assert(find(t.data, t.len, 1, &th));
+	ck_assert_uint_eq(th.len, 12);
+	ck_assert_mem_eq(th.data, "prev_comm[0]", 12);
+	ck_assert(find(t.data, t.len, 5, &th));
+	ck_assert_uint_eq(th.v, 0xc3);
+	free(e);
+	for (i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++) {
+		e = env_new(1, 1024, 0);
+		e->cfg.clock = clocks[i].name;
+		e->cfg.clock_len = strlen(clocks[i].name);
+		ck_assert_int_eq(tb_pf_init(&e->w, &e->cfg, &err), TB_OK);
+		sched_switch_rec(rec, 1, 2);
+		r.ts = 777;
+		ck_assert_int_eq(tb_pf_add(&e->w, &r, &err), TB_OK);
+		ck_assert_int_eq(tb_pf_finish(&e->w, &err), TB_OK);
+		ck_assert(packet_at(&e->out, 0, &pkt));
+		ck_assert(find(pkt.data, pkt.len, 1, &b));
+		if (clocks[i].kind) {
+			ck_assert(find(b.data, b.len, 5, &f));
+			ck_assert_uint_eq(f.v, clocks[i].kind);
+			ck_assert(find(b.data, b.len, 6, &f));
+			ck_assert_uint_eq(f.v, 777);
+		} else {
+			ck_assert(!find(b.data, b.len, 5, &f));
+			ck_assert(!find(b.data, b.len, 6, &f));
+		}
+		free(e);
+	}
+}
+END_TEST
+
+/* The output failing while bundles are flushed on the way. */
+START_TEST(output_errors_midway)
+{
+	pf_fixture fx;
+	uint8_t rec[64];
+	tb_pf_record r;
+	tb_error err;
+	int at;
+	fixture(&fx);
+	sched_switch_rec(rec, 1, 2);
+	memset(&r, 0, sizeof(r));
+	r.format = fx.sw;
+	r.data = rec;
+	r.len = 64;
+	for (at = 1; at <= 3; at++) {
+		pf_env *e = env_new(1, 256, 0);
+		int i, failed = 0;
+		e->out.fail_at = at;
+		for (i = 0; i < 12 && !failed; i++) {
+			r.cpu = (uint32_t)(i / 4);      /* a CPU change flushes */
+			r.missed = i == 2;             /* a loss flushes */
+			if (tb_pf_add(&e->w, &r, &err) != TB_OK)
+				failed = 1;
+		}
+		ck_assert_int_eq(failed, 1);
+		ck_assert_int_eq(err.status, TB_ERR_ARG);
+		ck_assert_int_eq(tb_pf_lost(&e->w, 0, 0, &err), TB_ERR_ARG);
+		ck_assert_int_eq(tb_pf_threads(&e->w, NULL, &err), TB_ERR_ARG);
+		ck_assert_int_eq(tb_pf_finish(&e->w, &err), TB_ERR_ARG);
+		free(e);
+	}
+	{
+		pf_env *e = env_new(1, 256, 0);
+		ck_assert_int_eq(tb_pf_add(&e->w, NULL, &err), TB_ERR_ARG);
+		r.data = NULL;
+		ck_assert_int_eq(tb_pf_add(&e->w, &r, &err), TB_ERR_ARG);
+		free(e);
+	}
+}
+END_TEST
+
 /* A session's events: records as tb_pf_add, a damaged page as a loss. */
 START_TEST(session_events)
 {
@@ -994,6 +1174,7 @@ Suite *tb_suite_protobuf(void)
 	tcase_add_test(t, nested_lengths);
 	tcase_add_test(t, buffer_limits);
 	tcase_add_test(t, misuse_and_callback_errors);
+	tcase_add_test(t, field_errors);
 	suite_add_tcase(s, t);
 	t = tcase_create("perfetto");
 	tcase_add_test(t, typed_sched_switch);
@@ -1002,6 +1183,8 @@ Suite *tb_suite_protobuf(void)
 	tcase_add_test(t, bundles_and_losses);
 	tcase_add_test(t, threads_and_output_errors);
 	tcase_add_test(t, session_events);
+	tcase_add_test(t, utf8_and_clocks);
+	tcase_add_test(t, output_errors_midway);
 	tcase_add_test(t, cli_convert);
 	tcase_add_test(t, table_matches_schema);
 	suite_add_tcase(s, t);
