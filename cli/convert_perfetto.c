@@ -474,6 +474,11 @@ int tb_convert_perfetto(int argc, char **argv)
 		goto done;
 	}
 	do
+		st = grow_retry(w, &scratch, tb_pf_system_info(w, info->uname.ptr, info->uname.len, &e));
+	while (st == TB_NEED_MORE);
+	if (st != TB_OK)
+		goto failed;
+	do
 		st = grow_retry(w, &scratch, tb_pf_threads(w, tb_session_cmdlines(cap.s), &e));
 	while (st == TB_NEED_MORE);
 	if (st != TB_OK)

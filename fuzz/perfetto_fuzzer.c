@@ -252,6 +252,15 @@ static void check_output(void)
 				TB_FUZZ_CHECK(g.wire == 2);
 				bundle(g.sub);
 				data++;
+			} else if (g.num == 45) { /* system_info { utsname { strings } } */
+				fld u, t;
+				TB_FUZZ_CHECK(g.wire == 2);
+				while (next(&g.sub, &u)) {
+					TB_FUZZ_CHECK(u.num == 1 && u.wire == 2);
+					while (next(&u.sub, &t))
+						string(&t);
+				}
+				data++;
 			} else {
 				TB_FUZZ_CHECK(g.num == 2 && g.wire == 2);
 				tree(g.sub);
@@ -307,6 +316,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	out_len = 0;
 	seen_packets = seen_events = seen_threads = 0;
 
+	{
+		const tb_session_info *info = tb_session_get_info(ses);
+		if (tb_pf_system_info(&w, info->uname.ptr, info->uname.len, &err) != TB_OK)
+			TB_FUZZ_CHECK(w.need > 512);
+	}
 	if (tb_pf_threads(&w, tb_session_cmdlines(ses), &err) != TB_OK)
 		TB_FUZZ_CHECK(w.need > 512); /* a name larger than the scratch */
 	check_output();

@@ -651,13 +651,13 @@ tb_status tb_pf_lost(tb_pf_writer *w, uint32_t buffer, uint32_t cpu, tb_error *e
 	return TB_OK;
 }
 
-/* A name as UTF-8: bytes that are not are written as the text "\\xNN". */
-static void thread_name(tb_pb *pb, const uint8_t *p, size_t n)
+/* A text as a string field: bytes that are not UTF-8 become the text "\\xNN". */
+static void put_text(tb_pb *pb, uint32_t field, const uint8_t *p, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t i, out = 0;
 	if (utf8_valid(p, n)) {
-		tb_pb_bytes(pb, TB_PF_THREAD_NAME, p, n);
+		tb_pb_bytes(pb, field, p, n);
 		return;
 	}
 	for (i = 0; i < n;) {
@@ -667,7 +667,7 @@ static void thread_name(tb_pb *pb, const uint8_t *p, size_t n)
 	}
 	{
 		uint8_t tag[2 * TB_PB_VARINT_MAX];
-		size_t t = tb_pb_put_varint(tag, (uint64_t)TB_PF_THREAD_NAME << 3 | TB_PB_LEN);
+		size_t t = tb_pb_put_varint(tag, (uint64_t)field << 3 | TB_PB_LEN);
 		t += tb_pb_put_varint(tag + t, out);
 		tb_pb_raw(pb, tag, t);
 	}
@@ -682,6 +682,75 @@ static void thread_name(tb_pb *pb, const uint8_t *p, size_t n)
 			i++;
 		}
 	}
+}
+
+/* The next space-separated word of s[*i..n), or an empty one. */
+static size_t word(const char *s, size_t n, size_t *i, const char **w)
+{
+	size_t k;
+	while (*i < n && (s[*i] == ' ' || s[*i] == '\n' || s[*i] == '\t'))
+		(*i)++;
+	*w = s + *i;
+	for (k = *i; k < n && s[k] != ' ' && s[k] != '\n' && s[k] != '\t'; k++)
+		;
+	k -= *i;
+	*i += k;
+	return k;
+}
+
+tb_status tb_pf_system_info(tb_pf_writer *w, const char *uname, size_t len, tb_error *err)
+{
+	const char *sys, *node, *rel, *last = NULL, *vers = NULL, *wd;
+	size_t i = 0, nsys, nnode, nrel, nlast = 0, nvers = 0, k;
+	tb_pb pb;
+	tb_status st;
+	if (w->status)
+		return out_error(w, err);
+	if (!uname || !len)
+		return TB_OK;
+	if (len > (w->cfg.scratch_size - 64) / 4 || w->cfg.scratch_size < 64) {
+		w->need = 4 * len + 64;
+		return tb_fail(err, TB_ERR_NO_SPACE, 0,
+			       "perfetto writer: uname larger than the scratch buffer");
+	}
+	/* trace-cmd's UNAME option: "sysname nodename release [version...] machine" */
+	nsys = word(uname, len, &i, &sys);
+	nnode = word(uname, len, &i, &node);
+	(void)nnode;
+	nrel = word(uname, len, &i, &rel);
+	while ((k = word(uname, len, &i, &wd)) != 0) {
+		if (last) {
+			if (!vers)
+				vers = last;
+			nvers = (size_t)(last + nlast - vers);
+		}
+		last = wd;
+		nlast = k;
+	}
+	tb_pb_init(&pb, w->cfg.scratch, w->cfg.scratch_size);
+	tb_pb_uint(&pb, TB_PF_PACKET_SEQUENCE_ID, SEQ_ID);
+	tb_pb_begin(&pb, TB_PF_PACKET_SYSTEM_INFO);
+	tb_pb_begin(&pb, TB_PF_SYSINFO_UTSNAME);
+	if (nsys)
+		put_text(&pb, TB_PF_UTSNAME_SYSNAME, (const uint8_t *)sys, nsys);
+	if (nvers)
+		put_text(&pb, TB_PF_UTSNAME_VERSION, (const uint8_t *)vers, nvers);
+	if (nrel)
+		put_text(&pb, TB_PF_UTSNAME_RELEASE, (const uint8_t *)rel, nrel);
+	if (nlast)
+		put_text(&pb, TB_PF_UTSNAME_MACHINE, (const uint8_t *)last, nlast);
+	tb_pb_end(&pb);
+	tb_pb_end(&pb);
+	k = pb.len;
+	st = tb_pb_flush(&pb, TB_PF_TRACE_PACKET, w->cfg.write, w->cfg.ctx);
+	if (st != TB_OK) {
+		if (w->status == TB_OK)
+			w->status = st;
+		return out_error(w, err);
+	}
+	w->stats.packets++;
+	w->stats.bytes += 1 + tb_pb_varint_len(k) + k;
+	return TB_OK;
 }
 
 tb_status tb_pf_session_event(tb_pf_writer *w, const tb_session_event *ev, tb_error *err)
@@ -731,7 +800,7 @@ tb_status tb_pf_threads(tb_pf_writer *w, const tb_cmdlines *c, tb_error *err)
 		}
 		tb_pb_begin(&pb, TB_PF_TREE_THREADS);
 		tb_pb_int(&pb, TB_PF_THREAD_TID, t->pid);
-		thread_name(&pb, (const uint8_t *)t->comm, t->comm_len);
+		put_text(&pb, TB_PF_THREAD_NAME, (const uint8_t *)t->comm, t->comm_len);
 		tb_pb_end(&pb);
 		w->stats.threads++;
 		if (i + 1 == c->n || room - pb.len < 4 * c->v[i + 1].comm_len + 32 + 8) {

@@ -153,6 +153,16 @@ TB_API TB_MUST_CHECK tb_status tb_pf_threads(tb_pf_writer *w, const tb_cmdlines 
 					     tb_error *err);
 
 /*
+ * Write the traced machine's uname as a SystemInfo packet (Perfetto reads
+ * the kernel release from it, e.g. to decode sched_switch's prev_state).
+ * `uname` is trace-cmd's UNAME text: "sysname nodename release [version]
+ * machine" (the node name is not written).  Empty: nothing is written.
+ * TB_ERR_NO_SPACE when the scratch cannot hold it (w->need).
+ */
+TB_API TB_MUST_CHECK tb_status tb_pf_system_info(tb_pf_writer *w, const char *uname,
+						 size_t len, tb_error *err);
+
+/*
  * Convert one record.  TB_OK; TB_ERR_NO_SPACE when its encoding needs a
  * scratch of w->need bytes (nothing written: grow and call again); the
  * callback's error (sticky).  A record whose fields cannot all be read

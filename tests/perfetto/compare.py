@@ -168,9 +168,13 @@ def main():
     tep_events = collections.defaultdict(list)
     cmdlines = {}
     ref_drops, raw_style = 0, False
+    uname = None
     with open(sys.argv[3]) as f:
         for line in f:
             o = json.loads(line)
+            if "uname" in o:
+                uname = o["uname"]
+                continue
             if "cmdline" in o:
                 cmdlines[o["cmdline"]] = escaped(o["comm"])
                 continue
@@ -189,6 +193,7 @@ def main():
 
     pf_events = collections.defaultdict(list)
     threads = {}
+    sysinfo = None
     c = Checker()
     lost = 0
     for p in trace.packet:
@@ -197,11 +202,20 @@ def main():
                 if t.tid in threads and threads[t.tid] != t.name:
                     c.err("thread %d named twice: %r, %r" % (t.tid, threads[t.tid], t.name))
                 threads[t.tid] = t.name
+        if p.HasField("system_info"):
+            sysinfo = p.system_info.utsname
         if p.HasField("ftrace_events"):
             b = p.ftrace_events
             lost += b.lost_events
             pf_events[b.cpu].extend(b.event)
 
+    if uname:  # trace-cmd's "sysname nodename release [version] machine"
+        w = uname.split()
+        want = (w[0], w[2] if len(w) > 2 else "", w[-1] if len(w) > 3 else "",
+                " ".join(w[3:-1]))
+        got = (sysinfo.sysname, sysinfo.release, sysinfo.machine, sysinfo.version) if sysinfo else None
+        if got != want:
+            c.err("utsname %r, uname %r" % (got, uname))
     if raw_style and ref_drops != lost:
         c.err("%d drop reports in raw --json, %d bundles after a loss" % (ref_drops, lost))
     if threads != cmdlines:

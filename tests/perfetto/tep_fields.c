@@ -249,6 +249,9 @@ int main(int argc, char **argv)
 		free(cur);
 		free(chunks);
 	}
+	printf("{\"uname\":");
+	json_str((const unsigned char *)d.uname.ptr, d.uname.len);
+	printf("}\n");
 	/* the saved cmdlines as libtraceevent reads them */
 	cmd = malloc(d.cmdlines.len + 1);
 	memcpy(cmd, d.cmdlines.ptr, d.cmdlines.len);
