@@ -568,8 +568,11 @@ START_TEST(session_examples_build_and_run)
 	for (i = 0; i < 2; i++) {
 		size_t len;
 		uint8_t *src = tb_test_read_file(tb_test_path(short_ones[i]), &len);
+		size_t k, lines = 0;
 		ck_assert_ptr_nonnull(src);
-		ck_assert_uint_le(tb_test_count_lines((const char *)src), 30);
+		for (k = 0; k < len; k++) /* (the file's bytes end without a NUL) */
+			lines += src[k] == '\n';
+		ck_assert_uint_le(lines, 30);
 		free(src);
 	}
 	snprintf(smp, sizeof(smp), "%s", tb_test_path("../shared/samples/sched4k.v7.dat"));
