@@ -7,10 +7,11 @@
 #   CLI:       libzstd-dev zlib1g-dev zstd
 #   gates:     cppcheck clang-tidy clang-tools (scan-build),
 #              llvm (llvm-cov, llvm-profdata) and jq for make coverage
+#   perfetto:  protobuf-compiler python3-protobuf (tests/perfetto/check.sh)
 set -eu
 pkgs="build-essential pkg-config check clang llvm libclang-rt-14-dev libfuzzer-14-dev
 afl++ zip unzip libtraceevent-dev trace-cmd libzstd-dev zlib1g-dev zstd
-cppcheck clang-tidy clang-tools jq"
+cppcheck clang-tidy clang-tools jq protobuf-compiler python3-protobuf"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive

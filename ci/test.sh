@@ -9,6 +9,8 @@
 #   4. line and branch coverage of lib/ (table; goals enforced)
 #   5. the OSS-Fuzz build script run as OSS-Fuzz would, each target briefly
 #   6. the AFL++ build, and FUZZ_SECONDS of libFuzzer per target
+#   7. Perfetto output: protoc decodes every conversion, compare.py checks
+#      it against libtraceevent (tests/perfetto/check.sh, runnable alone)
 #
 #   ci/test.sh                   everything (about 10-15 minutes on 2 cores)
 #   FUZZ_SECONDS=0 ci/test.sh    skip step 6's fuzzing
@@ -26,6 +28,7 @@ done
 for p in check libtraceevent; do
 	pkg-config --exists "$p" 2>/dev/null || { echo "missing: $p (pkg-config)"; need=1; }
 done
+/usr/bin/python3 -c 'import google.protobuf' 2>/dev/null || { echo "missing: python3-protobuf"; need=1; }
 [ -f /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] ||
 	{ echo "missing: libFuzzer"; need=1; }
 if [ -n "$need" ]; then
@@ -69,4 +72,7 @@ if [ "$FUZZ_SECONDS" -gt 0 ]; then
 		FUZZ_MERGE=0 FUZZ_NICE=0 sh ci/fuzz.sh "$(basename "$src" _fuzzer.c)" "$FUZZ_SECONDS"
 	done
 fi
+step "Perfetto output (protoc decode, compare with libtraceevent)"
+sh tests/perfetto/check.sh build
+
 step "all tests passed"

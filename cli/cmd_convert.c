@@ -12,6 +12,7 @@ static const struct {
 	int (*run)(int argc, char **argv);
 } converters[] = {
 	{ "parquet", tb_convert_parquet },
+	{ "perfetto", tb_convert_perfetto },
 };
 
 int tb_cmd_convert(int argc, char **argv)

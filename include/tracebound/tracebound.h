@@ -24,5 +24,7 @@
 #include "tracebound/text.h"
 #include "tracebound/filter.h"
 #include "tracebound/parquet.h"
+#include "tracebound/protobuf.h"
+#include "tracebound/perfetto.h"
 
 #endif /* TRACEBOUND_H */
