@@ -118,6 +118,13 @@ void tb_cli_print_damage(const tb_cli_capture *c, FILE *warn)
 				c->path, d->index, (int)(sys.len < 64 ? sys.len : 64), sys.ptr,
 				(unsigned long long)d->error.offset, d->error.what,
 				tb_strerror(d->error.status));
+		} else if (d->cut) {
+			fprintf(warn, "tracebound: %s: CPU %u: data cut short at file offset %llu: "
+				      "%llu %s lost (%llu bytes past the end of the file); the pages "
+				      "before it are read\n",
+				c->path, d->cpu, (unsigned long long)d->error.offset,
+				(unsigned long long)d->units, d->units == 1 ? "page" : "pages",
+				(unsigned long long)d->missing);
 		} else {
 			fprintf(warn, "tracebound: %s: %s: %s at file offset %llu (%s)\n", c->path,
 				d->where, d->error.what, (unsigned long long)d->error.offset,

@@ -84,7 +84,7 @@ static int in_event_list(const char *list, const tb_session_event *ev)
 
 static int report_file(const report_opts *o)
 {
-	tb_session_options so = { TB_SESSION_TC_DROPS,
+	tb_session_options so = { TB_SESSION_TC_DROPS | TB_SESSION_SKIP_DAMAGED,
 				  TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE };
 	tb_cli_capture c;
 	tb_session_event ev;
@@ -99,6 +99,8 @@ static int report_file(const report_opts *o)
 	rc = tb_cli_capture_open(&c, o->file, &so, stderr);
 	if (rc)
 		return rc;
+	if (tb_session_ndamage(c.s))
+		bad = 1; /* listed on stderr: the exit status says so too */
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	how = o->json ? TB_TEXT_JSON | (o->with_text ? TB_TEXT_WITH_PRINT : 0u)
 		      : (o->raw ? TB_TEXT_FIELDS : TB_TEXT_PRINT) | TB_TEXT_LINE | o->line_flags;
@@ -122,6 +124,20 @@ static int report_file(const report_opts *o)
 			fflush(stdout);
 			tb_cli_print_page_error(&c, &e);
 			bad = 1;
+			continue;
+		}
+		if (ev.kind == TB_SEV_DAMAGED) {
+			/* the gap is said on stderr and marked in the output, in its
+			 * place, whatever the selection */
+			fflush(stdout);
+			tb_cli_print_page_error(&c, &ev.damage);
+			bad = 1;
+			if (tb_cli_render(&c, &ev, how, &line) == 0) {
+				if (o->json)
+					line.p[line.len++] = '\n';
+				if (fwrite(line.p, 1, line.len, stdout) != line.len)
+					break;
+			}
 			continue;
 		}
 		nevents++;

@@ -212,45 +212,66 @@ static void *take_small(tb_session *s, size_t n)
 	return s->mem.alloc(s->mem.ctx, n);
 }
 
-static void add_damage(tb_session *s, const char *where, tb_status st, uint64_t off,
-		       const char *what, size_t index)
+/* Record damage; the entry (NULL once the list is full: then counted). */
+static tb_session_damage *add_damage(tb_session *s, const char *where, tb_status st,
+				     uint64_t off, const char *what, size_t index)
 {
 	tb_session_damage *d;
 	if (s->ndamage >= TB_SESSION_MAX_DAMAGE) {
 		s->damage_dropped++;
-		return;
+		return NULL;
 	}
 	d = &s->damage[s->ndamage++];
+	memset(d, 0, sizeof(*d));
 	d->where = where;
 	d->error.status = st;
 	d->error.offset = off;
 	d->error.what = what;
 	d->index = index;
+	return d;
 }
 
 /* ---- memory of a trace.dat container ---- */
 
+/*
+ * The container in salvage mode (tb_dat_open_ex, TB_DAT_OPEN_SALVAGE): a
+ * sound file opens exactly as without it, a cut or damaged one keeps what
+ * is valid and lists the rest.  The storage rounds tracedat.c asks for
+ * happen here, in one region given back before the next is taken.
+ */
 static tb_status open_container(tb_session *s, tb_error *err)
 {
 	tb_dat_storage st;
+	tb_dat_open_opts oo;
 	const tb_dat_decompressor *dc = s->src.decompress.fn ? &s->src.decompress : NULL;
 	unsigned round;
 	tb_status r = TB_ERR_NO_SPACE;
 	memset(&st, 0, sizeof(st));
+	memset(&oo, 0, sizeof(oo));
+	oo.flags = TB_DAT_OPEN_SALVAGE;
 	for (round = 0; round < TB_SESSION_DAT_ROUNDS; round++) {
-		size_t sz[5], off[5], total = 0, i;
+		size_t sz[6], off[6], total = 0, i;
 		uint8_t *p;
-		r = tb_dat_open(&s->d, s->src.dat, s->src.dat_len, &st, dc, err);
-		if (r != TB_ERR_NO_SPACE)
+		r = tb_dat_open_ex(&s->d, s->src.dat, s->src.dat_len, &st, dc, &oo, err);
+		/* again with room for the damage list when it did not fit (damage
+		 * past the room is counted, not an error) */
+		if (r != TB_ERR_NO_SPACE &&
+		    !(r == TB_OK && s->d.ndamage < s->d.damage_total &&
+		      oo.damage_cap < TB_SESSION_MAX_DAMAGE))
 			break;
+		if (s->d.need.damage < s->d.damage_total)
+			s->d.need.damage = s->d.damage_total;
 		sz[0] = s->d.need.events * sizeof(tb_dat_event_text);
 		sz[1] = s->d.need.buffers * sizeof(tb_dat_buffer);
 		sz[2] = s->d.need.cpus * sizeof(tb_dat_cpu);
 		sz[3] = s->d.need.cpustats * sizeof(tb_dat_text);
 		sz[4] = s->d.need.scratch;
-		for (i = 0; i < 5; i++) {
+		sz[5] = (s->d.need.damage < TB_SESSION_MAX_DAMAGE ? s->d.need.damage
+								  : TB_SESSION_MAX_DAMAGE) *
+			sizeof(tb_dat_damage);
+		for (i = 0; i < 6; i++) {
 			off[i] = total;
-			if (sz[i] > SIZE_MAX / 2 || total > SIZE_MAX / 2)
+			if (sz[i] > SIZE_MAX / 4 || total > SIZE_MAX / 4)
 				return tb_fail(err, TB_ERR_NO_SPACE, 0, "trace.dat tables too large");
 			total += ALIGN_UP(sz[i]);
 		}
@@ -274,8 +295,36 @@ static tb_status open_container(tb_session *s, tb_error *err)
 		st.cpustats_cap = s->d.need.cpustats;
 		st.scratch = p + off[4];
 		st.scratch_cap = s->d.need.scratch;
+		oo.damage = (tb_dat_damage *)(void *)(p + off[5]);
+		oo.damage_cap = sz[5] / sizeof(tb_dat_damage);
 	}
 	return r;
+}
+
+/* What the container's salvage lost, and table slack, as session damage. */
+static void container_damage(tb_session *s)
+{
+	size_t i;
+	for (i = 0; i < s->d.ndamage; i++) {
+		const tb_dat_damage *dm = &s->d.damage[i];
+		tb_session_damage *d = add_damage(s, tb_dat_part_name(dm->part), dm->error.status,
+						  dm->error.offset, dm->error.what, dm->buffer);
+		if (d) {
+			d->cpu = dm->cpu;
+			d->length = dm->length;
+			d->missing = dm->missing;
+			d->units = dm->units;
+			d->cut = dm->part == TB_DAT_PART_CPU_DATA;
+		}
+	}
+	s->damage_dropped += s->d.damage_total - s->d.ndamage;
+	if (s->d.slack_bytes) {
+		tb_session_damage *d = add_damage(s, "table", TB_ERR_LENGTH, s->d.slack_offset,
+						  "a table section holds bytes past its declared "
+						  "size (ignored, as trace-cmd does)", 0);
+		if (d)
+			d->length = s->d.slack_bytes;
+	}
 }
 
 /* ---- formats ---- */
@@ -698,6 +747,7 @@ static tb_status open_dat(tb_session *s, tb_error *err)
 	tb_span cmd, ks, pk;
 	if ((st = open_container(s, err)) != TB_OK)
 		return st;
+	container_damage(s);
 	s->info.is_dat = 1;
 	s->info.dat_version = s->d.version;
 	s->info.big_endian = s->d.big_endian;
@@ -712,11 +762,19 @@ static tb_status open_dat(tb_session *s, tb_error *err)
 		s->info.ts_offset = parse_ts_offset(&s->d.ts_offset);
 	st = tb_kbuf_layout_from_header_page(s->d.header_page.ptr, s->d.header_page.len,
 					     s->d.big_endian, &s->layout, &e);
-	if (st != TB_OK)
-		return tb_fail(err, st,
-			       s->d.header_page.offset +
-				       (e.offset <= s->d.header_page.len ? e.offset : 0),
-			       e.what);
+	if (st != TB_OK) {
+		/* without a usable header_page: the layout every kernel writes for
+		 * this long size and page size (the damage says why) */
+		add_damage(s, "header_page", st,
+			   s->d.header_page.offset +
+				   (e.offset <= s->d.header_page.len ? e.offset : 0),
+			   e.what, 0);
+		st = tb_kbuf_layout_init(&s->layout, s->d.big_endian, s->d.long_size,
+					 s->d.page_size, 0);
+		if (st != TB_OK)
+			return tb_fail(err, st, 0,
+				       "no header_page and a page size no sub-buffer can have");
+	}
 	s->ntexts = s->d.nevents;
 	s->texts_ = take(s, (s->ntexts ? s->ntexts : 1) * sizeof(tb_session_format_text));
 	if (!s->texts_)

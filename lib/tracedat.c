@@ -1169,6 +1169,17 @@ static tb_status parse_v7_sections(ctx *c)
 			if (skipped)
 				continue;
 			st = parse_v7_section(c, id, &b);
+			if (!st && (id == TB_DAT_OPT_KALLSYMS || id == TB_DAT_OPT_PRINTK ||
+				    id == TB_DAT_OPT_CMDLINES) && tb_rd_left(&b.r)) {
+				/* trace-cmd can write a table's size smaller than
+				 * the text it wrote after it (saved_cmdlines grew
+				 * while it was read) and reads the declared size:
+				 * so does this, and says how much it left */
+				if (!d->slack_bytes)
+					d->slack_offset = off;
+				d->slack_bytes += tb_rd_left(&b.r);
+				b.r.pos = b.r.len;
+			}
 			if (!st)
 				st = expect_end(c, &b, "bytes left over in a section");
 			if (!st && s.cut && d->damage_total == before)

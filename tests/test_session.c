@@ -391,6 +391,100 @@ START_TEST(session_damaged_page_is_reported_in_place)
 }
 END_TEST
 
+/* A trace.dat cut short: every event of a page that lies wholly before
+ * the cut comes out, in order on its CPU, and the loss is listed. */
+typedef struct ev_key {
+	uint64_t ts, page_off, h;
+	uint32_t cpu;
+} ev_key;
+
+static size_t collect(tb_session *s, ev_key *out, size_t cap)
+{
+	tb_session_event ev;
+	tb_error err;
+	tb_status st;
+	size_t n = 0;
+	while ((st = tb_session_next(s, &ev, &err)) == TB_OK) {
+		uint64_t h = 1469598103934665603ull;
+		uint32_t i;
+		if (ev.kind != TB_SEV_EVENT)
+			continue;
+		for (i = 0; i < ev.len; i++)
+			h = (h ^ ev.data[i]) * 1099511628211ull;
+		ck_assert_uint_lt(n, cap);
+		out[n].ts = ev.ts;
+		out[n].page_off = ev.page_offset;
+		out[n].cpu = ev.cpu;
+		out[n].h = h;
+		n++;
+	}
+	ck_assert_int_eq(st, TB_END);
+	return n;
+}
+
+START_TEST(session_salvages_a_cut_capture)
+{
+	static const char *names[] = { "../shared/samples/sched4k.v6.dat",
+				       "../shared/samples/sched4k.v7.dat" };
+	size_t f;
+	for (f = 0; f < 2; f++) {
+		sample smp;
+		tb_session *s;
+		tb_status st;
+		ev_key *full, *part;
+		size_t nfull, k, i;
+		uint64_t data_start = UINT64_MAX, data_end = 0;
+		const tb_dat *d;
+		if (!load_sample(names[f], &smp))
+			continue;
+		full = malloc(70000 * sizeof(*full));
+		part = malloc(70000 * sizeof(*part));
+		ck_assert(full && part);
+		s = open_dat(&smp, TB_SESSION_SKIP_DAMAGED, &st);
+		ck_assert_int_eq(st, TB_OK);
+		d = tb_session_dat(s);
+		for (i = 0; i < d->buffers[0].ncpus; i++) {
+			const tb_dat_cpu *c = &d->buffers[0].cpus[i];
+			if (c->offset < data_start)
+				data_start = c->offset;
+			if (c->offset + c->size > data_end)
+				data_end = c->offset + c->size;
+		}
+		nfull = collect(s, full, 70000);
+		ck_assert_uint_eq(nfull, 63844);
+		tb_session_close(s);
+		for (k = 1; k <= 7; k++) {
+			/* cuts spread over the data, inside a page */
+			size_t cut = (size_t)(data_start + (data_end - data_start) * k / 8 + 1000);
+			sample c = { smp.data, cut };
+			size_t npart, want = 0, j[2] = { 0, 0 }, w;
+			s = open_dat(&c, TB_SESSION_SKIP_DAMAGED, &st);
+			ck_assert_int_eq(st, TB_OK);
+			ck_assert_uint_gt(tb_session_ndamage(s), 0);
+			npart = collect(s, part, 70000);
+			for (i = 0; i < nfull; i++)
+				want += full[i].page_off + 4096 <= cut;
+			ck_assert_uint_eq(npart, want);
+			/* each CPU's events: the full file's, in order */
+			for (i = 0; i < npart; i++) {
+				uint32_t cpu = part[i].cpu;
+				ck_assert_uint_lt(cpu, 2);
+				for (w = j[cpu]; w < nfull && full[w].cpu != cpu; w++)
+					;
+				ck_assert_uint_lt(w, nfull);
+				ck_assert_uint_eq(part[i].ts, full[w].ts);
+				ck_assert_uint_eq(part[i].h, full[w].h);
+				j[cpu] = w + 1;
+			}
+			tb_session_close(s);
+		}
+		free(full);
+		free(part);
+		free(smp.data);
+	}
+}
+END_TEST
+
 /* Rendering into a small buffer: a prefix of the whole text, the same
  * `needed`, nothing past cap. */
 START_TEST(session_text_truncation_keeps_needed)
@@ -606,6 +700,17 @@ START_TEST(session_examples_build_and_run)
 				"\"common_flags\":0,\"common_preempt_count\":0,\"common_pid\":1573,"
 				"\"__syscall_nr\":5,\"fd\":5,\"statbuf\":140735502597632}}\n");
 	tb_test_run_free(&r);
+	/* an upload cut at 8 MB: report prints what exists, says what was lost, exits 1 */
+	snprintf(cmd, sizeof(cmd), "head -c 8000000 '%s' > /tmp/tb-session-cut.dat && "
+		 "'%s' report /tmp/tb-session-cut.dat 2>&1 >/dev/null; echo rc=$?; "
+		 "'%s' report /tmp/tb-session-cut.dat 2>/dev/null | wc -l", smp, getenv("TB_CLI"),
+		 getenv("TB_CLI"));
+	tb_test_sh(cmd, &r);
+	ck_assert(strstr(r.out, ": CPU 0: data cut short at file offset ") != NULL);
+	ck_assert(strstr(r.out, "pages lost (") != NULL);
+	ck_assert(strstr(r.out, "rc=1\n") != NULL);
+	ck_assert(strstr(r.out, "\n15239\n") != NULL); /* cpus=2, a drop report, 15,237 events */
+	tb_test_run_free(&r);
 	snprintf(cmd, sizeof(cmd), "'%s/raw_dumps' 2>&1; echo rc=$?", dir);
 	tb_test_sh(cmd, &r);
 	ck_assert(strstr(r.out, "usage: raw_dumps") && strstr(r.out, "rc=2"));
@@ -662,6 +767,7 @@ Suite *tb_suite_session(void)
 	tcase_add_test(tc, session_in_a_fixed_arena);
 	tcase_add_test(tc, session_raw_dumps_with_formats);
 	tcase_add_test(tc, session_damaged_page_is_reported_in_place);
+	tcase_add_test(tc, session_salvages_a_cut_capture);
 	tcase_add_test(tc, session_text_truncation_keeps_needed);
 	tcase_add_test(tc, session_merges_instances);
 	tcase_add_test(tc, session_arguments);

@@ -145,7 +145,11 @@ typedef struct tb_session_options {
 typedef struct tb_session tb_session; /* opaque: lives in caller memory */
 
 /*
- * Open a capture.  *out is set on TB_OK only.  Errors: TB_ERR_NO_SPACE
+ * Open a capture.  A trace.dat is opened in tracedat.h's salvage mode: a
+ * file cut short or with damaged metadata still gives every whole page
+ * that exists, and tb_session_damage_at() lists what was lost (a sound
+ * file opens exactly as without it).
+ * *out is set on TB_OK only.  Errors: TB_ERR_NO_SPACE
  * when mem ran out (nothing is leaked: what was given is given back),
  * the container's errors for a trace.dat that cannot be read (its header,
  * its section chain), TB_ERR_ARG.  Damage that leaves events readable (a
@@ -190,9 +194,15 @@ TB_API const tb_dat *tb_session_dat(const tb_session *s);
 
 /* Damage found outside the event data (tables, formats, buffers). */
 typedef struct tb_session_damage {
-	const char *where;         /* static: "kallsyms", "event format", "buffer"... */
+	const char *where;         /* static: "kallsyms", "event format", "buffer",
+				      "CPU data" (a cut: see cpu, units, missing)... */
 	tb_error error;            /* offset: in the capture file */
 	size_t index;              /* which format / buffer, when it applies */
+	int cut;                   /* CPU data cut short: the pages that exist are read */
+	uint32_t cpu;              /* "CPU data": the CPU */
+	uint64_t length;           /* bytes of the file given up from error.offset */
+	uint64_t missing;          /* bytes declared past the end of the file */
+	uint64_t units;            /* "CPU data": pages (compressed: chunks) lost */
 } tb_session_damage;
 
 TB_API size_t tb_session_ndamage(const tb_session *s);

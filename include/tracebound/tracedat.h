@@ -230,6 +230,10 @@ typedef struct tb_dat {
 	const tb_dat_damage *damage;
 	size_t ndamage;          /* kept in damage[] */
 	size_t damage_total;     /* found: 0 means the file is whole */
+	/* v7 kallsyms / printk / cmdlines sections holding more than their
+	 * declared size (trace-cmd reads the declared size, and so does
+	 * this): bytes past it in all, and the first such section */
+	uint64_t slack_bytes, slack_offset;
 
 	/* private */
 	tb_dat_storage st_;
