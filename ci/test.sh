@@ -8,6 +8,7 @@
 #   4. line and branch coverage of lib/ (table; goals enforced)
 #   5. the OSS-Fuzz build script run as OSS-Fuzz would, each target briefly
 #   6. the AFL++ build, and FUZZ_SECONDS of libFuzzer per target
+#   7. the Python module: its tests, then the damaged-input ones under ASan
 #
 #   ci/test.sh                   everything (about 10-15 minutes on 2 cores)
 #   FUZZ_SECONDS=0 ci/test.sh    skip step 6's fuzzing
@@ -25,6 +26,9 @@ done
 for p in check libtraceevent; do
 	pkg-config --exists "$p" 2>/dev/null || { echo "missing: $p (pkg-config)"; need=1; }
 done
+/usr/bin/python3 -c 'import numpy, pandas, pytest, setuptools, sysconfig, os
+assert os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' \
+	>/dev/null 2>&1 || { echo "missing: Debian's python3 packages"; need=1; }
 [ -f /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] ||
 	{ echo "missing: libFuzzer"; need=1; }
 if [ -n "$need" ]; then
@@ -64,4 +68,8 @@ if [ "$FUZZ_SECONDS" -gt 0 ]; then
 		FUZZ_MERGE=0 FUZZ_NICE=0 sh ci/fuzz.sh "$(basename "$src" _fuzzer.c)" "$FUZZ_SECONDS"
 	done
 fi
+step "python module (tests against the CLI; then damaged inputs under ASan+UBSan)"
+make python-check
+make python-sanitize
+
 step "all tests passed"

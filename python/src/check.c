@@ -9,6 +9,7 @@
 #include "tbpy.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct anomaly {
@@ -18,7 +19,7 @@ typedef struct anomaly {
 	const char *what;        /* static */
 	int64_t buffer, cpu, page, index, id;
 	int64_t record;          /* record offset in its page, or -1 */
-	const tb_format *f;
+	char event[64];          /* the event's name: copied, the session goes first */
 } anomaly;
 
 typedef struct alist {
@@ -50,7 +51,7 @@ static anomaly *add(alist *l, const char *where, tb_status st, uint64_t off, con
 	a->offset = off;
 	a->what = what ? what : tb_strerror(st);
 	a->buffer = a->cpu = a->page = a->index = a->id = a->record = -1;
-	a->f = NULL;
+	a->event[0] = 0;
 	return a;
 }
 
@@ -119,7 +120,9 @@ static void walk_session(tb_session *s, alist *l)
 				a->page = (int64_t)ev.page_index;
 				a->record = ev.offset;
 				a->id = ev.id;
-				a->f = ev.format;
+				snprintf(a->event, sizeof(a->event), "%.*s",
+					 (int)(ev.format->name_len < 63 ? ev.format->name_len : 63),
+					 ev.format->name);
 			}
 		}
 	}
@@ -185,7 +188,7 @@ static PyObject *to_dict(const anomaly *a)
 	    (a->index >= 0 && put(d, "index", PyLong_FromLongLong(a->index))) ||
 	    (a->id >= 0 && put(d, "id", PyLong_FromLongLong(a->id))) ||
 	    (a->record >= 0 && put(d, "record", PyLong_FromLongLong(a->record))) ||
-	    (a->f && put(d, "event", tbpy_str(a->f->name, a->f->name_len)))) {
+	    (a->event[0] && put(d, "event", tbpy_str(a->event, strlen(a->event))))) {
 		Py_DECREF(d);
 		return NULL;
 	}

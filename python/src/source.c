@@ -498,8 +498,14 @@ int tbpy_input_open(tbpy_input *in, const char *path, const char *events_dir)
 	load_decompressors();
 	if (is_dir(path)) {
 		int rc = open_raw_dir(in, path, events_dir);
-		if (rc)
+		if (rc) {
+			char msg[sizeof(in->errmsg)];
+			int e = errno;
+			memcpy(msg, in->errmsg, sizeof(msg));
 			tbpy_input_close(in);
+			memcpy(in->errmsg, msg, sizeof(msg));
+			errno = e;
+		}
 		return rc;
 	}
 	if (tbpy_map_file(path, &in->dat) != 0)
