@@ -16,13 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "datfile.h"
+#include "capture.h"
 
 #define CHECK_MAX_SHOWN 100
 
 typedef struct chk {
 	const char *path;
-	const tb_datfile *df;
 	const char *buffer;
 	uint64_t events, unknown, bad_records, anomalies, shown;
 	int big_endian;
@@ -44,19 +43,18 @@ static void anomaly(chk *c, const char *fmt, ...)
 	putchar('\n');
 }
 
-static void on_event(void *ctx, const tb_dat_event *ev, const tb_format *f)
+static void check_event(chk *c, const tb_session_event *ev)
 {
-	chk *c = ctx;
+	const tb_format *f = ev->format;
 	tb_error e;
 	tb_status st;
 	c->events++;
 	if (!f) {
-		unsigned id = ev->len >= 2 ? tb_load16(ev->data, c->big_endian) : 0;
 		c->unknown++;
 		anomaly(c, "buffer \"%s\" CPU %u, sub-buffer %llu at file offset %llu, record offset %u: "
 			   "event id %u has no format",
 			c->buffer, ev->cpu, (unsigned long long)ev->page_index,
-			(unsigned long long)ev->page_off, ev->offset, id);
+			(unsigned long long)ev->page_offset, ev->offset, ev->id);
 		return;
 	}
 	st = tb_format_check_record(f, ev->data, ev->len, c->big_endian, &e);
@@ -65,78 +63,96 @@ static void on_event(void *ctx, const tb_dat_event *ev, const tb_format *f)
 		anomaly(c, "buffer \"%s\" CPU %u, sub-buffer %llu at file offset %llu, record offset %u: "
 			   "%.*s: %s at record byte %llu (%s)",
 			c->buffer, ev->cpu, (unsigned long long)ev->page_index,
-			(unsigned long long)ev->page_off, ev->offset, (int)f->name_len, f->name,
+			(unsigned long long)ev->page_offset, ev->offset, (int)f->name_len, f->name,
 			e.what, (unsigned long long)e.offset, tb_strerror(st));
 	}
 }
 
-static void on_error(void *ctx, uint32_t cpu, uint64_t page, tb_status st,
-		     const tb_error *e)
-{
-	chk *c = ctx;
-	if (cpu == UINT32_MAX)
-		anomaly(c, "buffer \"%s\": %s at file offset %llu (%s)", c->buffer, e->what,
-			(unsigned long long)e->offset, tb_strerror(st));
-	else
-		anomaly(c, "buffer \"%s\" CPU %u, sub-buffer %llu: %s at file offset %llu (%s)",
-			c->buffer, cpu, (unsigned long long)page, e->what,
-			(unsigned long long)e->offset, tb_strerror(st));
-}
-
 static int check_dat(const char *path, const uint8_t *p, size_t n)
 {
-	tb_datfile df;
+	tb_session_options so = { 0, 0 };
+	tb_cli_capture cap;
+	tb_session_event ev;
+	const tb_dat *d;
 	chk c;
-	size_t i;
+	size_t i, nformats = 0, nb;
 	uint64_t dropped = 0, drops_unknown = 0;
+	char name[80];
+	tb_error e;
+	tb_status st;
 	int rc;
 	memset(&c, 0, sizeof(c));
-	memset(&df, 0, sizeof(df));
 	c.path = path;
-	rc = tb_datfile_open_mem(&df, path, p, n, stdout, 0);
+	memset(&cap, 0, sizeof(cap));
+	rc = tb_cli_capture_open_mem(&cap, path, p, n, &so, NULL, stdout);
 	if (rc) {
-		printf("%s: %s: %s at offset %llu (%s)\n", path, df.stage ? df.stage : "?",
-		       df.err.what, (unsigned long long)df.err.offset, tb_strerror(df.err.status));
 		printf("%s: trace.dat: MALFORMED\n", path);
-		tb_datfile_close(&df);
-		return rc == 1 ? TB_EXIT_MALFORMED : TB_EXIT_USAGE;
+		return rc;
 	}
-	c.df = &df;
-	c.big_endian = df.d.big_endian;
-	c.anomalies = df.format_errors + df.table_errors;
-	for (i = 0; i < df.d.nbuffers; i++) {
-		const tb_dat_buffer *b = &df.d.buffers[i];
-		tb_datwalk_ops ops = { on_event, on_error, &c };
-		tb_dat_stream s;
-		static char name[80];
-		snprintf(name, sizeof(name), "%.*s", (int)(b->name.len < 64 ? b->name.len : 64),
-			 b->name.ptr);
-		c.buffer = name;
-		if (b->latency)
+	d = tb_session_dat(cap.s);
+	c.big_endian = d->big_endian;
+	/* every format is checked, used or not */
+	for (i = 0; i < tb_session_get_info(cap.s)->nformats; i++) {
+		uint32_t id;
+		if (tb_session_format_at(cap.s, i, NULL, NULL, &id) &&
+		    tb_session_format(cap.s, id) != NULL)
+			nformats++;
+	}
+	c.anomalies = tb_session_ndamage(cap.s);
+	c.shown = c.anomalies < CHECK_MAX_SHOWN ? c.anomalies : CHECK_MAX_SHOWN;
+	fflush(stderr);
+	tb_cli_print_damage(&cap, stdout);
+	c.buffer = name;
+	name[0] = 0;
+	while ((st = tb_session_next(cap.s, &ev, &e)) != TB_END) {
+		const tb_session_buffer_info *bi;
+		if (st != TB_OK) {
+			const tb_session_error_info *ei = tb_session_error(cap.s);
+			bi = tb_session_buffer(cap.s, ei->buffer);
+			snprintf(name, sizeof(name), "%.*s", (int)(bi->name.len < 64 ? bi->name.len : 64),
+				 bi->name.ptr);
+			anomaly(&c, "buffer \"%s\" CPU %u, sub-buffer %llu: %s at file offset %llu (%s)",
+				name, ei->cpu, (unsigned long long)ei->page, e.what,
+				(unsigned long long)e.offset, tb_strerror(st));
 			continue;
-		if (tb_datfile_walk(&df, b, 0, &ops, &s)) {
-			tb_datfile_close(&df);
-			return TB_EXIT_USAGE;
 		}
-		dropped += s.dropped_known;
-		drops_unknown += s.drops_unknown;
+		bi = tb_session_buffer(cap.s, ev.buffer);
+		snprintf(name, sizeof(name), "%.*s", (int)(bi->name.len < 64 ? bi->name.len : 64),
+			 bi->name.ptr);
+		check_event(&c, &ev);
+	}
+	nb = tb_session_get_info(cap.s)->nbuffers;
+	for (i = 0; i < nb; i++) {
+		const tb_session_buffer_info *bi = tb_session_buffer(cap.s, i);
+		const tb_dat_buffer *b = NULL;
+		size_t j;
+		for (j = 0; j < d->nbuffers; j++)
+			if (d->buffers[j].name.ptr == bi->name.ptr)
+				b = &d->buffers[j];
+		for (j = 0; b && j < b->ncpus; j++) {
+			tb_session_cpu_stats cs;
+			if (tb_session_cpu_stats_get(cap.s, i, b->cpus[j].cpu, &cs) == TB_OK) {
+				dropped += cs.dropped;
+				drops_unknown += cs.drops_unknown;
+			}
+		}
 	}
 	if (c.shown < c.anomalies && c.anomalies > CHECK_MAX_SHOWN)
 		printf("%s: ... %llu more anomalies not shown\n", path,
 		       (unsigned long long)(c.anomalies - c.shown));
 	{
-		const tb_dat_text *z = &df.d.compression;
+		const tb_dat_text *z = &d->compression;
 		int named = z->len && !(z->len == 4 && !memcmp(z->ptr, "none", 4));
 		printf("%s: trace.dat v%u%s%.*s%s, %zu buffer%s, %zu event formats: %llu events, "
 		       "%llu dropped%s, %llu anomalies: %s\n",
-		       path, df.d.version, named ? " (" : "", named ? (int)(z->len < 16 ? z->len : 16) : 0,
-		       named ? z->ptr : "", named ? ")" : "", df.d.nbuffers,
-		       df.d.nbuffers == 1 ? "" : "s", df.set.count, (unsigned long long)c.events,
+		       path, d->version, named ? " (" : "", named ? (int)(z->len < 16 ? z->len : 16) : 0,
+		       named ? z->ptr : "", named ? ")" : "", d->nbuffers,
+		       d->nbuffers == 1 ? "" : "s", nformats, (unsigned long long)c.events,
 		       (unsigned long long)dropped,
 		       drops_unknown ? " (and drops of unknown size)" : "",
 		       (unsigned long long)c.anomalies, c.anomalies ? "MALFORMED" : "ok");
 	}
-	tb_datfile_close(&df);
+	tb_cli_capture_close(&cap);
 	return c.anomalies ? TB_EXIT_MALFORMED : TB_EXIT_OK;
 }
 

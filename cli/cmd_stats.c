@@ -1,61 +1,30 @@
 /*
- * tracebound stats FILE.dat: events per type and per CPU, drops, time span.
+ * tracebound stats FILE.dat: per buffer, events per type and per CPU,
+ * drops and the time span.  Counting only: the walk is the session's.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "datfile.h"
+#include "capture.h"
 
-typedef struct cpu_stat {
+typedef struct type_count {
+	const tb_format *f;      /* NULL: event ids without a format */
+	uint64_t n;
+} type_count;
+
+typedef struct cpu_span {
 	uint32_t cpu;
 	uint64_t events, first, last;
-} cpu_stat;
+} cpu_span;
 
-typedef struct st_ctx {
-	const tb_datfile *df;
-	uint64_t *per_format;   /* by format index in the set */
-	uint64_t unknown, events, first, last, errors;
-	cpu_stat *cpus;
+typedef struct buf_stats {
+	uint64_t events, first, last, errors;
+	type_count *types;       /* in order of first appearance */
+	size_t ntypes, cap;
+	uint64_t unknown;
+	cpu_span *cpus;
 	size_t ncpus;
-} st_ctx;
-
-static void on_event(void *ctx, const tb_dat_event *ev, const tb_format *f)
-{
-	st_ctx *c = ctx;
-	size_t i;
-	if (f)
-		c->per_format[f - c->df->set.events]++;
-	else
-		c->unknown++;
-	if (!c->events || ev->ts < c->first)
-		c->first = ev->ts;
-	if (!c->events || ev->ts > c->last)
-		c->last = ev->ts;
-	c->events++;
-	for (i = 0; i < c->ncpus; i++)
-		if (c->cpus[i].cpu == ev->cpu) {
-			if (!c->cpus[i].events)
-				c->cpus[i].first = ev->ts;
-			c->cpus[i].last = ev->ts;
-			c->cpus[i].events++;
-			break;
-		}
-}
-
-static void on_error(void *ctx, uint32_t cpu, uint64_t page, tb_status st,
-		     const tb_error *e)
-{
-	st_ctx *c = ctx;
-	(void)page;
-	c->errors++;
-	if (cpu == UINT32_MAX)
-		fprintf(stderr, "tracebound: %s: %s at file offset %llu (%s)\n", c->df->path,
-			e->what, (unsigned long long)e->offset, tb_strerror(st));
-	else
-		fprintf(stderr, "tracebound: %s: CPU %u: %s at file offset %llu (%s)\n",
-			c->df->path, cpu, e->what, (unsigned long long)e->offset,
-			tb_strerror(st));
-}
+} buf_stats;
 
 static void print_ts(uint64_t ts)
 {
@@ -63,101 +32,177 @@ static void print_ts(uint64_t ts)
 	       (unsigned long long)(ts % 1000000000u));
 }
 
+/* Count ev under its type (a short list: a capture uses tens of types;
+ * the last type met is checked first). */
+static int count_type(buf_stats *b, const tb_format *f)
+{
+	size_t i;
+	if (b->ntypes && b->types[b->ntypes - 1].f == f) {
+		b->types[b->ntypes - 1].n++;
+		return 0;
+	}
+	for (i = 0; i < b->ntypes; i++)
+		if (b->types[i].f == f) {
+			b->types[i].n++;
+			return 0;
+		}
+	if (b->ntypes == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 64;
+		type_count *t = realloc(b->types, cap * sizeof(*t));
+		if (!t)
+			return -1;
+		b->types = t;
+		b->cap = cap;
+	}
+	b->types[b->ntypes].f = f;
+	b->types[b->ntypes].n = 1;
+	b->ntypes++;
+	return 0;
+}
+
+static void count_event(buf_stats *b, const tb_session_event *ev)
+{
+	size_t i;
+	if (!b->events || ev->ts < b->first)
+		b->first = ev->ts;
+	if (!b->events || ev->ts > b->last)
+		b->last = ev->ts;
+	b->events++;
+	for (i = 0; i < b->ncpus; i++)
+		if (b->cpus[i].cpu == ev->cpu) {
+			if (!b->cpus[i].events)
+				b->cpus[i].first = ev->ts;
+			b->cpus[i].last = ev->ts;
+			b->cpus[i].events++;
+			break;
+		}
+}
+
+static void print_buffer(const tb_cli_capture *c, size_t k, const buf_stats *b)
+{
+	uint64_t pages = 0, dropped = 0, unknown = 0;
+	size_t i;
+	for (i = 0; i < b->ncpus; i++) {
+		tb_session_cpu_stats cs;
+		if (tb_session_cpu_stats_get(c->s, k, b->cpus[i].cpu, &cs) == TB_OK) {
+			pages += cs.pages;
+			dropped += cs.dropped;
+			unknown += cs.drops_unknown;
+		}
+	}
+	printf("events: %llu\npages: %llu\ndropped: %llu%s\n", (unsigned long long)b->events,
+	       (unsigned long long)pages, (unsigned long long)dropped,
+	       unknown ? " (plus drops of unknown size)" : "");
+	if (b->events) {
+		printf("first: ");
+		print_ts(b->first);
+		printf("\nlast: ");
+		print_ts(b->last);
+		printf("\nspan: ");
+		print_ts(b->last - b->first);
+		printf(" s\n");
+	}
+	printf("per cpu:\n");
+	for (i = 0; i < b->ncpus; i++) {
+		printf("  cpu %u: %llu events", b->cpus[i].cpu, (unsigned long long)b->cpus[i].events);
+		if (b->cpus[i].events) {
+			printf(", ");
+			print_ts(b->cpus[i].first);
+			printf(" .. ");
+			print_ts(b->cpus[i].last);
+		}
+		printf("\n");
+	}
+	printf("per event:\n");
+	for (i = 0; i < b->ntypes; i++) {
+		const tb_format *f = b->types[i].f;
+		if (f)
+			printf("  %10llu  %.*s:%.*s\n", (unsigned long long)b->types[i].n,
+			       (int)f->system_len, f->system ? f->system : "", (int)f->name_len,
+			       f->name);
+	}
+	if (b->unknown)
+		printf("  %10llu  (event ids without a format)\n", (unsigned long long)b->unknown);
+	if (b->errors)
+		printf("malformed pages: %llu\n", (unsigned long long)b->errors);
+}
+
 int tb_cmd_stats(int argc, char **argv)
 {
-	tb_datfile df;
-	st_ctx c;
-	size_t i, b;
-	int rc;
-	uint64_t dropped = 0, unknown_drops = 0;
+	tb_session_options so = { 0, 0 };
+	tb_cli_capture c;
+	const tb_dat *d;
+	buf_stats *bs;
+	size_t i, k, nb;
+	int rc, bad = 0;
+	tb_session_event ev;
+	tb_error e;
+	tb_status st;
+
 	if (argc != 2 || (argv[1][0] == '-' && argv[1][1])) {
 		fprintf(stderr, "usage: tracebound stats FILE.dat\n");
 		return TB_EXIT_USAGE;
 	}
-	rc = tb_datfile_open(&df, argv[1], stderr, 1);
-	if (rc) {
-		tb_datfile_perror(&df);
-		tb_datfile_close(&df);
-		return rc == 1 ? TB_EXIT_MALFORMED : TB_EXIT_USAGE;
+	if ((rc = tb_cli_capture_open(&c, argv[1], &so, stderr)) != 0)
+		return rc;
+	d = tb_session_dat(c.s);
+	nb = tb_session_get_info(c.s)->nbuffers;
+	bs = calloc(nb + 1, sizeof(*bs));
+	for (k = 0; bs && k < nb; k++) {
+		const tb_session_buffer_info *bi = tb_session_buffer(c.s, k);
+		const tb_dat_buffer *b = tb_dat_find_buffer(d, "");
+		for (i = 0; i < d->nbuffers; i++)
+			if (d->buffers[i].name.ptr == bi->name.ptr)
+				b = &d->buffers[i];
+		bs[k].cpus = calloc(b->ncpus + 1, sizeof(cpu_span));
+		if (!bs[k].cpus)
+			break;
+		bs[k].ncpus = b->ncpus;
+		for (i = 0; i < b->ncpus; i++)
+			bs[k].cpus[i].cpu = b->cpus[i].cpu;
 	}
-	printf("file: %s\nversion: %u\ncompression: %.*s\nbuffers: %zu\n", argv[1],
-	       df.d.version, df.d.compression.len ? (int)(df.d.compression.len < 16 ? df.d.compression.len : 16) : 4,
-	       df.d.compression.len ? df.d.compression.ptr : "none", df.d.nbuffers);
-	for (b = 0; b < df.d.nbuffers; b++) {
-		const tb_dat_buffer *buf = &df.d.buffers[b];
-		tb_datwalk_ops ops = { on_event, on_error, &c };
-		tb_dat_stream s;
-		memset(&c, 0, sizeof(c));
-		c.df = &df;
-		printf("\nbuffer: \"%.*s\"%s\n", (int)(buf->name.len < 64 ? buf->name.len : 64),
-		       buf->name.ptr, buf->latency ? " (latency text)" : "");
-		if (buf->latency)
+	if (!bs || k < nb) {
+		fprintf(stderr, "tracebound: out of memory\n");
+		rc = TB_EXIT_USAGE;
+		goto done;
+	}
+	while ((st = tb_session_next(c.s, &ev, &e)) != TB_END) {
+		if (st != TB_OK) {
+			bs[tb_session_error(c.s)->buffer].errors++;
+			fprintf(stderr, "tracebound: %s: CPU %u: %s at file offset %llu (%s)\n",
+				argv[1], tb_session_error(c.s)->cpu, e.what,
+				(unsigned long long)e.offset, tb_strerror(st));
+			bad = 1;
 			continue;
-		c.per_format = calloc(df.set.events_cap + 1, sizeof(uint64_t));
-		c.cpus = calloc(buf->ncpus + 1, sizeof(cpu_stat));
-		if (!c.per_format || !c.cpus) {
+		}
+		count_event(&bs[ev.buffer], &ev);
+		if (ev.format ? count_type(&bs[ev.buffer], ev.format) != 0 : (bs[ev.buffer].unknown++, 0)) {
 			fprintf(stderr, "tracebound: out of memory\n");
-			free(c.per_format);
-			free(c.cpus);
-			tb_datfile_close(&df);
-			return TB_EXIT_USAGE;
+			rc = TB_EXIT_USAGE;
+			goto done;
 		}
-		c.ncpus = buf->ncpus;
-		for (i = 0; i < buf->ncpus; i++)
-			c.cpus[i].cpu = buf->cpus[i].cpu;
-		if (tb_datfile_walk(&df, buf, 0, &ops, &s)) {
-			free(c.per_format);
-			free(c.cpus);
-			tb_datfile_close(&df);
-			return TB_EXIT_USAGE;
-		}
-		dropped += s.dropped_known;
-		unknown_drops += s.drops_unknown;
-		printf("events: %llu\npages: %llu\ndropped: %llu%s\n", (unsigned long long)c.events,
-		       (unsigned long long)s.pages, (unsigned long long)s.dropped_known,
-		       s.drops_unknown ? " (plus drops of unknown size)" : "");
-		if (c.events) {
-			printf("first: ");
-			print_ts(c.first);
-			printf("\nlast: ");
-			print_ts(c.last);
-			printf("\nspan: ");
-			print_ts(c.last - c.first);
-			printf(" s\n");
-		}
-		printf("per cpu:\n");
-		for (i = 0; i < c.ncpus; i++) {
-			printf("  cpu %u: %llu events", c.cpus[i].cpu,
-			       (unsigned long long)c.cpus[i].events);
-			if (c.cpus[i].events) {
-				printf(", ");
-				print_ts(c.cpus[i].first);
-				printf(" .. ");
-				print_ts(c.cpus[i].last);
-			}
-			printf("\n");
-		}
-		printf("per event:\n");
-		for (i = 0; i < df.set.count; i++) {
-			const tb_format *f = &df.set.events[i];
-			if (!c.per_format[i])
-				continue;
-			printf("  %10llu  %.*s:%.*s\n", (unsigned long long)c.per_format[i],
-			       (int)f->system_len, f->system ? f->system : "", (int)f->name_len,
-			       f->name);
-		}
-		if (c.unknown)
-			printf("  %10llu  (event ids without a format)\n",
-			       (unsigned long long)c.unknown);
-		if (c.errors)
-			printf("malformed pages: %llu\n", (unsigned long long)c.errors);
-		free(c.per_format);
-		free(c.cpus);
-		if (c.errors)
-			rc = 1;
 	}
-	tb_datfile_close(&df);
-	(void)dropped;
-	(void)unknown_drops;
-	return rc ? TB_EXIT_MALFORMED : TB_EXIT_OK;
+	printf("file: %s\nversion: %u\ncompression: %.*s\nbuffers: %zu\n", argv[1], d->version,
+	       d->compression.len ? (int)(d->compression.len < 16 ? d->compression.len : 16) : 4,
+	       d->compression.len ? d->compression.ptr : "none", d->nbuffers);
+	for (i = 0, k = 0; i < d->nbuffers; i++) {
+		const tb_dat_buffer *b = &d->buffers[i];
+		printf("\nbuffer: \"%.*s\"%s\n", (int)(b->name.len < 64 ? b->name.len : 64),
+		       b->name.ptr, b->latency ? " (latency text)" : "");
+		if (b->latency || !b->ncpus)
+			continue;
+		if (k < nb && tb_session_buffer(c.s, k)->name.ptr == b->name.ptr) {
+			print_buffer(&c, k, &bs[k]);
+			k++;
+		}
+	}
+	rc = bad ? TB_EXIT_MALFORMED : TB_EXIT_OK;
+done:
+	for (k = 0; bs && k < nb; k++) {
+		free(bs[k].cpus);
+		free(bs[k].types);
+	}
+	free(bs);
+	tb_cli_capture_close(&c);
+	return rc;
 }

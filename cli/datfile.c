@@ -11,39 +11,7 @@
 #endif
 
 #include "datfile.h"
-
-tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src,
-			    size_t src_len, void *dst, size_t dst_cap,
-			    size_t *produced)
-{
-	(void)ctx;
-	(void)src;
-	(void)src_len;
-	(void)dst;
-	(void)dst_cap;
-	(void)produced;
-#ifdef TB_HAVE_ZSTD
-	if (!strcmp(algo, "zstd")) {
-		size_t r = ZSTD_decompress(dst, dst_cap, src, src_len);
-		if (ZSTD_isError(r))
-			return TB_ERR_VALUE;
-		*produced = r;
-		return TB_OK;
-	}
-#endif
-#ifdef TB_HAVE_ZLIB
-	if (!strcmp(algo, "zlib")) {
-		uLongf out = (uLongf)dst_cap;
-		if (src_len > (uLong)-1 ||
-		    uncompress(dst, &out, src, (uLong)src_len) != Z_OK)
-			return TB_ERR_VALUE;
-		*produced = out;
-		return TB_OK;
-	}
-#endif
-	(void)algo;
-	return TB_ERR_UNSUPPORTED;
-}
+#include "capture.h"
 
 /* 1 for a file we cannot accept (malformed, over a limit, needing a
  * decompressor this build lacks); 2 when memory ran out. */

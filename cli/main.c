@@ -1,4 +1,5 @@
 /* tracebound: decode untrusted trace captures safely. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +27,27 @@ static void usage(FILE *out)
 	fprintf(out, "  tracebound --version\n");
 }
 
+/* Every command's output is checked here once: a write that failed
+ * (a full disk, a closed pipe) is a message and exit 2, never a silent 0. */
+static int finish_output(int rc)
+{
+	int failed = ferror(stdout), why = failed ? errno : 0;
+	if (fflush(stdout) != 0 && !why)
+		why = errno;
+	failed |= why != 0;
+	if (fclose(stdout) != 0) {
+		if (!why)
+			why = errno;
+		failed = 1;
+	}
+	if (failed) {
+		fprintf(stderr, "tracebound: error writing the output: %s\n",
+			why ? strerror(why) : "write failed");
+		return TB_EXIT_USAGE;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -44,7 +66,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+			return finish_output(commands[i].run(argc - 1, argv + 1));
 	fprintf(stderr, "tracebound: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return TB_EXIT_USAGE;

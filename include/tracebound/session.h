@@ -214,6 +214,7 @@ typedef struct tb_session_event {
 	uint32_t id;               /* common_type */
 	int has_id;                /* 0: the record is too short for common_type */
 	const tb_format *format;   /* NULL: no format for this id */
+	tb_span system, name;      /* the format's (empty without one; not NUL-terminated) */
 	const char *comm;          /* trace-cmd's: "<idle>" for pid 0, "<...>" unknown */
 	size_t comm_len;
 	int comm_known;            /* 1: from the saved cmdlines */

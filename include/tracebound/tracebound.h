@@ -21,5 +21,6 @@
 #include "tracebound/tracedat.h"
 #include "tracebound/render.h"
 #include "tracebound/session.h"
+#include "tracebound/text.h"
 
 #endif /* TRACEBOUND_H */

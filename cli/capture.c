@@ -1,0 +1,161 @@
+/* Opening captures for the commands (see capture.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef TB_HAVE_ZSTD
+#include <zstd.h>
+#endif
+#ifdef TB_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+#include "capture.h"
+
+tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t src_len,
+			    void *dst, size_t dst_cap, size_t *produced)
+{
+	(void)ctx;
+	(void)src;
+	(void)src_len;
+	(void)dst;
+	(void)dst_cap;
+	(void)produced;
+#ifdef TB_HAVE_ZSTD
+	if (!strcmp(algo, "zstd")) {
+		size_t r = ZSTD_decompress(dst, dst_cap, src, src_len);
+		if (ZSTD_isError(r))
+			return TB_ERR_VALUE;
+		*produced = r;
+		return TB_OK;
+	}
+#endif
+#ifdef TB_HAVE_ZLIB
+	if (!strcmp(algo, "zlib")) {
+		uLongf out = (uLongf)dst_cap;
+		if (src_len > (uLong)-1 || uncompress(dst, &out, src, (uLong)src_len) != Z_OK)
+			return TB_ERR_VALUE;
+		*produced = out;
+		return TB_OK;
+	}
+#endif
+	(void)algo;
+	return TB_ERR_UNSUPPORTED;
+}
+
+static void *heap_alloc(void *ctx, size_t n)
+{
+	(void)ctx;
+	return malloc(n ? n : 1);
+}
+
+static void heap_free(void *ctx, void *p, size_t n)
+{
+	(void)ctx;
+	(void)n;
+	free(p);
+}
+
+const tb_mem tb_cli_heap = { heap_alloc, heap_free, NULL };
+
+int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *data,
+			    size_t len, const tb_session_options *opt, FILE *warn, FILE *errs)
+{
+	tb_session_source src;
+	tb_status st;
+	tb_cli_file keep = c->f;
+	memset(c, 0, sizeof(*c));
+	c->f = keep;
+	c->path = path;
+	memset(&src, 0, sizeof(src));
+	src.dat = data;
+	src.dat_len = len;
+	src.decompress.fn = tb_cli_decompress;
+	st = tb_session_open(&c->s, &src, opt, &tb_cli_heap, &c->err);
+	if (st != TB_OK) {
+		fprintf(errs, "%s: %s at offset %llu (%s)%s\n", path, c->err.what,
+			(unsigned long long)c->err.offset, tb_strerror(st),
+			st == TB_ERR_UNSUPPORTED ? ": this tracebound lacks what it needs "
+						   "(a decompressor?)" : "");
+		return st == TB_ERR_NO_SPACE || st == TB_ERR_ARG ? TB_EXIT_USAGE : TB_EXIT_MALFORMED;
+	}
+	if (warn)
+		tb_cli_print_damage(c, warn);
+	return TB_EXIT_OK;
+}
+
+int tb_cli_capture_open(tb_cli_capture *c, const char *path, const tb_session_options *opt,
+			FILE *warn)
+{
+	int rc;
+	memset(c, 0, sizeof(*c));
+	if (tb_cli_load(path, &c->f) != 0)
+		return TB_EXIT_USAGE;
+	fputs("tracebound: ", stderr);
+	rc = tb_cli_capture_open_mem(c, path, c->f.data, c->f.len, opt, warn, stderr);
+	if (rc)
+		tb_cli_unload(&c->f);
+	return rc;
+}
+
+void tb_cli_capture_close(tb_cli_capture *c)
+{
+	tb_session_close(c->s);
+	if (c->f.data)
+		tb_cli_unload(&c->f);
+	memset(c, 0, sizeof(*c));
+}
+
+void tb_cli_print_damage(const tb_cli_capture *c, FILE *warn)
+{
+	size_t i, n = tb_session_ndamage(c->s);
+	for (i = 0; i < n; i++) {
+		const tb_session_damage *d = tb_session_damage_at(c->s, i);
+		if (!strcmp(d->where, "event format")) {
+			tb_span sys, text;
+			(void)tb_session_format_at(c->s, d->index, &sys, &text, NULL);
+			fprintf(warn, "tracebound: %s: event format %zu (%.*s) at file offset %llu: "
+				      "%s (%s); its events are not decoded\n",
+				c->path, d->index, (int)(sys.len < 64 ? sys.len : 64), sys.ptr,
+				(unsigned long long)d->error.offset, d->error.what,
+				tb_strerror(d->error.status));
+		} else {
+			fprintf(warn, "tracebound: %s: %s: %s at file offset %llu (%s)\n", c->path,
+				d->where, d->error.what, (unsigned long long)d->error.offset,
+				tb_strerror(d->error.status));
+		}
+	}
+}
+
+void tb_cli_print_page_error(const tb_cli_capture *c, const tb_error *e)
+{
+	const tb_session_error_info *ei = tb_session_error(c->s);
+	const tb_session_buffer_info *b = tb_session_buffer(c->s, ei->buffer);
+	fprintf(stderr, "tracebound: %s: buffer \"%.*s\" CPU %u, sub-buffer %llu, file offset %llu: "
+			"%s (%s)\n",
+		c->path, b ? (int)b->name.len : 0, b ? b->name.ptr : "", ei->cpu,
+		(unsigned long long)ei->page, (unsigned long long)e->offset, e->what,
+		tb_strerror(e->status));
+}
+
+int tb_cli_render(tb_cli_capture *c, const tb_session_event *ev, unsigned how, tb_cli_line *line)
+{
+	for (;;) {
+		tb_render_result r;
+		tb_status st = tb_session_text(c->s, ev, how, line->p, line->cap, &r);
+		if (st == TB_OK || (st == TB_ERR_NO_SPACE && r.needed == 0)) {
+			line->len = r.len;
+			return 0;
+		}
+		if (st != TB_ERR_NO_SPACE || r.needed + 2 <= line->cap) {
+			line->len = r.len;
+			return 0;
+		}
+		free(line->p);
+		line->cap = r.needed + 2;
+		line->p = malloc(line->cap);
+		if (!line->p) {
+			line->cap = 0;
+			return -1;
+		}
+	}
+}

@@ -1,0 +1,47 @@
+/* A capture opened for a command: the file mapped, a library session over it. */
+#ifndef TB_CLI_CAPTURE_H
+#define TB_CLI_CAPTURE_H
+
+#include "cli.h"
+
+typedef struct tb_cli_capture {
+	const char *path;
+	tb_cli_file f;
+	tb_session *s;
+	tb_error err;            /* why opening failed */
+} tb_cli_capture;
+
+/* The decompressor the CLI hands the library (zstd and zlib when built with them). */
+tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t src_len,
+			    void *dst, size_t dst_cap, size_t *produced);
+
+/* The heap as a tb_mem. */
+extern const tb_mem tb_cli_heap;
+
+/*
+ * Open path as a trace.dat session.  Returns TB_EXIT_OK, TB_EXIT_MALFORMED
+ * (a file the library cannot accept: message printed) or TB_EXIT_USAGE
+ * (I/O or memory).  Damage the session got past (tables, formats, buffers)
+ * is listed on `warn` (may be NULL).
+ */
+int tb_cli_capture_open(tb_cli_capture *c, const char *path,
+			const tb_session_options *opt, FILE *warn);
+/* The same over bytes in memory the caller keeps; the open error goes to errs. */
+int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *data,
+			    size_t len, const tb_session_options *opt, FILE *warn, FILE *errs);
+void tb_cli_capture_close(tb_cli_capture *c);
+
+/* "tracebound: PATH: <where> ...: what at file offset N (status)" per damage entry. */
+void tb_cli_print_damage(const tb_cli_capture *c, FILE *warn);
+
+/* One line for a page error tb_session_next returned. */
+void tb_cli_print_page_error(const tb_cli_capture *c, const tb_error *e);
+
+/* Render ev into *line (grown as needed, never cut).  0, or -1 when memory ran out. */
+typedef struct tb_cli_line {
+	char *p;
+	size_t cap, len;
+} tb_cli_line;
+int tb_cli_render(tb_cli_capture *c, const tb_session_event *ev, unsigned how, tb_cli_line *line);
+
+#endif

@@ -1,0 +1,1505 @@
+/*
+ * The trace session (see include/tracebound/session.h): one capture,
+ * every event merged by time with its format, comm and text.
+ *
+ * Everything lives in regions the caller's tb_mem hands out.  The
+ * decoders do the byte work: tracedat.c (container, merged per-buffer
+ * streams), kbuf.c (raw dumps), format.c/field.c (schemas, fields),
+ * printfmt (rendering), dattables.c (cmdlines, kallsyms, printk).  This
+ * file only ties them together.
+ */
+#include <string.h>
+
+#include "tracebound/session.h"
+#include "tracebound/text.h"
+
+#include "internal.h"
+
+#define TB_SESSION_MAX_DAMAGE 64u   /* damage entries kept (more are counted) */
+#define TB_SESSION_DAT_ROUNDS 8u    /* tb_dat_open storage rounds */
+#define TB_SESSION_MAX_BUFFERS 256u /* buffers (instances) merged */
+#define NO_ENTRY UINT32_MAX
+
+/* ---- the arena ---- */
+
+#define ALIGN_UP(n) (((n) + 15u) & ~(size_t)15u)
+
+static void *arena_alloc(void *ctx, size_t size)
+{
+	tb_arena *a = ctx;
+	size_t n = ALIGN_UP(size ? size : 1);
+	void *p;
+	if (n < size || n > a->cap - a->used) {
+		size_t want = a->used + n;
+		a->want = want < a->used ? SIZE_MAX : want;
+		return NULL;
+	}
+	p = a->base + a->used;
+	a->used += n;
+	if (a->used > a->peak)
+		a->peak = a->used;
+	return p;
+}
+
+static void arena_free(void *ctx, void *p, size_t size)
+{
+	tb_arena *a = ctx;
+	size_t n = ALIGN_UP(size ? size : 1);
+	/* only the newest block can be given back */
+	if (p && n <= a->used && (uint8_t *)p == a->base + (a->used - n))
+		a->used -= n;
+}
+
+void tb_arena_init(tb_arena *a, void *mem, size_t cap)
+{
+	uintptr_t base = (uintptr_t)mem, adj = (16u - (base & 15u)) & 15u;
+	a->base = mem;
+	a->cap = mem ? cap : 0;
+	if (a->cap >= adj) {
+		a->base = (uint8_t *)mem + adj;
+		a->cap -= adj;
+	} else {
+		a->cap = 0;
+	}
+	a->used = a->peak = a->want = 0;
+}
+
+tb_mem tb_arena_mem(tb_arena *a)
+{
+	tb_mem m;
+	m.alloc = arena_alloc;
+	m.free = arena_free;
+	m.ctx = a;
+	return m;
+}
+
+/* ---- the session ---- */
+
+/* One format text: its id and, once used, its format and programs. */
+typedef struct fmt_entry {
+	uint32_t id;
+	uint32_t text;           /* index of its text */
+	uint32_t nfields;        /* from the open-time parse */
+	uint8_t ok;              /* parsed at open */
+	uint8_t tried;           /* fields allocated / parse attempted */
+	uint8_t prog_tried[2];   /* print, fields listing */
+	uint32_t pid_off, pid_size;  /* its common_pid (size 0: none) */
+	tb_format *fmt;
+	tb_render_prog *prog[2];
+} fmt_entry;
+
+/* One CPU of a raw dump. */
+typedef struct raw_cursor {
+	const tb_session_raw_cpu *src;
+	tb_kbuf_stream ks;
+	tb_kbuf kb;
+	tb_kbuf_record recs[TB_DAT_BATCH];
+	size_t nrecs, irec;
+	int64_t missed;
+	int page_open, done;
+	uint64_t page_index;
+	tb_session_cpu_stats st;
+} raw_cursor;
+
+/* One trace.dat buffer's merged stream. */
+typedef struct dat_src {
+	const tb_dat_buffer *b;
+	tb_dat_stream s;
+	tb_dat_cursor *cur;
+	uint8_t *chunks;
+	size_t chunks_len;
+	tb_kbuf_layout layout;
+	tb_dat_event head;
+	int has_head, done;
+	tb_session_cpu_stats *cst;   /* per CPU of b */
+} dat_src;
+
+struct tb_session {
+	tb_mem mem;
+	tb_session_options opt;
+	tb_session_source src;
+	tb_session_info info;
+
+	/* trace.dat */
+	tb_dat d;
+	void *dat_store;
+	size_t dat_store_len;
+	tb_kbuf_layout layout;       /* from header_page (or the raw source) */
+
+	/* formats */
+	size_t ntexts;
+	tb_session_format_text *texts_; /* trace.dat: built from d.events */
+	fmt_entry *fe;
+	uint32_t *index;             /* id hash: entry + 1, 0 empty */
+	size_t index_len;
+	tb_field *scratch_fields;    /* TB_FORMAT_MAX_FIELDS, for parsing */
+	uint32_t type_off, type_size;
+	uint32_t pid_off, pid_size;
+	int have_type;
+
+	/* tables */
+	tb_cmdlines cmd;
+	tb_kallsyms ks;
+	tb_printk_fmts pk;
+	tb_render_env env;
+
+	/* events */
+	dat_src *bufs;
+	size_t nbufs;
+	tb_session_buffer_info *binfo;
+	size_t maxname;              /* longest instance name (report lines) */
+	raw_cursor *raw;
+	size_t nraw;
+	uint64_t last_ts;
+	char *rbuf;                  /* one rendering, for JSON's "text" */
+	size_t rcap, rlen;
+
+	/* damage and errors */
+	tb_session_damage damage[TB_SESSION_MAX_DAMAGE];
+	size_t ndamage, damage_dropped;
+	tb_session_error_info last;
+
+	/* regions to give back on close */
+	struct region { void *p; size_t n; } regions[16];
+	size_t nregions;
+};
+
+static void *take_raw(tb_session *s, size_t n)
+{
+	void *p;
+	if (s->nregions >= TB_ARRAY_LEN(s->regions))
+		return NULL;
+	p = s->mem.alloc(s->mem.ctx, n);
+	if (!p)
+		return NULL;
+	s->regions[s->nregions].p = p;
+	s->regions[s->nregions].n = n;
+	s->nregions++;
+	return p;
+}
+
+/* A zeroed region. */
+static void *take(tb_session *s, size_t n)
+{
+	void *p = take_raw(s, n);
+	if (p)
+		memset(p, 0, n);
+	return p;
+}
+
+/* Give back the newest region (only valid for the one take() returned last). */
+static void give_back_last(tb_session *s)
+{
+	if (!s->nregions)
+		return;
+	s->nregions--;
+	if (s->mem.free)
+		s->mem.free(s->mem.ctx, s->regions[s->nregions].p, s->regions[s->nregions].n);
+}
+
+/* Per-format memory is not a region: it is taken and kept separately
+ * (not zeroed: every user fills what it reads). */
+static void *take_small(tb_session *s, size_t n)
+{
+	return s->mem.alloc(s->mem.ctx, n);
+}
+
+static void add_damage(tb_session *s, const char *where, tb_status st, uint64_t off,
+		       const char *what, size_t index)
+{
+	tb_session_damage *d;
+	if (s->ndamage >= TB_SESSION_MAX_DAMAGE) {
+		s->damage_dropped++;
+		return;
+	}
+	d = &s->damage[s->ndamage++];
+	d->where = where;
+	d->error.status = st;
+	d->error.offset = off;
+	d->error.what = what;
+	d->index = index;
+}
+
+/* ---- memory of a trace.dat container ---- */
+
+static tb_status open_container(tb_session *s, tb_error *err)
+{
+	tb_dat_storage st;
+	const tb_dat_decompressor *dc = s->src.decompress.fn ? &s->src.decompress : NULL;
+	unsigned round;
+	tb_status r = TB_ERR_NO_SPACE;
+	memset(&st, 0, sizeof(st));
+	for (round = 0; round < TB_SESSION_DAT_ROUNDS; round++) {
+		size_t sz[5], off[5], total = 0, i;
+		uint8_t *p;
+		r = tb_dat_open(&s->d, s->src.dat, s->src.dat_len, &st, dc, err);
+		if (r != TB_ERR_NO_SPACE)
+			break;
+		sz[0] = s->d.need.events * sizeof(tb_dat_event_text);
+		sz[1] = s->d.need.buffers * sizeof(tb_dat_buffer);
+		sz[2] = s->d.need.cpus * sizeof(tb_dat_cpu);
+		sz[3] = s->d.need.cpustats * sizeof(tb_dat_text);
+		sz[4] = s->d.need.scratch;
+		for (i = 0; i < 5; i++) {
+			off[i] = total;
+			if (sz[i] > SIZE_MAX / 2 || total > SIZE_MAX / 2)
+				return tb_fail(err, TB_ERR_NO_SPACE, 0, "trace.dat tables too large");
+			total += ALIGN_UP(sz[i]);
+		}
+		if (s->dat_store) {
+			give_back_last(s);
+			s->dat_store = NULL;
+		}
+		p = take(s, total ? total : 1);
+		if (!p)
+			return tb_fail(err, TB_ERR_NO_SPACE, 0,
+				       "no memory for the trace.dat tables");
+		s->dat_store = p;
+		s->dat_store_len = total;
+		st.events = (tb_dat_event_text *)(void *)(p + off[0]);
+		st.events_cap = s->d.need.events;
+		st.buffers = (tb_dat_buffer *)(void *)(p + off[1]);
+		st.buffers_cap = s->d.need.buffers;
+		st.cpus = (tb_dat_cpu *)(void *)(p + off[2]);
+		st.cpus_cap = s->d.need.cpus;
+		st.cpustats = (tb_dat_text *)(void *)(p + off[3]);
+		st.cpustats_cap = s->d.need.cpustats;
+		st.scratch = p + off[4];
+		st.scratch_cap = s->d.need.scratch;
+	}
+	return r;
+}
+
+/* ---- formats ---- */
+
+static size_t pow2_at_least(size_t n)
+{
+	size_t p = 16;
+	while (p < n && p < ((size_t)1 << 30))
+		p <<= 1;
+	return p;
+}
+
+static uint32_t id_hash(uint32_t id, size_t len)
+{
+	return (uint32_t)((id * 2654435761u) & (uint32_t)(len - 1));
+}
+
+static fmt_entry *entry_of(const tb_session *s, uint32_t id)
+{
+	size_t i, n;
+	if (!s->index_len)
+		return NULL;
+	i = id_hash(id, s->index_len);
+	for (n = 0; n < s->index_len; n++) {
+		uint32_t v = s->index[i];
+		if (!v)
+			return NULL;
+		if (s->fe[v - 1].id == id)
+			return &s->fe[v - 1];
+		i = (i + 1) & (s->index_len - 1);
+	}
+	return NULL;
+}
+
+static uint64_t text_file_offset(const tb_session *s, size_t i)
+{
+	return s->src.dat ? s->d.events[i].format.offset : 0;
+}
+
+static void index_entry(tb_session *s, uint32_t i)
+{
+	size_t h = id_hash(s->fe[i].id, s->index_len);
+	while (s->index[h])
+		h = (h + 1) & (s->index_len - 1);
+	s->index[h] = i + 1;
+}
+
+/* The common_type and common_pid layout, from the first format that
+ * parses whole (every format of a kernel shares the common fields). */
+static void learn_common(tb_session *s, const tb_format *f)
+{
+	const tb_field *pf = tb_format_field(f, "common_pid");
+	if (f->type_field >= 0) {
+		s->type_off = f->fields[f->type_field].offset;
+		s->type_size = f->fields[f->type_field].size;
+	}
+	if (pf) {
+		s->pid_off = pf->offset;
+		s->pid_size = pf->size;
+	}
+	s->have_type = 1;
+}
+
+/*
+ * Index every format text by its ID without parsing its fields: the one
+ * format parser reads the name: and ID: lines and stops at the first field
+ * for want of room (tb_format_parse fills name and id before that), so the
+ * ID is read by the same grammar that parses the format later, on the
+ * first record of that id.
+ */
+static tb_status load_formats(tb_session *s, tb_error *err)
+{
+	size_t i, n = s->ntexts;
+	s->fe = take(s, (n ? n : 1) * sizeof(fmt_entry));
+	s->index_len = pow2_at_least(2 * n + 1);
+	s->index = take(s, s->index_len * sizeof(uint32_t));
+	s->scratch_fields = take(s, TB_FORMAT_MAX_FIELDS * sizeof(tb_field));
+	if (!s->fe || !s->index || !s->scratch_fields)
+		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the format index");
+	s->type_off = 0;
+	s->type_size = 2;
+	s->pid_off = 4;
+	s->pid_size = 4;
+	for (i = 0; i < n; i++) {
+		const tb_session_format_text *t = &s->texts_[i];
+		fmt_entry *e = &s->fe[i];
+		tb_format f;
+		tb_format_error fe;
+		tb_status st;
+		memset(&f, 0, sizeof(f));
+		e->text = (uint32_t)i;
+		if (!s->have_type) {
+			st = tb_format_parse(t->text.ptr, t->text.len, s->scratch_fields,
+					     TB_FORMAT_MAX_FIELDS, s->info.long_size, &f, &fe);
+			if (st == TB_OK)
+				learn_common(s, &f);
+		} else {
+			st = tb_format_parse(t->text.ptr, t->text.len, NULL, 0, s->info.long_size,
+					     &f, &fe);
+		}
+		if (st != TB_OK && !(st == TB_ERR_NO_SPACE && f.name)) {
+			add_damage(s, "event format", st, text_file_offset(s, i) + fe.error.offset,
+				   fe.error.what, i);
+			continue;
+		}
+		e->id = f.id;
+		if (entry_of(s, f.id)) {
+			add_damage(s, "event format", TB_ERR_DUPLICATE, text_file_offset(s, i),
+				   "a second format with the same ID (the first is used)", i);
+			continue;
+		}
+		e->ok = 1;
+		index_entry(s, (uint32_t)i);
+	}
+	return TB_OK;
+}
+
+/* The parsed format of an entry (parsed into its own memory on first use). */
+static const tb_format *entry_format(tb_session *s, fmt_entry *e)
+{
+	const tb_session_format_text *t;
+	tb_format_error fe;
+	tb_format f, *out;
+	tb_status st;
+	uint8_t *p;
+	size_t fsz = ALIGN_UP(sizeof(tb_format));
+	if (e->tried)
+		return e->fmt;
+	e->tried = 1;
+	t = &s->texts_[e->text];
+	st = tb_format_parse(t->text.ptr, t->text.len, s->scratch_fields, TB_FORMAT_MAX_FIELDS,
+			     s->info.long_size, &f, &fe);
+	if (st != TB_OK) {
+		add_damage(s, "event format", st, text_file_offset(s, e->text) + fe.error.offset,
+			   fe.error.what, e->text);
+		return NULL;
+	}
+	e->nfields = f.nfields;
+	p = take_small(s, fsz + (size_t)f.nfields * sizeof(tb_field));
+	if (!p) {
+		add_damage(s, "event format", TB_ERR_NO_SPACE, text_file_offset(s, e->text),
+			   "no memory for the format's fields", e->text);
+		return NULL;
+	}
+	out = (tb_format *)(void *)p;
+	*out = f;
+	memcpy(p + fsz, s->scratch_fields, (size_t)f.nfields * sizeof(tb_field));
+	out->fields = (const tb_field *)(void *)(p + fsz);
+	out->system = t->system.ptr;
+	out->system_len = t->system.len;
+	e->fmt = out;
+	{
+		const tb_field *pf = tb_format_field(out, "common_pid");
+		e->pid_off = pf ? pf->offset : s->pid_off;
+		e->pid_size = pf ? pf->size : s->pid_size;
+	}
+	return out;
+}
+
+const tb_format *tb_session_format(tb_session *s, uint32_t id)
+{
+	fmt_entry *e = s ? entry_of(s, id) : NULL;
+	return e ? entry_format(s, e) : NULL;
+}
+
+const tb_format *tb_session_find_format(tb_session *s, const char *system, const char *name)
+{
+	size_t i;
+	if (!s || !name)
+		return NULL;
+	for (i = 0; i < s->ntexts; i++) {
+		const tb_format *f;
+		if (!s->fe[i].ok)
+			continue;
+		f = entry_format(s, &s->fe[i]);
+		if (!f || !tb_span_eq(f->name, f->name_len, name))
+			continue;
+		if (system && !(f->system && tb_span_eq(f->system, f->system_len, system)))
+			continue;
+		return f;
+	}
+	return NULL;
+}
+
+int tb_session_format_at(const tb_session *s, size_t i, tb_span *system, tb_span *text,
+			 uint32_t *id)
+{
+	if (!s || i >= s->ntexts)
+		return 0;
+	if (system)
+		*system = s->texts_[i].system;
+	if (text)
+		*text = s->texts_[i].text;
+	if (!s->fe[i].ok)
+		return 0;
+	if (id)
+		*id = s->fe[i].id;
+	return 1;
+}
+
+/* ---- tables ---- */
+
+static int sym_lookup(void *ctx, uint64_t addr, const char **name, size_t *nlen,
+		      uint64_t *start, const char **mod, size_t *mlen)
+{
+	const tb_kallsyms *t = ctx;
+	const tb_ksym *k = tb_kallsyms_find(t, addr);
+	if (!k)
+		return 0;
+	*name = tb_ksym_name(t, k);
+	*nlen = k->name_len;
+	*start = k->addr;
+	*mod = tb_ksym_module(t, k);
+	*mlen = k->module_len;
+	return 1;
+}
+
+static int printk_lookup(void *ctx, uint64_t addr, const char **str, size_t *len)
+{
+	const tb_printk_fmt *p = tb_printk_find(ctx, addr);
+	if (!p)
+		return 0;
+	*str = p->fmt;
+	*len = p->fmt_len;
+	return 1;
+}
+
+static uint64_t table_offset(const tb_session *s, const tb_span *t, uint64_t in_text)
+{
+	if (!s->src.dat)
+		return in_text;
+	if (t->ptr == s->d.kallsyms.ptr)
+		return s->d.kallsyms.offset + in_text;
+	if (t->ptr == s->d.printk.ptr)
+		return s->d.printk.offset + in_text;
+	if (t->ptr == s->d.cmdlines.ptr)
+		return s->d.cmdlines.offset + in_text;
+	return in_text;
+}
+
+static tb_status load_tables(tb_session *s, const tb_span *cmd, const tb_span *ks,
+			     const tb_span *pk, tb_error *err)
+{
+	tb_error e;
+	s->cmd.cap = tb_cmdlines_count(cmd->ptr, cmd->len);
+	s->ks.cap = tb_kallsyms_count(ks->ptr, ks->len);
+	s->pk.cap = tb_printk_count(pk->ptr, pk->len);
+	/* the parsers fill what they count: no need to zero */
+	s->cmd.v = take_raw(s, (s->cmd.cap + 1) * sizeof(tb_cmdline));
+	s->ks.v = take_raw(s, (s->ks.cap + 1) * sizeof(tb_ksym));
+	s->pk.v = take_raw(s, (s->pk.cap + 1) * sizeof(tb_printk_fmt));
+	if (!s->cmd.v || !s->ks.v || !s->pk.v)
+		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the symbol tables");
+	if (cmd->len && tb_cmdlines_parse(&s->cmd, cmd->ptr, cmd->len, &e))
+		add_damage(s, "saved cmdlines", e.status, table_offset(s, cmd, e.offset), e.what, 0);
+	if (ks->len && tb_kallsyms_parse(&s->ks, ks->ptr, ks->len, &e))
+		add_damage(s, "kallsyms", e.status, table_offset(s, ks, e.offset), e.what, 0);
+	if (pk->len && tb_printk_parse(&s->pk, pk->ptr, pk->len, &e))
+		add_damage(s, "printk formats", e.status, table_offset(s, pk, e.offset), e.what, 0);
+	s->env.sym = sym_lookup;
+	s->env.sym_ctx = &s->ks;
+	s->env.printk = printk_lookup;
+	s->env.printk_ctx = &s->pk;
+	return TB_OK;
+}
+
+const tb_cmdlines *tb_session_cmdlines(const tb_session *s) { return s ? &s->cmd : NULL; }
+const tb_kallsyms *tb_session_kallsyms(const tb_session *s) { return s ? &s->ks : NULL; }
+const tb_printk_fmts *tb_session_printk(const tb_session *s) { return s ? &s->pk : NULL; }
+
+const char *tb_session_comm(const tb_session *s, int32_t pid, size_t *len, int *known)
+{
+	const tb_cmdline *c;
+	if (known)
+		*known = 0;
+	if (pid == 0) {
+		*len = 6;
+		return "<idle>";
+	}
+	c = s ? tb_cmdlines_find(&s->cmd, pid) : NULL;
+	if (!c) {
+		*len = 5;
+		return "<...>";
+	}
+	if (known)
+		*known = 1;
+	*len = c->comm_len;
+	return c->comm;
+}
+
+/* ---- clocks ---- */
+
+/* The clock name inside "[local] global" (the selected one), or the text. */
+static tb_span clock_name(const char *p, size_t n)
+{
+	tb_span r = { p, n };
+	const char *open = n ? memchr(p, '[', n) : NULL;
+	const char *close = open ? memchr(open, ']', n - (size_t)(open - p)) : NULL;
+	if (open && close) {
+		r.ptr = open + 1;
+		r.len = (size_t)(close - open - 1);
+	} else {
+		while (r.len && (r.ptr[r.len - 1] == '\n' || r.ptr[r.len - 1] == ' '))
+			r.len--;
+	}
+	return r;
+}
+
+/* trace-cmd prints microseconds for the clocks that count nanoseconds. */
+static int clock_counts_ns(tb_span c)
+{
+	return !c.len || tb_span_eq(c.ptr, c.len, "local") ||
+	       tb_span_eq(c.ptr, c.len, "global") || tb_span_eq(c.ptr, c.len, "uptime") ||
+	       tb_span_eq(c.ptr, c.len, "perf") || tb_span_starts(c.ptr, c.len, "mono") ||
+	       tb_span_eq(c.ptr, c.len, "tsc2nsec") || tb_span_eq(c.ptr, c.len, "boot") ||
+	       tb_span_eq(c.ptr, c.len, "tai");
+}
+
+/* The OFFSET option: a decimal (or 0x) signed number of ns. */
+static int64_t parse_ts_offset(const tb_dat_text *t)
+{
+	const char *p = t->ptr;
+	size_t n = t->len, i = 0;
+	uint64_t v = 0;
+	int neg = 0;
+	while (n && (p[n - 1] == '\0' || p[n - 1] == '\n' || p[n - 1] == ' '))
+		n--;
+	if (i < n && (p[i] == '-' || p[i] == '+'))
+		neg = p[i++] == '-';
+	if (i + 2 <= n && p[i] == '0' && (p[i + 1] == 'x' || p[i + 1] == 'X')) {
+		if (!tb_parse_hex64(p + i + 2, n - i - 2, &v))
+			return 0;
+	} else if (!tb_parse_u64(p + i, n - i, &v)) {
+		return 0;
+	}
+	if (v > (uint64_t)INT64_MAX)
+		return 0;
+	return neg ? -(int64_t)v : (int64_t)v;
+}
+
+/* ---- opening ---- */
+
+static tb_status open_dat_buffers(tb_session *s, tb_error *err)
+{
+	size_t i, n = 0;
+	uint32_t maxcpus = 0;
+	for (i = 0; i < s->d.nbuffers; i++)
+		if (!s->d.buffers[i].latency && s->d.buffers[i].ncpus)
+			n++;
+	if (n > TB_SESSION_MAX_BUFFERS)
+		return tb_fail(err, TB_ERR_LIMIT, 0, "more buffers than the session merges");
+	s->bufs = take(s, (n ? n : 1) * sizeof(dat_src));
+	s->binfo = take(s, (n ? n : 1) * sizeof(tb_session_buffer_info));
+	if (!s->bufs || !s->binfo)
+		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the buffers");
+	for (i = 0; i < s->d.nbuffers; i++) {
+		const tb_dat_buffer *b = &s->d.buffers[i];
+		dat_src *ds = &s->bufs[s->nbufs];
+		tb_session_buffer_info *bi = &s->binfo[s->nbufs];
+		size_t per_cpu = 0;
+		tb_status st;
+		tb_error e;
+		if (b->latency || !b->ncpus)
+			continue;
+		ds->b = b;
+		ds->layout = s->layout;
+		if (b->page_size != s->layout.subbuf_size &&
+		    tb_kbuf_layout_init_ex(&ds->layout, s->layout.big_endian, s->layout.long_size,
+					   s->layout.header_size, b->page_size,
+					   s->layout.flags) != TB_OK) {
+			add_damage(s, "buffer", TB_ERR_VALUE, b->section_offset,
+				   "buffer page size unusable for the sub-buffer walker", i);
+			continue;
+		}
+		if ((st = tb_dat_chunk_max(&s->d, b, &per_cpu, &e)) != TB_OK) {
+			add_damage(s, "buffer", st, e.offset, e.what, i);
+			continue;
+		}
+		if (per_cpu && b->ncpus > SIZE_MAX / 2 / per_cpu)
+			return tb_fail(err, TB_ERR_NO_SPACE, b->section_offset,
+				       "compressed chunks too large");
+		ds->cur = take(s, b->ncpus * sizeof(tb_dat_cursor));
+		ds->cst = take(s, b->ncpus * sizeof(tb_session_cpu_stats));
+		ds->chunks_len = per_cpu * b->ncpus;
+		ds->chunks = per_cpu ? take(s, ds->chunks_len) : NULL;
+		if (!ds->cur || !ds->cst || (per_cpu && !ds->chunks))
+			return tb_fail(err, TB_ERR_NO_SPACE, b->section_offset,
+				       "no memory for the buffer's cursors");
+		st = tb_dat_stream_init(&ds->s, &s->d, b, &ds->layout, ds->cur, b->ncpus,
+					ds->chunks, per_cpu,
+					(s->opt.flags & TB_SESSION_TC_DROPS) ? TB_DAT_STREAM_TC_DROPS
+									      : 0u,
+					&e);
+		if (st != TB_OK) {
+			add_damage(s, "buffer", st, e.offset, e.what, i);
+			continue;
+		}
+		bi->name.ptr = b->name.ptr;
+		bi->name.len = b->name.len;
+		if (b->clock.len) {
+			bi->clock = clock_name(b->clock.ptr, b->clock.len);
+		} else {
+			const tb_dat_text *t = s->d.v6_clock.len ? &s->d.v6_clock : &s->d.trace_clock;
+			bi->clock = clock_name(t->ptr, t->len);
+		}
+		if (!bi->clock.len) {
+			bi->clock.ptr = "local"; /* what trace-cmd assumes */
+			bi->clock.len = 5;
+		}
+		bi->ncpus = (uint32_t)b->ncpus;
+		bi->page_size = b->page_size;
+		bi->ns_clock = clock_counts_ns(bi->clock);
+		if (bi->ncpus > maxcpus)
+			maxcpus = bi->ncpus;
+		if (b->name.len > s->maxname)
+			s->maxname = b->name.len;
+		s->nbufs++;
+	}
+	s->info.ncpus = s->d.version < 7 ? s->d.cpu_count : maxcpus;
+	s->info.nbuffers = s->nbufs;
+	if (s->nbufs)
+		s->info.clock = s->binfo[0].clock;
+	return TB_OK;
+}
+
+static tb_status open_dat(tb_session *s, tb_error *err)
+{
+	tb_status st;
+	tb_error e;
+	size_t i;
+	tb_span cmd, ks, pk;
+	if ((st = open_container(s, err)) != TB_OK)
+		return st;
+	s->info.is_dat = 1;
+	s->info.dat_version = s->d.version;
+	s->info.big_endian = s->d.big_endian;
+	s->info.long_size = s->d.long_size;
+	s->info.uname.ptr = s->d.uname.ptr;
+	s->info.uname.len = s->d.uname.len;
+	s->info.tracer_version.ptr = s->d.tc_version.ptr;
+	s->info.tracer_version.len = s->d.tc_version.len;
+	s->info.compression.ptr = s->d.compression.ptr;
+	s->info.compression.len = s->d.compression.len;
+	if (!(s->opt.flags & TB_SESSION_NO_TS_OFFSET) && s->d.ts_offset.len)
+		s->info.ts_offset = parse_ts_offset(&s->d.ts_offset);
+	st = tb_kbuf_layout_from_header_page(s->d.header_page.ptr, s->d.header_page.len,
+					     s->d.big_endian, &s->layout, &e);
+	if (st != TB_OK)
+		return tb_fail(err, st,
+			       s->d.header_page.offset +
+				       (e.offset <= s->d.header_page.len ? e.offset : 0),
+			       e.what);
+	s->ntexts = s->d.nevents;
+	s->texts_ = take(s, (s->ntexts ? s->ntexts : 1) * sizeof(tb_session_format_text));
+	if (!s->texts_)
+		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the format list");
+	for (i = 0; i < s->ntexts; i++) {
+		s->texts_[i].system.ptr = s->d.events[i].system.ptr;
+		s->texts_[i].system.len = s->d.events[i].system.len;
+		s->texts_[i].text.ptr = s->d.events[i].format.ptr;
+		s->texts_[i].text.len = s->d.events[i].format.len;
+	}
+	s->info.nformats = s->ntexts;
+	if ((st = load_formats(s, err)) != TB_OK)
+		return st;
+	cmd.ptr = s->d.cmdlines.ptr;
+	cmd.len = s->d.cmdlines.len;
+	ks.ptr = s->d.kallsyms.ptr;
+	ks.len = s->d.kallsyms.len;
+	pk.ptr = s->d.printk.ptr;
+	pk.len = s->d.printk.len;
+	if ((st = load_tables(s, &cmd, &ks, &pk, err)) != TB_OK)
+		return st;
+	return open_dat_buffers(s, err);
+}
+
+static tb_status open_raw(tb_session *s, tb_error *err)
+{
+	const tb_session_source *src = &s->src;
+	tb_status st;
+	size_t i;
+	uint32_t maxcpu = 0;
+	unsigned ls = src->long_size ? src->long_size : 8;
+	s->info.big_endian = src->big_endian ? 1 : 0;
+	s->info.long_size = ls;
+	if (src->header_page.len) {
+		tb_error e;
+		st = tb_kbuf_layout_from_header_page(src->header_page.ptr, src->header_page.len,
+						     s->info.big_endian, &s->layout, &e);
+		if (st != TB_OK)
+			return tb_fail(err, st, e.offset, e.what);
+		if (src->subbuf_size && src->subbuf_size != s->layout.subbuf_size &&
+		    (st = tb_kbuf_layout_init_ex(&s->layout, s->layout.big_endian,
+						 s->layout.long_size, s->layout.header_size,
+						 src->subbuf_size, s->layout.flags)) != TB_OK)
+			return tb_fail(err, st, 0, "sub-buffer size unusable with this header_page");
+		s->info.long_size = s->layout.long_size;
+	} else if ((st = tb_kbuf_layout_init(&s->layout, s->info.big_endian, ls,
+					     src->subbuf_size ? src->subbuf_size : 4096u, 0)) !=
+		   TB_OK) {
+		return tb_fail(err, st, 0, "sub-buffer size is not a power of two in 4 KiB..1 MiB");
+	}
+	s->ntexts = src->nformats;
+	s->texts_ = (tb_session_format_text *)(uintptr_t)src->formats; /* borrowed, read only */
+	s->info.nformats = s->ntexts;
+	if ((st = load_formats(s, err)) != TB_OK)
+		return st;
+	if ((st = load_tables(s, &src->cmdlines, &src->kallsyms, &src->printk, err)) != TB_OK)
+		return st;
+	s->nraw = src->nraw;
+	s->raw = take(s, (s->nraw ? s->nraw : 1) * sizeof(raw_cursor));
+	s->binfo = take(s, sizeof(tb_session_buffer_info));
+	if (!s->raw || !s->binfo)
+		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the raw cursors");
+	for (i = 0; i < s->nraw; i++) {
+		s->raw[i].src = &src->raw[i];
+		tb_kbuf_stream_init(&s->raw[i].ks, &s->layout, src->raw[i].data, src->raw[i].len);
+		if (src->raw[i].cpu + 1 > maxcpu)
+			maxcpu = src->raw[i].cpu + 1;
+	}
+	s->binfo->clock = clock_name(src->clock.ptr, src->clock.len);
+	if (!s->binfo->clock.len) {
+		s->binfo->clock.ptr = "local";
+		s->binfo->clock.len = 5;
+	}
+	s->binfo->ncpus = (uint32_t)s->nraw;
+	s->binfo->page_size = s->layout.subbuf_size;
+	s->binfo->ns_clock = clock_counts_ns(s->binfo->clock);
+	s->info.clock = s->binfo->clock;
+	s->info.ncpus = maxcpu;
+	s->info.nbuffers = 1;
+	s->nbufs = 0;
+	return TB_OK;
+}
+
+tb_status tb_session_open(tb_session **out, const tb_session_source *src,
+			  const tb_session_options *opt, const tb_mem *mem, tb_error *err)
+{
+	tb_session *s;
+	tb_status st;
+	tb_error_clear(err);
+	if (!out || !src || !mem || !mem->alloc)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	*out = NULL;
+	if (!src->dat && src->nraw && !src->raw)
+		return tb_fail(err, TB_ERR_ARG, 0, "raw dumps without their array");
+	if (!src->dat && src->nformats && !src->formats)
+		return tb_fail(err, TB_ERR_ARG, 0, "format texts without their array");
+	s = mem->alloc(mem->ctx, sizeof(*s));
+	if (!s)
+		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the session");
+	memset(s, 0, sizeof(*s));
+	s->mem = *mem;
+	s->src = *src;
+	if (opt)
+		s->opt = *opt;
+	st = src->dat ? open_dat(s, err) : open_raw(s, err);
+	if (st != TB_OK) {
+		tb_session_close(s);
+		return st;
+	}
+	*out = s;
+	return TB_OK;
+}
+
+void tb_session_close(tb_session *s)
+{
+	tb_mem m;
+	if (!s)
+		return;
+	m = s->mem;
+	/* per-format blocks are not tracked: an arena drops them whole, and
+	 * with a heap they are given back here */
+	if (m.free) {
+		size_t i;
+		for (i = 0; s->fe && i < s->ntexts; i++) {
+			fmt_entry *e = &s->fe[i];
+			if (e->prog[1])
+				m.free(m.ctx, e->prog[1], sizeof(tb_render_prog));
+			if (e->prog[0])
+				m.free(m.ctx, e->prog[0], sizeof(tb_render_prog));
+			if (e->fmt)
+				m.free(m.ctx, e->fmt,
+				       ALIGN_UP(sizeof(tb_format)) + (size_t)e->nfields * sizeof(tb_field));
+		}
+		if (s->rbuf)
+			m.free(m.ctx, s->rbuf, s->rcap);
+		while (s->nregions) {
+			s->nregions--;
+			m.free(m.ctx, s->regions[s->nregions].p, s->regions[s->nregions].n);
+		}
+		m.free(m.ctx, s, sizeof(*s));
+	}
+}
+
+const tb_session_info *tb_session_get_info(const tb_session *s) { return s ? &s->info : NULL; }
+
+const tb_session_buffer_info *tb_session_buffer(const tb_session *s, size_t i)
+{
+	return s && i < s->info.nbuffers ? &s->binfo[i] : NULL;
+}
+
+const tb_dat *tb_session_dat(const tb_session *s) { return s && s->info.is_dat ? &s->d : NULL; }
+
+size_t tb_session_ndamage(const tb_session *s) { return s ? s->ndamage : 0; }
+
+const tb_session_damage *tb_session_damage_at(const tb_session *s, size_t i)
+{
+	return s && i < s->ndamage ? &s->damage[i] : NULL;
+}
+
+const tb_session_error_info *tb_session_error(const tb_session *s) { return s ? &s->last : NULL; }
+
+/* ---- the walk ---- */
+
+static void fill_event(tb_session *s, tb_session_event *ev)
+{
+	fmt_entry *e;
+	const tb_format *f = NULL;
+	uint32_t po = s->pid_off, ps = s->pid_size;
+	int be = s->info.big_endian;
+	ev->kind = TB_SEV_EVENT;
+	ev->ts = (uint64_t)((int64_t)ev->ts + s->info.ts_offset);
+	ev->has_id = s->type_size <= ev->len && s->type_off <= ev->len - s->type_size &&
+		     (s->type_size == 2 || s->type_size == 4 || s->type_size == 1);
+	ev->id = ev->has_id ? (uint32_t)tb_load_n(ev->data + s->type_off, s->type_size, be) : 0;
+	e = ev->has_id ? entry_of(s, ev->id) : NULL;
+	if (e)
+		f = entry_format(s, e);
+	ev->format = f;
+	ev->system.ptr = ev->name.ptr = NULL;
+	ev->system.len = ev->name.len = 0;
+	if (f) {
+		ev->system.ptr = f->system;
+		ev->system.len = f->system ? f->system_len : 0;
+		ev->name.ptr = f->name;
+		ev->name.len = f->name_len;
+		po = e->pid_off;
+		ps = e->pid_size;
+	}
+	ev->pid = 0;
+	if (ps == 4 && po <= ev->len && ev->len - po >= 4)
+		ev->pid = (int32_t)tb_load32(ev->data + po, be);
+	ev->comm = tb_session_comm(s, ev->pid, &ev->comm_len, &ev->comm_known);
+	ev->damage.status = TB_OK;
+	ev->damage.offset = 0;
+	ev->damage.what = NULL;
+}
+
+static tb_status page_error(tb_session *s, tb_session_event *ev, uint32_t buffer, uint32_t cpu,
+			    uint64_t page, tb_status st, const tb_error *e,
+			    tb_session_cpu_stats *cs, tb_error *err)
+{
+	s->last.error = *e;
+	s->last.error.status = st;
+	s->last.buffer = buffer;
+	s->last.cpu = cpu;
+	s->last.page = page;
+	s->last.valid = 1;
+	if (cs)
+		cs->damaged_pages++;
+	if (!(s->opt.flags & TB_SESSION_SKIP_DAMAGED))
+		return tb_fail(err, st, e->offset, e->what);
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = TB_SEV_DAMAGED;
+	ev->buffer = buffer;
+	ev->cpu = cpu;
+	ev->ts = s->last_ts;
+	ev->page_index = page;
+	ev->page_offset = e->offset;
+	ev->damage = *e;
+	ev->damage.status = st;
+	ev->comm = "<...>";
+	ev->comm_len = 5;
+	return TB_OK;
+}
+
+/* Refill a buffer's head; a page error is returned (the stream goes on after it). */
+static tb_status dat_refill(dat_src *ds, tb_error *e)
+{
+	tb_status st;
+	if (ds->has_head || ds->done)
+		return TB_OK;
+	st = tb_dat_stream_next(&ds->s, &ds->head, e);
+	if (st == TB_END) {
+		ds->done = 1;
+		return TB_OK;
+	}
+	if (st != TB_OK)
+		return st;
+	ds->has_head = 1;
+	return TB_OK;
+}
+
+static size_t cpu_slot(const tb_dat_buffer *b, uint32_t cpu)
+{
+	size_t i;
+	for (i = 0; i < b->ncpus; i++)
+		if (b->cpus[i].cpu == cpu)
+			return i;
+	return SIZE_MAX;
+}
+
+static tb_status next_dat(tb_session *s, tb_session_event *ev, tb_error *err)
+{
+	size_t i, best = SIZE_MAX;
+	dat_src *ds;
+	for (i = 0; i < s->nbufs; i++) {
+		tb_error e;
+		tb_status st = dat_refill(&s->bufs[i], &e);
+		if (st != TB_OK) {
+			size_t k = cpu_slot(s->bufs[i].b, s->bufs[i].s.error_cpu);
+			return page_error(s, ev, (uint32_t)i, s->bufs[i].s.error_cpu,
+					  s->bufs[i].s.error_page, st, &e,
+					  k != SIZE_MAX ? &s->bufs[i].cst[k] : NULL, err);
+		}
+		if (s->bufs[i].has_head &&
+		    (best == SIZE_MAX || s->bufs[i].head.ts < s->bufs[best].head.ts))
+			best = i;
+	}
+	if (best == SIZE_MAX)
+		return TB_END;
+	ds = &s->bufs[best];
+	ds->has_head = 0;
+	ev->buffer = (uint32_t)best;
+	ev->cpu = ds->head.cpu;
+	ev->ts = ds->head.ts;
+	ev->data = ds->head.data;
+	ev->len = ds->head.len;
+	ev->missed = ds->head.missed;
+	ev->page_offset = ds->head.page_off;
+	ev->page_index = ds->head.page_index;
+	ev->offset = ds->head.offset;
+	{
+		size_t k = cpu_slot(ds->b, ev->cpu);
+		if (k != SIZE_MAX) {
+			tb_session_cpu_stats *cs = &ds->cst[k];
+			cs->events++;
+			cs->pages = ds->cur[k].page_index;
+			if (ev->missed > 0)
+				cs->dropped += (uint64_t)ev->missed;
+			else if (ev->missed < 0)
+				cs->drops_unknown++;
+		}
+	}
+	s->last_ts = ev->ts;
+	fill_event(s, ev);
+	return TB_OK;
+}
+
+/* Make a raw cursor's next record ready: 0 ready or done, else a page error. */
+static tb_status raw_refill(raw_cursor *c, tb_error *e)
+{
+	tb_status st;
+	while (!c->done && c->irec >= c->nrecs) {
+		if (c->page_open) {
+			c->nrecs = tb_kbuf_next_events(&c->kb, c->recs, TB_DAT_BATCH, &st);
+			c->irec = 0;
+			if (c->nrecs)
+				return TB_OK;
+			c->page_open = 0;
+			if (st != TB_END) {
+				*e = tb_kbuf_error(&c->kb);
+				e->offset += c->ks.subbuf_offset; /* in the dump */
+				return e->status ? e->status : st;
+			}
+			continue;
+		}
+		st = tb_kbuf_stream_next(&c->ks, &c->kb, e);
+		if (st == TB_END) {
+			c->done = 1;
+			return TB_OK;
+		}
+		c->page_index = c->ks.subbuf_index;
+		c->st.pages++;
+		if (st != TB_OK)
+			return st;
+		c->page_open = 1;
+		c->missed = tb_kbuf_missed(&c->kb);
+	}
+	return TB_OK;
+}
+
+static tb_status next_raw(tb_session *s, tb_session_event *ev, tb_error *err)
+{
+	size_t i, best = SIZE_MAX;
+	raw_cursor *c;
+	const tb_kbuf_record *r;
+	for (i = 0; i < s->nraw; i++) {
+		tb_error e;
+		tb_status st = raw_refill(&s->raw[i], &e);
+		if (st != TB_OK)
+			return page_error(s, ev, 0, s->raw[i].src->cpu, s->raw[i].page_index, st, &e,
+					  &s->raw[i].st, err);
+		if (s->raw[i].irec < s->raw[i].nrecs &&
+		    (best == SIZE_MAX ||
+		     s->raw[i].recs[s->raw[i].irec].ts < s->raw[best].recs[s->raw[best].irec].ts))
+			best = i;
+	}
+	if (best == SIZE_MAX)
+		return TB_END;
+	c = &s->raw[best];
+	r = &c->recs[c->irec++];
+	ev->buffer = 0;
+	ev->cpu = c->src->cpu;
+	ev->ts = r->ts;
+	ev->data = r->payload;
+	ev->len = r->payload_len;
+	ev->missed = c->missed;
+	c->missed = 0;
+	ev->page_offset = c->ks.subbuf_offset;
+	ev->page_index = c->page_index;
+	ev->offset = r->offset;
+	c->st.events++;
+	if (ev->missed > 0)
+		c->st.dropped += (uint64_t)ev->missed;
+	else if (ev->missed < 0)
+		c->st.drops_unknown++;
+	s->last_ts = ev->ts;
+	fill_event(s, ev);
+	return TB_OK;
+}
+
+tb_status tb_session_next(tb_session *s, tb_session_event *ev, tb_error *err)
+{
+	tb_error_clear(err);
+	if (!s || !ev)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	return s->info.is_dat ? next_dat(s, ev, err) : next_raw(s, ev, err);
+}
+
+tb_status tb_session_rewind(tb_session *s, tb_error *err)
+{
+	size_t i;
+	tb_error_clear(err);
+	if (!s)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	for (i = 0; i < s->nbufs; i++) {
+		dat_src *ds = &s->bufs[i];
+		size_t per_cpu = ds->b->ncpus ? ds->chunks_len / ds->b->ncpus : 0;
+		tb_status st = tb_dat_stream_init(&ds->s, &s->d, ds->b, &ds->layout, ds->cur,
+						  ds->b->ncpus, ds->chunks, per_cpu, ds->s.flags, err);
+		if (st != TB_OK)
+			return st;
+		ds->has_head = ds->done = 0;
+		memset(ds->cst, 0, ds->b->ncpus * sizeof(*ds->cst));
+	}
+	for (i = 0; i < s->nraw; i++) {
+		raw_cursor *c = &s->raw[i];
+		const tb_session_raw_cpu *src = c->src;
+		memset(c, 0, sizeof(*c));
+		c->src = src;
+		tb_kbuf_stream_init(&c->ks, &s->layout, src->data, src->len);
+	}
+	s->last_ts = 0;
+	memset(&s->last, 0, sizeof(s->last));
+	return TB_OK;
+}
+
+tb_status tb_session_cpu_stats_get(const tb_session *s, size_t buffer, uint32_t cpu,
+				   tb_session_cpu_stats *out)
+{
+	size_t i;
+	if (!s || !out)
+		return TB_ERR_ARG;
+	memset(out, 0, sizeof(*out));
+	if (s->info.is_dat) {
+		size_t k;
+		if (buffer >= s->nbufs)
+			return TB_NOT_FOUND;
+		k = cpu_slot(s->bufs[buffer].b, cpu);
+		if (k == SIZE_MAX)
+			return TB_NOT_FOUND;
+		*out = s->bufs[buffer].cst[k];
+		out->pages = s->bufs[buffer].cur[k].page_index;
+		return TB_OK;
+	}
+	if (buffer != 0)
+		return TB_NOT_FOUND;
+	for (i = 0; i < s->nraw; i++)
+		if (s->raw[i].src->cpu == cpu) {
+			*out = s->raw[i].st;
+			return TB_OK;
+		}
+	return TB_NOT_FOUND;
+}
+
+/* ---- fields ---- */
+
+tb_status tb_session_field(const tb_session *s, const tb_session_event *ev, const char *name,
+			   tb_field_value *val, const tb_field **field, tb_error *err)
+{
+	const tb_field *f;
+	tb_status st;
+	tb_error_clear(err);
+	if (!s || !ev || !name || !val)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	memset(val, 0, sizeof(*val));
+	if (field)
+		*field = NULL;
+	if (!ev->format || !(f = tb_format_field(ev->format, name)))
+		return TB_NOT_FOUND;
+	if (field)
+		*field = f;
+	st = tb_field_bytes(f, ev->data, ev->len, s->info.big_endian, &val->data, &val->len, err);
+	if (st == TB_OK && (f->kind == TB_FIELD_INT || f->kind == TB_FIELD_LONG ||
+			    f->kind == TB_FIELD_POINTER))
+		st = tb_field_int(f, ev->data, ev->len, s->info.big_endian, &val->num, err);
+	val->status = st;
+	return st;
+}
+
+/* ---- renderings ---- */
+
+static const tb_render_prog *program(tb_session *s, const tb_format *f, unsigned which)
+{
+	fmt_entry *e = entry_of(s, f->id);
+	unsigned opts = s->opt.render_options;
+	if (!e || e->fmt != f)
+		return NULL;
+	if (e->prog_tried[which])
+		return e->prog[which];
+	e->prog_tried[which] = 1;
+	e->prog[which] = take_small(s, sizeof(tb_render_prog));
+	if (!e->prog[which])
+		return NULL;
+	if (which == 1)
+		return NULL; /* the -R listing lands with the library's listing mode */
+	/* always usable: a print fmt that does not compile renders the
+	 * [FAILED TO PARSE] listing */
+	(void)tb_render_compile(e->prog[which], f, s->info.long_size, s->info.big_endian, opts,
+				NULL);
+	return e->prog[which];
+}
+
+/* The event's payload text (print fmt or -R listing) appended to t. */
+static tb_status payload(tb_session *s, const tb_session_event *ev, unsigned which, tb_text *t)
+{
+	const tb_render_prog *p = program(s, ev->format, which);
+	tb_render_result r;
+	char *at;
+	size_t room;
+	if (!p)
+		return TB_ERR_NO_SPACE;
+	at = tb_text_tail(t, &room);
+	(void)tb_render(p, &s->env, ev->data, ev->len, at, room, &r);
+	tb_text_advance(t, r.len, r.needed);
+	return TB_OK;
+}
+
+static void put_time(tb_text *t, uint64_t ts, int ns_clock, int nsecs)
+{
+	if (!ns_clock) {
+		tb_text_u64(t, ts, 12, 0);
+	} else if (nsecs) {
+		tb_text_u64(t, ts / 1000000000u, 5, 0);
+		tb_text_putc(t, '.');
+		tb_text_u64(t, ts % 1000000000u, 9, TB_TEXT_ZERO);
+	} else {
+		uint64_t us = ts / 1000 + (ts % 1000 >= 500);
+		tb_text_u64(t, us / 1000000u, 5, 0);
+		tb_text_putc(t, '.');
+		tb_text_u64(t, us % 1000000u, 6, TB_TEXT_ZERO);
+	}
+}
+
+static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
+{
+	const tb_session_buffer_info *bi = tb_session_buffer(s, ev->buffer);
+	const tb_format *f = ev->format;
+	tb_status st = TB_OK;
+	if (s->maxname && bi) {
+		if (bi->name.len) {
+			tb_text_put(t, bi->name.ptr, bi->name.len);
+			tb_text_put(t, ": ", 2);
+			tb_text_fill(t, ' ', s->maxname - bi->name.len);
+		} else {
+			tb_text_fill(t, ' ', s->maxname + 2);
+		}
+	}
+	if (ev->kind == TB_SEV_DAMAGED) {
+		tb_text_puts(t, "CPU:");
+		tb_text_u64(t, ev->cpu, 0, 0);
+		tb_text_puts(t, " [PAGE ");
+		tb_text_u64(t, ev->page_index, 0, 0);
+		tb_text_puts(t, " DAMAGED: ");
+		tb_text_puts(t, ev->damage.what ? ev->damage.what : "?");
+		tb_text_puts(t, "]\n");
+		return TB_OK;
+	}
+	if (ev->missed > 0) {
+		tb_text_puts(t, "CPU:");
+		tb_text_u64(t, ev->cpu, 0, 0);
+		tb_text_puts(t, " [");
+		tb_text_u64(t, (uint64_t)ev->missed, 0, 0);
+		tb_text_puts(t, " EVENTS DROPPED]\n");
+	} else if (ev->missed < 0) {
+		tb_text_puts(t, "CPU:");
+		tb_text_u64(t, ev->cpu, 0, 0);
+		tb_text_puts(t, " [EVENTS DROPPED]\n");
+	}
+	if (!f) {
+		tb_text_puts(t, "[UNKNOWN EVENT][UNKNOWN EVENT] (NULL):               "
+				"[UNKNOWN EVENT]\n");
+		return TB_OK;
+	}
+	if (ev->comm_len < 16)
+		tb_text_fill(t, ' ', 16 - ev->comm_len);
+	tb_text_put(t, ev->comm, ev->comm_len);
+	tb_text_putc(t, '-');
+	tb_text_i64(t, ev->pid, 5, TB_TEXT_LEFT);
+	tb_text_put(t, " [", 2);
+	tb_text_u64(t, ev->cpu, 3, TB_TEXT_ZERO);
+	tb_text_put(t, "] ", 2);
+	put_time(t, ev->ts, bi ? bi->ns_clock : 1, (how & TB_TEXT_NSECS) != 0);
+	tb_text_put(t, ": ", 2);
+	tb_text_put(t, f->name, f->name_len);
+	tb_text_putc(t, ':');
+	tb_text_fill(t, ' ', f->name_len < 20 ? 21 - f->name_len : 1);
+	st = payload(s, ev, (how & TB_TEXT_KIND_MASK) == TB_TEXT_FIELDS, t);
+	/* trace-cmd ends the line only when the text did not (a string
+	 * field can end in a newline) */
+	if (tb_text_last(t) != '\n')
+		tb_text_putc(t, '\n');
+	return st;
+}
+
+static void json_field(tb_session *s, const tb_session_event *ev, const tb_field *f, tb_text *t)
+{
+	int be = s->info.big_endian;
+	tb_error e;
+	uint64_t v;
+	switch (f->kind) {
+	case TB_FIELD_INT:
+	case TB_FIELD_LONG:
+	case TB_FIELD_POINTER:
+		if (tb_field_int(f, ev->data, ev->len, be, &v, &e) != TB_OK) {
+			tb_text_puts(t, "null");
+		} else if (f->flags & TB_FIELD_SIGNED) {
+			tb_text_i64(t, (int64_t)v, 0, 0);
+		} else {
+			tb_text_u64(t, v, 0, 0);
+		}
+		return;
+	case TB_FIELD_STRING:
+	case TB_FIELD_DYNAMIC:
+	case TB_FIELD_REST:
+		if (f->flags & TB_FIELD_TEXT) {
+			const char *str;
+			size_t n;
+			if (tb_field_str(f, ev->data, ev->len, be, &str, &n, &e) != TB_OK)
+				tb_text_puts(t, "null");
+			else
+				tb_json_str(t, str, n);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	{
+		/* arrays (and opaque bytes): their elements as numbers */
+		size_t n = 0, i;
+		if (f->kind == TB_FIELD_OPAQUE) {
+			const uint8_t *d;
+			if (tb_field_bytes(f, ev->data, ev->len, be, &d, &n, &e) != TB_OK) {
+				tb_text_puts(t, "null");
+				return;
+			}
+			tb_text_putc(t, '[');
+			for (i = 0; i < n; i++) {
+				if (i)
+					tb_text_putc(t, ',');
+				tb_text_u64(t, d[i], 0, 0);
+			}
+			tb_text_putc(t, ']');
+			return;
+		}
+		if (tb_field_count(f, ev->data, ev->len, be, &n, &e) != TB_OK) {
+			tb_text_puts(t, "null");
+			return;
+		}
+		tb_text_putc(t, '[');
+		for (i = 0; i < n; i++) {
+			if (i)
+				tb_text_putc(t, ',');
+			if (tb_field_elem(f, ev->data, ev->len, be, i, &v, &e) != TB_OK)
+				tb_text_puts(t, "null");
+			else if (f->flags & TB_FIELD_SIGNED)
+				tb_text_i64(t, (int64_t)v, 0, 0);
+			else
+				tb_text_u64(t, v, 0, 0);
+		}
+		tb_text_putc(t, ']');
+	}
+}
+
+/* The print fmt text of ev, whole, in the session's render buffer. */
+static tb_status render_scratch(tb_session *s, const tb_session_event *ev)
+{
+	const tb_render_prog *p = program(s, ev->format, 0);
+	tb_render_result r;
+	if (!p)
+		return TB_ERR_NO_SPACE;
+	for (;;) {
+		if (s->rbuf)
+			(void)tb_render(p, &s->env, ev->data, ev->len, s->rbuf, s->rcap, &r);
+		else
+			r.needed = 4095;
+		if (s->rbuf && r.len == r.needed) {
+			s->rlen = r.len;
+			return TB_OK;
+		}
+		if (r.needed >= SIZE_MAX / 2)
+			return TB_ERR_NO_SPACE;
+		if (s->rbuf && s->mem.free)
+			s->mem.free(s->mem.ctx, s->rbuf, s->rcap);
+		s->rcap = r.needed + 1 > 4096 ? r.needed + 1 : 4096;
+		s->rbuf = take_small(s, s->rcap);
+		if (!s->rbuf) {
+			s->rcap = 0;
+			return TB_ERR_NO_SPACE;
+		}
+	}
+}
+
+static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
+{
+	const tb_format *f = ev->format;
+	const tb_session_buffer_info *bi = tb_session_buffer(s, ev->buffer);
+	tb_status st = TB_OK;
+	uint32_t i;
+	tb_text_puts(t, "{\"cpu\":");
+	tb_text_u64(t, ev->cpu, 0, 0);
+	tb_text_puts(t, ",\"ts\":");
+	tb_text_u64(t, ev->ts, 0, 0);
+	if (bi && bi->name.len) {
+		tb_text_puts(t, ",\"buffer\":");
+		tb_json_str(t, bi->name.ptr, bi->name.len);
+	}
+	if (ev->kind == TB_SEV_DAMAGED) {
+		tb_text_puts(t, ",\"damaged\":{\"page\":");
+		tb_text_u64(t, ev->page_index, 0, 0);
+		tb_text_puts(t, ",\"offset\":");
+		tb_text_u64(t, ev->damage.offset, 0, 0);
+		tb_text_puts(t, ",\"status\":");
+		tb_json_str(t, tb_strerror(ev->damage.status), strlen(tb_strerror(ev->damage.status)));
+		tb_text_puts(t, ",\"what\":");
+		tb_json_str(t, ev->damage.what ? ev->damage.what : "",
+			    ev->damage.what ? strlen(ev->damage.what) : 0);
+		tb_text_puts(t, "}}");
+		return TB_OK;
+	}
+	tb_text_puts(t, ",\"pid\":");
+	tb_text_i64(t, ev->pid, 0, 0);
+	tb_text_puts(t, ",\"comm\":");
+	if (ev->comm_known)
+		tb_json_str(t, ev->comm, ev->comm_len);
+	else
+		tb_text_puts(t, ev->pid == 0 ? "\"<idle>\"" : "null");
+	tb_text_puts(t, ",\"system\":");
+	if (f && f->system)
+		tb_json_str(t, f->system, f->system_len);
+	else
+		tb_text_puts(t, "null");
+	tb_text_puts(t, ",\"name\":");
+	if (f)
+		tb_json_str(t, f->name, f->name_len);
+	else
+		tb_text_puts(t, "null");
+	tb_text_puts(t, ",\"id\":");
+	if (ev->has_id)
+		tb_text_u64(t, ev->id, 0, 0);
+	else
+		tb_text_puts(t, "null");
+	if (ev->missed) {
+		tb_text_puts(t, ",\"missed\":");
+		tb_text_i64(t, ev->missed, 0, 0);
+	}
+	if (f) {
+		tb_text_puts(t, ",\"fields\":{");
+		for (i = f->ncommon; i < f->nfields; i++) {
+			const tb_field *fl = &f->fields[i];
+			if (i > f->ncommon)
+				tb_text_putc(t, ',');
+			tb_json_str(t, fl->name, fl->name_len);
+			tb_text_putc(t, ':');
+			json_field(s, ev, fl, t);
+		}
+		tb_text_putc(t, '}');
+		if (how & TB_TEXT_WITH_PRINT) {
+			tb_text_puts(t, ",\"text\":");
+			if (render_scratch(s, ev) != TB_OK) {
+				tb_text_puts(t, "null");
+				st = TB_ERR_NO_SPACE;
+			} else {
+				tb_json_str(t, s->rbuf, s->rlen);
+			}
+		}
+	}
+	tb_text_putc(t, '}');
+	return st;
+}
+
+tb_status tb_session_text(tb_session *s, const tb_session_event *ev, unsigned how, char *out,
+			  size_t cap, tb_render_result *res)
+{
+	tb_text t;
+	tb_status st = TB_OK;
+	unsigned kind = how & TB_TEXT_KIND_MASK;
+	tb_text_init(&t, out, cap);
+	if (res)
+		memset(res, 0, sizeof(*res));
+	if (!s || !ev)
+		return TB_ERR_ARG;
+	if (kind == TB_TEXT_JSON) {
+		st = json_event(s, ev, how, &t);
+	} else if (kind == TB_TEXT_PRINT || kind == TB_TEXT_FIELDS) {
+		if (how & TB_TEXT_LINE)
+			st = report_line(s, ev, how, &t);
+		else if (ev->kind == TB_SEV_EVENT && ev->format)
+			st = payload(s, ev, kind == TB_TEXT_FIELDS, &t);
+	} else {
+		return TB_ERR_ARG;
+	}
+	tb_text_finish(&t);
+	if (res) {
+		res->len = t.len;
+		res->needed = t.need;
+		res->notes = t.len < t.need ? TB_RENDER_N_TRUNCATED : 0;
+	}
+	if (st == TB_OK && t.len < t.need)
+		st = TB_ERR_NO_SPACE;
+	return st;
+}

@@ -1,0 +1,169 @@
+/* The text sink's numbers and JSON strings (see include/tracebound/text.h). */
+#include <string.h>
+
+#include "tracebound/text.h"
+
+/* digits[0..n) with an optional '-', padded to width; one put in the usual case. */
+static void put_digits(tb_text *t, const char *digits, size_t n, int neg, unsigned width,
+		       unsigned flags)
+{
+	size_t len = n + (neg ? 1u : 0u);
+	size_t pad = width > len ? width - len : 0;
+	char tmp[48];
+	size_t k = 0;
+	if (pad + len > sizeof(tmp)) {
+		if (!(flags & (TB_TEXT_LEFT | TB_TEXT_ZERO)))
+			tb_text_fill(t, ' ', pad);
+		if (neg)
+			tb_text_putc(t, '-');
+		if ((flags & TB_TEXT_ZERO) && !(flags & TB_TEXT_LEFT))
+			tb_text_fill(t, '0', pad);
+		tb_text_put(t, digits, n);
+		if (flags & TB_TEXT_LEFT)
+			tb_text_fill(t, ' ', pad);
+		return;
+	}
+	if (pad && !(flags & (TB_TEXT_LEFT | TB_TEXT_ZERO))) {
+		memset(tmp, ' ', pad);
+		k = pad;
+	}
+	if (neg)
+		tmp[k++] = '-';
+	if (pad && (flags & TB_TEXT_ZERO) && !(flags & TB_TEXT_LEFT)) {
+		memset(tmp + k, '0', pad);
+		k += pad;
+	}
+	memcpy(tmp + k, digits, n);
+	k += n;
+	if (pad && (flags & TB_TEXT_LEFT)) {
+		memset(tmp + k, ' ', pad);
+		k += pad;
+	}
+	tb_text_put(t, tmp, k);
+}
+
+static void put_dec(tb_text *t, uint64_t mag, int neg, unsigned width, unsigned flags)
+{
+	char tmp[24];
+	size_t n = 0, len, pad, i;
+	do {
+		tmp[sizeof(tmp) - 1 - n++] = (char)('0' + mag % 10);
+		mag /= 10;
+	} while (mag);
+	len = n + (neg ? 1u : 0u);
+	pad = width > len ? width - len : 0;
+	if (t->len == t->need && pad + len <= t->cap - t->len) {
+		/* the usual case: straight into the buffer (pads are short) */
+		char *p = t->buf + t->len;
+		const char *d = tmp + sizeof(tmp) - n;
+		if (!(flags & (TB_TEXT_LEFT | TB_TEXT_ZERO)))
+			for (i = 0; i < pad; i++)
+				*p++ = ' ';
+		if (neg)
+			*p++ = '-';
+		if ((flags & TB_TEXT_ZERO) && !(flags & TB_TEXT_LEFT))
+			for (i = 0; i < pad; i++)
+				*p++ = '0';
+		for (i = 0; i < n; i++)
+			*p++ = d[i];
+		if (flags & TB_TEXT_LEFT)
+			for (i = 0; i < pad; i++)
+				*p++ = ' ';
+		t->len = (size_t)(p - t->buf);
+		t->need = t->len;
+		t->last = (unsigned char)p[-1];
+		return;
+	}
+	put_digits(t, tmp + sizeof(tmp) - n, n, neg, width, flags);
+}
+
+void tb_text_u64(tb_text *t, uint64_t v, unsigned width, unsigned flags)
+{
+	put_dec(t, v, 0, width, flags);
+}
+
+void tb_text_i64(tb_text *t, int64_t v, unsigned width, unsigned flags)
+{
+	put_dec(t, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0, width, flags);
+}
+
+void tb_text_hex(tb_text *t, uint64_t v, unsigned width, unsigned flags)
+{
+	const char *dig = (flags & TB_TEXT_UPPER) ? "0123456789ABCDEF" : "0123456789abcdef";
+	char tmp[16];
+	size_t n = 0;
+	do {
+		tmp[sizeof(tmp) - 1 - n++] = dig[v & 15u];
+		v >>= 4;
+	} while (v);
+	put_digits(t, tmp + sizeof(tmp) - n, n, 0, width, flags);
+}
+
+/* Length of the valid UTF-8 sequence at s[0..n) (0: not valid). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t k, i;
+	uint32_t cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		k = 2, cp = c & 0x1fu;
+	else if (c >= 0xe0 && c <= 0xef)
+		k = 3, cp = c & 0x0fu;
+	else if (c >= 0xf0 && c <= 0xf4)
+		k = 4, cp = c & 0x07u;
+	else
+		return 0;
+	if (n < k)
+		return 0;
+	for (i = 1; i < k; i++) {
+		if ((s[i] & 0xc0u) != 0x80u)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3fu);
+	}
+	/* overlong forms, surrogates, past U+10FFFF */
+	if ((k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return k;
+}
+
+void tb_json_str(tb_text *t, const char *str, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, run = 0;
+	tb_text_putc(t, '"');
+	while (i < n) {
+		unsigned char c = s[i];
+		size_t k;
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			i++;
+			run++;
+			continue;
+		}
+		if (c >= 0x80 && (k = utf8_len(s + i, n - i)) != 0) {
+			i += k;
+			run += k;
+			continue;
+		}
+		tb_text_put(t, (const char *)s + i - run, run);
+		run = 0;
+		tb_text_putc(t, '\\');
+		switch (c) {
+		case '"': tb_text_putc(t, '"'); break;
+		case '\\': tb_text_putc(t, '\\'); break;
+		case '\n': tb_text_putc(t, 'n'); break;
+		case '\t': tb_text_putc(t, 't'); break;
+		case '\r': tb_text_putc(t, 'r'); break;
+		default: {
+			char u[5] = { 'u', '0', '0', hex[c >> 4], hex[c & 15u] };
+			tb_text_put(t, u, 5);
+		}
+		}
+		i++;
+	}
+	tb_text_put(t, (const char *)s + i - run, run);
+	tb_text_putc(t, '"');
+}

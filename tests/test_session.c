@@ -1,0 +1,613 @@
+/*
+ * The library session: one capture, every event merged by time with its
+ * name, comm, fields and text.  Values come from the real samples (the
+ * same events `tracebound report` and trace-cmd print) and from
+ * spec-built files (tests/support/datwriter.c).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracebound/tracebound.h"
+
+#include "datwriter.h"
+#include "pagewriter.h"
+#include "tarball.h"
+#include "testutil.h"
+#include "zstd_dl.h"
+
+Suite *tb_suite_session(void);
+
+static void *heap_alloc(void *ctx, size_t n)
+{
+	size_t *live = ctx;
+	void *p = malloc(n);
+	if (p && live)
+		(*live)++;
+	return p;
+}
+
+static void heap_free(void *ctx, void *p, size_t n)
+{
+	size_t *live = ctx;
+	(void)n;
+	if (p && live)
+		(*live)--;
+	free(p);
+}
+
+static size_t live_blocks;
+static const tb_mem heap = { heap_alloc, heap_free, &live_blocks };
+
+typedef struct sample {
+	uint8_t *data;
+	size_t len;
+} sample;
+
+static int load_sample(const char *name, sample *s)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", tb_test_path(name));
+	if (!tb_test_exists(path)) {
+		printf("session: %s missing, test skipped\n", name);
+		return 0;
+	}
+	s->data = tb_test_read_file(path, &s->len);
+	ck_assert_ptr_nonnull(s->data);
+	return 1;
+}
+
+static tb_session *open_dat(const sample *smp, unsigned flags, tb_status *out_st)
+{
+	tb_session_source src;
+	tb_session_options opt = { flags, TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE };
+	tb_session *s = NULL;
+	tb_error err;
+	memset(&src, 0, sizeof(src));
+	src.dat = smp->data;
+	src.dat_len = smp->len;
+	src.decompress.fn = tb_test_zstd;
+	*out_st = tb_session_open(&s, &src, &opt, &heap, &err);
+	return s;
+}
+
+/* FNV-1a over every event's cpu, ts, id and payload: one number per capture. */
+static uint64_t walk_hash(tb_session *s, uint64_t *count)
+{
+	uint64_t h = 1469598103934665603ull;
+	tb_session_event ev;
+	tb_error err;
+	tb_status st;
+	*count = 0;
+	while ((st = tb_session_next(s, &ev, &err)) == TB_OK) {
+		uint64_t v[3] = { ev.cpu, ev.ts, ev.id };
+		const uint8_t *p = (const uint8_t *)v;
+		size_t i;
+		for (i = 0; i < sizeof(v); i++)
+			h = (h ^ p[i]) * 1099511628211ull;
+		for (i = 0; i < ev.len; i++)
+			h = (h ^ ev.data[i]) * 1099511628211ull;
+		(*count)++;
+	}
+	ck_assert_int_eq(st, TB_END);
+	return h;
+}
+
+START_TEST(session_first_events_of_the_v7_sample)
+{
+	sample smp;
+	tb_session *s;
+	tb_session_event ev;
+	tb_field_value v;
+	const tb_field *f;
+	tb_error err;
+	tb_status st;
+	const tb_session_info *info;
+	char text[256];
+	tb_render_result r;
+	if (!load_sample("../shared/samples/sched4k.v7.dat", &smp))
+		return;
+	s = open_dat(&smp, TB_SESSION_TC_DROPS, &st);
+	ck_assert_int_eq(st, TB_OK);
+	info = tb_session_get_info(s);
+	ck_assert_int_eq(info->is_dat, 1);
+	ck_assert_uint_eq(info->dat_version, 7);
+	ck_assert_uint_eq(info->ncpus, 2);
+	ck_assert_uint_eq(info->nbuffers, 1);
+	ck_assert_uint_eq(info->nformats, 2323);
+	ck_assert_uint_eq(info->long_size, 8);
+	ck_assert_int_eq(tb_session_buffer(s, 0)->ns_clock, 1);
+	ck_assert_uint_eq(tb_session_ndamage(s), 0);
+	/* the first line of `trace-cmd report`:
+	 *  memfd:sealed-91-1573  [001]   192.833676: sys_enter_newfstat:   fd: 0x00000005, ... */
+	ck_assert_int_eq(tb_session_next(s, &ev, &err), TB_OK);
+	ck_assert_uint_eq(ev.kind, TB_SEV_EVENT);
+	ck_assert_uint_eq(ev.cpu, 1);
+	ck_assert_uint_eq(ev.ts, 192833676481ull);
+	ck_assert_int_eq(ev.pid, 1573);
+	ck_assert_uint_eq(ev.id, 852);
+	ck_assert_int_eq(ev.comm_known, 1);
+	ck_assert(ev.comm_len == 15 && !memcmp(ev.comm, "memfd:sealed-91", 15));
+	ck_assert(ev.name.len == 18 && !memcmp(ev.name.ptr, "sys_enter_newfstat", 18));
+	ck_assert(ev.system.len == 8 && !memcmp(ev.system.ptr, "syscalls", 8));
+	ck_assert_int_eq(tb_session_field(s, &ev, "fd", &v, &f, &err), TB_OK);
+	ck_assert_uint_eq(v.num, 5);
+	ck_assert_int_eq(tb_session_field(s, &ev, "statbuf", &v, &f, &err), TB_OK);
+	ck_assert_uint_eq(v.num, 0x7fff89a3be00ull);
+	ck_assert_int_eq(tb_session_field(s, &ev, "common_pid", &v, &f, &err), TB_OK);
+	ck_assert_uint_eq(v.num, 1573);
+	ck_assert_int_eq(tb_session_field(s, &ev, "nosuch", &v, &f, &err), TB_NOT_FOUND);
+	/* the print fmt text, the kernel's rendering of a syscall */
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT, text, sizeof(text), &r), TB_OK);
+	ck_assert_str_eq(text, "sys_newfstat(fd: 5, statbuf: 0x7fff89a3be00)");
+	/* the whole report line, as `tracebound report` prints it */
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE, text, sizeof(text),
+					 &r), TB_OK);
+	ck_assert_str_eq(text, " memfd:sealed-91-1573  [001]   192.833676: sys_enter_newfstat:   "
+			       "sys_newfstat(fd: 5, statbuf: 0x7fff89a3be00)\n");
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE | TB_TEXT_NSECS,
+					 text, sizeof(text), &r), TB_OK);
+	ck_assert(strstr(text, "[001]   192.833676481: sys_enter_newfstat:") != NULL);
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_JSON, text, sizeof(text), &r), TB_OK);
+	ck_assert_str_eq(text, "{\"cpu\":1,\"ts\":192833676481,\"pid\":1573,\"comm\":\"memfd:sealed-91\","
+			       "\"system\":\"syscalls\",\"name\":\"sys_enter_newfstat\",\"id\":852,"
+			       "\"fields\":{\"__syscall_nr\":5,\"fd\":5,\"statbuf\":140735502597632}}");
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_JSON | TB_TEXT_WITH_PRINT, text,
+					 sizeof(text), &r), TB_OK);
+	ck_assert(strstr(text, ",\"text\":\"sys_newfstat(fd: 5, statbuf: 0x7fff89a3be00)\"}") != NULL);
+	tb_session_close(s);
+	ck_assert_uint_eq(live_blocks, 0);
+	free(smp.data);
+}
+END_TEST
+
+/* Every sample (v6, v7, v7 with zstd) gives the same events, counts and drops. */
+START_TEST(session_same_events_in_every_container_version)
+{
+	static const char *names[] = { "../shared/samples/sched4k.v6.dat",
+				       "../shared/samples/sched4k.v7.dat",
+				       "tests/data/sched4k.v7zstd.dat" };
+	uint64_t h0 = 0, n;
+	size_t i;
+	for (i = 0; i < 3; i++) {
+		sample smp;
+		tb_session *s;
+		tb_status st;
+		tb_session_cpu_stats c0, c1;
+		uint64_t h;
+		if (!load_sample(names[i], &smp))
+			continue;
+		s = open_dat(&smp, 0, &st);
+		ck_assert_int_eq(st, TB_OK);
+		h = walk_hash(s, &n);
+		ck_assert_uint_eq(n, 63844);
+		if (!h0)
+			h0 = h;
+		ck_assert_uint_eq(h, h0);
+		ck_assert_int_eq(tb_session_cpu_stats_get(s, 0, 0, &c0), TB_OK);
+		ck_assert_int_eq(tb_session_cpu_stats_get(s, 0, 1, &c1), TB_OK);
+		/* `tracebound stats`: cpu 0 39537 events, cpu 1 24307; 572 pages, 2746 dropped */
+		ck_assert_uint_eq(c0.events, 39537);
+		ck_assert_uint_eq(c1.events, 24307);
+		ck_assert_uint_eq(c0.pages + c1.pages, 572);
+		ck_assert_uint_eq(c0.dropped + c1.dropped, 2746);
+		/* rewind: the same walk again */
+		ck_assert_int_eq(tb_session_rewind(s, NULL), TB_OK);
+		ck_assert_uint_eq(walk_hash(s, &n), h0);
+		ck_assert_uint_eq(n, 63844);
+		tb_session_close(s);
+		free(smp.data);
+	}
+	ck_assert_uint_eq(live_blocks, 0);
+}
+END_TEST
+
+/* A fixed arena: the peak of one open is enough, less fails cleanly. */
+START_TEST(session_in_a_fixed_arena)
+{
+	sample smp;
+	tb_session_source src;
+	tb_session *s;
+	tb_arena a;
+	tb_mem m;
+	tb_error err;
+	uint64_t n, h;
+	size_t peak, cap = (size_t)64 << 20;
+	uint8_t *mem = malloc(cap);
+	ck_assert_ptr_nonnull(mem);
+	if (!load_sample("../shared/samples/sched4k.v7.dat", &smp)) {
+		free(mem);
+		return;
+	}
+	memset(&src, 0, sizeof(src));
+	src.dat = smp.data;
+	src.dat_len = smp.len;
+	tb_arena_init(&a, mem, cap);
+	m = tb_arena_mem(&a);
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &m, &err), TB_OK);
+	h = walk_hash(s, &n);
+	ck_assert_uint_eq(n, 63844);
+	peak = a.peak;
+	ck_assert_uint_gt(peak, 0);
+	tb_session_close(s);
+	/* exactly the peak: the same walk */
+	tb_arena_init(&a, mem, peak);
+	m = tb_arena_mem(&a);
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &m, &err), TB_OK);
+	ck_assert_uint_eq(walk_hash(s, &n), h);
+	ck_assert_uint_eq(tb_session_ndamage(s), 0);
+	tb_session_close(s);
+	/* far too little: NO_SPACE, and the arena says what it wanted */
+	tb_arena_init(&a, mem, 4096);
+	m = tb_arena_mem(&a);
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &m, &err), TB_ERR_NO_SPACE);
+	ck_assert_ptr_null(s);
+	ck_assert_uint_gt(a.want, 4096);
+	free(mem);
+	free(smp.data);
+}
+END_TEST
+
+/* Raw per-CPU dumps with the format texts of the same kernel. */
+START_TEST(session_raw_dumps_with_formats)
+{
+	tb_tarball tb;
+	sample c0, c1, hp;
+	tb_session_source src;
+	tb_session_raw_cpu raw[2];
+	tb_session_format_text *ft;
+	tb_session *s;
+	tb_session_event ev;
+	tb_error err;
+	tb_status st;
+	size_t i, nf = 0, named = 0, n = 0;
+	uint64_t last = 0;
+	char sys[128], name[128];
+	if (!load_sample("tests/data/raw-sched4k/cpu0.raw", &c0) ||
+	    !load_sample("tests/data/raw-sched4k/cpu1.raw", &c1) ||
+	    !load_sample("tests/data/raw-sched4k/header_page", &hp))
+		return;
+	ck_assert_int_eq(tb_tarball_load(tb_test_path("tests/data/formats-6.18.tar.gz"), &tb), 0);
+	ft = calloc(tb.count, sizeof(*ft));
+	ck_assert_ptr_nonnull(ft);
+	for (i = 0; i < tb.count; i++) {
+		char *sp;
+		if (!tb_tar_is_format(&tb.entries[i], sys, sizeof(sys), name, sizeof(name)))
+			continue;
+		/* the system name lives in the entry's path (kept by the tarball) */
+		sp = strstr(tb.entries[i].path, sys);
+		ft[nf].system.ptr = sp;
+		ft[nf].system.len = strlen(sys);
+		ft[nf].text.ptr = tb.entries[i].data;
+		ft[nf].text.len = tb.entries[i].len;
+		nf++;
+	}
+	ck_assert_uint_eq(nf, 2323);
+	memset(&src, 0, sizeof(src));
+	raw[0].cpu = 0;
+	raw[0].data = c0.data;
+	raw[0].len = c0.len;
+	raw[1].cpu = 1;
+	raw[1].data = c1.data;
+	raw[1].len = c1.len;
+	src.raw = raw;
+	src.nraw = 2;
+	src.header_page.ptr = (const char *)hp.data;
+	src.header_page.len = hp.len;
+	src.formats = ft;
+	src.nformats = nf;
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &heap, &err), TB_OK);
+	ck_assert_uint_eq(tb_session_get_info(s)->is_dat, 0);
+	ck_assert_uint_eq(tb_session_get_info(s)->ncpus, 2);
+	while ((st = tb_session_next(s, &ev, &err)) == TB_OK) {
+		ck_assert_uint_ge(ev.ts, last); /* merged by time */
+		last = ev.ts;
+		named += ev.format != NULL;
+		n++;
+	}
+	ck_assert_int_eq(st, TB_END);
+	/* `tracebound check` on the dumps: 15353 events in cpu0.raw; both CPUs: */
+	{
+		tb_session_cpu_stats cs;
+		ck_assert_int_eq(tb_session_cpu_stats_get(s, 0, 0, &cs), TB_OK);
+		ck_assert_uint_eq(cs.events, 15353);
+		ck_assert_uint_eq(cs.pages, 145);
+	}
+	ck_assert_uint_eq(named, n); /* every id has its format */
+	ck_assert_uint_gt(n, 15353);
+	tb_session_close(s);
+	tb_tarball_free(&tb);
+	free(ft);
+	free(c0.data);
+	free(c1.data);
+	free(hp.data);
+}
+END_TEST
+
+/* A damaged page: without SKIP_DAMAGED next() says where, then goes on;
+ * with it the page is an event of its own in the stream. */
+START_TEST(session_damaged_page_is_reported_in_place)
+{
+	sample smp;
+	tb_session *s;
+	tb_session_event ev;
+	tb_error err;
+	tb_status st;
+	const tb_dat *d;
+	uint64_t n = 0, errors = 0, damaged = 0;
+	size_t page;
+	if (!load_sample("../shared/samples/sched4k.v7.dat", &smp))
+		return;
+	s = open_dat(&smp, 0, &st);
+	ck_assert_int_eq(st, TB_OK);
+	d = tb_session_dat(s);
+	/* the commit word of CPU 0's third page: far past the page */
+	page = (size_t)d->buffers[0].cpus[0].offset + 2 * 4096;
+	tb_session_close(s);
+	memset(smp.data + page + 8, 0xff, 4);
+	s = open_dat(&smp, 0, &st);
+	ck_assert_int_eq(st, TB_OK);
+	while ((st = tb_session_next(s, &ev, &err)) != TB_END) {
+		if (st != TB_OK) {
+			errors++;
+			ck_assert(tb_is_malformed(st));
+			ck_assert_uint_ge(err.offset, page);
+			ck_assert_uint_lt(err.offset, page + 4096);
+			ck_assert_uint_eq(tb_session_error(s)->cpu, 0);
+			ck_assert_uint_eq(tb_session_error(s)->page, 2);
+			continue;
+		}
+		n++;
+	}
+	ck_assert_uint_eq(errors, 1);
+	ck_assert_uint_lt(n, 63844);
+	tb_session_close(s);
+	s = open_dat(&smp, TB_SESSION_SKIP_DAMAGED, &st);
+	ck_assert_int_eq(st, TB_OK);
+	{
+		uint64_t n2 = 0;
+		char line[256];
+		while ((st = tb_session_next(s, &ev, &err)) == TB_OK) {
+			if (ev.kind == TB_SEV_DAMAGED) {
+				damaged++;
+				ck_assert_uint_eq(ev.cpu, 0);
+				ck_assert_uint_eq(ev.page_index, 2);
+				ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE,
+								 line, sizeof(line), NULL), TB_OK);
+				ck_assert(strstr(line, "CPU:0 [PAGE 2 DAMAGED: ") == line);
+				continue;
+			}
+			n2++;
+		}
+		ck_assert_int_eq(st, TB_END);
+		ck_assert_uint_eq(n2, n);
+	}
+	ck_assert_uint_eq(damaged, 1);
+	tb_session_close(s);
+	free(smp.data);
+}
+END_TEST
+
+/* Rendering into a small buffer: a prefix of the whole text, the same
+ * `needed`, nothing past cap. */
+START_TEST(session_text_truncation_keeps_needed)
+{
+	sample smp;
+	tb_session *s;
+	tb_session_event ev;
+	tb_error err;
+	tb_status st;
+	char full[512], small[600];
+	tb_render_result r, r2;
+	size_t cap;
+	if (!load_sample("../shared/samples/sched4k.v7.dat", &smp))
+		return;
+	s = open_dat(&smp, 0, &st);
+	ck_assert_int_eq(tb_session_next(s, &ev, &err), TB_OK);
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_JSON, full, sizeof(full), &r), TB_OK);
+	for (cap = 0; cap <= r.needed + 1; cap++) {
+		memset(small, '#', sizeof(small));
+		st = tb_session_text(s, &ev, TB_TEXT_JSON, small, cap, &r2);
+		ck_assert_uint_eq(r2.needed, r.needed);
+		ck_assert_int_eq(st, cap > r.needed ? TB_OK : TB_ERR_NO_SPACE);
+		ck_assert_uint_eq(small[cap], '#');
+		if (cap) {
+			ck_assert_uint_eq(r2.len, cap - 1 < r.needed ? cap - 1 : r.needed);
+			ck_assert(!memcmp(small, full, r2.len));
+			ck_assert_uint_eq(small[r2.len], 0);
+		}
+	}
+	tb_session_close(s);
+	free(smp.data);
+}
+END_TEST
+
+/* Spec-built pages: CPU 0 events at 1000, 1020, 1040; CPU 1 at 1010, 1030. */
+static uint8_t pages[2][4096];
+
+static void put_event(tbt_pw *w, uint32_t delta)
+{
+	uint8_t payload[8] = { 0 };
+	(void)tbt_pw_data(w, delta, payload, sizeof(payload), 0);
+}
+
+static size_t crafted_file(uint8_t *out, size_t cap, unsigned version, const char *instance)
+{
+	tbt_pw w;
+	dw_spec spec;
+	memset(pages, 0, sizeof(pages));
+	tbt_pw_init(&w, pages[0], 4096, 0, 8, 1000);
+	put_event(&w, 0);
+	put_event(&w, 20);
+	put_event(&w, 20);
+	tbt_pw_finish(&w, 0, 0, 0);
+	tbt_pw_init(&w, pages[1], 4096, 0, 8, 1010);
+	put_event(&w, 0);
+	put_event(&w, 20);
+	tbt_pw_finish(&w, 0, 0, 0);
+	dw_default(&spec, version);
+	spec.instance = instance;
+	spec.cpu_data[0] = pages[0];
+	spec.cpu_size[0] = 4096;
+	spec.cpu_data[1] = pages[1];
+	spec.cpu_size[1] = 4096;
+	return dw_write(&spec, out, cap, NULL);
+}
+
+/* Two buffers (the top one and an instance) merged by time. */
+START_TEST(session_merges_instances)
+{
+	static uint8_t file[1 << 20];
+	size_t len;
+	sample smp;
+	tb_session *s;
+	tb_session_event ev;
+	tb_error err;
+	tb_status st;
+	uint64_t last = 0, per[2] = { 0, 0 };
+	char line[512];
+	len = crafted_file(file, sizeof(file), 7, "inst");
+	ck_assert_uint_gt(len, 0);
+	smp.data = file;
+	smp.len = len;
+	s = open_dat(&smp, 0, &st);
+	ck_assert_int_eq(st, TB_OK);
+	ck_assert_uint_eq(tb_session_get_info(s)->nbuffers, 2);
+	ck_assert(tb_session_buffer(s, 1)->name.len == 4);
+	while ((st = tb_session_next(s, &ev, &err)) == TB_OK) {
+		ck_assert_uint_ge(ev.ts, last);
+		last = ev.ts;
+		ck_assert_uint_lt(ev.buffer, 2);
+		per[ev.buffer]++;
+		ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE, line,
+						 sizeof(line), NULL), TB_OK);
+		/* trace-cmd starts every line with the instance column */
+		ck_assert(ev.buffer ? !strncmp(line, "inst: ", 6) : !strncmp(line, "      ", 6));
+	}
+	ck_assert_int_eq(st, TB_END);
+	ck_assert_uint_eq(per[0], 5);
+	ck_assert_uint_eq(per[1], 5); /* the writer puts the same data in both */
+	tb_session_close(s);
+}
+END_TEST
+
+START_TEST(session_arguments)
+{
+	tb_session_source src;
+	tb_session *s = (tb_session *)1;
+	tb_error err;
+	tb_mem none = { NULL, NULL, NULL };
+	memset(&src, 0, sizeof(src));
+	ck_assert_int_eq(tb_session_open(NULL, &src, NULL, &heap, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_open(&s, NULL, NULL, &heap, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &none, &err), TB_ERR_ARG);
+	src.nraw = 1;
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &heap, &err), TB_ERR_ARG);
+	ck_assert_ptr_null(s);
+	/* an empty raw source opens and has no events */
+	src.nraw = 0;
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &heap, &err), TB_OK);
+	{
+		tb_session_event ev;
+		ck_assert_int_eq(tb_session_next(s, &ev, &err), TB_END);
+	}
+	tb_session_close(s);
+	tb_session_close(NULL);
+	ck_assert_int_eq(tb_session_next(NULL, NULL, &err), TB_ERR_ARG);
+	/* a file that is not a trace.dat: the container's error, nothing leaked */
+	{
+		static const uint8_t junk[64] = { 0x17, 0x08, 0x44 };
+		src.dat = junk;
+		src.dat_len = sizeof(junk);
+		ck_assert(tb_is_malformed(tb_session_open(&s, &src, NULL, &heap, &err)));
+		ck_assert_uint_eq(live_blocks, 0);
+	}
+}
+END_TEST
+
+/* Every prefix of a small spec-built file: open fails cleanly or walks. */
+START_TEST(session_every_prefix_of_a_small_file)
+{
+	static uint8_t file[1 << 16];
+	size_t len, cut, whole = 0;
+	len = crafted_file(file, sizeof(file), 6, NULL);
+	ck_assert_uint_gt(len, 0);
+	for (cut = 0; cut <= len; cut++) {
+		sample smp = { file, cut };
+		tb_session *s;
+		tb_status st;
+		uint64_t n;
+		s = open_dat(&smp, TB_SESSION_SKIP_DAMAGED, &st);
+		if (st == TB_OK) {
+			(void)walk_hash(s, &n);
+			ck_assert_uint_le(n, 5);
+			whole += n == 5;
+			tb_session_close(s);
+		} else {
+			ck_assert(tb_is_error(st));
+			ck_assert_ptr_null(s);
+		}
+	}
+	ck_assert_uint_ge(whole, 1); /* the whole file at least */
+	ck_assert_uint_eq(live_blocks, 0);
+}
+END_TEST
+
+START_TEST(json_strings_are_always_valid)
+{
+	char buf[128];
+	tb_text t;
+	tb_text_init(&t, buf, sizeof(buf));
+	tb_json_str(&t, "a\"b\\c\n\t\x01\x7f", 9);
+	tb_text_finish(&t);
+	ck_assert_str_eq(buf, "\"a\\\"b\\\\c\\n\\t\\u0001\x7f\"");
+	tb_text_reset(&t);
+	/* valid UTF-8 kept; a lone continuation byte, an overlong form and a
+	 * surrogate become \u00XX per byte */
+	tb_json_str(&t, "\xc3\xa9|\x80|\xc0\xaf|\xed\xa0\x80", 11);
+	tb_text_finish(&t);
+	ck_assert_str_eq(buf, "\"\xc3\xa9|\\u0080|\\u00c0\\u00af|\\u00ed\\u00a0\\u0080\"");
+	/* too small: counted, nothing past cap */
+	tb_text_init(&t, buf, 4);
+	tb_json_str(&t, "abcdef", 6);
+	tb_text_finish(&t);
+	ck_assert_uint_eq(t.need, 8);
+	ck_assert_str_eq(buf, "\"ab");
+	tb_text_init(&t, buf, 0);
+	buf[0] = 'X';
+	tb_text_u64(&t, 12345, 8, TB_TEXT_ZERO);
+	tb_text_finish(&t);
+	ck_assert_uint_eq(t.need, 8);
+	ck_assert_uint_eq(buf[0], 'X');
+	tb_text_init(&t, buf, sizeof(buf));
+	tb_text_i64(&t, -42, 6, TB_TEXT_LEFT);
+	tb_text_putc(&t, '|');
+	tb_text_i64(&t, -42, 6, TB_TEXT_ZERO);
+	tb_text_putc(&t, '|');
+	tb_text_u64(&t, UINT64_MAX, 0, 0);
+	tb_text_putc(&t, '|');
+	tb_text_hex(&t, 0xbeef, 6, TB_TEXT_ZERO | TB_TEXT_UPPER);
+	tb_text_finish(&t);
+	ck_assert_str_eq(buf, "-42   |-00042|18446744073709551615|00BEEF");
+}
+END_TEST
+
+Suite *tb_suite_session(void)
+{
+	Suite *s = suite_create("session");
+	TCase *tc = tcase_create("session");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, session_first_events_of_the_v7_sample);
+	tcase_add_test(tc, session_same_events_in_every_container_version);
+	tcase_add_test(tc, session_in_a_fixed_arena);
+	tcase_add_test(tc, session_raw_dumps_with_formats);
+	tcase_add_test(tc, session_damaged_page_is_reported_in_place);
+	tcase_add_test(tc, session_text_truncation_keeps_needed);
+	tcase_add_test(tc, session_merges_instances);
+	tcase_add_test(tc, session_arguments);
+	tcase_add_test(tc, session_every_prefix_of_a_small_file);
+	tcase_add_test(tc, json_strings_are_always_valid);
+	suite_add_tcase(s, tc);
+	return s;
+}
