@@ -56,6 +56,43 @@ def test_dat_text_lines_equal_report(cli, path):
     assert "".join(text) == "".join(lines[1:])
 
 
+@pytest.mark.parametrize("path", dat_files()[:2], ids=os.path.basename)
+def test_raw_lines_equal_report_raw(cli, path):
+    with tracebound.open(path) as t:
+        try:
+            next(iter(t)).text("raw-line")
+        except tracebound.Error as e:
+            pytest.skip("the session renders no -R listing yet: %s" % e)
+        text = [e.text("raw-line") for e in t]
+    lines = run_text(cli, "report", "--raw", path).splitlines(keepends=True)
+    assert "".join(text) == "".join(lines[1:])
+
+
+def test_iteration_goes_on_after_a_damaged_page():
+    """Error for one page, then the walk resumes after it and ends."""
+    import glob
+    from conftest import ROOT
+    resumed = 0
+    for path in sorted(glob.glob(os.path.join(ROOT, "corpus", "tracedat", "*"))):
+        try:
+            t = tracebound.open(path)
+        except tracebound.Error:
+            continue
+        it, errors, after = iter(t), 0, 0
+        while errors < 100000:
+            try:
+                next(it)
+                after += errors > 0
+            except StopIteration:
+                break
+            except tracebound.Error:
+                errors += 1
+        else:
+            pytest.fail("%s: the walk did not end" % path)
+        resumed += errors > 0 and after > 0
+    assert resumed > 0
+
+
 def test_fields_are_typed(path=dat_files()[0]):
     with tracebound.open(path) as t:
         sw = next(t.events(name="sched_switch"))
