@@ -105,3 +105,20 @@ def test_dataframes():
     assert dfs["sched_switch"].equals(df)
     busiest = df.groupby("next_comm").size().sort_values(ascending=False)
     assert busiest.index[0] == "swapper/1" or busiest.index[0].startswith("swapper")
+
+
+def test_columns_from_threads():
+    import threading
+    path = dat_files()[0]
+    with tracebound.open(path) as t:
+        want = t.columns("sched_switch")["next_comm"].tolist()
+        got = [None] * 3
+
+        def work(i):
+            got[i] = t.columns("sched_switch")["next_comm"].tolist()
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(3)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+    assert got == [want] * 3

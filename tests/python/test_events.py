@@ -183,3 +183,25 @@ def test_two_walks_at_once():
         # events outlive their walk and their trace
         ev = first[3]
     assert ev.text() and ev.fields
+
+
+def test_threads_walk_at_once():
+    """Walks release the GIL; each has its own session: same results."""
+    import threading
+    path = dat_files()[0]
+    with tracebound.open(path) as t:
+        want = [(e.ts, e.cpu, e.name) for e in t]
+        results = [None] * 4
+
+        def work(i):
+            results[i] = [(e.ts, e.cpu, e.name) for e in t]
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+    assert all(r == want for r in results)
+
+
+def test_check_raw_dump(raw_dir, events_dir):
+    assert tracebound.check(raw_dir, events=events_dir) == []
