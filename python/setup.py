@@ -33,7 +33,9 @@ def rel(paths):
     return sorted(os.path.relpath(p, HERE) for p in paths)
 
 
-sources = rel(glob.glob(os.path.join(HERE, "src", "*.c")) + glob.glob(os.path.join(LIB, "*.c")))
+# lib/ by absolute path: a relative "../lib/x.c" would put its object at
+# BUILD_TEMP/../lib/x.o, over the Makefile's own build/lib/x.o
+sources = rel(glob.glob(os.path.join(HERE, "src", "*.c"))) + sorted(glob.glob(os.path.join(LIB, "*.c")))
 
 cflags = ["-std=gnu11", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
           "-Wno-cast-function-type"]

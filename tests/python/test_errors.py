@@ -132,3 +132,55 @@ def test_check_agrees_with_the_cli(cli):
         assert bool(found) == (rc == 1), (path, found[:3])
         verdicts.add(rc)
     assert verdicts == {0, 1}
+
+
+def _raw_dir(tmp_path, cpu_bytes, events_dir, raw_dir):
+    d = tmp_path / "dump"
+    d.mkdir(exist_ok=True)
+    (d / "cpu0.raw").write_bytes(cpu_bytes)
+    for f in ("header_page", "subbuf_kb"):
+        (d / f).write_bytes(open(os.path.join(raw_dir, f), "rb").read())
+    return str(d)
+
+
+@pytest.fixture(scope="module")
+def small_events(tmp_path_factory, events_dir):
+    """The formats of the systems the raw dump recorded (sched, syscalls)."""
+    import shutil
+    ev = tmp_path_factory.mktemp("small") / "events"
+    for system in ("sched", "syscalls"):
+        shutil.copytree(os.path.join(events_dir, system), ev / system)
+    return str(ev)
+
+
+def test_corpus_kbuf_pages_as_raw_dumps(tmp_path, small_events, raw_dir):
+    """Every 4th kbuf corpus file as a CPU's dump: Error or a clean walk."""
+    events_dir = small_events
+    files = sorted(glob.glob(os.path.join(ROOT, "corpus", "kbuf", "*")))[::4]
+    errors = 0
+    for path in files:
+        d = _raw_dir(tmp_path, open(path, "rb").read(), events_dir, raw_dir)
+        for skip in (False, True):
+            try:
+                walk(d, events=events_dir, skip_damaged=skip)
+            except tracebound.Error:
+                errors += 1
+        tracebound.check(d, events=events_dir)
+    assert len(files) > 100 and errors > 0
+
+
+def test_corpus_formats_in_an_events_directory(tmp_path, small_events, raw_dir):
+    """A damaged format text is damage of the capture, never a crash."""
+    import shutil
+    ev = tmp_path / "events"
+    shutil.copytree(small_events, ev)
+    target = ev / "sched" / "sched_switch" / "format"
+    cpu = open(os.path.join(raw_dir, "cpu1.raw"), "rb").read()
+    d = _raw_dir(tmp_path, cpu, str(ev), raw_dir)
+    for path in sorted(glob.glob(os.path.join(ROOT, "corpus", "format", "*")))[::8]:
+        target.write_bytes(open(path, "rb").read())
+        try:
+            n = walk(d, events=str(ev))
+            assert n > 0
+        except tracebound.Error:
+            pass
