@@ -669,7 +669,7 @@ PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
 	if (!ss)
 		return NULL;
 	memset(&b, 0, sizeof(b));
-	if (tbpy_filter_parse(&f, ss->s, name, cpus, start, end)) {
+	if (tbpy_filter_parse_locked(ss, &f, name, cpus, start, end)) {
 		tbpy_walker_put(ss);
 		return NULL;
 	}

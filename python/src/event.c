@@ -583,7 +583,7 @@ PyObject *tbpy_events_new(tbpy_trace *t, PyObject *args, PyObject *kw)
 		Py_DECREF(it);
 		return NULL;
 	}
-	if (tbpy_filter_parse(&it->f, it->ss->s, name, cpus, start, end)) {
+	if (tbpy_filter_parse_locked(it->ss, &it->f, name, cpus, start, end)) {
 		Py_DECREF(it);
 		return NULL;
 	}

@@ -400,6 +400,10 @@ static int open_raw_dir(tbpy_input *in, const char *path, const char *events_dir
 		if (cpu < 0 || cpu >= (long)TBPY_MAX_CPUS)
 			continue;
 		p = join(path, names[i]);
+		if (p && is_dir(p)) { /* tracefs' per_cpu/cpuN directories */
+			free(p);
+			continue;
+		}
 		if (!p || tbpy_map_file(p, &in->cpus[in->nraw]) != 0) {
 			int e = errno;
 			free(p);

@@ -138,6 +138,10 @@ typedef struct tbpy_filter {
  * names up in s.  0, or -1 with a Python error. */
 int tbpy_filter_parse(tbpy_filter *f, tb_session *s, PyObject *name,
 		      PyObject *cpus, PyObject *start, PyObject *end);
+/* The same with ss's lock held (looking names up can parse formats, and
+ * an Event of this session may be rendering in another thread). */
+int tbpy_filter_parse_locked(tbpy_sess *ss, tbpy_filter *f, PyObject *name,
+			     PyObject *cpus, PyObject *start, PyObject *end);
 void tbpy_filter_free(tbpy_filter *f);
 
 /*

@@ -249,6 +249,38 @@ fail:
 	return -1;
 }
 
+int tbpy_filter_parse_locked(tbpy_sess *ss, tbpy_filter *f, PyObject *name,
+			     PyObject *cpus, PyObject *start, PyObject *end)
+{
+	int rc;
+	PyObject *names = NULL, *cpu_list = NULL;
+	/* a list of names becomes a tuple first: no Python code of the
+	 * caller's (a generator's) runs while the lock is held */
+	if (name && name != Py_None && !PyUnicode_Check(name)) {
+		names = PySequence_Tuple(name);
+		if (!names)
+			return -1;
+		name = names;
+	}
+	if (cpus && cpus != Py_None && !PyLong_Check(cpus)) {
+		cpu_list = PySequence_Tuple(cpus);
+		if (!cpu_list) {
+			Py_XDECREF(names);
+			return -1;
+		}
+		cpus = cpu_list;
+	}
+	/* wait for the lock without the GIL; its holders never need the GIL */
+	Py_BEGIN_ALLOW_THREADS
+	PyThread_acquire_lock(ss->lock, WAIT_LOCK);
+	Py_END_ALLOW_THREADS
+	rc = tbpy_filter_parse(f, ss->s, name, cpus, start, end);
+	PyThread_release_lock(ss->lock);
+	Py_XDECREF(names);
+	Py_XDECREF(cpu_list);
+	return rc;
+}
+
 void tbpy_filter_free(tbpy_filter *f)
 {
 	PyMem_RawFree(f->formats);
