@@ -39,6 +39,15 @@ def dat_files():
     return files
 
 
+def fresh_files():
+    """Fresh captures of this machine: what `make check` leaves in
+    build/capture-dat (ci/capture-dat.sh: 4/8/64 KiB sub-buffers, several
+    event sets up to every event, v6 and v7, zstd), or TB_FRESH_DAT_DIR."""
+    d = os.environ.get("TB_FRESH_DAT_DIR") or os.path.join(ROOT, "build", "capture-dat")
+    return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".dat")) \
+        if os.path.isdir(d) else []
+
+
 @pytest.fixture(scope="session")
 def cli():
     path = os.environ.get("TB_CLI") or os.path.join(ROOT, "build", "tracebound")
@@ -74,3 +83,20 @@ def events_dir(tmp_path_factory):
 @pytest.fixture(scope="session")
 def raw_dir():
     return os.path.join(DATA, "raw-sched4k")
+
+
+@pytest.fixture(scope="session")
+def fresh_raw(tmp_path_factory):
+    """A raw dump captured now (tests/capture-fresh.sh: cpuN.raw, header_page,
+    subbuf_kb, events/), or TB_FRESH_DIR; skipped without root and tracefs."""
+    d = os.environ.get("TB_FRESH_DIR")
+    if d:
+        return d
+    if os.getuid() != 0 or not os.access("/sys/kernel/tracing/instances", os.W_OK):
+        pytest.skip("no fresh raw capture: needs root and a writable tracefs")
+    d = str(tmp_path_factory.mktemp("fresh"))
+    p = subprocess.run(["sh", os.path.join(ROOT, "tests", "capture-fresh.sh"), d],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        pytest.skip("capture-fresh.sh failed: %s" % p.stderr.decode(errors="replace")[-200:])
+    return d

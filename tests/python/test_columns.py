@@ -4,7 +4,7 @@ import os
 import pytest
 
 import tracebound
-from conftest import dat_files, run_json
+from conftest import dat_files, fresh_files, run_json
 
 np = pytest.importorskip("numpy")
 
@@ -22,7 +22,7 @@ def expected_columns(events):
     return cols
 
 
-@pytest.mark.parametrize("path", dat_files(), ids=os.path.basename)
+@pytest.mark.parametrize("path", dat_files() + fresh_files(), ids=os.path.basename)
 def test_every_type_equals_iteration(path):
     with tracebound.open(path) as t:
         by_type = {}
