@@ -90,6 +90,8 @@ FUZZ_SRC  := $(sort $(wildcard fuzz/*_fuzzer.c))
 FUZZ_NAMES := $(FUZZ_SRC:fuzz/%_fuzzer.c=%)
 FUZZ_HDR  := $(wildcard fuzz/*.h)
 BENCH_SRC := $(sort $(wildcard bench/*.c))
+EXAMPLE_SRC := $(sort $(wildcard examples/*.c))
+EXAMPLES  := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 
 STATIC    := $(BUILD)/libtracebound.a
 SHARED    := $(BUILD)/libtracebound.so.$(VERSION)
@@ -97,7 +99,7 @@ CLI       := $(BUILD)/tracebound
 CHECK_BIN := $(BUILD)/tests/check_all
 REPLAY    := $(FUZZ_NAMES:%=$(BUILD)/replay/%)
 
-.PHONY: all check check-run sanitize fuzz afl bench install uninstall clean symbols \
+.PHONY: examples all check check-run sanitize fuzz afl bench install uninstall clean symbols \
         exported-symbols coverage analyze python python-check python-sanitize
 
 # A harness named *_diff_fuzzer.c compares tracebound with libtraceevent,
@@ -153,8 +155,15 @@ CHECK_TIMEOUT ?= 600
 
 check: all symbols check-run
 
-check-run: $(CHECK_BIN) $(REPLAY) $(CLI)
-	TB_SRCDIR=$(CURDIR) TB_CLI=$(abspath $(CLI)) CK_DEFAULT_TIMEOUT=$(CHECK_TIMEOUT) $(CHECK_BIN)
+# The examples are what a user copies: built as a user would, against the
+# public headers and the archive only (-I include, no -I lib).
+examples: $(EXAMPLES)
+$(BUILD)/examples/%: examples/%.c $(STATIC) $(wildcard include/tracebound/*.h)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_DEFAULT_SOURCE -O2 -Wall -Wextra -Werror -Iinclude $< $(STATIC) $(EXTRA_LDFLAGS) -o $@
+
+check-run: $(CHECK_BIN) $(REPLAY) $(CLI) $(EXAMPLES)
+	TB_SRCDIR=$(CURDIR) TB_CLI=$(abspath $(CLI)) TB_EXAMPLES=$(abspath $(BUILD)/examples) CK_DEFAULT_TIMEOUT=$(CHECK_TIMEOUT) $(CHECK_BIN)
 	@for t in $(REPLAY); do \
 	  n=$$(find corpus -type f | wc -l); \
 	  find corpus -type f -print0 | xargs -0 -r $$t || exit 1; \

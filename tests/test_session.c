@@ -554,6 +554,54 @@ START_TEST(session_every_prefix_of_a_small_file)
 }
 END_TEST
 
+/* The examples: a user's whole program in 30 lines or fewer, built against
+ * the installed headers only; report_lines prints what `tracebound report`
+ * prints, print_events every event with its fields. */
+START_TEST(session_examples_build_and_run)
+{
+	const char *dir = getenv("TB_EXAMPLES");
+	static const char *short_ones[] = { "examples/print_events.c", "examples/report_lines.c" };
+	char cmd[8192];
+	tb_test_run r, want;
+	size_t i;
+	char smp[4096];
+	for (i = 0; i < 2; i++) {
+		size_t len;
+		uint8_t *src = tb_test_read_file(tb_test_path(short_ones[i]), &len);
+		ck_assert_ptr_nonnull(src);
+		ck_assert_uint_le(tb_test_count_lines((const char *)src), 30);
+		free(src);
+	}
+	snprintf(smp, sizeof(smp), "%s", tb_test_path("../shared/samples/sched4k.v7.dat"));
+	if (!dir || !tb_test_exists(smp)) {
+		printf("session: examples not built (TB_EXAMPLES) or sample missing, run skipped\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "'%s/report_lines' '%s' | sha256sum", dir, smp);
+	tb_test_sh(cmd, &r);
+	snprintf(cmd, sizeof(cmd), "'%s' report '%s' | sha256sum", getenv("TB_CLI"), smp);
+	tb_test_sh(cmd, &want);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_ge(r.out_len, 64);
+	ck_assert(!memcmp(r.out, want.out, 64));
+	/* and not the hash of nothing */
+	ck_assert(memcmp(r.out, "e3b0c44298fc1c149afbf4c8996fb924", 32) != 0);
+	tb_test_run_free(&r);
+	tb_test_run_free(&want);
+	snprintf(cmd, sizeof(cmd), "'%s/print_events' '%s' | head -1", dir, smp);
+	tb_test_sh(cmd, &r);
+	ck_assert_str_eq(r.out, "192833676481 1 memfd:sealed-91 sys_enter_newfstat {\"cpu\":1,"
+				"\"ts\":192833676481,\"pid\":1573,\"comm\":\"memfd:sealed-91\","
+				"\"system\":\"syscalls\",\"name\":\"sys_enter_newfstat\",\"id\":852,"
+				"\"fields\":{\"__syscall_nr\":5,\"fd\":5,\"statbuf\":140735502597632}}\n");
+	tb_test_run_free(&r);
+	snprintf(cmd, sizeof(cmd), "'%s/raw_dumps' 2>&1; echo rc=$?", dir);
+	tb_test_sh(cmd, &r);
+	ck_assert(strstr(r.out, "usage: raw_dumps") && strstr(r.out, "rc=2"));
+	tb_test_run_free(&r);
+}
+END_TEST
+
 START_TEST(json_strings_are_always_valid)
 {
 	char buf[128];
@@ -608,6 +656,7 @@ Suite *tb_suite_session(void)
 	tcase_add_test(tc, session_arguments);
 	tcase_add_test(tc, session_every_prefix_of_a_small_file);
 	tcase_add_test(tc, json_strings_are_always_valid);
+	tcase_add_test(tc, session_examples_build_and_run);
 	suite_add_tcase(s, tc);
 	return s;
 }

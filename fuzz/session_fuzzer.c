@@ -1,0 +1,125 @@
+/*
+ * The library session over any bytes taken as a trace.dat: open, merge
+ * every CPU of every buffer, render every event in all three renderings.
+ * Promises checked: memory stays inside the arena; every rendering is
+ * NUL-terminated within its buffer and its `needed` does not depend on the
+ * buffer's size (a small buffer holds a prefix of the whole text); JSON
+ * lines are well formed (strings closed, no raw control bytes, brackets
+ * balanced); a damaged page's offset lies inside the input.
+ */
+#include <string.h>
+
+#include "fuzz.h"
+#include "tracebound/tracebound.h"
+
+static tb_status copy_dc(void *ctx, const char *algo, const void *src, size_t src_len,
+			 void *dst, size_t dst_cap, size_t *produced)
+{
+	(void)ctx;
+	if (strcmp(algo, "copy") != 0)
+		return TB_ERR_UNSUPPORTED;
+	if (src_len > dst_cap)
+		src_len = dst_cap;
+	memcpy(dst, src, src_len);
+	*produced = src_len;
+	return TB_OK;
+}
+
+static uint8_t arena_mem[32u << 20];
+static char text[1 << 16], small[1 << 16];
+
+/* A JSON object: quotes paired, escapes known, no control bytes, brackets balanced. */
+static int json_ok(const char *s, size_t n)
+{
+	size_t i, depth = 0;
+	int in_str = 0;
+	if (!n || s[0] != '{' || s[n - 1] != '}')
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (in_str) {
+			if (c < 0x20)
+				return 0;
+			if (c == '\\') {
+				if (i + 1 >= n || !strchr("\"\\/bfnrtu", s[i + 1]))
+					return 0;
+				i++;
+			} else if (c == '"') {
+				in_str = 0;
+			}
+			continue;
+		}
+		if (c == '"')
+			in_str = 1;
+		else if (c == '{' || c == '[')
+			depth++;
+		else if (c == '}' || c == ']') {
+			if (!depth)
+				return 0;
+			depth--;
+		}
+	}
+	return !in_str && depth == 0;
+}
+
+static void render(tb_session *s, const tb_session_event *ev, unsigned how)
+{
+	tb_render_result r, r2;
+	tb_status st = tb_session_text(s, ev, how, text, sizeof(text), &r);
+	size_t cap;
+	if (st == TB_ERR_NO_SPACE && r.needed == 0)
+		return; /* no memory for the program */
+	TB_FUZZ_CHECK(r.len < sizeof(text) && text[r.len] == '\0');
+	TB_FUZZ_CHECK(r.len <= r.needed);
+	if ((how & TB_TEXT_KIND_MASK) == TB_TEXT_JSON && r.len == r.needed)
+		TB_FUZZ_CHECK(json_ok(text, r.len));
+	if (r.len != r.needed || !r.len)
+		return;
+	cap = r.len / 2 + 1;
+	small[cap] = 'Z';
+	st = tb_session_text(s, ev, how, small, cap, &r2);
+	TB_FUZZ_CHECK(small[cap] == 'Z');
+	TB_FUZZ_CHECK(r2.needed == r.needed);
+	TB_FUZZ_CHECK(r2.len == cap - 1 && !memcmp(small, text, r2.len));
+	TB_FUZZ_CHECK(st == TB_ERR_NO_SPACE);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	tb_session_source src;
+	tb_session_options opt = { TB_SESSION_SKIP_DAMAGED | TB_SESSION_TC_DROPS,
+				   TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE };
+	tb_session *s;
+	tb_session_event ev;
+	tb_arena a;
+	tb_mem m;
+	tb_error err;
+	tb_status st;
+	size_t n = 0;
+	memset(&src, 0, sizeof(src));
+	src.dat = data;
+	src.dat_len = size;
+	src.decompress.fn = copy_dc;
+	tb_arena_init(&a, arena_mem, sizeof(arena_mem));
+	m = tb_arena_mem(&a);
+	if (tb_session_open(&s, &src, &opt, &m, &err) != TB_OK) {
+		TB_FUZZ_CHECK(tb_is_error(err.status));
+		return 0;
+	}
+	while ((st = tb_session_next(s, &ev, &err)) == TB_OK && n++ < 100000) {
+		if (ev.kind == TB_SEV_DAMAGED) {
+			TB_FUZZ_CHECK(ev.damage.offset <= size);
+			render(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE);
+			continue;
+		}
+		TB_FUZZ_CHECK(tb_fuzz_inside(ev.data, ev.len, data, size) || ev.len == 0 ||
+			      tb_fuzz_inside(ev.data, ev.len, arena_mem, sizeof(arena_mem)));
+		render(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE);
+		render(s, &ev, TB_TEXT_FIELDS | TB_TEXT_LINE);
+		render(s, &ev, TB_TEXT_JSON | TB_TEXT_WITH_PRINT);
+	}
+	TB_FUZZ_CHECK(st == TB_OK || st == TB_END || tb_is_error(st));
+	TB_FUZZ_CHECK(a.used <= sizeof(arena_mem));
+	tb_session_close(s);
+	return 0;
+}
