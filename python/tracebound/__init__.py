@@ -81,16 +81,18 @@ class Trace(_tracebound.Trace):
         return tables
 
     def df(self, name, cpus=None, start=None, end=None):
-        """A pandas DataFrame of one event type (see columns())."""
+        """A pandas DataFrame of one event type (see columns()); dfs() for several."""
+        if not isinstance(name, str):
+            raise TypeError("df(name): one event name (str); dfs() gives several")
         import pandas as pd
         return _frame(pd, self.columns(name, cpus, start, end))
 
     def dfs(self, name=None, cpus=None, start=None, end=None):
         """{event name: DataFrame} for every type selected, in ONE walk."""
         import pandas as pd
-        return {k: _frame(pd, v) for k, v in self.columns(
-            name if name is not None else None, cpus, start, end).items()} \
-            if not isinstance(name, str) else {name: self.df(name, cpus, start, end)}
+        if isinstance(name, str):
+            name = [name]
+        return {k: _frame(pd, v) for k, v in self.columns(name, cpus, start, end).items()}
 
 
 def _frame(pd, cols):
