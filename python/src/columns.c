@@ -564,7 +564,14 @@ static PyObject *lists(col *c, size_t rows)
 	size_t r;
 	for (r = 0; l && r < rows; r++) {
 		uint64_t k, end = ends[r];
-		PyObject *row = PyList_New((Py_ssize_t)(end - start));
+		PyObject *row;
+		if ((r & 0xffff) == 0xffff) {
+			/* Python objects need the GIL: let other threads run
+			 * between chunks, as the eval loop would */
+			Py_BEGIN_ALLOW_THREADS
+			Py_END_ALLOW_THREADS
+		}
+		row = PyList_New((Py_ssize_t)(end - start));
 		for (k = start; row && k < end; k++) {
 			const uint8_t *p = c->data.p + k * c->width;
 			uint64_t u = 0;
