@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """How fast tracebound's Python module builds DataFrames, beside the CLI.
 
     make all python
