@@ -72,7 +72,8 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 	src.decompress.fn = tb_cli_decompress;
 	st = tb_session_open(&c->s, &src, opt, &tb_cli_heap, &c->err);
 	if (st != TB_OK) {
-		fprintf(errs, "%s: %s at offset %llu (%s)%s\n", path, c->err.what,
+		fprintf(errs, "%s%s: %s at offset %llu (%s)%s\n", errs == stderr ? "tracebound: " : "",
+			path, c->err.what,
 			(unsigned long long)c->err.offset, tb_strerror(st),
 			st == TB_ERR_UNSUPPORTED ? ": this tracebound lacks what it needs "
 						   "(a decompressor?)" : "");
@@ -90,7 +91,6 @@ int tb_cli_capture_open(tb_cli_capture *c, const char *path, const tb_session_op
 	memset(c, 0, sizeof(*c));
 	if (tb_cli_load(path, &c->f) != 0)
 		return TB_EXIT_USAGE;
-	fputs("tracebound: ", stderr);
 	rc = tb_cli_capture_open_mem(c, path, c->f.data, c->f.len, opt, warn, stderr);
 	if (rc)
 		tb_cli_unload(&c->f);

@@ -21,6 +21,7 @@ int tb_report_legacy(int argc, char **argv);
 
 typedef struct report_opts {
 	int json, raw, with_text;
+	unsigned line_flags;  /* TB_TEXT_NSECS / _LATENCY / _TSDIFF */
 	const char *cpus;   /* LIST or NULL */
 	const char *events; /* LIST or NULL */
 	const char *file;
@@ -102,7 +103,7 @@ static int report_file(const report_opts *o)
 		return rc;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	how = o->json ? TB_TEXT_JSON | (o->with_text ? TB_TEXT_WITH_PRINT : 0u)
-		      : TB_TEXT_PRINT | TB_TEXT_LINE;
+		      : TB_TEXT_PRINT | TB_TEXT_LINE | o->line_flags;
 	if (!tb_session_get_info(c.s)->nbuffers && !tb_session_ndamage(c.s))
 		fprintf(stderr, "tracebound: %s: no flyrecord data (latency traces are not supported)\n",
 			o->file);
@@ -162,6 +163,12 @@ int tb_cmd_report(int argc, char **argv)
 			o.json = 1;
 		else if (!strcmp(a, "--text"))
 			o.with_text = 1;
+		else if (!strcmp(a, "-t"))
+			o.line_flags |= TB_TEXT_NSECS;
+		else if (!strcmp(a, "-l"))
+			o.line_flags |= TB_TEXT_LATENCY;
+		else if (!strcmp(a, "--ts-diff"))
+			o.line_flags |= TB_TEXT_TSDIFF;
 		else if (!strcmp(a, "--cpu") && i + 1 < argc)
 			o.cpus = argv[++i];
 		else if (!strcmp(a, "--events") && i + 1 < argc)

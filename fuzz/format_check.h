@@ -2,12 +2,167 @@
  * Shared by format_fuzzer and field_fuzzer: read every field of a record
  * every way the API allows and check what comes back lies inside the
  * record, and that a record tb_format_check_record accepts reads cleanly.
+ *
+ * The promise of format.h checked: every accessor (tb_field_bytes, _int,
+ * _count, _str, _elem and tb_format_decode) agrees with the harness's own
+ * reading of the record's bytes, written from the header's words alone
+ * (byte order, sign extension, __data_loc / __rel_loc / the 2-byte loc,
+ * rest-of-record, absent dynamic data): same status, same span, same
+ * value, and an error at the field's offset.
  */
 #ifndef TB_FUZZ_FORMAT_CHECK_H
 #define TB_FUZZ_FORMAT_CHECK_H
 
 #include "fuzz.h"
 #include "tracebound/format.h"
+
+/* ---- the harness's own reading of the bytes (from format.h) ---- */
+
+static uint64_t own_load(const uint8_t *p, uint32_t size, int be, int sgn)
+{
+	uint64_t v = 0;
+	uint32_t i;
+	for (i = 0; i < size; i++)
+		v |= (uint64_t)p[be ? i : size - 1 - i] << (8 * (size - 1 - i));
+	if (sgn && size < 8 && (v >> (8 * size - 1)) & 1)
+		v |= ~(uint64_t)0 << (8 * size);
+	return v;
+}
+
+static int own_pow2(uint32_t n)
+{
+	return n == 1 || n == 2 || n == 4 || n == 8;
+}
+
+static int own_scalar(const tb_field *f)
+{
+	return f->kind == TB_FIELD_INT || f->kind == TB_FIELD_LONG ||
+	       f->kind == TB_FIELD_POINTER;
+}
+
+/* Where the field's bytes are, as format.h describes them: TB_OK with
+ * [*o, *o + *l) inside the record (*l == 0: none), or the error. */
+static tb_status own_span(const tb_field *f, const uint8_t *rec, size_t len,
+			  int be, size_t *o, size_t *l)
+{
+	*o = f->offset;
+	*l = 0;
+	switch (f->kind) {
+	case TB_FIELD_REST:
+		if (*o > len)
+			return TB_ERR_TRUNCATED;
+		*l = len - *o;
+		return TB_OK;
+	case TB_FIELD_DYNAMIC:
+		if (f->flags & TB_FIELD_LEGACY) {
+			/* 2-byte offset; the data runs to the record end */
+			if ((uint64_t)f->offset + 2 > len)
+				return TB_ERR_TRUNCATED;
+			*o = (size_t)own_load(rec + f->offset, 2, be, 0);
+			if (*o > len)
+				return TB_ERR_RANGE;
+			*l = len - *o;
+			return TB_OK;
+		} else {
+			uint64_t loc;
+			if ((uint64_t)f->offset + 4 > len)
+				return TB_ERR_TRUNCATED;
+			loc = own_load(rec + f->offset, 4, be, 0);
+			*o = (size_t)(loc & 0xffff);
+			*l = (size_t)(loc >> 16);
+			if (*l == 0)
+				return TB_OK; /* absent */
+			if (f->flags & TB_FIELD_REL)
+				*o += (size_t)f->offset + f->size;
+			if (*o > len || *l > len - *o)
+				return TB_ERR_RANGE;
+			return TB_OK;
+		}
+	default:
+		*l = f->size;
+		if (*o > len || *l > len - *o)
+			return TB_ERR_TRUNCATED;
+		return TB_OK;
+	}
+}
+
+/* Every accessor of one field against the harness's own reading. */
+static void tb_fuzz_own_reading(const tb_field *f, const uint8_t *rec, size_t len,
+				int be, const tb_field_value *val)
+{
+	size_t o, l, n, cnt;
+	const uint8_t *p;
+	const char *s;
+	uint64_t v;
+	tb_error e;
+	tb_status own = own_span(f, rec, len, be, &o, &l), st;
+
+	st = tb_field_bytes(f, rec, len, be, &p, &n, &e);
+	TB_FUZZ_CHECK(st == own);
+	TB_FUZZ_CHECK(val->status == own);
+	if (own != TB_OK)
+		TB_FUZZ_CHECK(e.offset == f->offset);
+	if (own == TB_OK) {
+		TB_FUZZ_CHECK(n == l && val->len == l);
+		if (l)
+			TB_FUZZ_CHECK(p == rec + o && val->data == rec + o);
+	}
+
+	st = tb_field_int(f, rec, len, be, &v, &e);
+	if (!own_scalar(f) && f->kind != TB_FIELD_OPAQUE)
+		TB_FUZZ_CHECK(st == TB_ERR_ARG);
+	else if (!own_pow2(f->size))
+		TB_FUZZ_CHECK(st == TB_ERR_UNSUPPORTED);
+	else if (own != TB_OK)
+		TB_FUZZ_CHECK(st == own);
+	else {
+		TB_FUZZ_CHECK(st == TB_OK);
+		TB_FUZZ_CHECK(v == own_load(rec + o, f->size, be, f->flags & TB_FIELD_SIGNED));
+		if (own_scalar(f))
+			TB_FUZZ_CHECK(val->num == v);
+	}
+
+	st = tb_field_count(f, rec, len, be, &cnt, &e);
+	if (own != TB_OK)
+		TB_FUZZ_CHECK(st == own);
+	else if (own_scalar(f))
+		TB_FUZZ_CHECK(st == TB_OK && cnt == 1);
+	else if (l % f->elem_size)
+		TB_FUZZ_CHECK(st == TB_ERR_LENGTH);
+	else
+		TB_FUZZ_CHECK(st == TB_OK && cnt == l / f->elem_size);
+	if ((f->kind == TB_FIELD_ARRAY || f->kind == TB_FIELD_STRING) && own == TB_OK)
+		TB_FUZZ_CHECK(f->count * f->elem_size == l);
+
+	st = tb_field_str(f, rec, len, be, &s, &n, &e);
+	if (own_scalar(f))
+		TB_FUZZ_CHECK(st == TB_ERR_ARG);
+	else if (own != TB_OK)
+		TB_FUZZ_CHECK(st == own);
+	else {
+		const uint8_t *nul = l ? (const uint8_t *)memchr(rec + o, 0, l) : NULL;
+		TB_FUZZ_CHECK(st == TB_OK);
+		TB_FUZZ_CHECK(n == (nul ? (size_t)(nul - (rec + o)) : l));
+		if (n)
+			TB_FUZZ_CHECK((const uint8_t *)s == rec + o);
+	}
+
+	if (own_scalar(f) || f->kind == TB_FIELD_OPAQUE) {
+		TB_FUZZ_CHECK(tb_field_elem(f, rec, len, be, 0, &v, &e) == TB_ERR_ARG);
+	} else if (!own_pow2(f->elem_size)) {
+		TB_FUZZ_CHECK(tb_field_elem(f, rec, len, be, 0, &v, &e) == TB_ERR_UNSUPPORTED);
+	} else if (own != TB_OK) {
+		TB_FUZZ_CHECK(tb_field_elem(f, rec, len, be, 0, &v, &e) == own);
+	} else {
+		size_t k, ne = l / f->elem_size, step = ne > 64 ? ne / 16 : 1;
+		for (k = 0; k < ne; k += step) {
+			TB_FUZZ_CHECK(tb_field_elem(f, rec, len, be, k, &v, &e) == TB_OK);
+			TB_FUZZ_CHECK(v == own_load(rec + o + k * f->elem_size, f->elem_size, be,
+						    f->flags & TB_FIELD_SIGNED));
+		}
+		TB_FUZZ_CHECK(tb_field_elem(f, rec, len, be, ne, &v, &e) == TB_ERR_RANGE);
+	}
+}
 
 static void tb_fuzz_read_fields(const tb_format *f, const uint8_t *rec, size_t len,
 				int be)
@@ -29,6 +184,7 @@ static void tb_fuzz_read_fields(const tb_format *f, const uint8_t *rec, size_t l
 		tb_status st;
 
 		TB_FUZZ_CHECK(vals[i].status == TB_OK || tb_is_error(vals[i].status));
+		tb_fuzz_own_reading(fl, rec, len, be, &vals[i]);
 		if (vals[i].data)
 			TB_FUZZ_CHECK(tb_fuzz_inside(vals[i].data, vals[i].len, rec, len));
 		if (fl->kind != TB_FIELD_REST && fl->kind != TB_FIELD_DYNAMIC)

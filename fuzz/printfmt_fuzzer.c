@@ -10,6 +10,14 @@
  * (ci/printfmt-seeds.py).  The output buffer sits in an exact-size heap
  * block with a guard after it; the renderer must stay inside,
  * NUL-terminate and report truncation consistently.
+ *
+ * The promise of render.h checked: the text is the same whatever the
+ * buffer.  The record is rendered in full (cap = needed + 1, TB_OK), then
+ * again into buffers of 0 (a real pointer: nothing may be written),
+ * 1, needed, needed + 1 and an input-chosen number of bytes, each an
+ * exact-size heap block followed by a canary: every one must report the
+ * same `needed` and notes (but TRUNCATED), store the longest prefix of
+ * the full text that fits, and touch nothing at or past cap.
  */
 #include <string.h>
 
@@ -39,6 +47,60 @@ static int printk(void *ctx, uint64_t addr, const char **s, size_t *n)
 	*s = fmts[addr & 3];
 	*n = strlen(*s);
 	return 1;
+}
+
+#define CANARY 8
+
+/* Render into an exact-size block of cap bytes (plus the canary) and
+ * compare with the full text. */
+static void render_cap(const tb_render_prog *prog, const tb_render_env *env,
+		       const uint8_t *rec, size_t rlen, const char *full,
+		       const tb_render_result *fres, size_t cap)
+{
+	char *out = malloc(cap + CANARY);
+	tb_render_result res;
+	tb_status st;
+	size_t want = cap ? (fres->needed < cap - 1 ? fres->needed : cap - 1) : 0;
+	if (!out)
+		return;
+	memset(out, 0x5a, cap + CANARY);
+	st = tb_render(prog, env, rlen ? rec : NULL, rlen, out, cap, &res);
+	TB_FUZZ_CHECK(res.needed == fres->needed);
+	TB_FUZZ_CHECK(res.len == want);
+	TB_FUZZ_CHECK(st == (want < fres->needed ? TB_ERR_NO_SPACE : TB_OK));
+	TB_FUZZ_CHECK((res.notes & ~(unsigned)TB_RENDER_N_TRUNCATED) ==
+		      (fres->notes & ~(unsigned)TB_RENDER_N_TRUNCATED));
+	TB_FUZZ_CHECK(!!(res.notes & TB_RENDER_N_TRUNCATED) == (st == TB_ERR_NO_SPACE));
+	TB_FUZZ_CHECK(memcmp(out, full, want) == 0);
+	if (cap)
+		TB_FUZZ_CHECK(out[want] == '\0');
+	for (size_t i = cap; i < cap + CANARY; i++)
+		TB_FUZZ_CHECK(out[i] == 0x5a);
+	free(out);
+}
+
+/* The same text, needed and notes for every capacity. */
+static void same_text_any_cap(const tb_render_prog *prog, const tb_render_env *env,
+			      const uint8_t *rec, size_t rlen, unsigned knob)
+{
+	tb_render_result fres, r0;
+	char probe[1], *full;
+	size_t n;
+	tb_status st = tb_render(prog, env, rlen ? rec : NULL, rlen, probe, 0, &r0);
+	TB_FUZZ_CHECK(st == (r0.needed ? TB_ERR_NO_SPACE : TB_OK) && r0.len == 0);
+	n = r0.needed;
+	full = malloc(n + 1);
+	if (!full)
+		return;
+	st = tb_render(prog, env, rlen ? rec : NULL, rlen, full, n + 1, &fres);
+	TB_FUZZ_CHECK(st == TB_OK && fres.len == n && fres.needed == n);
+	TB_FUZZ_CHECK(full[n] == '\0');
+	render_cap(prog, env, rec, rlen, full, &fres, 0);
+	render_cap(prog, env, rec, rlen, full, &fres, 1);
+	render_cap(prog, env, rec, rlen, full, &fres, n);
+	render_cap(prog, env, rec, rlen, full, &fres, n + 1);
+	render_cap(prog, env, rec, rlen, full, &fres, knob % (n + 2));
+	free(full);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -99,6 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		TB_FUZZ_CHECK(out[i] == 0x5a);
 	if (!cap)
 		TB_FUZZ_CHECK(out[0] == 0x5a);
+	same_text_any_cap(&prog, &env, rec, rlen, (unsigned)data[1] * 7u + data[0]);
 	free(out);
 	free(rec);
 	free(text);

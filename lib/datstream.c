@@ -80,6 +80,15 @@ tb_status tb_dat_stream_init(tb_dat_stream *s, const tb_dat *d,
 	return TB_OK;
 }
 
+/* The file offset of a fault at byte `at` of the cursor's page.  A page
+ * of a compressed buffer lies in a decompressed chunk, which has no file
+ * offsets: its fault is reported at the chunk's header in the file. */
+static uint64_t fault_offset(const tb_dat_stream *s, const tb_dat_cursor *c,
+			     uint64_t at)
+{
+	return s->b->compressed ? c->chunk_off : c->page_off + at;
+}
+
 /* Open the cursor's next page: TB_OK, TB_END (CPU finished) or an error
  * (the page, or the chunk, is skipped). */
 static tb_status open_page(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
@@ -130,8 +139,7 @@ static tb_status open_page(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
 	st = tb_kbuf_open(&c->kb, &s->layout, page, len, &e);
 	if (st) {
 		c->batch_status = TB_END;
-		return tb_fail(err, st, c->page_off + c->page_in_chunk + e.offset,
-			       e.what);
+		return tb_fail(err, st, fault_offset(s, c, e.offset), e.what);
 	}
 	{
 		int64_t m = tb_kbuf_missed(&c->kb);
@@ -173,8 +181,7 @@ static tb_status fill(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
 			tb_error e = tb_kbuf_error(&c->kb);
 			tb_status bad = c->batch_status; /* == e.status */
 			c->batch_status = TB_END;
-			return tb_fail(err, bad,
-				       c->page_off + c->page_in_chunk + e.offset,
+			return tb_fail(err, bad, fault_offset(s, c, e.offset),
 				       e.what);
 		}
 		/* this page is done: open the next */
@@ -224,7 +231,7 @@ tb_status tb_dat_stream_next(tb_dat_stream *s, tb_dat_event *ev, tb_error *err)
 	ev->ts = r->ts;
 	ev->page_off = c->page_off;
 	ev->page_index = c->page_index - 1;
-	ev->offset = r->offset + c->page_in_chunk;
+	ev->offset = r->offset;
 	ev->missed = 0;
 	if (c->missed) {
 		/* trace-cmd reports a page's drops only with an event that

@@ -213,6 +213,46 @@ static int ksym_less(const void *a, const void *b)
 	return x->name < y->name;
 }
 
+/* Absolute symbols ('A', 'a': per-CPU offsets and the like, not code
+ * addresses) and '$' mapping symbols (arm's $a, $d, $t) are kept in the
+ * table, after the code symbols, and never returned by tb_kallsyms_find,
+ * as trace-cmd does not look them up either. */
+static int ksym_lookable(const tb_kallsyms *t, const tb_ksym *k)
+{
+	return k->type != 'A' && k->type != 'a' &&
+	       !(t->text && t->text[k->name] == '$');
+}
+
+/* How many entries are lookable: they come first (binary search). */
+static size_t ksym_lookable_count(const tb_kallsyms *t)
+{
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ksym_lookable(t, &t->v[mid]))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The lookable entries first, then each part sorted by address. */
+static void ksym_order(tb_kallsyms *t)
+{
+	size_t i, k = 0;
+	for (i = 0; i < t->n; i++)
+		if (ksym_lookable(t, &t->v[i])) {
+			if (i != k)
+				swap_elems((uint8_t *)&t->v[k], (uint8_t *)&t->v[i],
+					   sizeof(*t->v));
+			k++;
+		}
+	heap_sort(t->v, k, sizeof(*t->v), ksym_less);
+	heap_sort(t->v + k, t->n - k, sizeof(*t->v), ksym_less);
+}
+
+
 tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 			    tb_error *err)
 {
@@ -247,9 +287,6 @@ tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 			goto done;
 		}
 		nm = a + 3;
-		/* absolute symbols and arm mapping symbols are not code */
-		if (s[a + 1] == 'A' || s[a + 1] == 'a' || s[nm] == '$')
-			continue;
 		if (t->n >= t->cap) {
 			st = tb_fail(err, TB_ERR_NO_SPACE, at,
 				     "kallsyms table full");
@@ -286,7 +323,7 @@ tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 	st = TB_OK;
 done:
 	/* lines before a bad one stay usable, as libtraceevent keeps them */
-	heap_sort(t->v, t->n, sizeof(*t->v), ksym_less);
+	ksym_order(t);
 	return st;
 }
 
@@ -297,12 +334,13 @@ static uint64_t ksym_key(const void *e)
 
 const tb_ksym *tb_kallsyms_find(const tb_kallsyms *t, uint64_t addr)
 {
-	size_t i;
+	size_t i, n;
 	if (!t || !t->v)
 		return NULL;
+	n = ksym_lookable_count(t);
 	/* the last entry at or below addr: one before the first above it */
-	i = addr == UINT64_MAX ? t->n
-			       : lower_bound(t->v, t->n, sizeof(*t->v), addr + 1, ksym_key);
+	i = addr == UINT64_MAX ? n
+			       : lower_bound(t->v, n, sizeof(*t->v), addr + 1, ksym_key);
 	return i ? &t->v[i - 1] : NULL;
 }
 

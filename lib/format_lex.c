@@ -28,30 +28,30 @@ void tb_text_begin(tb_text_pos *tp, const char *text, size_t len,
 	}
 }
 
+/* Line and column come from the offset itself (1-based, counted over the
+ * text up to `at`), so they always name the byte err->error.offset names:
+ * also at the end of the text, after a final newline and in an empty text.
+ * Errors are rare; counting is only done for them. */
 tb_status tb_text_fail_any(const tb_text_pos *tp, tb_format_error *err,
 			   tb_status st, size_t at, const char *what)
 {
-	tb_text_pos here = *tp;
-	size_t i;
-	here.line = 1;
-	here.line_start = 0;
-	for (i = 0; i < at && i < tp->len; i++)
-		if (tp->text[i] == '\n') {
-			here.line++;
-			here.line_start = i + 1;
-		}
-	return tb_text_fail(&here, err, st, at, what);
+	return tb_text_fail(tp, err, st, at, what);
 }
 
 tb_status tb_text_fail(const tb_text_pos *tp, tb_format_error *err, tb_status st,
 		       size_t at, const char *what)
 {
 	if (err) {
+		size_t i, end = at < tp->len ? at : tp->len, line_start = 0;
+		uint32_t line = 1;
+		for (i = 0; tp->text && i < end; i++)
+			if (tp->text[i] == '\n') {
+				line++;
+				line_start = i + 1;
+			}
 		(void)tb_fail(&err->error, st, at, what);
-		err->line = tp->line;
-		err->column = at >= tp->line_start
-				      ? (uint32_t)(at - tp->line_start + 1)
-				      : 1;
+		err->line = line;
+		err->column = (uint32_t)(at - line_start + 1);
 	}
 	return st;
 }

@@ -926,10 +926,12 @@ static void run_dir(ev *e, const tb_render_dir_ *d)
 	if (sp.flags & TB_NF_LEFT)
 		sp.flags &= ~TB_NF_ZEROPAD;
 	if (sp.conv == 's') {
+		size_t lim = e->o->limit;
 		m = tb_out_mark_here(e->o);
-		ev_text(e, d->arg);
 		if (sp.prec >= 0)
-			tb_out_cut(e->o, m, (size_t)sp.prec);
+			lim = tb_out_limit(e->o, (size_t)sp.prec);
+		ev_text(e, d->arg);
+		tb_out_unlimit(e->o, lim);
 		if (sp.width > 0)
 			tb_out_pad(e->o, m, (size_t)sp.width, sp.flags & TB_NF_LEFT);
 		return;
@@ -1151,16 +1153,18 @@ static void run_bprint(ev *e)
 			/* strings, and pointers printed at trace time, were
 			 * stored as NUL-terminated text */
 			tb_out_mark m = tb_out_mark_here(e->o);
+			size_t lim = e->o->limit;
 			ref s = no_ref();
 			if (pos < b.len) {
 				s.p = b.p + pos;
 				s.len = b.len - pos;
 				s.ok = 1;
 			}
-			put_ref_text(e, &s);
-			pos += s.ok ? text_len(&s) + 1 : 0;
 			if (d.conv == 's' && sp.prec >= 0)
-				tb_out_cut(e->o, m, (size_t)sp.prec);
+				lim = tb_out_limit(e->o, (size_t)sp.prec);
+			put_ref_text(e, &s);
+			tb_out_unlimit(e->o, lim);
+			pos += s.ok ? text_len(&s) + 1 : 0;
 			if (d.conv == 's' && sp.width > 0)
 				tb_out_pad(e->o, m, (size_t)sp.width, sp.flags & TB_NF_LEFT);
 			continue;
@@ -1220,10 +1224,12 @@ tb_status tb_render(const tb_render_prog *prog, const tb_render_env *env,
 		run_fallback(&e);
 		break;
 	}
-	/* one line per event: drop the newline a print buffer ends with */
-	if (o.need && o.len == o.need && o.buf[o.len - 1] == '\n') {
-		o.len--;
+	/* one line per event: drop the newline a print buffer ends with
+	 * (whether or not it was stored: `needed` is the same for any cap) */
+	if (o.need && o.last == '\n') {
 		o.need--;
+		if (o.len > o.need)
+			o.len = o.need;
 	}
 	tb_out_finish(&o);
 	if (o.len < o.need)

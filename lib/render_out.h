@@ -13,19 +13,28 @@
 #include <stdint.h>
 #include <string.h>
 
+/*
+ * The text is the same whatever the capacity: what is stored is a prefix
+ * of it, `need` and `last` describe the whole of it.  Nothing is written
+ * past buf[cap) (with cap 0, nothing at all).
+ */
 typedef struct tb_out {
-	char *buf;
+	char *buf;    /* NULL when there is no room at all (cap 0) */
 	size_t cap;   /* usable bytes: the capacity minus the NUL */
 	size_t len;   /* bytes stored */
 	size_t need;  /* bytes the text takes in full (>= len) */
+	size_t limit; /* the text ends here: later bytes are dropped, uncounted */
+	char last;    /* the text's last byte (stored or not); 0 when empty */
 } tb_out;
 
 static inline void tb_out_init(tb_out *o, char *buf, size_t cap)
 {
-	o->buf = buf;
-	o->cap = (buf && cap) ? cap - 1 : 0;
+	o->buf = (buf && cap) ? buf : NULL;
+	o->cap = o->buf ? cap - 1 : 0;
 	o->len = 0;
 	o->need = 0;
+	o->limit = SIZE_MAX;
+	o->last = 0;
 }
 
 static inline void tb_out_finish(tb_out *o)
@@ -36,13 +45,20 @@ static inline void tb_out_finish(tb_out *o)
 
 static inline void tb_out_putc(tb_out *o, char c)
 {
+	if (o->need >= o->limit)
+		return;
 	if (o->len == o->need && o->len < o->cap)
 		o->buf[o->len++] = c;
 	o->need++;
+	o->last = c;
 }
 
 static inline void tb_out_put(tb_out *o, const char *s, size_t n)
 {
+	if (n > o->limit - o->need)
+		n = o->limit - o->need;
+	if (!n)
+		return;
 	if (o->len == o->need) {
 		size_t room = o->cap - o->len, k = n < room ? n : room;
 		if (k)
@@ -50,6 +66,7 @@ static inline void tb_out_put(tb_out *o, const char *s, size_t n)
 		o->len += k;
 	}
 	o->need += n;
+	o->last = s[n - 1];
 }
 
 static inline void tb_out_puts(tb_out *o, const char *s)
@@ -74,14 +91,20 @@ static inline tb_out_mark tb_out_mark_here(const tb_out *o)
 	return m;
 }
 
-/* Cut the text written since m to at most max bytes. */
-static inline void tb_out_cut(tb_out *o, tb_out_mark m, size_t max)
+/* Let the text written from here on take at most max bytes (a %.Ns
+ * precision): returns the limit to give back to tb_out_unlimit.  The
+ * bytes past it are never counted, so `last` stays exact. */
+static inline size_t tb_out_limit(tb_out *o, size_t max)
 {
-	if (o->need - m.need > max) {
-		o->need = m.need + max;
-		if (o->len > m.len + max)
-			o->len = m.len + max;
-	}
+	size_t old = o->limit;
+	if (max < o->limit - o->need)
+		o->limit = o->need + max;
+	return old;
+}
+
+static inline void tb_out_unlimit(tb_out *o, size_t old)
+{
+	o->limit = old;
 }
 
 /* Pad the text written since m to width: spaces after it (left-justified)
@@ -92,6 +115,12 @@ static inline void tb_out_pad(tb_out *o, tb_out_mark m, size_t width, int left)
 	if (n >= width)
 		return;
 	pad = width - n;
+	if (pad > o->limit - o->need)
+		pad = o->limit - o->need;
+	if (!pad)
+		return;
+	if (!n)
+		o->last = ' ';
 	if (left) {
 		tb_out_fill(o, ' ', pad);
 		return;

@@ -151,6 +151,9 @@ struct tb_session {
 	raw_cursor *raw;
 	size_t nraw;
 	uint64_t last_ts;
+	uint64_t prev_line_ts;       /* TB_TEXT_TSDIFF: the previous line's shown time */
+	uint64_t pending_line_ts;
+	int have_prev_line;
 	char *rbuf;                  /* one rendering, for JSON's "text" */
 	size_t rcap, rlen;
 
@@ -1218,20 +1221,71 @@ static tb_status payload(tb_session *s, const tb_session_event *ev, unsigned whi
 	return TB_OK;
 }
 
-static void put_time(tb_text *t, uint64_t ts, int ns_clock, int nsecs)
+/* The time as trace-cmd shows it: microseconds (rounded) for the clocks
+ * that count nanoseconds, all nine digits with -t, raw counts otherwise.
+ * Returns the value shown, in its own unit, for --ts-diff. */
+static uint64_t put_time(tb_text *t, uint64_t ts, int ns_clock, int nsecs)
 {
 	if (!ns_clock) {
 		tb_text_u64(t, ts, 12, 0);
-	} else if (nsecs) {
+		return ts;
+	}
+	if (nsecs) {
 		tb_text_u64(t, ts / 1000000000u, 5, 0);
 		tb_text_putc(t, '.');
 		tb_text_u64(t, ts % 1000000000u, 9, TB_TEXT_ZERO);
-	} else {
+		return ts;
+	}
+	{
 		uint64_t us = ts / 1000 + (ts % 1000 >= 500);
 		tb_text_u64(t, us / 1000000u, 5, 0);
 		tb_text_putc(t, '.');
 		tb_text_u64(t, us % 1000000u, 6, TB_TEXT_ZERO);
+		return us;
 	}
+}
+
+/* A common u8 field of the record (0 when absent). */
+static unsigned common_u8(const tb_session *s, const tb_session_event *ev, const char *name)
+{
+	const tb_field *f = tb_format_field(ev->format, name);
+	uint64_t v = 0;
+	tb_error e;
+	if (!f || tb_field_int(f, ev->data, ev->len, s->info.big_endian, &v, &e) != TB_OK)
+		return 0;
+	return (unsigned)(v & 0xffu);
+}
+
+/* The kernel's trace flags in common_flags. */
+enum {
+	TF_IRQS_OFF = 0x01, TF_IRQS_NOSUPPORT = 0x02, TF_NEED_RESCHED = 0x04, TF_HARDIRQ = 0x08,
+	TF_SOFTIRQ = 0x10, TF_PREEMPT_RESCHED = 0x20, TF_NMI = 0x40
+};
+
+/* -l: irqs-off, need-resched, hardirq/softirq, preempt and migrate depth. */
+static void put_latency(tb_text *t, const tb_session *s, const tb_session_event *ev)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned fl = common_u8(s, ev, "common_flags");
+	unsigned pc = common_u8(s, ev, "common_preempt_count");
+	int hard = (fl & TF_HARDIRQ) != 0, soft = (fl & TF_SOFTIRQ) != 0, nmi = (fl & TF_NMI) != 0;
+	char c[5];
+	c[0] = (char)((fl & TF_IRQS_OFF) ? 'd' : (fl & TF_IRQS_NOSUPPORT) ? 'X' : '.');
+	if ((fl & TF_NEED_RESCHED) && (fl & TF_PREEMPT_RESCHED))
+		c[1] = 'N';
+	else if (fl & TF_NEED_RESCHED)
+		c[1] = 'n';
+	else
+		c[1] = (char)((fl & TF_PREEMPT_RESCHED) ? 'p' : '.');
+	if (nmi)
+		c[2] = (char)(hard ? 'Z' : 'z');
+	else if (hard)
+		c[2] = (char)(soft ? 'H' : 'h');
+	else
+		c[2] = (char)(soft ? 's' : '.');
+	c[3] = (pc & 15u) ? hex[pc & 15u] : (char)'.';
+	c[4] = (pc >> 4) ? hex[pc >> 4] : (char)'.';
+	tb_text_put(t, c, 5);
 }
 
 static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
@@ -1274,16 +1328,42 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 				"[UNKNOWN EVENT]\n");
 		return TB_OK;
 	}
-	if (ev->comm_len < 16)
-		tb_text_fill(t, ' ', 16 - ev->comm_len);
-	tb_text_put(t, ev->comm, ev->comm_len);
-	tb_text_putc(t, '-');
-	tb_text_i64(t, ev->pid, 5, TB_TEXT_LEFT);
-	tb_text_put(t, " [", 2);
-	tb_text_u64(t, ev->cpu, 3, TB_TEXT_ZERO);
-	tb_text_put(t, "] ", 2);
-	put_time(t, ev->ts, bi ? bi->ns_clock : 1, (how & TB_TEXT_NSECS) != 0);
-	tb_text_put(t, ": ", 2);
+	if (how & TB_TEXT_LATENCY) {
+		size_t n = ev->comm_len < 8 ? ev->comm_len : 8;
+		tb_text_fill(t, ' ', 8 - n);
+		tb_text_put(t, ev->comm, n);
+		tb_text_putc(t, '-');
+		tb_text_i64(t, ev->pid, 5, TB_TEXT_LEFT);
+		tb_text_putc(t, ' ');
+		tb_text_u64(t, ev->cpu, 3, 0);
+		put_latency(t, s, ev);
+		tb_text_putc(t, ' ');
+	} else {
+		if (ev->comm_len < 16)
+			tb_text_fill(t, ' ', 16 - ev->comm_len);
+		tb_text_put(t, ev->comm, ev->comm_len);
+		tb_text_putc(t, '-');
+		tb_text_i64(t, ev->pid, 5, TB_TEXT_LEFT);
+		tb_text_put(t, " [", 2);
+		tb_text_u64(t, ev->cpu, 3, TB_TEXT_ZERO);
+		tb_text_put(t, "] ", 2);
+	}
+	{
+		uint64_t shown = put_time(t, ev->ts, bi ? bi->ns_clock : 1,
+					  (how & TB_TEXT_NSECS) != 0);
+		tb_text_put(t, ": ", 2);
+		if (how & TB_TEXT_TSDIFF) {
+			/* trace-cmd --ts-diff: "(+N)" in a 9-column slot */
+			size_t mark = t->need;
+			if (s->have_prev_line) {
+				tb_text_put(t, "(+", 2);
+				tb_text_u64(t, shown - s->prev_line_ts, 0, 0);
+				tb_text_putc(t, ')');
+			}
+			tb_text_fill(t, ' ', t->need - mark < 9 ? 9 - (t->need - mark) : 1);
+			s->pending_line_ts = shown; /* kept once the line is whole */
+		}
+	}
 	tb_text_put(t, f->name, f->name_len);
 	tb_text_putc(t, ':');
 	tb_text_fill(t, ' ', f->name_len < 20 ? 21 - f->name_len : 1);
@@ -1486,8 +1566,14 @@ tb_status tb_session_text(tb_session *s, const tb_session_event *ev, unsigned ho
 	if (kind == TB_TEXT_JSON) {
 		st = json_event(s, ev, how, &t);
 	} else if (kind == TB_TEXT_PRINT || kind == TB_TEXT_FIELDS) {
-		if (how & TB_TEXT_LINE)
+		if (how & TB_TEXT_LINE) {
 			st = report_line(s, ev, how, &t);
+			if ((how & TB_TEXT_TSDIFF) && st == TB_OK && t.len == t.need &&
+			    ev->kind == TB_SEV_EVENT && ev->format) {
+				s->prev_line_ts = s->pending_line_ts;
+				s->have_prev_line = 1;
+			}
+		}
 		else if (ev->kind == TB_SEV_EVENT && ev->format)
 			st = payload(s, ev, kind == TB_TEXT_FIELDS, &t);
 	} else {

@@ -194,6 +194,8 @@ static tb_dat_cpu *take_cpus(ctx *c, size_t n)
 	tb_dat *d = c->d;
 	tb_dat_cpu *p = NULL;
 	size_t used = d->need.cpus;
+	if (n == 0)
+		return NULL; /* nothing to hold (and no NULL + 0) */
 	if (n <= d->st_.cpus_cap && used <= d->st_.cpus_cap - n)
 		p = d->st_.cpus + used;
 	else
@@ -1258,6 +1260,13 @@ tb_status tb_dat_open(tb_dat *d, const void *file, size_t len,
 			return s;
 	}
 	s = d->version == 6 ? parse_v6(&c, &b) : parse_v7(&c, &b);
+	/* Once storage ran short, some checks were skipped (the names of
+	 * buffers not kept, the contents of sections not decompressed), so a
+	 * later fault may not be the file's first: grow to need and retry,
+	 * and the error is the same whatever the storage. */
+	if (s && c.no_space && s != TB_ERR_NO_SPACE)
+		return fail(&c, TB_ERR_NO_SPACE, 0,
+			    "caller storage too small (see need)");
 	if (s)
 		return s;
 	/* Every push_* / take_* that outgrows its storage sets no_space; the

@@ -67,15 +67,26 @@ START_TEST(kallsyms_basic)
 		"ffffffff81000000 T _stext\n"
 		"0000000000000000 A fixed_percpu_data\n"
 		"ffffffff8142cab0 t hrtimer_wakeup\n"
-		"ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n";
+		"ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n"
+		"ffffffff81001000 a abs_low\n"
+		"ffffffff81002000 t $x\n";
 	tb_ksym v[8];
 	tb_kallsyms t = { v, 0, 8, NULL };
 	tb_error e;
 	const tb_ksym *k;
-	ck_assert_uint_eq(tb_kallsyms_count(text, strlen(text)), 5);
+	/* issue 15, item 7: every line is kept and counted; absolute and
+	 * mapping symbols come after the others and are never looked up */
+	ck_assert_uint_eq(tb_kallsyms_count(text, strlen(text)), 7);
 	ck_assert_int_eq(tb_kallsyms_parse(&t, text, strlen(text), &e), TB_OK);
-	ck_assert_uint_eq(t.n, 4); /* the absolute symbol is skipped */
+	ck_assert_uint_eq(t.n, 7);
 	ck_assert_uint_eq(t.v[0].addr, 0xffffffff81000000ull);
+	ck_assert_uint_eq(t.v[3].addr, 0xffffffffc0201000ull);
+	ck_assert_int_eq(t.v[4].type, 'A');
+	ck_assert(span_is(tb_ksym_name(&t, &t.v[4]), t.v[4].name_len, "fixed_percpu_data"));
+	ck_assert(span_is(tb_ksym_name(&t, &t.v[5]), t.v[5].name_len, "abs_low"));
+	ck_assert(span_is(tb_ksym_name(&t, &t.v[6]), t.v[6].name_len, "$x"));
+	k = tb_kallsyms_find(&t, 0xffffffff81002010ull); /* past abs_low and $x */
+	ck_assert(span_is(tb_ksym_name(&t, k), k->name_len, "_stext"));
 	k = tb_kallsyms_find(&t, 0xffffffff8142cab0ull + 0x10);
 	ck_assert_ptr_nonnull(k);
 	ck_assert(span_is(tb_ksym_name(&t, k), k->name_len, "hrtimer_wakeup"));
@@ -304,8 +315,13 @@ START_TEST(tables_from_sample)
 	ck_assert(span_is(tb_ksym_name(&kt, k), k->name_len, "tick_nohz_handler"));
 	k = tb_kallsyms_find(&kt, 0xffffffff8142cab0ull);
 	ck_assert(span_is(tb_ksym_name(&kt, k), k->name_len, "hrtimer_wakeup"));
+	ck_assert_uint_eq(kt.n, 122160); /* every line kept */
+	/* sorted by address: the symbols looked up, then the absolute ones */
 	for (cnt = 1; cnt < kt.n; cnt++)
-		ck_assert_uint_le(kt.v[cnt - 1].addr, kt.v[cnt].addr);
+		if (kt.v[cnt].type != 'A' && kt.v[cnt].type != 'a')
+			ck_assert_uint_le(kt.v[cnt - 1].addr, kt.v[cnt].addr);
+		else if (kt.v[cnt - 1].type == 'A' || kt.v[cnt - 1].type == 'a')
+			ck_assert_uint_le(kt.v[cnt - 1].addr, kt.v[cnt].addr);
 	pt.cap = tb_printk_count(pk, 4316);
 	ck_assert_uint_eq(pt.cap, 128);
 	pt.v = calloc(pt.cap, sizeof(*pt.v));

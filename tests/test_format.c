@@ -421,9 +421,10 @@ static const bad_case bad_cases[] = {
 	{ "name: x\nid: 1\n", TB_ERR_SYNTAX, "expected 'ID:'", 2 },
 	{ "name: x\nID: 1a\n", TB_ERR_SYNTAX, "ID is not a decimal number", 2 },
 	{ "name: x\nID: 4294967296\n", TB_ERR_VALUE, "ID does not fit 32 bits", 2 },
-	{ "name: x\nID: 1\n", TB_ERR_TRUNCATED, "format text ends in its header", 2 },
+	/* the end of a text after its final newline is on the next line */
+	{ "name: x\nID: 1\n", TB_ERR_TRUNCATED, "format text ends in its header", 3 },
 	{ "name: x\nID: 1\nformat: x\n", TB_ERR_SYNTAX, "expected 'format:'", 3 },
-	{ HEAD("x", "1"), TB_ERR_TRUNCATED, "format text ends before 'print fmt:'", 8 },
+	{ HEAD("x", "1"), TB_ERR_TRUNCATED, "format text ends before 'print fmt:'", 9 },
 	{ HEAD("x", "1") "garbage\n" TAIL, TB_ERR_SYNTAX,
 	  "expected a field line, a blank line or 'print fmt:'", 9 },
 	{ HEAD("x", "1") "\tfield:int a\toffset:8;\tsize:4;\n" TAIL, TB_ERR_SYNTAX,
@@ -503,6 +504,21 @@ static const bad_case bad_cases[] = {
 	{ HEAD("x", "1") TAIL "\0\n", TB_OK, NULL, 0 }, /* (C string: NUL not seen) */
 };
 
+/* Line and column (1-based) name the byte the offset names. */
+static void position_agrees(const char *text, size_t n, const tb_format_error *e)
+{
+	uint32_t line = 1, col = 1;
+	for (size_t i = 0; i < e->error.offset && i < n; i++) {
+		col++;
+		if (text[i] == '\n') {
+			line++;
+			col = 1;
+		}
+	}
+	ck_assert_uint_eq(e->line, line);
+	ck_assert_uint_eq(e->column, col + (e->error.offset > n ? e->error.offset - n : 0));
+}
+
 START_TEST(each_grammar_error)
 {
 	const bad_case *c = &bad_cases[_i];
@@ -517,8 +533,40 @@ START_TEST(each_grammar_error)
 		ck_assert_uint_le(e.error.offset, strlen(c->text));
 		if (c->line)
 			ck_assert_uint_eq(e.line, c->line);
+		position_agrees(c->text, strlen(c->text), &e);
 	}
 	free(keep);
+}
+END_TEST
+
+/* Issue 15, item 6: an empty text, and errors at the end of a text, are
+ * at 1-based lines (an empty text was line 0; the end of a text after its
+ * final newline was given the last line's number). */
+START_TEST(error_position_at_the_end)
+{
+	static const char *const texts[] = { "", "name: x\n", "name: x\nID: 1\n", "\n" };
+	tb_field fl[4];
+	tb_format f;
+	tb_header_page hp;
+	tb_format_error e;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		size_t n = strlen(texts[i]);
+		char *t = (char *)tb_test_dup(texts[i], n);
+		ck_assert(tb_is_error(tb_format_parse(n ? t : "", n, fl, 4, 8, &f, &e)));
+		ck_assert_uint_ge(e.line, 1);
+		ck_assert_uint_ge(e.column, 1);
+		position_agrees(t, n, &e);
+		ck_assert(tb_is_error(tb_format_parse_header_page(n ? t : "", n, &hp, &e)));
+		ck_assert_uint_ge(e.line, 1);
+		position_agrees(t, n, &e);
+		free(t);
+	}
+	ck_assert_int_eq(tb_format_parse("", 0, fl, 4, 8, &f, &e), TB_ERR_TRUNCATED);
+	ck_assert_uint_eq(e.line, 1);
+	ck_assert_uint_eq(e.column, 1);
+	ck_assert_int_eq(tb_format_parse_header_page("", 0, &hp, &e), TB_ERR_SYNTAX);
+	ck_assert_uint_eq(e.line, 1);
+	ck_assert_uint_eq(e.column, 1);
 }
 END_TEST
 
@@ -1020,9 +1068,10 @@ static const bad_case bad_headers[] = {
 	  TB_ERR_VALUE, "header_page commit must have size 4 or 8", 2 },
 	{ "\tfield: char data;\toffset:16;\tsize:0;\n", TB_ERR_VALUE,
 	  "header_page data has size 0", 1 },
-	/* unknown fields are skipped; the required ones still lack */
+	/* unknown fields are skipped; the required ones still lack (at the
+	 * end of the text: after its final newline, line 2) */
 	{ "\tfield: int other;\toffset:16;\tsize:0;\n", TB_ERR_SYNTAX,
-	  "header_page lacks timestamp, commit or data", 1 },
+	  "header_page lacks timestamp, commit or data", 2 },
 	{ "\tfield: u64 timestamp;\toffset:0;\tsize:8;\n\tfield: u64 timestamp;\toffset:0;\tsize:8;\n",
 	  TB_ERR_DUPLICATE, "header_page field given twice", 2 },
 	{ "\tfield: u64 timestamp;\toffset:0;\tsize:8;\n\tfield: local_t commit;\toffset:4;\tsize:8;\n"
@@ -1051,6 +1100,7 @@ START_TEST(header_page_errors)
 	ck_assert_str_eq(e.error.what, c->what);
 	if (c->line)
 		ck_assert_uint_eq(e.line, c->line);
+	position_agrees(copy, n, &e);
 	free(copy);
 }
 END_TEST
@@ -1278,6 +1328,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, tricky_field_lines);
 	tcase_add_loop_test(tc, each_grammar_error, 0, (int)TB_ARRAY_LEN(bad_cases));
 	tcase_add_test(tc, error_position);
+	tcase_add_test(tc, error_position_at_the_end);
 	tcase_add_test(tc, nul_bytes_are_errors);
 	tcase_add_test(tc, limits_and_space);
 	tcase_add_test(tc, every_prefix_of_real_formats);

@@ -280,6 +280,56 @@ START_TEST(truncation_every_capacity)
 }
 END_TEST
 
+/*
+ * Issue 15 (1, 2): every capacity, 0 included, into an exact-size heap
+ * block with a canary byte after it: nothing past cap is touched, the
+ * stored text is a prefix of the full one, and `needed` and the status
+ * are the same whatever the buffer, also for a text ending in the newline
+ * the renderer drops (stored or not) and a %.Ns precision cutting text.
+ */
+START_TEST(contract_every_capacity_same_text)
+{
+	static const struct {
+		const char *fmt, *want;
+	} v[] = {
+		{ "\"x=%d\\n\", REC->x", "x=5" },          /* the issue's example */
+		{ "\"%s\", REC->s", "ab\ncd" },             /* newline inside */
+		{ "\"%.3s\", REC->s", "ab" },                /* cut on the newline */
+		{ "\"%.4s\\n\", REC->s", "ab\nc" },
+		{ "\"%-8.2s|%5.1s\\n\", REC->s, REC->s", "ab      |    a" },
+		{ "\"[%.0s]%d\\n\\n\", REC->s, REC->x", "[]5\n" },
+	};
+	tb_render_field f[] = { COMMON_FIELDS, fs("x", 8, 4, 1), fa("s", 12, 8, 1, 1) };
+	uint8_t rec[20];
+	memset(rec, 0, sizeof(rec));
+	put16(rec, 0, 1);
+	put32(rec, 8, 5);
+	memcpy(rec + 12, "ab\ncd", 5);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		size_t want = strlen(v[i].want);
+		ck_assert_int_eq(compile_ex(v[i].fmt, f, 6, 8, 0, "test", "ev"), TB_OK);
+		for (size_t cap = 0; cap <= want + 2; cap++) {
+			char *out = malloc(cap + 1);
+			tb_render_result r;
+			tb_status st;
+			ck_assert_ptr_nonnull(out);
+			memset(out, 'Z', cap + 1);
+			st = tb_render(prog_buf(), NULL, rec, sizeof(rec), out, cap, &r);
+			ck_assert_msg(r.needed == want, "%s cap %zu: needed %zu, want %zu",
+				      v[i].fmt, cap, r.needed, want);
+			ck_assert_int_eq(st, cap > want ? TB_OK : TB_ERR_NO_SPACE);
+			ck_assert_uint_eq(r.len, cap == 0 ? 0 : cap - 1 < want ? cap - 1 : want);
+			ck_assert_int_eq(out[cap], 'Z'); /* the canary */
+			if (cap) {
+				ck_assert_int_eq(out[r.len], '\0');
+				ck_assert(memcmp(out, v[i].want, r.len) == 0);
+			}
+			free(out);
+		}
+	}
+}
+END_TEST
+
 /* Every record prefix of a real event renders (markers, never a fault). */
 START_TEST(truncation_every_record_prefix)
 {
@@ -1253,6 +1303,7 @@ Suite *tb_suite_render(void)
 	TCase *t = tcase_create("core");
 	tcase_add_test(t, sched_switch_states);
 	tcase_add_test(t, truncation_every_capacity);
+	tcase_add_test(t, contract_every_capacity_same_text);
 	tcase_add_test(t, truncation_every_record_prefix);
 	tcase_add_test(t, expression_operators);
 	tcase_add_test(t, printf_conversions);

@@ -179,7 +179,9 @@ typedef struct tb_pmclog_event {
 		struct { int32_t pid; uint64_t start, end; } mo; /* MAP_OUT */
 		struct { int32_t pid, tid; uint32_t pmcid, cpuflags;
 			 uint32_t npc;         /* slots, as libpmc's pl_npc */
-			 const uint8_t *pc;    /* npc slots of addr_size bytes */
+			 const uint8_t *pc;    /* npc slots of addr_size bytes
+						  (8: two 32-bit words, low
+						  first, as the kernel writes) */
 			 uint32_t pc_first;    /* first real PC slot (multipart) */
 			 uint32_t nparts;
 			 tb_pmclog_part parts[TB_PMCLOG_MAX_PARTS]; } cc;

@@ -297,6 +297,11 @@ enum tb_session_text_kind {
 #define TB_TEXT_LINE   0x100u /* the whole trace-cmd report line: buffer name,
 				 drop report, comm-pid, [cpu], time, name:, text, '\n' */
 #define TB_TEXT_NSECS  0x200u /* LINE: nanosecond time (trace-cmd -t) */
+#define TB_TEXT_LATENCY 0x800u /* LINE: trace-cmd -l columns: comm cut to 8, pid, cpu,
+				  irqs-off, need-resched, hardirq/softirq, preempt
+				  depth, migrate-disable depth */
+#define TB_TEXT_TSDIFF 0x1000u /* LINE: "(+delta)" since the previous line rendered
+				  with this flag (trace-cmd --ts-diff) */
 /* Modifier for JSON: */
 #define TB_TEXT_WITH_PRINT 0x400u /* add "text": the print fmt rendering */
 

@@ -119,11 +119,12 @@ static inline char *tb_text_tail(tb_text *t, size_t *room)
  * takes `needed` in full. */
 static inline void tb_text_advance(tb_text *t, size_t stored, size_t needed)
 {
-	if (t->len == t->need && stored <= t->cap - t->len)
+	int landed = t->buf && t->len == t->need && stored <= t->cap - t->len;
+	if (landed)
 		t->len += stored;
 	t->need += needed;
 	if (needed)
-		t->last = stored == needed && stored ? (unsigned char)t->buf[t->len - 1] : -1;
+		t->last = landed && stored == needed ? (unsigned char)t->buf[t->len - 1] : -1;
 }
 
 /* The last byte of the text, -1 when none or not known. */

@@ -291,7 +291,8 @@ typedef struct tb_dat_event {
 	int64_t missed;          /* dropped just before it on its CPU: 0, -1 unknown, n */
 	uint64_t page_off;       /* file offset of its page (compressed: its chunk) */
 	uint64_t page_index;     /* page number on its CPU, from 0 */
-	uint32_t offset;         /* record offset in its page */
+	uint32_t offset;         /* record offset in its page (from the page's
+				    first byte, compressed or not) */
 } tb_dat_event;
 
 /* Largest decompressed chunk of any CPU of b (0 when not compressed):
@@ -320,7 +321,10 @@ TB_API TB_MUST_CHECK tb_status tb_dat_stream_init(tb_dat_stream *s,
  * The next event by time (ties: the lower CPU first, as trace-cmd).
  * TB_OK, TB_END, or an error for one page (err->offset is a file offset,
  * s->error_cpu and s->error_page say which); the stream then goes on with
- * that CPU's next page, so calling again after an error continues.
+ * that CPU's next page, so calling again after an error continues.  In a
+ * compressed buffer a fault inside a decompressed page has no file offset
+ * of its own: err->offset is then the file offset of the header of the
+ * chunk holding the page (always inside the file).
  */
 TB_API TB_MUST_CHECK tb_status tb_dat_stream_next(tb_dat_stream *s,
 						  tb_dat_event *ev,
@@ -365,8 +369,13 @@ typedef struct tb_ksym {
 	char type;
 } tb_ksym;
 
+/* Every well-formed line becomes an entry (nothing is skipped, so
+ * tb_kallsyms_count is exactly what a sound text needs).  v holds first
+ * the symbols tb_kallsyms_find looks up, sorted by address, then the
+ * absolute ('A', 'a') and '$' mapping symbols (arm's $a, $d, $x), sorted
+ * by address too: trace-cmd never resolves an address to those. */
 typedef struct tb_kallsyms {
-	tb_ksym *v;              /* sorted by address */
+	tb_ksym *v;              /* see above: two parts, each by address */
 	size_t n, cap;
 	const char *text;        /* set by tb_kallsyms_parse */
 } tb_kallsyms;
@@ -393,7 +402,8 @@ typedef struct tb_printk_fmts {
 	size_t n, cap;
 } tb_printk_fmts;
 
-/* Count the entries a text will need (lines that carry one). */
+/* Count the entries a text will need: its non-blank lines, each of which
+ * parses into one entry or fails. */
 TB_API size_t tb_cmdlines_count(const char *text, size_t len);
 TB_API size_t tb_kallsyms_count(const char *text, size_t len);
 TB_API size_t tb_printk_count(const char *text, size_t len);
@@ -417,7 +427,8 @@ TB_API TB_MUST_CHECK tb_status tb_printk_parse(tb_printk_fmts *t,
 
 /* The comm of pid, or NULL. */
 TB_API const tb_cmdline *tb_cmdlines_find(const tb_cmdlines *t, int32_t pid);
-/* The symbol at or below addr (the last of equal addresses), or NULL. */
+/* The symbol at or below addr (the last of equal addresses), or NULL;
+ * absolute and '$' mapping symbols are never returned. */
 TB_API const tb_ksym *tb_kallsyms_find(const tb_kallsyms *t, uint64_t addr);
 /* The format at exactly addr, or NULL. */
 TB_API const tb_printk_fmt *tb_printk_find(const tb_printk_fmts *t,
