@@ -210,3 +210,21 @@ def test_threads_walk_at_once():
 
 def test_check_raw_dump(raw_dir, events_dir):
     assert tracebound.check(raw_dir, events=events_dir) == []
+
+
+@pytest.mark.parametrize("path", dat_files()[:1] + fresh_files()[:3], ids=os.path.basename)
+def test_fields_equal_the_library_json(path):
+    """The extension's typed fields and the library's own JSON writer agree."""
+    import json
+    n = 0
+    with tracebound.open(path) as t:
+        for e in t:
+            if not e.name:
+                continue
+            j = json.loads(e.text("json"))
+            assert (j["cpu"], j["ts"], j["pid"], j["comm"], j["name"]) == \
+                (e.cpu, e.ts, e.pid, e.comm, e.name)
+            assert strip_common(j["fields"]) == strip_common(e.fields), e
+            assert j.get("text", e.text()) == e.text()
+            n += 1
+    assert n > (60000 if path in dat_files() else 100)
