@@ -344,6 +344,72 @@ const tb_ksym *tb_kallsyms_find(const tb_kallsyms *t, uint64_t addr)
 	return i ? &t->v[i - 1] : NULL;
 }
 
+/* The index just past the entries at address a (a run of aliases). */
+static size_t ksym_run_end(const tb_kallsyms *t, uint64_t a)
+{
+	return a == UINT64_MAX ? t->n
+			       : lower_bound(t->v, t->n, sizeof(*t->v), a + 1, ksym_key);
+}
+
+/*
+ * libtraceevent's lookup, with the table left in text order: it keeps
+ * aliases newest-registered first (the reverse of the text) and runs
+ * glibc's bsearch with "addr is the entry's, or lies below the next
+ * entry's" (the last entry: its own address only).  Reversing runs of
+ * equal addresses moves no address, so the search probes the same
+ * indices here; the entry it stops at is mirrored inside its run.
+ */
+static const tb_ksym *ksym_find_tep(const tb_kallsyms *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2, s, e;
+		uint64_t a = t->v[mid].addr;
+		uint64_t next = mid + 1 < t->n ? t->v[mid + 1].addr : 0;
+		if (addr == a || (addr > a && addr < next)) {
+			/* the run of aliases around mid (mostly just mid) */
+			s = mid && t->v[mid - 1].addr == a
+				    ? lower_bound(t->v, t->n, sizeof(*t->v), a, ksym_key)
+				    : mid;
+			e = next == a ? ksym_run_end(t, a) : mid + 1;
+			return &t->v[s + (e - 1 - mid)];
+		}
+		if (addr < a)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+const tb_ksym *tb_kallsyms_find_as(const tb_kallsyms *t, uint64_t addr,
+				   unsigned how)
+{
+	const tb_ksym *k;
+	if (!t || !t->v)
+		return NULL;
+	switch (how) {
+	case TB_KSYM_TEP:
+		return ksym_find_tep(t, addr);
+	case TB_KSYM_FIRST:
+		k = tb_kallsyms_find(t, addr);
+		return k ? &t->v[lower_bound(t->v, t->n, sizeof(*t->v), k->addr,
+					     ksym_key)]
+			 : NULL;
+	default:
+		return tb_kallsyms_find(t, addr);
+	}
+}
+
+uint64_t tb_kallsyms_size(const tb_kallsyms *t, const tb_ksym *k)
+{
+	size_t e;
+	if (!t || !t->v || !k)
+		return 0;
+	e = ksym_run_end(t, k->addr);
+	return e < t->n ? t->v[e].addr - k->addr : 0;
+}
+
 /* ---- printk formats ---- */
 
 static int printk_less(const void *a, const void *b)
