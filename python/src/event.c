@@ -6,13 +6,6 @@
 
 #include <string.h>
 
-/* lib/session.c gives no -R listing program yet (program(), which == 1,
- * returns NULL the first time and an uncompiled program the next: a
- * crash); until it does, the extension refuses that kind. */
-#ifndef TBPY_FIELDS_TEXT
-#define TBPY_FIELDS_TEXT 0
-#endif
-
 #define ITER_BATCH 512u            /* events decoded per trip without the GIL */
 #define ITER_ARENA (1u << 20)      /* record bytes per trip (more for a huge record) */
 
@@ -266,9 +259,6 @@ static PyObject *event_text(tbpy_event *e, PyObject *args, PyObject *kw)
 			     PyTuple_Size(args) ? PyTuple_GET_ITEM(args, 0) : Py_None);
 		return NULL;
 	}
-	if ((how & TB_TEXT_KIND_MASK) == TB_TEXT_FIELDS && !TBPY_FIELDS_TEXT)
-		return tbpy_raise("rendering", TB_ERR_UNSUPPORTED, 0,
-				  "the -R field listing is not in this library's session yet");
 	for (;;) {
 		memset(&res, 0, sizeof(res));
 		Py_BEGIN_ALLOW_THREADS

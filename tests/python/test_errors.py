@@ -25,7 +25,7 @@ def walk(path, **kw):
                 if not kw.get("skip_damaged"):
                     raise
                 continue
-            e.fields, e.text(), e.text("json"), e.comm, e.name
+            e.fields, e.text(), e.text("fields"), e.text("json"), e.comm, e.name
             n += 1
     return n
 
