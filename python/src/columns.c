@@ -176,6 +176,7 @@ typedef struct col {
 	gbuf data;
 	gbuf offs;           /* COL_LIST: uint64 end offset (in elements) per row */
 	strtab st;           /* COL_STR */
+	int64_t none_code;   /* SP_COMM: the code of "unknown" (None), or -1 */
 } col;
 
 typedef struct table {
@@ -205,6 +206,7 @@ static int valid_width(unsigned w)
 static void col_plan(col *c, const tb_field *fl)
 {
 	memset(c, 0, sizeof(*c));
+	c->none_code = -1;
 	c->fl = fl;
 	c->elem = *fl;
 	c->is_signed = (fl->flags & TB_FIELD_SIGNED) != 0;
@@ -244,6 +246,7 @@ static void special_plan(col *c, int sp)
 	case SP_PID: c->kind = COL_NUM; c->width = 4; c->is_signed = 1; break;
 	default: c->kind = COL_STR; c->width = 4; break;
 	}
+	c->none_code = -1;
 }
 
 static int table_init(table *t, const tb_format *f)
@@ -384,6 +387,19 @@ static int table_add(table *t, const tb_session_event *ev, int be)
 				return -1;
 			continue;
 		case SP_COMM:
+			if (!ev->comm_known && ev->pid != 0) {
+				/* unknown (None, as the library's JSON has it):
+				 * one code of its own */
+				if (c->none_code < 0) {
+					if (strtab_code(&c->st, (const uint8_t *)"\0unknown", 8,
+							&code))
+						return -1;
+					c->none_code = code;
+				}
+				if (put_int(&c->data, (uint32_t)c->none_code, 4))
+					return -1;
+				continue;
+			}
 			if (strtab_code(&c->st, (const uint8_t *)ev->comm,
 					ev->comm ? ev->comm_len : 0, &code) ||
 			    put_int(&c->data, code, 4))
@@ -538,14 +554,15 @@ static char dtype_char(const col *c)
 }
 
 /* The distinct strings of a column as a list of str. */
-static PyObject *uniques(const strtab *t)
+static PyObject *uniques(const strtab *t, int64_t none_code)
 {
 	PyObject *l = PyList_New((Py_ssize_t)t->count);
 	size_t i;
 	for (i = 0; l && i < t->count; i++) {
 		size_t n;
 		const uint8_t *s = str_at(t, (uint32_t)i, &n);
-		PyObject *o = tbpy_str((const char *)s, n);
+		PyObject *o = (int64_t)i == none_code ? Py_NewRef(Py_None)
+						     : tbpy_str((const char *)s, n);
 		if (!o) {
 			Py_CLEAR(l);
 			break;
@@ -635,7 +652,7 @@ static PyObject *table_result(table *t)
 			break;
 		case COL_STR:
 			spec = Py_BuildValue("(NsyNN)", name, "str", "=u4", take(&c->data),
-					     uniques(&c->st));
+					     uniques(&c->st, c->none_code));
 			break;
 		case COL_FIXED:
 			spec = Py_BuildValue("(NsyNI)", name, "fixed", dt, take(&c->data),

@@ -298,13 +298,20 @@ static PyObject *event_text(tbpy_event *e, PyObject *args, PyObject *kw)
 static PyObject *event_repr(tbpy_event *e)
 {
 	PyObject *name = e->names == Py_None ? NULL : PyTuple_GET_ITEM(e->names, 1);
+	PyObject *comm = e->comm == Py_None ? PyUnicode_FromString("<...>") : Py_NewRef(e->comm);
+	PyObject *r;
+	if (!comm)
+		return NULL;
 	if (name)
-		return PyUnicode_FromFormat("<Event ts=%llu cpu=%u %U-%d %U>",
-					    (unsigned long long)e->ev.ts, e->ev.cpu, e->comm,
-					    (int)e->ev.pid, name);
-	return PyUnicode_FromFormat("<Event ts=%llu cpu=%u %U-%d id=%u (no format)>",
-				    (unsigned long long)e->ev.ts, e->ev.cpu, e->comm,
-				    (int)e->ev.pid, e->ev.id);
+		r = PyUnicode_FromFormat("<Event ts=%llu cpu=%u %U-%d %U>",
+					 (unsigned long long)e->ev.ts, e->ev.cpu, comm,
+					 (int)e->ev.pid, name);
+	else
+		r = PyUnicode_FromFormat("<Event ts=%llu cpu=%u %U-%d id=%u (no format)>",
+					 (unsigned long long)e->ev.ts, e->ev.cpu, comm,
+					 (int)e->ev.pid, e->ev.id);
+	Py_DECREF(comm);
+	return r;
 }
 
 static PyObject *event_as_dict(tbpy_event *e, PyObject *noargs)
@@ -334,7 +341,8 @@ static PyMethodDef event_methods[] = {
 };
 
 static PyGetSetDef event_getset[] = {
-	{ "comm", (getter)event_get_comm, NULL, "the task's comm as trace-cmd prints it", NULL },
+	{ "comm", (getter)event_get_comm, NULL,
+	  "the task's comm from the saved cmdlines, '<idle>' for pid 0, None when unknown", NULL },
 	{ "system", (getter)event_get_system, NULL, "event system, None without a format", NULL },
 	{ "name", (getter)event_get_name, NULL, "event name, None without a format", NULL },
 	{ "fields", (getter)event_get_fields, NULL, "every field, typed (dict)", NULL },
@@ -464,9 +472,19 @@ static PyObject *names_of(tbpy_iter *it, const tb_format *f)
 	return o;
 }
 
+/* The comm as the library's JSON gives it: None when the capture does not
+ * know it ("<...>" in report lines), "<idle>" for pid 0. */
+static int comm_unknown(const tb_session_event *ev)
+{
+	return !ev->comm_known && ev->pid != 0;
+}
+
 static PyObject *comm_of(tbpy_iter *it, const tb_session_event *ev)
 {
-	PyObject *o = ev->comm ? pcache_get(&it->comms, ev->comm) : NULL;
+	PyObject *o;
+	if (comm_unknown(ev))
+		return Py_NewRef(Py_None);
+	o = ev->comm ? pcache_get(&it->comms, ev->comm) : NULL;
 	if (o)
 		return Py_NewRef(o);
 	o = tbpy_str(ev->comm, ev->comm ? ev->comm_len : 0);
