@@ -3,12 +3,15 @@
 # runs.  In order, cheapest first:
 #   1. build and check with gcc, then with clang (suites, corpus replay,
 #      allocation/I/O, export-list and stack-frame gates)
-#   2. the same under ASan+UBSan
+#   2. the same under ASan+UBSan; the Parquet output read by DuckDB and
+#      hyparquet (tests/parquet_check.sh)
 #   3. static analysis of lib/ (scan-build, cppcheck, clang-tidy)
 #   4. line and branch coverage of lib/ (table; goals enforced)
 #   5. the OSS-Fuzz build script run as OSS-Fuzz would, each target briefly
 #   6. the AFL++ build, and FUZZ_SECONDS of libFuzzer per target
-#   7. the Python module: its tests, then the damaged-input ones under ASan
+#   7. Perfetto output: protoc decodes every conversion, compare.py checks
+#      it against libtraceevent (tests/perfetto/check.sh, runnable alone)
+#   8. the Python module: its tests, then the damaged-input ones under ASan
 #
 #   ci/test.sh                   everything (about 10-15 minutes on 2 cores)
 #   FUZZ_SECONDS=0 ci/test.sh    skip step 6's fuzzing
@@ -19,7 +22,7 @@ start=$(date +%s)
 step() { echo "== $1 ($(( $(date +%s) - start ))s)"; }
 
 need=
-for t in gcc clang clang++ afl-clang-fast afl-fuzz pkg-config trace-cmd nm \
+for t in node npm gcc clang clang++ afl-clang-fast afl-fuzz pkg-config trace-cmd nm \
 	scan-build cppcheck clang-tidy llvm-cov llvm-profdata jq zip unzip; do
 	command -v "$t" >/dev/null 2>&1 || { echo "missing: $t"; need=1; }
 done
@@ -29,6 +32,7 @@ done
 /usr/bin/python3 -c 'import numpy, pandas, pytest, setuptools, sysconfig, os
 assert os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' \
 	>/dev/null 2>&1 || { echo "missing: Debian's python3 packages"; need=1; }
+/usr/bin/python3 -c 'import google.protobuf' 2>/dev/null || { echo "missing: python3-protobuf"; need=1; }
 [ -f /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] ||
 	{ echo "missing: libFuzzer"; need=1; }
 if [ -n "$need" ]; then
@@ -49,6 +53,10 @@ make CC=clang BUILD=build/clang check
 step "sanitize (ASan+UBSan)"
 make -j"$jobs" sanitize
 
+step "Parquet tables read by DuckDB and hyparquet (samples, corpus)"
+[ -d tests/node/node_modules/@duckdb/node-api ] || sh ci/setup.sh
+sh tests/parquet_check.sh
+
 step "static analysis of lib/"
 sh ci/analyze.sh
 
@@ -68,6 +76,8 @@ if [ "$FUZZ_SECONDS" -gt 0 ]; then
 		FUZZ_MERGE=0 FUZZ_NICE=0 sh ci/fuzz.sh "$(basename "$src" _fuzzer.c)" "$FUZZ_SECONDS"
 	done
 fi
+step "Perfetto output (protoc decode, compare with libtraceevent)"
+sh tests/perfetto/check.sh build
 step "python module (tests against the CLI; then damaged inputs under ASan+UBSan)"
 make python-check
 make python-sanitize

@@ -22,5 +22,9 @@
 #include "tracebound/render.h"
 #include "tracebound/session.h"
 #include "tracebound/text.h"
+#include "tracebound/filter.h"
+#include "tracebound/parquet.h"
+#include "tracebound/protobuf.h"
+#include "tracebound/perfetto.h"
 
 #endif /* TRACEBOUND_H */

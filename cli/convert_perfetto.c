@@ -1,0 +1,550 @@
+/*
+ * tracebound convert --to perfetto [OPTIONS] OUT FILE.dat
+ * tracebound convert --to perfetto [OPTIONS] --events DIR OUT RAWFILE...
+ *
+ * The capture as a Perfetto protobuf trace.  The library session reads
+ * the capture and lib/perfetto.c encodes each event (docs/perfetto.md);
+ * this file only opens files, hands bytes to the output and reports.  OUT
+ * "-" is standard output.  Memory stays constant however long the
+ * capture: one bundle per CPU and one event's scratch (grown once for an
+ * unusually large event).
+ *
+ * Raw trace_pipe_raw dumps (cpuN.raw) need the events directory their
+ * formats come from (--events DIR: tracefs's events/ or a copy);
+ * header_page is DIR/header_page, else beside the first dump, and the
+ * sub-buffer size --subbuf-size, else subbuf_kb beside the first dump,
+ * else header_page's.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "capture.h"
+
+typedef struct pf_out {
+	FILE *f;
+	const char *path;
+	int err;                 /* errno of the first failed write */
+} pf_out;
+
+static tb_status pf_write(void *ctx, const void *p, size_t n)
+{
+	pf_out *o = ctx;
+	if (fwrite(p, 1, n, o->f) != n) {
+		o->err = errno ? errno : EIO;
+		return TB_ERR_ARG; /* the status is the library's; errno says why */
+	}
+	return TB_OK;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: tracebound convert --to perfetto [--lossless] [--generic] [-v] "
+		"OUT FILE.dat\n"
+		"       tracebound convert --to perfetto [--lossless] [--generic] [-v] --events DIR "
+		"[--header-page FILE] [--subbuf-size N] [--clock NAME] OUT RAWFILE...\n");
+	return TB_EXIT_USAGE;
+}
+
+/* ---- raw dumps: the texts the session takes ---- */
+
+typedef struct raw_inputs {
+	tb_cli_file *files;      /* the dumps, then header_page, subbuf_kb */
+	size_t nfiles;
+	tb_session_raw_cpu *cpus;
+	tb_session_format_text *fmts;
+	size_t nfmts, fmt_cap;
+	char **texts;            /* every malloc'd text and name */
+	size_t ntexts, text_cap;
+} raw_inputs;
+
+static char *keep(raw_inputs *in, char *p)
+{
+	if (!p)
+		return NULL;
+	if (in->ntexts == in->text_cap) {
+		size_t cap = in->text_cap ? 2 * in->text_cap : 256;
+		char **n = realloc(in->texts, cap * sizeof(*n));
+		if (!n) {
+			free(p);
+			return NULL;
+		}
+		in->texts = n;
+		in->text_cap = cap;
+	}
+	return in->texts[in->ntexts++] = p;
+}
+
+static char *path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *p = malloc(la + lb + 2);
+	if (p) {
+		memcpy(p, a, la);
+		p[la] = '/';
+		memcpy(p + la + 1, b, lb + 1);
+	}
+	return p;
+}
+
+/* A whole small file as a malloc'd text (NULL when it does not exist). */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, k;
+	if (!f)
+		return NULL;
+	do {
+		if (n + 4096 > cap) {
+			char *nb = realloc(buf, cap = cap ? 2 * cap : 8192);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		k = fread(buf + n, 1, cap - n - 1, f);
+		n += k;
+	} while (k);
+	if (ferror(f)) {
+		free(buf);
+		buf = NULL;
+	} else {
+		buf[n] = '\0';
+		*len = n;
+	}
+	fclose(f);
+	return buf;
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Every DIR/<system>/<event>/format. */
+static int load_formats(raw_inputs *in, const char *dir)
+{
+	DIR *d = opendir(dir), *e;
+	struct dirent *s, *ev;
+	if (!d) {
+		fprintf(stderr, "tracebound: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	while ((s = readdir(d)) != NULL) {
+		char *sys;
+		if (s->d_name[0] == '.')
+			continue;
+		sys = keep(in, path_join(dir, s->d_name));
+		if (!sys)
+			goto oom;
+		if (!is_dir(sys) || !(e = opendir(sys)))
+			continue;
+		while ((ev = readdir(e)) != NULL) {
+			char *evdir, *fpath, *text, *name;
+			size_t len = 0;
+			if (ev->d_name[0] == '.')
+				continue;
+			evdir = path_join(sys, ev->d_name);
+			fpath = evdir ? path_join(evdir, "format") : NULL;
+			free(evdir);
+			text = fpath ? slurp(fpath, &len) : NULL;
+			free(fpath);
+			if (!text)
+				continue;
+			if (!keep(in, text) || !(name = keep(in, strdup(s->d_name))))
+				goto oom2;
+			if (in->nfmts == in->fmt_cap) {
+				size_t cap = in->fmt_cap ? 2 * in->fmt_cap : 512;
+				tb_session_format_text *n = realloc(in->fmts, cap * sizeof(*n));
+				if (!n)
+					goto oom2;
+				in->fmts = n;
+				in->fmt_cap = cap;
+			}
+			in->fmts[in->nfmts].system.ptr = name;
+			in->fmts[in->nfmts].system.len = strlen(name);
+			in->fmts[in->nfmts].text.ptr = text;
+			in->fmts[in->nfmts].text.len = len;
+			in->nfmts++;
+		}
+		closedir(e);
+	}
+	closedir(d);
+	if (!in->nfmts) {
+		fprintf(stderr, "tracebound: %s: no event formats\n", dir);
+		return -1;
+	}
+	return 0;
+oom2:
+	closedir(e);
+oom:
+	closedir(d);
+	fprintf(stderr, "tracebound: out of memory\n");
+	return -1;
+}
+
+/* DIR_OF(path)/name as a malloc'd text, or NULL. */
+static char *beside(raw_inputs *in, const char *path, const char *name, size_t *len)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+	char *p = dir ? path_join(dir, name) : NULL;
+	char *t = p ? slurp(p, len) : NULL;
+	free(dir);
+	free(p);
+	return keep(in, t);
+}
+
+static void raw_free(raw_inputs *in)
+{
+	size_t i;
+	for (i = 0; i < in->nfiles; i++)
+		if (in->files[i].data)
+			tb_cli_unload(&in->files[i]);
+	for (i = 0; i < in->ntexts; i++)
+		free(in->texts[i]);
+	free(in->files);
+	free(in->cpus);
+	free(in->fmts);
+	free(in->texts);
+}
+
+typedef struct raw_opts {
+	const char *events, *header_page, *clock;
+	uint32_t subbuf_size;
+} raw_opts;
+
+static int open_raw(tb_cli_capture *cap, raw_inputs *in, const raw_opts *o, char **files,
+		    int nfiles, const tb_session_options *sopt)
+{
+	tb_session_source src;
+	tb_status st;
+	size_t len = 0;
+	char *t;
+	int i;
+	memset(&src, 0, sizeof(src));
+	in->files = calloc((size_t)nfiles, sizeof(*in->files));
+	in->cpus = calloc((size_t)nfiles, sizeof(*in->cpus));
+	if (!in->files || !in->cpus)
+		return TB_EXIT_USAGE;
+	for (i = 0; i < nfiles; i++) {
+		if (tb_cli_load(files[i], &in->files[i]) != 0)
+			return TB_EXIT_USAGE;
+		in->nfiles++;
+		in->cpus[i].cpu = (uint32_t)tb_cli_cpu_from_name(files[i], i);
+		in->cpus[i].data = in->files[i].data;
+		in->cpus[i].len = in->files[i].len;
+	}
+	if (load_formats(in, o->events) != 0)
+		return TB_EXIT_USAGE;
+	if (o->header_page) {
+		if (!(t = keep(in, slurp(o->header_page, &len)))) {
+			fprintf(stderr, "tracebound: %s: cannot read\n", o->header_page);
+			return TB_EXIT_USAGE;
+		}
+	} else {
+		char *p = path_join(o->events, "header_page");
+		t = p ? keep(in, slurp(p, &len)) : NULL;
+		free(p);
+		if (!t)
+			t = beside(in, files[0], "header_page", &len);
+	}
+	if (t) {
+		src.header_page.ptr = t;
+		src.header_page.len = len;
+	}
+	src.subbuf_size = o->subbuf_size;
+	if (!src.subbuf_size && (t = beside(in, files[0], "subbuf_kb", &len)) != NULL) {
+		unsigned long kb = strtoul(t, NULL, 10);
+		if (kb == 0 || kb > 1024) {
+			fprintf(stderr, "tracebound: subbuf_kb beside %s: not a size in KiB\n", files[0]);
+			return TB_EXIT_USAGE;
+		}
+		src.subbuf_size = (uint32_t)kb * 1024;
+	}
+	if ((t = beside(in, files[0], "saved_cmdlines", &len)) != NULL) {
+		src.cmdlines.ptr = t;
+		src.cmdlines.len = len;
+	}
+	if (o->clock) {
+		src.clock.ptr = o->clock;
+		src.clock.len = strlen(o->clock);
+	} else if ((t = beside(in, files[0], "trace_clock", &len)) != NULL) {
+		src.clock.ptr = t;
+		src.clock.len = len;
+	}
+	{
+		const uint16_t probe = 1;
+		uint8_t first;
+		memcpy(&first, &probe, 1);
+		src.big_endian = first == 0; /* a dump is read on the machine it came from */
+	}
+	src.long_size = (unsigned)sizeof(long);
+	src.raw = in->cpus;
+	src.nraw = (size_t)nfiles;
+	src.formats = in->fmts;
+	src.nformats = in->nfmts;
+	memset(cap, 0, sizeof(*cap));
+	cap->path = files[0];
+	st = tb_session_open(&cap->s, &src, sopt, &tb_cli_heap, &cap->err);
+	if (st != TB_OK) {
+		fprintf(stderr, "tracebound: %s: %s at offset %llu (%s)\n", files[0], cap->err.what,
+			(unsigned long long)cap->err.offset, tb_strerror(st));
+		return st == TB_ERR_NO_SPACE || st == TB_ERR_ARG ? TB_EXIT_USAGE : TB_EXIT_MALFORMED;
+	}
+	tb_cli_print_damage(cap, stderr);
+	return TB_EXIT_OK;
+}
+
+/* tb_cli_capture_open, with its message prefixed only when there is one. */
+static int open_dat(tb_cli_capture *cap, const char *path, const tb_session_options *opt)
+{
+	char *msg = NULL;
+	size_t n = 0;
+	FILE *errs = open_memstream(&msg, &n);
+	int rc;
+	memset(cap, 0, sizeof(*cap));
+	if (!errs || tb_cli_load(path, &cap->f) != 0) {
+		if (errs)
+			fclose(errs);
+		free(msg);
+		return TB_EXIT_USAGE;
+	}
+	rc = tb_cli_capture_open_mem(cap, path, cap->f.data, cap->f.len, opt, stderr, errs);
+	fclose(errs);
+	if (rc) {
+		fprintf(stderr, "tracebound: %s", msg ? msg : "cannot open\n");
+		tb_cli_unload(&cap->f);
+	}
+	free(msg);
+	return rc;
+}
+
+/* ---- the conversion ---- */
+
+/* The clock in use: the bracketed name of a trace_clock text, else its
+ * first word ("[local] global counter" -> "local"). */
+static void clock_name(tb_span t, const char **name, size_t *len)
+{
+	const char *s = t.ptr, *b, *e;
+	size_t n = t.len;
+	*name = NULL;
+	*len = 0;
+	if (!s || !n)
+		return;
+	b = memchr(s, '[', n);
+	if (b && (e = memchr(b, ']', n - (size_t)(b - s))) != NULL) {
+		*name = b + 1;
+		*len = (size_t)(e - b - 1);
+		return;
+	}
+	while (n && (*s == ' ' || *s == '\n')) {
+		s++;
+		n--;
+	}
+	*name = s;
+	while (*len < n && s[*len] != ' ' && s[*len] != '\n')
+		(*len)++;
+}
+
+/* Call again with a scratch of w->need bytes while the event does not fit. */
+static tb_status grow_retry(tb_pf_writer *w, uint8_t **scratch, tb_status st)
+{
+	uint8_t *nb;
+	if (st != TB_ERR_NO_SPACE)
+		return st;
+	if (!(nb = realloc(*scratch, w->need + 1024)))
+		return TB_ERR_NO_SPACE;
+	*scratch = nb;
+	tb_pf_set_scratch(w, nb, w->need + 1024);
+	return TB_NEED_MORE; /* call again */
+}
+
+int tb_convert_perfetto(int argc, char **argv)
+{
+	tb_pf_writer *w = NULL;
+	tb_pf_config cfg;
+	tb_cli_capture cap;
+	raw_inputs in;
+	raw_opts ro;
+	tb_session_options sopt;
+	pf_out out = { NULL, NULL, 0 };
+	tb_error e;
+	tb_status st;
+	const tb_session_info *info;
+	unsigned flags = 0;
+	size_t b, ncpus = 1;
+	int i, rc, verbose = 0, nin;
+	uint64_t damaged = 0, page_errors = 0;
+	uint8_t *bundles = NULL, *scratch = NULL;
+	const char *outpath;
+	memset(&cap, 0, sizeof(cap));
+	memset(&in, 0, sizeof(in));
+	memset(&ro, 0, sizeof(ro));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--lossless"))
+			flags |= TB_PF_LOSSLESS;
+		else if (!strcmp(a, "--generic"))
+			flags |= TB_PF_ALL_GENERIC;
+		else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
+			verbose = 1;
+		else if (!strcmp(a, "--events") && i + 1 < argc)
+			ro.events = argv[++i];
+		else if (!strcmp(a, "--header-page") && i + 1 < argc)
+			ro.header_page = argv[++i];
+		else if (!strcmp(a, "--clock") && i + 1 < argc)
+			ro.clock = argv[++i];
+		else if (!strcmp(a, "--subbuf-size") && i + 1 < argc) {
+			char *end;
+			unsigned long v = strtoul(argv[++i], &end, 0);
+			if (*end || v == 0 || v > 0xffffffffUL)
+				return usage();
+			ro.subbuf_size = (uint32_t)v;
+		} else if (!strcmp(a, "--")) {
+			i++;
+			break;
+		} else if (a[0] == '-' && a[1])
+			return usage();
+		else
+			break;
+	}
+	nin = argc - i - 1;
+	if (nin < 1 || (nin > 1 && !ro.events))
+		return usage();
+	outpath = argv[i];
+
+	memset(&sopt, 0, sizeof(sopt));
+	sopt.flags = TB_SESSION_SKIP_DAMAGED; /* damaged pages in place: a loss there */
+	if (ro.events)
+		rc = open_raw(&cap, &in, &ro, argv + i + 1, nin, &sopt);
+	else
+		rc = open_dat(&cap, argv[i + 1], &sopt);
+	if (rc) {
+		if (ro.events)
+			raw_free(&in);
+		if (cap.s)
+			tb_session_close(cap.s);
+		return rc;
+	}
+	info = tb_session_get_info(cap.s);
+	for (b = 0; b < info->nbuffers; b++) {
+		const tb_session_buffer_info *bi = tb_session_buffer(cap.s, b);
+		if (bi && bi->ncpus > ncpus)
+			ncpus = bi->ncpus;
+	}
+	if (ncpus > TB_PF_MAX_SLOTS)
+		ncpus = TB_PF_MAX_SLOTS;
+	scratch = malloc(TB_PF_DEFAULT_SCRATCH);
+	bundles = malloc(ncpus * TB_PF_DEFAULT_BUNDLE);
+	w = malloc(sizeof(*w));
+	rc = TB_EXIT_USAGE;
+	if (!scratch || !bundles || !w) {
+		fprintf(stderr, "tracebound: out of memory\n");
+		goto done;
+	}
+	out.path = strcmp(outpath, "-") ? outpath : "(stdout)";
+	out.f = strcmp(outpath, "-") ? fopen(outpath, "wb") : stdout;
+	if (!out.f) {
+		fprintf(stderr, "tracebound: %s: %s\n", outpath, strerror(errno));
+		goto done;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.write = pf_write;
+	cfg.ctx = &out;
+	cfg.bundles = bundles;
+	cfg.nslots = ncpus;
+	cfg.bundle_size = TB_PF_DEFAULT_BUNDLE;
+	cfg.scratch = scratch;
+	cfg.scratch_size = TB_PF_DEFAULT_SCRATCH;
+	cfg.big_endian = info->big_endian;
+	cfg.flags = flags;
+	{
+		const tb_session_buffer_info *b0 = tb_session_buffer(cap.s, 0);
+		clock_name(b0 && b0->clock.len ? b0->clock : info->clock, &cfg.clock, &cfg.clock_len);
+	}
+	if (tb_pf_init(w, &cfg, &e) != TB_OK) {
+		fprintf(stderr, "tracebound: %s\n", e.what);
+		goto done;
+	}
+	do
+		st = grow_retry(w, &scratch, tb_pf_system_info(w, info->uname.ptr, info->uname.len, &e));
+	while (st == TB_NEED_MORE);
+	if (st != TB_OK)
+		goto failed;
+	do
+		st = grow_retry(w, &scratch, tb_pf_threads(w, tb_session_cmdlines(cap.s), &e));
+	while (st == TB_NEED_MORE);
+	if (st != TB_OK)
+		goto failed;
+	for (;;) {
+		tb_session_event ev;
+		st = tb_session_next(cap.s, &ev, &e);
+		if (st == TB_END)
+			break;
+		if (st != TB_OK) { /* a page the session could not skip in place */
+			tb_cli_print_page_error(&cap, &e);
+			page_errors++;
+			continue;
+		}
+		if (ev.kind == TB_SEV_DAMAGED) {
+			damaged++;
+			fprintf(stderr, "tracebound: %s: CPU %u, file offset %llu: %s (%s); the page is "
+				"skipped, its CPU's next bundle says lost_events\n", cap.path, ev.cpu,
+				(unsigned long long)ev.damage.offset, ev.damage.what,
+				tb_strerror(ev.damage.status));
+		}
+		do
+			st = grow_retry(w, &scratch, tb_pf_session_event(w, &ev, &e));
+		while (st == TB_NEED_MORE);
+		if (st != TB_OK)
+			goto failed;
+	}
+	if (tb_pf_finish(w, &e) != TB_OK)
+		goto failed;
+	if (fflush(out.f) != 0) {
+		out.err = errno;
+		goto failed;
+	}
+	rc = damaged || page_errors ? TB_EXIT_MALFORMED : TB_EXIT_OK;
+	if (w->stats.dropped_fields)
+		fprintf(stderr, "tracebound: note: %llu field values have no place in their typed "
+			"Perfetto message and were left out (--lossless writes those events as "
+			"generic events)\n", (unsigned long long)w->stats.dropped_fields);
+	if (verbose)
+		fprintf(stderr, "tracebound: %llu events (%llu typed, %llu generic, %llu unknown), "
+			"%llu threads, %llu packets, %llu bytes, %llu bundles after a loss\n",
+			(unsigned long long)w->stats.events, (unsigned long long)w->stats.typed,
+			(unsigned long long)w->stats.generic, (unsigned long long)w->stats.unknown,
+			(unsigned long long)w->stats.threads, (unsigned long long)w->stats.packets,
+			(unsigned long long)w->stats.bytes, (unsigned long long)w->stats.lost_bundles);
+	goto done;
+failed:
+	if (st == TB_ERR_NO_SPACE)
+		fprintf(stderr, "tracebound: out of memory\n");
+	else
+		fprintf(stderr, "tracebound: %s: %s\n", out.path,
+			out.err ? strerror(out.err) : e.what);
+	rc = TB_EXIT_USAGE;
+done:
+	if (out.f && out.f != stdout && fclose(out.f) != 0 && rc != TB_EXIT_USAGE) {
+		fprintf(stderr, "tracebound: %s: %s\n", outpath, strerror(errno));
+		rc = TB_EXIT_USAGE;
+	}
+	free(w);
+	free(bundles);
+	free(scratch);
+	if (ro.events) {
+		tb_session_close(cap.s);
+		raw_free(&in);
+	} else {
+		tb_cli_capture_close(&cap);
+	}
+	return rc;
+}

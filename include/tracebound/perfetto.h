@@ -1,0 +1,199 @@
+/*
+ * tracebound: ftrace events as a Perfetto protobuf trace.
+ *
+ * A tb_pf_writer turns decoded ftrace records into the trace Perfetto's
+ * UI and trace processor read natively (a `perfetto.protos.Trace`: a
+ * stream of TracePackets).  Records go in one at a time, in any order
+ * (a trace session gives them merged by time); each lands in the open
+ * FtraceEventBundle of its CPU, and a bundle is written out as one
+ * TracePacket when it is full, when its CPU reports a loss (the next
+ * bundle then says lost_events), and at tb_pf_finish().
+ *
+ * What each record becomes (field numbers: lib/perfetto_fields.h,
+ * generated from Perfetto's schema by ci/gen-perfetto-fields.py):
+ *  - a typed event (SchedSwitchFtraceEvent, PrintFtraceEvent, ...) when
+ *    the schema has one of the same name in the same group (the kernel's
+ *    event system) and the record's fields fit it: every proto field is
+ *    filled from the format field of the same name.  An event whose
+ *    format has a field the typed message lacks stays lossless: it is
+ *    written as a generic event instead, except for the events Perfetto
+ *    builds its scheduling, process and CPU views from (sched_switch,
+ *    sched_process_exit, ...: TB_PF_VIEW_EVENTS in lib/perfetto.c), which
+ *    stay typed and drop only those fields (counted in stats.dropped_fields;
+ *    TB_PF_LOSSLESS makes them generic too);
+ *  - otherwise a GenericFtraceEvent: the event name and every event
+ *    field, integers as int_value (signed) or uint_value, text as
+ *    str_value (cut at its NUL), arrays and opaque bytes one Field per
+ *    element named "name[i]";
+ *  - a record without a format: a GenericFtraceEvent "tb_unknown_event"
+ *    with its common_type and its bytes as "data[i]".
+ * The record's pid goes in FtraceEvent.pid, its common_flags (when not
+ * 0) in FtraceEvent.common_flags; other common fields are not written.
+ *
+ * Memory.  Nothing is allocated.  The caller gives bundle memory (slots
+ * of tb_pf_config.bundle_size bytes, one per CPU it expects: a CPU
+ * beyond the slots shares one, flushing when the CPU changes) and a
+ * scratch buffer where each record is encoded before it is placed.  A
+ * record whose encoding does not fit the scratch is refused with
+ * TB_ERR_NO_SPACE and w->need says the scratch size that holds it: grow
+ * (tb_pf_set_scratch) and add the record again; nothing was written.
+ * Memory stays what the caller gave, however long the capture.
+ *
+ * Output goes through the write callback in whole TracePackets (each as
+ * a Trace.packet field), so the file is valid after every packet.  Any
+ * callback error is returned and sticky.
+ *
+ * Not thread-safe: one writer per thread.
+ */
+#ifndef TRACEBOUND_PERFETTO_H
+#define TRACEBOUND_PERFETTO_H
+
+#include "tracebound/status.h"
+#include "tracebound/format.h"
+#include "tracebound/protobuf.h"
+#include "tracebound/tracedat.h"
+#include "tracebound/session.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TB_PF_MAX_SLOTS 256u        /* bundle slots (CPUs buffered at once) */
+#define TB_PF_MIN_BUNDLE 256u       /* smallest bundle_size accepted */
+#define TB_PF_MAX_BUNDLE (1u << 26) /* largest bundle_size accepted */
+#define TB_PF_CACHE 256u            /* formats whose typed mapping is remembered */
+#define TB_PF_MAX_MAP 32u           /* fields of the largest typed message mapped */
+#define TB_PF_DEFAULT_BUNDLE 16384u /* a good bundle_size */
+#define TB_PF_DEFAULT_SCRATCH 8192u /* holds every event of a usual capture */
+
+/* tb_pf_config.flags */
+#define TB_PF_LOSSLESS    0x01u /* never drop a field: events that would are generic */
+#define TB_PF_ALL_GENERIC 0x02u /* every event as a GenericFtraceEvent */
+
+typedef struct tb_pf_config {
+	tb_pb_write_fn write;   /* receives the trace's bytes */
+	void *ctx;
+	void *bundles;          /* nslots * bundle_size bytes */
+	size_t nslots;          /* 1 .. TB_PF_MAX_SLOTS: usually the CPU count */
+	size_t bundle_size;     /* bytes per slot: TB_PF_MIN_BUNDLE .. TB_PF_MAX_BUNDLE */
+	void *scratch;          /* one encoded event */
+	size_t scratch_size;
+	int big_endian;         /* of the traced machine */
+	const char *clock;      /* the trace clock's name ("local", "boot"...), may be NULL */
+	size_t clock_len;
+	unsigned flags;         /* TB_PF_* */
+} tb_pf_config;
+
+/* One record to convert. */
+typedef struct tb_pf_record {
+	uint32_t cpu;
+	uint32_t buffer;        /* trace.dat buffer (instance) index; 0 for the top */
+	uint64_t ts;            /* nanoseconds of the trace clock */
+	int32_t pid;            /* common_pid */
+	int64_t missed;         /* dropped just before it on its CPU: 0, -1 unknown, n */
+	const tb_format *format;/* NULL: no format for its id */
+	uint32_t id;            /* common_type (used when format is NULL) */
+	const uint8_t *data;    /* the payload, from common_type on */
+	uint32_t len;
+} tb_pf_record;
+
+typedef struct tb_pf_stats {
+	uint64_t events, typed, generic, unknown;
+	uint64_t dropped_fields;  /* fields with no place in their typed message */
+	uint64_t bad_fields;      /* fields the record could not give (written without a value) */
+	uint64_t packets, bytes, lost_bundles, threads;
+} tb_pf_stats;
+
+/* Private: one open bundle. */
+typedef struct tb_pf_slot_ {
+	size_t len;             /* bytes of the bundle body so far */
+	uint64_t events;
+	uint32_t cpu, buffer;
+	int open, lost;
+} tb_pf_slot_;
+
+/* Private: the typed mapping of one format. */
+typedef struct tb_pf_map_ {
+	const tb_format *format;
+	int32_t event;          /* index into the typed table, -1: generic */
+	uint32_t dropped;       /* format fields without a typed place */
+	uint16_t flags_field;   /* index of common_flags, 0xffff none */
+	uint16_t field[TB_PF_MAX_MAP]; /* format field index per proto field, 0xffff none */
+} tb_pf_map_;
+
+typedef struct tb_pf_writer {
+	tb_pf_config cfg;
+	tb_pf_stats stats;
+	size_t need;            /* after TB_ERR_NO_SPACE from tb_pf_add: scratch bytes */
+	tb_status status;       /* sticky output error */
+	unsigned clock_kind;    /* FtraceClock value, 0: none written */
+	uint64_t clock_ts;      /* the identity clock pair (see docs/perfetto.md) */
+	int have_clock_ts;
+	tb_pf_slot_ slots[TB_PF_MAX_SLOTS];
+	tb_pf_map_ cache[TB_PF_CACHE];
+	tb_field_value vals[TB_FORMAT_MAX_FIELDS];
+} tb_pf_writer;
+
+/*
+ * Check the configuration and start an empty trace (nothing is written
+ * yet).  TB_ERR_ARG for a missing callback or memory, a slot count or
+ * bundle size out of range, or bundles smaller than nslots * bundle_size.
+ */
+TB_API TB_MUST_CHECK tb_status tb_pf_init(tb_pf_writer *w, const tb_pf_config *cfg,
+					  tb_error *err);
+
+/* Swap in a bigger scratch buffer (after TB_ERR_NO_SPACE). */
+TB_API void tb_pf_set_scratch(tb_pf_writer *w, void *scratch, size_t size);
+
+/*
+ * Write the thread names of a saved cmdlines table as ProcessTree
+ * packets (threads: tid and name; the table knows no tgids).
+ */
+TB_API TB_MUST_CHECK tb_status tb_pf_threads(tb_pf_writer *w, const tb_cmdlines *c,
+					     tb_error *err);
+
+/*
+ * Write the traced machine's uname as a SystemInfo packet (Perfetto reads
+ * the kernel release from it, e.g. to decode sched_switch's prev_state).
+ * `uname` is trace-cmd's UNAME text: "sysname nodename release [version]
+ * machine" (the node name is not written).  Empty: nothing is written.
+ * TB_ERR_NO_SPACE when the scratch cannot hold it (w->need).
+ */
+TB_API TB_MUST_CHECK tb_status tb_pf_system_info(tb_pf_writer *w, const char *uname,
+						 size_t len, tb_error *err);
+
+/*
+ * Convert one record.  TB_OK; TB_ERR_NO_SPACE when its encoding needs a
+ * scratch of w->need bytes (nothing written: grow and call again); the
+ * callback's error (sticky).  A record whose fields cannot all be read
+ * is still written (the fields it lacks without a value; stats.bad_fields).
+ */
+TB_API TB_MUST_CHECK tb_status tb_pf_add(tb_pf_writer *w, const tb_pf_record *r,
+					 tb_error *err);
+
+/* Note data lost on a CPU outside any record (a damaged page skipped):
+ * its next bundle says lost_events. */
+TB_API TB_MUST_CHECK tb_status tb_pf_lost(tb_pf_writer *w, uint32_t buffer, uint32_t cpu,
+					  tb_error *err);
+
+/*
+ * Convert one event of a trace session (tb_session_next): a record as
+ * tb_pf_add does, a damaged page (TB_SEV_DAMAGED) as a loss on its CPU.
+ * Same results as tb_pf_add.
+ */
+TB_API TB_MUST_CHECK tb_status tb_pf_session_event(tb_pf_writer *w,
+						   const tb_session_event *ev,
+						   tb_error *err);
+
+/* Write every open bundle.  The trace is complete after TB_OK. */
+TB_API TB_MUST_CHECK tb_status tb_pf_finish(tb_pf_writer *w, tb_error *err);
+
+/* The typed message a format maps to ("sched_switch"), or NULL when its
+ * records are written as generic events (or not at all mapped yet). */
+TB_API const char *tb_pf_typed_name(tb_pf_writer *w, const tb_format *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACEBOUND_PERFETTO_H */
