@@ -10,6 +10,7 @@
 #   make exported-symbols   regenerate ci/exported-symbols.txt after an API change
 #   make bench      the benchmarks
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make python     the Python module in build/python (python-check: its tests)
 #
 # Modules are found by wildcard: a new lib/X.c, cli/X.c, tests/test_X.c,
 # fuzz/X_fuzzer.c or bench/X.c is picked up without editing this file.
@@ -99,7 +100,7 @@ CHECK_BIN := $(BUILD)/tests/check_all
 REPLAY    := $(FUZZ_NAMES:%=$(BUILD)/replay/%)
 
 .PHONY: examples all check check-run sanitize fuzz afl bench install uninstall clean symbols \
-        exported-symbols coverage analyze
+        exported-symbols coverage analyze python python-check python-sanitize
 
 # A harness named *_diff_fuzzer.c compares tracebound with libtraceevent,
 # so it (and only it) is compiled and linked against libtraceevent.
@@ -220,6 +221,28 @@ $(BUILD)/bench/%: bench/%.c $(STATIC)
 	  $(STATIC) $(TEP_LIBS) -o $@
 bench: $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; TB_SRCDIR=$(CURDIR) $$b || exit 1; done
+
+# The Python module (python/, docs/python.md): a CPython extension compiled
+# from python/src and lib/ by setuptools, for Debian's /usr/bin/python3
+# (python3-dev, python3-setuptools; numpy, pandas and pytest for the tests).
+PYTHON   ?= /usr/bin/python3
+PY_BUILD := $(abspath $(BUILD))/python
+py_build = cd python && $(1) $(PYTHON) setup.py -q build_py -d $(2) build_ext -b $(2) -t $(2)-tmp
+# pytest's exit 5 (no test collected) is a failure here, said as such.
+py_test = TB_CLI=$(abspath $(CLI)) PYTHONPATH=$(1) $(PYTHON) -m pytest -q -p no:cacheprovider \
+	  $(2) || { rc=$$?; [ $$rc -ne 5 ] || echo "python: pytest collected no test"; exit 1; }
+python:
+	$(call py_build,TRACEBOUND_WERROR=1,$(PY_BUILD))
+python-check: python $(CLI)
+	$(call py_test,$(PY_BUILD),tests/python)
+# The damaged-input tests against an ASan+UBSan build of the extension
+# (the sanitizer runtime preloaded into the interpreter; Python's own
+# allocations are not leak-checked).
+python-sanitize: $(CLI)
+	$(call py_build,CC=gcc TRACEBOUND_SANITIZE=1,$(PY_BUILD)-asan)
+	LD_PRELOAD=$$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(call py_test,$(PY_BUILD)-asan,tests/python/test_errors.py tests/python/test_pmclog.py)
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/tracebound \

@@ -11,6 +11,7 @@
 #   6. the AFL++ build, and FUZZ_SECONDS of libFuzzer per target
 #   7. Perfetto output: protoc decodes every conversion, compare.py checks
 #      it against libtraceevent (tests/perfetto/check.sh, runnable alone)
+#   8. the Python module: its tests, then the damaged-input ones under ASan
 #
 #   ci/test.sh                   everything (about 10-15 minutes on 2 cores)
 #   FUZZ_SECONDS=0 ci/test.sh    skip step 6's fuzzing
@@ -28,6 +29,9 @@ done
 for p in check libtraceevent; do
 	pkg-config --exists "$p" 2>/dev/null || { echo "missing: $p (pkg-config)"; need=1; }
 done
+/usr/bin/python3 -c 'import numpy, pandas, pytest, setuptools, sysconfig, os
+assert os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' \
+	>/dev/null 2>&1 || { echo "missing: Debian's python3 packages"; need=1; }
 /usr/bin/python3 -c 'import google.protobuf' 2>/dev/null || { echo "missing: python3-protobuf"; need=1; }
 [ -f /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] ||
 	{ echo "missing: libFuzzer"; need=1; }
@@ -74,5 +78,8 @@ if [ "$FUZZ_SECONDS" -gt 0 ]; then
 fi
 step "Perfetto output (protoc decode, compare with libtraceevent)"
 sh tests/perfetto/check.sh build
+step "python module (tests against the CLI; then damaged inputs under ASan+UBSan)"
+make python-check
+make python-sanitize
 
 step "all tests passed"

@@ -1,0 +1,752 @@
+/*
+ * Columns: every selected event type's fields in typed buffers, filled in
+ * one walk with the GIL released; no Python object per event.  Integers
+ * go into arrays of their own width and signedness; strings are
+ * dictionary-coded (a uint32 code per row and each distinct string once);
+ * fixed arrays into rows of their element type; variable-length arrays
+ * into a flat buffer with offsets.  Python wraps the buffers with numpy
+ * (tracebound/__init__.py) without copying them.
+ */
+#include "tbpy.h"
+
+#include <string.h>
+
+/* ---- a growable buffer (PyMem_Raw: no GIL needed) ---- */
+
+typedef struct gbuf {
+	uint8_t *p;
+	size_t len, cap;
+} gbuf;
+
+static int gbuf_reserve(gbuf *b, size_t more)
+{
+	size_t ncap;
+	uint8_t *np;
+	if (more <= b->cap - b->len)
+		return 0;
+	ncap = b->cap ? b->cap : 4096;
+	while (ncap - b->len < more) {
+		if (ncap > SIZE_MAX / 2)
+			return -1;
+		ncap *= 2;
+	}
+	np = PyMem_RawRealloc(b->p, ncap);
+	if (!np)
+		return -1;
+	b->p = np;
+	b->cap = ncap;
+	return 0;
+}
+
+static inline int gbuf_put(gbuf *b, const void *v, size_t n)
+{
+	if (n > b->cap - b->len && gbuf_reserve(b, n))
+		return -1;
+	memcpy(b->p + b->len, v, n);
+	b->len += n;
+	return 0;
+}
+
+/* Store v in `width` bytes, host order (numpy's native dtype). */
+static inline int put_int(gbuf *b, uint64_t v, unsigned width)
+{
+	switch (width) {
+	case 1: { uint8_t x = (uint8_t)v; return gbuf_put(b, &x, 1); }
+	case 2: { uint16_t x = (uint16_t)v; return gbuf_put(b, &x, 2); }
+	case 4: { uint32_t x = (uint32_t)v; return gbuf_put(b, &x, 4); }
+	default: return gbuf_put(b, &v, 8);
+	}
+}
+
+/* ---- distinct strings: text -> code ---- */
+
+typedef struct strtab {
+	gbuf bytes;          /* every distinct string, back to back */
+	gbuf offs;           /* size_t start of string i (and one past the last) */
+	uint32_t *slots;     /* open addressing: code + 1, 0 empty */
+	uint64_t *hashes;
+	size_t cap, count;
+} strtab;
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+	for (i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static const uint8_t *str_at(const strtab *t, uint32_t code, size_t *n)
+{
+	const size_t *o = (const size_t *)(const void *)t->offs.p;
+	*n = o[code + 1] - o[code];
+	return t->bytes.p + o[code];
+}
+
+static int strtab_grow(strtab *t)
+{
+	size_t ncap = t->cap ? t->cap * 2 : 64, i;
+	uint32_t *ns = PyMem_RawCalloc(ncap, sizeof(*ns));
+	uint64_t *nh = PyMem_RawCalloc(ncap, sizeof(*nh));
+	if (!ns || !nh) {
+		PyMem_RawFree(ns);
+		PyMem_RawFree(nh);
+		return -1;
+	}
+	for (i = 0; i < t->cap; i++) {
+		size_t h;
+		if (!t->slots[i])
+			continue;
+		h = (size_t)t->hashes[i] & (ncap - 1);
+		while (ns[h])
+			h = (h + 1) & (ncap - 1);
+		ns[h] = t->slots[i];
+		nh[h] = t->hashes[i];
+	}
+	PyMem_RawFree(t->slots);
+	PyMem_RawFree(t->hashes);
+	t->slots = ns;
+	t->hashes = nh;
+	t->cap = ncap;
+	return 0;
+}
+
+/* The code of s[0..n) (added when new): 0, or -1 when memory ran out. */
+static int strtab_code(strtab *t, const uint8_t *s, size_t n, uint32_t *code)
+{
+	uint64_t h = hash_bytes(s, n);
+	size_t i;
+	if ((t->count + 1) * 2 > t->cap && strtab_grow(t))
+		return -1;
+	if (!t->offs.len) {
+		size_t zero = 0;
+		if (gbuf_put(&t->offs, &zero, sizeof(zero)))
+			return -1;
+	}
+	i = (size_t)h & (t->cap - 1);
+	while (t->slots[i]) {
+		if (t->hashes[i] == h) {
+			size_t m;
+			const uint8_t *p = str_at(t, t->slots[i] - 1, &m);
+			if (m == n && (n == 0 || !memcmp(p, s, n))) {
+				*code = t->slots[i] - 1;
+				return 0;
+			}
+		}
+		i = (i + 1) & (t->cap - 1);
+	}
+	if (t->count >= UINT32_MAX - 1 || gbuf_put(&t->bytes, s, n))
+		return -1;
+	{
+		size_t end = t->bytes.len;
+		if (gbuf_put(&t->offs, &end, sizeof(end)))
+			return -1;
+	}
+	t->slots[i] = (uint32_t)(t->count + 1);
+	t->hashes[i] = h;
+	*code = (uint32_t)t->count++;
+	return 0;
+}
+
+static void strtab_free(strtab *t)
+{
+	PyMem_RawFree(t->bytes.p);
+	PyMem_RawFree(t->offs.p);
+	PyMem_RawFree(t->slots);
+	PyMem_RawFree(t->hashes);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- columns of one event type ---- */
+
+enum { COL_NUM, COL_STR, COL_FIXED, COL_LIST };
+enum { SP_NONE, SP_TS, SP_CPU, SP_PID, SP_COMM };
+
+typedef struct col {
+	const tb_field *fl;  /* NULL for the session's columns */
+	int special;         /* SP_* */
+	int kind;            /* COL_* */
+	unsigned width;      /* bytes per value (element) */
+	int is_signed;
+	uint32_t count;      /* COL_FIXED: elements per row */
+	tb_field elem;       /* the field as read element by element */
+	gbuf data;
+	gbuf offs;           /* COL_LIST: uint64 end offset (in elements) per row */
+	strtab st;           /* COL_STR */
+	int64_t none_code;   /* SP_COMM: the code of "unknown" (None), or -1 */
+} col;
+
+typedef struct table {
+	const tb_format *f;
+	size_t rows;
+	col *cols;
+	size_t ncols;
+} table;
+
+typedef struct builder {
+	table *t;
+	size_t n, cap;
+	/* format -> table index + 1, open addressing */
+	const tb_format **keys;
+	size_t *vals;
+	size_t kcap;
+	int big_endian;
+	int all;                 /* every format met gets a table */
+	uint64_t damaged;
+} builder;
+
+static int valid_width(unsigned w)
+{
+	return w == 1 || w == 2 || w == 4 || w == 8;
+}
+
+static void col_plan(col *c, const tb_field *fl)
+{
+	memset(c, 0, sizeof(*c));
+	c->none_code = -1;
+	c->fl = fl;
+	c->elem = *fl;
+	c->is_signed = (fl->flags & TB_FIELD_SIGNED) != 0;
+	if (fl->kind == TB_FIELD_INT || fl->kind == TB_FIELD_LONG ||
+	    fl->kind == TB_FIELD_POINTER) {
+		c->kind = COL_NUM;
+		c->width = valid_width(fl->size) ? fl->size : 8;
+	} else if (fl->flags & TB_FIELD_TEXT) {
+		c->kind = COL_STR;
+		c->width = 4;
+	} else if (fl->kind == TB_FIELD_ARRAY && valid_width(fl->elem_size) && fl->count) {
+		c->kind = COL_FIXED;
+		c->width = fl->elem_size;
+		c->count = fl->count;
+	} else {
+		c->kind = COL_LIST;
+		if (fl->kind == TB_FIELD_OPAQUE || !valid_width(fl->elem_size)) {
+			/* bytes, as the iteration gives them */
+			c->elem.kind = TB_FIELD_ARRAY;
+			c->elem.elem_size = 1;
+			c->elem.flags &= (uint8_t)~TB_FIELD_SIGNED;
+			c->is_signed = 0;
+			c->width = 1;
+		} else {
+			c->width = fl->elem_size;
+		}
+	}
+}
+
+static void special_plan(col *c, int sp)
+{
+	memset(c, 0, sizeof(*c));
+	c->special = sp;
+	switch (sp) {
+	case SP_TS: c->kind = COL_NUM; c->width = 8; break;
+	case SP_CPU: c->kind = COL_NUM; c->width = 4; break;
+	case SP_PID: c->kind = COL_NUM; c->width = 4; c->is_signed = 1; break;
+	default: c->kind = COL_STR; c->width = 4; break;
+	}
+	c->none_code = -1;
+}
+
+static int table_init(table *t, const tb_format *f)
+{
+	size_t i;
+	memset(t, 0, sizeof(*t));
+	t->f = f;
+	t->ncols = 4 + f->nfields;
+	t->cols = PyMem_RawCalloc(t->ncols, sizeof(col));
+	if (!t->cols)
+		return -1;
+	special_plan(&t->cols[0], SP_TS);
+	special_plan(&t->cols[1], SP_CPU);
+	special_plan(&t->cols[2], SP_PID);
+	special_plan(&t->cols[3], SP_COMM);
+	for (i = 0; i < f->nfields; i++)
+		col_plan(&t->cols[4 + i], &f->fields[i]);
+	return 0;
+}
+
+static void table_free(table *t)
+{
+	size_t i;
+	for (i = 0; t->cols && i < t->ncols; i++) {
+		PyMem_RawFree(t->cols[i].data.p);
+		PyMem_RawFree(t->cols[i].offs.p);
+		strtab_free(&t->cols[i].st);
+	}
+	PyMem_RawFree(t->cols);
+	memset(t, 0, sizeof(*t));
+}
+
+static void builder_free(builder *b)
+{
+	size_t i;
+	for (i = 0; i < b->n; i++)
+		table_free(&b->t[i]);
+	PyMem_RawFree(b->t);
+	PyMem_RawFree(b->keys);
+	PyMem_RawFree(b->vals);
+	memset(b, 0, sizeof(*b));
+}
+
+static size_t phash(const void *p, size_t cap)
+{
+	return ((uintptr_t)p >> 4) & (cap - 1);
+}
+
+/* The table of f: its index, or (size_t)-1 (no table: not selected) and
+ * *oom set when memory ran out. */
+static size_t table_of(builder *b, const tb_format *f, int *oom)
+{
+	size_t h;
+	if (b->kcap) {
+		h = phash(f, b->kcap);
+		while (b->keys[h]) {
+			if (b->keys[h] == f)
+				return b->vals[h];
+			h = (h + 1) & (b->kcap - 1);
+		}
+	}
+	if (!b->all)
+		return (size_t)-1;
+	/* a new event type */
+	if ((b->n + 1) * 2 > b->kcap) {
+		size_t ncap = b->kcap ? b->kcap * 2 : 64, i;
+		const tb_format **nk = PyMem_RawCalloc(ncap, sizeof(*nk));
+		size_t *nv = PyMem_RawCalloc(ncap, sizeof(*nv));
+		if (!nk || !nv) {
+			PyMem_RawFree(nk);
+			PyMem_RawFree(nv);
+			*oom = 1;
+			return (size_t)-1;
+		}
+		for (i = 0; i < b->kcap; i++) {
+			if (!b->keys[i])
+				continue;
+			h = phash(b->keys[i], ncap);
+			while (nk[h])
+				h = (h + 1) & (ncap - 1);
+			nk[h] = b->keys[i];
+			nv[h] = b->vals[i];
+		}
+		PyMem_RawFree(b->keys);
+		PyMem_RawFree(b->vals);
+		b->keys = nk;
+		b->vals = nv;
+		b->kcap = ncap;
+	}
+	if (b->n == b->cap) {
+		size_t nc = b->cap ? b->cap * 2 : 16;
+		table *nt = PyMem_RawRealloc(b->t, nc * sizeof(*nt));
+		if (!nt) {
+			*oom = 1;
+			return (size_t)-1;
+		}
+		b->t = nt;
+		b->cap = nc;
+	}
+	if (table_init(&b->t[b->n], f)) {
+		*oom = 1;
+		return (size_t)-1;
+	}
+	h = phash(f, b->kcap);
+	while (b->keys[h])
+		h = (h + 1) & (b->kcap - 1);
+	b->keys[h] = f;
+	b->vals[h] = b->n;
+	return b->n++;
+}
+
+/* Append one event to its table: 0, or -1 when memory ran out. */
+static int table_add(table *t, const tb_session_event *ev, int be)
+{
+	tb_field_value vals[TB_FORMAT_MAX_FIELDS];
+	tb_error e;
+	const tb_format *f = t->f;
+	size_t i;
+	uint32_t n = f->nfields < TB_FORMAT_MAX_FIELDS ? f->nfields : TB_FORMAT_MAX_FIELDS;
+	if (tb_format_decode(f, ev->data, ev->len, be, vals, n, &e) != TB_OK) {
+		/* each value has its own status */
+	}
+	for (i = 0; i < t->ncols; i++) {
+		col *c = &t->cols[i];
+		const tb_field_value *v;
+		uint32_t code;
+		switch (c->special) {
+		case SP_TS:
+			if (put_int(&c->data, ev->ts, 8))
+				return -1;
+			continue;
+		case SP_CPU:
+			if (put_int(&c->data, ev->cpu, 4))
+				return -1;
+			continue;
+		case SP_PID:
+			if (put_int(&c->data, (uint32_t)ev->pid, 4))
+				return -1;
+			continue;
+		case SP_COMM:
+			if (!ev->comm_known && ev->pid != 0) {
+				/* unknown (None, as the library's JSON has it):
+				 * one code of its own */
+				if (c->none_code < 0) {
+					if (strtab_code(&c->st, (const uint8_t *)"\0unknown", 8,
+							&code))
+						return -1;
+					c->none_code = code;
+				}
+				if (put_int(&c->data, (uint32_t)c->none_code, 4))
+					return -1;
+				continue;
+			}
+			if (strtab_code(&c->st, (const uint8_t *)ev->comm,
+					ev->comm ? ev->comm_len : 0, &code) ||
+			    put_int(&c->data, code, 4))
+				return -1;
+			continue;
+		default:
+			break;
+		}
+		if (i - 4 >= n)
+			v = NULL;
+		else
+			v = &vals[i - 4];
+		if (v && v->status != TB_OK)
+			v = NULL;
+		switch (c->kind) {
+		case COL_NUM:
+			if (put_int(&c->data, v ? v->num : 0, c->width))
+				return -1;
+			break;
+		case COL_STR: {
+			const uint8_t *s = v ? v->data : NULL;
+			size_t sl = v ? v->len : 0;
+			const uint8_t *nul = sl ? memchr(s, 0, sl) : NULL;
+			if (nul)
+				sl = (size_t)(nul - s);
+			if (strtab_code(&c->st, s ? s : (const uint8_t *)"", sl, &code) ||
+			    put_int(&c->data, code, 4))
+				return -1;
+			break;
+		}
+		case COL_FIXED: {
+			uint32_t k;
+			if (gbuf_reserve(&c->data, (size_t)c->count * c->width))
+				return -1;
+			for (k = 0; k < c->count; k++) {
+				uint64_t x = 0;
+				if (v && tb_field_elem(&c->elem, ev->data, ev->len, be, k, &x,
+						       NULL) != TB_OK)
+					x = 0;
+				(void)put_int(&c->data, x, c->width);
+			}
+			break;
+		}
+		default: { /* COL_LIST */
+			size_t cnt = v && c->width ? v->len / c->width : 0, k;
+			uint64_t end;
+			if (gbuf_reserve(&c->data, cnt * c->width))
+				return -1;
+			for (k = 0; k < cnt; k++) {
+				uint64_t x = 0;
+				if (tb_field_elem(&c->elem, ev->data, ev->len, be, k, &x, NULL) !=
+				    TB_OK)
+					x = 0;
+				(void)put_int(&c->data, x, c->width);
+			}
+			end = c->data.len / c->width;
+			if (gbuf_put(&c->offs, &end, sizeof(end)))
+				return -1;
+			break;
+		}
+		}
+	}
+	t->rows++;
+	return 0;
+}
+
+/* ---- handing the buffers to Python ---- */
+
+typedef struct tbpy_buffer {
+	PyObject_HEAD
+	void *p;
+	Py_ssize_t len;
+	Py_ssize_t exports;
+} tbpy_buffer;
+
+static int buffer_get(tbpy_buffer *b, Py_buffer *view, int flags)
+{
+	if (PyBuffer_FillInfo(view, (PyObject *)b, b->p, b->len, 0, flags) < 0)
+		return -1;
+	b->exports++;
+	return 0;
+}
+
+static void buffer_release(tbpy_buffer *b, Py_buffer *view)
+{
+	(void)view;
+	b->exports--;
+}
+
+static void buffer_dealloc(tbpy_buffer *b)
+{
+	PyMem_RawFree(b->p);
+	PyObject_Free(b);
+}
+
+static PyBufferProcs buffer_procs = {
+	(getbufferproc)buffer_get,
+	(releasebufferproc)buffer_release,
+};
+
+static Py_ssize_t buffer_length(tbpy_buffer *b)
+{
+	return b->len;
+}
+
+static PySequenceMethods buffer_seq = {
+	.sq_length = (lenfunc)buffer_length,
+};
+
+PyTypeObject tbpy_BufferType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "tracebound._Buffer",
+	.tp_basicsize = sizeof(tbpy_buffer),
+	.tp_dealloc = (destructor)buffer_dealloc,
+	.tp_as_sequence = &buffer_seq,
+	.tp_as_buffer = &buffer_procs,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "Memory filled by the decoder (wrapped by numpy.frombuffer).",
+};
+
+PyObject *tbpy_buffer_new(void *p, size_t len)
+{
+	tbpy_buffer *b = PyObject_New(tbpy_buffer, &tbpy_BufferType);
+	if (!b) {
+		PyMem_RawFree(p);
+		return NULL;
+	}
+	b->p = p;
+	b->len = (Py_ssize_t)len;
+	b->exports = 0;
+	return (PyObject *)b;
+}
+
+/* Move a gbuf into a Buffer object. */
+static PyObject *take(gbuf *g)
+{
+	PyObject *o;
+	if (!g->p) {
+		g->p = PyMem_RawMalloc(1);
+		if (!g->p)
+			return PyErr_NoMemory();
+	}
+	o = tbpy_buffer_new(g->p, g->len);
+	memset(g, 0, sizeof(*g));
+	return o;
+}
+
+static char dtype_char(const col *c)
+{
+	(void)c;
+	return c->is_signed ? 'i' : 'u';
+}
+
+/* The distinct strings of a column as a list of str. */
+static PyObject *uniques(const strtab *t, int64_t none_code)
+{
+	PyObject *l = PyList_New((Py_ssize_t)t->count);
+	size_t i;
+	for (i = 0; l && i < t->count; i++) {
+		size_t n;
+		const uint8_t *s = str_at(t, (uint32_t)i, &n);
+		PyObject *o = (int64_t)i == none_code ? Py_NewRef(Py_None)
+						     : tbpy_str((const char *)s, n);
+		if (!o) {
+			Py_CLEAR(l);
+			break;
+		}
+		PyList_SET_ITEM(l, (Py_ssize_t)i, o);
+	}
+	return l;
+}
+
+/* A list column: one list of ints per row. */
+static PyObject *lists(col *c, size_t rows)
+{
+	PyObject *l = PyList_New((Py_ssize_t)rows);
+	const uint64_t *ends = (const uint64_t *)(const void *)c->offs.p;
+	uint64_t start = 0;
+	size_t r;
+	for (r = 0; l && r < rows; r++) {
+		uint64_t k, end = ends[r];
+		PyObject *row;
+		if ((r & 0xffff) == 0xffff) {
+			/* Python objects need the GIL: let other threads run
+			 * between chunks, as the eval loop would */
+			Py_BEGIN_ALLOW_THREADS
+			Py_END_ALLOW_THREADS
+		}
+		row = PyList_New((Py_ssize_t)(end - start));
+		for (k = start; row && k < end; k++) {
+			const uint8_t *p = c->data.p + k * c->width;
+			uint64_t u = 0;
+			PyObject *o;
+			switch (c->width) {
+			case 1: { uint8_t x; memcpy(&x, p, 1);
+				u = c->is_signed ? (uint64_t)(int64_t)(int8_t)x : x; break; }
+			case 2: { uint16_t x; memcpy(&x, p, 2);
+				u = c->is_signed ? (uint64_t)(int64_t)(int16_t)x : x; break; }
+			case 4: { uint32_t x; memcpy(&x, p, 4);
+				u = c->is_signed ? (uint64_t)(int64_t)(int32_t)x : x; break; }
+			default: memcpy(&u, p, 8); break;
+			}
+			o = c->is_signed ? PyLong_FromLongLong((long long)(int64_t)u)
+					 : PyLong_FromUnsignedLongLong(u);
+			if (!o) {
+				Py_CLEAR(row);
+				break;
+			}
+			PyList_SET_ITEM(row, (Py_ssize_t)(k - start), o);
+		}
+		if (!row) {
+			Py_CLEAR(l);
+			break;
+		}
+		PyList_SET_ITEM(l, (Py_ssize_t)r, row);
+		start = end;
+	}
+	return l;
+}
+
+static const char *special_name(int sp)
+{
+	switch (sp) {
+	case SP_TS: return "__ts";
+	case SP_CPU: return "__cpu";
+	case SP_PID: return "__pid";
+	default: return "__comm";
+	}
+}
+
+/* (name, kind, dtype, payload...) for each column of t. */
+static PyObject *table_result(table *t)
+{
+	PyObject *cols = PyList_New(0), *out;
+	size_t i;
+	if (!cols)
+		return NULL;
+	for (i = 0; i < t->ncols; i++) {
+		col *c = &t->cols[i];
+		PyObject *name = c->fl ? tbpy_str(c->fl->name, c->fl->name_len)
+				       : PyUnicode_FromString(special_name(c->special));
+		PyObject *spec = NULL;
+		char dt[8];
+		snprintf(dt, sizeof(dt), "=%c%u", dtype_char(c), c->width);
+		if (!name)
+			goto fail;
+		switch (c->kind) {
+		case COL_NUM:
+			spec = Py_BuildValue("(NsyN)", name, "num", dt, take(&c->data));
+			break;
+		case COL_STR:
+			spec = Py_BuildValue("(NsyNN)", name, "str", "=u4", take(&c->data),
+					     uniques(&c->st, c->none_code));
+			break;
+		case COL_FIXED:
+			spec = Py_BuildValue("(NsyNI)", name, "fixed", dt, take(&c->data),
+					     c->count);
+			break;
+		default:
+			spec = Py_BuildValue("(NsyN)", name, "list", dt, lists(c, t->rows));
+			break;
+		}
+		if (!spec || PyList_Append(cols, spec) < 0) {
+			Py_XDECREF(spec);
+			goto fail;
+		}
+		Py_DECREF(spec);
+	}
+	out = Py_BuildValue("(NNnN)", tbpy_str(t->f->system, t->f->system_len),
+			    tbpy_str(t->f->name, t->f->name_len), (Py_ssize_t)t->rows, cols);
+	return out;
+fail:
+	Py_DECREF(cols);
+	return NULL;
+}
+
+PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "name", "cpus", "start", "end", NULL };
+	PyObject *name = NULL, *cpus = NULL, *start = NULL, *end = NULL, *out = NULL;
+	tbpy_filter f;
+	builder b;
+	tbpy_sess *ss;
+	tb_status st = TB_OK;
+	tb_error err;
+	int oom = 0;
+	size_t i;
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO", kwlist, &name, &cpus, &start, &end))
+		return NULL;
+	ss = tbpy_walker_get(t);
+	if (!ss)
+		return NULL;
+	memset(&b, 0, sizeof(b));
+	if (tbpy_filter_parse_locked(ss, &f, name, cpus, start, end)) {
+		tbpy_walker_put(ss);
+		return NULL;
+	}
+	b.big_endian = ss->big_endian;
+	b.all = f.formats == NULL;
+	/* named types get their tables (in the order named) even when empty */
+	for (i = 0; i < f.nformats && !oom; i++) {
+		b.all = 1;
+		(void)table_of(&b, f.formats[i], &oom);
+		b.all = 0;
+	}
+	if (!oom) {
+		Py_BEGIN_ALLOW_THREADS
+		PyThread_acquire_lock(ss->lock, WAIT_LOCK);
+		for (;;) {
+			tb_session_event ev;
+			size_t k;
+			st = tbpy_next(ss->s, &f, &ev, &b.damaged, &err);
+			if (st != TB_OK)
+				break;
+			if (!ev.format)
+				continue;
+			k = table_of(&b, ev.format, &oom);
+			if (oom)
+				break;
+			if (k == (size_t)-1)
+				continue;
+			if (table_add(&b.t[k], &ev, b.big_endian)) {
+				oom = 1;
+				break;
+			}
+		}
+		PyThread_release_lock(ss->lock);
+		Py_END_ALLOW_THREADS
+	}
+	if (oom) {
+		PyErr_NoMemory();
+	} else if (st != TB_END) {
+		tbpy_raise_walk(ss->s, &err);
+	} else {
+		out = PyList_New(0);
+		for (i = 0; out && i < b.n; i++) {
+			PyObject *r = table_result(&b.t[i]);
+			if (!r || PyList_Append(out, r) < 0) {
+				Py_XDECREF(r);
+				Py_CLEAR(out);
+			} else {
+				Py_DECREF(r);
+			}
+		}
+	}
+	builder_free(&b);
+	tbpy_filter_free(&f);
+	tbpy_walker_put(ss);
+	return out;
+}

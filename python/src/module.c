@@ -1,0 +1,159 @@
+/* tracebound._tracebound: the module, its Error type and shared helpers. */
+#include "tbpy.h"
+
+PyObject *tbpy_Error;
+
+/* Short, stable names for tb_status values (Error.status). */
+static const char *status_key(tb_status st)
+{
+	switch (st) {
+	case TB_OK: return "ok";
+	case TB_END: return "end";
+	case TB_NEED_MORE: return "need_more";
+	case TB_NOT_FOUND: return "not_found";
+	case TB_ERR_TRUNCATED: return "truncated";
+	case TB_ERR_LENGTH: return "length";
+	case TB_ERR_RANGE: return "range";
+	case TB_ERR_MAGIC: return "magic";
+	case TB_ERR_VERSION: return "version";
+	case TB_ERR_SYNTAX: return "syntax";
+	case TB_ERR_VALUE: return "value";
+	case TB_ERR_DUPLICATE: return "duplicate";
+	case TB_ERR_CYCLE: return "cycle";
+	case TB_ERR_UNSUPPORTED: return "unsupported";
+	case TB_ERR_LIMIT: return "limit";
+	case TB_ERR_NO_SPACE: return "no_space";
+	case TB_ERR_ARG: return "arg";
+	default: return "error";
+	}
+}
+
+PyObject *tbpy_raise(const char *context, tb_status st, uint64_t offset,
+		     const char *what)
+{
+	PyObject *exc, *v;
+	if (!what)
+		what = tb_strerror(st);
+	exc = PyObject_CallFunction(tbpy_Error, "s", "");
+	if (!exc)
+		return NULL;
+	v = PyUnicode_FromFormat("%s%s%s at offset %llu (%s)", context ? context : "",
+				 context ? ": " : "", what, (unsigned long long)offset,
+				 tb_strerror(st));
+	/* the message is args[0], as str(e) shows it */
+	if (v) {
+		PyObject *args = PyTuple_Pack(1, v);
+		if (args) {
+			PyObject_SetAttrString(exc, "args", args);
+			Py_DECREF(args);
+		}
+		Py_DECREF(v);
+	}
+	v = PyUnicode_FromString(status_key(st));
+	if (v) {
+		PyObject_SetAttrString(exc, "status", v);
+		Py_DECREF(v);
+	}
+	v = PyLong_FromLong((long)st);
+	if (v) {
+		PyObject_SetAttrString(exc, "code", v);
+		Py_DECREF(v);
+	}
+	v = PyLong_FromUnsignedLongLong(offset);
+	if (v) {
+		PyObject_SetAttrString(exc, "offset", v);
+		Py_DECREF(v);
+	}
+	v = PyUnicode_FromString(what);
+	if (v) {
+		PyObject_SetAttrString(exc, "what", v);
+		Py_DECREF(v);
+	}
+	PyErr_Clear(); /* a failed attribute set must not mask the error */
+	PyErr_SetObject(tbpy_Error, exc);
+	Py_DECREF(exc);
+	return NULL;
+}
+
+PyObject *tbpy_raise_err(const char *context, const tb_error *e)
+{
+	return tbpy_raise(context, e->status, e->offset, e->what);
+}
+
+PyObject *tbpy_str(const char *s, size_t n)
+{
+	if (n > PY_SSIZE_T_MAX)
+		n = PY_SSIZE_T_MAX;
+	return PyUnicode_DecodeUTF8(s ? s : "", (Py_ssize_t)n, "surrogateescape");
+}
+
+int tbpy_fs_or_none(PyObject *o, void *out)
+{
+	if (o == Py_None) {
+		*(PyObject **)out = NULL;
+		return 1;
+	}
+	return PyUnicode_FSConverter(o, out);
+}
+
+static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kw)
+{
+	(void)self;
+	return PyObject_Call((PyObject *)&tbpy_TraceType, args, kw);
+}
+
+static PyObject *py_strerror(PyObject *self, PyObject *arg)
+{
+	long v = PyLong_AsLong(arg);
+	(void)self;
+	if (v == -1 && PyErr_Occurred())
+		return NULL;
+	return PyUnicode_FromString(tb_strerror((tb_status)v));
+}
+
+static PyMethodDef methods[] = {
+	{ "open", (PyCFunction)(void (*)(void))py_open, METH_VARARGS | METH_KEYWORDS,
+	  "open(path, events=None, skip_damaged=True) -> Trace\n\n"
+	  "A trace.dat file, or a directory of per-CPU trace_pipe_raw dumps\n"
+	  "(cpuN.raw, header_page, subbuf_kb) with an events directory of\n"
+	  "<system>/<event>/format files (events=, default path/events)." },
+	{ "check", (PyCFunction)(void (*)(void))tbpy_check, METH_VARARGS | METH_KEYWORDS,
+	  "check(path, events=None) -> list of anomalies (dicts)" },
+	{ "pmclog", (PyCFunction)(void (*)(void))tbpy_pmclog, METH_VARARGS | METH_KEYWORDS,
+	  "pmclog(path, addr_size=0, stop_at_closelog=False) -> list of records" },
+	{ "strerror", py_strerror, METH_O, "strerror(code) -> the library's name of a status" },
+	{ NULL, NULL, 0, NULL }
+};
+
+static struct PyModuleDef moddef = {
+	PyModuleDef_HEAD_INIT, "tracebound._tracebound",
+	"tracebound's C extension: decoding in C over the library's session.", -1,
+	methods, NULL, NULL, NULL, NULL
+};
+
+PyMODINIT_FUNC PyInit__tracebound(void);
+
+PyMODINIT_FUNC PyInit__tracebound(void)
+{
+	PyObject *m;
+	if (PyType_Ready(&tbpy_SessType) < 0 || PyType_Ready(&tbpy_TraceType) < 0 || PyType_Ready(&tbpy_EventType) < 0 ||
+	    PyType_Ready(&tbpy_EventIterType) < 0 || PyType_Ready(&tbpy_BufferType) < 0)
+		return NULL;
+	m = PyModule_Create(&moddef);
+	if (!m)
+		return NULL;
+	tbpy_Error = PyErr_NewExceptionWithDoc(
+		"tracebound.Error",
+		"A capture that cannot be decoded: status (a short name such as\n"
+		"'truncated'), code (the library's tb_status), offset (the byte\n"
+		"offset of the fault) and what (the library's description).",
+		NULL, NULL);
+	if (!tbpy_Error || PyModule_AddObjectRef(m, "Error", tbpy_Error) < 0 ||
+	    PyModule_AddObjectRef(m, "Trace", (PyObject *)&tbpy_TraceType) < 0 ||
+	    PyModule_AddObjectRef(m, "Event", (PyObject *)&tbpy_EventType) < 0 ||
+	    PyModule_AddStringConstant(m, "library_version", tb_version()) < 0) {
+		Py_DECREF(m);
+		return NULL;
+	}
+	return m;
+}

@@ -1,0 +1,551 @@
+/*
+ * The input of a session: a trace.dat mapped read-only, or a raw dump
+ * directory (cpuN.raw files mapped, header_page, subbuf_kb and the event
+ * format texts read).  Runs without the GIL: plain C, no Python calls.
+ */
+#define _DEFAULT_SOURCE
+#include "tbpy.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TBPY_MAX_TEXT (64u << 20)   /* a format, table or header text */
+#define TBPY_MAX_CPUS 8192u
+
+int tbpy_map_file(const char *path, tbpy_map *m)
+{
+	struct stat st;
+	void *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	memset(m, 0, sizeof(*m));
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		errno = EISDIR;
+		return -1;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
+			close(fd);
+			errno = EFBIG;
+			return -1;
+		}
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			close(fd);
+			m->data = p;
+			m->len = (size_t)st.st_size;
+			m->mapped = 1;
+			return 0;
+		}
+	}
+	/* a pipe, an empty or a tracefs file (size 0): read to the end */
+	{
+		size_t cap = 4096, n = 0;
+		uint8_t *buf = malloc(cap);
+		while (buf) {
+			ssize_t got;
+			if (n == cap) {
+				uint8_t *nb = cap < TBPY_MAX_TEXT ? realloc(buf, cap * 2) : NULL;
+				if (!nb) {
+					free(buf);
+					buf = NULL;
+					errno = ENOMEM;
+					break;
+				}
+				buf = nb;
+				cap *= 2;
+			}
+			got = read(fd, buf + n, cap - n);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got < 0) {
+				int e = errno;
+				free(buf);
+				buf = NULL;
+				errno = e;
+				break;
+			}
+			if (got == 0)
+				break;
+			n += (size_t)got;
+		}
+		close(fd);
+		if (!buf)
+			return -1;
+		m->data = buf;
+		m->len = n;
+		m->mapped = 0;
+	}
+	return 0;
+}
+
+void tbpy_unmap(tbpy_map *m)
+{
+	if (m->data) {
+		if (m->mapped)
+			munmap((void *)(uintptr_t)m->data, m->len);
+		else
+			free((void *)(uintptr_t)m->data);
+	}
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- decompressors, loaded when present ---- */
+
+typedef size_t (*zstd_decompress_fn)(void *, size_t, const void *, size_t);
+typedef unsigned (*zstd_iserror_fn)(size_t);
+typedef int (*zlib_uncompress_fn)(uint8_t *, unsigned long *, const uint8_t *,
+				  unsigned long);
+
+static struct {
+	int tried;
+	zstd_decompress_fn zd;
+	zstd_iserror_fn ze;
+	zlib_uncompress_fn zu;
+} dl;
+
+static void load_decompressors(void)
+{
+	void *h;
+	/* Python's import lock serialises the first Trace of the module:
+	 * this runs once before any thread decodes (see tbpy_input_open). */
+	if (dl.tried)
+		return;
+	dl.tried = 1;
+	h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (h) {
+		*(void **)&dl.zd = dlsym(h, "ZSTD_decompress");
+		*(void **)&dl.ze = dlsym(h, "ZSTD_isError");
+		if (!dl.zd || !dl.ze)
+			dl.zd = NULL;
+	}
+	h = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (h)
+		*(void **)&dl.zu = dlsym(h, "uncompress");
+}
+
+tb_status tbpy_decompress(void *ctx, const char *algo, const void *src,
+			  size_t src_len, void *dst, size_t dst_cap,
+			  size_t *produced)
+{
+	(void)ctx;
+	if (!strcmp(algo, "zstd") && dl.zd) {
+		size_t r = dl.zd(dst, dst_cap, src, src_len);
+		if (dl.ze(r))
+			return TB_ERR_VALUE;
+		*produced = r;
+		return TB_OK;
+	}
+	if (!strcmp(algo, "zlib") && dl.zu) {
+		unsigned long out = (unsigned long)dst_cap;
+		if (src_len > (unsigned long)-1 || dl.zu(dst, &out, src, (unsigned long)src_len) != 0)
+			return TB_ERR_VALUE;
+		*produced = out;
+		return TB_OK;
+	}
+	return TB_ERR_UNSUPPORTED;
+}
+
+/* ---- raw dump directories ---- */
+
+static char *join(const char *a, const char *b)
+{
+	size_t n = strlen(a) + strlen(b) + 2;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s/%s", a, b);
+	return p;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Read dir/name when it exists: 0 (m empty when absent), -1 on an error. */
+static int optional_text(const char *dir, const char *name, tbpy_map *m)
+{
+	char *p = join(dir, name);
+	struct stat st;
+	int rc = 0;
+	memset(m, 0, sizeof(*m));
+	if (!p)
+		return -1;
+	if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
+		rc = tbpy_map_file(p, m);
+	free(p);
+	return rc;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_names(char **v, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Sorted names of the entries of dir (dirs_only: subdirectories). */
+static char **list_dir(const char *dir, int dirs_only, size_t *count)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	*count = 0;
+	if (!d)
+		return NULL;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (dirs_only) {
+			char *p = join(dir, de->d_name);
+			int ok = p && is_dir(p);
+			free(p);
+			if (!ok)
+				continue;
+		}
+		if (n == cap) {
+			char **nv = realloc(v, (cap ? cap * 2 : 64) * sizeof(*v));
+			if (!nv)
+				goto fail;
+			v = nv;
+			cap = cap ? cap * 2 : 64;
+		}
+		if (!(v[n] = strdup(de->d_name)))
+			goto fail;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), by_name);
+	*count = n;
+	return v ? v : calloc(1, sizeof(char *));
+fail:
+	closedir(d);
+	free_names(v, n);
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* The N of "cpuN" or "cpuN.raw", else -1. */
+static long cpu_of(const char *name)
+{
+	long v = 0;
+	int digits = 0;
+	if (strncmp(name, "cpu", 3) != 0)
+		return -1;
+	for (name += 3; *name >= '0' && *name <= '9'; name++) {
+		if (++digits > 5)
+			return -1;
+		v = v * 10 + (*name - '0');
+	}
+	if (!digits || (*name && strcmp(name, ".raw") != 0))
+		return -1;
+	return v;
+}
+
+static int fail(tbpy_input *in, const char *fmt, const char *a)
+{
+	int e = errno;
+	snprintf(in->errmsg, sizeof(in->errmsg), fmt, a);
+	errno = e;
+	return -1;
+}
+
+static int add_text(tbpy_input *in, char *s)
+{
+	if (!s)
+		return -1;
+	in->texts[in->texts_n++] = s;
+	return 0;
+}
+
+/* Every events/<system>/<event>/format under dir. */
+static int load_formats(tbpy_input *in, const char *dir)
+{
+	size_t nsys, s, cap = 0;
+	char **systems = list_dir(dir, 1, &nsys);
+	if (!systems)
+		return fail(in, "%s: cannot read the events directory", dir);
+	for (s = 0; s < nsys; s++) {
+		char *sdir = join(dir, systems[s]);
+		size_t nev, k;
+		char **evs = sdir ? list_dir(sdir, 1, &nev) : NULL;
+		for (k = 0; evs && k < nev; k++) {
+			char *edir = join(sdir, evs[k]);
+			char *path = edir ? join(edir, "format") : NULL;
+			tbpy_map m;
+			free(edir);
+			if (!path || tbpy_map_file(path, &m) != 0) {
+				free(path);
+				continue; /* an event directory without a readable format */
+			}
+			free(path);
+			if (in->nformats == cap) {
+				size_t nc = cap ? cap * 2 : 1024;
+				tb_session_format_text *nf = realloc(in->formats, nc * sizeof(*nf));
+				char **nt = realloc(in->texts, 2 * nc * sizeof(*nt));
+				if (nf)
+					in->formats = nf;
+				if (nt)
+					in->texts = nt;
+				if (!nf || !nt) {
+					tbpy_unmap(&m);
+					free_names(evs, nev);
+					free(sdir);
+					free_names(systems, nsys);
+					errno = ENOMEM;
+					return fail(in, "%s: out of memory", dir);
+				}
+				cap = nc;
+			}
+			/* texts owned as C strings; the map is copied so one
+			 * free path serves every text */
+			{
+				size_t tlen = m.len;
+				char *t = malloc(tlen + 1);
+				char *sys = strdup(systems[s]);
+				if (t) {
+					memcpy(t, m.data, tlen);
+					t[tlen] = 0;
+				}
+				tbpy_unmap(&m);
+				if (!t || !sys) {
+					free(t);
+					free(sys);
+					t = sys = NULL;
+				}
+				if (add_text(in, t) || add_text(in, sys)) {
+					free_names(evs, nev);
+					free(sdir);
+					free_names(systems, nsys);
+					errno = ENOMEM;
+					return fail(in, "%s: out of memory", dir);
+				}
+				in->formats[in->nformats].system.ptr = sys;
+				in->formats[in->nformats].system.len = strlen(sys);
+				in->formats[in->nformats].text.ptr = t;
+				in->formats[in->nformats].text.len = tlen;
+				in->nformats++;
+			}
+		}
+		if (evs)
+			free_names(evs, nev);
+		free(sdir);
+	}
+	free_names(systems, nsys);
+	if (!in->nformats) {
+		errno = ENOENT;
+		return fail(in, "%s: no <system>/<event>/format files", dir);
+	}
+	return 0;
+}
+
+static int span_of(const tbpy_map *m, tb_span *s)
+{
+	s->ptr = (const char *)m->data;
+	s->len = m->len;
+	return 0;
+}
+
+static int host_big_endian(void)
+{
+	const uint16_t probe = 1;
+	uint8_t first;
+	memcpy(&first, &probe, 1);
+	return first == 0;
+}
+
+static int open_raw_dir(tbpy_input *in, const char *path, const char *events_dir)
+{
+	size_t n, i;
+	char **names = list_dir(path, 0, &n);
+	char *evdir = NULL;
+	tbpy_map kb;
+	if (!names)
+		return fail(in, "%s: cannot read the directory", path);
+	in->cpus = calloc(n ? n : 1, sizeof(*in->cpus));
+	in->raw = calloc(n ? n : 1, sizeof(*in->raw));
+	if (!in->cpus || !in->raw) {
+		free_names(names, n);
+		errno = ENOMEM;
+		return fail(in, "%s: out of memory", path);
+	}
+	for (i = 0; i < n; i++) {
+		long cpu = cpu_of(names[i]);
+		char *p;
+		if (cpu < 0 || cpu >= (long)TBPY_MAX_CPUS)
+			continue;
+		p = join(path, names[i]);
+		if (p && is_dir(p)) { /* tracefs' per_cpu/cpuN directories */
+			free(p);
+			continue;
+		}
+		if (!p || tbpy_map_file(p, &in->cpus[in->nraw]) != 0) {
+			int e = errno;
+			free(p);
+			free_names(names, n);
+			errno = e;
+			return fail(in, "%s: cannot map a per-CPU dump", path);
+		}
+		free(p);
+		in->raw[in->nraw].cpu = (uint32_t)cpu;
+		in->raw[in->nraw].data = in->cpus[in->nraw].data;
+		in->raw[in->nraw].len = in->cpus[in->nraw].len;
+		in->nraw++;
+	}
+	free_names(names, n);
+	if (!in->nraw) {
+		errno = ENOENT;
+		return fail(in, "%s: no trace.dat and no cpuN.raw dumps", path);
+	}
+	if (events_dir) {
+		evdir = strdup(events_dir);
+	} else {
+		evdir = join(path, "events");
+		if (evdir && !is_dir(evdir)) {
+			free(evdir);
+			errno = ENOENT;
+			return fail(in, "%s: raw dumps need their event formats: pass events=DIR "
+					"(laid out like /sys/kernel/tracing/events)", path);
+		}
+	}
+	if (!evdir) {
+		errno = ENOMEM;
+		return fail(in, "%s: out of memory", path);
+	}
+	if (load_formats(in, evdir) != 0) {
+		free(evdir);
+		return -1;
+	}
+	/* header_page beside the dumps, else in the events directory */
+	if (optional_text(path, "header_page", &in->header_page) != 0 ||
+	    (!in->header_page.data && optional_text(evdir, "header_page", &in->header_page) != 0)) {
+		free(evdir);
+		return fail(in, "%s: cannot read header_page", path);
+	}
+	free(evdir);
+	if (optional_text(path, "subbuf_kb", &kb) != 0)
+		return fail(in, "%s: cannot read subbuf_kb", path);
+	if (kb.data) {
+		char num[16];
+		size_t k = kb.len < 15 ? kb.len : 15;
+		char *end;
+		unsigned long v;
+		memcpy(num, kb.data, k);
+		num[k] = 0;
+		v = strtoul(num, &end, 10);
+		while (*end == '\n' || *end == ' ' || *end == '\t' || *end == '\r')
+			end++;
+		tbpy_unmap(&kb);
+		if (end == num || *end || v == 0 || v > 1024) {
+			errno = EINVAL;
+			return fail(in, "%s/subbuf_kb: not a sub-buffer size in KiB", path);
+		}
+		in->src.subbuf_size = (uint32_t)v * 1024u;
+	}
+	if (optional_text(path, "saved_cmdlines", &in->cmdlines) != 0 ||
+	    optional_text(path, "kallsyms", &in->kallsyms) != 0 ||
+	    optional_text(path, "printk_formats", &in->printk) != 0 ||
+	    optional_text(path, "trace_clock", &in->clock) != 0)
+		return fail(in, "%s: cannot read a table beside the dumps", path);
+	in->src.raw = in->raw;
+	in->src.nraw = in->nraw;
+	span_of(&in->header_page, &in->src.header_page);
+	in->src.big_endian = host_big_endian();
+	in->src.long_size = 0;
+	if (in->header_page.data) {
+		tb_kbuf_layout l;
+		tb_error e;
+		if (tb_kbuf_layout_from_header_page((const char *)in->header_page.data,
+						    in->header_page.len, in->src.big_endian, &l,
+						    &e) == TB_OK)
+			in->src.long_size = l.long_size;
+	}
+	if (!in->src.long_size)
+		in->src.long_size = (unsigned)sizeof(long);
+	in->src.formats = in->formats;
+	in->src.nformats = in->nformats;
+	span_of(&in->cmdlines, &in->src.cmdlines);
+	span_of(&in->kallsyms, &in->src.kallsyms);
+	span_of(&in->printk, &in->src.printk);
+	span_of(&in->clock, &in->src.clock);
+	return 0;
+}
+
+int tbpy_input_open(tbpy_input *in, const char *path, const char *events_dir)
+{
+	memset(in, 0, sizeof(*in));
+	load_decompressors();
+	if (is_dir(path)) {
+		int rc = open_raw_dir(in, path, events_dir);
+		if (rc) {
+			char msg[sizeof(in->errmsg)];
+			int e = errno;
+			memcpy(msg, in->errmsg, sizeof(msg));
+			tbpy_input_close(in);
+			memcpy(in->errmsg, msg, sizeof(msg));
+			errno = e;
+		}
+		return rc;
+	}
+	if (tbpy_map_file(path, &in->dat) != 0)
+		return fail(in, "%s: cannot open", path);
+	in->is_dat = 1;
+	in->src.dat = in->dat.data;
+	in->src.dat_len = in->dat.len;
+	in->src.decompress.fn = tbpy_decompress;
+	in->src.decompress.ctx = NULL;
+	return 0;
+}
+
+void tbpy_input_close(tbpy_input *in)
+{
+	size_t i;
+	tbpy_unmap(&in->dat);
+	for (i = 0; in->cpus && i < in->nraw; i++)
+		tbpy_unmap(&in->cpus[i]);
+	free(in->cpus);
+	free(in->raw);
+	tbpy_unmap(&in->header_page);
+	tbpy_unmap(&in->cmdlines);
+	tbpy_unmap(&in->kallsyms);
+	tbpy_unmap(&in->printk);
+	tbpy_unmap(&in->clock);
+	for (i = 0; i < in->texts_n; i++)
+		free(in->texts[i]);
+	free(in->texts);
+	free(in->formats);
+	memset(in, 0, sizeof(*in));
+}
+
+void tbpy_input_decref(tbpy_input *in)
+{
+	if (in && --in->refs <= 0) {
+		tbpy_input_close(in);
+		free(in);
+	}
+}

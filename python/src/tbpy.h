@@ -1,0 +1,190 @@
+/*
+ * tracebound for Python: what the extension's files share.
+ *
+ * The extension is a thin layer over the library's session
+ * (include/tracebound/session.h): it maps the input, hands the session
+ * heap memory through a tb_mem, and turns events into Python objects or,
+ * for columns, into typed buffers filled with the GIL released.
+ */
+#ifndef TBPY_H
+#define TBPY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracebound/tracebound.h"
+#include "tracebound/session.h"
+
+/* ---- errors (module.c) ---- */
+
+extern PyObject *tbpy_Error; /* tracebound.Error */
+
+/* Raise tracebound.Error(message, status, offset, what); returns NULL. */
+PyObject *tbpy_raise(const char *context, tb_status st, uint64_t offset,
+		     const char *what);
+PyObject *tbpy_raise_err(const char *context, const tb_error *e);
+
+/* bytes -> str as the module decodes every text from a capture: UTF-8,
+ * bytes that are not UTF-8 kept as surrogate escapes (lossless). */
+PyObject *tbpy_str(const char *s, size_t n);
+
+/* PyArg "O&" converter: a path (as PyUnicode_FSConverter) or None
+ * (leaves *out NULL). */
+int tbpy_fs_or_none(PyObject *o, void *out);
+
+/* ---- the input (source.c) ---- */
+
+/* A file mapped read-only (or a small text read into the heap). */
+typedef struct tbpy_map {
+	const uint8_t *data;
+	size_t len;
+	int mapped;  /* 1: munmap, 0: free */
+} tbpy_map;
+
+/* Map path (read-only, private).  0, or -1 with errno set. */
+int tbpy_map_file(const char *path, tbpy_map *m);
+void tbpy_unmap(tbpy_map *m);
+
+/* Everything a session borrows: the mapped capture, or for a raw dump
+ * directory the mapped CPU files and every text beside them. */
+typedef struct tbpy_input {
+	int is_dat;
+	tbpy_map dat;
+	tbpy_map *cpus;                 /* raw dumps: one map per cpuN.raw */
+	tb_session_raw_cpu *raw;
+	size_t nraw;
+	tbpy_map header_page, cmdlines, kallsyms, printk, clock;
+	char **texts;                   /* format texts and their systems */
+	tb_session_format_text *formats;
+	size_t nformats, texts_n;
+	tb_session_source src;
+	char errmsg[512];               /* why opening failed (not a tb_error) */
+	Py_ssize_t refs;                /* the Trace and each session (GIL held) */
+	unsigned flags;                 /* TB_SESSION_* for every session */
+} tbpy_input;
+
+/*
+ * Open path: a trace.dat file, or a directory of cpuN.raw dumps whose
+ * formats come from events_dir (NULL: path/events).  0 on success; -1
+ * with in->errmsg (and errno for I/O errors) set.  Call without the GIL.
+ */
+int tbpy_input_open(tbpy_input *in, const char *path, const char *events_dir);
+void tbpy_input_close(tbpy_input *in);
+/* Drop one counted reference; the last one unmaps and frees (GIL held). */
+void tbpy_input_decref(tbpy_input *in);
+
+/* The decompressors for compressed trace.dat sections: libzstd and zlib
+ * loaded with dlopen when the machine has them (no build dependency). */
+tb_status tbpy_decompress(void *ctx, const char *algo, const void *src,
+			  size_t src_len, void *dst, size_t dst_cap,
+			  size_t *produced);
+
+/* ---- sessions (trace.c) ---- */
+
+/* The heap for sessions (PyMem_Raw*: callable without the GIL). */
+extern const tb_mem tbpy_mem;
+
+struct tbpy_trace;
+
+/*
+ * One tb_session as a Python object, so that everything pointing into it
+ * (events' formats and comms, iterators) keeps it alive.  It keeps its
+ * Trace alive in turn, and so the mapped input.  `lock` is held while C
+ * code uses the session (a walk, a rendering), with the GIL released.
+ */
+typedef struct tbpy_sess {
+	PyObject_HEAD
+	tbpy_input *in;            /* counted reference: the bytes s borrows */
+	tb_session *s;
+	PyThread_type_lock lock;
+	int walking;               /* an iterator or a column pass owns the cursor */
+	int big_endian;
+} tbpy_sess;
+
+extern PyTypeObject tbpy_SessType;
+
+/* A Trace object: the input and its metadata session. */
+typedef struct tbpy_trace {
+	PyObject_HEAD
+	tbpy_input *in;            /* counted reference (NULL before init) */
+	tbpy_sess *main;           /* NULL once closed */
+	PyObject *path;
+	PyObject *stats;           /* cached result of the counting walk */
+} tbpy_trace;
+
+extern PyTypeObject tbpy_TraceType;
+
+/* A session of t to walk with (its `walking` set): the main one rewound
+ * when no walk owns it, else a new one.  NULL with a Python error set. */
+tbpy_sess *tbpy_walker_get(tbpy_trace *t);
+/* The walk is over: clear `walking` and drop the reference. */
+void tbpy_walker_put(tbpy_sess *ss);
+
+/* What walks push down into C: events by format, CPU and time. */
+typedef struct tbpy_filter {
+	const tb_format **formats; /* NULL: every event (with or without format) */
+	size_t nformats;
+	uint8_t *cpus;             /* NULL: every CPU; else cpus[cpu] != 0 */
+	size_t ncpus;
+	uint64_t start, end;       /* ts in [start, end) */
+	int has_start, has_end;
+} tbpy_filter;
+
+/* Fill *f from Python arguments (name, cpus, start, end), looking the
+ * names up in s.  0, or -1 with a Python error. */
+int tbpy_filter_parse(tbpy_filter *f, tb_session *s, PyObject *name,
+		      PyObject *cpus, PyObject *start, PyObject *end);
+/* The same with ss's lock held (looking names up can parse formats, and
+ * an Event of this session may be rendering in another thread). */
+int tbpy_filter_parse_locked(tbpy_sess *ss, tbpy_filter *f, PyObject *name,
+			     PyObject *cpus, PyObject *start, PyObject *end);
+void tbpy_filter_free(tbpy_filter *f);
+
+/*
+ * The one place events come from: the next event of s that passes f
+ * (TB_OK), TB_END, or an error for one page (the walk can go on after
+ * it).  Damaged pages (TB_SESSION_SKIP_DAMAGED) are counted in *ndamaged
+ * and skipped.  No Python calls: runs without the GIL, the session's lock
+ * held.
+ */
+tb_status tbpy_next(tb_session *s, const tbpy_filter *f, tb_session_event *ev,
+		    uint64_t *ndamaged, tb_error *err);
+
+/* Raise the error of a failed walk step (with its buffer, CPU, page). */
+PyObject *tbpy_raise_walk(tb_session *s, const tb_error *e);
+
+/* ---- events (event.c) ---- */
+
+extern PyTypeObject tbpy_EventType;
+extern PyTypeObject tbpy_EventIterType;
+
+PyObject *tbpy_events_new(tbpy_trace *t, PyObject *args, PyObject *kw);
+
+/* The typed value of field fl of a record (ints as int, text as str,
+ * arrays as lists of int); None when it does not read. */
+PyObject *tbpy_field_value(const tb_field *fl, const tb_field_value *v,
+			   const uint8_t *rec, size_t len, int be);
+/* Every field of a record as a dict (format order, common fields too). */
+PyObject *tbpy_fields_dict(const tb_format *f, const uint8_t *rec, size_t len,
+			   int be);
+
+/* ---- columns (columns.c) ---- */
+
+PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw);
+
+/* ---- the memory object that column buffers are handed out in ---- */
+
+extern PyTypeObject tbpy_BufferType;
+/* Take ownership of p[0..len) (PyMem_Raw memory). */
+PyObject *tbpy_buffer_new(void *p, size_t len);
+
+/* ---- check and pmclog (check.c, pmclog.c) ---- */
+
+PyObject *tbpy_check(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *tbpy_pmclog(PyObject *self, PyObject *args, PyObject *kw);
+
+#endif

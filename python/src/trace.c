@@ -1,0 +1,846 @@
+/* Trace objects, the sessions under them, filters, and the one event source. */
+#include "tbpy.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- memory ---- */
+
+static void *mem_alloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	return PyMem_RawMalloc(size ? size : 1);
+}
+
+static void mem_free(void *ctx, void *p, size_t size)
+{
+	(void)ctx;
+	(void)size;
+	PyMem_RawFree(p);
+}
+
+const tb_mem tbpy_mem = { mem_alloc, mem_free, NULL };
+
+/* ---- sessions ---- */
+
+static void sess_dealloc(tbpy_sess *ss)
+{
+	tb_session_close(ss->s);
+	ss->s = NULL;
+	if (ss->lock)
+		PyThread_free_lock(ss->lock);
+	tbpy_input_decref(ss->in);
+	Py_TYPE(ss)->tp_free((PyObject *)ss);
+}
+
+PyTypeObject tbpy_SessType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "tracebound._Session",
+	.tp_basicsize = sizeof(tbpy_sess),
+	.tp_dealloc = (destructor)sess_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_doc = "A library session over a Trace's input (internal).",
+};
+
+/* A new session over in: NULL with a Python error. */
+static tbpy_sess *sess_new(tbpy_input *in)
+{
+	tb_session_options opt;
+	tb_error err;
+	tb_status st;
+	tb_session *s = NULL;
+	tbpy_sess *ss;
+	memset(&opt, 0, sizeof(opt));
+	memset(&err, 0, sizeof(err));
+	opt.flags = in->flags;
+	opt.render_options = TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE;
+	Py_BEGIN_ALLOW_THREADS
+	st = tb_session_open(&s, &in->src, &opt, &tbpy_mem, &err);
+	Py_END_ALLOW_THREADS
+	if (st != TB_OK) {
+		if (st == TB_ERR_NO_SPACE && !err.what)
+			return (tbpy_sess *)PyErr_NoMemory();
+		return (tbpy_sess *)tbpy_raise("cannot open the capture", st, err.offset, err.what);
+	}
+	ss = PyObject_New(tbpy_sess, &tbpy_SessType);
+	if (!ss) {
+		tb_session_close(s);
+		return NULL;
+	}
+	ss->s = s;
+	ss->walking = 0;
+	ss->in = in;
+	in->refs++;
+	ss->big_endian = tb_session_get_info(s)->big_endian;
+	ss->lock = PyThread_allocate_lock();
+	if (!ss->lock) {
+		Py_DECREF(ss);
+		return (tbpy_sess *)PyErr_NoMemory();
+	}
+	return ss;
+}
+
+tbpy_sess *tbpy_walker_get(tbpy_trace *t)
+{
+	tbpy_sess *ss;
+	if (!t->in || !t->main) {
+		PyErr_SetString(PyExc_ValueError, "I/O operation on a closed trace");
+		return NULL;
+	}
+	if (!t->main->walking) {
+		tb_status st;
+		tb_error err;
+		ss = t->main;
+		Py_INCREF(ss);
+		ss->walking = 1;
+		Py_BEGIN_ALLOW_THREADS
+		PyThread_acquire_lock(ss->lock, WAIT_LOCK);
+		st = tb_session_rewind(ss->s, &err);
+		PyThread_release_lock(ss->lock);
+		Py_END_ALLOW_THREADS
+		if (st != TB_OK) {
+			tbpy_walker_put(ss);
+			return (tbpy_sess *)tbpy_raise_err("cannot rewind the capture", &err);
+		}
+		return ss;
+	}
+	/* the main session's cursor is taken: a walk of its own */
+	ss = sess_new(t->in);
+	if (ss)
+		ss->walking = 1;
+	return ss;
+}
+
+void tbpy_walker_put(tbpy_sess *ss)
+{
+	if (!ss)
+		return;
+	ss->walking = 0;
+	Py_DECREF(ss);
+}
+
+/* ---- filters ---- */
+
+static int add_format(tbpy_filter *f, tb_session *s, PyObject *item)
+{
+	const char *name, *colon;
+	const tb_format *fmt;
+	char sys[TB_FORMAT_MAX_NAME + 1];
+	const tb_format **nv;
+	if (!PyUnicode_Check(item)) {
+		PyErr_SetString(PyExc_TypeError, "name: an event name (str) or a list of them");
+		return -1;
+	}
+	name = PyUnicode_AsUTF8(item);
+	if (!name)
+		return -1;
+	colon = strchr(name, ':');
+	if (colon) {
+		size_t n = (size_t)(colon - name);
+		if (n > TB_FORMAT_MAX_NAME) {
+			PyErr_Format(PyExc_ValueError, "no event format named %R", item);
+			return -1;
+		}
+		memcpy(sys, name, n);
+		sys[n] = 0;
+		fmt = tb_session_find_format(s, sys, colon + 1);
+	} else {
+		fmt = tb_session_find_format(s, NULL, name);
+	}
+	if (!fmt) {
+		PyErr_Format(PyExc_ValueError, "no event format named %R in this capture", item);
+		return -1;
+	}
+	nv = PyMem_RawRealloc(f->formats, (f->nformats + 1) * sizeof(*nv));
+	if (!nv) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	f->formats = nv;
+	f->formats[f->nformats++] = fmt;
+	return 0;
+}
+
+static int get_u64(PyObject *o, const char *what, uint64_t *out)
+{
+	unsigned long long v;
+	if (PyFloat_Check(o)) {
+		PyErr_Format(PyExc_TypeError, "%s: an integer timestamp (the file's clock units)",
+			     what);
+		return -1;
+	}
+	v = PyLong_AsUnsignedLongLong(o);
+	if (v == (unsigned long long)-1 && PyErr_Occurred())
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int tbpy_filter_parse(tbpy_filter *f, tb_session *s, PyObject *name,
+		      PyObject *cpus, PyObject *start, PyObject *end)
+{
+	memset(f, 0, sizeof(*f));
+	if (name && name != Py_None) {
+		if (PyUnicode_Check(name)) {
+			if (add_format(f, s, name))
+				goto fail;
+		} else {
+			PyObject *it = PyObject_GetIter(name), *item;
+			if (!it)
+				goto fail;
+			while ((item = PyIter_Next(it)) != NULL) {
+				int rc = add_format(f, s, item);
+				Py_DECREF(item);
+				if (rc) {
+					Py_DECREF(it);
+					goto fail;
+				}
+			}
+			Py_DECREF(it);
+			if (PyErr_Occurred())
+				goto fail;
+			if (!f->formats) /* an empty list selects nothing */
+				f->formats = PyMem_RawMalloc(sizeof(*f->formats));
+			if (!f->formats) {
+				PyErr_NoMemory();
+				goto fail;
+			}
+		}
+	}
+	if (cpus && cpus != Py_None) {
+		PyObject *seq = PyLong_Check(cpus) ? PyTuple_Pack(1, cpus)
+						   : PySequence_Tuple(cpus);
+		Py_ssize_t i, n;
+		if (!seq)
+			goto fail;
+		n = PyTuple_GET_SIZE(seq);
+		f->ncpus = TB_DAT_MAX_CPUS;
+		f->cpus = PyMem_RawCalloc(f->ncpus, 1);
+		if (!f->cpus) {
+			Py_DECREF(seq);
+			PyErr_NoMemory();
+			goto fail;
+		}
+		for (i = 0; i < n; i++) {
+			long c = PyLong_AsLong(PyTuple_GET_ITEM(seq, i));
+			if (c == -1 && PyErr_Occurred()) {
+				Py_DECREF(seq);
+				goto fail;
+			}
+			if (c >= 0 && (size_t)c < f->ncpus)
+				f->cpus[c] = 1;
+		}
+		Py_DECREF(seq);
+	}
+	if (start && start != Py_None) {
+		if (get_u64(start, "start", &f->start))
+			goto fail;
+		f->has_start = 1;
+	}
+	if (end && end != Py_None) {
+		if (get_u64(end, "end", &f->end))
+			goto fail;
+		f->has_end = 1;
+	}
+	return 0;
+fail:
+	tbpy_filter_free(f);
+	return -1;
+}
+
+int tbpy_filter_parse_locked(tbpy_sess *ss, tbpy_filter *f, PyObject *name,
+			     PyObject *cpus, PyObject *start, PyObject *end)
+{
+	int rc;
+	PyObject *names = NULL, *cpu_list = NULL;
+	/* a list of names becomes a tuple first: no Python code of the
+	 * caller's (a generator's) runs while the lock is held */
+	if (name && name != Py_None && !PyUnicode_Check(name)) {
+		names = PySequence_Tuple(name);
+		if (!names)
+			return -1;
+		name = names;
+	}
+	if (cpus && cpus != Py_None && !PyLong_Check(cpus)) {
+		cpu_list = PySequence_Tuple(cpus);
+		if (!cpu_list) {
+			Py_XDECREF(names);
+			return -1;
+		}
+		cpus = cpu_list;
+	}
+	/* wait for the lock without the GIL; its holders never need the GIL */
+	Py_BEGIN_ALLOW_THREADS
+	PyThread_acquire_lock(ss->lock, WAIT_LOCK);
+	Py_END_ALLOW_THREADS
+	rc = tbpy_filter_parse(f, ss->s, name, cpus, start, end);
+	PyThread_release_lock(ss->lock);
+	Py_XDECREF(names);
+	Py_XDECREF(cpu_list);
+	return rc;
+}
+
+void tbpy_filter_free(tbpy_filter *f)
+{
+	PyMem_RawFree(f->formats);
+	PyMem_RawFree(f->cpus);
+	memset(f, 0, sizeof(*f));
+}
+
+static int filter_match(const tbpy_filter *f, const tb_session_event *ev)
+{
+	if (f->has_start && ev->ts < f->start)
+		return 0;
+	if (f->has_end && ev->ts >= f->end)
+		return 0;
+	if (f->cpus && (ev->cpu >= f->ncpus || !f->cpus[ev->cpu]))
+		return 0;
+	if (f->formats) {
+		size_t i;
+		if (!ev->format)
+			return 0;
+		for (i = 0; i < f->nformats; i++)
+			if (f->formats[i] == ev->format)
+				return 1;
+		return 0;
+	}
+	return 1;
+}
+
+tb_status tbpy_next(tb_session *s, const tbpy_filter *f, tb_session_event *ev,
+		    uint64_t *ndamaged, tb_error *err)
+{
+	for (;;) {
+		tb_status st = tb_session_next(s, ev, err);
+		if (st != TB_OK)
+			return st;
+		if (ev->kind == TB_SEV_DAMAGED) {
+			if (ndamaged)
+				(*ndamaged)++;
+			continue;
+		}
+		if (!f || filter_match(f, ev))
+			return TB_OK;
+	}
+}
+
+PyObject *tbpy_raise_walk(tb_session *s, const tb_error *e)
+{
+	const tb_session_error_info *ei = tb_session_error(s);
+	char ctx[128];
+	if (ei && ei->valid)
+		snprintf(ctx, sizeof(ctx), "buffer %u, CPU %u, page %llu", ei->buffer, ei->cpu,
+			 (unsigned long long)ei->page);
+	else
+		snprintf(ctx, sizeof(ctx), "event data");
+	return tbpy_raise(ctx, e->status, e->offset, e->what);
+}
+
+/* ---- Trace ---- */
+
+static int trace_init(tbpy_trace *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "path", "events", "skip_damaged", NULL };
+	PyObject *path = NULL, *events = NULL, *pathobj = NULL;
+	int skip = 0, rc;
+	const char *events_dir = NULL;
+	tbpy_input *in;
+	if (self->in) {
+		PyErr_SetString(PyExc_RuntimeError, "Trace.__init__ called twice");
+		return -1;
+	}
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|O&p", kwlist, PyUnicode_FSConverter,
+					 &path, tbpy_fs_or_none, &events, &skip))
+		return -1;
+	if (events)
+		events_dir = PyBytes_AS_STRING(events);
+	in = PyMem_RawCalloc(1, sizeof(*in));
+	if (!in) {
+		Py_XDECREF(path);
+		Py_XDECREF(events);
+		PyErr_NoMemory();
+		return -1;
+	}
+	Py_BEGIN_ALLOW_THREADS
+	rc = tbpy_input_open(in, PyBytes_AS_STRING(path), events_dir);
+	Py_END_ALLOW_THREADS
+	if (rc != 0) {
+		int e = errno ? errno : EINVAL;
+		PyObject *exc_args = Py_BuildValue("(is)", e, in->errmsg);
+		if (exc_args) {
+			PyErr_SetObject(e == ENOENT ? PyExc_FileNotFoundError : PyExc_OSError, exc_args);
+			Py_DECREF(exc_args);
+		}
+		PyMem_RawFree(in);
+		Py_XDECREF(path);
+		Py_XDECREF(events);
+		return -1;
+	}
+	in->refs = 1;
+	in->flags = skip ? TB_SESSION_SKIP_DAMAGED : 0;
+	self->in = in;
+	pathobj = PyUnicode_DecodeFSDefault(PyBytes_AS_STRING(path));
+	Py_XDECREF(path);
+	Py_XDECREF(events);
+	if (!pathobj)
+		return -1;
+	Py_XSETREF(self->path, pathobj);
+	self->main = sess_new(in);
+	return self->main ? 0 : -1;
+}
+
+static void trace_close_(tbpy_trace *self)
+{
+	Py_CLEAR(self->main);
+	if (self->in) {
+		tbpy_input_decref(self->in);
+		self->in = NULL;
+	}
+}
+
+static void trace_dealloc(tbpy_trace *self)
+{
+	trace_close_(self);
+	Py_CLEAR(self->path);
+	Py_CLEAR(self->stats);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static tb_session *main_session(tbpy_trace *t)
+{
+	if (!t->main) {
+		PyErr_SetString(PyExc_ValueError, "I/O operation on a closed trace");
+		return NULL;
+	}
+	return t->main->s;
+}
+
+static PyObject *span_str(tb_span sp)
+{
+	if (!sp.ptr || !sp.len)
+		Py_RETURN_NONE;
+	/* tables end in a newline: the value does not */
+	while (sp.len && (sp.ptr[sp.len - 1] == '\n' || sp.ptr[sp.len - 1] == 0))
+		sp.len--;
+	return tbpy_str(sp.ptr, sp.len);
+}
+
+static PyObject *trace_get_cpus(tbpy_trace *t, void *c)
+{
+	tb_session *s = main_session(t);
+	(void)c;
+	return s ? PyLong_FromUnsignedLong(tb_session_get_info(s)->ncpus) : NULL;
+}
+
+static PyObject *trace_get_clock(tbpy_trace *t, void *c)
+{
+	tb_session *s = main_session(t);
+	const tb_session_buffer_info *b;
+	(void)c;
+	if (!s)
+		return NULL;
+	b = tb_session_get_info(s)->nbuffers ? tb_session_buffer(s, 0) : NULL;
+	if (b && b->clock.len)
+		return span_str(b->clock);
+	return span_str(tb_session_get_info(s)->clock);
+}
+
+static PyObject *trace_get_uname(tbpy_trace *t, void *c)
+{
+	tb_session *s = main_session(t);
+	(void)c;
+	return s ? span_str(tb_session_get_info(s)->uname) : NULL;
+}
+
+static PyObject *trace_get_info(tbpy_trace *t, void *c)
+{
+	tb_session *s = main_session(t);
+	const tb_session_info *i;
+	PyObject *bufs, *d;
+	size_t k;
+	(void)c;
+	if (!s)
+		return NULL;
+	i = tb_session_get_info(s);
+	bufs = PyList_New(0);
+	if (!bufs)
+		return NULL;
+	for (k = 0; k < i->nbuffers; k++) {
+		const tb_session_buffer_info *b = tb_session_buffer(s, k);
+		PyObject *bn, *bc, *o;
+		if (!b)
+			continue;
+		bn = tbpy_str(b->name.ptr, b->name.len);
+		bc = span_str(b->clock);
+		o = (bn && bc) ? Py_BuildValue("{sOsOsIsIsi}", "name", bn, "clock", bc, "cpus",
+					       (unsigned)b->ncpus, "page_size",
+					       (unsigned)b->page_size, "ns_clock", b->ns_clock)
+			       : NULL;
+		Py_XDECREF(bn);
+		Py_XDECREF(bc);
+		if (!o || PyList_Append(bufs, o) < 0) {
+			Py_XDECREF(o);
+			Py_DECREF(bufs);
+			return NULL;
+		}
+		Py_DECREF(o);
+	}
+	d = Py_BuildValue("{sisIsisIsIsnsNsNsNsNsLsN}", "is_dat", i->is_dat, "version",
+			  i->dat_version, "big_endian", i->big_endian, "long_size", i->long_size,
+			  "cpus", (unsigned)i->ncpus, "formats", (Py_ssize_t)i->nformats,
+			  "uname", span_str(i->uname), "clock", span_str(i->clock),
+			  "tracer_version", span_str(i->tracer_version), "compression",
+			  span_str(i->compression), "ts_offset", (long long)i->ts_offset,
+			  "buffers", bufs);
+	return d;
+}
+
+/* The name: line of a format text (without parsing it). */
+static void text_name(const char *t, size_t n, const char **name, size_t *len)
+{
+	size_t i = 0;
+	*name = NULL;
+	*len = 0;
+	while (i < n) {
+		size_t e = i;
+		while (e < n && t[e] != '\n')
+			e++;
+		if (e - i > 6 && !memcmp(t + i, "name: ", 6)) {
+			*name = t + i + 6;
+			*len = e - i - 6;
+			while (*len && ((*name)[*len - 1] == ' ' || (*name)[*len - 1] == '\r'))
+				(*len)--;
+			return;
+		}
+		i = e + 1;
+	}
+}
+
+static PyObject *trace_event_types(tbpy_trace *t, PyObject *noargs)
+{
+	tb_session *s = main_session(t);
+	const tb_session_info *i;
+	PyObject *out;
+	size_t k;
+	(void)noargs;
+	if (!s)
+		return NULL;
+	i = tb_session_get_info(s);
+	out = PyList_New(0);
+	for (k = 0; out && k < i->nformats; k++) {
+		tb_span sys, text;
+		uint32_t id = 0;
+		const char *name;
+		size_t nlen;
+		PyObject *o;
+		int has_id = tb_session_format_at(s, k, &sys, &text, &id);
+		text_name(text.ptr, text.len, &name, &nlen);
+		if (!name)
+			continue;
+		o = Py_BuildValue("(NNO)", tbpy_str(sys.ptr, sys.len), tbpy_str(name, nlen),
+				  has_id ? PyLong_FromUnsignedLong(id) : Py_NewRef(Py_None));
+		if (!o || PyList_Append(out, o) < 0) {
+			Py_XDECREF(o);
+			Py_CLEAR(out);
+			break;
+		}
+		Py_DECREF(o);
+	}
+	return out;
+}
+
+static PyObject *trace_damage(tbpy_trace *t, PyObject *noargs)
+{
+	tb_session *s = main_session(t);
+	PyObject *out;
+	size_t k, n;
+	(void)noargs;
+	if (!s)
+		return NULL;
+	n = tb_session_ndamage(s);
+	out = PyList_New(0);
+	for (k = 0; out && k < n; k++) {
+		const tb_session_damage *d = tb_session_damage_at(s, k);
+		PyObject *o;
+		if (!d)
+			continue;
+		o = Py_BuildValue("{sssKsssssn}", "where", d->where ? d->where : "?", "offset",
+				  (unsigned long long)d->error.offset, "status",
+				  tb_strerror(d->error.status), "what",
+				  d->error.what ? d->error.what : "", "index", (Py_ssize_t)d->index);
+		if (!o || PyList_Append(out, o) < 0) {
+			Py_XDECREF(o);
+			Py_CLEAR(out);
+			break;
+		}
+		Py_DECREF(o);
+	}
+	return out;
+}
+
+/* ---- counting walk (stats, drops) ---- */
+
+typedef struct count_slot {
+	const tb_format *f;
+	uint64_t n;
+} count_slot;
+
+typedef struct counts {
+	count_slot *v;
+	size_t cap, used;
+	uint64_t unknown, events, damaged;
+} counts;
+
+static int count_add(counts *c, const tb_format *f)
+{
+	size_t h, mask;
+	if (!f) {
+		c->unknown++;
+		return 0;
+	}
+	if (c->used * 2 >= c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 256, i;
+		count_slot *nv = PyMem_RawCalloc(ncap, sizeof(*nv));
+		if (!nv)
+			return -1;
+		for (i = 0; i < c->cap; i++) {
+			if (!c->v[i].f)
+				continue;
+			h = ((uintptr_t)c->v[i].f >> 4) & (ncap - 1);
+			while (nv[h].f)
+				h = (h + 1) & (ncap - 1);
+			nv[h] = c->v[i];
+		}
+		PyMem_RawFree(c->v);
+		c->v = nv;
+		c->cap = ncap;
+	}
+	mask = c->cap - 1;
+	h = ((uintptr_t)f >> 4) & mask;
+	while (c->v[h].f && c->v[h].f != f)
+		h = (h + 1) & mask;
+	if (!c->v[h].f) {
+		c->v[h].f = f;
+		c->used++;
+	}
+	c->v[h].n++;
+	return 0;
+}
+
+static PyObject *fmt_key(const tb_format *f)
+{
+	PyObject *a = tbpy_str(f->system, f->system_len), *b = tbpy_str(f->name, f->name_len);
+	PyObject *k = a && b ? PyUnicode_FromFormat("%U:%U", a, b) : NULL;
+	Py_XDECREF(a);
+	Py_XDECREF(b);
+	return k;
+}
+
+static PyObject *trace_stats(tbpy_trace *t, PyObject *noargs)
+{
+	tbpy_sess *ss;
+	counts c;
+	tb_status st;
+	tb_error err;
+	int oom = 0;
+	PyObject *by_type = NULL, *per_cpu = NULL, *out = NULL;
+	uint64_t dropped = 0, unknown_drops = 0;
+	size_t b, k;
+	const tb_session_info *info;
+	(void)noargs;
+	if (t->stats)
+		return Py_NewRef(t->stats);
+	ss = tbpy_walker_get(t);
+	if (!ss)
+		return NULL;
+	memset(&c, 0, sizeof(c));
+	Py_BEGIN_ALLOW_THREADS
+	PyThread_acquire_lock(ss->lock, WAIT_LOCK);
+	for (;;) {
+		tb_session_event ev;
+		st = tbpy_next(ss->s, NULL, &ev, &c.damaged, &err);
+		if (st != TB_OK)
+			break;
+		c.events++;
+		if (count_add(&c, ev.format)) {
+			oom = 1;
+			break;
+		}
+	}
+	PyThread_release_lock(ss->lock);
+	Py_END_ALLOW_THREADS
+	if (oom) {
+		PyErr_NoMemory();
+		goto done;
+	}
+	if (st != TB_END) {
+		tbpy_raise_walk(ss->s, &err);
+		goto done;
+	}
+	by_type = PyDict_New();
+	per_cpu = PyList_New(0);
+	if (!by_type || !per_cpu)
+		goto done;
+	for (k = 0; k < c.cap; k++) {
+		PyObject *key, *v;
+		if (!c.v[k].f)
+			continue;
+		key = fmt_key(c.v[k].f);
+		v = PyLong_FromUnsignedLongLong(c.v[k].n);
+		if (!key || !v || PyDict_SetItem(by_type, key, v) < 0) {
+			Py_XDECREF(key);
+			Py_XDECREF(v);
+			goto done;
+		}
+		Py_DECREF(key);
+		Py_DECREF(v);
+	}
+	info = tb_session_get_info(ss->s);
+	for (b = 0; b < info->nbuffers; b++) {
+		const tb_session_buffer_info *bi = tb_session_buffer(ss->s, b);
+		uint32_t cpu;
+		for (cpu = 0; bi && cpu < bi->ncpus; cpu++) {
+			tb_session_cpu_stats cs;
+			PyObject *o;
+			if (tb_session_cpu_stats_get(ss->s, b, cpu, &cs) != TB_OK)
+				continue;
+			dropped += cs.dropped;
+			unknown_drops += cs.drops_unknown;
+			o = Py_BuildValue("{snsIsKsKsKsKsK}", "buffer", (Py_ssize_t)b, "cpu", cpu,
+					  "events", (unsigned long long)cs.events, "pages",
+					  (unsigned long long)cs.pages, "dropped",
+					  (unsigned long long)cs.dropped, "drops_unknown",
+					  (unsigned long long)cs.drops_unknown, "damaged_pages",
+					  (unsigned long long)cs.damaged_pages);
+			if (!o || PyList_Append(per_cpu, o) < 0) {
+				Py_XDECREF(o);
+				goto done;
+			}
+			Py_DECREF(o);
+		}
+	}
+	out = Py_BuildValue("{sKsKsKsKsKsOsO}", "events", (unsigned long long)c.events,
+			    "unknown_events", (unsigned long long)c.unknown, "dropped",
+			    (unsigned long long)dropped, "drops_unknown",
+			    (unsigned long long)unknown_drops, "damaged_pages",
+			    (unsigned long long)c.damaged, "by_type", by_type, "per_cpu", per_cpu);
+	if (out)
+		t->stats = Py_NewRef(out);
+done:
+	PyMem_RawFree(c.v);
+	Py_XDECREF(by_type);
+	Py_XDECREF(per_cpu);
+	tbpy_walker_put(ss);
+	return out;
+}
+
+static PyObject *trace_get_drops(tbpy_trace *t, void *c)
+{
+	PyObject *st = trace_stats(t, NULL), *v;
+	(void)c;
+	if (!st)
+		return NULL;
+	v = PyDict_GetItemString(st, "dropped");
+	Py_XINCREF(v);
+	Py_DECREF(st);
+	return v;
+}
+
+static PyObject *trace_close(tbpy_trace *t, PyObject *noargs)
+{
+	(void)noargs;
+	trace_close_(t);
+	Py_RETURN_NONE;
+}
+
+static PyObject *trace_enter(tbpy_trace *t, PyObject *noargs)
+{
+	(void)noargs;
+	return Py_NewRef(t);
+}
+
+static PyObject *trace_exit(tbpy_trace *t, PyObject *args)
+{
+	(void)args;
+	trace_close_(t);
+	Py_RETURN_FALSE;
+}
+
+static PyObject *trace_iter(tbpy_trace *t)
+{
+	PyObject *args = PyTuple_New(0), *r;
+	if (!args)
+		return NULL;
+	r = tbpy_events_new(t, args, NULL);
+	Py_DECREF(args);
+	return r;
+}
+
+static PyObject *trace_events(tbpy_trace *t, PyObject *args, PyObject *kw)
+{
+	return tbpy_events_new(t, args, kw);
+}
+
+static PyObject *trace_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
+{
+	return tbpy_columns(t, args, kw);
+}
+
+static PyObject *trace_repr(tbpy_trace *t)
+{
+	return PyUnicode_FromFormat("<tracebound.Trace %R%s>", t->path ? t->path : Py_None,
+				    t->main ? "" : " (closed)");
+}
+
+static PyMethodDef trace_methods[] = {
+	{ "events", (PyCFunction)(void (*)(void))trace_events, METH_VARARGS | METH_KEYWORDS,
+	  "events(name=None, cpus=None, start=None, end=None) -> iterator of Event\n\n"
+	  "Every event merged by time; the filters run in C: name an event name\n"
+	  "('sched_switch' or 'sched:sched_switch') or a list of them, cpus a\n"
+	  "CPU number or a list, start/end timestamps (the file's clock units,\n"
+	  "end excluded)." },
+	{ "_columns", (PyCFunction)(void (*)(void))trace_columns, METH_VARARGS | METH_KEYWORDS,
+	  "_columns(name=None, cpus=None, start=None, end=None) -> typed buffers per\n"
+	  "event type (see Trace.columns)" },
+	{ "event_types", (PyCFunction)trace_event_types, METH_NOARGS,
+	  "event_types() -> [(system, name, id)] of every event format in the capture" },
+	{ "stats", (PyCFunction)trace_stats, METH_NOARGS,
+	  "stats() -> events, drops and counts per type and per CPU (one walk, cached)" },
+	{ "damage", (PyCFunction)trace_damage, METH_NOARGS,
+	  "damage() -> damage found outside the event data (tables, formats, buffers)" },
+	{ "close", (PyCFunction)trace_close, METH_NOARGS, "close() -> None" },
+	{ "__enter__", (PyCFunction)trace_enter, METH_NOARGS, NULL },
+	{ "__exit__", (PyCFunction)trace_exit, METH_VARARGS, NULL },
+	{ NULL, NULL, 0, NULL }
+};
+
+static PyGetSetDef trace_getset[] = {
+	{ "cpus", (getter)trace_get_cpus, NULL, "CPUs of the capture (trace-cmd's cpus=)", NULL },
+	{ "clock", (getter)trace_get_clock, NULL, "the trace clock's name", NULL },
+	{ "uname", (getter)trace_get_uname, NULL, "uname of the traced machine, or None", NULL },
+	{ "drops", (getter)trace_get_drops, NULL, "events the kernel dropped (known counts)", NULL },
+	{ "info", (getter)trace_get_info, NULL, "what the capture is (dict)", NULL },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
+static PyMemberDef trace_members[] = {
+	{ "path", T_OBJECT, offsetof(tbpy_trace, path), READONLY, "the path opened" },
+	{ NULL, 0, 0, 0, NULL }
+};
+
+PyTypeObject tbpy_TraceType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "tracebound.Trace",
+	.tp_basicsize = sizeof(tbpy_trace),
+	.tp_dealloc = (destructor)trace_dealloc,
+	.tp_repr = (reprfunc)trace_repr,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+	.tp_doc = "Trace(path, events=None, skip_damaged=False): an opened capture.",
+	.tp_iter = (getiterfunc)trace_iter,
+	.tp_methods = trace_methods,
+	.tp_getset = trace_getset,
+	.tp_members = trace_members,
+	.tp_init = (initproc)trace_init,
+	.tp_new = PyType_GenericNew,
+};
