@@ -252,7 +252,6 @@ static void ksym_order(tb_kallsyms *t)
 	heap_sort(t->v + k, t->n - k, sizeof(*t->v), ksym_less);
 }
 
-
 tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 			    tb_error *err)
 {
@@ -344,11 +343,11 @@ const tb_ksym *tb_kallsyms_find(const tb_kallsyms *t, uint64_t addr)
 	return i ? &t->v[i - 1] : NULL;
 }
 
-/* The index just past the entries at address a (a run of aliases). */
-static size_t ksym_run_end(const tb_kallsyms *t, uint64_t a)
+/* The index just past the entries at address a (a run of aliases) among
+ * the first n (the lookable ones). */
+static size_t ksym_run_end(const tb_kallsyms *t, size_t n, uint64_t a)
 {
-	return a == UINT64_MAX ? t->n
-			       : lower_bound(t->v, t->n, sizeof(*t->v), a + 1, ksym_key);
+	return a == UINT64_MAX ? n : lower_bound(t->v, n, sizeof(*t->v), a + 1, ksym_key);
 }
 
 /*
@@ -357,21 +356,22 @@ static size_t ksym_run_end(const tb_kallsyms *t, uint64_t a)
  * glibc's bsearch with "addr is the entry's, or lies below the next
  * entry's" (the last entry: its own address only).  Reversing runs of
  * equal addresses moves no address, so the search probes the same
- * indices here; the entry it stops at is mirrored inside its run.
+ * indices here; the entry it stops at is mirrored inside its run.  Only
+ * the lookable entries take part (trace-cmd does not load the others).
  */
 static const tb_ksym *ksym_find_tep(const tb_kallsyms *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
+	size_t n = ksym_lookable_count(t), lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2, s, e;
 		uint64_t a = t->v[mid].addr;
-		uint64_t next = mid + 1 < t->n ? t->v[mid + 1].addr : 0;
+		uint64_t next = mid + 1 < n ? t->v[mid + 1].addr : 0;
 		if (addr == a || (addr > a && addr < next)) {
 			/* the run of aliases around mid (mostly just mid) */
 			s = mid && t->v[mid - 1].addr == a
-				    ? lower_bound(t->v, t->n, sizeof(*t->v), a, ksym_key)
+				    ? lower_bound(t->v, n, sizeof(*t->v), a, ksym_key)
 				    : mid;
-			e = next == a ? ksym_run_end(t, a) : mid + 1;
+			e = mid + 1 < n && next == a ? ksym_run_end(t, n, a) : mid + 1;
 			return &t->v[s + (e - 1 - mid)];
 		}
 		if (addr < a)
@@ -393,8 +393,8 @@ const tb_ksym *tb_kallsyms_find_as(const tb_kallsyms *t, uint64_t addr,
 		return ksym_find_tep(t, addr);
 	case TB_KSYM_FIRST:
 		k = tb_kallsyms_find(t, addr);
-		return k ? &t->v[lower_bound(t->v, t->n, sizeof(*t->v), k->addr,
-					     ksym_key)]
+		return k ? &t->v[lower_bound(t->v, ksym_lookable_count(t), sizeof(*t->v),
+					     k->addr, ksym_key)]
 			 : NULL;
 	default:
 		return tb_kallsyms_find(t, addr);
@@ -403,11 +403,12 @@ const tb_ksym *tb_kallsyms_find_as(const tb_kallsyms *t, uint64_t addr,
 
 uint64_t tb_kallsyms_size(const tb_kallsyms *t, const tb_ksym *k)
 {
-	size_t e;
-	if (!t || !t->v || !k)
+	size_t n, e;
+	if (!t || !t->v || !k || !ksym_lookable(t, k))
 		return 0;
-	e = ksym_run_end(t, k->addr);
-	return e < t->n ? t->v[e].addr - k->addr : 0;
+	n = ksym_lookable_count(t);
+	e = ksym_run_end(t, n, k->addr);
+	return e < n ? t->v[e].addr - k->addr : 0;
 }
 
 /* ---- printk formats ---- */

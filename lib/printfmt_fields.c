@@ -119,8 +119,15 @@ static void put_hex_bare(tb_out *o, uint64_t v)
 
 static void put_hex(tb_out *o, uint64_t v)
 {
-	tb_out_put(o, "0x", 2);
-	put_c_int(o, v, 'x', TB_L_LL, 0, 0, -1);
+	char b[18];
+	int pos = (int)sizeof(b);
+	do {
+		b[--pos] = fm_hex[v & 15];
+		v >>= 4;
+	} while (v);
+	b[--pos] = 'x';
+	b[--pos] = '0';
+	tb_out_put(o, b + pos, sizeof(b) - (size_t)pos);
 }
 
 /* A field's integer (1, 2, 4 or 8 bytes; any other size reads as 0, as
@@ -386,9 +393,18 @@ void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
 		unsigned m = (uint8_t)e[1] | (unsigned)(uint8_t)e[2] << 8;
 		if (tb_pf_common(f))
 			continue;
-		tb_out_putc(o, ' ');
-		tb_out_put(o, f->name, f->name_len);
-		tb_out_putc(o, '=');
+		if (f->name_len <= TB_FORMAT_MAX_NAME) {
+			/* " name=" in one piece */
+			char nb[TB_FORMAT_MAX_NAME + 2];
+			nb[0] = ' ';
+			memcpy(nb + 1, f->name, f->name_len);
+			nb[f->name_len + 1] = '=';
+			tb_out_put(o, nb, (size_t)f->name_len + 2);
+		} else {
+			tb_out_putc(o, ' ');
+			tb_out_put(o, f->name, f->name_len);
+			tb_out_putc(o, '=');
+		}
 		if (!(m & ~TB_FM_0X)) {
 			put_raw(&c, f, fl);
 			continue;

@@ -478,21 +478,6 @@ int tb_session_format_at(const tb_session *s, size_t i, tb_span *system, tb_span
 
 /* ---- tables ---- */
 
-static int sym_lookup(void *ctx, uint64_t addr, const char **name, size_t *nlen,
-		      uint64_t *start, const char **mod, size_t *mlen)
-{
-	const tb_kallsyms *t = ctx;
-	const tb_ksym *k = tb_kallsyms_find(t, addr);
-	if (!k)
-		return 0;
-	*name = tb_ksym_name(t, k);
-	*nlen = k->name_len;
-	*start = k->addr;
-	*mod = tb_ksym_module(t, k);
-	*mlen = k->module_len;
-	return 1;
-}
-
 static int printk_lookup(void *ctx, uint64_t addr, const char **str, size_t *len)
 {
 	const tb_printk_fmt *p = tb_printk_find(ctx, addr);
@@ -535,8 +520,12 @@ static tb_status load_tables(tb_session *s, const tb_span *cmd, const tb_span *k
 		add_damage(s, "kallsyms", e.status, table_offset(s, ks, e.offset), e.what, 0);
 	if (pk->len && tb_printk_parse(&s->pk, pk->ptr, pk->len, &e))
 		add_damage(s, "printk formats", e.status, table_offset(s, pk, e.offset), e.what, 0);
-	s->env.sym = sym_lookup;
-	s->env.sym_ctx = &s->ks;
+	/* symbols from the table: the alias rule session.h documents, and
+	 * sizes for the kernel's "%pS" (fn+0x10/0x2a0) */
+	s->env.sym = NULL;
+	s->env.ksyms = &s->ks;
+	s->env.ksym_how = (s->opt.flags & TB_SESSION_KSYM_ALIASES_NEWEST) ? TB_KSYM_LAST
+									: TB_KSYM_FIRST;
 	s->env.printk = printk_lookup;
 	s->env.printk_ctx = &s->pk;
 	return TB_OK;
@@ -1107,6 +1096,20 @@ static tb_status next_raw(tb_session *s, tb_session_event *ev, tb_error *err)
 	return TB_OK;
 }
 
+tb_status tb_session_describe(tb_session *s, uint32_t cpu, uint64_t ts, const void *rec,
+			      size_t len, tb_session_event *ev)
+{
+	if (!s || !ev || (!rec && len) || len > UINT32_MAX)
+		return TB_ERR_ARG;
+	memset(ev, 0, sizeof(*ev));
+	ev->cpu = cpu;
+	ev->ts = ts;
+	ev->data = rec;
+	ev->len = (uint32_t)len;
+	fill_event(s, ev);
+	return TB_OK;
+}
+
 tb_status tb_session_next(tb_session *s, tb_session_event *ev, tb_error *err)
 {
 	tb_error_clear(err);
@@ -1590,13 +1593,18 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 		tb_text_puts(t, "}}");
 		return TB_OK;
 	}
-	tb_text_puts(t, ",\"pid\":");
-	tb_text_i64(t, ev->pid, 0, 0);
-	tb_text_puts(t, ",\"comm\":");
-	if (ev->comm_known)
-		tb_json_str(t, ev->comm, ev->comm_len);
-	else
-		tb_text_puts(t, ev->pid == 0 ? "\"<idle>\"" : "null");
+	if (!f && !s->have_type) {
+		/* no format says where common_pid is */
+		tb_text_puts(t, ",\"pid\":null,\"comm\":null");
+	} else {
+		tb_text_puts(t, ",\"pid\":");
+		tb_text_i64(t, ev->pid, 0, 0);
+		tb_text_puts(t, ",\"comm\":");
+		if (ev->comm_known)
+			tb_json_str(t, ev->comm, ev->comm_len);
+		else
+			tb_text_puts(t, ev->pid == 0 ? "\"<idle>\"" : "null");
+	}
 	tb_text_puts(t, ",\"system\":");
 	if (f && f->system)
 		tb_json_str(t, f->system, f->system_len);
@@ -1616,11 +1624,17 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 		tb_text_puts(t, ",\"missed\":");
 		tb_text_i64(t, ev->missed, 0, 0);
 	}
+	tb_text_puts(t, ",\"subbuf\":");
+	tb_text_u64(t, ev->page_index, 0, 0);
+	tb_text_puts(t, ",\"offset\":");
+	tb_text_u64(t, ev->offset, 0, 0);
+	tb_text_puts(t, ",\"size\":");
+	tb_text_u64(t, ev->len, 0, 0);
 	if (f) {
 		tb_text_puts(t, ",\"fields\":{");
-		for (i = f->ncommon; i < f->nfields; i++) {
+		for (i = 0; i < f->nfields; i++) {
 			const tb_field *fl = &f->fields[i];
-			if (i > f->ncommon)
+			if (i)
 				tb_text_putc(t, ',');
 			tb_json_str(t, fl->name, fl->name_len);
 			tb_text_putc(t, ':');

@@ -24,6 +24,13 @@ typedef struct ctx {
 	int no_scratch; /* scratch too small: compressed contents unseen */
 	uint64_t sect_off[TB_DAT_OPT_COUNT_]; /* sections named by options */
 	int have_clock_option;
+	/* salvage */
+	int salvage;
+	uint64_t walk_stop; /* v7: the section walk ends here (0: the end) */
+	int chain_damaged;  /* v7: part of the options chain is lost */
+	uint64_t cut_end;   /* declared file end of the item that ran past the
+			       end of the file (0: none) */
+	uint64_t walk_off[TB_DAT_OPT_COUNT_]; /* first section of each id */
 } ctx;
 
 static uint64_t body_off(const body *b, size_t pos)
@@ -48,6 +55,43 @@ static tb_dat_text mk_text(const body *b, size_t pos, size_t len)
 static tb_status fail(ctx *c, tb_status s, uint64_t off, const char *what)
 {
 	return tb_fail(c->err, s, off, what);
+}
+
+/*
+ * Salvage: turn the error just failed into a damage entry (kept while
+ * storage lasts, counted always) and clear it.  `length`: bytes of the file
+ * given up from the fault on; UINT64_MAX: to the end of the file.
+ */
+static tb_dat_damage *damage(ctx *c, unsigned part, uint64_t length)
+{
+	tb_dat *d = c->d;
+	tb_dat_damage *g = NULL;
+	uint64_t off = c->err->offset;
+	if (off > c->f.len)
+		off = c->f.len;
+	if (length == UINT64_MAX || length > c->f.len - off)
+		length = c->f.len - off;
+	if (d->damage_total < d->damage_cap_) {
+		g = &d->damage_st_[d->damage_total];
+		memset(g, 0, sizeof(*g));
+		g->part = part;
+		g->error = *c->err;
+		g->error.offset = off;
+		g->length = length;
+		g->missing = c->cut_end > c->f.len ? c->cut_end - c->f.len : 0;
+		d->ndamage++;
+	}
+	d->damage_total++;
+	d->need.damage = d->damage_total;
+	c->cut_end = 0;
+	tb_error_clear(c->err);
+	return g;
+}
+
+/* The declared end of an item that ran past the end of the file. */
+static void note_cut(ctx *c, uint64_t start, uint64_t size)
+{
+	c->cut_end = size > UINT64_MAX - start ? UINT64_MAX : start + size;
 }
 
 /* ---- small checked reads at a body's cursor ---- */
@@ -106,6 +150,8 @@ static tb_status rd_sized(ctx *c, body *b, unsigned width, tb_dat_text *t,
 	if (!tb_rd_uN(&b->r, width, &n))
 		return fail(c, TB_ERR_TRUNCATED, at(b), what);
 	if (n > tb_rd_left(&b->r)) {
+		if (b->in_file)
+			note_cut(c, at(b), n);
 		b->r.pos = szpos;
 		return fail(c, TB_ERR_LENGTH, at(b), what);
 	}
@@ -254,6 +300,8 @@ typedef struct sect {
 	uint32_t name;
 	uint64_t size;
 	uint64_t off;       /* of the header */
+	uint64_t decl_end;  /* where the body ends as declared */
+	int cut;            /* salvage: the body runs past the end, size clipped */
 } sect;
 
 static tb_status read_sect(ctx *c, uint64_t off, sect *s)
@@ -266,6 +314,8 @@ static tb_status read_sect(ctx *c, uint64_t off, sect *s)
 	b.base = off;
 	b.in_file = 1;
 	s->off = off;
+	if (tb_rd_left(&b.r) < 16)
+		note_cut(c, off, 16);
 	if ((st = rd_u16(c, &b, &s->id, "section header truncated")) ||
 	    (st = rd_u16(c, &b, &s->flags, "section header truncated")) ||
 	    (st = rd_u32(c, &b, &s->name, "section header truncated")) ||
@@ -273,9 +323,19 @@ static tb_status read_sect(ctx *c, uint64_t off, sect *s)
 		return st;
 	if (s->flags & ~1u)
 		return fail(c, TB_ERR_VALUE, off + 2, "unknown section flags");
-	if (s->size > tb_rd_left(&b.r))
+	s->cut = 0;
+	s->decl_end = s->size > UINT64_MAX - off - 16 ? UINT64_MAX
+						      : off + 16 + s->size;
+	if (s->size > tb_rd_left(&b.r)) {
+		if (c->salvage) {
+			/* the body's consumer reports what the cut costs */
+			s->size = tb_rd_left(&b.r);
+			s->cut = 1;
+			return TB_OK;
+		}
 		return fail(c, TB_ERR_LENGTH, off + 8,
 			    "section size runs past the end of the file");
+	}
 	return TB_OK;
 }
 
@@ -420,17 +480,64 @@ static tb_status opt_text(ctx *c, body *p, tb_dat_text *t, const char *what)
 	return TB_OK;
 }
 
-/* CPU ranges: validated against the file and the enclosing section. */
-static tb_status check_cpu_range(ctx *c, const tb_dat_buffer *bf,
-				 uint64_t off, uint64_t size, uint64_t lo,
-				 uint64_t hi, uint64_t where)
+/*
+ * Salvage: a CPU's data runs past the end of the file.  Keep the whole
+ * pages that exist; compressed data keeps the whole chunks (walking the
+ * count and chunk headers over the bytes present).
+ */
+static void clip_cpu(ctx *c, const tb_dat_buffer *bf, tb_dat_cpu *cpu)
+{
+	uint64_t off = cpu->offset, have = off < c->f.len ? c->f.len - off : 0;
+	uint32_t count, k = 0;
+	size_t q;
+	cpu->cut = 1;
+	cpu->chunks = 0;
+	if (!bf->compressed) {
+		cpu->size = have - have % bf->page_size;
+		return;
+	}
+	cpu->size = 0;
+	if (!tb_rd_u32_at(&c->f, (size_t)off, &count))
+		return;
+	q = (size_t)off + 4;
+	while (k < count && c->f.len - q >= 8) {
+		uint32_t cs;
+		if (!tb_rd_u32_at(&c->f, q, &cs) || cs > c->f.len - q - 8)
+			break;
+		q += 8 + (size_t)cs;
+		k++;
+	}
+	cpu->chunks = k;
+	cpu->size = q - off - 4;
+}
+
+/* CPU ranges: validated against the file and the enclosing section, and
+ * stored in *out.  In salvage a range past the end of the file is clipped
+ * (clip_cpu) instead of failing. */
+static tb_status cpu_range(ctx *c, const tb_dat_buffer *bf, uint32_t id,
+			   uint64_t off, uint64_t size, uint64_t lo,
+			   uint64_t hi, uint64_t where, tb_dat_cpu *out)
 {
 	uint64_t slack = bf->compressed ? 4 : 0;
+	memset(out, 0, sizeof(*out));
+	out->cpu = id;
+	out->offset = size ? off : 0;
+	out->size = out->declared = size;
 	if (size == 0)
 		return TB_OK;
-	if (off > c->f.len || size > c->f.len - off)
-		return fail(c, TB_ERR_RANGE, where,
-			    "CPU data range runs past the end of the file");
+	if (off > c->f.len || size > c->f.len - off ||
+	    (c->salvage && slack && size + slack > c->f.len - off)) {
+		if (!c->salvage)
+			return fail(c, TB_ERR_RANGE, where,
+				    "CPU data range runs past the end of the file");
+		if (off % bf->page_size)
+			return fail(c, TB_ERR_VALUE, where,
+				    "CPU data offset not aligned to the page size");
+		clip_cpu(c, bf, out);
+		if (out->size == 0)
+			return TB_OK;
+		size = out->size;
+	}
 	if (off < lo || off > hi || size > hi - off ||
 	    (slack && size + slack > hi - off))
 		return fail(c, TB_ERR_RANGE, where,
@@ -484,23 +591,28 @@ static tb_status parse_v6_fly(ctx *c, body *b, tb_dat_buffer *bf)
 	tb_dat_cpu *cpus;
 	tb_status st;
 	uint64_t tpos = at(b);
-	if (n > tb_rd_left(&b->r) / 16)
+	if (n > tb_rd_left(&b->r) / 16) {
+		note_cut(c, tpos, (uint64_t)n * 16);
 		return fail(c, TB_ERR_TRUNCATED, tpos,
 			    "flyrecord CPU table runs past the end");
+	}
 	cpus = take_cpus(c, n);
 	for (i = 0; i < n; i++) {
 		uint64_t off, size, where = at(b);
+		tb_dat_cpu one;
 		if ((st = rd_u64(c, b, &off, "CPU offset truncated")) ||
 		    (st = rd_u64(c, b, &size, "CPU size truncated")))
 			return st;
-		if ((st = check_cpu_range(c, bf, off, size, 0, c->f.len,
-					   where)))
-			return st;
-		if (cpus) {
-			cpus[i].cpu = i;
-			cpus[i].offset = size ? off : 0;
-			cpus[i].size = size;
+		if ((st = cpu_range(c, bf, i, off, size, 0, c->f.len, where,
+				    &one))) {
+			if (!c->salvage)
+				return st;
+			damage(c, TB_DAT_PART_BUFFER, 16); /* this CPU is lost */
+			one.offset = one.size = one.declared = 0;
+			one.cut = 0;
 		}
+		if (cpus)
+			cpus[i] = one;
 	}
 	if (cpus) {
 		bf->cpus = cpus;
@@ -596,6 +708,7 @@ static tb_status opt_buffer_v7(ctx *c, body *p, unsigned id, uint64_t where)
 	for (i = 0; i < k; i++) {
 		uint32_t cpu;
 		uint64_t off, size, cw = at(p);
+		tb_dat_cpu one;
 		if ((st = rd_u32(c, p, &cpu, "BUFFER CPU truncated")) ||
 		    (st = rd_u64(c, p, &off, "BUFFER CPU truncated")) ||
 		    (st = rd_u64(c, p, &size, "BUFFER CPU truncated")))
@@ -606,21 +719,22 @@ static tb_status opt_buffer_v7(ctx *c, body *p, unsigned id, uint64_t where)
 			return fail(c, TB_ERR_DUPLICATE, cw,
 				    "CPU listed twice in a buffer");
 		seen[cpu / 8] = (uint8_t)(seen[cpu / 8] | (1u << (cpu % 8)));
-		if ((st = check_cpu_range(c, bf, off, size, lo, hi, cw + 4)))
-			return st;
-		if (cpus) {
-			cpus[i].cpu = cpu;
-			cpus[i].offset = size ? off : 0;
-			cpus[i].size = size;
+		if ((st = cpu_range(c, bf, cpu, off, size, lo, hi, cw + 4,
+				    &one))) {
+			if (!c->salvage)
+				return st;
+			damage(c, TB_DAT_PART_BUFFER, 20); /* this CPU is lost */
+			one.offset = one.size = one.declared = 0;
+			one.cut = 0;
 		}
+		if (cpus)
+			cpus[i] = one;
 	}
-	if ((st = expect_end(c, p, "bytes after the BUFFER payload")))
-		return st;
-	if (cpus) {
+	if (cpus) { /* (kept in salvage when bytes follow) */
 		bf->cpus = cpus;
 		bf->ncpus = k;
 	}
-	return TB_OK;
+	return expect_end(c, p, "bytes after the BUFFER payload");
 }
 
 static tb_status opt_time_shift(ctx *c, body *p)
@@ -804,15 +918,33 @@ static tb_status read_option(ctx *c, body *b, unsigned id, uint64_t where,
 	tb_status st;
 	if ((st = rd_u32(c, b, &size, "option size truncated")))
 		return st;
-	if (size > tb_rd_left(&b->r))
+	if (size > tb_rd_left(&b->r)) {
+		if (b->in_file)
+			note_cut(c, at(b), size);
 		return fail(c, TB_ERR_LENGTH, where + 2,
 			    "option size runs past the end");
+	}
 	(void)id;
 	payload->in_file = b->in_file;
 	payload->base = b->in_file ? b->base + b->r.pos : b->base;
 	tb_rd_init(&payload->r, b->r.data + b->r.pos, size, b->r.big_endian);
 	b->r.pos += size;
 	return TB_OK;
+}
+
+/* One option's payload, handled; in salvage a bad option (whose size is
+ * known) is damage, and the walk goes on after it. */
+static tb_status one_option(ctx *c, unsigned id, body *p, uint64_t where)
+{
+	tb_status st = handle_option(c, id, p, where);
+	if (!st && p->r.pos != p->r.len)
+		st = fail(c, TB_ERR_LENGTH, at(p),
+			  "bytes left over in an option");
+	if (st && c->salvage) {
+		damage(c, TB_DAT_PART_OPTIONS, 6 + (uint64_t)p->r.len);
+		return TB_OK;
+	}
+	return st;
 }
 
 /* v6: options until id 0 (which has no size). */
@@ -828,11 +960,8 @@ static tb_status parse_v6_options(ctx *c, body *b)
 		if (id == 0)
 			return TB_OK;
 		if ((st = read_option(c, b, id, where, &p)) ||
-		    (st = handle_option(c, id, &p, where)))
+		    (st = one_option(c, id, &p, where)))
 			return st;
-		if (p.r.pos != p.r.len)
-			return fail(c, TB_ERR_LENGTH, at(&p),
-				    "bytes left over in an option");
 	}
 }
 
@@ -853,8 +982,11 @@ static tb_status parse_v7_options_section(ctx *c, uint64_t off, uint64_t *next,
 		uint64_t where = at(&b);
 		body p;
 		if ((st = rd_u16(c, &b, &id, "options section without DONE")) ||
-		    (st = read_option(c, &b, id, where, &p)))
+		    (st = read_option(c, &b, id, where, &p))) {
+			if (s.cut && !c->cut_end)
+				note_cut(c, off, s.decl_end - off);
 			return st;
+		}
 		if (id == TB_DAT_OPT_DONE) {
 			if (p.r.len != 8)
 				return fail(c, TB_ERR_LENGTH, where + 2,
@@ -866,11 +998,8 @@ static tb_status parse_v7_options_section(ctx *c, uint64_t off, uint64_t *next,
 					    "next options section outside the file");
 			return expect_end(c, &b, "bytes after the DONE option");
 		}
-		if ((st = handle_option(c, id, &p, where)))
+		if ((st = one_option(c, id, &p, where)))
 			return st;
-		if (p.r.pos != p.r.len)
-			return fail(c, TB_ERR_LENGTH, at(&p),
-				    "bytes left over in an option");
 	}
 }
 
@@ -890,9 +1019,17 @@ static tb_status parse_v7_options(ctx *c)
 		if (hops >= TB_DAT_MAX_OPTION_SECTIONS)
 			return fail(c, TB_ERR_LIMIT, off,
 				    "too many options sections");
+		/* (in salvage both end the chain: see parse_v7) */
 		d->opt_seen_[hops++] = off;
-		if ((st = parse_v7_options_section(c, off, &next, &skipped)))
-			return st;
+		if ((st = parse_v7_options_section(c, off, &next, &skipped))) {
+			if (!c->salvage)
+				return st;
+			/* the rest of the chain is out of reach */
+			c->chain_damaged = 1;
+			damage(c, TB_DAT_PART_OPTIONS,
+			       c->cut_end ? UINT64_MAX : 0);
+			return TB_OK;
+		}
 		if (skipped)
 			return TB_OK; /* scratch too small; NO_SPACE follows */
 		off = next;
@@ -901,6 +1038,97 @@ static tb_status parse_v7_options(ctx *c)
 }
 
 /* ---- v7 metadata sections ---- */
+
+/* The damage part of a metadata section id. */
+static unsigned section_part(unsigned id)
+{
+	switch (id) {
+	case TB_DAT_OPT_HEADER_INFO:
+		return TB_DAT_PART_HEADERS;
+	case TB_DAT_OPT_FTRACE_EVENTS:
+		return TB_DAT_PART_FTRACE_EVENTS;
+	case TB_DAT_OPT_EVENT_FORMATS:
+		return TB_DAT_PART_EVENT_FORMATS;
+	case TB_DAT_OPT_KALLSYMS:
+		return TB_DAT_PART_KALLSYMS;
+	case TB_DAT_OPT_PRINTK:
+		return TB_DAT_PART_PRINTK;
+	case TB_DAT_OPT_CMDLINES:
+		return TB_DAT_PART_CMDLINES;
+	default:
+		return TB_DAT_PART_SECTIONS;
+	}
+}
+
+/*
+ * Salvage: a line table (kallsyms, printk, cmdlines) whose size field at
+ * b's szpos runs past the end of the file.  Keep its whole lines; the
+ * damage starts at the first byte not kept.  Only for a text in the file
+ * that reaches the file's end (a cut, not a lying size mid-file).
+ */
+static int keep_cut_text(ctx *c, body *b, size_t szpos, unsigned width,
+			 tb_dat_text *t, unsigned part)
+{
+	size_t start = szpos + width, n;
+	const uint8_t *p;
+	if (!b->in_file || b->base + b->r.len != c->f.len ||
+	    start > b->r.len || !tb_rd_ptr_at(&b->r, start, b->r.len - start, &p))
+		return 0;
+	n = b->r.len - start;
+	while (n && p[n - 1] != '\n')
+		n--;
+	*t = mk_text(b, start, n);
+	c->err->offset = t->offset + n;
+	damage(c, part, UINT64_MAX);
+	b->r.pos = b->r.len;
+	return 1;
+}
+
+/* A line table: size field, text; salvaged when cut (keep_cut_text). */
+static tb_status rd_table(ctx *c, body *b, unsigned width, tb_dat_text *t,
+			  const char *what, unsigned part)
+{
+	size_t szpos = b->r.pos;
+	tb_status st = rd_sized(c, b, width, t, what);
+	if (st == TB_ERR_LENGTH && c->salvage &&
+	    keep_cut_text(c, b, szpos, width, t, part))
+		return TB_OK;
+	return st;
+}
+
+/* One metadata section's contents. */
+static tb_status parse_v7_section(ctx *c, unsigned id, body *b)
+{
+	tb_dat *d = c->d;
+	switch (id) {
+	case TB_DAT_OPT_HEADER_INFO:
+		return parse_headers(c, b);
+	case TB_DAT_OPT_FTRACE_EVENTS:
+		return parse_ftrace(c, b);
+	case TB_DAT_OPT_EVENT_FORMATS:
+		return parse_systems(c, b);
+	case TB_DAT_OPT_KALLSYMS:
+		return rd_table(c, b, 4, &d->kallsyms,
+				"kallsyms size runs past the end",
+				TB_DAT_PART_KALLSYMS);
+	case TB_DAT_OPT_PRINTK:
+		return rd_table(c, b, 4, &d->printk,
+				"printk size runs past the end",
+				TB_DAT_PART_PRINTK);
+	case TB_DAT_OPT_CMDLINES:
+		return rd_table(c, b, 8, &d->cmdlines,
+				"cmdlines size runs past the end",
+				TB_DAT_PART_CMDLINES);
+	case TB_DAT_OPT_BTF_FILE:
+		d->btf = mk_text(b, 0, b->r.len);
+		break;
+	default:
+		d->modules = mk_text(b, 0, b->r.len);
+		break;
+	}
+	b->r.pos = b->r.len;
+	return TB_OK;
+}
 
 static tb_status parse_v7_sections(ctx *c)
 {
@@ -912,9 +1140,19 @@ static tb_status parse_v7_sections(ctx *c)
 	};
 	tb_dat *d = c->d;
 	size_t i;
-	if (!c->sect_off[TB_DAT_OPT_HEADER_INFO])
-		return fail(c, TB_ERR_VALUE, d->first_options,
-			    "no HEADER_INFO section named by the options");
+	/* salvage: sections the lost part of the chain named are found by
+	 * the walk over the sections (the first of each id) */
+	if (c->salvage && c->chain_damaged)
+		for (i = 0; i < TB_ARRAY_LEN(ids); i++)
+			if (!c->sect_off[ids[i]])
+				c->sect_off[ids[i]] = c->walk_off[ids[i]];
+	if (!c->sect_off[TB_DAT_OPT_HEADER_INFO]) {
+		tb_status st = fail(c, TB_ERR_VALUE, d->first_options,
+				    "no HEADER_INFO section named by the options");
+		if (!c->salvage)
+			return st;
+		damage(c, TB_DAT_PART_HEADERS, 0);
+	}
 	for (i = 0; i < TB_ARRAY_LEN(ids); i++) {
 		unsigned id = ids[i];
 		uint64_t off = c->sect_off[id];
@@ -922,45 +1160,29 @@ static tb_status parse_v7_sections(ctx *c)
 		sect s;
 		int skipped;
 		tb_status st;
+		size_t before = d->damage_total;
 		if (!off)
 			continue;
-		if ((st = open_sect(c, off, id, &b, &s, &skipped)))
-			return st;
-		if (skipped)
-			continue;
-		switch (id) {
-		case TB_DAT_OPT_HEADER_INFO:
-			st = parse_headers(c, &b);
-			break;
-		case TB_DAT_OPT_FTRACE_EVENTS:
-			st = parse_ftrace(c, &b);
-			break;
-		case TB_DAT_OPT_EVENT_FORMATS:
-			st = parse_systems(c, &b);
-			break;
-		case TB_DAT_OPT_KALLSYMS:
-			st = rd_sized(c, &b, 4, &d->kallsyms,
-				      "kallsyms size runs past the end");
-			break;
-		case TB_DAT_OPT_PRINTK:
-			st = rd_sized(c, &b, 4, &d->printk,
-				      "printk size runs past the end");
-			break;
-		case TB_DAT_OPT_CMDLINES:
-			st = rd_sized(c, &b, 8, &d->cmdlines,
-				      "cmdlines size runs past the end");
-			break;
-		case TB_DAT_OPT_BTF_FILE:
-			d->btf = mk_text(&b, 0, b.r.len);
-			b.r.pos = b.r.len;
-			break;
-		default:
-			d->modules = mk_text(&b, 0, b.r.len);
-			b.r.pos = b.r.len;
-			break;
+		s.cut = 0;
+		s.size = 0;
+		if ((st = open_sect(c, off, id, &b, &s, &skipped)) == TB_OK) {
+			if (skipped)
+				continue;
+			st = parse_v7_section(c, id, &b);
+			if (!st)
+				st = expect_end(c, &b, "bytes left over in a section");
+			if (!st && s.cut && d->damage_total == before)
+				/* clipped and nothing noticed (BTF, modules) */
+				st = fail(c, TB_ERR_TRUNCATED, off + 8,
+					  "section cut short by the end of the file");
 		}
-		if (st || (st = expect_end(c, &b, "bytes left over in a section")))
-			return st;
+		if (st) {
+			if (!c->salvage)
+				return st;
+			if (s.cut && !c->cut_end)
+				note_cut(c, off, s.decl_end - off);
+			damage(c, section_part(id), s.cut ? UINT64_MAX : 16 + s.size);
+		}
 	}
 	return TB_OK;
 }
@@ -998,20 +1220,42 @@ static tb_status walk_v7_sections(ctx *c, size_t start, int pass)
 	size_t nstr = 0, n = 0;
 	tb_dat_text first = { NULL, 0, 0 };
 	unsigned first_flags = 0;
-	while (off < c->f.len) {
+	/* salvage: the walk ends at a section it cannot read (pass 0 reports
+	 * it; the later passes stop there too) */
+	uint64_t limit = c->walk_stop ? c->walk_stop : c->f.len;
+	while (off < limit) {
 		sect s;
 		tb_status st;
 		if (n >= TB_DAT_MAX_SECTIONS)
-			return fail(c, TB_ERR_LIMIT, off, "too many sections");
-		if ((st = read_sect(c, off, &s)))
-			return st;
-		if (!known_section_id(s.id))
-			return fail(c, TB_ERR_VALUE, off, "unknown section id");
+			st = fail(c, TB_ERR_LIMIT, off, "too many sections");
+		else if ((st = read_sect(c, off, &s)) == TB_OK &&
+			 !known_section_id(s.id))
+			st = fail(c, TB_ERR_VALUE, off, "unknown section id");
+		if (st) {
+			if (!c->salvage)
+				return st;
+			damage(c, TB_DAT_PART_SECTIONS, UINT64_MAX);
+			c->walk_stop = limit = off;
+			break;
+		}
+		if (pass == 0 && s.id < TB_DAT_OPT_COUNT_ && !c->walk_off[s.id])
+			c->walk_off[s.id] = off;
 		if (pass == 1) {
-			if (s.name != UINT32_MAX && s.name >= d->strings.len)
-				return fail(c, TB_ERR_RANGE, off + 4,
-					    "section description outside the strings");
+			if (s.name != UINT32_MAX && s.name >= d->strings.len) {
+				st = fail(c, TB_ERR_RANGE, off + 4,
+					  "section description outside the strings");
+				if (!c->salvage)
+					return st;
+				damage(c, TB_DAT_PART_SECTIONS, 16);
+			}
 		} else if (s.id == TB_DAT_OPT_STRINGS) {
+			if (s.cut && !(s.flags & 1u)) {
+				/* (a compressed one fails to open below) */
+				note_cut(c, off, s.decl_end - off);
+				(void)fail(c, TB_ERR_TRUNCATED, off + 8,
+					   "strings section cut short by the end of the file");
+				damage(c, TB_DAT_PART_SECTIONS, UINT64_MAX);
+			}
 			if (nstr == 0) {
 				first.ptr = (const char *)(c->f.data + off + 16);
 				first.len = (size_t)s.size;
@@ -1033,7 +1277,7 @@ static tb_status walk_v7_sections(ctx *c, size_t start, int pass)
 		uint8_t *dst = NULL;
 		size_t total = 0, pos = 0;
 		off = start;
-		while (off < c->f.len) {
+		while (off < limit) {
 			sect s;
 			body b;
 			int skipped;
@@ -1041,8 +1285,13 @@ static tb_status walk_v7_sections(ctx *c, size_t start, int pass)
 			if ((st = read_sect(c, off, &s)))
 				return st;
 			if (s.id == TB_DAT_OPT_STRINGS) {
-				if ((st = open_sect(c, off, s.id, &b, &s, &skipped)))
-					return st;
+				if ((st = open_sect(c, off, s.id, &b, &s, &skipped))) {
+					if (!c->salvage)
+						return st;
+					/* keep those gathered before it */
+					damage(c, TB_DAT_PART_SECTIONS, 16 + s.size);
+					break;
+				}
 				if (skipped)
 					return TB_OK;
 				total += b.r.len;
@@ -1073,7 +1322,132 @@ static tb_status walk_v7_sections(ctx *c, size_t start, int pass)
 
 /* ---- the two layouts ---- */
 
-static tb_status parse_v6(ctx *c, body *b)
+/* Put the top buffer (kept last) first.  A kept top buffer implies all
+ * buffers fit; the cap test keeps the writes inside storage regardless. */
+static void top_first(ctx *c)
+{
+	tb_dat *d = c->d;
+	if (d->nbuffers > 1 && d->nbuffers <= d->st_.buffers_cap) {
+		tb_dat_buffer first = d->buffers[d->nbuffers - 1];
+		size_t i;
+		for (i = d->nbuffers - 1; i > 0; i--)
+			d->buffers[i] = d->buffers[i - 1];
+		d->buffers[0] = first;
+	}
+}
+
+/* ---- v6 resync (salvage) ---- */
+
+/* The v6 data tags, 10 bytes each with their NUL. */
+static const char v6_tags[3][10] = { "options  ", "flyrecord", "latency  " };
+
+/* The offset >= from of the next v6 tag among tags[first..2] (*which says
+ * which), or SIZE_MAX.  Every tag ends in a NUL: texts hold none, so the
+ * search runs through them at memchr speed. */
+static size_t find_tag(ctx *c, size_t from, unsigned first, unsigned *which)
+{
+	size_t pos = from + 9;
+	while (pos < c->f.len) {
+		const uint8_t *p, *z, *t;
+		unsigned i;
+		if (!tb_rd_ptr_at(&c->f, pos, c->f.len - pos, &p))
+			return SIZE_MAX;
+		z = memchr(p, 0, c->f.len - pos);
+		if (!z)
+			return SIZE_MAX;
+		pos += (size_t)(z - p);
+		if (tb_rd_ptr_at(&c->f, pos - 9, 10, &t))
+			for (i = first; i < 3; i++)
+				if (!memcmp(t, v6_tags[i], 10)) {
+					*which = i;
+					return pos - 9;
+				}
+		pos++;
+	}
+	return SIZE_MAX;
+}
+
+/* Could a v6 data part have tag `which` at t, with n CPUs?  Options must
+ * walk to their end and a flyrecord / latency tag; a flyrecord table must
+ * list page-aligned data.  A cut before the proof counts as plausible. */
+static int v6_plausible(ctx *c, size_t t, unsigned which, uint32_t n)
+{
+	size_t pos = t + 10;
+	uint32_t i;
+	const uint8_t *tag;
+	if (n > TB_DAT_MAX_CPUS)
+		return 0;
+	if (which == 0) {
+		for (i = 0;; i++) {
+			uint16_t id;
+			uint32_t size;
+			if (i >= TB_DAT_MAX_RESYNC_OPTIONS)
+				return 0;
+			if (!tb_rd_u16_at(&c->f, pos, &id))
+				return 1;
+			if (id == 0)
+				break;
+			if (!tb_rd_u32_at(&c->f, pos + 2, &size) ||
+			    size > c->f.len - pos - 6)
+				return 1;
+			pos += 6 + (size_t)size;
+		}
+		pos += 2;
+		if (!tb_rd_ptr_at(&c->f, pos, 10, &tag))
+			return 1;
+		return !memcmp(tag, v6_tags[1], 10) || !memcmp(tag, v6_tags[2], 10);
+	}
+	if (which == 1)
+		for (i = 0; i < n; i++) {
+			uint64_t off, size;
+			if (!tb_rd_u64_at(&c->f, pos + 16 * (size_t)i, &off) ||
+			    !tb_rd_u64_at(&c->f, pos + 16 * (size_t)i + 8, &size))
+				return 1;
+			if (size && off % c->d->page_size)
+				return 0;
+		}
+	return 1;
+}
+
+/*
+ * Salvage, v6: the items from `from` on are out of reach (one of them
+ * does not parse).  Find the next plausible data part: with_count, the
+ * u32 CPU count and an options / flyrecord / latency tag (*at: the
+ * count); else a flyrecord / latency tag after the options (*at: the tag).
+ */
+static int resync_v6(ctx *c, size_t from, int with_count, size_t *at_)
+{
+	unsigned tries, which = 0;
+	size_t pos = from;
+	for (tries = 0; tries < TB_DAT_MAX_RESYNC; tries++) {
+		size_t t = find_tag(c, pos, with_count ? 0 : 1, &which);
+		uint32_t n = c->d->cpu_count;
+		if (t == SIZE_MAX)
+			return 0;
+		if (!with_count) {
+			if (v6_plausible(c, t, which, n)) {
+				*at_ = t;
+				return 1;
+			}
+		} else if (t >= from + 4 && tb_rd_u32_at(&c->f, t - 4, &n) &&
+			   v6_plausible(c, t, which, n)) {
+			*at_ = t - 4;
+			return 1;
+		}
+		pos = t + 1;
+	}
+	return 0;
+}
+
+/* Salvage: damage from the fault up to a resync point. */
+static void damage_to(ctx *c, unsigned part, size_t to)
+{
+	uint64_t off = c->err->offset;
+	damage(c, part, to > off ? to - off : 0);
+}
+
+/* v6 after the tables: CPU count, options, flyrecord or latency data. */
+static tb_status parse_v6_data(ctx *c, body *b)
 {
 	tb_dat *d = c->d;
 	tb_status st;
@@ -1081,32 +1455,44 @@ static tb_status parse_v6(ctx *c, body *b)
 	tb_dat_buffer *bf, tmp;
 	tb_dat_text top;
 	const uint8_t *tag;
-	if ((st = parse_headers(c, b)) || (st = parse_ftrace(c, b)) ||
-	    (st = parse_systems(c, b)) ||
-	    (st = rd_sized(c, b, 4, &d->kallsyms,
-			   "kallsyms size runs past the end")) ||
-	    (st = rd_sized(c, b, 4, &d->printk,
-			   "printk size runs past the end")) ||
-	    (st = rd_sized(c, b, 8, &d->cmdlines,
-			   "cmdlines size runs past the end")))
-		return st;
 	cpos = at(b);
 	if ((st = rd_u32(c, b, &d->cpu_count, "CPU count truncated")))
-		return st;
-	if (d->cpu_count > TB_DAT_MAX_CPUS)
-		return fail(c, TB_ERR_LIMIT, cpos, "too many CPUs");
-	d->has_cpu_count = 1;
-	if (!tb_rd_ptr_at(&b->r, b->r.pos, 10, &tag))
-		return fail(c, TB_ERR_TRUNCATED, at(b), "data tag truncated");
+		goto cut;
+	if (d->cpu_count > TB_DAT_MAX_CPUS) {
+		st = fail(c, TB_ERR_LIMIT, cpos, "too many CPUs");
+		if (!c->salvage)
+			return st;
+		damage(c, TB_DAT_PART_BUFFER, 4);
+		d->cpu_count = 0; /* a CPUCOUNT option may say */
+	} else {
+		d->has_cpu_count = 1;
+	}
+	if (!tb_rd_ptr_at(&b->r, b->r.pos, 10, &tag)) {
+		note_cut(c, at(b), 10);
+		st = fail(c, TB_ERR_TRUNCATED, at(b), "data tag truncated");
+		goto cut;
+	}
 	if (!memcmp(tag, "options  ", 10)) {
 		b->r.pos += 10;
 		/* a CPUCOUNT option sets how many CPUs the flyrecord tables
 		 * list, as trace-cmd reads them */
-		if ((st = parse_v6_options(c, b)))
-			return st;
-		if (!tb_rd_ptr_at(&b->r, b->r.pos, 10, &tag))
-			return fail(c, TB_ERR_TRUNCATED, at(b),
-				    "data tag truncated");
+		if ((st = parse_v6_options(c, b))) {
+			size_t t;
+			if (!c->salvage)
+				return st;
+			if (!resync_v6(c, b->r.pos, 0, &t)) {
+				damage(c, TB_DAT_PART_OPTIONS, UINT64_MAX);
+				return TB_OK;
+			}
+			damage_to(c, TB_DAT_PART_OPTIONS, t);
+			b->r.pos = t;
+		}
+		if (!tb_rd_ptr_at(&b->r, b->r.pos, 10, &tag)) {
+			note_cut(c, at(b), 10);
+			st = fail(c, TB_ERR_TRUNCATED, at(b),
+				  "data tag truncated");
+			goto cut;
+		}
 	}
 	/* the top buffer goes first: shift instance buffers if any */
 	bf = NULL;
@@ -1124,27 +1510,225 @@ static tb_status parse_v6(ctx *c, body *b)
 		if ((st = new_buffer(c, &tmp, top, at(b), at(b), &bf)))
 			return st;
 		b->r.pos += 10;
-		if ((st = parse_v6_fly(c, b, bf)))
-			return st;
-		/* the trace clock follows when the writer knew it */
-		if (c->have_clock_option) {
+		if ((st = parse_v6_fly(c, b, bf))) {
+			if (!c->salvage)
+				return st;
+			damage(c, TB_DAT_PART_BUFFER, UINT64_MAX);
+		} else if (c->have_clock_option) {
+			/* the trace clock follows when the writer knew it */
 			body t = *b;
-			if (rd_sized(c, &t, 8, &d->v6_clock, "clock") != TB_OK)
+			if (rd_sized(c, &t, 8, &d->v6_clock, "clock") != TB_OK) {
 				tb_error_clear(c->err); /* trace-cmd: use local */
+				c->cut_end = 0;
+			}
 		}
 	} else {
-		return fail(c, TB_ERR_MAGIC, at(b),
-			    "neither flyrecord nor latency data");
+		st = fail(c, TB_ERR_MAGIC, at(b),
+			  "neither flyrecord nor latency data");
+		if (!c->salvage)
+			return st;
+		damage(c, TB_DAT_PART_BUFFER, UINT64_MAX);
+		return TB_OK;
 	}
-	/* Move the top buffer first (instances came with the options).  A
-	 * kept top buffer implies all buffers fit; the cap test keeps the
-	 * writes inside storage regardless. */
-	if (bf != &tmp && d->nbuffers > 1 && d->nbuffers <= d->st_.buffers_cap) {
-		tb_dat_buffer first = d->buffers[d->nbuffers - 1];
-		size_t i;
-		for (i = d->nbuffers - 1; i > 0; i--)
-			d->buffers[i] = d->buffers[i - 1];
-		d->buffers[0] = first;
+	/* Move the top buffer first (instances came with the options). */
+	if (bf != &tmp)
+		top_first(c);
+	return TB_OK;
+cut:
+	if (!c->salvage)
+		return st;
+	damage(c, TB_DAT_PART_BUFFER, UINT64_MAX);
+	return TB_OK;
+}
+
+static tb_status parse_v6(ctx *c, body *b)
+{
+	static const unsigned parts[6] = {
+		TB_DAT_PART_HEADERS, TB_DAT_PART_FTRACE_EVENTS,
+		TB_DAT_PART_EVENT_FORMATS, TB_DAT_PART_KALLSYMS,
+		TB_DAT_PART_PRINTK, TB_DAT_PART_CMDLINES
+	};
+	tb_dat *d = c->d;
+	tb_dat_text *tables[3];
+	unsigned step;
+	tables[0] = &d->kallsyms;
+	tables[1] = &d->printk;
+	tables[2] = &d->cmdlines;
+	for (step = 0; step < 6; step++) {
+		size_t start = b->r.pos, t;
+		tb_status st;
+		switch (step) {
+		case 0:
+			st = parse_headers(c, b);
+			break;
+		case 1:
+			st = parse_ftrace(c, b);
+			break;
+		case 2:
+			st = parse_systems(c, b);
+			break;
+		case 3:
+			st = rd_sized(c, b, 4, &d->kallsyms,
+				      "kallsyms size runs past the end");
+			break;
+		case 4:
+			st = rd_sized(c, b, 4, &d->printk,
+				      "printk size runs past the end");
+			break;
+		default:
+			st = rd_sized(c, b, 8, &d->cmdlines,
+				      "cmdlines size runs past the end");
+			break;
+		}
+		if (!st)
+			continue;
+		if (!c->salvage)
+			return st;
+		/* The items follow each other: a fault loses the way to the
+		 * next.  Skip to the data part if one is found past it. */
+		if (resync_v6(c, start, 1, &t)) {
+			damage_to(c, parts[step], t);
+			b->r.pos = t;
+			break;
+		}
+		/* none: the file ends inside this item */
+		if (step >= 3 && st == TB_ERR_LENGTH &&
+		    keep_cut_text(c, b, start, step == 5 ? 8 : 4,
+				  tables[step - 3], parts[step]))
+			return TB_OK;
+		damage(c, parts[step], UINT64_MAX);
+		return TB_OK;
+	}
+	return parse_v6_data(c, b);
+}
+
+/*
+ * Salvage: CPU ranges of a buffer section whose BUFFER option is lost,
+ * from the data in [lo, hi).  Compressed data is framed (a chunk count,
+ * then chunks) and each CPU starts on the next page boundary; plain pages
+ * follow each other and a new CPU starts where the page timestamps fall
+ * back.  At most max CPUs; stored in out when given.  Returns the count.
+ */
+static size_t split_cpus(ctx *c, const tb_dat_buffer *bf, uint64_t lo,
+			 uint64_t hi, size_t max, tb_dat_cpu *out)
+{
+	uint32_t ps = bf->page_size;
+	size_t n = 0;
+	uint64_t p = lo, prev = 0;
+	if (!bf->compressed) {
+		for (; hi >= ps && p <= hi - ps; p += ps) {
+			uint64_t ts;
+			if (!tb_rd_u64_at(&c->f, (size_t)p, &ts))
+				break;
+			if (n == 0 || (ts < prev && n < max)) {
+				if (out) {
+					memset(&out[n], 0, sizeof(out[n]));
+					out[n].cpu = (uint32_t)n;
+					out[n].offset = p;
+				}
+				n++;
+			}
+			if (out) {
+				out[n - 1].size += ps;
+				out[n - 1].declared = out[n - 1].size;
+			}
+			prev = ts;
+		}
+		return n;
+	}
+	while (n < max && p < hi && hi - p >= 4) {
+		uint32_t count, k = 0;
+		uint64_t q = p + 4;
+		int cut = 0;
+		if (!tb_rd_u32_at(&c->f, (size_t)p, &count))
+			break;
+		while (k < count) {
+			uint32_t cs;
+			if (hi - q < 8 || !tb_rd_u32_at(&c->f, (size_t)q, &cs) ||
+			    cs > hi - q - 8) {
+				cut = 1;
+				break;
+			}
+			q += 8 + (uint64_t)cs;
+			k++;
+		}
+		if (out) {
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].cpu = (uint32_t)n;
+			out[n].offset = p;
+			out[n].size = out[n].declared = q - p - 4;
+			out[n].chunks = k;
+			out[n].cut = cut;
+		}
+		n++;
+		if (cut)
+			break;
+		p = q + (ps - q % ps) % ps;
+	}
+	return n;
+}
+
+/*
+ * Salvage: trace-cmd writes the top buffer's BUFFER option after its data,
+ * so a cut file loses it.  With no top buffer, rebuild it from the first
+ * BUFFER section the walk met that no option claimed.
+ */
+static tb_status infer_v7_buffer(ctx *c)
+{
+	tb_dat *d = c->d;
+	uint64_t soff = c->walk_off[TB_DAT_OPT_BUFFER], lo, hi;
+	tb_dat_buffer *bf, tmp;
+	tb_dat_text top;
+	tb_dat_cpu *cpus;
+	size_t i, n, max;
+	sect s;
+	tb_status st;
+	if (!soff)
+		return TB_OK;
+	for (i = 0; i < d->nbuffers && i < d->st_.buffers_cap; i++)
+		if (d->buffers[i].name.len == 0 ||
+		    d->buffers[i].section_offset == soff)
+			return TB_OK;
+	if ((st = read_sect(c, soff, &s)))
+		return st; /* the walk read it: cannot happen */
+	top.ptr = "";
+	top.len = 0;
+	top.offset = soff;
+	if ((st = new_buffer(c, &tmp, top, soff, soff, &bf)))
+		return st;
+	bf->compressed = (s.flags & 1u) != 0;
+	bf->inferred = 1;
+	max = d->has_cpu_count && d->cpu_count ? d->cpu_count : TB_DAT_MAX_CPUS;
+	lo = soff + 16;
+	lo += (d->page_size - lo % d->page_size) % d->page_size;
+	hi = soff + 16 + s.size;
+	n = lo < hi ? split_cpus(c, bf, lo, hi, max, NULL) : 0;
+	cpus = take_cpus(c, n);
+	if (cpus && n) {
+		(void)split_cpus(c, bf, lo, hi, max, cpus);
+		if (s.cut) {
+			/* the rest of the section is this CPU's as far as
+			 * anyone can tell */
+			cpus[n - 1].cut = 1;
+			cpus[n - 1].declared = s.decl_end - cpus[n - 1].offset -
+					       (bf->compressed ? 4 : 0);
+		}
+	}
+	if (cpus) {
+		bf->cpus = cpus;
+		bf->ncpus = n;
+	}
+	if (bf != &tmp)
+		top_first(c);
+	(void)fail(c, TB_ERR_TRUNCATED, soff,
+		   "BUFFER option lost: CPU ranges inferred from the data");
+	if (s.cut && n == 0)
+		note_cut(c, soff, s.decl_end - soff); /* no CPU says it */
+	{
+		tb_dat_damage *g = damage(c, TB_DAT_PART_BUFFER,
+					  s.cut && n == 0 ? UINT64_MAX : 0);
+		if (g)
+			g->buffer = 0;
 	}
 	return TB_OK;
 }
@@ -1165,19 +1749,35 @@ static tb_status parse_v7(ctx *c, body *b)
 		return fail(c, TB_ERR_VALUE, d->compression.offset,
 			    "empty compression name");
 	start = b->r.pos;
-	if (d->first_options < start || d->first_options >= c->f.len)
-		return fail(c, TB_ERR_RANGE, start - 8,
-			    "options offset outside the file");
+	if (d->first_options < start || d->first_options >= c->f.len) {
+		st = fail(c, TB_ERR_RANGE, start - 8,
+			  "options offset outside the file");
+		if (!c->salvage)
+			return st;
+		damage(c, TB_DAT_PART_OPTIONS, 8);
+		d->first_options = 0;
+		c->chain_damaged = 1;
+	}
 	if ((st = walk_v7_sections(c, start, 0)))
 		return st;
 	if (c->no_scratch)
 		return TB_OK; /* the strings are unseen: call again */
-	if ((st = walk_v7_sections(c, start, 1)) || (st = parse_v7_options(c)))
+	if ((st = walk_v7_sections(c, start, 1)))
 		return st;
+	if ((st = parse_v7_options(c))) {
+		if (!c->salvage)
+			return st;
+		c->chain_damaged = 1; /* a loop or too many sections */
+		damage(c, TB_DAT_PART_OPTIONS, 0);
+	}
 	if (c->no_scratch)
 		return TB_OK; /* a compressed options section is unseen, and with
 				 it the section offsets: call again */
-	return parse_v7_sections(c);
+	if ((st = parse_v7_sections(c)))
+		return st;
+	if (c->salvage && c->chain_damaged)
+		return infer_v7_buffer(c);
+	return TB_OK;
 }
 
 int tb_dat_probe(const void *file, size_t len)
@@ -1186,20 +1786,71 @@ int tb_dat_probe(const void *file, size_t len)
 	       memcmp(file, dat_magic, sizeof(dat_magic)) == 0;
 }
 
-tb_status tb_dat_open(tb_dat *d, const void *file, size_t len,
-		      const tb_dat_storage *st, const tb_dat_decompressor *dc,
-		      tb_error *err)
+/* Salvage: one damage entry per CPU whose data was cut. */
+static void damage_cpus(ctx *c)
+{
+	tb_dat *d = c->d;
+	size_t i, j;
+	for (i = 0; i < d->nbuffers && i < d->st_.buffers_cap; i++) {
+		const tb_dat_buffer *bf = &d->buffers[i];
+		uint64_t fr = bf->compressed ? 4 : 0;
+		for (j = 0; j < bf->ncpus; j++) {
+			const tb_dat_cpu *cpu = &bf->cpus[j];
+			uint64_t stop, units;
+			tb_dat_damage *g;
+			if (!cpu->cut)
+				continue;
+			/* where the decoded data stops: the first byte lost
+			 * (compressed: after the chunk count, when present) */
+			stop = cpu->offset + cpu->size;
+			if (bf->compressed) {
+				uint32_t count = 0;
+				if (tb_rd_u32_at(&c->f, (size_t)cpu->offset, &count))
+					stop += 4;
+				units = count > cpu->chunks ? count - cpu->chunks : 0;
+			} else {
+				units = (cpu->declared - cpu->size + bf->page_size - 1) /
+					bf->page_size;
+			}
+			(void)fail(c, TB_ERR_TRUNCATED, stop,
+				   bf->compressed
+					   ? "CPU data cut short: chunks from here are lost"
+					   : "CPU data cut short: pages from here are lost");
+			g = damage(c, TB_DAT_PART_CPU_DATA, UINT64_MAX);
+			if (g) {
+				/* the bytes of this CPU's data the file lacks */
+				uint64_t end = cpu->offset + cpu->declared + fr;
+				uint64_t from = cpu->offset > c->f.len ? cpu->offset
+								       : c->f.len;
+				g->missing = end > from ? end - from : 0;
+				g->buffer = i;
+				g->cpu = cpu->cpu;
+				g->units = units;
+			}
+		}
+	}
+}
+
+/* tb_dat_open_ex with an error record that is never NULL (salvage moves
+ * errors into the damage list). */
+static tb_status open_file(tb_dat *d, const void *file, size_t len,
+			   const tb_dat_storage *st,
+			   const tb_dat_decompressor *dc,
+			   const tb_dat_open_opts *opt, tb_error *e)
 {
 	ctx c;
 	body b;
 	tb_dat_text ver;
 	uint8_t endian, lsize;
 	tb_status s;
-	if (!d || (!file && len))
-		return tb_fail(err, TB_ERR_ARG, 0, "NULL file or handle");
-	tb_error_clear(err);
-	memset(d, 0, sizeof(*d));
 	memset(&c, 0, sizeof(c));
+	c.err = e;
+	tb_error_clear(c.err);
+	if (!d || (!file && len))
+		return fail(&c, TB_ERR_ARG, 0, "NULL file or handle");
+	memset(d, 0, sizeof(*d));
+	d->flags = opt ? opt->flags : 0;
+	c.salvage = (d->flags & TB_DAT_OPEN_SALVAGE) != 0;
 	if (st)
 		d->st_ = *st;
 	if (!d->st_.events)
@@ -1212,6 +1863,11 @@ tb_status tb_dat_open(tb_dat *d, const void *file, size_t len,
 		d->st_.cpustats_cap = 0;
 	if (!d->st_.scratch)
 		d->st_.scratch_cap = 0;
+	if (opt && opt->damage) {
+		d->damage_st_ = opt->damage;
+		d->damage_cap_ = opt->damage_cap;
+	}
+	d->damage = d->damage_st_;
 	d->events = d->st_.events;
 	d->buffers = d->st_.buffers;
 	d->cpustats = d->st_.cpustats;
@@ -1220,7 +1876,6 @@ tb_status tb_dat_open(tb_dat *d, const void *file, size_t len,
 	d->file = (const uint8_t *)file;
 	d->len = len;
 	c.d = d;
-	c.err = err;
 	tb_rd_init(&c.f, file, len, 0);
 	b.r = c.f;
 	b.base = 0;
@@ -1269,6 +1924,8 @@ tb_status tb_dat_open(tb_dat *d, const void *file, size_t len,
 			    "caller storage too small (see need)");
 	if (s)
 		return s;
+	if (c.salvage)
+		damage_cpus(&c);
 	/* Every push_* / take_* that outgrows its storage sets no_space; the
 	 * comparisons make sure TB_OK never goes with counts past storage. */
 	if (c.no_space || d->need.events > d->st_.events_cap ||
@@ -1279,6 +1936,34 @@ tb_status tb_dat_open(tb_dat *d, const void *file, size_t len,
 		return fail(&c, TB_ERR_NO_SPACE, 0,
 			    "caller storage too small (see need)");
 	return TB_OK;
+}
+
+tb_status tb_dat_open(tb_dat *d, const void *file, size_t len,
+		      const tb_dat_storage *st, const tb_dat_decompressor *dc,
+		      tb_error *err)
+{
+	return tb_dat_open_ex(d, file, len, st, dc, NULL, err);
+}
+
+tb_status tb_dat_open_ex(tb_dat *d, const void *file, size_t len,
+			 const tb_dat_storage *st, const tb_dat_decompressor *dc,
+			 const tb_dat_open_opts *opt, tb_error *err)
+{
+	tb_error e;
+	tb_status s = open_file(d, file, len, st, dc, opt, &e);
+	if (err)
+		*err = e;
+	return s;
+}
+
+const char *tb_dat_part_name(unsigned part)
+{
+	static const char *const names[TB_DAT_PART_COUNT_] = {
+		"headers", "ftrace event formats", "event formats", "kallsyms",
+		"printk formats", "saved cmdlines", "options", "sections",
+		"buffer", "CPU data"
+	};
+	return part < TB_DAT_PART_COUNT_ ? names[part] : "unknown";
 }
 
 const tb_dat_buffer *tb_dat_find_buffer(const tb_dat *d, const char *name)
@@ -1318,6 +2003,16 @@ tb_status tb_dat_chunks_begin(tb_dat_chunk_iter *it, const tb_dat *d,
 	it->cpu = cpu;
 	if (cpu->size == 0) {
 		it->end = it->pos = 0;
+		return TB_OK;
+	}
+	if (cpu->cut) {
+		/* salvage clipped it to its whole chunks (checked at open) */
+		it->count = cpu->chunks;
+		it->pos = cpu->offset + 4;
+		it->end = cpu->offset + cpu->size + 4;
+		if (it->end > d->len || it->pos > it->end)
+			return tb_fail(err, TB_ERR_RANGE, cpu->offset,
+				       "CPU range outside the file");
 		return TB_OK;
 	}
 	tb_rd_init(&f, d->file, d->len, d->big_endian);

@@ -12,9 +12,9 @@
  *    print fmts, truncation at every capacity (needed independent of it);
  *  - libtraceevent's symbol lookup without reordering the table, against
  *    a model of it (reverse aliases, then its bsearch) on random tables.
- *  - the session's -R lines (TB_TEXT_FIELDS) on every event of the three
- *    samples equal `tracebound report --raw`, which tests/test_report.c
- *    compares with trace-cmd's output and the goldens.
+ * `tracebound report --raw` (the session's TB_TEXT_FIELDS lines) on the
+ * three samples is compared with trace-cmd's output and the goldens by
+ * tests/test_report.c.
  */
 #include <check.h>
 #include <event-parse.h>
@@ -24,11 +24,9 @@
 
 #include "tracebound/format.h"
 #include "tracebound/render.h"
-#include "tracebound/session.h"
 #include "tracebound/tracedat.h"
 #include "tarball.h"
 #include "testutil.h"
-#include "zstd_dl.h"
 
 Suite *tb_suite_render_fields(void);
 
@@ -819,15 +817,22 @@ START_TEST(kallsyms_tep_lookup_matches_its_model)
 		tb_kallsyms ks = { v, 0, 64, NULL };
 		size_t n = 1 + rnd8() % 40, len = 0, i;
 		uint64_t a = 0x1000;
+		size_t m = 0;
 		for (i = 0; i < n; i++) {
-			/* runs of aliases: the address stays half of the time */
+			/* runs of aliases: the address stays half of the time;
+			 * absolute and '$' symbols are never found */
+			int other = rnd8() % 8 == 0;
 			if (i && rnd8() % 2)
 				a += 1 + rnd8() % 32;
-			len += (size_t)snprintf(text + len, sizeof(text) - len, "%llx t s%zu\n",
-						(unsigned long long)a, i);
+			len += (size_t)snprintf(text + len, sizeof(text) - len,
+						other ? (i & 1 ? "%llx A s%zu\n" : "%llx t $x%zu\n")
+						      : "%llx t s%zu\n",
+						(unsigned long long)(other ? a + 5 : a), i);
+			m += !other;
 		}
 		ck_assert_int_eq(tb_kallsyms_parse(&ks, text, len, NULL), TB_OK);
 		ck_assert_uint_eq(ks.n, n);
+		n = m; /* the lookable entries come first */
 		memcpy(before, v, sizeof(v));
 		/* the model's order: each run of equal addresses reversed */
 		memcpy(rev, v, n * sizeof(*v));
@@ -865,7 +870,8 @@ static const char *ksname(const tb_kallsyms *ks, const tb_ksym *k)
 
 START_TEST(kallsyms_alias_rules_and_sizes)
 {
-	static char text[] = "1000 t a1\n1000 t a2\n1000 t a3\n1100 t b\n2000 t c\n";
+	static char text[] = "1000 t a1\n1000 t a2\n1000 t a3\n1100 t b\n2000 t c\n"
+			     "1050 A abs\n3000 t $d\n";
 	tb_ksym v[8];
 	tb_kallsyms ks = { v, 0, 8, NULL };
 	ck_assert_int_eq(tb_kallsyms_parse(&ks, text, strlen(text), NULL), TB_OK);
@@ -892,6 +898,10 @@ START_TEST(kallsyms_alias_rules_and_sizes)
 	ck_assert_uint_eq(tb_kallsyms_size(&ks, &v[3]), 0xf00);
 	ck_assert_uint_eq(tb_kallsyms_size(&ks, &v[4]), 0);
 	ck_assert_uint_eq(tb_kallsyms_size(&ks, NULL), 0);
+	/* an absolute symbol after them: no size, never found */
+	ck_assert_uint_eq(ks.n, 7);
+	ck_assert_uint_eq(tb_kallsyms_size(&ks, &v[5]), 0);
+	ck_assert_str_eq(ksname(&ks, tb_kallsyms_find_as(&ks, 0x3005, TB_KSYM_FIRST)), "c");
 }
 END_TEST
 
@@ -952,81 +962,6 @@ START_TEST(kernel_style_pS_prints_the_symbol_size)
 }
 END_TEST
 
-/* ---- the session's -R lines: the same listing ---- */
-
-static void *fl_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return malloc(n);
-}
-
-static void fl_free(void *ctx, void *p, size_t n)
-{
-	(void)ctx;
-	(void)n;
-	free(p);
-}
-
-/* The session's TB_TEXT_FIELDS | TB_TEXT_LINE over every event of a
- * sample, byte for byte `tracebound report --raw` (tests/test_report.c
- * holds that equal to trace-cmd report -N -R and to the goldens). */
-static void session_equals_report_raw(const char *name)
-{
-	static const tb_mem mem = { fl_alloc, fl_free, NULL };
-	char path[4096], cmd[8192], line[1 << 16];
-	tb_session_source src;
-	tb_session_options opt = { TB_SESSION_TC_DROPS, 0 };
-	tb_session *s = NULL;
-	tb_session_event ev;
-	tb_error err;
-	tb_test_run r;
-	size_t len, at, n = 0, k;
-	uint8_t *data;
-	snprintf(path, sizeof(path), "%s../shared/samples/%s", tb_test_path(""), name);
-	if (!tb_test_exists(path)) {
-		printf("render_fields: %s missing, test skipped\n", name);
-		return;
-	}
-	data = tb_test_read_file(path, &len);
-	ck_assert_ptr_nonnull(data);
-	snprintf(cmd, sizeof(cmd), "$CLI report --raw '%s' 2>/dev/null", path);
-	tb_test_sh(cmd, &r);
-	ck_assert_int_eq(r.status, 0);
-	memset(&src, 0, sizeof(src));
-	src.dat = data;
-	src.dat_len = len;
-	src.decompress.fn = tb_test_zstd;
-	ck_assert_int_eq(tb_session_open(&s, &src, &opt, &mem, &err), TB_OK);
-	/* "cpus=N" first, then one line per event */
-	at = (size_t)(strchr(r.out, '\n') - r.out) + 1;
-	while (tb_session_next(s, &ev, &err) == TB_OK) {
-		tb_render_result res;
-		ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_FIELDS | TB_TEXT_LINE, line,
-						 sizeof(line), &res), TB_OK);
-		k = strlen(line);
-		if (at + k > r.out_len || memcmp(r.out + at, line, k) != 0)
-			ck_abort_msg("%s: event %zu:\n  report --raw: %.200s\n  session:      %s", name,
-				     n, r.out + at, line);
-		at += k;
-		n++;
-	}
-	ck_assert_uint_eq(at, r.out_len);
-	ck_assert_uint_gt(n, 60000);
-	printf("render_fields: %s: %zu session -R lines equal report --raw\n", name, n);
-	tb_session_close(s);
-	tb_test_run_free(&r);
-	free(data);
-}
-
-START_TEST(session_field_lines_equal_report_raw)
-{
-	session_equals_report_raw("sched4k.v6.dat");
-	session_equals_report_raw("sched4k.v7.dat");
-	if (tb_test_have_zstd())
-		session_equals_report_raw("sched4k.v7zstd.dat");
-}
-END_TEST
-
 Suite *tb_suite_render_fields(void)
 {
 	Suite *s = suite_create("render_fields");
@@ -1048,7 +983,6 @@ Suite *tb_suite_render_fields(void)
 	tcase_set_timeout(d, 120);
 	tcase_add_test(d, understood_print_fmts_agree_with_libtraceevent);
 	tcase_add_test(d, fields_equal_libtraceevent_on_every_real_format);
-	tcase_add_test(d, session_field_lines_equal_report_raw);
 	suite_add_tcase(s, d);
 	return s;
 }

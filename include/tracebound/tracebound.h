@@ -22,5 +22,6 @@
 #include "tracebound/render.h"
 #include "tracebound/session.h"
 #include "tracebound/text.h"
+#include "tracebound/filter.h"
 
 #endif /* TRACEBOUND_H */

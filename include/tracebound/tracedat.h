@@ -90,6 +90,16 @@ typedef struct tb_dat_cpu {
 	uint32_t cpu;
 	uint64_t offset;
 	uint64_t size;
+	/* Salvage (TB_DAT_OPEN_SALVAGE) only; otherwise cut = 0 and
+	 * declared = size.  A range running past the end of the file is
+	 * clipped: `size` keeps the whole pages (compressed: the whole
+	 * chunks, `chunks` of them) that exist, `declared` is what the
+	 * table said (for an inferred buffer: up to its section's declared
+	 * end), so declared - size bytes are lost.  A cut CPU whose data
+	 * starts past the end keeps its declared offset, with size 0. */
+	uint64_t declared;
+	uint32_t chunks;
+	int cut;
 } tb_dat_cpu;
 
 typedef struct tb_dat_buffer {
@@ -99,6 +109,10 @@ typedef struct tb_dat_buffer {
 	uint32_t page_size;
 	int latency;             /* text buffer (v6 latency / v7 BUFFER_TEXT) */
 	int compressed;          /* per-CPU data uses the chunk framing */
+	int inferred;            /* salvage: the CPU table was lost, the CPU
+				    ranges were found from the data itself
+				    (v7 chunk framing, or page timestamps:
+				    a new CPU starts where they fall back) */
 	tb_dat_text text;        /* latency text */
 	const tb_dat_cpu *cpus;  /* into the caller's storage */
 	size_t ncpus;
@@ -118,6 +132,38 @@ typedef struct tb_dat_decompressor {
 	void *ctx;
 } tb_dat_decompressor;
 
+/* ---- salvage: damage found by tb_dat_open_ex(..., TB_DAT_OPEN_SALVAGE) ---- */
+
+/* What was damaged. */
+enum tb_dat_part {
+	TB_DAT_PART_HEADERS = 0,   /* header_page / header_event (v7 HEADER_INFO) */
+	TB_DAT_PART_FTRACE_EVENTS, /* the ftrace event formats */
+	TB_DAT_PART_EVENT_FORMATS, /* the systems' event formats */
+	TB_DAT_PART_KALLSYMS,
+	TB_DAT_PART_PRINTK,
+	TB_DAT_PART_CMDLINES,
+	TB_DAT_PART_OPTIONS,       /* an option, the v6 list, a v7 options section */
+	TB_DAT_PART_SECTIONS,      /* the v7 section sequence (strings, BTF...) */
+	TB_DAT_PART_BUFFER,        /* a buffer or its CPU table (flyrecord, BUFFER) */
+	TB_DAT_PART_CPU_DATA,      /* one CPU's data, cut: see cpu / units */
+	TB_DAT_PART_COUNT_
+};
+
+typedef struct tb_dat_damage {
+	unsigned part;           /* enum tb_dat_part */
+	tb_error error;          /* status, FILE offset where it starts, what */
+	uint64_t length;         /* bytes of the file given up from error.offset */
+	uint64_t missing;        /* bytes it declares past the end of the file
+				    (0: not a cut, or not known) */
+	size_t buffer;           /* PART_BUFFER / PART_CPU_DATA: index in d->buffers */
+	uint32_t cpu;            /* PART_CPU_DATA: the CPU */
+	uint64_t units;          /* PART_CPU_DATA: pages (compressed: chunks; 0
+				    when the chunk count itself is lost) lost */
+} tb_dat_damage;
+
+/* Static name of a part ("kallsyms", "CPU data"...), "unknown" otherwise. */
+TB_API const char *tb_dat_part_name(unsigned part);
+
 /* The caller's storage.  Any pointer may be NULL with capacity 0. */
 typedef struct tb_dat_storage {
 	tb_dat_event_text *events;
@@ -135,6 +181,7 @@ typedef struct tb_dat_storage {
 /* How much storage the file needs (filled on TB_OK and TB_ERR_NO_SPACE). */
 typedef struct tb_dat_needs {
 	size_t events, buffers, cpus, cpustats, scratch;
+	size_t damage;           /* salvage: to keep every damage entry */
 } tb_dat_needs;
 
 typedef struct tb_dat {
@@ -177,9 +224,18 @@ typedef struct tb_dat {
 
 	tb_dat_needs need;
 
+	/* salvage (TB_DAT_OPEN_SALVAGE): damage in order of discovery, the
+	 * first min(damage_total, damage_cap) kept */
+	unsigned flags;          /* as given to tb_dat_open_ex */
+	const tb_dat_damage *damage;
+	size_t ndamage;          /* kept in damage[] */
+	size_t damage_total;     /* found: 0 means the file is whole */
+
 	/* private */
 	tb_dat_storage st_;
 	tb_dat_decompressor dc_;
+	tb_dat_damage *damage_st_;
+	size_t damage_cap_;
 	size_t scratch_used_;
 	uint64_t opt_seen_[TB_DAT_MAX_OPTION_SECTIONS];
 	unsigned sect_seen_;     /* bit per section id met via an option */
@@ -195,6 +251,50 @@ TB_API TB_MUST_CHECK tb_status tb_dat_open(tb_dat *d, const void *file,
 					   const tb_dat_storage *st,
 					   const tb_dat_decompressor *dc,
 					   tb_error *err);
+
+/* tb_dat_open_opts.flags */
+#define TB_DAT_OPEN_SALVAGE 0x01u /* keep everything valid of a cut or damaged
+				     file; record the rest as damage */
+
+typedef struct tb_dat_open_opts {
+	unsigned flags;          /* TB_DAT_OPEN_* */
+	tb_dat_damage *damage;   /* salvage: the damage list, caller storage
+				    (more than fits is counted, not an error:
+				    d->damage_total, d->need.damage) */
+	size_t damage_cap;
+} tb_dat_open_opts;
+/* Resync candidates a damaged v6 file is searched for (options /
+ * flyrecord / latency tags tried past a fault). */
+#define TB_DAT_MAX_RESYNC 64u
+/* Options a resync candidate's list is walked through at most. */
+#define TB_DAT_MAX_RESYNC_OPTIONS 4096u
+
+/*
+ * tb_dat_open with flags.  With TB_DAT_OPEN_SALVAGE only the initial header
+ * (magic, version, endianness, long and page size; v7: compression and the
+ * first options offset) must be sound.  Everything after it that is cut
+ * short or does not parse becomes an entry of d->damage (and d->damage_total
+ * counts it) instead of an error, and the open goes on with what is valid:
+ * - CPU data ranges that run past the end are clipped to the whole pages
+ *   (compressed: whole chunks) present: tb_dat_cpu.cut, .declared, and one
+ *   TB_DAT_PART_CPU_DATA entry per cut CPU with the pages / chunks lost;
+ * - texts cut short (kallsyms, printk, cmdlines) keep their whole lines;
+ *   formats before a fault are kept;
+ * - a bad option is skipped (its size is known); a bad v6 item is skipped
+ *   to the next options / flyrecord tag found past it; a bad v7 section
+ *   loses that section only; v7 metadata sections the options no longer
+ *   name (the chain was cut) are found by walking the sections;
+ * - a v7 buffer whose BUFFER option is lost (it follows the data, so a cut
+ *   file loses it) is rebuilt from its section: tb_dat_buffer.inferred.
+ * TB_ERR_NO_SPACE and the need counts work as in tb_dat_open.  With
+ * opt NULL or without the flag, tb_dat_open_ex is tb_dat_open.
+ */
+TB_API TB_MUST_CHECK tb_status tb_dat_open_ex(tb_dat *d, const void *file,
+					      size_t len,
+					      const tb_dat_storage *st,
+					      const tb_dat_decompressor *dc,
+					      const tb_dat_open_opts *opt,
+					      tb_error *err);
 
 /* The buffer called `name` ("" = top buffer), or NULL. */
 TB_API const tb_dat_buffer *tb_dat_find_buffer(const tb_dat *d,
@@ -442,7 +542,8 @@ TB_API const tb_ksym *tb_kallsyms_find(const tb_kallsyms *t, uint64_t addr);
  *                  the first in the text; at the address itself the one
  *                  its binary search over newest-first order meets (it
  *                  depends on the table's size, so any of them).
- * The table itself is never reordered.
+ * Like tb_kallsyms_find, none of them returns an absolute or '$' mapping
+ * symbol.  The table itself is never reordered.
  */
 #define TB_KSYM_LAST  0u
 #define TB_KSYM_FIRST 1u
