@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "capture.h"
 #include "events.h"
 
 typedef struct raw_opts {
@@ -25,6 +26,9 @@ typedef struct raw_opts {
 	uint32_t subbuf_size;   /* 0: from subbuf_kb beside the file, else 4096 */
 	int all_records;
 	int json;
+	tb_session *s;          /* --json: names, fields and JSON are the session's */
+	char *line;
+	size_t line_cap;
 } raw_opts;
 
 /* Where a record is: the file's cpu and the sub-buffer it sits in. */
@@ -33,6 +37,7 @@ typedef struct raw_ctx {
 	const raw_opts *opt;
 	int cpu;
 	uint64_t subbuf;
+	int64_t missed;         /* --json: drops waiting for the sub-buffer's first event */
 } raw_ctx;
 
 static int usage(void)
@@ -42,24 +47,48 @@ static int usage(void)
 	return TB_EXIT_USAGE;
 }
 
+/* One event as the session writes JSON (docs/json.md): the same schema as
+ * report --json; drops of the sub-buffer go with its first event. */
+static void json_event(raw_ctx *c, const tb_kbuf_record *r)
+{
+	tb_session_event ev;
+	tb_render_result res;
+	tb_error e;
+	raw_opts *o = (raw_opts *)(uintptr_t)c->opt;
+	if (tb_session_describe(o->s, (uint32_t)c->cpu, r->ts, r->payload, r->payload_len, &ev) !=
+	    TB_OK)
+		return;
+	ev.page_index = c->subbuf;
+	ev.offset = r->offset;
+	ev.missed = c->missed;
+	c->missed = 0;
+	if (ev.format && tb_format_check_record(ev.format, ev.data, ev.len,
+						tb_session_get_info(o->s)->big_endian, &e) != TB_OK)
+		tb_cli_events_count_bad(o->events);
+	while (tb_session_text(o->s, &ev, TB_TEXT_JSON, o->line, o->line_cap, &res) ==
+		       TB_ERR_NO_SPACE && res.needed + 1 > o->line_cap) {
+		char *p = realloc(o->line, res.needed + 1);
+		if (!p)
+			return;
+		o->line = p;
+		o->line_cap = res.needed + 1;
+	}
+	fwrite(o->line, 1, res.len, c->out);
+	putc('\n', c->out);
+}
+
 /* One event.  Kept in one place so event names and fields can be added. */
 static void print_event(const raw_ctx *c, const tb_kbuf_record *r, int be)
 {
 	int has_id = r->payload_len >= 2;
 	unsigned id = has_id ? tb_load16(r->payload, be) : 0;
-	if (tb_cli_events_print(c->opt->events, c->out, c->opt->json, c->cpu, r->ts,
-				r->payload, r->payload_len, be))
-		return;
-	if (c->opt->json) {
-		fprintf(c->out, "{\"cpu\":%d,\"ts\":%llu,", c->cpu, (unsigned long long)r->ts);
-		if (has_id)
-			fprintf(c->out, "\"id\":%u", id);
-		else
-			fputs("\"id\":null", c->out);
-		fprintf(c->out, ",\"subbuf\":%llu,\"offset\":%u,\"size\":%u}\n",
-			(unsigned long long)c->subbuf, r->offset, r->payload_len);
+	if (c->opt->json) { /* --json always has its session */
+		json_event((raw_ctx *)(uintptr_t)c, r);
 		return;
 	}
+	if (tb_cli_events_print(c->opt->events, c->out, c->cpu, r->ts,
+				r->payload, r->payload_len, be))
+		return;
 	fprintf(c->out, "cpu=%d subbuf=%llu offset=%u ts=%llu size=%u ", c->cpu,
 		(unsigned long long)c->subbuf, r->offset, (unsigned long long)r->ts,
 		r->payload_len);
@@ -84,8 +113,12 @@ static void print_other(const raw_ctx *c, const tb_kbuf_record *r)
 			(unsigned long long)r->ts, r->size, kind);
 }
 
-static void print_missed(const raw_ctx *c, int64_t missed)
+static void print_missed(raw_ctx *c, int64_t missed)
 {
+	if (c->opt->json && c->opt->s && !c->opt->all_records) {
+		c->missed = missed; /* the next event says it */
+		return;
+	}
 	if (c->opt->json)
 		fprintf(c->out, "{\"cpu\":%d,\"missed\":%lld,\"subbuf\":%llu}\n", c->cpu,
 			(long long)missed, (unsigned long long)c->subbuf);
@@ -214,6 +247,7 @@ static int raw_file(const char *path, int position, const raw_opts *o,
 		return TB_EXIT_USAGE;
 	c.out = stdout;
 	c.opt = o;
+	c.missed = 0;
 	c.cpu = tb_cli_cpu_from_name(path, position);
 	tb_kbuf_stream_init(&s, &layout, f.data, f.len);
 	while ((st = tb_kbuf_stream_next(&s, &kb, &e)) == TB_OK) {
@@ -305,11 +339,28 @@ int tb_cmd_raw(int argc, char **argv)
 	    !(o.events = tb_cli_events_load(o.events_dir, have_hp ? hp.long_size
 								  : (unsigned)sizeof(long))))
 		return TB_EXIT_USAGE;
+	if (o.json) {
+		/* a session without dumps: the formats and the JSON writer */
+		tb_session_source src;
+		tb_error e;
+		memset(&src, 0, sizeof(src));
+		src.big_endian = have_hp ? hp.big_endian : host_big_endian();
+		src.long_size = have_hp ? hp.long_size : (unsigned)sizeof(long);
+		src.formats = tb_cli_events_texts(o.events, &src.nformats);
+		if ((o.events && !src.formats) ||
+		    tb_session_open(&o.s, &src, NULL, &tb_cli_heap, &e) != TB_OK) {
+			fprintf(stderr, "tracebound: out of memory\n");
+			tb_cli_events_free(o.events);
+			return TB_EXIT_USAGE;
+		}
+	}
 	for (i = first; i < argc; i++) {
 		rc = raw_file(argv[i], i - first, &o, have_hp ? &hp : NULL);
 		if (rc != TB_EXIT_OK)
 			break;
 	}
+	tb_session_close(o.s);
+	free(o.line);
 	if (tb_cli_events_free(o.events) && rc == TB_EXIT_OK)
 		rc = TB_EXIT_MALFORMED;
 	if (fflush(stdout) != 0 || ferror(stdout)) {

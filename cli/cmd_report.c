@@ -17,8 +17,6 @@
 
 #include "capture.h"
 
-int tb_report_legacy(int argc, char **argv);
-
 typedef struct report_opts {
 	int json, raw, with_text;
 	unsigned line_flags;  /* TB_TEXT_NSECS / _LATENCY / _TSDIFF */
@@ -103,7 +101,7 @@ static int report_file(const report_opts *o)
 		return rc;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	how = o->json ? TB_TEXT_JSON | (o->with_text ? TB_TEXT_WITH_PRINT : 0u)
-		      : TB_TEXT_PRINT | TB_TEXT_LINE | o->line_flags;
+		      : (o->raw ? TB_TEXT_FIELDS : TB_TEXT_PRINT) | TB_TEXT_LINE | o->line_flags;
 	if (!tb_session_get_info(c.s)->nbuffers && !tb_session_ndamage(c.s))
 		fprintf(stderr, "tracebound: %s: no flyrecord data (latency traces are not supported)\n",
 			o->file);
@@ -188,7 +186,5 @@ int tb_cmd_report(int argc, char **argv)
 		fprintf(stderr, "tracebound: --cpu: bad list '%s'\n", o.cpus);
 		return TB_EXIT_USAGE;
 	}
-	if (o.raw && !o.json)
-		return tb_report_legacy(argc, argv);
 	return report_file(&o);
 }

@@ -28,6 +28,7 @@ struct tb_cli_events {
 	size_t nfiles, cap;
 	size_t bad_formats;
 	size_t bad_records;
+	tb_session_format_text *texts; /* the same texts, for a session */
 };
 
 /* A whole small file (tracefs reports size 0: read until EOF). */
@@ -262,6 +263,33 @@ tb_cli_events *tb_cli_events_load(const char *dir, unsigned long_size)
 	return ev;
 }
 
+const tb_session_format_text *tb_cli_events_texts(tb_cli_events *ev, size_t *n)
+{
+	size_t i;
+	*n = 0;
+	if (!ev)
+		return NULL;
+	if (!ev->texts) {
+		ev->texts = calloc(ev->nfiles + 1, sizeof(*ev->texts));
+		if (!ev->texts)
+			return NULL;
+		for (i = 0; i < ev->nfiles; i++) {
+			ev->texts[i].system.ptr = ev->files[i].system;
+			ev->texts[i].system.len = strlen(ev->files[i].system);
+			ev->texts[i].text.ptr = ev->files[i].text;
+			ev->texts[i].text.len = ev->files[i].len;
+		}
+	}
+	*n = ev->nfiles;
+	return ev->texts;
+}
+
+void tb_cli_events_count_bad(tb_cli_events *ev)
+{
+	if (ev)
+		ev->bad_records++;
+}
+
 size_t tb_cli_events_count(const tb_cli_events *ev)
 {
 	return ev ? ev->set.count : 0;
@@ -285,6 +313,7 @@ size_t tb_cli_events_free(tb_cli_events *ev)
 		free(ev->files[i].text);
 	}
 	free(ev->files);
+	free(ev->texts);
 	free(ev->events);
 	free(ev->fields);
 	free(ev->index);
@@ -375,7 +404,7 @@ static void print_value(FILE *out, const tb_field *f, const tb_field_value *v,
 	}
 }
 
-int tb_cli_events_print(tb_cli_events *ev, FILE *out, int json, int cpu,
+int tb_cli_events_print(tb_cli_events *ev, FILE *out, int cpu,
 			uint64_t ts, const uint8_t *rec, size_t len, int big_endian)
 {
 	tb_field_value vals[TB_FORMAT_MAX_FIELDS];
@@ -390,22 +419,6 @@ int tb_cli_events_print(tb_cli_events *ev, FILE *out, int json, int cpu,
 		if (ev->bad_records++ == 0)
 			fprintf(stderr, "tracebound: cpu %d ts %llu: %.*s record of %zu bytes: %s\n",
 				cpu, (unsigned long long)ts, (int)f->name_len, f->name, len, e.what);
-	}
-	if (json) {
-		fprintf(out, "{\"cpu\":%d,\"ts\":%llu,\"system\":", cpu, (unsigned long long)ts);
-		tb_cli_json_str(out, f->system ? f->system : "", f->system_len);
-		fputs(",\"name\":", out);
-		tb_cli_json_str(out, f->name, f->name_len);
-		fprintf(out, ",\"id\":%u,\"fields\":{", f->id);
-		for (i = 0; i < f->nfields; i++) {
-			if (i)
-				putc(',', out);
-			tb_cli_json_str(out, f->fields[i].name, f->fields[i].name_len);
-			putc(':', out);
-			print_value(out, &f->fields[i], &vals[i], rec, len, big_endian, 1);
-		}
-		fputs("}}\n", out);
-		return 1;
 	}
 	fprintf(out, "cpu=%d ts=%llu ", cpu, (unsigned long long)ts);
 	pid = ev->pid_field[f - ev->events];

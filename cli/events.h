@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tracebound/tracebound.h"
+
 typedef struct tb_cli_events tb_cli_events;
 
 /* DIR/header_page when that file exists (a malloc'd path), else NULL. */
@@ -22,6 +24,12 @@ char *tb_cli_events_header_page(const char *dir);
  */
 tb_cli_events *tb_cli_events_load(const char *dir, unsigned long_size);
 
+/* The loaded format texts, for a library session (NULL when memory ran out;
+ * valid until tb_cli_events_free). */
+const tb_session_format_text *tb_cli_events_texts(tb_cli_events *ev, size_t *n);
+/* Count a record that does not fit its format (said at tb_cli_events_free). */
+void tb_cli_events_count_bad(tb_cli_events *ev);
+
 /* How many formats were loaded. */
 size_t tb_cli_events_count(const tb_cli_events *ev);
 
@@ -31,7 +39,7 @@ size_t tb_cli_events_count(const tb_cli_events *ev);
  * its format does not fit is still printed (the fields that read, null
  * for the others) and counted.
  */
-int tb_cli_events_print(tb_cli_events *ev, FILE *out, int json, int cpu,
+int tb_cli_events_print(tb_cli_events *ev, FILE *out, int cpu,
 			uint64_t ts, const uint8_t *rec, size_t len, int big_endian);
 
 /* Every loaded format and its fields (tracebound formats), text or JSON lines. */

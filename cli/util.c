@@ -86,26 +86,26 @@ void tb_cli_unload(tb_cli_file *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* Through the library's one JSON string writer (escapes, invalid UTF-8). */
 void tb_cli_json_str(FILE *out, const char *s, size_t n)
 {
-	size_t i;
-	putc('"', out);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		switch (c) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		default:
-			if (c < 0x20 || c >= 0x7f)
-				fprintf(out, "\\u%04x", c);
-			else
-				putc(c, out);
+	char small[512], *buf = small;
+	tb_text t;
+	tb_text_init(&t, small, sizeof(small));
+	tb_json_str(&t, s, n);
+	if (tb_text_truncated(&t)) {
+		size_t cap = t.need + 1;
+		buf = malloc(cap);
+		if (!buf) {
+			fputs("null", out);
+			return;
 		}
+		tb_text_init(&t, buf, cap);
+		tb_json_str(&t, s, n);
 	}
-	putc('"', out);
+	fwrite(t.buf, 1, t.len, out);
+	if (buf != small)
+		free(buf);
 }
 
 int tb_cli_cpu_from_name(const char *path, int fallback)

@@ -2,8 +2,11 @@
  * Fuzz the print fmt compiler and renderer with one input:
  *
  *   u8 options (render options in bits 0-2, long 4 in bit 4, big-endian
- *   in bit 3, system "syscalls"/"ftrace" in bit 6), u8 output capacity /
- *   16, an event format text up to a NUL, then the record (the rest).
+ *   in bit 3, the -R field listing (TB_RENDER_FIELD_LIST) in bit 5,
+ *   system "syscalls"/"ftrace" in bit 6, symbols from a kallsyms table
+ *   instead of the callback in bit 7, by rule capacity % 3), u8 output
+ *   capacity / 16, an event format text up to a NUL, then the record
+ *   (the rest).
  *
  * The format goes through tb_format_parse first (a text it refuses ends
  * the run); seeds are real format files with plausible records
@@ -24,6 +27,11 @@
 #include "fuzz.h"
 #include "tracebound/format.h"
 #include "tracebound/render.h"
+#include "tracebound/tracedat.h"
+
+/* aliases, a module, and addresses a record's low bytes can reach */
+static const char ksyms_text[] = "0 t zero\n1000 t a1\n1000 T a2\n1000 t a3\n"
+				 "1040 t b\t[mod]\n2000 t c\nffffffff81000000 T k\n";
 
 static int sym(void *ctx, uint64_t addr, const char **name, size_t *nlen,
 	       uint64_t *start, const char **mod, size_t *mlen)
@@ -109,7 +117,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static tb_field fields[TB_FORMAT_MAX_FIELDS];
 	tb_format fmt;
 	tb_format_error ferr;
-	tb_render_env env = { sym, NULL, printk, NULL };
+	tb_render_env env = { sym, NULL, printk, NULL, NULL, 0 };
+	tb_ksym kv[8];
+	tb_kallsyms ks = { kv, 0, 8, NULL };
 	tb_render_result res;
 	tb_error err;
 	size_t cap, end, rlen;
@@ -134,7 +144,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fmt.system = (data[0] & 0x40) ? "syscalls" : "ftrace";
 	fmt.system_len = strlen(fmt.system);
-	st = tb_render_compile(&prog, &fmt, lsz, (data[0] >> 3) & 1, data[0] & 7, &err);
+	if (data[0] & 0x80) {
+		TB_FUZZ_CHECK(tb_kallsyms_parse(&ks, ksyms_text, sizeof(ksyms_text) - 1, NULL) ==
+			      TB_OK);
+		env.sym = NULL;
+		env.ksyms = &ks;
+		env.ksym_how = data[1] % 3;
+	}
+	st = tb_render_compile(&prog, &fmt, lsz, (data[0] >> 3) & 1,
+			       (data[0] & 7u) | ((data[0] & 0x20) ? TB_RENDER_FIELD_LIST : 0u), &err);
 	TB_FUZZ_CHECK(st == TB_OK || tb_is_error(st));
 	TB_FUZZ_CHECK(err.what != NULL);
 	if (end < size)

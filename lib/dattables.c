@@ -252,7 +252,6 @@ static void ksym_order(tb_kallsyms *t)
 	heap_sort(t->v + k, t->n - k, sizeof(*t->v), ksym_less);
 }
 
-
 tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 			    tb_error *err)
 {
@@ -342,6 +341,74 @@ const tb_ksym *tb_kallsyms_find(const tb_kallsyms *t, uint64_t addr)
 	i = addr == UINT64_MAX ? n
 			       : lower_bound(t->v, n, sizeof(*t->v), addr + 1, ksym_key);
 	return i ? &t->v[i - 1] : NULL;
+}
+
+/* The index just past the entries at address a (a run of aliases) among
+ * the first n (the lookable ones). */
+static size_t ksym_run_end(const tb_kallsyms *t, size_t n, uint64_t a)
+{
+	return a == UINT64_MAX ? n : lower_bound(t->v, n, sizeof(*t->v), a + 1, ksym_key);
+}
+
+/*
+ * libtraceevent's lookup, with the table left in text order: it keeps
+ * aliases newest-registered first (the reverse of the text) and runs
+ * glibc's bsearch with "addr is the entry's, or lies below the next
+ * entry's" (the last entry: its own address only).  Reversing runs of
+ * equal addresses moves no address, so the search probes the same
+ * indices here; the entry it stops at is mirrored inside its run.  Only
+ * the lookable entries take part (trace-cmd does not load the others).
+ */
+static const tb_ksym *ksym_find_tep(const tb_kallsyms *t, uint64_t addr)
+{
+	size_t n = ksym_lookable_count(t), lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2, s, e;
+		uint64_t a = t->v[mid].addr;
+		uint64_t next = mid + 1 < n ? t->v[mid + 1].addr : 0;
+		if (addr == a || (addr > a && addr < next)) {
+			/* the run of aliases around mid (mostly just mid) */
+			s = mid && t->v[mid - 1].addr == a
+				    ? lower_bound(t->v, n, sizeof(*t->v), a, ksym_key)
+				    : mid;
+			e = mid + 1 < n && next == a ? ksym_run_end(t, n, a) : mid + 1;
+			return &t->v[s + (e - 1 - mid)];
+		}
+		if (addr < a)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+const tb_ksym *tb_kallsyms_find_as(const tb_kallsyms *t, uint64_t addr,
+				   unsigned how)
+{
+	const tb_ksym *k;
+	if (!t || !t->v)
+		return NULL;
+	switch (how) {
+	case TB_KSYM_TEP:
+		return ksym_find_tep(t, addr);
+	case TB_KSYM_FIRST:
+		k = tb_kallsyms_find(t, addr);
+		return k ? &t->v[lower_bound(t->v, ksym_lookable_count(t), sizeof(*t->v),
+					     k->addr, ksym_key)]
+			 : NULL;
+	default:
+		return tb_kallsyms_find(t, addr);
+	}
+}
+
+uint64_t tb_kallsyms_size(const tb_kallsyms *t, const tb_ksym *k)
+{
+	size_t n, e;
+	if (!t || !t->v || !k || !ksym_lookable(t, k))
+		return 0;
+	n = ksym_lookable_count(t);
+	e = ksym_run_end(t, n, k->addr);
+	return e < n ? t->v[e].addr - k->addr : 0;
 }
 
 /* ---- printk formats ---- */

@@ -28,10 +28,23 @@ void tb_text_begin(tb_text_pos *tp, const char *text, size_t len,
 	}
 }
 
-/* Line and column come from the offset itself (1-based, counted over the
- * text up to `at`), so they always name the byte err->error.offset names:
- * also at the end of the text, after a final newline and in an empty text.
- * Errors are rare; counting is only done for them. */
+/* Line and column of byte `at` (1-based), counted over the text up to it,
+ * so they always name the byte err->error.offset names: also at the end
+ * of the text, after a final newline and in an empty text.  Errors are
+ * rare; counting is only done for them. */
+static void text_position(const tb_text_pos *tp, size_t at, uint32_t *line,
+			  uint32_t *column)
+{
+	size_t i, end = at < tp->len ? at : tp->len, line_start = 0;
+	*line = 1;
+	for (i = 0; tp->text && i < end; i++)
+		if (tp->text[i] == '\n') {
+			++*line;
+			line_start = i + 1;
+		}
+	*column = (uint32_t)(at - line_start + 1);
+}
+
 tb_status tb_text_fail_any(const tb_text_pos *tp, tb_format_error *err,
 			   tb_status st, size_t at, const char *what)
 {
@@ -42,16 +55,8 @@ tb_status tb_text_fail(const tb_text_pos *tp, tb_format_error *err, tb_status st
 		       size_t at, const char *what)
 {
 	if (err) {
-		size_t i, end = at < tp->len ? at : tp->len, line_start = 0;
-		uint32_t line = 1;
-		for (i = 0; tp->text && i < end; i++)
-			if (tp->text[i] == '\n') {
-				line++;
-				line_start = i + 1;
-			}
 		(void)tb_fail(&err->error, st, at, what);
-		err->line = line;
-		err->column = (uint32_t)(at - line_start + 1);
+		text_position(tp, at, &err->line, &err->column);
 	}
 	return st;
 }

@@ -127,8 +127,62 @@ enum {
 	TB_M_SYS_ENTER,    /* kernel printer: sys_X(arg: 0x.., ...) */
 	TB_M_SYS_EXIT,     /* kernel printer: sys_X -> 0x.. */
 	TB_M_BPRINT,       /* ftrace bprint: printk format + binary args */
-	TB_M_BPUTS         /* ftrace bputs: ip and a printk string */
+	TB_M_BPUTS,        /* ftrace bputs: ip and a printk string */
+	TB_M_FIELDS        /* trace-cmd -R field listing (TB_RENDER_FIELD_LIST) */
 };
+
+/*
+ * The -R field listing's program (TB_M_FIELDS, printfmt_parse.c builds
+ * it, printfmt_fields.c runs it).  prog->text starts with 3 bytes per
+ * event field i: text[3i] its TB_TF_* flags, text[3i+1..3i+2] (little
+ * endian) 0 to print it raw, else the conversion that prints it, k + 1
+ * for tb_pf_fm_get(p, k), with TB_FM_0X when a literal "0x" comes right
+ * before it.  The n_dirs conversions follow in text at offset text_len
+ * (8-aligned), copied in and out (text is bytes): a listing keeps all it
+ * has in the first page of the 54 KB, and uses no nodes (n_nodes 0).
+ * A conversion's dir holds: conv, flags (TB_NF_*), lenmod (TB_L_NONE,
+ * _HH, _H, _L, _LL), width and prec (-1 none, -2 from the field warg - 1),
+ * pext[0] for %p ('s' 'S' 'f' 'F' 'M' 'm'), arg = field index + 1, parg
+ * the mask a cast puts on the value (1, 2 or 4 bytes; 0 none).  Kind
+ * TB_D_WIDE: a conversion printed raw (a width over the limit, or a spec
+ * printf would not read).
+ */
+enum { TB_D_WIDE = 3 };
+
+static inline void tb_pf_fm_get(const tb_render_prog *p, unsigned k, tb_render_dir_ *d)
+{
+	memcpy(d, p->text + p->text_len + (size_t)k * sizeof(*d), sizeof(*d));
+}
+#define TB_FM_0X 0x8000u
+#define TB_FM_ENTRY 3u
+
+/* libtraceevent's reading of a field's type text (TB_M_FIELDS). */
+enum {
+	TB_TF_ARRAY = 1,   /* brackets in the type or after the name */
+	TB_TF_STRING = 2,  /* an array of char / u8 / s8 */
+	TB_TF_POINTER = 4, /* '*' in the type */
+	TB_TF_LONG = 8,    /* "long" in the type */
+	TB_TF_DYNAMIC = 16,/* __data_loc / __rel_loc */
+	TB_TF_SIGNED = 32
+};
+
+/* Bytes and addresses as the kernel's vsprintf prints them. */
+void tb_pf_put_byte_hex(tb_out *o, uint8_t b);
+void tb_pf_put_ip4(tb_out *o, const uint8_t *a, int leading_zeros);
+void tb_pf_put_ip6_full(tb_out *o, const uint8_t *a, int colons);
+void tb_pf_put_ip6_compressed(tb_out *o, const uint8_t *a);
+void tb_pf_put_uuid(tb_out *o, const uint8_t *b16, char variant);
+
+/* Run a TB_M_FIELDS program over the record into o (notes: TB_RENDER_N_*). */
+void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
+		      const tb_reader *rec, tb_out *o, unsigned *notes);
+
+/* The symbol containing addr through env (its callback, else its table
+ * with env->ksym_how).  1 and the name, start and size (0 unknown) and
+ * module (NULL none); 0 when unknown or there is no lookup. */
+int tb_pf_sym(const tb_render_env *env, uint64_t addr, const char **name,
+	      size_t *nlen, uint64_t *start, uint64_t *size, const char **mod,
+	      size_t *mlen);
 
 /* Normalise v to type ty: truncate to the width, then sign- or
  * zero-extend to 64 bits. */

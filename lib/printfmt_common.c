@@ -4,6 +4,34 @@
  * and the decoder of one printf conversion.
  */
 #include "printfmt.h"
+#include "tracebound/tracedat.h"
+
+/* ---------------------------------------------------- symbol lookups */
+
+int tb_pf_sym(const tb_render_env *env, uint64_t addr, const char **name,
+	      size_t *nlen, uint64_t *start, uint64_t *size, const char **mod,
+	      size_t *mlen)
+{
+	const tb_ksym *k;
+	*size = 0;
+	*mod = NULL;
+	*mlen = 0;
+	if (env && env->sym)
+		return env->sym(env->sym_ctx, addr, name, nlen, start, mod, mlen) &&
+		       *name && *start <= addr;
+	if (!env || !env->ksyms)
+		return -1;
+	k = tb_kallsyms_find_as(env->ksyms, addr, env->ksym_how);
+	if (!k)
+		return 0;
+	*name = tb_ksym_name(env->ksyms, k);
+	*nlen = k->name_len;
+	*start = k->addr;
+	*size = tb_kallsyms_size(env->ksyms, k);
+	*mod = tb_ksym_module(env->ksyms, k);
+	*mlen = k->module_len;
+	return 1;
+}
 
 /* ---------------------------------------------------- C arithmetic */
 
@@ -228,3 +256,96 @@ int tb_pf_decode_spec(const char *s, uint32_t len, uint32_t *pi,
 	return 1;
 }
 
+/* ------------------------------------------- addresses, as the kernel */
+
+static const char hexdig[] = "0123456789abcdef";
+
+void tb_pf_put_byte_hex(tb_out *o, uint8_t b)
+{
+	tb_out_putc(o, hexdig[b >> 4]);
+	tb_out_putc(o, hexdig[b & 15]);
+}
+
+void tb_pf_put_ip4(tb_out *o, const uint8_t *a, int leading_zeros)
+{
+	for (int i = 0; i < 4; i++) {
+		if (i)
+			tb_out_putc(o, '.');
+		tb_out_number(o, a[i], 10, leading_zeros ? TB_NF_ZEROPAD : 0,
+			      leading_zeros ? 3 : -1, -1);
+	}
+}
+
+void tb_pf_put_ip6_full(tb_out *o, const uint8_t *a, int colons)
+{
+	for (int i = 0; i < 16; i++) {
+		if (colons && i && !(i & 1))
+			tb_out_putc(o, ':');
+		tb_pf_put_byte_hex(o, a[i]);
+	}
+}
+
+/* RFC 5952 compressed form, as the kernel's ip6_compressed_string(). */
+void tb_pf_put_ip6_compressed(tb_out *o, const uint8_t *a)
+{
+	unsigned words[8], range = 8, longest = 0, i;
+	int colonpos = -1, needcolon = 0, v4 = 0;
+	for (i = 0; i < 8; i++)
+		words[i] = tb_load16(a + (size_t)i * 2u, 1);
+	/* v4-mapped ::ffff:a.b.c.d and ISATAP x:x:x:x:0:5efe:a.b.c.d */
+	if ((!words[0] && !words[1] && !words[2] && !words[3] && !words[4] &&
+	     words[5] == 0xffff) ||
+	    ((words[4] | 0x0200) == 0x0200 && words[5] == 0x5efe))
+		v4 = 1;
+	if (v4)
+		range = 6;
+	for (i = 0; i < range; i++) {
+		unsigned z = 0;
+		while (i + z < range && !words[i + z])
+			z++;
+		if (z > longest) {
+			longest = z;
+			colonpos = (int)i;
+		}
+	}
+	if (longest <= 1)
+		colonpos = -1;
+	for (i = 0; i < range; i++) {
+		if ((int)i == colonpos) {
+			if (needcolon || i == 0)
+				tb_out_putc(o, ':');
+			tb_out_putc(o, ':');
+			needcolon = 0;
+			i += longest - 1;
+			continue;
+		}
+		if (needcolon)
+			tb_out_putc(o, ':');
+		tb_out_number(o, words[i], 16, 0, -1, -1);
+		needcolon = 1;
+	}
+	if (v4) {
+		if (needcolon)
+			tb_out_putc(o, ':');
+		tb_pf_put_ip4(o, a + 12, 0);
+	}
+}
+
+/* A UUID of 16 bytes: variant 'b' / 'B' (0 too) in byte order, 'l' /
+ * 'L' little-endian first fields; upper case for 'B' and 'L'. */
+void tb_pf_put_uuid(tb_out *o, const uint8_t *b16, char variant)
+{
+	static const uint8_t be[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+	static const uint8_t le[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+	const uint8_t *idx = (variant == 'l' || variant == 'L') ? le : be;
+	int upper = variant == 'B' || variant == 'L';
+	for (int i = 0; i < 16; i++) {
+		uint8_t b = b16[idx[i]];
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			tb_out_putc(o, '-');
+		if (upper)
+			tb_out_number(o, b, 16, TB_NF_ZEROPAD | TB_NF_UPPER, 2, -1);
+		else
+			tb_pf_put_byte_hex(o, b);
+	}
+}

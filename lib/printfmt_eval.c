@@ -364,14 +364,6 @@ static void print_symbolic(ev *e, const tb_render_node_ *nd, int u64)
 		e->notes |= TB_RENDER_N_UNRESOLVED;
 }
 
-static const char hexdig[] = "0123456789abcdef";
-
-static void put_byte_hex(tb_out *o, uint8_t b)
-{
-	tb_out_putc(o, hexdig[b >> 4]);
-	tb_out_putc(o, hexdig[b & 15]);
-}
-
 static void print_hex(ev *e, ref r, int64_t n, int concat)
 {
 	if (!r.ok)
@@ -385,7 +377,7 @@ static void print_hex(ev *e, ref r, int64_t n, int concat)
 	for (int64_t i = 0; i < n; i++) {
 		if (!concat && i)
 			tb_out_putc(e->o, ' ');
-		put_byte_hex(e->o, r.p[i]);
+		tb_pf_put_byte_hex(e->o, r.p[i]);
 	}
 }
 
@@ -630,17 +622,23 @@ static void put_symbol(ev *e, const spec *sp, uint64_t addr)
 {
 	const char *name, *mod = NULL;
 	size_t nlen, mlen = 0;
-	uint64_t start;
+	uint64_t start, size;
 	int offset = sp->pext[0] == 'S' || sp->pext[0] == 'F' || sp->pext[0] == 'B';
+	int found;
 	addr = ulong_of(e, addr, 0);
-	if (!e->env || !e->env->sym) {
+	found = tb_pf_sym(e->env, addr, &name, &nlen, &start, &size, &mod, &mlen);
+	if (found < 0) {
 		e->notes |= TB_RENDER_N_NOLOOKUP;
-	} else if (e->env->sym(e->env->sym_ctx, addr, &name, &nlen, &start,
-			       &mod, &mlen) && name && start <= addr) {
+	} else if (found) {
 		tb_out_put(e->o, name, nlen);
 		if (offset) {
 			tb_out_putc(e->o, '+');
 			tb_out_hex(e->o, addr - start);
+			/* the kernel's "fn+0x10/0x2a0", when the size is known */
+			if (size && (e->p->options & TB_RENDER_KERNEL_STYLE)) {
+				tb_out_putc(e->o, '/');
+				tb_out_hex(e->o, size);
+			}
 		}
 		if (mod && mlen) {
 			tb_out_puts(e->o, " [");
@@ -650,71 +648,6 @@ static void put_symbol(ev *e, const spec *sp, uint64_t addr)
 		return;
 	}
 	tb_out_hex(e->o, addr); /* what the kernel prints for no symbol */
-}
-
-static void put_ip4(tb_out *o, const uint8_t *a, int leading_zeros)
-{
-	for (int i = 0; i < 4; i++) {
-		if (i)
-			tb_out_putc(o, '.');
-		tb_out_number(o, a[i], 10, leading_zeros ? TB_NF_ZEROPAD : 0,
-			      leading_zeros ? 3 : -1, -1);
-	}
-}
-
-static void put_ip6_full(tb_out *o, const uint8_t *a, int colons)
-{
-	for (int i = 0; i < 16; i++) {
-		if (colons && i && !(i & 1))
-			tb_out_putc(o, ':');
-		put_byte_hex(o, a[i]);
-	}
-}
-
-/* RFC 5952 compressed form, as the kernel's ip6_compressed_string(). */
-static void put_ip6_compressed(tb_out *o, const uint8_t *a)
-{
-	unsigned words[8], range = 8, longest = 0, i;
-	int colonpos = -1, needcolon = 0, v4 = 0;
-	for (i = 0; i < 8; i++)
-		words[i] = tb_load16(a + (size_t)i * 2u, 1);
-	/* v4-mapped ::ffff:a.b.c.d and ISATAP x:x:x:x:0:5efe:a.b.c.d */
-	if ((!words[0] && !words[1] && !words[2] && !words[3] && !words[4] &&
-	     words[5] == 0xffff) ||
-	    ((words[4] | 0x0200) == 0x0200 && words[5] == 0x5efe))
-		v4 = 1;
-	if (v4)
-		range = 6;
-	for (i = 0; i < range; i++) {
-		unsigned z = 0;
-		while (i + z < range && !words[i + z])
-			z++;
-		if (z > longest) {
-			longest = z;
-			colonpos = (int)i;
-		}
-	}
-	if (longest <= 1)
-		colonpos = -1;
-	for (i = 0; i < range; i++) {
-		if ((int)i == colonpos) {
-			if (needcolon || i == 0)
-				tb_out_putc(o, ':');
-			tb_out_putc(o, ':');
-			needcolon = 0;
-			i += longest - 1;
-			continue;
-		}
-		if (needcolon)
-			tb_out_putc(o, ':');
-		tb_out_number(o, words[i], 16, 0, -1, -1);
-		needcolon = 1;
-	}
-	if (v4) {
-		if (needcolon)
-			tb_out_putc(o, ':');
-		put_ip4(o, a + 12, 0);
-	}
 }
 
 /* Does the NUL-terminated s hold c (c != 0)? */
@@ -732,18 +665,18 @@ static void put_ip(ev *e, const spec *sp, const ref *r)
 	const char *x = sp->pext + 1; /* after I/i */
 	int lower_i = sp->pext[0] == 'i';
 	if (x[0] == '4' && r->len >= 4) {
-		put_ip4(e->o, r->p, lower_i);
+		tb_pf_put_ip4(e->o, r->p, lower_i);
 	} else if (x[0] == '6' && r->len >= 16) {
 		if (!lower_i && x[1] == 'c')
-			put_ip6_compressed(e->o, r->p);
+			tb_pf_put_ip6_compressed(e->o, r->p);
 		else
-			put_ip6_full(e->o, r->p, !lower_i);
+			tb_pf_put_ip6_full(e->o, r->p, !lower_i);
 	} else if (x[0] == 'S' && r->len >= 2) {
 		unsigned fam = tb_load16(r->p, e->rec.big_endian);
 		int port = has(x, 'p'), c = has(x, 'c');
 		uint8_t buf16[16];
 		if (fam == 2 && r->len >= 8) {
-			put_ip4(e->o, r->p + 4, lower_i);
+			tb_pf_put_ip4(e->o, r->p + 4, lower_i);
 			if (port) {
 				tb_out_putc(e->o, ':');
 				tb_out_u64(e->o, tb_load16(r->p + 2, 1));
@@ -754,9 +687,9 @@ static void put_ip(ev *e, const spec *sp, const ref *r)
 			if (br)
 				tb_out_putc(e->o, '[');
 			if (c && !lower_i)
-				put_ip6_compressed(e->o, buf16);
+				tb_pf_put_ip6_compressed(e->o, buf16);
 			else
-				put_ip6_full(e->o, buf16, !lower_i);
+				tb_pf_put_ip6_full(e->o, buf16, !lower_i);
 			if (br)
 				tb_out_putc(e->o, ']');
 			if (port) {
@@ -792,30 +725,18 @@ static void put_mac(ev *e, const spec *sp, const ref *r)
 	for (int i = 0; i < 6; i++) {
 		if (i && *sep)
 			tb_out_putc(e->o, *sep);
-		put_byte_hex(e->o, r->p[rev ? 5 - i : i]);
+		tb_pf_put_byte_hex(e->o, r->p[rev ? 5 - i : i]);
 	}
 }
 
 static void put_uuid(ev *e, const spec *sp, const ref *r)
 {
-	static const uint8_t be[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
-	static const uint8_t le[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
-	const uint8_t *idx = (sp->pext[1] == 'l' || sp->pext[1] == 'L') ? le : be;
-	int upper = sp->pext[1] == 'B' || sp->pext[1] == 'L';
 	if (r->len < 16) {
 		mark_bad(e, TB_RENDER_N_OOR, NULL);
 		tb_out_puts(e->o, "(efault)");
 		return;
 	}
-	for (int i = 0; i < 16; i++) {
-		uint8_t b = r->p[idx[i]];
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			tb_out_putc(e->o, '-');
-		if (upper)
-			tb_out_number(e->o, b, 16, TB_NF_ZEROPAD | TB_NF_UPPER, 2, -1);
-		else
-			put_byte_hex(e->o, b);
-	}
+	tb_pf_put_uuid(e->o, r->p, sp->pext[1]);
 }
 
 static void put_hexdump(ev *e, const spec *sp, const ref *r)
@@ -832,7 +753,7 @@ static void put_hexdump(ev *e, const spec *sp, const ref *r)
 	for (size_t i = 0; i < n; i++) {
 		if (i && *sep)
 			tb_out_putc(e->o, *sep);
-		put_byte_hex(e->o, r->p[i]);
+		tb_pf_put_byte_hex(e->o, r->p[i]);
 	}
 }
 
@@ -966,7 +887,7 @@ static void put_field_value(ev *e, const tb_field *f)
 		for (size_t i = 0; r.ok && i < r.len; i++) {
 			if (i)
 				tb_out_puts(e->o, ", ");
-			put_byte_hex(e->o, r.p[i]);
+			tb_pf_put_byte_hex(e->o, r.p[i]);
 		}
 		tb_out_putc(e->o, ']');
 		return;
@@ -1219,6 +1140,9 @@ tb_status tb_render(const tb_render_prog *prog, const tb_render_env *env,
 		break;
 	case TB_M_BPRINT:
 		run_bprint(&e);
+		break;
+	case TB_M_FIELDS:
+		tb_pf_run_fields(prog, env, &e.rec, &o, &e.notes);
 		break;
 	default:
 		run_fallback(&e);

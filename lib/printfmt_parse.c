@@ -235,6 +235,8 @@ static tok lex(const char *s, size_t n, size_t pos, unsigned lsz)
 
 typedef struct parser {
 	tb_render_prog *p;
+	tb_render_node_ *nodes;  /* p->nodes, or the field listing's scratch */
+	unsigned node_cap;
 	const char *s;
 	size_t n;
 	tok cur;
@@ -298,27 +300,27 @@ static unsigned node(parser *ps, unsigned op, unsigned ty, unsigned a,
 	if (ps->st != TB_OK)
 		return 0;
 	for (int k = 0; k < 3; k++)
-		if (kids[k] && p->nodes[kids[k]].depth > d)
-			d = p->nodes[kids[k]].depth;
+		if (kids[k] && ps->nodes[kids[k]].depth > d)
+			d = ps->nodes[kids[k]].depth;
 	if (d + 1 > TB_RENDER_MAX_DEPTH)
 		return (unsigned)fail(ps, TB_ERR_LIMIT, "print fmt expression nests too deep");
-	if (p->n_nodes >= TB_RENDER_MAX_NODES)
+	if (p->n_nodes >= ps->node_cap)
 		return (unsigned)fail(ps, TB_ERR_LIMIT, "print fmt has too many expression nodes");
 	/* arithmetic on an unresolved name stays marked: its value is not
 	 * the kernel's (e.g. jiffies in writeback's age=) */
 	if ((op == TB_N_BIN || op == TB_N_UNARY || op == TB_N_CAST) &&
-	    ((a && (p->nodes[a].ty & TB_TY_UNKNOWN)) ||
-	     (b && (p->nodes[b].ty & TB_TY_UNKNOWN))))
+	    ((a && (ps->nodes[a].ty & TB_TY_UNKNOWN)) ||
+	     (b && (ps->nodes[b].ty & TB_TY_UNKNOWN))))
 		ty |= TB_TY_UNKNOWN;
 	idx = p->n_nodes++;
-	memset(&p->nodes[idx], 0, sizeof(p->nodes[idx]));
-	p->nodes[idx].op = (uint8_t)op;
-	p->nodes[idx].ty = (uint8_t)ty;
-	p->nodes[idx].depth = (uint16_t)(d + 1);
-	p->nodes[idx].a = (uint16_t)a;
-	p->nodes[idx].b = (uint16_t)b;
-	p->nodes[idx].c = (uint16_t)c;
-	p->nodes[idx].v = v;
+	memset(&ps->nodes[idx], 0, sizeof(ps->nodes[idx]));
+	ps->nodes[idx].op = (uint8_t)op;
+	ps->nodes[idx].ty = (uint8_t)ty;
+	ps->nodes[idx].depth = (uint16_t)(d + 1);
+	ps->nodes[idx].a = (uint16_t)a;
+	ps->nodes[idx].b = (uint16_t)b;
+	ps->nodes[idx].c = (uint16_t)c;
+	ps->nodes[idx].v = v;
 	return idx;
 }
 
@@ -329,7 +331,7 @@ static unsigned num_node(parser *ps, uint64_t v, unsigned ty)
 
 static int is_num(const parser *ps, unsigned n)
 {
-	return n && ps->p->nodes[n].op == TB_N_NUM;
+	return n && ps->nodes[n].op == TB_N_NUM;
 }
 
 /* Append decoded string-literal bytes to the text arena. */
@@ -393,7 +395,7 @@ static unsigned parse_unary(parser *ps);
 /* Fold op over constant children, when it is safe to. */
 static unsigned fold_bin(parser *ps, unsigned op, unsigned a, unsigned b)
 {
-	const tb_render_node_ *na = &ps->p->nodes[a], *nb = &ps->p->nodes[b];
+	const tb_render_node_ *na = &ps->nodes[a], *nb = &ps->nodes[b];
 	uint64_t r;
 	unsigned ty;
 	if (is_num(ps, a) && is_num(ps, b) &&
@@ -611,7 +613,7 @@ static unsigned make_cast(parser *ps, const ctype *ct, unsigned e)
 	tb_render_node_ *ne;
 	if (!e)
 		return 0;
-	ne = &ps->p->nodes[e];
+	ne = &ps->nodes[e];
 	if (ct->flags & TB_CAST_KEEP)
 		return e;
 	if (ne->op == TB_N_NUM) {
@@ -622,6 +624,43 @@ static unsigned make_cast(parser *ps, const ctype *ct, unsigned e)
 		return num_node(ps, v, ct->ty | unk);
 	}
 	return node(ps, TB_N_CAST, ct->ty, e, 0, 0, ct->flags);
+}
+
+/*
+ * The -R listing masks a field's value by a cast to a C type libtraceevent
+ * knows the size of (spelled exactly so): 1, 2 or 4 bytes, 0 for none.
+ */
+static unsigned tep_cast_mask(const char *s, size_t n)
+{
+	static const struct {
+		const char *t;
+		uint8_t size;
+	} types[] = {
+		{ "char", 1 }, { "unsigned char", 1 }, { "signed char", 1 },
+		{ "u8", 1 }, { "s8", 1 }, { "__u8", 1 }, { "__s8", 1 },
+		{ "short", 2 }, { "unsigned short", 2 }, { "u16", 2 },
+		{ "s16", 2 }, { "__u16", 2 }, { "__s16", 2 },
+		{ "int", 4 }, { "unsigned int", 4 }, { "unsigned", 4 },
+		{ "u32", 4 }, { "s32", 4 }, { "__u32", 4 }, { "__s32", 4 },
+	};
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n'))
+		n--;
+	for (size_t i = 0; i < TB_ARRAY_LEN(types); i++)
+		if (tb_span_eq(s, n, types[i].t))
+			return types[i].size;
+	return 0;
+}
+
+/* In the -R listing's compile, note on a cast node (type text [ts, te))
+ * the mask libtraceevent would apply, in bits 24-26 of its v. */
+static void tep_mark_cast(parser *ps, unsigned e, size_t ts, size_t te)
+{
+	unsigned m;
+	if (!(ps->p->options & TB_RENDER_FIELD_LIST) || !e ||
+	    ps->nodes[e].op != TB_N_CAST || te < ts)
+		return;
+	m = tep_cast_mask(ps->s + ts, te - ts);
+	ps->nodes[e].v |= (uint64_t)m << 24;
 }
 
 /* sizeof ( type | expr ) */
@@ -645,7 +684,7 @@ static unsigned parse_sizeof(parser *ps)
 		e = parse_expr(ps);
 		if (!e)
 			return 0;
-		ne = &ps->p->nodes[e];
+		ne = &ps->nodes[e];
 		if (ne->op == TB_N_FIELD)
 			sz = ps->p->ev.fields[ne->v].size;
 		else if (ne->op == TB_N_NUM || ne->op == TB_N_BIN ||
@@ -725,7 +764,7 @@ static unsigned parse_args(parser *ps, int allow_pairs, unsigned *count)
 		}
 		if (e) {
 			if (tail)
-				ps->p->nodes[tail].next = (uint16_t)e;
+				ps->nodes[tail].next = (uint16_t)e;
 			else
 				head = e;
 			tail = e;
@@ -761,7 +800,7 @@ static unsigned parse_call(parser *ps, const tok *name)
 		div = num_node(ps, 1000000000u, TB_TY_ULONG);
 		if (!div)
 			return 0;
-		ps->p->nodes[args].next = 0;
+		ps->nodes[args].next = 0;
 		return fold_bin(ps, name->len == strlen("__print_ns_to_secs")
 				       ? TB_OP_DIV : TB_OP_MOD,
 				make_cast(ps, &(ctype){ TB_TY_ULONG, 0, 8 }, args), div);
@@ -890,7 +929,7 @@ static unsigned parse_postfix(parser *ps)
 		if (at(ps, "->")) {
 			unsigned fidx;
 			advance(ps);
-			if (ps->p->nodes[e].op != TB_N_REC)
+			if (ps->nodes[e].op != TB_N_REC)
 				return (unsigned)fail(ps, TB_ERR_UNSUPPORTED, "print fmt: '->' on something other than REC");
 			if (ps->cur.kind != T_IDENT)
 				return (unsigned)fail(ps, TB_ERR_SYNTAX, "print fmt: a field name is expected after '->'");
@@ -925,7 +964,7 @@ static unsigned parse_unary(parser *ps)
 		advance(ps);
 		e = parse_unary(ps);
 		if (e && op != '+') {
-			tb_render_node_ *ne = &ps->p->nodes[e];
+			tb_render_node_ *ne = &ps->nodes[e];
 			unsigned ty = op == '!' ? TB_TY_INT : tb_ty_promote(ne->ty);
 			if (ne->op == TB_N_NUM) {
 				uint64_t v = ne->v;
@@ -939,7 +978,7 @@ static unsigned parse_unary(parser *ps)
 		advance(ps);
 		e = parse_unary(ps);
 		if (e) {
-			unsigned op = ps->p->nodes[e].op;
+			unsigned op = ps->nodes[e].op;
 			if (op != TB_N_FIELD && op != TB_N_INDEX)
 				e = (unsigned)fail(ps, TB_ERR_UNSUPPORTED, "print fmt: '&' of something other than a field");
 			else
@@ -951,11 +990,16 @@ static unsigned parse_unary(parser *ps)
 		tok n = peek_after(ps, &ps->cur);
 		if (starts_type(ps, &n)) {
 			ctype ct;
+			size_t ts, te;
 			advance(ps);
-			if (parse_type(ps, &ct) &&
-			    expect(ps, ")", "print fmt: ')' expected after a type")) {
-				e = parse_unary(ps);
-				e = make_cast(ps, &ct, e);
+			ts = ps->cur.start;
+			if (parse_type(ps, &ct)) {
+				te = ps->cur.start;
+				if (expect(ps, ")", "print fmt: ')' expected after a type")) {
+					e = parse_unary(ps);
+					e = make_cast(ps, &ct, e);
+					tep_mark_cast(ps, e, ts, te);
+				}
 			}
 		} else {
 			e = parse_postfix(ps);
@@ -1031,9 +1075,9 @@ static unsigned parse_expr(parser *ps)
 		if (!a || !b) {
 			c = 0;
 		} else if (is_num(ps, c)) {
-			c = ps->p->nodes[c].v ? a : b;
+			c = ps->nodes[c].v ? a : b;
 		} else {
-			unsigned ta = ps->p->nodes[a].ty, tb = ps->p->nodes[b].ty;
+			unsigned ta = ps->nodes[a].ty, tb = ps->nodes[b].ty;
 			c = node(ps, TB_N_TERN, tb_ty_arith(ta, tb), c, a, b, 0);
 		}
 	}
@@ -1132,6 +1176,507 @@ static int bind_args(parser *ps, unsigned head)
 	return 1;
 }
 
+/* ------------------------------------------- trace-cmd's -R listing */
+
+/*
+ * The listing decides per field which conversion prints it, the way
+ * libtraceevent 1.7 does (render.h, TB_RENDER_FIELD_LIST).  The print
+ * fmt goes through the same lexer, string decoder and expression parser
+ * as a rendering; what differs is libtraceevent's grammar of a
+ * conversion, the helpers it knows, and that an argument it does not
+ * understand is no field (instead of an error).
+ */
+
+#define TEP_MAX_ARGS 64u /* libtraceevent's argument table */
+#define TEP_MAX_SPEC 28u /* a longer conversion spec fails libtraceevent */
+#define TEP_MAX_WIDTH 1000 /* a wider width or precision prints raw */
+#define TEP_MAX_NODES 32u  /* an argument of more nodes is no plain field */
+
+/* The helpers libtraceevent 1.7 knows: calling anything else fails it. */
+static const char *const tep_helpers[] = {
+	"__print_flags", "__print_symbolic", "__print_hex", "__print_hex_str",
+	"__print_array", "__get_str", "__get_rel_str", "__get_bitmask",
+	"__get_rel_bitmask", "__get_cpumask", "__get_rel_cpumask",
+	"__get_dynamic_array", "__get_rel_dynamic_array",
+	"__get_sockaddr", "__get_sockaddr_rel", "__builtin_expect", "sizeof",
+};
+
+typedef struct tep_arg {
+	int16_t field;  /* index in the event's fields, -1: not a plain field */
+	uint8_t mask;   /* bytes a cast keeps (0: all) */
+} tep_arg;
+
+static int span_has(const char *s, size_t n, const char *w)
+{
+	size_t k = strlen(w);
+	for (size_t i = 0; s && k <= n && i <= n - k; i++)
+		if (memcmp(s + i, w, k) == 0)
+			return 1;
+	return 0;
+}
+
+/* Is the field's name followed by '[' in the format text (a size-0
+ * `char buf[]`)?  Only looked at inside the text the format came from. */
+static int name_bracket(const tb_format *fmt, const tb_field *f)
+{
+	uintptr_t a = (uintptr_t)f->name, b = (uintptr_t)fmt->text;
+	if (!f->name || !fmt->text || a < b || a - b >= fmt->text_len ||
+	    fmt->text_len - (a - b) <= f->name_len)
+		return 0;
+	return f->name[f->name_len] == '[';
+}
+
+/* libtraceevent's flags for a field, from its type text. */
+static unsigned tep_flags(const tb_format *fmt, const tb_field *f)
+{
+	const char *t = f->type;
+	size_t n = t ? f->type_len : 0;
+	unsigned fl = 0;
+	if (span_has(t, n, "[") || f->kind == TB_FIELD_ARRAY ||
+	    f->kind == TB_FIELD_STRING ||
+	    (f->kind == TB_FIELD_REST && name_bracket(fmt, f)))
+		fl |= TB_TF_ARRAY;
+	if ((fl & TB_TF_ARRAY) &&
+	    (span_has(t, n, "char") || span_has(t, n, "u8") || span_has(t, n, "s8")))
+		fl |= TB_TF_STRING;
+	if (tb_span_starts(t, n, "__data_loc") || tb_span_starts(t, n, "__rel_loc"))
+		fl |= TB_TF_DYNAMIC;
+	if (span_has(t, n, "*"))
+		fl |= TB_TF_POINTER;
+	if (span_has(t, n, "long"))
+		fl |= TB_TF_LONG;
+	if (tb_pf_signed(f))
+		fl |= TB_TF_SIGNED;
+	return fl;
+}
+
+/* A string token libtraceevent reads: no control byte but a newline. */
+static int tep_plain_string(const char *s, size_t n)
+{
+	for (size_t i = 1; i + 1 < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\\') {
+			i++;
+			continue;
+		}
+		if ((c < 0x20 || c > 0x7e) && c != '\n')
+			return 0;
+	}
+	return 1;
+}
+
+/* Would libtraceevent fail at token t (followed by nx)? */
+static int tep_refuses(const parser *ps, const tok *t, const tok *nx)
+{
+	if (is_punct(t, ps, ";"))
+		return 1;
+	if (is_punct(t, ps, "{") && is_punct(nx, ps, "}"))
+		return 1; /* an empty symbol table (kvm_inj_exception) */
+	if (is_punct(t, ps, "(") && is_punct(nx, ps, "{") && nx->start == t->end)
+		return 1; /* a statement expression */
+	if (t->kind == T_IDENT && is_punct(nx, ps, "(")) {
+		int known = 0;
+		for (size_t k = 0; k < TB_ARRAY_LEN(tep_helpers); k++)
+			known |= ident_is(ps, t, tep_helpers[k]);
+		if (!known)
+			return 1;
+		if (ident_is(ps, t, "sizeof")) {
+			tok m = peek_after(ps, nx);
+			if (m.kind == T_IDENT && tb_span_starts(ps->s + m.start, m.len, "struct"))
+				return 1; /* it sizes simple types only */
+		}
+	}
+	return 0;
+}
+
+/* Which field argument [st, en) is, under casts and parentheses. */
+static tep_arg tep_arg_of(parser *ps, size_t st, size_t en, uint32_t text_mark)
+{
+	tep_arg a = { -1, 0 };
+	size_t n = ps->n;
+	unsigned e, m = 0;
+	ps->n = en;
+	ps->depth = 0;
+	ps->cur = lex(ps->s, en, st, ps->p->ev.long_size);
+	e = parse_expr(ps);
+	if (e && ps->st == TB_OK && ps->cur.kind == T_EOF) {
+		const tb_render_node_ *nd = &ps->nodes[e];
+		while (nd->op == TB_N_CAST) {
+			unsigned cm = (unsigned)(nd->v >> 24) & 7u;
+			if (cm && (!m || cm < m))
+				m = cm;
+			nd = &ps->nodes[nd->a];
+		}
+		if (nd->op == TB_N_FIELD) {
+			a.field = (int16_t)nd->v;
+			a.mask = (uint8_t)m;
+		}
+	}
+	/* what libtraceevent does not understand is no field, not an error;
+	 * the nodes and strings are not kept */
+	ps->st = TB_OK;
+	ps->what = NULL;
+	ps->n = n;
+	ps->depth = 0;
+	ps->p->n_nodes = 1; /* the scratch is free again */
+	ps->p->text_len = text_mark;
+	return a;
+}
+
+/* Split the arguments after the format string at top-level commas and
+ * find each one's field; 0 (error set) when libtraceevent fails them. */
+static int tep_args(parser *ps, tep_arg *args, unsigned *nargs, uint32_t text_mark)
+{
+	size_t pos = ps->cur.end, start = pos;
+	uint32_t sp[TEP_MAX_ARGS], ep[TEP_MAX_ARGS]; /* print fmt <= 64 KiB */
+	int depth = 0;
+	unsigned n = 0;
+	*nargs = 0;
+	for (;;) {
+		tok t = lex(ps->s, ps->n, pos, ps->p->ev.long_size);
+		tok nx = peek_after(ps, &t);
+		if (t.kind == T_EOF || (depth == 0 && is_punct(&t, ps, ","))) {
+			if (n == TEP_MAX_ARGS)
+				return fail(ps, TB_ERR_LIMIT, "print fmt has more arguments than libtraceevent takes");
+			sp[n] = (uint32_t)start;
+			ep[n] = (uint32_t)t.start;
+			n++;
+			if (t.kind == T_EOF)
+				break;
+			pos = start = t.end;
+			continue;
+		}
+		if (tep_refuses(ps, &t, &nx)) {
+			ps->cur = t;
+			return fail(ps, TB_ERR_UNSUPPORTED, "print fmt: libtraceevent cannot parse it (an unknown helper or statement)");
+		}
+		if (is_punct(&t, ps, "(") || is_punct(&t, ps, "[") || is_punct(&t, ps, "{"))
+			depth++;
+		else if (is_punct(&t, ps, ")") || is_punct(&t, ps, "]") || is_punct(&t, ps, "}"))
+			depth--;
+		pos = t.end;
+	}
+	for (unsigned k = 0; k < n; k++)
+		args[k] = tep_arg_of(ps, sp[k], ep[k], text_mark);
+	*nargs = n;
+	return 1;
+}
+
+/* Flags, width and precision of a spec as printf reads it; 0 when it is
+ * not in printf's order or a number is over the limit (printed raw). */
+static int tep_spec(const char *s, uint32_t n, tb_render_dir_ *d)
+{
+	char b[TEP_MAX_SPEC + 1];
+	uint32_t m = 0, k = 0;
+	int32_t *num = &d->width;
+	for (uint32_t i = 0; i < n; i++)
+		if (s[i] != 'h' && s[i] != 'l' && s[i] != 'L' && s[i] != 'z' && s[i] != 'Z')
+			b[m++] = s[i];
+	for (; k < m; k++) {
+		if (b[k] == '#') d->flags |= TB_NF_SPECIAL;
+		else if (b[k] == '-') d->flags |= TB_NF_LEFT;
+		else if (b[k] == '0') d->flags |= TB_NF_ZEROPAD;
+		else break;
+	}
+	for (int part = 0; part < 2; part++) {
+		if (part == 1) {
+			if (k >= m || b[k] != '.')
+				break;
+			k++;
+			num = &d->prec;
+			*num = 0;
+		}
+		if (k < m && b[k] == '*') {
+			*num = -2;
+			k++;
+		} else if (k < m && b[k] >= '0' && b[k] <= '9') {
+			int32_t v = 0;
+			for (; k < m && b[k] >= '0' && b[k] <= '9'; k++) {
+				v = v * 10 + (b[k] - '0');
+				if (v > TEP_MAX_WIDTH)
+					return 0;
+			}
+			*num = v;
+		}
+	}
+	return k == m;
+}
+
+/* Append a listing's conversion to its table in text (printfmt.h). */
+static int fm_conv_add(parser *ps, const tb_render_dir_ *d)
+{
+	tb_render_prog *p = ps->p;
+	size_t at = p->text_len + (size_t)p->n_dirs * sizeof(*d);
+	if (p->n_dirs >= TB_RENDER_MAX_DIRS || at + sizeof(*d) > TB_RENDER_MAX_TEXT)
+		return fail(ps, TB_ERR_LIMIT, "print fmt has too many conversions");
+	memcpy(p->text + at, d, sizeof(*d));
+	p->n_dirs++;
+	return 1;
+}
+
+/* The letters libtraceevent takes after %pI / %pi (4, 6, 6c, S[pcfs]*),
+ * %pU (b B l L) and %ph (C D N); j is at the first letter. */
+static void tep_pext(const char *f, uint32_t len, uint32_t *j, tb_render_dir_ *d)
+{
+	char y = *j + 1 < len ? f[*j + 1] : 0;
+	if (d->pext[0] == 'I' || d->pext[0] == 'i') {
+		if (y == '4' || y == '6') {
+			d->pext[1] = y;
+			(*j)++;
+			if (y == '6' && *j + 1 < len && f[*j + 1] == 'c') {
+				d->pext[2] = 'c';
+				(*j)++;
+			}
+		} else if (y == 'S') {
+			d->pext[1] = y;
+			(*j)++;
+			while (*j + 1 < len && (f[*j + 1] == 'p' || f[*j + 1] == 'c' ||
+						f[*j + 1] == 'f' || f[*j + 1] == 's'))
+				(*j)++;
+		}
+	} else if (d->pext[0] == 'U') {
+		if (y == 'b' || y == 'B' || y == 'l' || y == 'L') {
+			d->pext[1] = y;
+			(*j)++;
+		}
+	} else if (y == 'C' || y == 'D' || y == 'N') {
+		(*j)++;
+	}
+}
+
+/* The items of the format string, literals merged: TB_FM_0X | ends in
+ * "0x" for a literal run, else a dir index. */
+#define TEP_LIT 0x4000u
+
+static int tep_add_item(uint16_t *items, unsigned *n, unsigned v)
+{
+	if (*n && (items[*n - 1] & TEP_LIT) && (v & TEP_LIT)) {
+		items[*n - 1] = (uint16_t)v; /* a literal run: its end counts */
+		return 1;
+	}
+	if (*n >= 2 * TB_RENDER_MAX_DIRS + 2)
+		return 0;
+	items[(*n)++] = (uint16_t)v;
+	return 1;
+}
+
+/* The conversions of the format string text[off, off+len), as
+ * libtraceevent cuts it, bound to the arguments' fields. */
+static int tep_format(parser *ps, uint32_t off, uint32_t len, const tep_arg *args,
+		      unsigned nargs, uint16_t *items, unsigned *nitems)
+{
+	tb_render_prog *p = ps->p;
+	const char *f = p->text + off;
+	uint32_t i = 0;
+	unsigned next = 0;
+	*nitems = 0;
+	while (i < len) {
+		if (f[i] == '%' && (i + 1 >= len || f[i + 1] != '%')) {
+			uint32_t st = i, j = i + 1;
+			int ls = 0, star = 0, done = 0, lenf = -1;
+			for (; j < len && !done; j++) {
+				char c = f[j];
+				tb_render_dir_ dd, *d = &dd;
+				switch (c) {
+				case '#': case '.': case '-': /* not '+': see default */
+				case '0': case '1': case '2': case '3': case '4':
+				case '5': case '6': case '7': case '8': case '9':
+					break;
+				case 'h': ls--; break;
+				case 'l': ls++; break;
+				case 'L': ls = 2; break;
+				case 'z': case 'Z': ls = 1; break;
+				case '*':
+					if (next >= nargs || star)
+						return fail(ps, TB_ERR_SYNTAX, "print fmt has fewer arguments than conversions");
+					star = 1;
+					lenf = args[next++].field;
+					break;
+				case 'p': case 'c': case 'd': case 'u': case 'i':
+				case 'x': case 'X': case 'o': case 's':
+					if (next >= nargs)
+						return fail(ps, TB_ERR_SYNTAX, "print fmt has fewer arguments than conversions");
+					if (ls < -2 || ls > 2)
+						return fail(ps, TB_ERR_SYNTAX, "print fmt: a length modifier libtraceevent refuses");
+					memset(d, 0, sizeof(*d));
+					d->width = -1;
+					d->prec = -1;
+					d->kind = TB_D_CONV;
+					d->conv = (uint8_t)c;
+					d->lenmod = (uint8_t)(ls == -2 ? TB_L_HH : ls == -1 ? TB_L_H
+							    : ls == 1 ? TB_L_L : ls == 2 ? TB_L_LL : TB_L_NONE);
+					d->arg = (uint16_t)(args[next].field + 1);
+					d->parg = args[next].mask;
+					next++;
+					d->warg = (uint16_t)(star && lenf >= 0 ? lenf + 1 : 0);
+					if (j - st - 1 > TEP_MAX_SPEC)
+						return fail(ps, TB_ERR_LIMIT, "print fmt: a conversion longer than libtraceevent takes");
+					if (!tep_spec(f + st + 1, j - st - 1, d))
+						d->kind = TB_D_WIDE;
+					if (c == 'p') {
+						char x = j + 1 < len ? f[j + 1] : 0;
+						if (x == 'F' || x == 'S' || x == 'f' || x == 's') {
+							d->pext[0] = x;
+							j++;
+						} else if (x == 'M' || x == 'm') {
+							d->pext[0] = x;
+							j++;
+							if (j + 1 < len && (f[j + 1] == 'R' || f[j + 1] == 'F'))
+								j++;
+						} else if (x == 'I' || x == 'i' || x == 'U' || x == 'h') {
+							d->pext[0] = x;
+							j++;
+							tep_pext(f, len, &j, d);
+						}
+					}
+					if (!fm_conv_add(ps, d))
+						return 0;
+					if (!tep_add_item(items, nitems, p->n_dirs - 1))
+						return fail(ps, TB_ERR_LIMIT, "print fmt has too many conversions");
+					done = 1;
+					break;
+				default:
+					/* a letter libtraceevent does not know
+					 * ('+', ' ', 'j', 't', 'n'...) ends the
+					 * conversion as a literal: it takes no
+					 * argument */
+					if (!tep_add_item(items, nitems, TEP_LIT))
+						return fail(ps, TB_ERR_LIMIT, "print fmt has too many conversions");
+					done = 1;
+					break;
+				}
+			}
+			i = j;
+			continue;
+		}
+		{
+			/* a literal run to the next conversion ("%%" is one '%') */
+			char c1 = 0, c2 = 0;
+			while (i < len && !(f[i] == '%' && (i + 1 >= len || f[i + 1] != '%'))) {
+				c1 = c2;
+				c2 = f[i];
+				i += f[i] == '%' ? 2 : 1;
+			}
+			if (!tep_add_item(items, nitems,
+					  TEP_LIT | (c1 == '0' && c2 == 'x' ? TB_FM_0X : 0u)))
+				return fail(ps, TB_ERR_LIMIT, "print fmt has too many conversions");
+		}
+	}
+	return 1;
+}
+
+static void fm_set(tb_render_prog *p, size_t i, unsigned v)
+{
+	p->text[TB_FM_ENTRY * i + 1] = (char)(v & 0xff);
+	p->text[TB_FM_ENTRY * i + 2] = (char)(v >> 8);
+}
+
+/* Which conversion prints each field: libtraceevent's search, done once
+ * here since it depends on the format only. */
+static void tep_bind(tb_render_prog *p, const uint16_t *items, unsigned n)
+{
+	unsigned cursor = 0;
+	int live = 1;
+	for (size_t i = 0; i < p->ev.n_fields && live && n; i++) {
+		unsigned k, q, has0x = 0;
+		if (tb_pf_common(&p->ev.fields[i]) ||
+		    (p->text[TB_FM_ENTRY * i] & (TB_TF_ARRAY | TB_TF_STRING)))
+			continue;
+		for (k = 0, q = cursor; k < n; k++, q = (q + 1) % n) {
+			tb_render_dir_ d;
+			if (items[q] & TEP_LIT) {
+				has0x = (items[q] & TB_FM_0X) != 0;
+				continue;
+			}
+			tb_pf_fm_get(p, items[q], &d);
+			/* libtraceevent prints no field with %c */
+			if (d.arg != i + 1 || d.conv == 'c') {
+				has0x = 0;
+				continue;
+			}
+			fm_set(p, i, (items[q] + 1u) | (has0x ? TB_FM_0X : 0u));
+			if (q + 1 < n)
+				cursor = q + 1;
+			else
+				live = 0;
+			break;
+		}
+	}
+}
+
+static tb_status compile_fields(parser *ps, const tb_format *fmt, tb_error *err)
+{
+	tb_render_prog *p = ps->p;
+	tep_arg args[TEP_MAX_ARGS];
+	uint16_t items[2 * TB_RENDER_MAX_DIRS + 2];
+	/* the arguments' nodes live here for a moment, so the program's own
+	 * node table (and its pages) stays untouched */
+	tb_render_node_ scratch[TEP_MAX_NODES];
+	unsigned nargs = 0, nitems = 0;
+	uint32_t off, mark;
+	size_t nf = p->ev.n_fields;
+	p->mode = TB_M_FIELDS;
+	ps->nodes = scratch;
+	ps->node_cap = TEP_MAX_NODES;
+	memset(&scratch[0], 0, sizeof(scratch[0]));
+	if (nf > TB_RENDER_MAX_TEXT / TB_FM_ENTRY) {
+		p->mode = TB_M_FALLBACK;
+		fail(ps, TB_ERR_LIMIT, "event has too many fields for the field listing");
+		goto out;
+	}
+	for (size_t i = 0; i < nf; i++) {
+		p->text[TB_FM_ENTRY * i] = (char)tep_flags(fmt, &p->ev.fields[i]);
+		fm_set(p, i, 0);
+	}
+	p->text_len = (uint32_t)(TB_FM_ENTRY * nf);
+	off = p->text_len;
+	if (ps->n > TB_RENDER_MAX_FMT) {
+		fail(ps, TB_ERR_LIMIT, "print fmt is longer than the limit");
+		goto out;
+	}
+	ps->cur = lex(ps->s, ps->n, 0, p->ev.long_size);
+	if (ps->cur.kind != T_STR) {
+		fail(ps, TB_ERR_SYNTAX, "print fmt: a string literal is expected");
+		goto out;
+	}
+	while (ps->cur.kind == T_STR) {
+		if (!tep_plain_string(ps->s + ps->cur.start, ps->cur.len)) {
+			fail(ps, TB_ERR_UNSUPPORTED, "print fmt: a control byte in the format string");
+			goto out;
+		}
+		if (!text_add(ps, &ps->cur))
+			goto out;
+		advance(ps);
+	}
+	mark = p->text_len;
+	if (ps->cur.kind != T_EOF && !at(ps, ",")) {
+		fail(ps, TB_ERR_SYNTAX, "print fmt: ',' expected after the format string");
+		goto out;
+	}
+	if (at(ps, ",") && !tep_args(ps, args, &nargs, mark))
+		goto out;
+	/* the conversions follow the format string, aligned */
+	p->text_len = (mark + 7u) & ~7u;
+	if (tep_format(ps, off, mark - off, args, nargs, items, &nitems))
+		tep_bind(p, items, nitems);
+out:
+	p->n_nodes = 0;
+	ps->nodes = p->nodes;
+	if (ps->st != TB_OK) {
+		for (size_t i = 0; p->mode == TB_M_FIELDS && i < nf; i++)
+			fm_set(p, i, 0);
+		p->n_dirs = 0;
+		p->status = ps->st;
+		p->error.status = ps->st;
+		p->error.offset = ps->at;
+		p->error.what = ps->what;
+		return tb_fail(err, ps->st, ps->at, ps->what);
+	}
+	p->status = TB_OK;
+	tb_error_clear(&p->error);
+	return TB_OK;
+}
+
 /* ------------------------------------------------------------ the entry */
 
 static void kernel_printer(tb_render_prog *p, unsigned options)
@@ -1166,7 +1711,8 @@ tb_status tb_render_compile(tb_render_prog *prog, const tb_format *fmt,
 	tb_error_clear(err);
 	if (!prog || !fmt || (fmt->nfields && !fmt->fields))
 		return tb_fail(err, TB_ERR_ARG, 0, "render: no program or no format");
-	memset(prog, 0, offsetof(tb_render_prog, nodes));
+	/* the header only: dirs, text and nodes are written before read */
+	memset(prog, 0, offsetof(tb_render_prog, text));
 	ev = &prog->ev;
 	ev->system = fmt->system;
 	ev->system_len = fmt->system ? fmt->system_len : 0;
@@ -1193,8 +1739,12 @@ tb_status tb_render_compile(tb_render_prog *prog, const tb_format *fmt,
 	prog->mode = TB_M_PRINTFMT;
 	memset(&ps, 0, sizeof(ps));
 	ps.p = prog;
+	ps.nodes = prog->nodes;
+	ps.node_cap = TB_RENDER_MAX_NODES;
 	ps.s = ev->print_fmt;
 	ps.n = ev->print_fmt_len;
+	if (options & TB_RENDER_FIELD_LIST)
+		return compile_fields(&ps, fmt, err);
 	if (ps.n > TB_RENDER_MAX_FMT) {
 		fail(&ps, TB_ERR_LIMIT, "print fmt is longer than the limit");
 	} else {

@@ -151,6 +151,11 @@ struct tb_session {
 	raw_cursor *raw;
 	size_t nraw;
 	uint64_t last_ts;
+	fmt_entry *last_entry;       /* the entry of the last event (rendering looks it up) */
+	int32_t last_pid;            /* the last comm lookup */
+	const char *last_comm;
+	size_t last_comm_len;
+	int last_known, have_last_comm;
 	uint64_t prev_line_ts;       /* TB_TEXT_TSDIFF: the previous line's shown time */
 	uint64_t pending_line_ts;
 	int have_prev_line;
@@ -473,21 +478,6 @@ int tb_session_format_at(const tb_session *s, size_t i, tb_span *system, tb_span
 
 /* ---- tables ---- */
 
-static int sym_lookup(void *ctx, uint64_t addr, const char **name, size_t *nlen,
-		      uint64_t *start, const char **mod, size_t *mlen)
-{
-	const tb_kallsyms *t = ctx;
-	const tb_ksym *k = tb_kallsyms_find(t, addr);
-	if (!k)
-		return 0;
-	*name = tb_ksym_name(t, k);
-	*nlen = k->name_len;
-	*start = k->addr;
-	*mod = tb_ksym_module(t, k);
-	*mlen = k->module_len;
-	return 1;
-}
-
 static int printk_lookup(void *ctx, uint64_t addr, const char **str, size_t *len)
 {
 	const tb_printk_fmt *p = tb_printk_find(ctx, addr);
@@ -530,8 +520,12 @@ static tb_status load_tables(tb_session *s, const tb_span *cmd, const tb_span *k
 		add_damage(s, "kallsyms", e.status, table_offset(s, ks, e.offset), e.what, 0);
 	if (pk->len && tb_printk_parse(&s->pk, pk->ptr, pk->len, &e))
 		add_damage(s, "printk formats", e.status, table_offset(s, pk, e.offset), e.what, 0);
-	s->env.sym = sym_lookup;
-	s->env.sym_ctx = &s->ks;
+	/* symbols from the table: the alias rule session.h documents, and
+	 * sizes for the kernel's "%pS" (fn+0x10/0x2a0) */
+	s->env.sym = NULL;
+	s->env.ksyms = &s->ks;
+	s->env.ksym_how = (s->opt.flags & TB_SESSION_KSYM_ALIASES_NEWEST) ? TB_KSYM_LAST
+									: TB_KSYM_FIRST;
 	s->env.printk = printk_lookup;
 	s->env.printk_ctx = &s->pk;
 	return TB_OK;
@@ -900,6 +894,7 @@ static void fill_event(tb_session *s, tb_session_event *ev)
 	e = ev->has_id ? entry_of(s, ev->id) : NULL;
 	if (e)
 		f = entry_format(s, e);
+	s->last_entry = e;
 	ev->format = f;
 	ev->system.ptr = ev->name.ptr = NULL;
 	ev->system.len = ev->name.len = 0;
@@ -914,7 +909,14 @@ static void fill_event(tb_session *s, tb_session_event *ev)
 	ev->pid = 0;
 	if (ps == 4 && po <= ev->len && ev->len - po >= 4)
 		ev->pid = (int32_t)tb_load32(ev->data + po, be);
-	ev->comm = tb_session_comm(s, ev->pid, &ev->comm_len, &ev->comm_known);
+	if (!s->have_last_comm || s->last_pid != ev->pid) {
+		s->last_comm = tb_session_comm(s, ev->pid, &s->last_comm_len, &s->last_known);
+		s->last_pid = ev->pid;
+		s->have_last_comm = 1;
+	}
+	ev->comm = s->last_comm;
+	ev->comm_len = s->last_comm_len;
+	ev->comm_known = s->last_known;
 	ev->damage.status = TB_OK;
 	ev->damage.offset = 0;
 	ev->damage.what = NULL;
@@ -1094,6 +1096,20 @@ static tb_status next_raw(tb_session *s, tb_session_event *ev, tb_error *err)
 	return TB_OK;
 }
 
+tb_status tb_session_describe(tb_session *s, uint32_t cpu, uint64_t ts, const void *rec,
+			      size_t len, tb_session_event *ev)
+{
+	if (!s || !ev || (!rec && len) || len > UINT32_MAX)
+		return TB_ERR_ARG;
+	memset(ev, 0, sizeof(*ev));
+	ev->cpu = cpu;
+	ev->ts = ts;
+	ev->data = rec;
+	ev->len = (uint32_t)len;
+	fill_event(s, ev);
+	return TB_OK;
+}
+
 tb_status tb_session_next(tb_session *s, tb_session_event *ev, tb_error *err)
 {
 	tb_error_clear(err);
@@ -1187,7 +1203,7 @@ tb_status tb_session_field(const tb_session *s, const tb_session_event *ev, cons
 
 static const tb_render_prog *program(tb_session *s, const tb_format *f, unsigned which)
 {
-	fmt_entry *e = entry_of(s, f->id);
+	fmt_entry *e = s->last_entry && s->last_entry->fmt == f ? s->last_entry : entry_of(s, f->id);
 	unsigned opts = s->opt.render_options;
 	if (!e || e->fmt != f)
 		return NULL;
@@ -1197,12 +1213,10 @@ static const tb_render_prog *program(tb_session *s, const tb_format *f, unsigned
 	e->prog[which] = take_small(s, sizeof(tb_render_prog));
 	if (!e->prog[which])
 		return NULL;
-	if (which == 1)
-		return NULL; /* the -R listing lands with the library's listing mode */
 	/* always usable: a print fmt that does not compile renders the
-	 * [FAILED TO PARSE] listing */
-	(void)tb_render_compile(e->prog[which], f, s->info.long_size, s->info.big_endian, opts,
-				NULL);
+	 * [FAILED TO PARSE] listing (the -R listing: every field raw) */
+	(void)tb_render_compile(e->prog[which], f, s->info.long_size, s->info.big_endian,
+				which == 1 ? TB_RENDER_FIELD_LIST : opts, NULL);
 	return e->prog[which];
 }
 
@@ -1211,12 +1225,19 @@ static tb_status payload(tb_session *s, const tb_session_event *ev, unsigned whi
 {
 	const tb_render_prog *p = program(s, ev->format, which);
 	tb_render_result r;
+	tb_render_env env = s->env;
 	char *at;
 	size_t room;
 	if (!p)
 		return TB_ERR_NO_SPACE;
+	if (which == 1) {
+		/* trace-cmd -R names symbols as libtraceevent finds them */
+		env.sym = NULL;
+		env.ksyms = &s->ks;
+		env.ksym_how = TB_KSYM_TEP;
+	}
 	at = tb_text_tail(t, &room);
-	(void)tb_render(p, &s->env, ev->data, ev->len, at, room, &r);
+	(void)tb_render(p, &env, ev->data, ev->len, at, room, &r);
 	tb_text_advance(t, r.len, r.needed);
 	return TB_OK;
 }
@@ -1237,12 +1258,83 @@ static uint64_t put_time(tb_text *t, uint64_t ts, int ns_clock, int nsecs)
 		return ts;
 	}
 	{
-		uint64_t us = ts / 1000 + (ts % 1000 >= 500);
-		tb_text_u64(t, us / 1000000u, 5, 0);
+		uint64_t us = ts / 1000 + (ts % 1000 >= 500), sec = us / 1000000u;
+		uint32_t frac = (uint32_t)(us % 1000000u);
+		if (sec < 100000u && t->len == t->need && t->cap - t->len >= 12) {
+			/* "%5u.%06u" straight into the sink */
+			char *p = t->buf + t->len;
+			uint32_t v = (uint32_t)sec;
+			int i;
+			for (i = 4; i >= 0; i--) {
+				p[i] = (char)('0' + v % 10u);
+				v /= 10u;
+				if (!v) {
+					while (--i >= 0)
+						p[i] = ' ';
+					break;
+				}
+			}
+			p[5] = '.';
+			for (i = 11; i >= 6; i--) {
+				p[i] = (char)('0' + frac % 10u);
+				frac /= 10u;
+			}
+			t->len += 12;
+			t->need = t->len;
+			t->last = p[11];
+			return us;
+		}
+		tb_text_u64(t, sec, 5, 0);
 		tb_text_putc(t, '.');
-		tb_text_u64(t, us % 1000000u, 6, TB_TEXT_ZERO);
+		tb_text_u64(t, frac, 6, TB_TEXT_ZERO);
 		return us;
 	}
+}
+
+/*
+ * "            comm-pid   [cpu] " straight into the sink when it surely
+ * fits: the line every report prints, so it skips the general number
+ * path (what the slow path below prints, byte for byte).
+ */
+static int fast_prefix(tb_text *t, const tb_session_event *ev)
+{
+	char *p, *q;
+	uint32_t pid, cpu = ev->cpu;
+	size_t n = ev->comm_len, k;
+	if (ev->pid < 0 || cpu > 999 || n > 64 || t->len != t->need || t->cap - t->len < 96)
+		return 0;
+	p = t->buf + t->len;
+	for (k = n; k < 16; k++)
+		*p++ = ' ';
+	memcpy(p, ev->comm, n);
+	p += n;
+	*p++ = '-';
+	pid = (uint32_t)ev->pid;
+	q = p;
+	{
+		char d[10];
+		size_t m = 0;
+		do {
+			d[m++] = (char)('0' + pid % 10u);
+			pid /= 10u;
+		} while (pid);
+		while (m)
+			*p++ = d[--m];
+	}
+	while (p - q < 5)
+		*p++ = ' ';
+	p[0] = ' ';
+	p[1] = '[';
+	p[2] = (char)('0' + cpu / 100u);
+	p[3] = (char)('0' + cpu / 10u % 10u);
+	p[4] = (char)('0' + cpu % 10u);
+	p[5] = ']';
+	p[6] = ' ';
+	p += 7;
+	t->len = (size_t)(p - t->buf);
+	t->need = t->len;
+	t->last = ' ';
+	return 1;
 }
 
 /* A common u8 field of the record (0 when absent). */
@@ -1338,7 +1430,7 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 		tb_text_u64(t, ev->cpu, 3, 0);
 		put_latency(t, s, ev);
 		tb_text_putc(t, ' ');
-	} else {
+	} else if (!fast_prefix(t, ev)) {
 		if (ev->comm_len < 16)
 			tb_text_fill(t, ' ', 16 - ev->comm_len);
 		tb_text_put(t, ev->comm, ev->comm_len);
@@ -1501,13 +1593,18 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 		tb_text_puts(t, "}}");
 		return TB_OK;
 	}
-	tb_text_puts(t, ",\"pid\":");
-	tb_text_i64(t, ev->pid, 0, 0);
-	tb_text_puts(t, ",\"comm\":");
-	if (ev->comm_known)
-		tb_json_str(t, ev->comm, ev->comm_len);
-	else
-		tb_text_puts(t, ev->pid == 0 ? "\"<idle>\"" : "null");
+	if (!f && !s->have_type) {
+		/* no format says where common_pid is */
+		tb_text_puts(t, ",\"pid\":null,\"comm\":null");
+	} else {
+		tb_text_puts(t, ",\"pid\":");
+		tb_text_i64(t, ev->pid, 0, 0);
+		tb_text_puts(t, ",\"comm\":");
+		if (ev->comm_known)
+			tb_json_str(t, ev->comm, ev->comm_len);
+		else
+			tb_text_puts(t, ev->pid == 0 ? "\"<idle>\"" : "null");
+	}
 	tb_text_puts(t, ",\"system\":");
 	if (f && f->system)
 		tb_json_str(t, f->system, f->system_len);
@@ -1527,11 +1624,17 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 		tb_text_puts(t, ",\"missed\":");
 		tb_text_i64(t, ev->missed, 0, 0);
 	}
+	tb_text_puts(t, ",\"subbuf\":");
+	tb_text_u64(t, ev->page_index, 0, 0);
+	tb_text_puts(t, ",\"offset\":");
+	tb_text_u64(t, ev->offset, 0, 0);
+	tb_text_puts(t, ",\"size\":");
+	tb_text_u64(t, ev->len, 0, 0);
 	if (f) {
 		tb_text_puts(t, ",\"fields\":{");
-		for (i = f->ncommon; i < f->nfields; i++) {
+		for (i = 0; i < f->nfields; i++) {
 			const tb_field *fl = &f->fields[i];
-			if (i > f->ncommon)
+			if (i)
 				tb_text_putc(t, ',');
 			tb_json_str(t, fl->name, fl->name_len);
 			tb_text_putc(t, ':');

@@ -42,20 +42,47 @@ static void put_digits(tb_text *t, const char *digits, size_t n, int neg, unsign
 	tb_text_put(t, tmp, k);
 }
 
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+/* v's decimal digits, ending at end; returns how many.  Two digits a
+ * step, in 32-bit arithmetic once v fits. */
+static size_t dec_digits(char *end, uint64_t v)
+{
+	char *p = end;
+	uint32_t w;
+	while (v > UINT32_MAX) {
+		unsigned r = (unsigned)(v % 100u);
+		v /= 100u;
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * r, 2);
+	}
+	w = (uint32_t)v;
+	while (w >= 100u) {
+		unsigned r = w % 100u;
+		w /= 100u;
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * r, 2);
+	}
+	if (w >= 10u) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * w, 2);
+	} else {
+		*--p = (char)('0' + w);
+	}
+	return (size_t)(end - p);
+}
+
 static void put_dec(tb_text *t, uint64_t mag, int neg, unsigned width, unsigned flags)
 {
 	char tmp[24];
-	size_t n = 0, len, pad, i;
-	do {
-		tmp[sizeof(tmp) - 1 - n++] = (char)('0' + mag % 10);
-		mag /= 10;
-	} while (mag);
+	size_t n = dec_digits(tmp + sizeof(tmp), mag), len, pad, i;
+	const char *d = tmp + sizeof(tmp) - n;
 	len = n + (neg ? 1u : 0u);
 	pad = width > len ? width - len : 0;
 	if (t->len == t->need && pad + len <= t->cap - t->len) {
 		/* the usual case: straight into the buffer (pads are short) */
 		char *p = t->buf + t->len;
-		const char *d = tmp + sizeof(tmp) - n;
 		if (!(flags & (TB_TEXT_LEFT | TB_TEXT_ZERO)))
 			for (i = 0; i < pad; i++)
 				*p++ = ' ';
@@ -64,8 +91,8 @@ static void put_dec(tb_text *t, uint64_t mag, int neg, unsigned width, unsigned 
 		if ((flags & TB_TEXT_ZERO) && !(flags & TB_TEXT_LEFT))
 			for (i = 0; i < pad; i++)
 				*p++ = '0';
-		for (i = 0; i < n; i++)
-			*p++ = d[i];
+		memcpy(p, d, n);
+		p += n;
 		if (flags & TB_TEXT_LEFT)
 			for (i = 0; i < pad; i++)
 				*p++ = ' ';
@@ -74,7 +101,7 @@ static void put_dec(tb_text *t, uint64_t mag, int neg, unsigned width, unsigned 
 		t->last = (unsigned char)p[-1];
 		return;
 	}
-	put_digits(t, tmp + sizeof(tmp) - n, n, neg, width, flags);
+	put_digits(t, d, n, neg, width, flags);
 }
 
 void tb_text_u64(tb_text *t, uint64_t v, unsigned width, unsigned flags)

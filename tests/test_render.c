@@ -526,7 +526,7 @@ static int test_printk(void *ctx, uint64_t addr, const char **s, size_t *n)
 	return 0;
 }
 
-static const tb_render_env test_env = { test_sym, NULL, test_printk, NULL };
+static const tb_render_env test_env = { test_sym, NULL, test_printk, NULL, NULL, 0 };
 
 START_TEST(pointer_extensions)
 {

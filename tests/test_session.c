@@ -104,7 +104,7 @@ START_TEST(session_first_events_of_the_v7_sample)
 	tb_error err;
 	tb_status st;
 	const tb_session_info *info;
-	char text[256];
+	char text[512];
 	tb_render_result r;
 	if (!load_sample("../shared/samples/sched4k.v7.dat", &smp))
 		return;
@@ -152,7 +152,9 @@ START_TEST(session_first_events_of_the_v7_sample)
 	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_JSON, text, sizeof(text), &r), TB_OK);
 	ck_assert_str_eq(text, "{\"cpu\":1,\"ts\":192833676481,\"pid\":1573,\"comm\":\"memfd:sealed-91\","
 			       "\"system\":\"syscalls\",\"name\":\"sys_enter_newfstat\",\"id\":852,"
-			       "\"fields\":{\"__syscall_nr\":5,\"fd\":5,\"statbuf\":140735502597632}}");
+			       "\"subbuf\":0,\"offset\":16,\"size\":32,\"fields\":{\"common_type\":852,"
+			       "\"common_flags\":0,\"common_preempt_count\":0,\"common_pid\":1573,"
+			       "\"__syscall_nr\":5,\"fd\":5,\"statbuf\":140735502597632}}");
 	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_JSON | TB_TEXT_WITH_PRINT, text,
 					 sizeof(text), &r), TB_OK);
 	ck_assert(strstr(text, ",\"text\":\"sys_newfstat(fd: 5, statbuf: 0x7fff89a3be00)\"}") != NULL);
@@ -593,7 +595,9 @@ START_TEST(session_examples_build_and_run)
 	ck_assert_str_eq(r.out, "192833676481 1 memfd:sealed-91 sys_enter_newfstat {\"cpu\":1,"
 				"\"ts\":192833676481,\"pid\":1573,\"comm\":\"memfd:sealed-91\","
 				"\"system\":\"syscalls\",\"name\":\"sys_enter_newfstat\",\"id\":852,"
-				"\"fields\":{\"__syscall_nr\":5,\"fd\":5,\"statbuf\":140735502597632}}\n");
+				"\"subbuf\":0,\"offset\":16,\"size\":32,\"fields\":{\"common_type\":852,"
+				"\"common_flags\":0,\"common_preempt_count\":0,\"common_pid\":1573,"
+				"\"__syscall_nr\":5,\"fd\":5,\"statbuf\":140735502597632}}\n");
 	tb_test_run_free(&r);
 	snprintf(cmd, sizeof(cmd), "'%s/raw_dumps' 2>&1; echo rc=$?", dir);
 	tb_test_sh(cmd, &r);

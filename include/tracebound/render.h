@@ -75,7 +75,30 @@ enum {
 	TB_RENDER_KERNEL_STYLE = 1u << 1,
 	/* __get_cpumask as a CPU list ("0-3,8") like libtraceevent; the
 	 * kernel itself prints a hex bitmask like __get_bitmask. */
-	TB_RENDER_CPUMASK_LIST = 1u << 2
+	TB_RENDER_CPUMASK_LIST = 1u << 2,
+	/*
+	 * Compile trace-cmd's field listing (`trace-cmd report -R`) instead
+	 * of the print fmt: for every event field (not the common ones), in
+	 * format order, " name=value".  A field prints with the conversion
+	 * of the print fmt whose argument is exactly that field (under casts
+	 * and parentheses; a cast to a 1, 2 or 4 byte C type masks the
+	 * value), searched as libtraceevent searches: from just after the
+	 * conversion the previous field used, wrapping round, and nothing
+	 * more once the last item of the format was used; a literal ending
+	 * in "0x" right before it prints too.  Numbers print as C's printf
+	 * prints them, %ps/%pS as the symbol (+0x offset), %pM/%pm as a MAC
+	 * address, %s of a long as its printk string.  Array and string
+	 * fields, fields no conversion names, and every field when
+	 * libtraceevent 1.7 could not parse the print fmt (a helper it does
+	 * not know, a statement expression, a control byte in the format
+	 * string...) print raw: text, ARRAY[hex bytes], or the number by
+	 * the field's type.  prog->status says whether the print fmt was
+	 * understood; the program is usable either way.  One difference
+	 * from libtraceevent: after printing a char array as ARRAY[] once it
+	 * prints that field as ARRAY[] for the rest of the file, where a
+	 * program renders each record alone.  Other options do not apply.
+	 */
+	TB_RENDER_FIELD_LIST = 1u << 3
 };
 
 /* ---- internal representation (public only so callers can own it) ---- */
@@ -102,9 +125,11 @@ typedef struct tb_render_prog {
 	uint8_t mode;          /* print fmt, fallback, or a kernel printer */
 	uint8_t pad_[3];
 	uint32_t n_nodes, n_dirs, text_len;
-	tb_render_node_ nodes[TB_RENDER_MAX_NODES];
-	tb_render_dir_ dirs[TB_RENDER_MAX_DIRS];
+	/* a field listing keeps all it has at the start of text: it touches
+	 * one page of the 54 KB */
 	char text[TB_RENDER_MAX_TEXT];
+	tb_render_dir_ dirs[TB_RENDER_MAX_DIRS];
+	tb_render_node_ nodes[TB_RENDER_MAX_NODES];
 } tb_render_prog;
 
 /* ---- lookups the renderer asks the caller for (all optional) ---- */
@@ -120,11 +145,19 @@ typedef int (*tb_render_sym_fn)(void *ctx, uint64_t addr, const char **name,
 typedef int (*tb_render_str_fn)(void *ctx, uint64_t addr, const char **str,
 				size_t *len);
 
+struct tb_kallsyms; /* tracedat.h */
+
 typedef struct tb_render_env {
 	tb_render_sym_fn sym;
 	void *sym_ctx;
 	tb_render_str_fn printk;
 	void *printk_ctx;
+	/* Without a sym callback: symbols from this table (borrowed for the
+	 * call), found by rule ksym_how (TB_KSYM_LAST, _FIRST, _TEP of
+	 * tracedat.h).  The table also gives symbol sizes, which
+	 * TB_RENDER_KERNEL_STYLE prints as the kernel does: %pS "fn+0x10/0x2a0". */
+	const struct tb_kallsyms *ksyms;
+	unsigned ksym_how;
 } tb_render_env;
 
 /* What happened while rendering one record. */

@@ -232,6 +232,17 @@ typedef struct tb_session_event {
 TB_API TB_MUST_CHECK tb_status tb_session_next(tb_session *s, tb_session_event *ev,
 					       tb_error *err);
 
+/*
+ * Describe a record the caller walked itself (a raw page it read with
+ * tb_kbuf_*, say) as an event of this session: its format, pid, comm and
+ * name, ready for tb_session_field and tb_session_text.  ts as given (the
+ * file's offset applied), page_index / offset 0 for the caller to set.
+ * The record is borrowed until the next call.
+ */
+TB_API TB_MUST_CHECK tb_status tb_session_describe(tb_session *s, uint32_t cpu, uint64_t ts,
+						   const void *rec, size_t len,
+						   tb_session_event *ev);
+
 /* Back to the first event (tables and parsed formats are kept). */
 TB_API TB_MUST_CHECK tb_status tb_session_rewind(tb_session *s, tb_error *err);
 

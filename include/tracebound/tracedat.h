@@ -530,6 +530,29 @@ TB_API const tb_cmdline *tb_cmdlines_find(const tb_cmdlines *t, int32_t pid);
 /* The symbol at or below addr (the last of equal addresses), or NULL;
  * absolute and '$' mapping symbols are never returned. */
 TB_API const tb_ksym *tb_kallsyms_find(const tb_kallsyms *t, uint64_t addr);
+/*
+ * Which symbol names an address, for tb_kallsyms_find_as.  Of several
+ * symbols at one address (aliases) the table keeps text order.
+ *   TB_KSYM_LAST   tb_kallsyms_find: the symbol at or below addr; of
+ *                  aliases, the last in the text.
+ *   TB_KSYM_FIRST  the same, but of aliases the first in the text.
+ *   TB_KSYM_TEP    what libtraceevent (trace-cmd report) finds: addr is a
+ *                  symbol's address or lies below the next symbol's (past
+ *                  the last symbol: NULL).  Of aliases, inside a symbol
+ *                  the first in the text; at the address itself the one
+ *                  its binary search over newest-first order meets (it
+ *                  depends on the table's size, so any of them).
+ * Like tb_kallsyms_find, none of them returns an absolute or '$' mapping
+ * symbol.  The table itself is never reordered.
+ */
+#define TB_KSYM_LAST  0u
+#define TB_KSYM_FIRST 1u
+#define TB_KSYM_TEP   2u
+TB_API const tb_ksym *tb_kallsyms_find_as(const tb_kallsyms *t, uint64_t addr,
+					  unsigned how);
+/* Bytes from k's address to the next higher symbol address (the kernel's
+ * symbol size for "%pS"); 0 for the last address or a NULL argument. */
+TB_API uint64_t tb_kallsyms_size(const tb_kallsyms *t, const tb_ksym *k);
 /* The format at exactly addr, or NULL. */
 TB_API const tb_printk_fmt *tb_printk_find(const tb_printk_fmts *t,
 					   uint64_t addr);

@@ -1,0 +1,108 @@
+/* include/tracebound/text.h: the one text sink; numbers equal printf's. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tracebound/text.h"
+
+/* printf is the oracle here: its formats come from the table below */
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+Suite *tb_suite_text(void);
+
+START_TEST(numbers_equal_printf)
+{
+	static const long long vals[] = { 0, 1, -1, 7, -42, 255, 4096, 99, 100, 4294967295LL,
+					  4294967296LL, -2147483648LL, 9223372036854775807LL,
+					  -9223372036854775807LL - 1 };
+	static const struct { unsigned flags; const char *d, *u, *x; } styles[] = {
+		{ 0, "%*lld", "%*llu", "%*llX" },
+		{ TB_TEXT_ZERO, "%0*lld", "%0*llu", "%0*llX" },
+		{ TB_TEXT_LEFT, "%-*lld", "%-*llu", "%-*llX" },
+	};
+	size_t i, j;
+	unsigned w, cap;
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		for (j = 0; j < 3; j++)
+			for (w = 0; w < 24; w += 5)
+				for (cap = 4; cap <= 64; cap += 60) {
+					/* cap 4: the slow path that counts what does not fit */
+					char a[64], b[64];
+					tb_text t;
+					tb_text_init(&t, a, cap);
+					tb_text_i64(&t, vals[i], w, styles[j].flags);
+					tb_text_finish(&t);
+					snprintf(b, sizeof(b), styles[j].d, (int)w, vals[i]);
+					ck_assert_uint_eq(t.need, strlen(b));
+					ck_assert(!strncmp(a, b, cap - 1));
+					tb_text_init(&t, a, cap);
+					tb_text_u64(&t, (unsigned long long)vals[i], w, styles[j].flags);
+					tb_text_finish(&t);
+					snprintf(b, sizeof(b), styles[j].u, (int)w,
+						 (unsigned long long)vals[i]);
+					ck_assert_uint_eq(t.need, strlen(b));
+					ck_assert(!strncmp(a, b, cap - 1));
+					tb_text_init(&t, a, cap);
+					tb_text_hex(&t, (unsigned long long)vals[i], w,
+						    styles[j].flags | TB_TEXT_UPPER);
+					tb_text_finish(&t);
+					snprintf(b, sizeof(b), styles[j].x, (int)w,
+						 (unsigned long long)vals[i]);
+					ck_assert_uint_eq(t.need, strlen(b));
+					ck_assert(!strncmp(a, b, cap - 1));
+				}
+}
+END_TEST
+
+START_TEST(truncation_is_counted)
+{
+	char buf[8];
+	tb_text t;
+	tb_text_init(&t, buf, sizeof(buf));
+	tb_text_puts(&t, "abcdef");
+	ck_assert(!tb_text_truncated(&t));
+	tb_text_u64(&t, 12345, 0, 0);
+	ck_assert(tb_text_truncated(&t));
+	ck_assert_uint_eq(t.len, 7);
+	ck_assert_uint_eq(t.need, 11);
+	tb_text_fill(&t, ' ', 1000);
+	tb_text_finish(&t);
+	ck_assert_uint_eq(t.len, 7);
+	ck_assert_uint_eq(t.need, 1011);
+	ck_assert_str_eq(buf, "abcdef1");
+	/* no memory: everything counted, nothing written */
+	tb_text_init(&t, NULL, 100);
+	tb_text_puts(&t, "x");
+	tb_text_finish(&t);
+	ck_assert_uint_eq(t.len, 0);
+	ck_assert_uint_eq(t.need, 1);
+	/* the tail: a writer that fills memory itself */
+	{
+		size_t room;
+		char *tail;
+		tb_text_init(&t, buf, sizeof(buf));
+		tb_text_puts(&t, "ab");
+		tail = tb_text_tail(&t, &room);
+		ck_assert_ptr_eq(tail, buf + 2);
+		ck_assert_uint_eq(room, 6);
+		memcpy(tail, "cd", 3);
+		tb_text_advance(&t, 2, 2);
+		ck_assert_int_eq(tb_text_last(&t), 'd');
+		tb_text_advance(&t, 0, 50); /* a piece that did not fit */
+		ck_assert_int_eq(tb_text_last(&t), -1);
+		ck_assert_ptr_null(tb_text_tail(&t, &room));
+		ck_assert_uint_eq(room, 0);
+		ck_assert_uint_eq(t.need, 54);
+	}
+}
+END_TEST
+
+Suite *tb_suite_text(void)
+{
+	Suite *s = suite_create("text");
+	TCase *t = tcase_create("text");
+	tcase_add_test(t, numbers_equal_printf);
+	tcase_add_test(t, truncation_is_counted);
+	suite_add_tcase(s, t);
+	return s;
+}
