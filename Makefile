@@ -216,7 +216,7 @@ analyze:
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 $(BUILD)/bench/%: bench/%.c $(STATIC)
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) -O2 -g -Wall -Wextra -Werror -Iinclude -Ilib $(TEP_CFLAGS) $< \
+	$(CC) $(CSTD) -O2 -g -Wall -Wextra -Werror -Iinclude -Ilib -Itests $(TEP_CFLAGS) $< \
 	  $(STATIC) $(TEP_LIBS) -o $@
 bench: $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; TB_SRCDIR=$(CURDIR) $$b || exit 1; done

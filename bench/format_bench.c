@@ -2,11 +2,15 @@
  * Event formats, tracebound against libtraceevent, in one run:
  *  1. parse all 2,323 real format files of Linux 6.18 into one set
  *     (tb_format_set_add / tep_parse_event);
- *  2. walk the real raw sub-buffers and read every numeric field of every
- *     event (tb_kbuf + tb_format_set_lookup + tb_format_decode /
- *     kbuffer + tep_find_event + tep_read_number_field).
- * Prints both rates and the ratios.  Goals (issue 3): parsing >= 10x,
- * walking plus field reads >= 5x.
+ *  2. walk the real raw sub-buffers (repeated in memory to ~64 MiB, so
+ *     they come from DRAM as a big capture's pages do) and read every
+ *     numeric field of every event: kbuffer + tep_find_event +
+ *     tep_read_number_field against tracebound three ways, all through
+ *     the public API: tb_format_set_lookup + tb_field_int per field,
+ *     + tb_format_decode, + a tb_field_reader resolved once per format.
+ * Prints the rates and the ratios (medians of interleaved rounds) and
+ * "figure: NAME VALUE" lines for bench/check.sh.  Goals: parsing >= 10x
+ * (issue 3), walking plus field reads >= 6x (issue 17).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,11 +26,16 @@
 
 #define NFMT_MAX 4096
 #define FIELDS_MAX 65536
+#define PAGE 4096
+#define TARGET (64u << 20)
+#define ROUNDS 7
 
+/* CPU time of this process, not wall time: on a shared machine the time
+ * spent descheduled is not the code's (both sides are timed alike). */
 static double now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -42,6 +51,8 @@ static tb_format events[NFMT_MAX];
 static tb_field fields[FIELDS_MAX];
 static uint32_t index_slots[16384];
 static tb_format_set set;
+static tb_field_reader readers[NFMT_MAX]; /* one per format of the set */
+static tb_field_op reader_ops[FIELDS_MAX];
 static volatile uint64_t sink;
 
 static const char *src_path(const char *rel)
@@ -99,95 +110,147 @@ static int load_raw(const char *rel, raw_data *r)
 	return r->len ? 0 : -1;
 }
 
-/* tracebound: walk, look up, decode; sum every numeric field. */
-static uint64_t tb_walk(const raw_data *raws, size_t nraw, size_t *nevents)
+/* Resolve every format's numeric fields once (not timed: done once per
+ * format, as a reader of a capture does when it meets the format). */
+static int build_readers(void)
+{
+	size_t i, used = 0;
+	tb_error e;
+	for (i = 0; i < set.count; i++) {
+		if (tb_field_reader_init(&readers[i], &set.events[i], 0, reader_ops + used,
+					 FIELDS_MAX - used, &e) != TB_OK)
+			return -1;
+		used += readers[i].nops;
+	}
+	return 0;
+}
+
+/* How tb_walk reads fields; TB_LOOKUP_ONLY reads none (the floor). */
+enum { TB_FIELD_INT_EACH, TB_DECODE, TB_READER, TB_TEP_, TB_LOOKUP_ONLY };
+
+/* tracebound: walk, look up the format, read every numeric field. */
+static uint64_t tb_walk(const uint8_t *buf, size_t pages, int how, size_t *nevents)
 {
 	tb_kbuf_layout layout;
 	tb_field_value vals[TB_FORMAT_MAX_FIELDS];
+	uint64_t nums[TB_FORMAT_MAX_FIELDS];
 	tb_kbuf_record recs[64];
 	uint64_t sum = 0;
-	size_t k;
-	*nevents = 0;
-	if (tb_kbuf_layout_init(&layout, 0, 8, 4096, 0) != TB_OK)
+	size_t pg, nev = 0;
+	if (tb_kbuf_layout_init(&layout, 0, 8, PAGE, 0) != TB_OK)
 		return 0;
-	for (k = 0; k < nraw; k++) {
-		tb_kbuf_stream s;
+	for (pg = 0; pg < pages; pg++) {
 		tb_kbuf kb;
+		tb_status st = TB_OK;
 		tb_error e;
-		tb_kbuf_stream_init(&s, &layout, raws[k].buf, raws[k].len);
-		while (tb_kbuf_stream_next(&s, &kb, &e) == TB_OK) {
-			tb_status st = TB_OK;
-			while (st == TB_OK) {
-				size_t n = tb_kbuf_next_events(&kb, recs, 64, &st), i;
-				for (i = 0; i < n; i++) {
-					const tb_format *f;
-					uint32_t j;
-					if (tb_format_set_lookup(&set, recs[i].payload,
-								 recs[i].payload_len, 0, &f,
-								 &e) != TB_OK ||
-					    tb_format_decode(f, recs[i].payload, recs[i].payload_len,
-							     0, vals, TB_FORMAT_MAX_FIELDS, &e) != TB_OK)
+		if (tb_kbuf_open(&kb, &layout, buf + pg * PAGE, PAGE, NULL) != TB_OK)
+			continue;
+		while (st == TB_OK) {
+			size_t n = tb_kbuf_next_events(&kb, recs, 64, &st), i;
+			for (i = 0; i < n; i++) {
+				const uint8_t *rec = recs[i].payload;
+				size_t len = recs[i].payload_len, k, got;
+				const tb_format *f;
+				uint32_t j;
+				if (tb_format_set_lookup(&set, rec, len, 0, &f, &e) != TB_OK)
+					continue;
+				switch (how) {
+				case TB_FIELD_INT_EACH:
+					for (j = 0; j < f->nfields; j++) {
+						uint64_t v;
+						if (tb_field_int(&f->fields[j], rec, len, 0, &v,
+								 &e) == TB_OK)
+							sum += v;
+					}
+					break;
+				case TB_DECODE:
+					if (tb_format_decode(f, rec, len, 0, vals,
+							     TB_FORMAT_MAX_FIELDS, &e) != TB_OK)
 						continue;
 					for (j = 0; j < f->nfields; j++)
 						sum += vals[j].num;
-					(*nevents)++;
+					break;
+				case TB_LOOKUP_ONLY:
+					sum += f->id;
+					break;
+				default:
+					if (tb_field_reader_read(&readers[f - set.events], rec, len,
+								 nums, TB_FORMAT_MAX_FIELDS, &got,
+								 &e) != TB_OK)
+						continue;
+					for (k = 0; k < got; k++)
+						sum += nums[k];
+					break;
 				}
+				nev++;
 			}
 		}
 	}
+	*nevents = nev;
 	return sum;
 }
 
 /* libtraceevent: kbuffer walk, tep_find_event, tep_read_number_field per field. */
-static uint64_t tep_walk(struct tep_handle *tep, const raw_data *raws, size_t nraw,
+static uint64_t tep_walk(struct tep_handle *tep, uint8_t *buf, size_t pages,
 			 size_t *nevents)
 {
 	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
 	uint64_t sum = 0;
-	size_t k, off;
+	size_t pg;
 	*nevents = 0;
-	for (k = 0; k < nraw; k++) {
-		for (off = 0; off + 4096 <= raws[k].len; off += 4096) {
-			unsigned long long ts;
-			void *data;
-			kbuffer_load_subbuffer(kb, raws[k].buf + off);
-			for (data = kbuffer_read_event(kb, &ts); data;
-			     data = kbuffer_next_event(kb, &ts)) {
-				struct tep_record rec;
-				struct tep_event *ev;
-				struct tep_format_field *tf;
-				memset(&rec, 0, sizeof(rec));
-				rec.data = data;
-				rec.size = kbuffer_event_size(kb);
-				ev = tep_find_event(tep, tep_data_type(tep, &rec));
-				if (!ev)
-					continue;
-				for (tf = ev->format.common_fields; tf; tf = tf->next) {
-					unsigned long long v;
-					if (!(tf->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
-					    tep_read_number_field(tf, data, &v) == 0)
-						sum += v;
-				}
-				for (tf = ev->format.fields; tf; tf = tf->next) {
-					unsigned long long v;
-					if (!(tf->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
-					    tep_read_number_field(tf, data, &v) == 0)
-						sum += v;
-				}
-				(*nevents)++;
+	for (pg = 0; pg < pages; pg++) {
+		unsigned long long ts;
+		void *data;
+		kbuffer_load_subbuffer(kb, buf + pg * PAGE);
+		for (data = kbuffer_read_event(kb, &ts); data;
+		     data = kbuffer_next_event(kb, &ts)) {
+			struct tep_record rec;
+			struct tep_event *ev;
+			struct tep_format_field *tf;
+			memset(&rec, 0, sizeof(rec));
+			rec.data = data;
+			rec.size = kbuffer_event_size(kb);
+			ev = tep_find_event(tep, tep_data_type(tep, &rec));
+			if (!ev)
+				continue;
+			for (tf = ev->format.common_fields; tf; tf = tf->next) {
+				unsigned long long v;
+				if (!(tf->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
+				    tep_read_number_field(tf, data, &v) == 0)
+					sum += v;
 			}
+			for (tf = ev->format.fields; tf; tf = tf->next) {
+				unsigned long long v;
+				if (!(tf->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
+				    tep_read_number_field(tf, data, &v) == 0)
+					sum += v;
+			}
+			(*nevents)++;
 		}
 	}
 	kbuffer_free(kb);
 	return sum;
 }
 
-int main(void)
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv)
 {
 	tb_tarball tar;
 	raw_data raws[2];
-	size_t i, rounds, tb_ev = 0, tep_ev = 0;
-	double t0, tb_parse = 1e9, tep_parse = 1e9, tb_w = 1e9, tep_w = 1e9, mb;
+	size_t i, v, rounds, tb_ev = 0, tep_ev = 0, one, pages;
+	double t0, tb_parse = 1e9, tep_parse = 1e9, mb, t[5][ROUNDS], med[5];
+	uint8_t *big;
 	struct tep_handle *tep;
 
 	if (tb_tarball_load(src_path("tests/data/formats-6.18.tar.gz"), &tar) != 0) {
@@ -229,33 +292,82 @@ int main(void)
 	printf("parse %zu formats: tracebound %.2f ms, libtraceevent %.2f ms, ratio %.1fx\n",
 	       ntexts, tb_parse * 1e3, tep_parse * 1e3, tep_parse / tb_parse);
 
-	/* 2. walk + every numeric field of every event */
+	/* 2. walk + every numeric field of every event, on ~64 MiB of pages */
 	if (load_raw("tests/data/raw-sched4k/cpu0.raw", &raws[0]) != 0 ||
-	    load_raw("tests/data/raw-sched4k/cpu1.raw", &raws[1]) != 0) {
+	    load_raw("tests/data/raw-sched4k/cpu1.raw", &raws[1]) != 0 || build_readers() != 0) {
 		fprintf(stderr, "format_bench: cannot read tests/data/raw-sched4k\n");
 		return 1;
 	}
-	mb = (double)(raws[0].len + raws[1].len) / 1e6;
-	for (rounds = 0; rounds < 10; rounds++) {
-		uint64_t a, b;
-		t0 = now();
-		a = tb_walk(raws, 2, &tb_ev);
-		if (now() - t0 < tb_w)
-			tb_w = now() - t0;
-		t0 = now();
-		b = tep_walk(tep, raws, 2, &tep_ev);
-		if (now() - t0 < tep_w)
-			tep_w = now() - t0;
-		sink += a + b;
-		if (tb_ev != tep_ev) {
-			fprintf(stderr, "format_bench: %zu events vs %zu\n", tb_ev, tep_ev);
-			return 1;
-		}
+	one = raws[0].len + raws[1].len;
+	pages = (TARGET / one) * (one / PAGE);
+	big = malloc(pages * PAGE);
+	if (!big)
+		return 1;
+	for (i = 0; i * one < pages * PAGE; i++) {
+		memcpy(big + i * one, raws[0].buf, raws[0].len);
+		memcpy(big + i * one + raws[0].len, raws[1].buf, raws[1].len);
 	}
-	printf("walk + numeric fields of %zu events (%.2f MB): tracebound %.0f MB/s "
-	       "(%.1f M events/s), libtraceevent %.0f MB/s (%.1f M events/s), ratio %.1fx\n",
-	       tb_ev, mb, mb / tb_w, (double)tb_ev / tb_w / 1e6, mb / tep_w,
-	       (double)tep_ev / tep_w / 1e6, tep_w / tb_w);
+	mb = (double)(pages * PAGE) / 1e6;
+	/* --profile N: only variant N (0..4), 20 times, for perf/callgrind */
+	if (argc == 3 && !strcmp(argv[1], "--profile")) {
+		size_t ev0;
+		v = (size_t)atoi(argv[2]);
+		for (rounds = 0; rounds < (getenv("TB_PROFILE_ROUNDS") ? (size_t)atoi(getenv("TB_PROFILE_ROUNDS")) : 20); rounds++)
+			sink += v == 3 ? tep_walk(tep, big, pages, &ev0)
+				       : tb_walk(big, pages, (int)v, &ev0);
+		return 0;
+	}
+	/* rounds interleaved, so a busy neighbour slows every variant alike */
+	for (rounds = 0; rounds < ROUNDS; rounds++) {
+		uint64_t sums[5];
+		size_t ev[5];
+		for (v = 0; v < 5; v++) {
+			t0 = now();
+			sums[v] = v == 3 ? tep_walk(tep, big, pages, &ev[v])
+					 : tb_walk(big, pages, (int)v, &ev[v]);
+			t[v][rounds] = now() - t0;
+		}
+		for (v = 0; v < 3; v++)
+			if (ev[v] != ev[3] || sums[v] != sums[3]) {
+				fprintf(stderr, "format_bench: variant %zu: %zu events, sum %llu; "
+					"libtraceevent %zu, %llu\n", v, ev[v],
+					(unsigned long long)sums[v], ev[3],
+					(unsigned long long)sums[3]);
+				return 1;
+			}
+		tb_ev = ev[0];
+		tep_ev = ev[3];
+		sink += sums[0];
+	}
+	for (v = 0; v < 5; v++)
+		med[v] = median(t[v], ROUNDS);
+	printf("walk + every numeric field of %zu events (%.1f MB of real 4 KiB pages, "
+	       "medians of %d rounds):\n", tep_ev, mb, ROUNDS);
+	printf("  libtraceevent (tep_read_number_field)  %6.0f MB/s  %6.1f M events/s\n",
+	       mb / med[3], (double)tep_ev / med[3] / 1e6);
+	{
+		static const char *const names[3] = {
+			"tracebound tb_field_int per field",
+			"tracebound tb_format_decode",
+			"tracebound tb_field_reader_read",
+		};
+		static const char *const keys[3] = {
+			"walk_fields_field_int_vs_tep",
+			"walk_fields_decode_vs_tep",
+			"walk_fields_reader_vs_tep",
+		};
+		for (v = 0; v < 3; v++)
+			printf("  %-38s %6.0f MB/s  %6.1f M events/s  %5.1fx\n", names[v],
+			       mb / med[v], (double)tb_ev / med[v] / 1e6, med[3] / med[v]);
+		printf("  %-38s %6.0f MB/s  %6.1f M events/s  %5.1fx  (the floor)\n",
+		       "tracebound walk + lookup, no fields", mb / med[4],
+		       (double)tb_ev / med[4] / 1e6, med[3] / med[4]);
+		printf("  (goal: >= 6x through the public API)\n");
+		printf("figure: parse_formats_vs_tep %.2f\n", tep_parse / tb_parse);
+		for (v = 0; v < 3; v++)
+			printf("figure: %s %.2f\n", keys[v], med[3] / med[v]);
+	}
+	free(big);
 	tep_free(tep);
 	free(raws[0].buf);
 	free(raws[1].buf);

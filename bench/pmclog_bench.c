@@ -4,10 +4,19 @@
  * decoded from memory one-shot and fed in 4 KiB pieces, best of 3.
  * libpmc exists only on FreeBSD, so there is no reference to compare with
  * on this machine.
+ *
+ *   pmclog_bench                      the decoding figures
+ *   pmclog_bench --write FILE MIB     write a sampling log of about MIB MiB
+ *                                     (bench/pmclog_print_bench.sh times the
+ *                                     CLI printing it)
+ *   pmclog_bench --decode FILE        decode FILE read in 64 KiB pieces, as
+ *                                     the CLI reads it, printing nothing: the
+ *                                     in-run yardstick of that script
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "tracebound/pmclog.h"
@@ -72,7 +81,72 @@ static size_t decode(tb_pmclog *p, const uint8_t *buf, size_t len, size_t piece,
 	return n;
 }
 
-int main(void)
+/* The same shape of log as main() times, about `mib` MiB, to a file. */
+static int write_log(const char *path, unsigned long mib)
+{
+	tb_plw w;
+	FILE *f;
+	size_t left = (size_t)mib << 20, chunk = (size_t)64 << 20;
+	uint32_t seed = 2026;
+	if (!(f = fopen(path, "wb")))
+		return perror(path), 2;
+	/* In 64 MiB sessions (one INITIALIZE, one CLOSELOG each), so memory
+	 * stays bounded whatever the size asked for. */
+	while (left > 0) {
+		size_t want = left < chunk ? left : chunk;
+		tb_plw_init_arch(&w, TB_PLW_AMD64);
+		tb_plw_session_sampling(&w, want / 165 ? want / 165 : 1, 32, seed++);
+		if (fwrite(w.buf, 1, w.len, f) != w.len)
+			return perror(path), 2;
+		left -= want;
+		tb_plw_free(&w);
+	}
+	if (fclose(f) != 0)
+		return perror(path), 2;
+	return 0;
+}
+
+/* Decode a file read in 64 KiB pieces; prints records and seconds. */
+static int decode_file(const char *path)
+{
+	static uint8_t buf[64 * 1024];
+	tb_pmclog *p = malloc(sizeof(*p));
+	tb_pmclog_event ev;
+	tb_error err;
+	FILE *f = fopen(path, "rb");
+	size_t n = 0;
+	uint64_t acc = 0;
+	double t0 = now();
+	if (!f || !p)
+		return perror(path), 2;
+	tb_pmclog_init(p, NULL);
+	for (;;) {
+		tb_status st = tb_pmclog_next(p, &ev, &err);
+		if (st == TB_OK) {
+			n++;
+			acc += ev.offset;
+		} else if (st == TB_NEED_MORE) {
+			size_t k = fread(buf, 1, sizeof(buf), f);
+			if (k == 0)
+				tb_pmclog_close(p);
+			else if (tb_pmclog_feed(p, buf, k) != TB_OK)
+				return 2;
+		} else if (st == TB_END) {
+			break;
+		} else {
+			fprintf(stderr, "%s: offset %llu: %s\n", path,
+				(unsigned long long)err.offset, err.what);
+			return 1;
+		}
+	}
+	printf("%zu records in %.4f s (checksum %llu)\n", n, now() - t0,
+	       (unsigned long long)acc);
+	fclose(f);
+	free(p);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	tb_plw w;
 	tb_pmclog *p = malloc(sizeof(*p));
@@ -84,6 +158,10 @@ int main(void)
 		{ "one-shot, every PC copied", 0, 1 },
 		{ "4 KiB pieces, every PC copied", 4096, 1 },
 	};
+	if (argc == 4 && !strcmp(argv[1], "--write"))
+		return write_log(argv[2], strtoul(argv[3], NULL, 10));
+	if (argc == 3 && !strcmp(argv[1], "--decode"))
+		return decode_file(argv[2]);
 	if (!p)
 		return 1;
 	tb_plw_init_arch(&w, TB_PLW_AMD64);

@@ -18,3 +18,9 @@ $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
 echo "setup: installed $(echo $pkgs | wc -w) packages"
+# The Parquet readers tests/parquet_check.sh runs (DuckDB, hyparquet):
+# npm packages pinned by tests/node/package-lock.json, into tests/node/.
+command -v npm >/dev/null 2>&1 ||
+	$SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+(cd "$(dirname "$0")/../tests/node" && npm ci --no-audit --no-fund --loglevel=error)
+echo "setup: installed the npm packages of tests/node"

@@ -3,7 +3,8 @@
 # runs.  In order, cheapest first:
 #   1. build and check with gcc, then with clang (suites, corpus replay,
 #      allocation/I/O, export-list and stack-frame gates)
-#   2. the same under ASan+UBSan
+#   2. the same under ASan+UBSan; the Parquet output read by DuckDB and
+#      hyparquet (tests/parquet_check.sh)
 #   3. static analysis of lib/ (scan-build, cppcheck, clang-tidy)
 #   4. line and branch coverage of lib/ (table; goals enforced)
 #   5. the OSS-Fuzz build script run as OSS-Fuzz would, each target briefly
@@ -18,7 +19,7 @@ start=$(date +%s)
 step() { echo "== $1 ($(( $(date +%s) - start ))s)"; }
 
 need=
-for t in gcc clang clang++ afl-clang-fast afl-fuzz pkg-config trace-cmd nm \
+for t in node npm gcc clang clang++ afl-clang-fast afl-fuzz pkg-config trace-cmd nm \
 	scan-build cppcheck clang-tidy llvm-cov llvm-profdata jq zip unzip; do
 	command -v "$t" >/dev/null 2>&1 || { echo "missing: $t"; need=1; }
 done
@@ -44,6 +45,10 @@ make CC=clang BUILD=build/clang check
 
 step "sanitize (ASan+UBSan)"
 make -j"$jobs" sanitize
+
+step "Parquet tables read by DuckDB and hyparquet (samples, corpus)"
+[ -d tests/node/node_modules/@duckdb/node-api ] || sh ci/setup.sh
+sh tests/parquet_check.sh
 
 step "static analysis of lib/"
 sh ci/analyze.sh

@@ -37,5 +37,10 @@ int tb_cmd_pmclog(int argc, char **argv);
 int tb_cmd_report(int argc, char **argv);
 int tb_cmd_check(int argc, char **argv);
 int tb_cmd_stats(int argc, char **argv);
+int tb_cmd_convert(int argc, char **argv);
+
+/* The converters of `convert --to FORMAT` (argv[0]: the first argument
+ * after the format's name is argv[1]). */
+int tb_convert_parquet(int argc, char **argv);
 
 #endif

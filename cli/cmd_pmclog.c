@@ -2,42 +2,335 @@
  * tracebound pmclog [--json] [--addr-size 4|8] [--stop-at-closelog] FILE|-
  *
  * Prints a FreeBSD hwpmc log one record per line, named as `pmcstat -R`
- * names them, or as JSON lines.  The input is read as a stream in 64 KiB
- * pieces (a pipe works; nothing is loaded whole), which is the fd mode
- * of libpmc's pmclog_open(fd) kept out of the library.
+ * names them, or as JSON lines.  The input is fed to the decoder as a
+ * stream (a pipe works; nothing is loaded whole), which is the fd mode of
+ * libpmc's pmclog_open(fd) kept out of the library: a regular file is
+ * mapped and fed in 1 MiB pieces of the mapping (no copy), anything else
+ * is read in 256 KiB pieces.
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "cli.h"
 
-#define READ_CHUNK (64u * 1024u)
+#define READ_CHUNK (256u * 1024u)
+#define MAP_PIECE (1024u * 1024u) /* a mapped file is fed in pieces of this */
 
-/* A string from the log inside double quotes, unprintable bytes escaped. */
-static void text_str(FILE *out, tb_pmclog_str s)
+/*
+ * The text sink: records are formatted by hand (no printf: it was 80% of
+ * the time) into one large buffer that goes out with one fwrite when it
+ * is nearly full and whenever the input runs dry (so a pipe fed slowly
+ * still shows each record as it comes).  Every primitive first asks for
+ * room for its longest text (SINK_ROOM covers any fixed part of a line);
+ * strings, which may be long, ask byte by byte.  A failed write is kept:
+ * the loop stops and the command exits 2.
+ */
+#define SINK_CAP (1024u * 1024u)
+#define SINK_ROOM 256u
+
+typedef struct sink {
+	char *buf;
+	size_t len;
+	int failed; /* errno of the failed write, or -1 when errno said nothing */
+} sink;
+
+static void sink_flush(sink *s)
 {
-	size_t i;
-	putc('"', out);
-	for (i = 0; i < s.len; i++) {
-		unsigned char c = (unsigned char)s.ptr[i];
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c > 0x7e)
-			fprintf(out, "\\x%02x", c);
-		else
-			putc(c, out);
+	if (s->len && !s->failed) {
+		errno = 0;
+		if (fwrite(s->buf, 1, s->len, stdout) != s->len || fflush(stdout) != 0)
+			s->failed = errno ? errno : -1;
 	}
-	putc('"', out);
+	s->len = 0;
 }
 
-static void entry(FILE *out, const char *name)
+/* A cursor with at least n bytes (n <= SINK_ROOM) of room behind it. */
+static inline char *sink_room(sink *s, size_t n)
 {
-	fprintf(out, "%-9s", name);
+	if (SINK_CAP - s->len < n)
+		sink_flush(s);
+	return s->buf + s->len;
+}
+
+static inline void sink_done(sink *s, char *p)
+{
+	s->len = (size_t)(p - s->buf);
+}
+
+/* The cursor p again, after a flush when fewer than n bytes are left. */
+static inline char *sink_more(sink *s, char *p, size_t n)
+{
+	if (SINK_CAP - (size_t)(p - s->buf) >= n)
+		return p;
+	sink_done(s, p);
+	sink_flush(s);
+	return s->buf;
+}
+
+static inline char *put(char *p, const char *str, size_t n)
+{
+	memcpy(p, str, n);
+	return p + n;
+}
+
+#define PUT_LIT(p, lit) put((p), (lit), sizeof(lit) - 1)
+
+/* Store w with its least significant byte first (at p[0]). */
+static inline void store_le64(char *p, uint64_t w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &w, 8);
+#else
+	for (int b = 0; b < 8; b++)
+		p[b] = (char)(w >> (8 * b));
+#endif
+}
+
+/* The 8 hex digits of x as 8 bytes, the first digit in the low byte. */
+static inline uint64_t hex8(uint32_t x)
+{
+	uint64_t v = x;
+	/* Spread the 8 nibbles into 8 bytes (nibble i into byte 7 - i, the
+	 * most significant digit first), then make each a digit. */
+	v = ((v & 0x0000ffffu) << 32) | (v >> 16);
+	v = ((v & 0x000000ff000000ffull) << 16) | ((v >> 8) & 0x000000ff000000ffull);
+	v = ((v & 0x000f000f000f000full) << 8) | ((v >> 4) & 0x000f000f000f000full);
+	return v + 0x3030303030303030ull +
+	       (((v + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull) * 39u;
+}
+
+/* "0x" and v in lower-case hex without leading zeros ("0x0" for 0), as
+ * printf's 0x%x; needs 18 bytes of room (it writes 18, keeps its own).
+ * v is shifted so that its first digit comes first: no copy, no loop. */
+static inline char *put_hex(char *p, uint64_t v)
+{
+	unsigned z = (unsigned)__builtin_clzll(v | 1) / 4; /* leading zero digits */
+	uint64_t t = v << (4 * z);
+	p[0] = '0';
+	p[1] = 'x';
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	{
+		/* All 16 digits at once: bytes most significant first, each
+		 * split into its two nibbles, each nibble made a digit. */
+		const __m128i low4 = _mm_set1_epi8(0x0f);
+		__m128i x = _mm_cvtsi64_si128((long long)__builtin_bswap64(t));
+		__m128i nib = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(x, 4), low4),
+						_mm_and_si128(x, low4));
+		__m128i letter = _mm_and_si128(_mm_cmpgt_epi8(nib, _mm_set1_epi8(9)),
+					       _mm_set1_epi8('a' - '0' - 10));
+		_mm_storeu_si128((__m128i *)(void *)(p + 2),
+				 _mm_add_epi8(nib, _mm_add_epi8(letter, _mm_set1_epi8('0'))));
+	}
+#else
+	store_le64(p + 2, hex8((uint32_t)(t >> 32)));
+	store_le64(p + 10, hex8((uint32_t)t));
+#endif
+	return p + 2 + (16 - z);
+}
+
+/* The 8 decimal digits of x < 10^8 (leading zeros kept) as 8 bytes, the
+ * first digit in the low byte: split into two 4-digit lanes, each into
+ * two 2-digit lanes, each into two digits, by multiplying by reciprocals
+ * (n / 100 == n * 10486 >> 20 for n < 10^4, n / 10 == n * 103 >> 10 for
+ * n < 100), every lane at once. */
+static inline uint64_t dec8(uint32_t x)
+{
+	uint64_t v = (uint64_t)(x / 10000u) | (uint64_t)(x % 10000u) << 32;
+	uint64_t hund = (v * 10486u >> 20) & 0x0000007f0000007full;
+	uint64_t pairs = (v - 100u * hund) << 16 | hund;
+	uint64_t tens = (pairs * 103u >> 10) & 0x000f000f000f000full;
+	return ((pairs - 10u * tens) << 8 | tens) + 0x3030303030303030ull;
+}
+
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+
+/* The digits of x < 10^8 without leading zeros ("0" for 0): 8 bytes are
+ * written, the count is returned.  The leading zeros are counted in the
+ * digits themselves: the lowest byte that is not '0' (the last digit
+ * always counts, so 0 prints as "0"). */
+static inline unsigned dec_lead(char *p, uint32_t x)
+{
+	uint64_t w = dec8(x);
+	unsigned sh = (unsigned)__builtin_ctzll((w ^ 0x3030303030303030ull) | 1ull << 56) & 56u;
+	store_le64(p, w >> sh);
+	return 8u - sh / 8u;
+}
+
+#if defined(__SSE2__)
+/* The 16 digits of hi * 10^8 + lo (hi, lo < 10^8) as 16 bytes: the two
+ * halves in the 64-bit lanes, each split into 4-digit quarters
+ * (x / 10^4 == x * 0xd1b71759 >> 45 for x < 10^8), the four into 16-bit
+ * lanes, then as dec8 does (n / 100 == mulhi(n, 5243) >> 3 for n < 10^4,
+ * n / 10 == mulhi(n, 6554) for n < 100), every lane at once. */
+static inline __m128i dig16(uint32_t hi, uint32_t lo)
+{
+	__m128i x = _mm_set_epi64x((long long)lo, (long long)hi);
+	__m128i q = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi32((int)0xd1b71759u)), 45);
+	__m128i r = _mm_sub_epi32(x, _mm_mul_epu32(q, _mm_set1_epi32(10000)));
+	__m128i quarters = _mm_or_si128(q, _mm_slli_epi64(r, 16));
+	__m128i n4 = _mm_shuffle_epi32(quarters, _MM_SHUFFLE(3, 1, 2, 0));
+	__m128i h = _mm_srli_epi16(_mm_mulhi_epu16(n4, _mm_set1_epi16(5243)), 3);
+	__m128i l = _mm_sub_epi16(n4, _mm_mullo_epi16(h, _mm_set1_epi16(100)));
+	__m128i n2 = _mm_unpacklo_epi16(h, l);
+	__m128i tens = _mm_mulhi_epu16(n2, _mm_set1_epi16(6554));
+	__m128i ones = _mm_sub_epi16(n2, _mm_mullo_epi16(tens, _mm_set1_epi16(10)));
+	return _mm_add_epi8(_mm_or_si128(tens, _mm_slli_epi16(ones, 8)), _mm_set1_epi8('0'));
+}
+#endif
+
+/* Exactly 16 digits of v < 10^16 into p[0..16). */
+static inline void dec16(char *p, uint64_t v)
+{
+#if defined(__SSE2__)
+	_mm_storeu_si128((__m128i *)(void *)p,
+			 dig16((uint32_t)(v / 100000000u), (uint32_t)(v % 100000000u)));
+#else
+	store_le64(p, dec8((uint32_t)(v / 100000000u)));
+	store_le64(p + 8, dec8((uint32_t)(v % 100000000u)));
+#endif
+}
+
+/* 8 digits (first in the low byte) stored without their leading zeros
+ * (the last digit always counts, so 0 prints as "0"): 8 bytes are
+ * written, the count is returned. */
+static inline unsigned lead8(char *p, uint64_t w)
+{
+	unsigned sh = (unsigned)__builtin_ctzll((w ^ 0x3030303030303030ull) | 1ull << 56) & 56u;
+	store_le64(p, w >> sh);
+	return 8u - sh / 8u;
+}
+
+/* The digits of x < 10^8 without leading zeros, as dec_lead, with the
+ * vector unit when there is one (no scalar division). */
+static inline unsigned dec_lead_fast(char *p, uint32_t x)
+{
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	__m128i d = dig16(0, x);
+	return lead8(p, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(d, d)));
+#else
+	return dec_lead(p, x);
+#endif
+}
+
+/* v in decimal, as printf's %llu: at most 20 digits; needs 24 bytes of
+ * room (it writes whole 8-byte groups, keeps its own). */
+static inline __attribute__((always_inline)) char *put_u64(char *p, uint64_t v)
+{
+	if (v < 100000000u)
+		return p + dec_lead_fast(p, (uint32_t)v);
+	if (v < 10000000000000000ull) {
+		p += dec_lead(p, (uint32_t)(v / 100000000u));
+		store_le64(p, dec8((uint32_t)(v % 100000000u)));
+		return p + 8;
+	}
+	{
+		/* 17..20 digits: the lead is 1..1844, one or two digit pairs */
+		uint32_t lead = (uint32_t)(v / 10000000000000000ull);
+		if (lead >= 100u) {
+			memcpy(p, digit_pairs + 2 * (lead / 100u), 2);
+			p += lead >= 1000u ? 2 : 1;
+			if (lead < 1000u)
+				p[-1] = (char)('0' + lead / 100u);
+			lead %= 100u;
+			memcpy(p, digit_pairs + 2 * lead, 2);
+			p += 2;
+		} else if (lead >= 10u) {
+			memcpy(p, digit_pairs + 2 * lead, 2);
+			p += 2;
+		} else {
+			*p++ = (char)('0' + lead);
+		}
+	}
+	dec16(p, v % 10000000000000000ull);
+	return p + 16;
+}
+
+static inline char *put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+/* A record name padded to 9 columns, as printf's %-9s. */
+static inline char *entry(char *p, const char *name)
+{
+	size_t n = strlen(name);
+	memcpy(p, name, n);
+	p += n;
+	while (n++ < 9)
+		*p++ = ' ';
+	return p;
+}
+
+static const char hexdig[] = "0123456789abcdef";
+
+/* A string from the log inside double quotes, unprintable bytes escaped
+ * ("\x%02x"); returns the cursor, with SINK_ROOM of room again. */
+static char *text_str(sink *s, char *p, tb_pmclog_str str)
+{
+	size_t i;
+	*p++ = '"';
+	for (i = 0; i < str.len; i++) {
+		unsigned char c = (unsigned char)str.ptr[i];
+		p = sink_more(s, p, 8);
+		if (c == '"' || c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)c;
+		} else if (c < 0x20 || c > 0x7e) {
+			p = PUT_LIT(p, "\\x");
+			*p++ = hexdig[c >> 4];
+			*p++ = hexdig[c & 15];
+		} else {
+			*p++ = (char)c;
+		}
+	}
+	*p++ = '"';
+	return sink_more(s, p, SINK_ROOM);
+}
+
+/* The same as a JSON string literal (what tb_cli_json_str writes). */
+static char *json_str(sink *s, char *p, tb_pmclog_str str)
+{
+	size_t i;
+	*p++ = '"';
+	for (i = 0; i < str.len; i++) {
+		unsigned char c = (unsigned char)str.ptr[i];
+		p = sink_more(s, p, 8);
+		switch (c) {
+		case '"': p = PUT_LIT(p, "\\\""); break;
+		case '\\': p = PUT_LIT(p, "\\\\"); break;
+		case '\n': p = PUT_LIT(p, "\\n"); break;
+		case '\r': p = PUT_LIT(p, "\\r"); break;
+		case '\t': p = PUT_LIT(p, "\\t"); break;
+		default:
+			if (c < 0x20 || c >= 0x7f) {
+				p = PUT_LIT(p, "\\u00");
+				*p++ = hexdig[c >> 4];
+				*p++ = hexdig[c & 15];
+			} else {
+				*p++ = (char)c;
+			}
+		}
+	}
+	*p++ = '"';
+	return sink_more(s, p, SINK_ROOM);
 }
 
 static const char *part_name(uint8_t type)
@@ -50,294 +343,458 @@ static const char *part_name(uint8_t type)
 	}
 }
 
-static void print_text(FILE *out, const tb_pmclog_event *ev)
+/* How cc_slots writes each slot. */
+enum { SLOT_LINES, SLOT_SAME_LINE, SLOT_JSON };
+
+/* CALLCHAIN slots [first, end), read in blocks: as "\n...       0x%x"
+ * lines, as " 0x%x" on the current line, or as JSON ",%llu" (no comma
+ * before slot 0).  A slot past npc reads as 0, as tb_pmclog_cc_slot. */
+static char *cc_slots(sink *s, char *p, const tb_pmclog_event *ev, uint32_t first,
+		      uint32_t end, int how)
 {
-	uint32_t i, k;
+	uint64_t pcs[256];
+	while (first < end) {
+		uint32_t want = end - first < 256 ? end - first : 256, k = 0;
+		uint32_t n = tb_pmclog_cc_copy(ev, first, pcs, want);
+		for (; n < want; n++)
+			pcs[n] = 0;
+		/* room for the whole block at once: at most 32 bytes a slot
+		 * (",%llu" writes 1 + 24, "\n...      0x%x" 10 + 1 + 18) */
+		p = sink_more(s, p, 32u * n + 64u);
+		if (how == SLOT_JSON) {
+			if (first == 0 && n) /* no comma before slot 0 */
+				p = put_u64(p, pcs[k++]);
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			/* user-space PCs (under 10^8) two at a time, one vector each pair */
+			for (; k + 1 < n; k += 2) {
+				if (pcs[k] < 100000000u && pcs[k + 1] < 100000000u) {
+					__m128i d = dig16((uint32_t)pcs[k], (uint32_t)pcs[k + 1]);
+					*p++ = ',';
+					p += lead8(p, (uint64_t)_mm_cvtsi128_si64(d));
+					*p++ = ',';
+					p += lead8(p, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(d, d)));
+				} else {
+					*p++ = ',';
+					p = put_u64(p, pcs[k]);
+					*p++ = ',';
+					p = put_u64(p, pcs[k + 1]);
+				}
+			}
+#endif
+			for (; k < n; k++) {
+				*p++ = ',';
+				p = put_u64(p, pcs[k]);
+			}
+		} else if (how == SLOT_LINES) {
+			for (; k < n; k++) {
+				p = PUT_LIT(p, "\n...       ");
+				p = put_hex(p, pcs[k]);
+			}
+		} else {
+			for (; k < n; k++) {
+				*p++ = ' ';
+				p = put_hex(p, pcs[k]);
+			}
+		}
+		first += n;
+	}
+	return p;
+}
+
+static void print_text(sink *s, const tb_pmclog_event *ev)
+{
+	char *p = sink_room(s, SINK_ROOM);
+	uint32_t k;
 	switch (ev->type) {
-	case TB_PMCLOG_CLOSELOG: entry(out, "closelog"); fputc(' ', out); break;
-	case TB_PMCLOG_DROPNOTIFY: entry(out, "drop"); fputc(' ', out); break;
+	case TB_PMCLOG_CLOSELOG: p = entry(p, "closelog"); *p++ = ' '; break;
+	case TB_PMCLOG_DROPNOTIFY: p = entry(p, "drop"); *p++ = ' '; break;
 	case TB_PMCLOG_INITIALIZE:
-		entry(out, "initlog");
-		fprintf(out, " 0x%" PRIx32 " 0x%" PRIx32, ev->u.i.version, ev->u.i.arch);
+		p = entry(p, "initlog");
+		*p++ = ' ';
+		p = put_hex(p, ev->u.i.version);
+		*p++ = ' ';
+		p = put_hex(p, ev->u.i.arch);
 		if (!ev->legacy) { /* legacy INITIALIZE has no cpuid */
-			fputc(' ', out);
-			text_str(out, ev->u.i.cpuid);
+			*p++ = ' ';
+			p = text_str(s, p, ev->u.i.cpuid);
 		}
 		break;
 	case TB_PMCLOG_PMCALLOCATE:
-		entry(out, "allocate");
-		fprintf(out, " 0x%" PRIx32 " 0x%" PRIx32 " 0x%" PRIx32, ev->u.a.pmcid,
-			ev->u.a.event, ev->u.a.flags);
+		p = entry(p, "allocate");
+		*p++ = ' ';
+		p = put_hex(p, ev->u.a.pmcid);
+		*p++ = ' ';
+		p = put_hex(p, ev->u.a.event);
+		*p++ = ' ';
+		p = put_hex(p, ev->u.a.flags);
 		break;
 	case TB_PMCLOG_PMCALLOCATEDYN:
-		entry(out, "allocatedyn");
-		fprintf(out, " 0x%" PRIx32 " ", ev->u.ad.pmcid);
-		text_str(out, ev->u.ad.evname);
-		fprintf(out, " 0x%" PRIx32, ev->u.ad.flags);
+		p = entry(p, "allocatedyn");
+		*p++ = ' ';
+		p = put_hex(p, ev->u.ad.pmcid);
+		*p++ = ' ';
+		p = text_str(s, p, ev->u.ad.evname);
+		*p++ = ' ';
+		p = put_hex(p, ev->u.ad.flags);
 		break;
 	case TB_PMCLOG_PMCATTACH:
-		entry(out, "attach");
-		fprintf(out, " 0x%" PRIx32 " %" PRId32 " ", ev->u.t.pmcid, ev->u.t.pid);
-		text_str(out, ev->u.t.pathname);
+		p = entry(p, "attach");
+		*p++ = ' ';
+		p = put_hex(p, ev->u.t.pmcid);
+		*p++ = ' ';
+		p = put_i64(p, ev->u.t.pid);
+		*p++ = ' ';
+		p = text_str(s, p, ev->u.t.pathname);
 		break;
 	case TB_PMCLOG_PMCDETACH:
-		entry(out, "detach");
-		fprintf(out, " 0x%" PRIx32 " %" PRId32, ev->u.d.pmcid, ev->u.d.pid);
+		p = entry(p, "detach");
+		*p++ = ' ';
+		p = put_hex(p, ev->u.d.pmcid);
+		*p++ = ' ';
+		p = put_i64(p, ev->u.d.pid);
 		break;
 	case TB_PMCLOG_PROCCSW:
-		entry(out, "cswval");
-		fprintf(out, " 0x%" PRIx32 " %" PRId32 " %" PRIu64, ev->u.c.pmcid,
-			ev->u.c.pid, ev->u.c.value);
+		p = entry(p, "cswval");
+		*p++ = ' ';
+		p = put_hex(p, ev->u.c.pmcid);
+		*p++ = ' ';
+		p = put_i64(p, ev->u.c.pid);
+		*p++ = ' ';
+		p = put_u64(p, ev->u.c.value);
 		break;
 	case TB_PMCLOG_PROCEXEC:
-		entry(out, "exec");
-		fprintf(out, " 0x%" PRIx32 " %" PRId32, ev->u.x.pmcid, ev->u.x.pid);
-		if (ev->u.x.has_dyn)
-			fprintf(out, " 0x%" PRIx64 " 0x%" PRIx64 " ", ev->u.x.baseaddr,
-				ev->u.x.dynaddr);
-		else
-			fprintf(out, " 0x%" PRIx64 " ", ev->u.x.entryaddr);
-		text_str(out, ev->u.x.pathname);
+		p = entry(p, "exec");
+		*p++ = ' ';
+		p = put_hex(p, ev->u.x.pmcid);
+		*p++ = ' ';
+		p = put_i64(p, ev->u.x.pid);
+		*p++ = ' ';
+		if (ev->u.x.has_dyn) {
+			p = put_hex(p, ev->u.x.baseaddr);
+			*p++ = ' ';
+			p = put_hex(p, ev->u.x.dynaddr);
+		} else {
+			p = put_hex(p, ev->u.x.entryaddr);
+		}
+		*p++ = ' ';
+		p = text_str(s, p, ev->u.x.pathname);
 		break;
 	case TB_PMCLOG_PROCEXIT:
-		entry(out, "exitval");
-		fprintf(out, " 0x%" PRIx32 " %" PRId32 " %" PRIu64, ev->u.e.pmcid,
-			ev->u.e.pid, ev->u.e.value);
+		p = entry(p, "exitval");
+		*p++ = ' ';
+		p = put_hex(p, ev->u.e.pmcid);
+		*p++ = ' ';
+		p = put_i64(p, ev->u.e.pid);
+		*p++ = ' ';
+		p = put_u64(p, ev->u.e.value);
 		break;
 	case TB_PMCLOG_PROCFORK:
-		entry(out, "fork");
-		fprintf(out, " %" PRId32 " %" PRId32, ev->u.f.oldpid, ev->u.f.newpid);
+		p = entry(p, "fork");
+		*p++ = ' ';
+		p = put_i64(p, ev->u.f.oldpid);
+		*p++ = ' ';
+		p = put_i64(p, ev->u.f.newpid);
 		break;
 	case TB_PMCLOG_SYSEXIT:
-		entry(out, "exit");
-		fprintf(out, " %" PRId32, ev->u.se.pid);
+		p = entry(p, "exit");
+		*p++ = ' ';
+		p = put_i64(p, ev->u.se.pid);
 		break;
 	case TB_PMCLOG_USERDATA:
-		entry(out, "userdata");
-		fprintf(out, " 0x%" PRIx32, ev->u.u.userdata);
+		p = entry(p, "userdata");
+		*p++ = ' ';
+		p = put_hex(p, ev->u.u.userdata);
 		break;
 	case TB_PMCLOG_MAP_IN:
-		entry(out, "map-in");
-		fprintf(out, " %" PRId32 " 0x%" PRIx64 " ", ev->u.mi.pid, ev->u.mi.start);
-		text_str(out, ev->u.mi.pathname);
+		p = entry(p, "map-in");
+		*p++ = ' ';
+		p = put_i64(p, ev->u.mi.pid);
+		*p++ = ' ';
+		p = put_hex(p, ev->u.mi.start);
+		*p++ = ' ';
+		p = text_str(s, p, ev->u.mi.pathname);
 		break;
 	case TB_PMCLOG_MAP_OUT:
-		entry(out, "map-out");
-		fprintf(out, " %" PRId32 " 0x%" PRIx64 " 0x%" PRIx64, ev->u.mo.pid,
-			ev->u.mo.start, ev->u.mo.end);
+		p = entry(p, "map-out");
+		*p++ = ' ';
+		p = put_i64(p, ev->u.mo.pid);
+		*p++ = ' ';
+		p = put_hex(p, ev->u.mo.start);
+		*p++ = ' ';
+		p = put_hex(p, ev->u.mo.end);
 		break;
 	case TB_PMCLOG_PCSAMPLE:
-		entry(out, "sample");
-		fprintf(out, " 0x%" PRIx32 " %" PRId32 " 0x%" PRIx64 " %c", ev->u.s.pmcid,
-			ev->u.s.pid, ev->u.s.pc, ev->u.s.usermode ? 'u' : 's');
+		p = entry(p, "sample");
+		*p++ = ' ';
+		p = put_hex(p, ev->u.s.pmcid);
+		*p++ = ' ';
+		p = put_i64(p, ev->u.s.pid);
+		*p++ = ' ';
+		p = put_hex(p, ev->u.s.pc);
+		*p++ = ' ';
+		*p++ = ev->u.s.usermode ? 'u' : 's';
 		break;
 	case TB_PMCLOG_THR_CREATE:
-		entry(out, "thr-create");
-		fprintf(out, " %" PRId32 " %" PRId32 " 0x%" PRIx32 " ", ev->u.tc.tid,
-			ev->u.tc.pid, ev->u.tc.flags);
-		text_str(out, ev->u.tc.tdname);
+		p = entry(p, "thr-create");
+		*p++ = ' ';
+		p = put_i64(p, ev->u.tc.tid);
+		*p++ = ' ';
+		p = put_i64(p, ev->u.tc.pid);
+		*p++ = ' ';
+		p = put_hex(p, ev->u.tc.flags);
+		*p++ = ' ';
+		p = text_str(s, p, ev->u.tc.tdname);
 		break;
 	case TB_PMCLOG_THR_EXIT:
-		entry(out, "thr-exit");
-		fprintf(out, " %" PRId32, ev->u.te.tid);
+		p = entry(p, "thr-exit");
+		*p++ = ' ';
+		p = put_i64(p, ev->u.te.tid);
 		break;
 	case TB_PMCLOG_PROC_CREATE:
-		entry(out, "create");
-		fprintf(out, " %" PRId32 " 0x%" PRIx32 " ", ev->u.pc.pid, ev->u.pc.flags);
-		text_str(out, ev->u.pc.pcomm);
+		p = entry(p, "create");
+		*p++ = ' ';
+		p = put_i64(p, ev->u.pc.pid);
+		*p++ = ' ';
+		p = put_hex(p, ev->u.pc.flags);
+		*p++ = ' ';
+		p = text_str(s, p, ev->u.pc.pcomm);
 		break;
 	case TB_PMCLOG_CALLCHAIN:
-		entry(out, "callchain");
-		fprintf(out, " %" PRId32 " 0x%" PRIx32 " %" PRIu32 " %" PRIu32 " %c",
-			ev->u.cc.pid, ev->u.cc.pmcid, ev->u.cc.cpuflags >> 16,
-			ev->u.cc.npc - ev->u.cc.pc_first,
-			ev->u.cc.cpuflags & TB_PMCLOG_CC_USERSPACE ? 'u' : 's');
+		p = entry(p, "callchain");
+		*p++ = ' ';
+		p = put_i64(p, ev->u.cc.pid);
+		*p++ = ' ';
+		p = put_hex(p, ev->u.cc.pmcid);
+		*p++ = ' ';
+		p = put_u64(p, ev->u.cc.cpuflags >> 16);
+		*p++ = ' ';
+		p = put_u64(p, (uint32_t)(ev->u.cc.npc - ev->u.cc.pc_first));
+		*p++ = ' ';
+		*p++ = ev->u.cc.cpuflags & TB_PMCLOG_CC_USERSPACE ? 'u' : 's';
 		for (k = 0; k < ev->u.cc.nparts; k++) {
 			const tb_pmclog_part *pt = &ev->u.cc.parts[k];
 			if (pt->type == TB_PMCLOG_PART_CALLCHAIN)
 				continue; /* its slots are printed as PCs */
-			fputc('\n', out);
-			entry(out, part_name(pt->type));
-			for (i = 0; i < pt->nslots; i++)
-				fprintf(out, " 0x%" PRIx64, tb_pmclog_cc_slot(ev, pt->first + i));
+			*p++ = '\n';
+			p = entry(p, part_name(pt->type));
+			p = cc_slots(s, p, ev, pt->first, pt->first + pt->nslots,
+				     SLOT_SAME_LINE);
+			p = sink_more(s, p, SINK_ROOM);
 		}
-		for (i = ev->u.cc.pc_first; i < ev->u.cc.npc; i++) {
-			fputc('\n', out);
-			entry(out, "...");
-			fprintf(out, " 0x%" PRIx64, tb_pmclog_cc_slot(ev, i));
-		}
+		p = cc_slots(s, p, ev, ev->u.cc.pc_first, ev->u.cc.npc, SLOT_LINES);
 		break;
 	default:
-		entry(out, "unknown");
-		fprintf(out, " type=%u len=%u", ev->raw_type, ev->len);
+		p = entry(p, "unknown");
+		p = PUT_LIT(p, " type=");
+		p = put_u64(p, ev->raw_type);
+		p = PUT_LIT(p, " len=");
+		p = put_u64(p, ev->len);
 		break;
 	}
-	fputc('\n', out);
+	*p++ = '\n';
+	sink_done(s, p);
 }
-
-static void json_u(FILE *out, const char *key, uint64_t v, int *first)
+/* JSON members: ,"key":value (no comma before the first of an object). */
+static inline __attribute__((always_inline)) char *json_key(char *p, const char *key, int *first)
 {
-	fprintf(out, "%s\"%s\":%" PRIu64, *first ? "" : ",", key, v);
+	size_t n = strlen(key);
+	if (!*first)
+		*p++ = ',';
 	*first = 0;
+	*p++ = '"';
+	memcpy(p, key, n);
+	p += n;
+	*p++ = '"';
+	*p++ = ':';
+	return p;
 }
 
-static void json_i(FILE *out, const char *key, int64_t v, int *first)
+static inline __attribute__((always_inline)) char *json_u(char *p, const char *key, uint64_t v, int *first)
 {
-	fprintf(out, "%s\"%s\":%" PRId64, *first ? "" : ",", key, v);
-	*first = 0;
+	return put_u64(json_key(p, key, first), v);
 }
 
-static void json_s(FILE *out, const char *key, tb_pmclog_str s, int *first)
+static inline __attribute__((always_inline)) char *json_i(char *p, const char *key, int64_t v, int *first)
 {
-	fprintf(out, "%s\"%s\":", *first ? "" : ",", key);
-	tb_cli_json_str(out, s.ptr, s.len);
-	*first = 0;
+	return put_i64(json_key(p, key, first), v);
 }
 
-static void json_fields(FILE *out, const tb_pmclog_event *ev)
+static inline __attribute__((always_inline)) char *json_s(sink *s, char *p, const char *key, tb_pmclog_str v,
+			   int *first)
+{
+	return json_str(s, json_key(p, key, first), v);
+}
+
+/* Keys are short literals: every case below writes < SINK_ROOM bytes
+ * between the points that ask for room again (strings and PC lists). */
+static char *json_fields(sink *s, char *p, const tb_pmclog_event *ev)
 {
 	int f = 1;
 	uint32_t i;
 	switch (ev->type) {
 	case TB_PMCLOG_INITIALIZE:
-		json_u(out, "version", ev->u.i.version, &f);
-		json_u(out, "arch", ev->u.i.arch, &f);
+		p = json_u(p, "version", ev->u.i.version, &f);
+		p = json_u(p, "arch", ev->u.i.arch, &f);
 		if (!ev->legacy) {
-			json_u(out, "tsc_freq", ev->u.i.tsc_freq, &f);
-			fprintf(out, ",\"ts\":{\"tv_sec\":%" PRId64 ",\"tv_nsec\":%" PRId64 "}",
-				ev->u.i.ts_sec, ev->u.i.ts_nsec);
-			json_s(out, "cpuid", ev->u.i.cpuid, &f);
+			p = json_u(p, "tsc_freq", ev->u.i.tsc_freq, &f);
+			p = PUT_LIT(p, ",\"ts\":{\"tv_sec\":");
+			p = put_i64(p, ev->u.i.ts_sec);
+			p = PUT_LIT(p, ",\"tv_nsec\":");
+			p = put_i64(p, ev->u.i.ts_nsec);
+			*p++ = '}';
+			p = json_s(s, p, "cpuid", ev->u.i.cpuid, &f);
 		}
 		break;
 	case TB_PMCLOG_PMCALLOCATE:
-		json_u(out, "pmcid", ev->u.a.pmcid, &f);
-		json_u(out, "event", ev->u.a.event, &f);
-		json_u(out, "flags", ev->u.a.flags, &f);
+		p = json_u(p, "pmcid", ev->u.a.pmcid, &f);
+		p = json_u(p, "event", ev->u.a.event, &f);
+		p = json_u(p, "flags", ev->u.a.flags, &f);
 		if (!ev->legacy)
-			json_u(out, "rate", ev->u.a.rate, &f);
+			p = json_u(p, "rate", ev->u.a.rate, &f);
 		break;
 	case TB_PMCLOG_PMCALLOCATEDYN:
-		json_u(out, "pmcid", ev->u.ad.pmcid, &f);
-		json_u(out, "event", ev->u.ad.event, &f);
-		json_u(out, "flags", ev->u.ad.flags, &f);
+		p = json_u(p, "pmcid", ev->u.ad.pmcid, &f);
+		p = json_u(p, "event", ev->u.ad.event, &f);
+		p = json_u(p, "flags", ev->u.ad.flags, &f);
 		if (ev->u.ad.name_at_40)
-			json_u(out, "rate", ev->u.ad.rate, &f);
-		json_s(out, "evname", ev->u.ad.evname, &f);
+			p = json_u(p, "rate", ev->u.ad.rate, &f);
+		p = json_s(s, p, "evname", ev->u.ad.evname, &f);
 		break;
 	case TB_PMCLOG_PMCATTACH:
-		json_u(out, "pmcid", ev->u.t.pmcid, &f);
-		json_i(out, "pid", ev->u.t.pid, &f);
-		json_s(out, "pathname", ev->u.t.pathname, &f);
+		p = json_u(p, "pmcid", ev->u.t.pmcid, &f);
+		p = json_i(p, "pid", ev->u.t.pid, &f);
+		p = json_s(s, p, "pathname", ev->u.t.pathname, &f);
 		break;
 	case TB_PMCLOG_PMCDETACH:
-		json_u(out, "pmcid", ev->u.d.pmcid, &f);
-		json_i(out, "pid", ev->u.d.pid, &f);
+		p = json_u(p, "pmcid", ev->u.d.pmcid, &f);
+		p = json_i(p, "pid", ev->u.d.pid, &f);
 		break;
 	case TB_PMCLOG_PROCCSW:
-		json_u(out, "pmcid", ev->u.c.pmcid, &f);
-		json_i(out, "pid", ev->u.c.pid, &f);
+		p = json_u(p, "pmcid", ev->u.c.pmcid, &f);
+		p = json_i(p, "pid", ev->u.c.pid, &f);
 		if (!ev->legacy)
-			json_i(out, "tid", ev->u.c.tid, &f);
-		json_u(out, "value", ev->u.c.value, &f);
+			p = json_i(p, "tid", ev->u.c.tid, &f);
+		p = json_u(p, "value", ev->u.c.value, &f);
 		break;
 	case TB_PMCLOG_PROCEXEC:
-		json_i(out, "pid", ev->u.x.pid, &f);
-		json_u(out, "pmcid", ev->u.x.pmcid, &f);
+		p = json_i(p, "pid", ev->u.x.pid, &f);
+		p = json_u(p, "pmcid", ev->u.x.pmcid, &f);
 		if (ev->u.x.has_dyn) {
-			json_u(out, "baseaddr", ev->u.x.baseaddr, &f);
-			json_u(out, "dynaddr", ev->u.x.dynaddr, &f);
+			p = json_u(p, "baseaddr", ev->u.x.baseaddr, &f);
+			p = json_u(p, "dynaddr", ev->u.x.dynaddr, &f);
 		} else {
-			json_u(out, "entryaddr", ev->u.x.entryaddr, &f);
+			p = json_u(p, "entryaddr", ev->u.x.entryaddr, &f);
 		}
-		json_s(out, "pathname", ev->u.x.pathname, &f);
+		p = json_s(s, p, "pathname", ev->u.x.pathname, &f);
 		break;
 	case TB_PMCLOG_PROCEXIT:
-		json_u(out, "pmcid", ev->u.e.pmcid, &f);
-		json_i(out, "pid", ev->u.e.pid, &f);
-		json_u(out, "value", ev->u.e.value, &f);
+		p = json_u(p, "pmcid", ev->u.e.pmcid, &f);
+		p = json_i(p, "pid", ev->u.e.pid, &f);
+		p = json_u(p, "value", ev->u.e.value, &f);
 		break;
 	case TB_PMCLOG_PROCFORK:
-		json_i(out, "oldpid", ev->u.f.oldpid, &f);
-		json_i(out, "newpid", ev->u.f.newpid, &f);
+		p = json_i(p, "oldpid", ev->u.f.oldpid, &f);
+		p = json_i(p, "newpid", ev->u.f.newpid, &f);
 		break;
 	case TB_PMCLOG_SYSEXIT:
-		json_i(out, "pid", ev->u.se.pid, &f);
+		p = json_i(p, "pid", ev->u.se.pid, &f);
 		break;
 	case TB_PMCLOG_USERDATA:
-		json_u(out, "userdata", ev->u.u.userdata, &f);
+		p = json_u(p, "userdata", ev->u.u.userdata, &f);
 		break;
 	case TB_PMCLOG_MAP_IN:
-		json_i(out, "pid", ev->u.mi.pid, &f);
-		json_u(out, "start", ev->u.mi.start, &f);
-		json_s(out, "pathname", ev->u.mi.pathname, &f);
+		p = json_i(p, "pid", ev->u.mi.pid, &f);
+		p = json_u(p, "start", ev->u.mi.start, &f);
+		p = json_s(s, p, "pathname", ev->u.mi.pathname, &f);
 		break;
 	case TB_PMCLOG_MAP_OUT:
-		json_i(out, "pid", ev->u.mo.pid, &f);
-		json_u(out, "start", ev->u.mo.start, &f);
-		json_u(out, "end", ev->u.mo.end, &f);
+		p = json_i(p, "pid", ev->u.mo.pid, &f);
+		p = json_u(p, "start", ev->u.mo.start, &f);
+		p = json_u(p, "end", ev->u.mo.end, &f);
 		break;
 	case TB_PMCLOG_PCSAMPLE:
-		json_i(out, "pid", ev->u.s.pid, &f);
-		json_u(out, "pc", ev->u.s.pc, &f);
-		json_u(out, "pmcid", ev->u.s.pmcid, &f);
-		json_u(out, "usermode", ev->u.s.usermode, &f);
+		p = json_i(p, "pid", ev->u.s.pid, &f);
+		p = json_u(p, "pc", ev->u.s.pc, &f);
+		p = json_u(p, "pmcid", ev->u.s.pmcid, &f);
+		p = json_u(p, "usermode", ev->u.s.usermode, &f);
 		break;
 	case TB_PMCLOG_THR_CREATE:
-		json_i(out, "tid", ev->u.tc.tid, &f);
-		json_i(out, "pid", ev->u.tc.pid, &f);
-		json_u(out, "flags", ev->u.tc.flags, &f);
-		json_s(out, "tdname", ev->u.tc.tdname, &f);
+		p = json_i(p, "tid", ev->u.tc.tid, &f);
+		p = json_i(p, "pid", ev->u.tc.pid, &f);
+		p = json_u(p, "flags", ev->u.tc.flags, &f);
+		p = json_s(s, p, "tdname", ev->u.tc.tdname, &f);
 		break;
 	case TB_PMCLOG_THR_EXIT:
-		json_i(out, "tid", ev->u.te.tid, &f);
+		p = json_i(p, "tid", ev->u.te.tid, &f);
 		break;
 	case TB_PMCLOG_PROC_CREATE:
-		json_i(out, "pid", ev->u.pc.pid, &f);
-		json_u(out, "flags", ev->u.pc.flags, &f);
-		json_s(out, "pcomm", ev->u.pc.pcomm, &f);
+		p = json_i(p, "pid", ev->u.pc.pid, &f);
+		p = json_u(p, "flags", ev->u.pc.flags, &f);
+		p = json_s(s, p, "pcomm", ev->u.pc.pcomm, &f);
 		break;
 	case TB_PMCLOG_CALLCHAIN:
-		json_i(out, "pid", ev->u.cc.pid, &f);
+		p = json_i(p, "pid", ev->u.cc.pid, &f);
 		if (!ev->legacy)
-			json_i(out, "tid", ev->u.cc.tid, &f);
-		json_u(out, "pmcid", ev->u.cc.pmcid, &f);
-		json_u(out, "cpuflags", ev->u.cc.cpuflags, &f);
-		json_u(out, "npc", ev->u.cc.npc, &f);
-		fputs(",\"pc\":[", out);
-		for (i = 0; i < ev->u.cc.npc; i++)
-			fprintf(out, "%s%" PRIu64, i ? "," : "", tb_pmclog_cc_slot(ev, i));
-		fputc(']', out);
+			p = json_i(p, "tid", ev->u.cc.tid, &f);
+		p = json_u(p, "pmcid", ev->u.cc.pmcid, &f);
+		p = json_u(p, "cpuflags", ev->u.cc.cpuflags, &f);
+		p = json_u(p, "npc", ev->u.cc.npc, &f);
+		p = PUT_LIT(p, ",\"pc\":[");
+		p = cc_slots(s, p, ev, 0, ev->u.cc.npc, SLOT_JSON);
+		*p++ = ']';
 		if (ev->u.cc.cpuflags & TB_PMCLOG_CC_MULTIPART) {
-			json_u(out, "pc_first", ev->u.cc.pc_first, &f);
-			fputs(",\"parts\":[", out);
-			for (i = 0; i < ev->u.cc.nparts; i++)
-				fprintf(out, "%s{\"type\":%u,\"first\":%" PRIu32 ",\"nslots\":%u}",
-					i ? "," : "", ev->u.cc.parts[i].type,
-					ev->u.cc.parts[i].first, ev->u.cc.parts[i].nslots);
-			fputc(']', out);
+			p = sink_more(s, p, SINK_ROOM);
+			p = json_u(p, "pc_first", ev->u.cc.pc_first, &f);
+			p = PUT_LIT(p, ",\"parts\":[");
+			for (i = 0; i < ev->u.cc.nparts; i++) {
+				if (i)
+					*p++ = ',';
+				p = PUT_LIT(p, "{\"type\":");
+				p = put_u64(p, ev->u.cc.parts[i].type);
+				p = PUT_LIT(p, ",\"first\":");
+				p = put_u64(p, ev->u.cc.parts[i].first);
+				p = PUT_LIT(p, ",\"nslots\":");
+				p = put_u64(p, ev->u.cc.parts[i].nslots);
+				*p++ = '}';
+				p = sink_more(s, p, SINK_ROOM);
+			}
+			*p++ = ']';
 		}
 		break;
 	case TB_PMCLOG_UNKNOWN:
-		json_u(out, "raw_type", ev->raw_type, &f);
-		json_u(out, "len", ev->len, &f);
+		p = json_u(p, "raw_type", ev->raw_type, &f);
+		p = json_u(p, "len", ev->len, &f);
 		break;
 	default: /* closelog, dropnotify: no fields */
 		break;
 	}
+	return p;
 }
 
-static void print_json(FILE *out, const tb_pmclog_event *ev)
+static void print_json(sink *s, const tb_pmclog_event *ev)
 {
-	fprintf(out, "{\"offset\":%" PRIu64 ",\"type\":\"%s\",", ev->offset,
-		tb_pmclog_type_name(ev->type));
-	if (ev->legacy)
-		fprintf(out, "\"ts\":{\"tv_sec\":%" PRIu32 ",\"tv_nsec\":%" PRIu32 "}",
-			ev->ts_sec, ev->ts_nsec);
-	else
-		fprintf(out, "\"tsc\":%" PRIu64, ev->tsc);
-	fputs(",\"fields\":{", out);
-	json_fields(out, ev);
-	fputs("}}\n", out);
+	const char *type = tb_pmclog_type_name(ev->type);
+	char *p = sink_room(s, SINK_ROOM);
+	p = PUT_LIT(p, "{\"offset\":");
+	p = put_u64(p, ev->offset);
+	p = PUT_LIT(p, ",\"type\":\"");
+	p = put(p, type, strlen(type)); /* a short static name */
+	p = PUT_LIT(p, "\",");
+	if (ev->legacy) {
+		p = PUT_LIT(p, "\"ts\":{\"tv_sec\":");
+		p = put_u64(p, ev->ts_sec);
+		p = PUT_LIT(p, ",\"tv_nsec\":");
+		p = put_u64(p, ev->ts_nsec);
+		*p++ = '}';
+	} else {
+		p = PUT_LIT(p, "\"tsc\":");
+		p = put_u64(p, ev->tsc);
+	}
+	p = PUT_LIT(p, ",\"fields\":{");
+	p = json_fields(s, p, ev);
+	p = sink_more(s, p, 4);
+	p = PUT_LIT(p, "}}\n");
+	sink_done(s, p);
 }
 
 static int usage(void)
@@ -353,10 +810,15 @@ int tb_cmd_pmclog(int argc, char **argv)
 	tb_pmclog *p;
 	tb_pmclog_event ev;
 	tb_error err;
+	sink out;
 	const char *path = NULL, *name;
 	uint8_t *buf;
+	const uint8_t *map = NULL;
+	size_t map_len = 0, map_pos = 0;
+	struct stat stt;
 	int json = 0, fd, i, rc = TB_EXIT_OK;
 	memset(&opt, 0, sizeof(opt));
+	memset(&out, 0, sizeof(out));
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			json = 1;
@@ -383,21 +845,43 @@ int tb_cmd_pmclog(int argc, char **argv)
 		fprintf(stderr, "tracebound: %s: %s\n", path, strerror(errno));
 		return TB_EXIT_USAGE;
 	}
+	if (fstat(fd, &stt) == 0 && S_ISREG(stt.st_mode) && stt.st_size > 0) {
+		void *m = mmap(NULL, (size_t)stt.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			map = m;
+			map_len = (size_t)stt.st_size;
+			(void)madvise(m, map_len, MADV_SEQUENTIAL);
+		}
+	}
 	p = malloc(sizeof(*p));
 	buf = malloc(READ_CHUNK);
-	if (!p || !buf) {
+	out.buf = malloc(SINK_CAP);
+	if (!p || !buf || !out.buf) {
 		fprintf(stderr, "tracebound: out of memory\n");
 		rc = TB_EXIT_USAGE;
 		goto out;
 	}
 	tb_pmclog_init(p, &opt);
-	for (;;) {
+	while (!out.failed) {
 		tb_status st = tb_pmclog_next(p, &ev, &err);
 		if (st == TB_OK) {
 			if (json)
-				print_json(stdout, &ev);
+				print_json(&out, &ev);
 			else
-				print_text(stdout, &ev);
+				print_text(&out, &ev);
+			continue;
+		}
+		/* Whatever comes next may wait or end: what is decoded goes out. */
+		sink_flush(&out);
+		if (out.failed)
+			break;
+		if (st == TB_NEED_MORE && map) {
+			size_t k = map_len - map_pos < MAP_PIECE ? map_len - map_pos : MAP_PIECE;
+			if (k == 0)
+				tb_pmclog_close(p);
+			else if (tb_pmclog_feed(p, map + map_pos, k) != TB_OK)
+				abort(); /* next() said the last feed was used up */
+			map_pos += k;
 			continue;
 		}
 		if (st == TB_NEED_MORE) {
@@ -405,7 +889,6 @@ int tb_cmd_pmclog(int argc, char **argv)
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0) {
-				fflush(stdout);
 				fprintf(stderr, "tracebound: %s: %s\n", name, strerror(errno));
 				rc = TB_EXIT_USAGE;
 				break;
@@ -417,18 +900,22 @@ int tb_cmd_pmclog(int argc, char **argv)
 			continue;
 		}
 		if (st != TB_END) {
-			fflush(stdout);
 			fprintf(stderr, "tracebound: %s: offset %" PRIu64 ": %s: %s\n",
 				name, err.offset, tb_strerror(err.status), err.what);
 			rc = TB_EXIT_MALFORMED;
 		}
 		break;
 	}
-	if (fflush(stdout) != 0 && rc == TB_EXIT_OK) {
-		fprintf(stderr, "tracebound: write error\n");
+	sink_flush(&out);
+	if (out.failed) {
+		fprintf(stderr, "tracebound: write error: %s\n",
+			out.failed > 0 ? strerror(out.failed) : "short write");
 		rc = TB_EXIT_USAGE;
 	}
 out:
+	if (map)
+		munmap((void *)(uintptr_t)map, map_len);
+	free(out.buf);
 	free(buf);
 	free(p);
 	if (fd > 0)

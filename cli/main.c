@@ -15,6 +15,7 @@ static const struct {
 	{ "report", tb_cmd_report, "report [--raw] [--json] [--cpu LIST] [--events LIST] FILE.dat" },
 	{ "check", tb_cmd_check, "check FILE..." },
 	{ "stats", tb_cmd_stats, "stats FILE.dat" },
+	{ "convert", tb_cmd_convert, "convert --to parquet [--text] [--events DIR [--header-page FILE]] OUTDIR FILE.dat...|cpuN.raw..." },
 	{ "pmclog", tb_cmd_pmclog, "pmclog [--json] [--addr-size 4|8] [--stop-at-closelog] FILE|-" },
 };
 

@@ -124,6 +124,41 @@ tb_status tb_kbuf_layout_from_header_page(const char *text, size_t len,
 
 /* ---- opening a sub-buffer ---- */
 
+/*
+ * Pages of large records: ask for every cache line of the records at once.
+ * The walk is a chain: where a record starts is known only once the
+ * previous one's header is read, so with large records (trace_marker
+ * writes of ~500 bytes) each header is a cache miss waited for in turn,
+ * and the hardware's stride prefetcher does not follow lengths that vary.
+ * A few dozen prefetches per page (they never fault, and the lines are
+ * inside the checked range) let those misses overlap.  Pages of small
+ * records are read densely, which the hardware already prefetches well
+ * (and there the extra requests cost time), so this is done only when
+ * the page's first data record, past at most one time record, is in the
+ * long form (over 112 bytes of payload).
+ */
+KB_INLINE void kb_prefetch_large(const uint8_t *buf, uint32_t hdr, uint32_t end, int be)
+{
+#if defined(__GNUC__)
+	uint32_t o = hdr, type_len = 31, i;
+	for (i = 0; i < 2 && o + 4 <= end; i++, o += 8) {
+		uint32_t word = tb_load32(buf + o, be);
+		type_len = be ? word >> 27 : word & 31u;
+		if (type_len != KB_TYPE_EXTEND && type_len != KB_TYPE_STAMP)
+			break;
+	}
+	if (type_len != 0)
+		return;
+	for (o = hdr; o < end; o += 64)
+		__builtin_prefetch(buf + o);
+#else
+	(void)buf;
+	(void)hdr;
+	(void)end;
+	(void)be;
+#endif
+}
+
 static tb_status kb_bad(tb_kbuf *kb, tb_status st, uint32_t off,
 			const char *what)
 {
@@ -176,6 +211,7 @@ tb_status tb_kbuf_open(tb_kbuf *kb, const tb_kbuf_layout *layout,
 	}
 	kb->commit = commit;
 	kb->end = hdr + commit;
+	kb_prefetch_large(kb->buf, hdr, kb->end, layout->big_endian);
 	if (flags & KB_MISSED_EVENTS) {
 		kb->missed = -1;
 		if ((flags & KB_MISSED_STORED) &&

@@ -413,6 +413,131 @@ START_TEST(integers_both_orders)
 }
 END_TEST
 
+/* The numeric reader on the same vectors: every INT/LONG/POINTER field in
+ * format order, the values tb_field_int gives, both byte orders, and the
+ * record cut at every length. */
+START_TEST(reader_integers_both_orders)
+{
+	static const uint8_t le[46] = {
+		7, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0x00, 0x80, 0xfd, 0xff, 0xff, 0xff, 0xfd, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x88,
+		'a', 'b', 'c', 1, 2, 3, 0xff, 0xff, 0x02, 0x00 };
+	static const uint8_t be[46] = {
+		0, 7, 0, 0, 0xff, 0xff, 0xff, 0xfe,
+		0xff, 0xff, 0x80, 0x00, 0xff, 0xff, 0xff, 0xfd, 0xff, 0xff, 0xff, 0xfd,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x88, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
+		'a', 'b', 'c', 1, 2, 3, 0xff, 0xff, 0x00, 0x02 };
+	/* common_type, flags, preempt_count, pid, a, b, c, d, e, g, h */
+	static const uint64_t want[11] = {
+		7, 0, 0, (uint64_t)-2, (uint64_t)-1, 255, (uint64_t)-32768, (uint64_t)-3,
+		0xfffffffdu, (uint64_t)-1, 0x8807060504030201ull };
+	tb_format f = parse_or_die(ints_fmt);
+	tb_field_op ops[16];
+	int order;
+	ck_assert_uint_eq(f.min_size, 46);
+	for (order = 0; order < 2; order++) {
+		uint8_t *r = rec_dup(order ? be : le, 46);
+		tb_field_reader rd;
+		uint64_t out[16];
+		size_t n, len, k;
+		tb_error e;
+		ck_assert_int_eq(tb_field_reader_init(&rd, &f, order, ops, 16, &e), TB_OK);
+		ck_assert_uint_eq(rd.nops, 11);
+		memset(out, 0xaa, sizeof(out));
+		ck_assert_int_eq(tb_field_reader_read(&rd, r, 46, out, 16, &n, &e), TB_OK);
+		ck_assert_uint_eq(n, 11);
+		for (k = 0; k < 11; k++) {
+			ck_assert_msg(out[k] == want[k], "order %d op %zu: %llx", order, k,
+				      (unsigned long long)out[k]);
+			ck_assert_uint_eq(out[k], get_int(&f.fields[ops[k].index], r, 46, order));
+		}
+		ck_assert_uint_eq(out[11], 0xaaaaaaaaaaaaaaaaull); /* nothing past nops */
+		/* the fields skipped: odd[3], three (size 3), arr[2] */
+		ck_assert_uint_eq(ops[10].index, 10);
+		/* a short out array: only its room is written */
+		memset(out, 0xaa, sizeof(out));
+		ck_assert_int_eq(tb_field_reader_read(&rd, r, 46, out, 3, &n, &e), TB_OK);
+		ck_assert_uint_eq(n, 3);
+		ck_assert_uint_eq(out[2], 0);
+		ck_assert_uint_eq(out[3], 0xaaaaaaaaaaaaaaaaull);
+		/* every shorter record: truncated, nothing written */
+		for (len = 0; len < 46; len++) {
+			uint8_t *cut = rec_dup(r, len);
+			memset(out, 0xaa, sizeof(out));
+			ck_assert_int_eq(tb_field_reader_read(&rd, len ? cut : NULL, len, out, 16,
+							      &n, &e),
+					 TB_ERR_TRUNCATED);
+			ck_assert_uint_eq(n, 0);
+			ck_assert_uint_eq(e.offset, len);
+			ck_assert_uint_eq(out[0], 0xaaaaaaaaaaaaaaaaull);
+			free(cut);
+		}
+		free(r);
+	}
+}
+END_TEST
+
+/* A format of fewer than 8 static bytes (no 8-byte load may be used);
+ * the storage check, NULL arguments and a caller-built format whose field
+ * lies past its static size are errors. */
+START_TEST(reader_narrow_and_errors)
+{
+	static const char tiny[] = "name: tiny\nID: 9\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:s8 a;\toffset:2;\tsize:1;\tsigned:1;\n"
+		"\tfield:char s[2];\toffset:3;\tsize:2;\tsigned:0;\n" TAIL;
+	static const uint8_t le[5] = { 9, 0, 0x80, 'h', 'i' };
+	static const uint8_t be[5] = { 0, 9, 0x80, 'h', 'i' };
+	tb_format f = parse_or_die(tiny), bad;
+	tb_field_op ops[4];
+	tb_field_reader rd;
+	tb_field fields[2];
+	uint64_t out[4];
+	size_t n;
+	tb_error e;
+	int order;
+	ck_assert_uint_eq(f.min_size, 5);
+	for (order = 0; order < 2; order++) {
+		uint8_t *r = rec_dup(order ? be : le, 5);
+		ck_assert_int_eq(tb_field_reader_init(&rd, &f, order, ops, 4, &e), TB_OK);
+		ck_assert_uint_eq(rd.nops, 2);
+		ck_assert_int_eq(tb_field_reader_read(&rd, r, 5, out, 4, &n, &e), TB_OK);
+		ck_assert_uint_eq(n, 2);
+		ck_assert_uint_eq(out[0], 9);
+		ck_assert_int_eq((int64_t)out[1], -128);
+		ck_assert_int_eq(tb_field_reader_read(&rd, r, 4, out, 4, &n, &e),
+				 TB_ERR_TRUNCATED);
+		free(r);
+	}
+	/* storage for one op, two needed: the count needed comes back */
+	ck_assert_int_eq(tb_field_reader_init(&rd, &f, 0, ops, 1, &e), TB_ERR_NO_SPACE);
+	ck_assert_uint_eq(rd.nops, 2);
+	ck_assert_int_eq(tb_field_reader_init(NULL, &f, 0, ops, 4, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_field_reader_init(&rd, NULL, 0, ops, 4, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_field_reader_init(&rd, &f, 0, NULL, 4, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_field_reader_init(&rd, &f, 0, ops, 4, &e), TB_OK);
+	ck_assert_int_eq(tb_field_reader_read(NULL, le, 5, out, 4, &n, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_field_reader_read(&rd, NULL, 5, out, 4, &n, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_field_reader_read(&rd, le, 5, NULL, 4, &n, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_field_reader_read(&rd, le, 5, NULL, 0, NULL, &e), TB_OK);
+	/* a caller-built format claiming 2 static bytes with a field at 4..8 */
+	memset(fields, 0, sizeof(fields));
+	fields[0].offset = 4;
+	fields[0].size = fields[0].elem_size = 4;
+	fields[0].count = 1;
+	fields[0].kind = TB_FIELD_INT;
+	memset(&bad, 0, sizeof(bad));
+	bad.fields = fields;
+	bad.nfields = 1;
+	bad.min_size = 2;
+	ck_assert_int_eq(tb_field_reader_init(&rd, &bad, 0, ops, 4, &e), TB_ERR_VALUE);
+	ck_assert_uint_eq(e.offset, 4);
+}
+END_TEST
+
 /* The ftrace print event: a rest-of-record string (Perfetto's vectors, spec 5.2). */
 START_TEST(rest_of_record_strings)
 {
@@ -670,6 +795,77 @@ START_TEST(real_records_agree_with_libtraceevent)
 END_TEST
 
 /*
+ * The numeric reader on every real record: one reader per format, built
+ * when the format is first met, must give for every numeric field exactly
+ * what tb_field_int gives (and libtraceevent agrees with that above).
+ */
+START_TEST(real_records_reader_matches_field_int)
+{
+	static const char *const files[2] = { "tests/data/raw-sched4k/cpu0.raw",
+					      "tests/data/raw-sched4k/cpu1.raw" };
+	size_t n, fi, records = 0, ints = 0, used = 0;
+	real_ctx *c = load_real(NULL, &n);
+	tb_field_reader *readers = calloc(NFMT_MAX, sizeof(*readers));
+	tb_field_op *ops = calloc(65536, sizeof(*ops));
+	tb_kbuf_layout layout;
+	ck_assert_ptr_nonnull(readers);
+	ck_assert_ptr_nonnull(ops);
+	ck_assert_int_eq(tb_kbuf_layout_init(&layout, 0, 8, 4096, 0), TB_OK);
+	for (fi = 0; fi < 2; fi++) {
+		size_t len;
+		uint8_t *buf = tb_test_read_file(tb_test_path(files[fi]), &len);
+		tb_kbuf_stream s;
+		tb_kbuf kb;
+		tb_error e;
+		ck_assert_ptr_nonnull(buf);
+		tb_kbuf_stream_init(&s, &layout, buf, len);
+		while (tb_kbuf_stream_next(&s, &kb, &e) == TB_OK) {
+			tb_kbuf_record rec;
+			while (tb_kbuf_next_event(&kb, &rec) == TB_OK) {
+				uint8_t *r = rec_dup(rec.payload, rec.payload_len);
+				const tb_format *f;
+				tb_field_reader *rd;
+				uint64_t out[TB_FORMAT_MAX_FIELDS];
+				size_t k, got, numeric = 0;
+				uint32_t j;
+				ck_assert_int_eq(tb_format_set_lookup(&c->set, r, rec.payload_len, 0,
+								      &f, &e), TB_OK);
+				rd = &readers[f - c->set.events];
+				if (!rd->fmt) {
+					ck_assert_int_eq(tb_field_reader_init(rd, f, 0, ops + used,
+									      65536 - used, &e),
+							 TB_OK);
+					used += rd->nops;
+				}
+				ck_assert_int_eq(tb_field_reader_read(rd, r, rec.payload_len, out,
+								      TB_FORMAT_MAX_FIELDS, &got, &e),
+						 TB_OK);
+				ck_assert_uint_eq(got, rd->nops);
+				for (k = 0; k < got; k++) {
+					const tb_field *fl = &f->fields[rd->ops[k].index];
+					ck_assert_uint_eq(out[k],
+							  get_int(fl, r, rec.payload_len, 0));
+				}
+				for (j = 0; j < f->nfields; j++)
+					numeric += f->fields[j].kind <= TB_FIELD_POINTER;
+				ck_assert_uint_eq(got, numeric);
+				ints += got;
+				records++;
+				free(r);
+			}
+		}
+		free(buf);
+	}
+	/* the same counts as the differential test above */
+	ck_assert_uint_eq(records, 53737);
+	ck_assert_uint_eq(ints, 385830);
+	free(ops);
+	free(readers);
+	free_real(c);
+}
+END_TEST
+
+/*
  * A fresh capture (tests/capture-fresh.sh OUTDIR), when TB_FRESH_DIR names
  * one: every field of every record against libtraceevent, with the
  * formats the capture copied.  Skipped (passes) without it.
@@ -722,10 +918,13 @@ static Suite *suite(void)
 	tcase_add_test(tc, integers_both_orders);
 	tcase_add_test(tc, rest_of_record_strings);
 	tcase_add_test(tc, dynamic_absent_and_partial);
+	tcase_add_test(tc, reader_integers_both_orders);
+	tcase_add_test(tc, reader_narrow_and_errors);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("real");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, real_records_agree_with_libtraceevent);
+	tcase_add_test(tc, real_records_reader_matches_field_int);
 	tcase_add_test(tc, fresh_capture_agrees_with_libtraceevent);
 	suite_add_tcase(s, tc);
 	return s;

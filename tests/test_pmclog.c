@@ -1345,6 +1345,81 @@ START_TEST(cli_streams_pipes_and_reports_bad_input)
 }
 END_TEST
 
+/* Output goes out in large blocks: a write that fails (a full disk) is
+ * still reported, text and JSON, with exit 2, and a long log printed
+ * through many blocks is the same whole as the short runs show. */
+START_TEST(cli_write_errors_exit_2)
+{
+	char errbuf[1024];
+	int status;
+	size_t len;
+	free(run_cli("\"$CLI\" pmclog " GOLDEN_DIR "/amd64.pmclog > /dev/full", &len,
+		     &status, errbuf, sizeof(errbuf)));
+	ck_assert_int_eq(status, 2);
+	ck_assert_msg(strstr(errbuf, "write error") != NULL, "stderr: %s", errbuf);
+	free(run_cli("\"$CLI\" pmclog --json " GOLDEN_DIR "/sampling-amd64.pmclog > /dev/full",
+		     &len, &status, errbuf, sizeof(errbuf)));
+	ck_assert_int_eq(status, 2);
+	ck_assert_msg(strstr(errbuf, "write error") != NULL, "stderr: %s", errbuf);
+}
+END_TEST
+
+/* 300 copies of the golden sampling log in one stream (each copy starts
+ * with its INITIALIZE, which the decoder accepts anew): about 8 MiB of
+ * input, 26 MiB of JSON, so the output crosses many blocks of the CLI's
+ * sink and many 256 KiB reads; every line must be the golden line with
+ * its offset moved by the copy's start. */
+START_TEST(cli_output_across_blocks)
+{
+	char errbuf[1024], args[1024];
+	int status;
+	size_t len, want_len, one_len, lines = 0;
+	uint8_t *out, *want, *one;
+	const char *p, *end, *w, *wend;
+	uint64_t copy = 0;
+	one = tb_test_read_file(tb_test_path(GOLDEN_DIR "/sampling-amd64.pmclog"), &one_len);
+	want = tb_test_read_file(tb_test_path(GOLDEN_DIR "/sampling-amd64.json"), &want_len);
+	ck_assert_ptr_nonnull(one);
+	ck_assert_ptr_nonnull(want);
+	snprintf(args, sizeof(args),
+		 "for i in $(seq 300); do cat %s; done | \"$CLI\" pmclog --json -",
+		 tb_test_path(GOLDEN_DIR "/sampling-amd64.pmclog"));
+	out = run_cli(args, &len, &status, errbuf, sizeof(errbuf));
+	ck_assert_msg(status == 0, "exit %d: %s", status, errbuf);
+	p = (const char *)out;
+	end = p + len;
+	for (copy = 0; copy < 300; copy++) {
+		w = (const char *)want;
+		wend = w + want_len;
+		while (w < wend) {
+			const char *wn = memchr(w, '\n', (size_t)(wend - w));
+			const char *pn = memchr(p, '\n', (size_t)(end - p));
+			unsigned long long off;
+			char head[64];
+			int hl, wl;
+			ck_assert_ptr_nonnull(wn);
+			ck_assert_ptr_nonnull(pn);
+			/* {"offset":N, then the rest of the golden line */
+			ck_assert_int_eq(sscanf(w, "{\"offset\":%llu,%n", &off, &wl), 1);
+			hl = snprintf(head, sizeof(head), "{\"offset\":%llu,",
+				      off + copy * (unsigned long long)one_len);
+			ck_assert_msg(pn - p == hl + (wn - w) - wl &&
+				      memcmp(p, head, (size_t)hl) == 0 &&
+				      memcmp(p + hl, w + wl, (size_t)(wn - w - wl)) == 0,
+				      "copy %llu line %zu differs", (unsigned long long)copy, lines);
+			p = pn + 1;
+			w = wn + 1;
+			lines++;
+		}
+	}
+	ck_assert_ptr_eq(p, end);
+	ck_assert_uint_gt(lines, 300 * 500); /* the golden log has 520+ records */
+	free(out);
+	free(want);
+	free(one);
+}
+END_TEST
+
 Suite *tb_suite_pmclog(void)
 {
 	Suite *s = suite_create("pmclog");
@@ -1390,6 +1465,8 @@ Suite *tb_suite_pmclog(void)
 	tcase_add_test(tc, golden_sampling_session);
 	tcase_add_test(tc, golden_process_session);
 	tcase_add_test(tc, cli_streams_pipes_and_reports_bad_input);
+	tcase_add_test(tc, cli_write_errors_exit_2);
+	tcase_add_test(tc, cli_output_across_blocks);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -570,8 +570,15 @@ START_TEST(session_examples_build_and_run)
 	for (i = 0; i < 2; i++) {
 		size_t len;
 		uint8_t *src = tb_test_read_file(tb_test_path(short_ones[i]), &len);
+		char *text;
 		ck_assert_ptr_nonnull(src);
-		ck_assert_uint_le(tb_test_count_lines((const char *)src), 30);
+		/* the file's bytes are not a string: count its lines in a copy
+		 * that ends in NUL (ASan saw the count read past the end) */
+		text = calloc(len + 1, 1);
+		ck_assert_ptr_nonnull(text);
+		memcpy(text, src, len);
+		ck_assert_uint_le(tb_test_count_lines(text), 30);
+		free(text);
 		free(src);
 	}
 	snprintf(smp, sizeof(smp), "%s", tb_test_path("../shared/samples/sched4k.v7.dat"));

@@ -41,7 +41,9 @@
  *	for each record (e.g. a tb_kbuf_record's payload):
  *		tb_format_set_lookup(&set, rec, len, be, &fmt, &err);   // id -> schema
  *		tb_format_decode(fmt, rec, len, be, vals, M, &err);      // every field
- *	or, once per record, tb_format_check_record() and then tb_field_*().
+ *	or, once per record, tb_format_check_record() and then tb_field_*();
+ *	or, for the numbers only, a tb_field_reader resolved once per format
+ *	(tb_field_reader_init) and tb_field_reader_read() per record.
  */
 #ifndef TRACEBOUND_FORMAT_H
 #define TRACEBOUND_FORMAT_H
@@ -236,6 +238,60 @@ TB_API TB_MUST_CHECK tb_status tb_format_decode(const tb_format *fmt,
 						const void *rec, size_t len,
 						int big_endian, tb_field_value *vals,
 						size_t nvals, tb_error *err);
+
+/* ---- numeric fields, resolved once per format ---- */
+
+/*
+ * How one numeric field is read (filled by tb_field_reader_init; treat as
+ * opaque beyond `index`, the field's position in the format): its offset
+ * and a code for its size and sign, so that a read is one load of the
+ * right width, no look at the field's kind.
+ */
+typedef struct tb_field_op {
+	uint32_t offset;
+	uint16_t index;
+	uint8_t size;        /* 1, 2, 4 or 8 */
+	uint8_t code;        /* 2 * log2(size) + signed */
+} tb_field_op;
+
+/*
+ * A reader for every INT, LONG and POINTER field of 1, 2, 4 or 8 bytes of
+ * one format (format order), resolved once, so that reading a record's
+ * numbers is one bounds check and one load per field.  Caller storage:
+ * `ops` holds one entry per such field (fmt->nfields entries always
+ * suffice).
+ */
+typedef struct tb_field_reader {
+	const tb_format *fmt;
+	tb_field_op *ops;
+	uint32_t nops;       /* numeric fields read */
+	uint32_t min_size;   /* fmt->min_size: a shorter record is truncated */
+	int big_endian;
+} tb_field_reader;
+
+/*
+ * Resolve the numeric fields of `fmt` for records in the given byte order
+ * into ops[0..ops_cap).  TB_ERR_NO_SPACE when ops_cap is below the count
+ * of numeric fields (r->nops then holds the count needed), TB_ERR_ARG on
+ * NULL arguments.  r keeps pointers to fmt and ops: both must outlive it.
+ */
+TB_API TB_MUST_CHECK tb_status tb_field_reader_init(tb_field_reader *r,
+						    const tb_format *fmt,
+						    int big_endian, tb_field_op *ops,
+						    size_t ops_cap, tb_error *err);
+
+/*
+ * The numeric fields of one record: out[k] for r->ops[k] (field index
+ * r->ops[k].index), k < min(nout, r->nops), each as tb_field_int gives it
+ * (sign- or zero-extended).  TB_ERR_TRUNCATED (nothing written) when the
+ * record is shorter than the format's static fields; the record's
+ * dynamic fields are not looked at.  *n (optional) receives how many
+ * values were written.
+ */
+TB_API TB_MUST_CHECK tb_status tb_field_reader_read(const tb_field_reader *r,
+						    const void *rec, size_t len,
+						    uint64_t *out, size_t nout,
+						    size_t *n, tb_error *err);
 
 /* ---- a set of formats in caller storage ---- */
 

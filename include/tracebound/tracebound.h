@@ -22,5 +22,7 @@
 #include "tracebound/render.h"
 #include "tracebound/session.h"
 #include "tracebound/text.h"
+#include "tracebound/filter.h"
+#include "tracebound/parquet.h"
 
 #endif /* TRACEBOUND_H */

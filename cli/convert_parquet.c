@@ -1,0 +1,1231 @@
+/*
+ * tracebound convert --to parquet [--text] OUTDIR FILE.dat...
+ * tracebound convert --to parquet [--text] --events DIR [--header-page FILE]
+ *                                  OUTDIR cpuN.raw...
+ *
+ * Every event of each capture as typed Parquet tables (docs/parquet.md):
+ * OUTDIR/STEM/SYSTEM-EVENT.parquet per event format that has events,
+ * OUTDIR/STEM/events.parquet over all events, OUTDIR/STEM/metadata.json.
+ * The library writes the files (lib/parquet.c); this file maps formats
+ * to columns, owns the memory and the files, and checks every write.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef TB_HAVE_ZSTD
+#include <zstd.h>
+#endif
+
+#include "capture.h"
+
+/* Column buffers.  A table starts small (a fixed-width column holds 512
+ * rows of 8 bytes; a byte or list column four of the capture's largest
+ * pages, so no record is too large for it) and doubles its buffers each
+ * time a row group goes out, up to the caps, while all tables' buffers
+ * together stay within BUF_BUDGET: busy tables get large row groups,
+ * quiet ones stay small, and memory is bounded whatever the capture. */
+#define INT_START ((size_t)4 << 10)
+#define INT_CAP ((size_t)128 << 10)
+#define VAR_CAP ((size_t)512 << 10)
+#define VAR_MIN ((size_t)16 << 10)
+#define BUF_BUDGET ((size_t)48 << 20)
+/* Files kept open at once (more tables than this reopen to append). */
+#ifndef MAX_OPEN
+#define MAX_OPEN 200
+#endif
+
+enum { C_TS, C_CPU, C_PID, C_COMM, C_NFIXED };
+/* events table: ts cpu pid comm system name id buffer [text] */
+enum { E_SYSTEM = C_NFIXED, E_NAME, E_ID, E_BUFFER, E_TEXT, E_NCOLS };
+
+typedef struct pq_out pq_out;
+
+typedef struct pq_table {
+	pq_out *o;
+	const tb_format *fmt;     /* NULL: the events table */
+	char *path;
+	FILE *f;
+	int opened;               /* the file exists (reopen appends) */
+	tb_pq_column *cols;
+	tb_pq_value *vals;
+	char **names;             /* column names we made (renamed fields) */
+	size_t ncols;
+	int32_t *field;           /* column -> format field index, -1: fixed */
+	tb_pq_writer w;
+	uint8_t *footer;
+	size_t footer_cap;
+	uint64_t rows, too_large;
+	size_t renamed;
+	uint32_t buffer;          /* the session's buffer index */
+} pq_table;
+
+/* Format tables by (format, buffer): open addressing, grown at half full. */
+typedef struct pq_slot {
+	const tb_format *f;
+	uint32_t buffer;
+	pq_table *t;
+} pq_slot;
+
+struct pq_out {
+	const char *dir;          /* OUTDIR/STEM */
+	int text;                 /* --text: rendered text in the events table */
+	int failed;               /* an output error was reported: exit 2 */
+	pq_table **tables;        /* format tables, in order of creation */
+	size_t ntables;
+	pq_slot *index;
+	size_t index_cap;
+	pq_table *last;           /* the table of the previous event */
+	pq_table all;
+	size_t nopen;
+	uint8_t *scratch, *cscratch;
+	size_t scratch_cap, cscratch_cap;
+	size_t var_min;           /* first buffer of a byte or list column */
+	size_t mem;               /* bytes of all column buffers now */
+#ifdef TB_HAVE_ZSTD
+	ZSTD_CCtx *zc;
+#endif
+	tb_field_value *fv;       /* one record's decoded fields */
+	uint64_t no_format, events, bad_pages, bad_records;
+	tb_cli_capture *c;
+	const tb_session_info *info;
+	tb_cli_line line;         /* --text: one rendering */
+	const tb_session_raw_cpu *raw; /* raw dumps: their CPUs */
+	size_t nraw;
+};
+
+static void out_error(pq_out *o, const char *path, const char *what, int err)
+{
+	if (!o->failed)
+		fprintf(stderr, "tracebound: %s: %s%s%s\n", path, what, err ? ": " : "",
+			err ? strerror(err) : "");
+	o->failed = 1;
+}
+
+/* ---- files ---- */
+
+static tb_status file_write(void *ctx, const void *p, size_t n)
+{
+	pq_table *t = ctx;
+	if (!t->f) {
+		t->f = fopen(t->path, t->opened ? "ab" : "wb");
+		if (!t->f) {
+			out_error(t->o, t->path, "cannot open", errno);
+			return TB_ERR_ARG;
+		}
+		t->opened = 1;
+		t->o->nopen++;
+	}
+	if (fwrite(p, 1, n, t->f) != n) {
+		out_error(t->o, t->path, "write failed", errno);
+		return TB_ERR_NO_SPACE;
+	}
+	return TB_OK;
+}
+
+static int file_close(pq_table *t)
+{
+	int rc = 0;
+	if (t->f) {
+		if (fclose(t->f) != 0) {
+			out_error(t->o, t->path, "write failed", errno);
+			rc = -1;
+		}
+		t->f = NULL;
+		t->o->nopen--;
+	}
+	return rc;
+}
+
+#ifdef TB_HAVE_ZSTD
+static tb_status zstd_compress(void *ctx, const void *src, size_t n, void *dst, size_t cap,
+			       size_t *out)
+{
+	size_t r = ZSTD_compressCCtx(ctx, dst, cap, src, n, 1);
+	if (ZSTD_isError(r))
+		return TB_ERR_NO_SPACE; /* stored uncompressed */
+	*out = r;
+	return TB_OK;
+}
+#endif
+
+/* ---- tables ---- */
+
+/* File names from system and event names (from the capture: anything
+ * outside [A-Za-z0-9_.+-] becomes '_', and so does a leading '.'). */
+static void put_name(char *dst, size_t *at, const char *s, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n && i < 128; i++) {
+		char c = s[i];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '+' ||
+			 (c == '.' && i);
+		dst[(*at)++] = ok ? c : '_';
+	}
+}
+
+static int col_named(const pq_table *t, size_t upto, const char *name, size_t len)
+{
+	size_t i;
+	for (i = 0; i < upto; i++)
+		if (t->cols[i].name_len == len && !memcmp(t->cols[i].name, name, len))
+			return 1;
+	return 0;
+}
+
+static void set_col(tb_pq_column *c, const char *name, uint8_t kind, uint8_t bits,
+		    uint8_t flags)
+{
+	memset(c, 0, sizeof(*c));
+	c->name = name;
+	c->name_len = strlen(name);
+	c->kind = kind;
+	c->bits = bits;
+	c->flags = flags;
+}
+
+/* The column a format field becomes (see docs/parquet.md). */
+static void field_col(tb_pq_column *c, const tb_field *f)
+{
+	uint8_t sig = (f->flags & TB_FIELD_SIGNED) ? TB_PQ_SIGNED : 0;
+	unsigned es = f->elem_size;
+	memset(c, 0, sizeof(*c));
+	c->flags = TB_PQ_NULLABLE;
+	switch (f->kind) {
+	case TB_FIELD_INT:
+	case TB_FIELD_LONG:
+	case TB_FIELD_POINTER:
+		c->kind = TB_PQ_INT;
+		c->bits = (uint8_t)(f->size * 8);
+		c->flags |= f->kind == TB_FIELD_POINTER ? 0 : sig;
+		return;
+	case TB_FIELD_STRING:
+		c->kind = TB_PQ_BYTES;
+		c->flags |= TB_PQ_TEXT;
+		return;
+	case TB_FIELD_ARRAY:
+	case TB_FIELD_DYNAMIC:
+	case TB_FIELD_REST:
+		if (f->flags & TB_FIELD_TEXT) {
+			c->kind = TB_PQ_BYTES;
+			c->flags |= TB_PQ_TEXT;
+		} else if (es == 1 || es == 2 || es == 4 || es == 8) {
+			c->kind = TB_PQ_LIST;
+			c->bits = (uint8_t)(es * 8);
+			c->flags |= sig;
+		} else {
+			c->kind = TB_PQ_BYTES;
+		}
+		return;
+	default: /* OPAQUE: the bytes */
+		c->kind = TB_PQ_BYTES;
+		return;
+	}
+}
+
+static int table_start(pq_out *o, pq_table *t, const tb_format *fmt, const char *file,
+		       const tb_pq_kv *kv, size_t nkv)
+{
+	size_t i, n = fmt ? C_NFIXED + fmt->nfields : (size_t)(o->text ? E_NCOLS : E_TEXT);
+	tb_pq_config cfg;
+	tb_error e;
+	t->o = o;
+	t->fmt = fmt;
+	t->path = malloc(strlen(o->dir) + strlen(file) + 2);
+	t->cols = calloc(n, sizeof(*t->cols));
+	t->vals = calloc(n, sizeof(*t->vals));
+	t->names = calloc(n, sizeof(*t->names));
+	t->field = calloc(n, sizeof(*t->field));
+	t->footer_cap = 4096;
+	t->footer = malloc(t->footer_cap);
+	if (!t->path || !t->cols || !t->vals || !t->names || !t->field || !t->footer) {
+		out_error(o, file, "out of memory", 0);
+		return -1;
+	}
+	sprintf(t->path, "%s/%s", o->dir, file);
+	t->ncols = n;
+	set_col(&t->cols[C_TS], "ts", TB_PQ_INT, 64, TB_PQ_SIGNED);
+	set_col(&t->cols[C_CPU], "cpu", TB_PQ_INT, 32, 0);
+	set_col(&t->cols[C_PID], "pid", TB_PQ_INT, 32, TB_PQ_SIGNED | TB_PQ_NULLABLE);
+	set_col(&t->cols[C_COMM], "comm", TB_PQ_BYTES, 0, TB_PQ_TEXT);
+	for (i = 0; i < C_NFIXED; i++)
+		t->field[i] = -1;
+	if (!fmt) {
+		set_col(&t->cols[E_SYSTEM], "system", TB_PQ_BYTES, 0, TB_PQ_TEXT | TB_PQ_NULLABLE);
+		set_col(&t->cols[E_NAME], "name", TB_PQ_BYTES, 0, TB_PQ_TEXT | TB_PQ_NULLABLE);
+		set_col(&t->cols[E_ID], "id", TB_PQ_INT, 32, TB_PQ_NULLABLE);
+		set_col(&t->cols[E_BUFFER], "buffer", TB_PQ_BYTES, 0, TB_PQ_TEXT);
+		if (o->text)
+			set_col(&t->cols[E_TEXT], "text", TB_PQ_BYTES, 0,
+				TB_PQ_TEXT | TB_PQ_NULLABLE);
+		for (i = C_NFIXED; i < n; i++)
+			t->field[i] = -1;
+	} else {
+		for (i = 0; i < fmt->nfields; i++) {
+			const tb_field *f = &fmt->fields[i];
+			tb_pq_column *c = &t->cols[C_NFIXED + i];
+			size_t len = f->name_len, k = 2;
+			field_col(c, f);
+			t->field[C_NFIXED + i] = (int32_t)i;
+			/* a name already taken (ts, cpu, pid, comm, or an earlier
+			 * field after renaming) gets _2, _3, ... */
+			t->names[C_NFIXED + i] = malloc(len + 24);
+			if (!t->names[C_NFIXED + i]) {
+				out_error(o, file, "out of memory", 0);
+				return -1;
+			}
+			memcpy(t->names[C_NFIXED + i], f->name, len);
+			t->names[C_NFIXED + i][len] = 0;
+			while (col_named(t, C_NFIXED + i, t->names[C_NFIXED + i],
+					 strlen(t->names[C_NFIXED + i]))) {
+				snprintf(t->names[C_NFIXED + i] + len, 24, "_%zu", k++);
+				t->renamed += k == 3;
+			}
+			c->name = t->names[C_NFIXED + i];
+			c->name_len = strlen(c->name);
+			if (!c->name_len) {
+				/* cannot happen for a parsed format: names are non-empty */
+				c->name = "_";
+				c->name_len = 1;
+			}
+		}
+	}
+	for (i = 0; i < n; i++) {
+		tb_pq_column *c = &t->cols[i];
+		c->cap = c->kind == TB_PQ_INT ? INT_START : o->var_min;
+		c->buf = malloc(c->cap);
+		o->mem += c->cap;
+		if (!c->buf) {
+			out_error(o, file, "out of memory", 0);
+			return -1;
+		}
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.write = file_write;
+	cfg.write_ctx = t;
+	cfg.scratch = o->scratch;
+	cfg.scratch_cap = o->scratch_cap;
+	cfg.footer = t->footer;
+	cfg.footer_cap = t->footer_cap;
+#ifdef TB_HAVE_ZSTD
+	if (o->zc) {
+		cfg.compress = zstd_compress;
+		cfg.compress_ctx = o->zc;
+		cfg.codec = TB_PQ_ZSTD;
+		cfg.cscratch = o->cscratch;
+		cfg.cscratch_cap = o->cscratch_cap;
+	}
+#endif
+	if (tb_pq_writer_init(&t->w, t->cols, n, &cfg, &e) != TB_OK ||
+	    tb_pq_writer_set_kv(&t->w, kv, nkv, &e) != TB_OK) {
+		if (!o->failed)
+			out_error(o, t->path, e.what, 0);
+		return -1;
+	}
+	return 0;
+}
+
+/* A row group went out: double the table's buffers (what the row after
+ * it left in them moves along) while under the caps and the budget. */
+static void table_grow(pq_out *o, pq_table *t)
+{
+	size_t i, more = 0;
+	tb_error e;
+	for (i = 0; i < t->ncols; i++) {
+		size_t max = t->cols[i].kind == TB_PQ_INT ? INT_CAP : VAR_CAP;
+		if (t->cols[i].cap < max)
+			more += t->cols[i].cap;
+	}
+	if (!more || more > BUF_BUDGET - (o->mem < BUF_BUDGET ? o->mem : BUF_BUDGET))
+		return;
+	for (i = 0; i < t->ncols; i++) {
+		tb_pq_column *c = &t->cols[i];
+		size_t max = c->kind == TB_PQ_INT ? INT_CAP : VAR_CAP, cap = 2 * c->cap;
+		uint8_t *nb, *old = c->buf;
+		if (c->cap >= max)
+			continue;
+		if (!(nb = malloc(cap)))
+			return; /* the buffers stay as they are: that works too */
+		if (tb_pq_column_resize(&t->w, i, nb, cap, &e) != TB_OK) {
+			free(nb);
+			return;
+		}
+		free(old);
+		o->mem += cap / 2;
+	}
+}
+
+/* One write_row, growing the footer when asked; a value too large for
+ * its column buffer becomes a null (counted). */
+static int table_row(pq_out *o, pq_table *t)
+{
+	uint64_t groups = t->w.groups;
+	tb_error e;
+	tb_status st;
+	for (;;) {
+		st = tb_pq_write_row(&t->w, t->vals, &e);
+		if (st == TB_ERR_NO_SPACE && !t->w.sticky) {
+			size_t cap = t->w.footer_need * 2;
+			uint8_t *nb = malloc(cap);
+			if (!nb) {
+				out_error(o, t->path, "out of memory", 0);
+				return -1;
+			}
+			if (tb_pq_writer_set_footer(&t->w, nb, cap, &e) != TB_OK) {
+				free(nb);
+				out_error(o, t->path, e.what, 0);
+				return -1;
+			}
+			free(t->footer);
+			t->footer = nb;
+			t->footer_cap = cap;
+			continue;
+		}
+		if (st == TB_ERR_LIMIT && e.offset < t->ncols &&
+		    (t->cols[e.offset].flags & TB_PQ_NULLABLE) && !t->vals[e.offset].is_null) {
+			t->vals[e.offset].is_null = 1;
+			t->too_large++;
+			continue;
+		}
+		break;
+	}
+	if (st != TB_OK) {
+		if (!o->failed)
+			out_error(o, t->path, e.what, 0);
+		return -1;
+	}
+	t->rows++;
+	if (t->w.groups != groups)
+		table_grow(o, t);
+	/* many tables: close the file after a row group went out, and
+	 * append when the next one does */
+	if (t->w.groups != groups && o->nopen > MAX_OPEN && file_close(t))
+		return -1;
+	return 0;
+}
+
+static int table_finish(pq_out *o, pq_table *t)
+{
+	tb_error e;
+	tb_status st;
+	for (;;) {
+		st = tb_pq_finish(&t->w, &e);
+		if (st == TB_ERR_NO_SPACE && !t->w.sticky) {
+			size_t cap = t->w.footer_need * 2;
+			uint8_t *nb = malloc(cap);
+			if (!nb || tb_pq_writer_set_footer(&t->w, nb, cap, &e) != TB_OK) {
+				free(nb);
+				out_error(o, t->path, "out of memory", 0);
+				return -1;
+			}
+			free(t->footer);
+			t->footer = nb;
+			t->footer_cap = cap;
+			continue;
+		}
+		break;
+	}
+	if (st != TB_OK) {
+		if (!o->failed)
+			out_error(o, t->path, e.what, 0);
+		file_close(t);
+		return -1;
+	}
+	if (!t->f && !t->opened) /* cannot happen: the magic was written */
+		return -1;
+	return file_close(t);
+}
+
+static void table_free(pq_table *t)
+{
+	size_t i;
+	if (t->f) {
+		fclose(t->f);
+		t->o->nopen--;
+	}
+	for (i = 0; i < t->ncols; i++) {
+		free(t->cols[i].buf);
+		free(t->names[i]);
+	}
+	free(t->cols);
+	free(t->vals);
+	free(t->names);
+	free(t->field);
+	free(t->footer);
+	free(t->path);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- events ---- */
+
+static size_t cut_nul(const uint8_t *p, size_t n)
+{
+	const uint8_t *z = p ? memchr(p, 0, n) : NULL;
+	return z ? (size_t)(z - p) : n;
+}
+
+static void text_value(tb_pq_value *v, const void *p, size_t n)
+{
+	memset(v, 0, sizeof(*v));
+	v->p = p;
+	v->n = n;
+}
+
+static int mkdir_p(const char *dir);
+
+static size_t slot_of(const pq_out *o, const tb_format *f, uint32_t buffer)
+{
+	uintptr_t h = ((uintptr_t)f >> 4) * 31u + buffer;
+	size_t i = (size_t)(h * 0x9e3779b97f4a7c15ull >> 20) & (o->index_cap - 1);
+	while (o->index[i].f && (o->index[i].f != f || o->index[i].buffer != buffer))
+		i = (i + 1) & (o->index_cap - 1);
+	return i;
+}
+
+static int index_add(pq_out *o, pq_table *t)
+{
+	size_t i;
+	if (2 * (o->ntables + 1) > o->index_cap) {
+		size_t cap = o->index_cap ? o->index_cap * 2 : 256, old = o->index_cap;
+		pq_slot *prev = o->index;
+		o->index = calloc(cap, sizeof(*o->index));
+		if (!o->index) {
+			o->index = prev;
+			return -1;
+		}
+		o->index_cap = cap;
+		for (i = 0; i < old; i++)
+			if (prev[i].f)
+				o->index[slot_of(o, prev[i].f, prev[i].buffer)] = prev[i];
+		free(prev);
+	}
+	if (o->ntables % 64 == 0) {
+		pq_table **n = realloc(o->tables, (o->ntables + 64) * sizeof(*n));
+		if (!n)
+			return -1;
+		o->tables = n;
+	}
+	o->tables[o->ntables++] = t;
+	i = slot_of(o, t->fmt, t->buffer);
+	o->index[i].f = t->fmt;
+	o->index[i].buffer = t->buffer;
+	o->index[i].t = t;
+	return 0;
+}
+
+/* The table of format f in buffer b: SYSTEM-EVENT.parquet, under
+ * buffer-NAME/ for an instance's buffer; created on first use. */
+static pq_table *format_table(pq_out *o, const tb_format *f, uint32_t b)
+{
+	const tb_session_buffer_info *bi = tb_session_buffer(o->c->s, b);
+	size_t at = 0, k;
+	char file[600];
+	pq_table *t;
+	if (o->last && o->last->fmt == f && o->last->buffer == b)
+		return o->last;
+	if (o->index_cap) {
+		pq_slot *sl = &o->index[slot_of(o, f, b)];
+		if (sl->f)
+			return o->last = sl->t;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t || (t->fmt = f, t->buffer = b, index_add(o, t))) {
+		free(t);
+		out_error(o, o->dir, "out of memory", 0);
+		return NULL;
+	}
+	if (bi && bi->name.len) {
+		char *sub;
+		memcpy(file, "buffer-", 7);
+		at = 7;
+		put_name(file, &at, bi->name.ptr, bi->name.len);
+		file[at] = 0;
+		sub = malloc(strlen(o->dir) + at + 2);
+		if (!sub) {
+			out_error(o, o->dir, "out of memory", 0);
+			return NULL;
+		}
+		sprintf(sub, "%s/%s", o->dir, file);
+		if (mkdir_p(sub)) {
+			out_error(o, sub, "cannot create", errno);
+			free(sub);
+			return NULL;
+		}
+		free(sub);
+		file[at++] = '/';
+	}
+	put_name(file, &at, f->system ? f->system : "", f->system ? f->system_len : 0);
+	file[at++] = '-';
+	put_name(file, &at, f->name, f->name_len);
+	file[at] = 0;
+	/* two formats that map to one name: the later one adds its id */
+	for (k = 0; k + 1 < o->ntables; k++) {
+		const pq_table *u = o->tables[k];
+		size_t dl = strlen(o->dir);
+		if (u->path && !strncmp(u->path + dl + 1, file, at) && u->path[dl + 1 + at] == '.') {
+			at += (size_t)snprintf(file + at, sizeof(file) - at, ".%u", f->id);
+			break;
+		}
+	}
+	snprintf(file + at, sizeof(file) - at, ".parquet");
+	if (table_start(o, t, f, file, NULL, 0))
+		return NULL;
+	/* many tables: the file is reopened when its first row group goes out */
+	if (o->nopen > MAX_OPEN && file_close(t))
+		return NULL;
+	return o->last = t;
+}
+
+static void on_event(pq_out *o, const tb_session_event *ev)
+{
+	const tb_format *f = ev->format;
+	pq_table *t = f ? format_table(o, f, ev->buffer) : NULL;
+	pq_table *all = &o->all;
+	const tb_session_buffer_info *bi;
+	size_t i;
+	tb_error e;
+	if (o->failed || (f && !t))
+		return;
+	o->events++;
+	if (f) {
+		/* a field that does not read is a null; the others still count */
+		if (tb_format_decode(f, ev->data, ev->len, o->info->big_endian, o->fv, f->nfields,
+				     &e) != TB_OK)
+			o->bad_records++;
+	} else {
+		o->no_format++;
+	}
+	memset(all->vals, 0, all->ncols * sizeof(*all->vals));
+	all->vals[C_TS].i = ev->ts;
+	all->vals[C_CPU].i = ev->cpu;
+	all->vals[C_PID].i = (uint64_t)(int64_t)ev->pid;
+	all->vals[C_PID].is_null = !ev->has_id;
+	text_value(&all->vals[C_COMM], ev->comm, ev->comm_len);
+	if (f) {
+		text_value(&all->vals[E_SYSTEM], f->system, f->system ? f->system_len : 0);
+		all->vals[E_SYSTEM].is_null = !f->system;
+		text_value(&all->vals[E_NAME], f->name, f->name_len);
+	} else {
+		all->vals[E_SYSTEM].is_null = 1;
+		all->vals[E_NAME].is_null = 1;
+	}
+	all->vals[E_ID].i = ev->id;
+	all->vals[E_ID].is_null = !ev->has_id;
+	bi = tb_session_buffer(o->c->s, ev->buffer);
+	text_value(&all->vals[E_BUFFER], bi ? bi->name.ptr : "", bi ? bi->name.len : 0);
+	if (o->text) {
+		if (tb_cli_render(o->c, ev, TB_TEXT_PRINT, &o->line) != 0) {
+			out_error(o, o->dir, "out of memory", 0);
+			return;
+		}
+		text_value(&all->vals[E_TEXT], o->line.p, o->line.len);
+	}
+	if (table_row(o, all) || !t)
+		return;
+	memcpy(t->vals, all->vals, C_NFIXED * sizeof(*t->vals));
+	for (i = C_NFIXED; i < t->ncols; i++) {
+		const tb_field_value *fv = &o->fv[t->field[i]];
+		const tb_pq_column *c = &t->cols[i];
+		const tb_field *fd = &f->fields[t->field[i]];
+		tb_pq_value *v = &t->vals[i];
+		memset(v, 0, sizeof(*v));
+		if (fv->status != TB_OK) {
+			v->is_null = 1;
+			continue;
+		}
+		switch (c->kind) {
+		case TB_PQ_INT:
+			v->i = fv->num;
+			break;
+		case TB_PQ_BYTES:
+			v->p = fv->data;
+			v->n = (c->flags & TB_PQ_TEXT) ? cut_nul(fv->data, fv->len) : fv->len;
+			break;
+		default:
+			if (fv->len % fd->elem_size) {
+				v->is_null = 1;
+				break;
+			}
+			v->p = fv->data;
+			v->n = fv->len / fd->elem_size;
+			v->elem_size = fd->elem_size;
+			v->big_endian = o->info->big_endian;
+			break;
+		}
+	}
+	table_row(o, t);
+}
+
+/* ---- metadata.json ---- */
+
+static void json_kv(FILE *m, const char *key, const char *s, size_t n, int comma)
+{
+	fprintf(m, "%s\"%s\":", comma ? "," : "", key);
+	tb_cli_json_str(m, s ? s : "", s ? n : 0);
+}
+
+/* The clock in use: the bracketed name of a trace_clock text. */
+static void json_clock(FILE *m, const char *key, tb_span clock)
+{
+	const char *p = clock.ptr ? memchr(clock.ptr, '[', clock.len) : NULL;
+	const char *q = p ? memchr(p, ']', clock.len - (size_t)(p - clock.ptr)) : NULL;
+	if (p && q)
+		json_kv(m, key, p + 1, (size_t)(q - p - 1), 1);
+	else
+		json_kv(m, key, clock.ptr, clock.len, 1);
+}
+
+static int write_metadata(pq_out *o, const char *src)
+{
+	const tb_session_info *in = o->info;
+	const tb_dat *d = tb_session_dat(o->c->s);
+	char *path = malloc(strlen(o->dir) + 16);
+	FILE *m;
+	size_t i, k, nd = tb_session_ndamage(o->c->s), nformat_damage = 0;
+	if (!path) {
+		out_error(o, o->dir, "out of memory", 0);
+		return -1;
+	}
+	sprintf(path, "%s/metadata.json", o->dir);
+	m = fopen(path, "w");
+	if (!m) {
+		out_error(o, path, "cannot open", errno);
+		free(path);
+		return -1;
+	}
+	fprintf(m, "{\"tracebound_version\":\"%s\"", tb_version());
+	json_kv(m, "source", src, strlen(src), 1);
+	if (in->is_dat)
+		fprintf(m, ",\"container\":\"trace.dat v%u\"", in->dat_version);
+	else
+		fprintf(m, ",\"container\":\"raw\"");
+	json_kv(m, "compression", in->compression.len ? in->compression.ptr : "none",
+		in->compression.len ? in->compression.len : 4, 1);
+	json_kv(m, "uname", in->uname.ptr, in->uname.len, 1);
+	json_clock(m, "clock", in->clock);
+	json_kv(m, "trace_clock", in->clock.ptr, in->clock.len, 1);
+	fprintf(m, ",\"ts_offset\":%lld,\"big_endian\":%s,\"long_size\":%u",
+		(long long)in->ts_offset, in->big_endian ? "true" : "false", in->long_size);
+	fprintf(m, ",\"events\":%llu,\"events_without_format\":%llu,\"malformed_pages\":%llu",
+		(unsigned long long)o->events, (unsigned long long)o->no_format,
+		(unsigned long long)o->bad_pages);
+	fprintf(m, ",\"records_with_unreadable_fields\":%llu",
+		(unsigned long long)o->bad_records);
+	for (i = 0; i < nd; i++)
+		nformat_damage += !strcmp(tb_session_damage_at(o->c->s, i)->where, "event format");
+	fprintf(m, ",\"formats_rejected\":%zu,\"damage\":[", nformat_damage);
+	for (i = 0; i < nd; i++) {
+		const tb_session_damage *dm = tb_session_damage_at(o->c->s, i);
+		fprintf(m, "%s{", i ? "," : "");
+		json_kv(m, "where", dm->where, strlen(dm->where), 0);
+		json_kv(m, "what", dm->error.what, strlen(dm->error.what), 1);
+		fprintf(m, ",\"offset\":%llu,\"index\":%zu}", (unsigned long long)dm->error.offset,
+			dm->index);
+	}
+	fprintf(m, "],\"buffers\":[");
+	for (i = 0; i < in->nbuffers; i++) {
+		const tb_session_buffer_info *b = tb_session_buffer(o->c->s, i);
+		const tb_dat_buffer *db = NULL;
+		int fc = 1;
+		fprintf(m, "%s{", i ? "," : "");
+		json_kv(m, "name", b->name.ptr, b->name.len, 0);
+		json_kv(m, "clock", b->clock.ptr, b->clock.len, 1);
+		fprintf(m, ",\"page_size\":%u,\"cpus\":[", b->page_size);
+		for (k = 0; d && k < d->nbuffers; k++)
+			if (d->buffers[k].name.ptr == b->name.ptr)
+				db = &d->buffers[k];
+		for (k = 0; k < (db ? db->ncpus : d ? 0 : o->nraw); k++) {
+			tb_session_cpu_stats cs;
+			uint32_t cpu = db ? db->cpus[k].cpu : o->raw[k].cpu;
+			if (tb_session_cpu_stats_get(o->c->s, i, cpu, &cs) != TB_OK)
+				continue;
+			fprintf(m, "%s{\"cpu\":%u,\"events\":%llu,\"pages\":%llu,\"dropped\":%llu,"
+				   "\"drops_unknown\":%llu,\"malformed_pages\":%llu}",
+				fc ? "" : ",", cpu, (unsigned long long)cs.events,
+				(unsigned long long)cs.pages, (unsigned long long)cs.dropped,
+				(unsigned long long)cs.drops_unknown,
+				(unsigned long long)cs.damaged_pages);
+			fc = 0;
+		}
+		fprintf(m, "]}");
+	}
+	fprintf(m, "],\"tables\":[{\"file\":\"events.parquet\",\"rows\":%llu}",
+		(unsigned long long)o->all.rows);
+	for (i = 0; i < o->ntables; i++) {
+		const pq_table *t = o->tables[i];
+		int fb = 1;
+		const char *file;
+		if (!t->path)
+			continue;
+		file = t->path + strlen(o->dir) + 1;
+		fprintf(m, ",{");
+		json_kv(m, "file", file, strlen(file), 0);
+		fprintf(m, ",\"buffer\":%u", t->buffer);
+		json_kv(m, "system", t->fmt->system, t->fmt->system_len, 1);
+		json_kv(m, "name", t->fmt->name, t->fmt->name_len, 1);
+		fprintf(m, ",\"id\":%u,\"rows\":%llu,\"values_too_large\":%llu,\"binary_columns\":[",
+			t->fmt->id, (unsigned long long)t->rows, (unsigned long long)t->too_large);
+		for (k = 0; k < t->ncols; k++)
+			if ((t->cols[k].flags & TB_PQ_TEXT) && t->cols[k].non_utf8) {
+				fprintf(m, "%s", fb ? "" : ",");
+				tb_cli_json_str(m, t->cols[k].name, t->cols[k].name_len);
+				fb = 0;
+			}
+		fprintf(m, "]}");
+	}
+	fprintf(m, "]}\n");
+	if (ferror(m) | fclose(m)) {
+		out_error(o, path, "write failed", errno);
+		free(path);
+		return -1;
+	}
+	free(path);
+	return 0;
+}
+
+/* ---- one capture ---- */
+
+static int mkdir_one(const char *dir)
+{
+	struct stat sb;
+	if (mkdir(dir, 0777) == 0 || (errno == EEXIST && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)))
+		return 0;
+	return -1;
+}
+
+/* mkdir -p: each parent, then the directory. */
+static int mkdir_p(const char *dir)
+{
+	char *p = strdup(dir), *s;
+	int rc;
+	if (!p)
+		return -1;
+	for (s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = 0;
+			if (mkdir_one(p)) {
+				free(p);
+				return -1;
+			}
+			*s = '/';
+		}
+	rc = mkdir_one(p);
+	free(p);
+	return rc;
+}
+
+/* OUTDIR/STEM: the file's base name without ".dat" (".N" when taken
+ * by an earlier FILE of this command). */
+static char *stem_dir(const char *outdir, const char *path, int nth, char **used, int nused)
+{
+	const char *base = strrchr(path, '/');
+	size_t n, k;
+	char *d;
+	int j, taken;
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	if (n > 4 && !strcmp(base + n - 4, ".dat"))
+		n -= 4;
+	if (!n || (n == 1 && base[0] == '.') || (n == 2 && !strncmp(base, "..", 2))) {
+		base = "trace";
+		n = 5;
+	}
+	d = malloc(strlen(outdir) + n + 32);
+	if (!d)
+		return NULL;
+	for (k = 1;; k++) {
+		int len = sprintf(d, "%s/%.*s", outdir, (int)n, base);
+		if (k > 1)
+			sprintf(d + len, ".%zu", k);
+		taken = 0;
+		for (j = 0; j < nused; j++)
+			if (used[j] && !strcmp(used[j], d))
+				taken = 1;
+		if (!taken)
+			break;
+	}
+	(void)nth;
+	return d;
+}
+
+/* Convert the opened capture c into dir (c is closed here). */
+static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path, int text,
+			   uint8_t *scratch, size_t scap, uint8_t *cscratch, size_t ccap,
+			   void *zc, const tb_session_raw_cpu *raw, size_t nraw)
+{
+	tb_cli_capture c = *cp;
+	tb_pq_kv kv[2];
+	tb_session_event ev;
+	tb_error e;
+	tb_status st;
+	pq_out o;
+	size_t b, i;
+	int malformed = 0, progress = isatty(2);
+	memset(&o, 0, sizeof(o));
+	(void)zc;
+	o.dir = dir;
+	o.text = text;
+	o.scratch = scratch;
+	o.scratch_cap = scap;
+	o.cscratch = cscratch;
+	o.cscratch_cap = ccap;
+	o.var_min = VAR_MIN;
+#ifdef TB_HAVE_ZSTD
+	o.zc = zc;
+#endif
+	o.c = &c;
+	o.raw = raw;
+	o.nraw = nraw;
+	o.info = tb_session_get_info(c.s);
+	for (b = 0; b < o.info->nbuffers; b++) {
+		const tb_session_buffer_info *bi = tb_session_buffer(c.s, b);
+		if (bi && 4 * (size_t)bi->page_size > o.var_min)
+			o.var_min = 4 * (size_t)bi->page_size;
+	}
+	if (o.var_min > 4 * (size_t)TB_DAT_PAGE_MAX)
+		o.var_min = 4 * (size_t)TB_DAT_PAGE_MAX;
+	o.fv = calloc(TB_FORMAT_MAX_FIELDS, sizeof(*o.fv));
+	if (!o.fv || mkdir_p(dir)) {
+		out_error(&o, dir, o.fv ? "cannot create" : "out of memory", o.fv ? errno : 0);
+		goto done;
+	}
+	/* kv: borrowed by the writer until it finishes */
+	kv[0].key = "tracebound.source";
+	kv[0].key_len = 17;
+	kv[0].value = path;
+	kv[0].value_len = strlen(path);
+	kv[1].key = "tracebound.table";
+	kv[1].key_len = 16;
+	kv[1].value = "events";
+	kv[1].value_len = 6;
+	if (table_start(&o, &o.all, NULL, "events.parquet", kv, 2))
+		goto done;
+	while (!o.failed && (st = tb_session_next(c.s, &ev, &e)) != TB_END) {
+		if (st != TB_OK) {
+			o.bad_pages++;
+			malformed = 1;
+			tb_cli_print_page_error(&c, &e);
+			continue;
+		}
+		if (progress && (o.events & 0xfffff) == 0 && o.events)
+			fprintf(stderr, "\r%s: %llu events", path, (unsigned long long)o.events);
+		on_event(&o, &ev);
+	}
+	if (progress && o.events > 0xfffff)
+		fprintf(stderr, "\r\n");
+	/* tables or formats that did not parse: said on stderr, malformed */
+	tb_cli_print_damage(&c, stderr);
+	if (tb_session_ndamage(c.s))
+		malformed = 1;
+	if (!o.failed)
+		table_finish(&o, &o.all);
+	for (i = 0; i < o.ntables && !o.failed; i++)
+		table_finish(&o, o.tables[i]);
+	if (!o.failed)
+		write_metadata(&o, path);
+done:
+	if (o.all.cols)
+		table_free(&o.all);
+	for (i = 0; i < o.ntables; i++) {
+		table_free(o.tables[i]);
+		free(o.tables[i]);
+	}
+	free(o.tables);
+	free(o.index);
+	free(o.fv);
+	free(o.line.p);
+	tb_cli_capture_close(&c);
+	memset(cp, 0, sizeof(*cp));
+	if (o.failed)
+		return TB_EXIT_USAGE;
+	return malformed ? TB_EXIT_MALFORMED : TB_EXIT_OK;
+}
+
+
+static int convert_dat(const char *dir, const char *path, int text, uint8_t *scratch,
+		       size_t scap, uint8_t *cscratch, size_t ccap, void *zc)
+{
+	tb_session_options so = { 0, 0 };
+	tb_cli_capture c;
+	int rc;
+	/* damage outside the events is listed after the walk, when the
+	 * formats met on the way have been parsed too */
+	if ((rc = tb_cli_capture_open(&c, path, &so, NULL)) != 0)
+		return rc;
+	return convert_capture(&c, dir, path, text, scratch, scap, cscratch, ccap, zc, NULL, 0);
+}
+
+/* ---- raw dumps with an events directory ---- */
+
+typedef struct raw_input {
+	tb_session_format_text *fmts;
+	size_t nfmts, cap;
+	char **texts;            /* what fmts point into, freed at the end */
+	tb_session_raw_cpu *cpus;
+	tb_cli_file *files;
+	size_t ncpus;
+	tb_cli_file hp;
+} raw_input;
+
+static void raw_free(raw_input *r)
+{
+	size_t i;
+	for (i = 0; i < r->nfmts; i++) {
+		free(r->texts[2 * i]);
+		free(r->texts[2 * i + 1]);
+	}
+	for (i = 0; i < r->ncpus; i++)
+		if (r->files[i].data)
+			tb_cli_unload(&r->files[i]);
+	if (r->hp.data)
+		tb_cli_unload(&r->hp);
+	free(r->fmts);
+	free(r->texts);
+	free(r->cpus);
+	free(r->files);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Every DIR/SYSTEM/EVENT/format as a text of that system. */
+static int raw_formats(raw_input *r, const char *dir)
+{
+	DIR *top = opendir(dir), *sys;
+	struct dirent *a, *b;
+	char *path = malloc(strlen(dir) + 2 * 256 + 16);
+	if (!top || !path) {
+		fprintf(stderr, "tracebound: %s: %s\n", dir, path ? strerror(errno) : "out of memory");
+		if (top)
+			closedir(top);
+		free(path);
+		return -1;
+	}
+	while ((a = readdir(top)) != NULL) {
+		if (a->d_name[0] == '.')
+			continue;
+		sprintf(path, "%s/%s", dir, a->d_name);
+		if (!(sys = opendir(path)))
+			continue;
+		while ((b = readdir(sys)) != NULL) {
+			tb_cli_file f;
+			FILE *fp;
+			if (b->d_name[0] == '.')
+				continue;
+			sprintf(path, "%s/%s/%s/format", dir, a->d_name, b->d_name);
+			if (!(fp = fopen(path, "rb")))
+				continue;
+			fclose(fp);
+			if (tb_cli_load(path, &f) != 0)
+				continue;
+			if (r->nfmts == r->cap) {
+				size_t cap = r->cap ? r->cap * 2 : 256;
+				tb_session_format_text *nf = realloc(r->fmts, cap * sizeof(*nf));
+				char **nt = nf ? realloc(r->texts, 2 * cap * sizeof(*nt)) : NULL;
+				if (nf)
+					r->fmts = nf;
+				if (!nt) {
+					tb_cli_unload(&f);
+					closedir(sys);
+					closedir(top);
+					free(path);
+					fprintf(stderr, "tracebound: out of memory\n");
+					return -1;
+				}
+				r->texts = nt;
+				r->cap = cap;
+			}
+			/* copies: the session borrows them until it closes */
+			r->texts[2 * r->nfmts] = malloc(f.len + 1);
+			r->texts[2 * r->nfmts + 1] = strdup(a->d_name);
+			if (!r->texts[2 * r->nfmts] || !r->texts[2 * r->nfmts + 1]) {
+				free(r->texts[2 * r->nfmts]);
+				free(r->texts[2 * r->nfmts + 1]);
+				tb_cli_unload(&f);
+				continue;
+			}
+			if (f.len)
+				memcpy(r->texts[2 * r->nfmts], f.data, f.len);
+			r->fmts[r->nfmts].text.ptr = r->texts[2 * r->nfmts];
+			r->fmts[r->nfmts].text.len = f.len;
+			r->fmts[r->nfmts].system.ptr = r->texts[2 * r->nfmts + 1];
+			r->fmts[r->nfmts].system.len = strlen(a->d_name);
+			r->nfmts++;
+			tb_cli_unload(&f);
+		}
+		closedir(sys);
+	}
+	closedir(top);
+	free(path);
+	return 0;
+}
+
+static int convert_raw(const char *dir, const char *events, const char *hp_path,
+		       char **files, int nfiles, int text, uint8_t *scratch, size_t scap,
+		       uint8_t *cscratch, size_t ccap, void *zc)
+{
+	tb_session_options so = { 0, 0 };
+	tb_session_source src;
+	tb_cli_capture c;
+	raw_input r;
+	char *hp_default = NULL;
+	int i, rc;
+	tb_status st;
+	memset(&r, 0, sizeof(r));
+	memset(&c, 0, sizeof(c));
+	memset(&src, 0, sizeof(src));
+	r.cpus = calloc((size_t)nfiles, sizeof(*r.cpus));
+	r.files = calloc((size_t)nfiles, sizeof(*r.files));
+	if (!r.cpus || !r.files) {
+		fprintf(stderr, "tracebound: out of memory\n");
+		raw_free(&r);
+		return TB_EXIT_USAGE;
+	}
+	if (raw_formats(&r, events)) {
+		raw_free(&r);
+		return TB_EXIT_USAGE;
+	}
+	if (!hp_path) {
+		hp_default = malloc(strlen(events) + 16);
+		if (hp_default) {
+			FILE *fp;
+			sprintf(hp_default, "%s/header_page", events);
+			if ((fp = fopen(hp_default, "rb")) != NULL)
+				fclose(fp), hp_path = hp_default;
+		}
+	}
+	if (hp_path && tb_cli_load(hp_path, &r.hp) != 0) {
+		free(hp_default);
+		raw_free(&r);
+		return TB_EXIT_USAGE;
+	}
+	free(hp_default);
+	for (i = 0; i < nfiles; i++) {
+		if (tb_cli_load(files[i], &r.files[i]) != 0) {
+			raw_free(&r);
+			return TB_EXIT_USAGE;
+		}
+		r.cpus[i].cpu = (uint32_t)tb_cli_cpu_from_name(files[i], i);
+		r.cpus[i].data = r.files[i].data;
+		r.cpus[i].len = r.files[i].len;
+		r.ncpus++;
+	}
+	src.raw = r.cpus;
+	src.nraw = r.ncpus;
+	src.header_page.ptr = (const char *)r.hp.data;
+	src.header_page.len = r.hp.len;
+	src.formats = r.fmts;
+	src.nformats = r.nfmts;
+	c.path = files[0];
+	st = tb_session_open(&c.s, &src, &so, &tb_cli_heap, &c.err);
+	if (st != TB_OK) {
+		fprintf(stderr, "tracebound: %s: %s at offset %llu (%s)\n", files[0], c.err.what,
+			(unsigned long long)c.err.offset, tb_strerror(st));
+		raw_free(&r);
+		return st == TB_ERR_NO_SPACE || st == TB_ERR_ARG ? TB_EXIT_USAGE : TB_EXIT_MALFORMED;
+	}
+	rc = convert_capture(&c, dir, files[0], text, scratch, scap, cscratch, ccap, zc, r.cpus,
+			     r.ncpus);
+	raw_free(&r);
+	return rc;
+}
+
+int tb_convert_parquet(int argc, char **argv)
+{
+	int i = 1, text = 0, rc = TB_EXIT_OK, nfiles, k;
+	const char *outdir, *events = NULL, *hp = NULL;
+	uint8_t *scratch, *cscratch = NULL;
+	/* the largest column buffer: four of the largest pages (grown
+	 * buffers stay below 2 * VAR_CAP, less than that) */
+	size_t scap = tb_pq_scratch_size(4 * (size_t)TB_DAT_PAGE_MAX), ccap = 0;
+	char **dirs;
+	void *zc = NULL;
+	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (!strcmp(argv[i], "--text")) {
+			text = 1;
+		} else if (!strcmp(argv[i], "--events") && i + 1 < argc) {
+			events = argv[++i];
+		} else if (!strcmp(argv[i], "--header-page") && i + 1 < argc) {
+			hp = argv[++i];
+		} else if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else {
+			fprintf(stderr, "tracebound: convert: unknown option '%s'\n", argv[i]);
+			i = argc;
+			break;
+		}
+	}
+	if (argc - i < 2) {
+		fprintf(stderr, "usage: tracebound convert --to parquet [--text] OUTDIR FILE.dat...\n"
+				"       tracebound convert --to parquet [--text] --events DIR "
+				"[--header-page FILE] OUTDIR cpuN.raw...\n");
+		return TB_EXIT_USAGE;
+	}
+	outdir = argv[i++];
+	nfiles = argc - i;
+	if (mkdir_p(outdir)) {
+		fprintf(stderr, "tracebound: %s: cannot create: %s\n", outdir, strerror(errno));
+		return TB_EXIT_USAGE;
+	}
+	scratch = malloc(scap);
+	dirs = calloc((size_t)nfiles + 1, sizeof(*dirs));
+#ifdef TB_HAVE_ZSTD
+	ccap = ZSTD_compressBound(scap);
+	cscratch = malloc(ccap);
+	zc = ZSTD_createCCtx();
+#endif
+	if (!scratch || !dirs || (ccap && (!cscratch || !zc))) {
+		fprintf(stderr, "tracebound: out of memory\n");
+		rc = TB_EXIT_USAGE;
+		goto out;
+	}
+	if (events) {
+		/* the dumps are one capture: OUTDIR/<their directory's name> */
+		char *d = malloc(strlen(argv[i]) + 8), *slash;
+		if (!d) {
+			rc = TB_EXIT_USAGE;
+			goto out;
+		}
+		strcpy(d, argv[i]);
+		slash = strrchr(d, '/');
+		if (slash)
+			*slash = 0;
+		else
+			strcpy(d, "raw");
+		dirs[0] = stem_dir(outdir, d, 0, dirs, 0);
+		free(d);
+		if (!dirs[0]) {
+			fprintf(stderr, "tracebound: out of memory\n");
+			rc = TB_EXIT_USAGE;
+			goto out;
+		}
+		rc = convert_raw(dirs[0], events, hp, argv + i, nfiles, text, scratch, scap,
+				 cscratch, ccap, zc);
+		goto out;
+	}
+	for (k = 0; k < nfiles; k++) {
+		int r;
+		dirs[k] = stem_dir(outdir, argv[i + k], k, dirs, k);
+		if (!dirs[k]) {
+			fprintf(stderr, "tracebound: out of memory\n");
+			rc = TB_EXIT_USAGE;
+			break;
+		}
+		r = convert_dat(dirs[k], argv[i + k], text, scratch, scap, cscratch, ccap, zc);
+		if (r > rc)
+			rc = r;
+	}
+out:
+	for (k = 0; dirs && k < nfiles; k++)
+		free(dirs[k]);
+	free(dirs);
+	free(scratch);
+	free(cscratch);
+#ifdef TB_HAVE_ZSTD
+	ZSTD_freeCCtx(zc);
+#endif
+	return rc;
+}

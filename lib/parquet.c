@@ -1,0 +1,810 @@
+/* The streaming Parquet writer (see parquet.h). */
+#include <string.h>
+
+#include "internal.h"
+#include "thrift.h"
+#include "tracebound/parquet.h"
+
+/* Parquet enum values used here (parquet.thrift). */
+enum {
+	PQ_INT32 = 1,
+	PQ_INT64 = 2,
+	PQ_BYTE_ARRAY = 6,
+	PQ_REQUIRED = 0,
+	PQ_OPTIONAL = 1,
+	PQ_REPEATED = 2,
+	PQ_CT_UTF8 = 0,
+	PQ_CT_LIST = 3,
+	PQ_CT_UINT_8 = 11,
+	PQ_CT_INT_8 = 15,
+	PQ_ENC_PLAIN = 0,
+	PQ_ENC_RLE = 3,
+	PQ_DATA_PAGE = 0
+};
+
+/* Footer bytes one row group's metadata can take: per column, and fixed. */
+#define PQ_GROUP_FIXED 64u
+#define PQ_CHUNK_FIXED 128u
+/* The staging buffer for the footer and page headers (a schema element
+ * holds a name of up to TB_PQ_MAX_NAME bytes). */
+#define PQ_STAGE (TB_PQ_MAX_NAME + 256u)
+/* Bytes kept free before a column's values: a flat column's encoded
+ * definition levels usually fit there, so its page is assembled in place
+ * (levels, then the values already in the buffer) without a copy. */
+#define PQ_GAP 32u
+
+/* ---- UTF-8 ---- */
+
+TB_API int tb_pq_utf8_valid(const void *s, size_t n)
+{
+	const uint8_t *p = s;
+	size_t i = 0;
+	while (i < n) {
+		unsigned c = p[i], need, min;
+		uint32_t cp;
+		size_t k;
+		if (c < 0x80) {
+			while (++i < n && p[i] < 0x80)
+				;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			need = 1;
+			min = 0x80;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			need = 2;
+			min = 0x800;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			need = 3;
+			min = 0x10000;
+			cp = c & 0x07;
+		} else {
+			return 0;
+		}
+		if (need > n - i - 1)
+			return 0;
+		for (k = 1; k <= need; k++) {
+			unsigned b = p[i + k];
+			if ((b & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (b & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		i += need + 1;
+	}
+	return 1;
+}
+
+/* ---- column shapes ---- */
+
+static int is_list(const tb_pq_column *c)
+{
+	return c->kind == TB_PQ_LIST;
+}
+
+static unsigned max_def(const tb_pq_column *c)
+{
+	return ((c->flags & TB_PQ_NULLABLE) ? 1u : 0u) + (is_list(c) ? 1u : 0u);
+}
+
+static unsigned max_rep(const tb_pq_column *c)
+{
+	return is_list(c) ? 1u : 0u;
+}
+
+static int has_levels(const tb_pq_column *c)
+{
+	return max_def(c) || max_rep(c);
+}
+
+/* Bytes of one PLAIN integer of an INT or LIST column. */
+static size_t int_width(const tb_pq_column *c)
+{
+	return c->bits <= 32 ? 4u : 8u;
+}
+
+static unsigned bit_width(unsigned max)
+{
+	unsigned w = 0;
+	while (max) {
+		w++;
+		max >>= 1;
+	}
+	return w;
+}
+
+/* ---- output ---- */
+
+static tb_status fail_sticky(tb_pq_writer *w, tb_error *err, tb_status st,
+			     const char *what)
+{
+	w->sticky = st;
+	w->sticky_err.status = st;
+	w->sticky_err.offset = w->offset;
+	w->sticky_err.what = what;
+	return tb_fail(err, st, w->offset, what);
+}
+
+static tb_status out(tb_pq_writer *w, const void *p, size_t n, tb_error *err)
+{
+	tb_status st;
+	if (!n)
+		return TB_OK;
+	st = w->cfg.write(w->cfg.write_ctx, p, n);
+	if (st != TB_OK)
+		return fail_sticky(w, err, tb_is_error(st) ? st : TB_ERR_ARG,
+				   "the write callback failed");
+	w->offset += n;
+	return TB_OK;
+}
+
+/* Write what the encoder holds and empty it (its field ids are kept). */
+static tb_status drain(tb_pq_writer *w, tb_thr *t, tb_error *err)
+{
+	tb_status st;
+	if (t->overflow)
+		return fail_sticky(w, err, TB_ERR_LIMIT, "metadata larger than its buffer");
+	st = out(w, t->p, t->len, err);
+	t->len = 0;
+	return st;
+}
+
+/* ---- setup ---- */
+
+TB_API size_t tb_pq_scratch_size(size_t cap)
+{
+	/* two level streams of at most (levels + 16) bytes each, the values */
+	return cap > (SIZE_MAX - 64) / 2 ? SIZE_MAX : 2 * cap + 64;
+}
+
+static int column_ok(const tb_pq_column *c)
+{
+	if (!c->name || !c->name_len || memchr(c->name, 0, c->name_len) || !c->buf ||
+	    c->cap < TB_PQ_MIN_COLUMN_BUF || c->flags & ~7u)
+		return 0;
+	switch (c->kind) {
+	case TB_PQ_INT:
+	case TB_PQ_LIST:
+		return c->bits == 8 || c->bits == 16 || c->bits == 32 || c->bits == 64;
+	case TB_PQ_BYTES:
+		return !(c->flags & TB_PQ_SIGNED);
+	default:
+		return 0;
+	}
+}
+
+TB_API tb_status tb_pq_writer_init(tb_pq_writer *w, tb_pq_column *cols, size_t ncols,
+				   const tb_pq_config *cfg, tb_error *err)
+{
+	size_t i, maxcap = 0;
+	tb_error_clear(err);
+	if (!w || !cfg || !cfg->write || (ncols && !cols))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL writer, configuration or callback");
+	memset(w, 0, sizeof(*w));
+	if (ncols > TB_PQ_MAX_COLUMNS)
+		return tb_fail(err, TB_ERR_LIMIT, 0, "more columns than TB_PQ_MAX_COLUMNS");
+	for (i = 0; i < ncols; i++) {
+		tb_pq_column *c = &cols[i];
+		if (c->name_len > TB_PQ_MAX_NAME)
+			return tb_fail(err, TB_ERR_LIMIT, i, "column name longer than TB_PQ_MAX_NAME");
+		if (c->cap > TB_PQ_MAX_COLUMN_BUF)
+			return tb_fail(err, TB_ERR_LIMIT, i,
+				       "column buffer larger than TB_PQ_MAX_COLUMN_BUF");
+		if (!column_ok(c))
+			return tb_fail(err, TB_ERR_ARG, i,
+				       "bad column: name, kind, bits, flags or buffer");
+		if (c->cap > maxcap)
+			maxcap = c->cap;
+		c->values = c->nulls = c->non_utf8 = 0;
+		c->vlen_ = PQ_GAP;
+		c->nlev_ = 0;
+		c->chunk_values_ = 0;
+		c->lazy_ = !is_list(c);
+	}
+	if (!cfg->scratch || cfg->scratch_cap < tb_pq_scratch_size(maxcap))
+		return tb_fail(err, TB_ERR_ARG, 0, "scratch smaller than tb_pq_scratch_size()");
+	if (cfg->compress && (!cfg->cscratch || !cfg->cscratch_cap))
+		return tb_fail(err, TB_ERR_ARG, 0, "a compressor needs cscratch");
+	if (cfg->footer_cap && !cfg->footer)
+		return tb_fail(err, TB_ERR_ARG, 0, "footer capacity without a buffer");
+	w->cols = cols;
+	w->ncols = ncols;
+	w->cfg = *cfg;
+	w->footer = cfg->footer;
+	w->footer_cap = cfg->footer_cap;
+	return out(w, "PAR1", 4, err);
+}
+
+TB_API tb_status tb_pq_writer_set_kv(tb_pq_writer *w, const tb_pq_kv *kv, size_t nkv,
+				     tb_error *err)
+{
+	size_t i;
+	if (!w || (nkv && !kv))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL writer or pairs");
+	if (nkv > TB_PQ_MAX_KV)
+		return tb_fail(err, TB_ERR_LIMIT, 0, "more pairs than TB_PQ_MAX_KV");
+	for (i = 0; i < nkv; i++)
+		if (kv[i].key_len > TB_PQ_MAX_NAME || kv[i].value_len > TB_PQ_MAX_NAME ||
+		    (kv[i].key_len && !kv[i].key) || (kv[i].value_len && !kv[i].value))
+			return tb_fail(err, TB_ERR_LIMIT, i,
+				       "key or value longer than TB_PQ_MAX_NAME (or NULL)");
+	w->kv = kv;
+	w->nkv = nkv;
+	return TB_OK;
+}
+
+TB_API tb_status tb_pq_writer_set_footer(tb_pq_writer *w, uint8_t *buf, size_t cap,
+					 tb_error *err)
+{
+	if (!w || !buf || cap < w->footer_len)
+		return tb_fail(err, TB_ERR_ARG, 0, "footer buffer NULL or smaller than its contents");
+	if (w->footer_len && buf != w->footer)
+		memmove(buf, w->footer, w->footer_len);
+	w->footer = buf;
+	w->footer_cap = cap;
+	return TB_OK;
+}
+
+TB_API tb_status tb_pq_column_resize(tb_pq_writer *w, size_t i, uint8_t *buf, size_t cap,
+				     tb_error *err)
+{
+	tb_pq_column *c;
+	if (!w || i >= w->ncols || !buf)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL writer or buffer, or no such column");
+	c = &w->cols[i];
+	if (cap > TB_PQ_MAX_COLUMN_BUF)
+		return tb_fail(err, TB_ERR_LIMIT, i, "column buffer larger than TB_PQ_MAX_COLUMN_BUF");
+	if (cap < TB_PQ_MIN_COLUMN_BUF || w->cfg.scratch_cap < tb_pq_scratch_size(cap))
+		return tb_fail(err, TB_ERR_ARG, i,
+			       "column buffer too small, or larger than the scratch allows");
+	if (c->vlen_ > cap || c->nlev_ > cap - c->vlen_ || buf == c->buf)
+		return tb_fail(err, TB_ERR_ARG, i,
+			       "the new buffer is the old one or cannot take what the column holds");
+	memcpy(buf + PQ_GAP, c->buf + PQ_GAP, c->vlen_ - PQ_GAP);
+	if (!c->lazy_ && c->nlev_)
+		memcpy(buf + cap - c->nlev_, c->buf + c->cap - c->nlev_, c->nlev_);
+	c->buf = buf;
+	c->cap = cap;
+	return TB_OK;
+}
+
+/* ---- rows ---- */
+
+/* Does v fit an integer column of `bits`? */
+static int int_fits(uint64_t v, unsigned bits, int is_signed)
+{
+	uint64_t half;
+	if (bits >= 64)
+		return 1;
+	half = (uint64_t)1 << (bits - 1);
+	if (!is_signed)
+		return v < half * 2;
+	/* in [-half, half): v + half (mod 2^64) below 2 * half */
+	return v + half < half * 2;
+}
+
+/* Value bytes and level entries one value needs in column c. */
+static tb_status value_size(const tb_pq_column *c, const tb_pq_value *v, size_t *vb,
+			    size_t *lv)
+{
+	*lv = has_levels(c) ? 1 : 0;
+	*vb = 0;
+	if (v->is_null) {
+		if (!(c->flags & TB_PQ_NULLABLE))
+			return TB_ERR_VALUE;
+		return TB_OK;
+	}
+	switch (c->kind) {
+	case TB_PQ_INT:
+		if (!int_fits(v->i, c->bits, (c->flags & TB_PQ_SIGNED) != 0))
+			return TB_ERR_VALUE;
+		*vb = int_width(c);
+		return TB_OK;
+	case TB_PQ_BYTES:
+		if (v->n && !v->p)
+			return TB_ERR_VALUE;
+		if (v->n > c->cap)
+			return TB_ERR_LIMIT;
+		*vb = 4 + v->n;
+		return TB_OK;
+	default: /* TB_PQ_LIST */
+		if ((v->n && !v->p) ||
+		    (v->elem_size != 1 && v->elem_size != 2 && v->elem_size != 4 &&
+		     v->elem_size != 8) ||
+		    v->elem_size * 8 > c->bits)
+			return TB_ERR_VALUE;
+		if (v->n > c->cap)
+			return TB_ERR_LIMIT;
+		*vb = v->n * int_width(c);
+		*lv = v->n ? v->n : 1;
+		return TB_OK;
+	}
+}
+
+static int fits(const tb_pq_column *c, size_t vb, size_t lv)
+{
+	size_t used = c->vlen_ + c->nlev_;
+	return vb <= c->cap - used && lv <= c->cap - used - vb;
+}
+
+static void put_le(uint8_t *p, uint64_t v, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* An INT32 or INT64 slot (the fixed sizes let the compiler store once). */
+static void put_int(uint8_t *p, uint64_t v, size_t w)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+	if (w == 8) {
+		p[4] = (uint8_t)(v >> 32);
+		p[5] = (uint8_t)(v >> 40);
+		p[6] = (uint8_t)(v >> 48);
+		p[7] = (uint8_t)(v >> 56);
+	}
+}
+
+/* One level entry.  While every entry of the chunk is a defined flat
+ * value (the usual case) the bytes are not stored, only counted: the
+ * first other entry writes them out. */
+static void put_level(tb_pq_column *c, unsigned def, unsigned rep)
+{
+	if (c->lazy_) {
+		if (def == max_def(c) && !rep) {
+			c->nlev_++;
+			return;
+		}
+		if (c->nlev_)
+			memset(c->buf + c->cap - c->nlev_, (int)max_def(c), c->nlev_);
+		c->lazy_ = 0;
+	}
+	c->nlev_++;
+	c->buf[c->cap - c->nlev_] = (uint8_t)(rep << 4 | def);
+}
+
+static void append(tb_pq_column *c, const tb_pq_value *v)
+{
+	unsigned md = max_def(c);
+	c->values++;
+	c->chunk_values_++;
+	if (v->is_null) {
+		c->nulls++;
+		put_level(c, 0, 0);
+		return;
+	}
+	switch (c->kind) {
+	case TB_PQ_INT:
+		put_int(c->buf + c->vlen_, v->i, int_width(c));
+		c->vlen_ += int_width(c);
+		if (md)
+			put_level(c, md, 0);
+		return;
+	case TB_PQ_BYTES:
+		put_le(c->buf + c->vlen_, v->n, 4);
+		if (v->n)
+			memcpy(c->buf + c->vlen_ + 4, v->p, v->n);
+		c->vlen_ += 4 + v->n;
+		if ((c->flags & TB_PQ_TEXT) && !tb_pq_utf8_valid(v->p, v->n))
+			c->non_utf8++;
+		if (md)
+			put_level(c, md, 0);
+		return;
+	default: { /* TB_PQ_LIST */
+		const uint8_t *p = v->p;
+		size_t i, w = int_width(c);
+		unsigned es = v->elem_size;
+		if (!v->n) {
+			put_level(c, md - 1, 0); /* an empty list */
+			return;
+		}
+		c->values += v->n - 1;
+		c->chunk_values_ += v->n - 1;
+		for (i = 0; i < v->n; i++) {
+			uint64_t e = tb_load_n(p + i * es, es, v->big_endian);
+			if ((c->flags & TB_PQ_SIGNED) && es < 8 && (e >> (8 * es - 1)) & 1)
+				e |= UINT64_MAX << (8 * es);
+			put_int(c->buf + c->vlen_, e, w);
+			c->vlen_ += w;
+			put_level(c, md, i ? 1 : 0);
+		}
+		return;
+	}
+	}
+}
+
+static tb_status check_usable(tb_pq_writer *w, tb_error *err)
+{
+	if (w->sticky) {
+		if (err)
+			*err = w->sticky_err;
+		return w->sticky;
+	}
+	if (w->finished)
+		return tb_fail(err, TB_ERR_ARG, w->offset, "the file is finished");
+	return TB_OK;
+}
+
+TB_API tb_status tb_pq_write_row(tb_pq_writer *w, const tb_pq_value *vals, tb_error *err)
+{
+	size_t i;
+	int full = 0;
+	tb_status st;
+	tb_error_clear(err);
+	if (!w || (!vals && w->ncols))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL writer or values");
+	if ((st = check_usable(w, err)) != TB_OK)
+		return st;
+	for (i = 0; i < w->ncols; i++) {
+		size_t vb, lv;
+		const tb_pq_column *c = &w->cols[i];
+		st = value_size(c, &vals[i], &vb, &lv);
+		if (st == TB_ERR_VALUE)
+			return tb_fail(err, st, i,
+				       "value does not fit its column (null, range or element size)");
+		if (st != TB_OK || vb > c->cap - PQ_GAP || lv > c->cap - PQ_GAP - vb)
+			return tb_fail(err, TB_ERR_LIMIT, i, "value larger than its column buffer");
+		if (!fits(c, vb, lv))
+			full = 1;
+	}
+	if (full || (w->cfg.max_group_rows && w->group_rows >= w->cfg.max_group_rows))
+		if ((st = tb_pq_flush(w, err)) != TB_OK)
+			return st;
+	for (i = 0; i < w->ncols; i++)
+		append(&w->cols[i], &vals[i]);
+	w->rows++;
+	w->group_rows++;
+	return TB_OK;
+}
+
+/* ---- flushing a row group ---- */
+
+static uint8_t level_at(const tb_pq_column *c, size_t i, unsigned shift)
+{
+	return (uint8_t)(c->buf[c->cap - 1 - i] >> shift & 0x0f);
+}
+
+/* The RLE / bit-packed hybrid of the levels (after a 4-byte length) into
+ * out; returns the bytes written.  Runs of 8 or more equal levels are RLE
+ * runs; the rest goes in bit-packed groups of 8 (the last one padded). */
+static size_t encode_levels(const tb_pq_column *c, unsigned shift, unsigned bw,
+			    uint8_t *out)
+{
+	size_t n = c->nlev_, i = 0, pos = 4;
+	if (c->lazy_ && n) { /* all defined: one RLE run */
+		size_t r = n << 1;
+		while (r >= 0x80) {
+			out[pos++] = (uint8_t)(r | 0x80);
+			r >>= 7;
+		}
+		out[pos++] = (uint8_t)r;
+		out[pos++] = (uint8_t)max_def(c);
+		i = n;
+	}
+	while (i < n) {
+		uint8_t v = level_at(c, i, shift);
+		size_t run = 1;
+		while (i + run < n && level_at(c, i + run, shift) == v)
+			run++;
+		if (run >= 8) {
+			size_t r = run << 1;
+			while (r >= 0x80) {
+				out[pos++] = (uint8_t)(r | 0x80);
+				r >>= 7;
+			}
+			out[pos++] = (uint8_t)r;
+			out[pos++] = v;
+			i += run;
+			continue;
+		}
+		{
+			size_t head = pos++, groups = 0;
+			while (i < n && groups < 63) {
+				size_t k;
+				uint64_t bits = 0;
+				if (groups) {
+					uint8_t f = level_at(c, i, shift);
+					size_t same = 1;
+					while (same < 8 && i + same < n &&
+					       level_at(c, i + same, shift) == f)
+						same++;
+					if (same >= 8)
+						break;
+				}
+				for (k = 0; k < 8; k++)
+					if (i + k < n)
+						bits |= (uint64_t)level_at(c, i + k, shift) << (k * bw);
+				for (k = 0; k < bw; k++)
+					out[pos++] = (uint8_t)(bits >> (8 * k));
+				i = n - i < 8 ? n : i + 8;
+				groups++;
+			}
+			out[head] = (uint8_t)(groups << 1 | 1);
+		}
+	}
+	put_le(out, pos - 4, 4);
+	return pos;
+}
+
+static size_t chunk_bound(const tb_pq_column *c)
+{
+	return PQ_CHUNK_FIXED + c->name_len;
+}
+
+static size_t group_bound(const tb_pq_writer *w)
+{
+	size_t i, b = PQ_GROUP_FIXED;
+	for (i = 0; i < w->ncols; i++)
+		b += chunk_bound(&w->cols[i]);
+	return b;
+}
+
+static int phys_type(const tb_pq_column *c)
+{
+	if (c->kind == TB_PQ_BYTES)
+		return PQ_BYTE_ARRAY;
+	return c->bits <= 32 ? PQ_INT32 : PQ_INT64;
+}
+
+/* Write one column's page and its ColumnChunk metadata into ft. */
+static tb_status flush_column(tb_pq_writer *w, tb_pq_column *c, tb_thr *ft,
+			      uint64_t *tot_uncomp, uint64_t *tot_comp, tb_error *err)
+{
+	uint8_t *s = w->cfg.scratch, hdr[64];
+	size_t pos = 0, plen, nv = c->vlen_ - PQ_GAP;
+	const uint8_t *page = s, *payload;
+	unsigned codec = TB_PQ_UNCOMPRESSED;
+	uint64_t page_off = w->offset;
+	tb_thr h;
+	tb_status st;
+	if (max_rep(c))
+		pos += encode_levels(c, 4, 1, s + pos);
+	if (max_def(c))
+		pos += encode_levels(c, 0, bit_width(max_def(c)), s + pos);
+	if (pos <= PQ_GAP && !max_rep(c)) {
+		/* in place: the levels just before the values */
+		if (pos)
+			memcpy(c->buf + PQ_GAP - pos, s, pos);
+		page = c->buf + PQ_GAP - pos;
+	} else if (nv) {
+		memcpy(s + pos, c->buf + PQ_GAP, nv);
+	}
+	pos += nv;
+	plen = pos;
+	payload = page;
+	if (w->cfg.compress) {
+		size_t clen = 0;
+		st = w->cfg.compress(w->cfg.compress_ctx, page, pos, w->cfg.cscratch,
+				     w->cfg.cscratch_cap, &clen);
+		if (st == TB_OK && clen > w->cfg.cscratch_cap)
+			return fail_sticky(w, err, TB_ERR_ARG,
+					   "the compressor wrote past its buffer");
+		if (st == TB_OK && clen < pos) {
+			payload = w->cfg.cscratch;
+			plen = clen;
+			codec = w->cfg.codec;
+		} else if (st != TB_OK && st != TB_ERR_NO_SPACE) {
+			return fail_sticky(w, err, tb_is_error(st) ? st : TB_ERR_ARG,
+					   "the compressor failed");
+		}
+	}
+	/* PageHeader { type, sizes, DataPageHeader { count, encodings } } */
+	tb_thr_init(&h, hdr, sizeof(hdr));
+	tb_thr_i32(&h, 1, PQ_DATA_PAGE);
+	tb_thr_i32(&h, 2, (int32_t)pos);
+	tb_thr_i32(&h, 3, (int32_t)plen);
+	tb_thr_struct(&h, 5);
+	tb_thr_i32(&h, 1, (int32_t)c->chunk_values_);
+	tb_thr_i32(&h, 2, PQ_ENC_PLAIN);
+	tb_thr_i32(&h, 3, PQ_ENC_RLE);
+	tb_thr_i32(&h, 4, PQ_ENC_RLE);
+	tb_thr_end(&h);
+	tb_thr_end(&h);
+	if ((st = drain(w, &h, err)) != TB_OK || (st = out(w, payload, plen, err)) != TB_OK)
+		return st;
+	*tot_uncomp += h.len + pos;
+	*tot_comp += w->offset - page_off;
+
+	/* ColumnChunk { file_offset, ColumnMetaData { ... } } */
+	tb_thr_elem_struct(ft);
+	tb_thr_i64(ft, 2, (int64_t)page_off);
+	tb_thr_struct(ft, 3);
+	tb_thr_i32(ft, 1, phys_type(c));
+	if (has_levels(c)) {
+		tb_thr_list(ft, 2, TB_THR_I32, 2);
+		tb_thr_elem_i32(ft, PQ_ENC_PLAIN);
+		tb_thr_elem_i32(ft, PQ_ENC_RLE);
+	} else {
+		tb_thr_list(ft, 2, TB_THR_I32, 1);
+		tb_thr_elem_i32(ft, PQ_ENC_PLAIN);
+	}
+	if (is_list(c)) {
+		tb_thr_list(ft, 3, TB_THR_BINARY, 3);
+		tb_thr_elem_binary(ft, c->name, c->name_len);
+		tb_thr_elem_binary(ft, "list", 4);
+		tb_thr_elem_binary(ft, "element", 7);
+	} else {
+		tb_thr_list(ft, 3, TB_THR_BINARY, 1);
+		tb_thr_elem_binary(ft, c->name, c->name_len);
+	}
+	tb_thr_i32(ft, 4, (int32_t)codec);
+	tb_thr_i64(ft, 5, (int64_t)c->chunk_values_);
+	tb_thr_i64(ft, 6, (int64_t)(h.len + pos));
+	tb_thr_i64(ft, 7, (int64_t)(w->offset - page_off));
+	tb_thr_i64(ft, 9, (int64_t)page_off);
+	tb_thr_end(ft);
+	tb_thr_end(ft);
+	c->vlen_ = PQ_GAP;
+	c->nlev_ = 0;
+	c->chunk_values_ = 0;
+	c->lazy_ = !is_list(c);
+	return TB_OK;
+}
+
+TB_API tb_status tb_pq_flush(tb_pq_writer *w, tb_error *err)
+{
+	size_t i, need;
+	uint64_t uncomp = 0, comp = 0, first = 0;
+	tb_thr ft;
+	tb_status st;
+	if (!w)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL writer");
+	if ((st = check_usable(w, err)) != TB_OK)
+		return st;
+	if (!w->group_rows)
+		return TB_OK;
+	need = group_bound(w);
+	if (w->footer_cap < w->footer_len || need > w->footer_cap - w->footer_len) {
+		w->footer_need = w->footer_len + need;
+		return tb_fail(err, TB_ERR_NO_SPACE, w->offset,
+			       "footer buffer full: give a larger one (footer_need)");
+	}
+	/* RowGroup { columns: [...], total_byte_size, num_rows, file_offset,
+	 * total_compressed_size } */
+	tb_thr_init(&ft, w->footer + w->footer_len, w->footer_cap - w->footer_len);
+	tb_thr_list(&ft, 1, TB_THR_STRUCT, w->ncols);
+	first = w->offset;
+	for (i = 0; i < w->ncols; i++)
+		if ((st = flush_column(w, &w->cols[i], &ft, &uncomp, &comp, err)) != TB_OK)
+			return st;
+	tb_thr_i64(&ft, 2, (int64_t)uncomp);
+	tb_thr_i64(&ft, 3, (int64_t)w->group_rows);
+	tb_thr_i64(&ft, 5, (int64_t)first);
+	tb_thr_i64(&ft, 6, (int64_t)comp);
+	tb_thr_end(&ft);
+	if (ft.overflow)
+		return fail_sticky(w, err, TB_ERR_LIMIT, "row group metadata over its bound");
+	w->footer_len += ft.len;
+	w->groups++;
+	w->group_rows = 0;
+	return TB_OK;
+}
+
+/* ---- the footer ---- */
+
+static void int_annotation(tb_thr *t, const tb_pq_column *c)
+{
+	int sig = (c->flags & TB_PQ_SIGNED) != 0;
+	unsigned lg = c->bits == 8 ? 0u : c->bits == 16 ? 1u : c->bits == 32 ? 2u : 3u;
+	tb_thr_i32(t, 6, (int32_t)((sig ? PQ_CT_INT_8 : PQ_CT_UINT_8) + lg));
+	tb_thr_struct(t, 10);
+	tb_thr_struct(t, 10);
+	tb_thr_i8(t, 1, (int8_t)c->bits);
+	tb_thr_bool(t, 2, sig);
+	tb_thr_end(t);
+	tb_thr_end(t);
+}
+
+static void schema_element(tb_thr *t, const tb_pq_column *c)
+{
+	int opt = (c->flags & TB_PQ_NULLABLE) != 0;
+	tb_thr_elem_struct(t);
+	if (is_list(c)) {
+		tb_thr_i32(t, 3, opt ? PQ_OPTIONAL : PQ_REQUIRED);
+		tb_thr_binary(t, 4, c->name, c->name_len);
+		tb_thr_i32(t, 5, 1);
+		tb_thr_i32(t, 6, PQ_CT_LIST);
+		tb_thr_struct(t, 10);
+		tb_thr_struct(t, 3);
+		tb_thr_end(t);
+		tb_thr_end(t);
+		tb_thr_end(t);
+		tb_thr_elem_struct(t);
+		tb_thr_i32(t, 3, PQ_REPEATED);
+		tb_thr_binary(t, 4, "list", 4);
+		tb_thr_i32(t, 5, 1);
+		tb_thr_end(t);
+		tb_thr_elem_struct(t);
+		tb_thr_i32(t, 1, phys_type(c));
+		tb_thr_i32(t, 3, PQ_REQUIRED);
+		tb_thr_binary(t, 4, "element", 7);
+		int_annotation(t, c);
+		tb_thr_end(t);
+		return;
+	}
+	tb_thr_i32(t, 1, phys_type(c));
+	tb_thr_i32(t, 3, opt ? PQ_OPTIONAL : PQ_REQUIRED);
+	tb_thr_binary(t, 4, c->name, c->name_len);
+	if (c->kind == TB_PQ_INT) {
+		int_annotation(t, c);
+	} else if ((c->flags & TB_PQ_TEXT) && !c->non_utf8) {
+		tb_thr_i32(t, 6, PQ_CT_UTF8);
+		tb_thr_struct(t, 10);
+		tb_thr_struct(t, 1);
+		tb_thr_end(t);
+		tb_thr_end(t);
+	}
+	tb_thr_end(t);
+}
+
+TB_API tb_status tb_pq_finish(tb_pq_writer *w, tb_error *err)
+{
+	uint8_t stage[PQ_STAGE];
+	size_t i, nschema = 1;
+	uint64_t start;
+	const char *by;
+	tb_thr t;
+	tb_status st;
+	tb_error_clear(err);
+	if (!w)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL writer");
+	if ((st = tb_pq_flush(w, err)) != TB_OK)
+		return st;
+	start = w->offset;
+	for (i = 0; i < w->ncols; i++)
+		nschema += is_list(&w->cols[i]) ? 3 : 1;
+	/* FileMetaData { version, schema, num_rows, row_groups, kv, created_by } */
+	tb_thr_init(&t, stage, sizeof(stage));
+	tb_thr_i32(&t, 1, 1);
+	tb_thr_list(&t, 2, TB_THR_STRUCT, nschema);
+	tb_thr_elem_struct(&t);
+	tb_thr_binary(&t, 4, "schema", 6);
+	tb_thr_i32(&t, 5, (int32_t)w->ncols);
+	tb_thr_end(&t);
+	for (i = 0; i < w->ncols; i++) {
+		schema_element(&t, &w->cols[i]);
+		if ((st = drain(w, &t, err)) != TB_OK)
+			return st;
+	}
+	tb_thr_i64(&t, 3, (int64_t)w->rows);
+	tb_thr_list(&t, 4, TB_THR_STRUCT, w->groups);
+	if ((st = drain(w, &t, err)) != TB_OK ||
+	    (st = out(w, w->footer, w->footer_len, err)) != TB_OK)
+		return st;
+	if (w->nkv) {
+		tb_thr_list(&t, 5, TB_THR_STRUCT, w->nkv);
+		for (i = 0; i < w->nkv; i++) {
+			tb_thr_elem_struct(&t);
+			tb_thr_binary(&t, 1, w->kv[i].key, w->kv[i].key_len);
+			tb_thr_binary(&t, 2, w->kv[i].value, w->kv[i].value_len);
+			tb_thr_end(&t);
+			if ((st = drain(w, &t, err)) != TB_OK)
+				return st;
+		}
+	}
+	by = w->cfg.created_by ? w->cfg.created_by : "tracebound version " TB_VERSION_STRING;
+	tb_thr_binary(&t, 6, by, strnlen(by, TB_PQ_MAX_NAME));
+	tb_thr_end(&t);
+	if ((st = drain(w, &t, err)) != TB_OK)
+		return st;
+	{
+		uint8_t tail[8];
+		uint64_t flen = w->offset - start;
+		if (flen > UINT32_MAX)
+			return fail_sticky(w, err, TB_ERR_LIMIT, "footer over 4 GiB");
+		static const uint8_t magic[4] = { 'P', 'A', 'R', '1' };
+		put_le(tail, flen, 4);
+		memcpy(tail + 4, magic, sizeof(magic));
+		if ((st = out(w, tail, 8, err)) != TB_OK)
+			return st;
+	}
+	w->finished = 1;
+	return TB_OK;
+}

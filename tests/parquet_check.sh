@@ -1,0 +1,39 @@
+#!/bin/sh
+# The Parquet output read by real engines (issue 16): DuckDB and hyparquet
+# (npm, installed into tests/node/ by ci/setup.sh, or here when missing)
+# check the tables written from the real captures against tracebound stats
+# and libtraceevent (tests/parquet_tepsum.c); every trace.dat of the fuzz
+# corpus converts to files DuckDB opens, or to a clean error.
+#
+#   tests/parquet_check.sh            after `make`; ci/test.sh runs it
+#   TB_SAMPLES=DIR tests/parquet_check.sh   the shared samples elsewhere
+set -eu
+cd "$(dirname "$0")/.."
+build=${BUILD:-build}
+[ -x "$build/tracebound" ] || make -s -j2 all
+[ -d tests/node/node_modules/@duckdb/node-api ] || (cd tests/node && npm ci --no-audit --no-fund)
+defs=
+pkg-config --exists libzstd 2>/dev/null && defs="$defs -DTB_HAVE_ZSTD" && libs="-lzstd" || libs=
+pkg-config --exists zlib 2>/dev/null && defs="$defs -DTB_HAVE_ZLIB" && libs="$libs -lz"
+# shellcheck disable=SC2086
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -Iinclude -Ilib -Icli \
+	$(pkg-config --cflags libtraceevent) $defs tests/parquet_tepsum.c cli/capture.c cli/util.c \
+	"$build/libtracebound.a" $(pkg-config --libs libtraceevent) $libs -o "$build/parquet_tepsum"
+out=$build/parquet-check
+rm -rf "$out"
+set -- tests/data/sched4k.v7zstd.dat
+for d in "${TB_SAMPLES:-}" ../shared/samples; do
+	[ -n "$d" ] && [ -d "$d" ] || continue
+	for f in sched4k.v6.dat sched4k.v7.dat sched4k.v7zstd.dat; do
+		[ -f "$d/$f" ] && set -- "$@" "$d/$f"
+	done
+	break
+done
+node tests/node/check.mjs --cli "$build/tracebound" --tepsum "$build/parquet_tepsum" \
+	--out "$out/samples" "$@"
+# the corpus under the sanitizers when that build exists (ci/test.sh
+# runs this after `make sanitize`): a report fails the check
+cli=$build/tracebound
+[ -x build/sanitize/tracebound ] && cli=build/sanitize/tracebound
+ASAN_OPTIONS=exitcode=86 UBSAN_OPTIONS=exitcode=86:halt_on_error=1 \
+	node tests/node/check.mjs --cli "$cli" --out "$out/corpus" --open-only corpus/tracedat/*
