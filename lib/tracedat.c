@@ -1252,7 +1252,10 @@ static tb_status walk_v7_sections(ctx *c, size_t start, int pass)
 		if (pass == 0 && s.id < TB_DAT_OPT_COUNT_ && !c->walk_off[s.id])
 			c->walk_off[s.id] = off;
 		if (pass == 1) {
-			if (s.name != UINT32_MAX && s.name >= d->strings.len) {
+			/* (in salvage, lost strings are not each section's
+			 * fault: descriptions are only names) */
+			if (s.name != UINT32_MAX && s.name >= d->strings.len &&
+			    !(c->salvage && !c->walk_off[TB_DAT_OPT_STRINGS])) {
 				st = fail(c, TB_ERR_RANGE, off + 4,
 					  "section description outside the strings");
 				if (!c->salvage)
