@@ -56,6 +56,8 @@ make -j"$jobs" sanitize
 step "Parquet tables read by DuckDB and hyparquet (samples, corpus)"
 [ -d tests/node/node_modules/@duckdb/node-api ] || sh ci/setup.sh
 sh tests/parquet_check.sh
+step "report --json read by DuckDB against libtraceevent (tests/json_check.sh)"
+sh tests/json_check.sh
 
 step "static analysis of lib/"
 sh ci/analyze.sh
