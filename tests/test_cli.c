@@ -1,0 +1,140 @@
+/*
+ * The built CLI's option handling (cli/opts.c) and its error paths:
+ * every command names a bad argument, `CMD --help` lists that command's
+ * options and exits 0, sizes take k/m suffixes.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+Suite *tb_suite_cli(void);
+
+#define V7 "/work/shared/samples/sched4k.v7.dat"
+
+/* Run the CLI; assert the status and that stderr holds `err` (or is empty). */
+static void expect(const char *args, int status, const char *err)
+{
+	tb_test_run r;
+	tb_test_cli(args, &r);
+	if (r.status != status || (err && !strstr(r.err, err)))
+		ck_abort_msg("tracebound %s: status %d, stderr '%s' (wanted %d, '%s')", args,
+			     r.status, r.err, status, err ? err : "");
+	tb_test_run_free(&r);
+}
+
+START_TEST(unknown_options_are_named)
+{
+	static const char *const cmds[] = { "report", "raw", "stats", "check", "formats" };
+	size_t i;
+	char args[128], want[128];
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		snprintf(args, sizeof(args), "%s --bogus x", cmds[i]);
+		snprintf(want, sizeof(want), "tracebound %s: unknown option '--bogus'\n", cmds[i]);
+		expect(args, 2, want);
+		snprintf(args, sizeof(args), "%s --bogus=1 x", cmds[i]);
+		expect(args, 2, want);
+	}
+	expect("report --cpu", 2, "tracebound report: option '--cpu' needs a value\n");
+	expect("report --raw=1 x", 2, "option '--raw' takes no value");
+	expect("report a b", 2, "tracebound report: a second input file 'b'\n");
+	expect("report -i a b", 2, "a second input file 'b'");
+	expect("stats a b", 2, "tracebound stats: a second input file 'b'\n");
+	expect("report", 2, "usage: tracebound report ");
+	expect("check", 2, "usage: tracebound check ");
+}
+END_TEST
+
+START_TEST(help_lists_each_option)
+{
+	tb_test_run r;
+	tb_test_cli("report --help", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_ptr_nonnull(strstr(r.out, "usage: tracebound report [OPTIONS] FILE.dat\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --raw, -R "));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --cpu LIST "));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --events LIST "));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --ts-diff "));
+	tb_test_run_free(&r);
+	tb_test_cli("raw --help", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --subbuf-size SIZE "));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --header-page FILE "));
+	ck_assert_ptr_nonnull(strstr(r.out, "header_page"));
+	tb_test_run_free(&r);
+	tb_test_cli("check --help", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --addr-size 4|8 "));
+	tb_test_run_free(&r);
+	expect("stats --help", 0, NULL);
+	expect("formats --help", 0, NULL);
+}
+END_TEST
+
+START_TEST(option_values_both_spellings)
+{
+	tb_test_run a, b;
+	if (!tb_test_exists(V7))
+		return;
+	tb_test_cli("report --raw --cpu 1 --events sched_switch " V7, &a);
+	tb_test_cli("report --raw --cpu=1 --events=sched_switch -i " V7, &b);
+	ck_assert_int_eq(a.status, 0);
+	ck_assert_int_eq(b.status, 0);
+	ck_assert_uint_gt(tb_test_count_lines(a.out), 10);
+	ck_assert_uint_eq(a.out_len, b.out_len);
+	ck_assert(!memcmp(a.out, b.out, a.out_len));
+	ck_assert_ptr_null(strstr(a.out, "[000]"));
+	tb_test_run_free(&a);
+	tb_test_run_free(&b);
+}
+END_TEST
+
+START_TEST(sizes_take_suffixes)
+{
+	expect("raw --subbuf-size 16 x", 2,
+	       "option '--subbuf-size': 16 bytes: the size is in bytes (k and m suffixes), from 4096");
+	expect("raw --subbuf-size 16q x", 2, "'16q' is not a size");
+	expect("raw --subbuf-size 2m x", 2, "2097152 bytes");
+	/* 16k is accepted: the failure is then the missing file, not the size */
+	expect("raw --subbuf-size 16k /nonexistent/cpu0.raw", 2, "/nonexistent/cpu0.raw");
+	expect("raw --subbuf-size=4k /nonexistent/cpu0.raw", 2, "/nonexistent/cpu0.raw");
+}
+END_TEST
+
+START_TEST(check_addr_size_for_legacy_32bit)
+{
+	tb_test_run r;
+	tb_test_cli("check --addr-size 4 tests/data/pmclog/legacy-i386.pmclog "
+		    "tests/data/pmclog/legacy-be32.pmclog", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out,
+			 "tests/data/pmclog/legacy-i386.pmclog: pmclog: 21 records, 1 drop "
+			 "notifications, 1 of unknown type, 0 anomalies: ok\n"
+			 "tests/data/pmclog/legacy-be32.pmclog: pmclog: 21 records, 1 drop "
+			 "notifications, 1 of unknown type, 0 anomalies: ok\n");
+	tb_test_run_free(&r);
+	/* without it the guess is 8 and the stream is malformed */
+	tb_test_cli("check tests/data/pmclog/legacy-i386.pmclog", &r);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.out, "MALFORMED"));
+	tb_test_run_free(&r);
+	expect("check --addr-size 7 x", 2, "option '--addr-size': '7' is not 4 or 8");
+}
+END_TEST
+
+Suite *tb_suite_cli(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *t = tcase_create("cli");
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, unknown_options_are_named);
+	tcase_add_test(t, help_lists_each_option);
+	tcase_add_test(t, option_values_both_spellings);
+	tcase_add_test(t, sizes_take_suffixes);
+	tcase_add_test(t, check_addr_size_for_legacy_32bit);
+	suite_add_tcase(s, t);
+	return s;
+}
