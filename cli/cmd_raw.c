@@ -239,6 +239,11 @@ static int raw_file(const char *path, int position, const raw_opts *o,
 	}
 	if (tb_cli_load(path, &f) != 0)
 		return TB_EXIT_USAGE;
+	if (f.len == 0) {
+		fprintf(stderr, "tracebound: %s: empty input (no ring-buffer sub-buffers)\n", path);
+		tb_cli_unload(&f);
+		return TB_EXIT_MALFORMED;
+	}
 	c.out = stdout;
 	c.opt = o;
 	c.missed = 0;

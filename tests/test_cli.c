@@ -125,6 +125,75 @@ START_TEST(check_addr_size_for_legacy_32bit)
 }
 END_TEST
 
+START_TEST(converters_have_help_and_named_errors)
+{
+	tb_test_run r;
+	tb_test_cli("convert --to perfetto --help", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --lossless "));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --subbuf-size SIZE "));
+	tb_test_run_free(&r);
+	tb_test_cli("convert --to=parquet --help", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --text "));
+	tb_test_run_free(&r);
+	expect("convert --help", 0, NULL);
+	expect("convert --to xml a b", 2, "tracebound convert: unknown format 'xml'\n");
+	expect("convert --to perfetto --bogus a b", 2,
+	       "tracebound convert --to perfetto: unknown option '--bogus'\n");
+	expect("convert --to perfetto a b c", 2, "a second input file 'c'");
+	expect("convert --to perfetto --subbuf-size 16 --events x a b", 2, "16 bytes");
+	expect("convert --to parquet --events", 2, "option '--events' needs a value");
+	expect("pmclog --bogus x", 2, "tracebound pmclog: unknown option '--bogus'\n");
+	expect("pmclog a b", 2, "tracebound pmclog: a second input file 'b'\n");
+	expect("pmclog --addr-size 5 x", 2, "'5' is not 4 or 8");
+	expect("pmclog --help", 0, NULL);
+}
+END_TEST
+
+/* Nothing fails silently: stdout on /dev/full is a message and exit 2. */
+START_TEST(full_stdout_is_exit_2)
+{
+	static const char *const cmds[] = {
+		"report " V7, "report --raw " V7, "report --json " V7, "stats " V7, "check " V7,
+		"raw tests/data/raw-sched4k/cpu0.raw",
+		"raw --json --events tests/data/render/events tests/data/render/cpu0.raw",
+		"formats tests/data/render/events", "pmclog tests/data/pmclog/amd64.pmclog",
+		"pmclog --json tests/data/pmclog/amd64.pmclog",
+		"convert --to perfetto - " V7,
+	};
+	size_t i;
+	char cmd[256];
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		tb_test_run r;
+		if (strstr(cmds[i], V7) && !tb_test_exists(V7))
+			continue;
+		snprintf(cmd, sizeof(cmd), "$CLI %s >/dev/full", cmds[i]);
+		tb_test_sh(cmd, &r);
+		if (r.status != 2 || !strstr(r.err, "No space left on device"))
+			ck_abort_msg("%s: status %d, stderr '%s'", cmds[i], r.status, r.err);
+		tb_test_run_free(&r);
+	}
+}
+END_TEST
+
+/* An empty input is said, like check's "not recognised", and exits 1. */
+START_TEST(empty_inputs_are_said)
+{
+	tb_test_run r;
+	expect("raw /dev/null", 1, "tracebound: /dev/null: empty input (no ring-buffer sub-buffers)\n");
+	expect("pmclog /dev/null", 1, "tracebound: /dev/null: empty input (no pmclog records)\n");
+	tb_test_sh("$CLI pmclog - </dev/null", &r);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_str_eq(r.err, "tracebound: (stdin): empty input (no pmclog records)\n");
+	tb_test_run_free(&r);
+	tb_test_cli("check /dev/null", &r);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.out, "/dev/null: not recognised"));
+	tb_test_run_free(&r);
+}
+END_TEST
+
 Suite *tb_suite_cli(void)
 {
 	Suite *s = suite_create("cli");
@@ -135,6 +204,9 @@ Suite *tb_suite_cli(void)
 	tcase_add_test(t, option_values_both_spellings);
 	tcase_add_test(t, sizes_take_suffixes);
 	tcase_add_test(t, check_addr_size_for_legacy_32bit);
+	tcase_add_test(t, converters_have_help_and_named_errors);
+	tcase_add_test(t, full_stdout_is_exit_2);
+	tcase_add_test(t, empty_inputs_are_said);
 	suite_add_tcase(s, t);
 	return s;
 }
