@@ -194,6 +194,40 @@ START_TEST(empty_inputs_are_said)
 }
 END_TEST
 
+/* report --raw -t / --ts-diff equal trace-cmd report -N -R -t / --ts-diff on
+ * the three samples, byte for byte (run when trace-cmd is installed). */
+START_TEST(line_options_match_trace_cmd)
+{
+	static const char *const samples[] = { "sched4k.v6.dat", "sched4k.v7.dat",
+					       "sched4k.v7zstd.dat" };
+	static const char *const opts[] = { "-t", "--ts-diff" };
+	size_t i, k;
+	char cmd[1024];
+	tb_test_run r;
+	tb_test_sh("command -v trace-cmd", &r);
+	k = (size_t)r.status;
+	tb_test_run_free(&r);
+	if (k != 0)
+		return;
+	for (i = 0; i < 3; i++)
+		for (k = 0; k < 2; k++) {
+			char f[256];
+			snprintf(f, sizeof(f), "/work/shared/samples/%s", samples[i]);
+			if (!tb_test_exists(f))
+				continue;
+			snprintf(cmd, sizeof(cmd),
+				 "T=$(mktemp -d) && trace-cmd report -N -R %s -i %s >$T/a 2>/dev/null; "
+				 "$CLI report --raw %s %s >$T/b 2>/dev/null; "
+				 "cmp $T/a $T/b && wc -l <$T/b; rc=$?; rm -rf $T; exit $rc",
+				 opts[k], f, opts[k], f);
+			tb_test_sh(cmd, &r);
+			if (r.status != 0 || atol(r.out) < 1000)
+				ck_abort_msg("%s %s: %s%s", samples[i], opts[k], r.out, r.err);
+			tb_test_run_free(&r);
+		}
+}
+END_TEST
+
 Suite *tb_suite_cli(void)
 {
 	Suite *s = suite_create("cli");
@@ -207,6 +241,7 @@ Suite *tb_suite_cli(void)
 	tcase_add_test(t, converters_have_help_and_named_errors);
 	tcase_add_test(t, full_stdout_is_exit_2);
 	tcase_add_test(t, empty_inputs_are_said);
+	tcase_add_test(t, line_options_match_trace_cmd);
 	suite_add_tcase(s, t);
 	return s;
 }
