@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "opts.h"
 
 #define CHECK_MAX_SHOWN 100
 
@@ -241,22 +242,23 @@ static int check_raw(const char *path, const tb_kbuf_layout *l, const uint8_t *p
 }
 
 /* A pmclog stream starts with a sound INITIALIZE record. */
-static int looks_pmclog(tb_pmclog *pl, const uint8_t *p, size_t n)
+static int looks_pmclog(tb_pmclog *pl, const tb_pmclog_options *po, const uint8_t *p, size_t n)
 {
 	tb_pmclog_event ev;
 	tb_error e;
-	if (tb_pmclog_open_buffer(pl, NULL, p, n) != TB_OK)
+	if (tb_pmclog_open_buffer(pl, po, p, n) != TB_OK)
 		return 0;
 	return tb_pmclog_next(pl, &ev, &e) == TB_OK && ev.type == TB_PMCLOG_INITIALIZE;
 }
 
-static int check_pmclog(const char *path, tb_pmclog *pl, const uint8_t *p, size_t n)
+static int check_pmclog(const char *path, tb_pmclog *pl, const tb_pmclog_options *po,
+			const uint8_t *p, size_t n)
 {
 	tb_pmclog_event ev;
 	tb_error e;
 	tb_status st;
 	uint64_t records = 0, drops = 0, unknown = 0, anomalies = 0;
-	if (tb_pmclog_open_buffer(pl, NULL, p, n) != TB_OK)
+	if (tb_pmclog_open_buffer(pl, po, p, n) != TB_OK)
 		return TB_EXIT_USAGE;
 	while ((st = tb_pmclog_next(pl, &ev, &e)) == TB_OK) {
 		records++;
@@ -278,10 +280,35 @@ static int check_pmclog(const char *path, tb_pmclog *pl, const uint8_t *p, size_
 	return anomalies ? TB_EXIT_MALFORMED : TB_EXIT_OK;
 }
 
+static const tb_opt check_options[] = {
+	{ 1, "--addr-size", NULL, "4|8", "pmclog address width (legacy 32-bit logs need 4)" },
+	{ 0, NULL, NULL, NULL, NULL },
+};
+
 int tb_cmd_check(int argc, char **argv)
 {
-	int i, worst = TB_EXIT_OK, files = 0;
-	tb_pmclog *pl = malloc(sizeof(*pl));
+	int i, worst = TB_EXIT_OK, files = 0, id, n = 0;
+	tb_pmclog *pl;
+	tb_opts p;
+	tb_pmclog_options po;
+	const char *v;
+	memset(&po, 0, sizeof(po));
+	tb_opts_init(&p, "check", "FILE...", check_options, argc, argv);
+	while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
+		if (id == TB_OPTS_HELP)
+			return TB_EXIT_OK;
+		if (id == TB_OPTS_ERROR)
+			return TB_EXIT_USAGE;
+		if (id == 1) {
+			if (strcmp(v, "4") && strcmp(v, "8"))
+				return tb_opts_fail(&p, "option '--addr-size': '%s' is not 4 or 8", v);
+			po.addr_size = (unsigned)(v[0] - '0');
+			continue;
+		}
+		argv[++n] = (char *)(uintptr_t)v;
+	}
+	argc = n + 1;
+	pl = malloc(sizeof(*pl));
 	if (!pl) {
 		fprintf(stderr, "tracebound: out of memory\n");
 		return TB_EXIT_USAGE;
@@ -290,11 +317,6 @@ int tb_cmd_check(int argc, char **argv)
 		tb_cli_file f;
 		tb_kbuf_layout l;
 		int rc;
-		if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "usage: tracebound check FILE...\n");
-			free(pl);
-			return TB_EXIT_USAGE;
-		}
 		files++;
 		if (tb_cli_load(argv[i], &f) != 0) {
 			worst = TB_EXIT_USAGE;
@@ -303,8 +325,8 @@ int tb_cmd_check(int argc, char **argv)
 		raw_layout(argv[i], &l);
 		if (tb_dat_probe(f.data, f.len)) {
 			rc = check_dat(argv[i], f.data, f.len);
-		} else if (looks_pmclog(pl, f.data, f.len)) {
-			rc = check_pmclog(argv[i], pl, f.data, f.len);
+		} else if (looks_pmclog(pl, &po, f.data, f.len)) {
+			rc = check_pmclog(argv[i], pl, &po, f.data, f.len);
 		} else if (looks_raw(&l, f.data, f.len)) {
 			rc = check_raw(argv[i], &l, f.data, f.len);
 		} else {
@@ -318,9 +340,7 @@ int tb_cmd_check(int argc, char **argv)
 			worst = rc;
 	}
 	free(pl);
-	if (!files) {
-		fprintf(stderr, "usage: tracebound check FILE...\n");
-		return TB_EXIT_USAGE;
-	}
+	if (!files)
+		return tb_opts_usage(&p);
 	return worst;
 }

@@ -11,20 +11,35 @@
 
 #include "cli.h"
 #include "events.h"
+#include "opts.h"
 
 int tb_cmd_formats(int argc, char **argv)
 {
 	tb_cli_events *ev;
-	int json = 0, i = 1, rc = TB_EXIT_OK;
-	if (i < argc && !strcmp(argv[i], "--json")) {
-		json = 1;
-		i++;
+	static const tb_opt opts[] = {
+		{ 1, "--json", NULL, NULL, "the formats as JSON" },
+		{ 0, NULL, NULL, NULL, NULL },
+	};
+	int json = 0, rc = TB_EXIT_OK, id;
+	tb_opts p;
+	const char *v, *dir = NULL;
+	tb_opts_init(&p, "formats", "[--json] DIR", opts, argc, argv);
+	while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
+		if (id == TB_OPTS_HELP)
+			return TB_EXIT_OK;
+		if (id == TB_OPTS_ERROR)
+			return TB_EXIT_USAGE;
+		if (id == 1) {
+			json = 1;
+		} else if (dir) {
+			return tb_opts_fail(&p, "a second directory '%s'", v);
+		} else {
+			dir = v;
+		}
 	}
-	if (i + 1 != argc || argv[i][0] == '-') {
-		fprintf(stderr, "usage: tracebound formats [--json] DIR\n");
-		return TB_EXIT_USAGE;
-	}
-	if (!(ev = tb_cli_events_load(argv[i], (unsigned)sizeof(long))))
+	if (!dir)
+		return tb_opts_usage(&p);
+	if (!(ev = tb_cli_events_load(dir, (unsigned)sizeof(long))))
 		return TB_EXIT_USAGE;
 	tb_cli_events_list(ev, stdout, json);
 	if (tb_cli_events_free(ev))

@@ -22,6 +22,7 @@
 #endif
 
 #include "cli.h"
+#include "opts.h"
 
 #define READ_CHUNK (256u * 1024u)
 #define MAP_PIECE (1024u * 1024u) /* a mapped file is fed in pieces of this */
@@ -797,12 +798,13 @@ static void print_json(sink *s, const tb_pmclog_event *ev)
 	sink_done(s, p);
 }
 
-static int usage(void)
-{
-	fprintf(stderr, "usage: tracebound pmclog [--json] [--addr-size 4|8] "
-			"[--stop-at-closelog] FILE|-\n");
-	return TB_EXIT_USAGE;
-}
+
+static const tb_opt pmclog_options[] = {
+	{ 1, "--json", NULL, NULL, "one JSON object per record" },
+	{ 2, "--stop-at-closelog", NULL, NULL, "stop at the first CLOSELOG record" },
+	{ 3, "--addr-size", NULL, "4|8", "address width (default: guessed from INITIALIZE)" },
+	{ 0, NULL, NULL, NULL, NULL },
+};
 
 int tb_cmd_pmclog(int argc, char **argv)
 {
@@ -817,28 +819,32 @@ int tb_cmd_pmclog(int argc, char **argv)
 	size_t map_len = 0, map_pos = 0;
 	struct stat stt;
 	int json = 0, fd, i, rc = TB_EXIT_OK;
+	uint64_t nrecords = 0;
+	tb_opts po;
+	const char *v;
 	memset(&opt, 0, sizeof(opt));
 	memset(&out, 0, sizeof(out));
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "--stop-at-closelog")) {
-			opt.flags |= TB_PMCLOG_STOP_AT_CLOSELOG;
-		} else if (!strcmp(argv[i], "--addr-size") && i + 1 < argc) {
-			i++;
-			if (strcmp(argv[i], "4") && strcmp(argv[i], "8"))
-				return usage();
-			opt.addr_size = (unsigned)atoi(argv[i]);
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			return usage();
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			return usage();
+	tb_opts_init(&po, "pmclog", "[OPTIONS] FILE|-", pmclog_options, argc, argv);
+	while ((i = tb_opts_next(&po, &v)) != TB_OPTS_END) {
+		switch (i) {
+		case TB_OPTS_HELP: return TB_EXIT_OK;
+		case TB_OPTS_ERROR: return TB_EXIT_USAGE;
+		case 1: json = 1; break;
+		case 2: opt.flags |= TB_PMCLOG_STOP_AT_CLOSELOG; break;
+		case 3:
+			if (strcmp(v, "4") && strcmp(v, "8"))
+				return tb_opts_fail(&po, "option '--addr-size': '%s' is not 4 or 8", v);
+			opt.addr_size = (unsigned)(v[0] - '0');
+			break;
+		default:
+			if (path)
+				return tb_opts_fail(&po, "a second input file '%s'", v);
+			path = v;
+			break;
 		}
 	}
 	if (!path)
-		return usage();
+		return tb_opts_usage(&po);
 	name = strcmp(path, "-") ? path : "(stdin)";
 	fd = strcmp(path, "-") ? open(path, O_RDONLY) : 0;
 	if (fd < 0) {
@@ -865,6 +871,7 @@ int tb_cmd_pmclog(int argc, char **argv)
 	while (!out.failed) {
 		tb_status st = tb_pmclog_next(p, &ev, &err);
 		if (st == TB_OK) {
+			nrecords++;
 			if (json)
 				print_json(&out, &ev);
 			else
@@ -902,6 +909,9 @@ int tb_cmd_pmclog(int argc, char **argv)
 		if (st != TB_END) {
 			fprintf(stderr, "tracebound: %s: offset %" PRIu64 ": %s: %s\n",
 				name, err.offset, tb_strerror(err.status), err.what);
+			rc = TB_EXIT_MALFORMED;
+		} else if (nrecords == 0) {
+			fprintf(stderr, "tracebound: %s: empty input (no pmclog records)\n", name);
 			rc = TB_EXIT_MALFORMED;
 		}
 		break;

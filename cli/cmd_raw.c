@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "capture.h"
 #include "events.h"
 
@@ -39,13 +40,6 @@ typedef struct raw_ctx {
 	uint64_t subbuf;
 	int64_t missed;         /* --json: drops waiting for the sub-buffer's first event */
 } raw_ctx;
-
-static int usage(void)
-{
-	fprintf(stderr, "usage: tracebound raw [--header-page FILE] [--events DIR] "
-			"[--subbuf-size N] [--all-records] [--json] RAWFILE...\n");
-	return TB_EXIT_USAGE;
-}
 
 /* One event as the session writes JSON (docs/json.md): the same schema as
  * report --json; drops of the sub-buffer go with its first event. */
@@ -245,6 +239,11 @@ static int raw_file(const char *path, int position, const raw_opts *o,
 	}
 	if (tb_cli_load(path, &f) != 0)
 		return TB_EXIT_USAGE;
+	if (f.len == 0) {
+		fprintf(stderr, "tracebound: %s: empty input (no ring-buffer sub-buffers)\n", path);
+		tb_cli_unload(&f);
+		return TB_EXIT_MALFORMED;
+	}
 	c.out = stdout;
 	c.opt = o;
 	c.missed = 0;
@@ -283,39 +282,58 @@ static int raw_file(const char *path, int position, const raw_opts *o,
 	return rc;
 }
 
+enum { O_HP = 1, O_EVDIR, O_SUBBUF, O_ALL, O_JSON };
+
+static const tb_opt raw_options[] = {
+	{ O_HP, "--header-page", NULL, "FILE", "the sub-buffer layout (events/header_page)" },
+	{ O_EVDIR, "--events", NULL, "DIR", "the event formats (a tracefs events directory)" },
+	{ O_SUBBUF, "--subbuf-size", NULL, "SIZE", "the sub-buffer size in bytes (16k; at least 4096)" },
+	{ O_ALL, "--all-records", NULL, NULL, "also list padding and time records" },
+	{ O_JSON, "--json", NULL, NULL, "one JSON object per event (docs/json.md)" },
+	{ 0, NULL, NULL, NULL, NULL },
+};
+
 int tb_cmd_raw(int argc, char **argv)
 {
 	raw_opts o;
 	tb_kbuf_layout hp;
 	char *events_hp = NULL;
-	int i, first = 0, rc = TB_EXIT_OK, have_hp = 0;
+	int i, first, rc = TB_EXIT_OK, have_hp = 0, id, nfiles = 0;
+	tb_opts p;
+	const char *v;
+	uint64_t size;
 
 	memset(&o, 0, sizeof(o));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--")) {
-			first = i + 1;
+	tb_opts_init(&p, "raw", "[OPTIONS] RAWFILE...", raw_options, argc, argv);
+	while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
+		switch (id) {
+		case TB_OPTS_HELP:
+			printf("\nThe sub-buffer layout comes from, first to last: the header_page\n"
+			       "(--header-page, or DIR/../header_page with --events), --subbuf-size,\n"
+			       "subbuf_kb beside the dump, 4096 bytes.\n");
+			return TB_EXIT_OK;
+		case TB_OPTS_ERROR: return TB_EXIT_USAGE;
+		case O_HP: o.header_page = v; break;
+		case O_EVDIR: o.events_dir = v; break;
+		case O_SUBBUF:
+			if (tb_opts_size(&p, "--subbuf-size", v, &size) != 0)
+				return TB_EXIT_USAGE;
+			if (size < 4096 || size > (1u << 20))
+				return tb_opts_fail(&p, "option '--subbuf-size': %llu bytes: the size is in "
+						    "bytes (k and m suffixes), from 4096 to 1m",
+						    (unsigned long long)size);
+			o.subbuf_size = (uint32_t)size;
 			break;
-		} else if (!strcmp(a, "--header-page") && i + 1 < argc) {
-			o.header_page = argv[++i];
-		} else if (!strcmp(a, "--events") && i + 1 < argc) {
-			o.events_dir = argv[++i];
-		} else if (!strcmp(a, "--subbuf-size") && i + 1 < argc) {
-			if (parse_size(argv[++i], &o.subbuf_size) != 0 || o.subbuf_size == 0)
-				return usage();
-		} else if (!strcmp(a, "--all-records")) {
-			o.all_records = 1;
-		} else if (!strcmp(a, "--json")) {
-			o.json = 1;
-		} else if (a[0] == '-' && a[1] != '\0') {
-			return usage();
-		} else {
-			first = i;
-			break;
+		case O_ALL: o.all_records = 1; break;
+		case O_JSON: o.json = 1; break;
+		case TB_OPTS_POSITIONAL: argv[++nfiles] = (char *)(uintptr_t)v; break;
+		default: break;
 		}
 	}
-	if (first == 0 || first >= argc)
-		return usage();
+	if (nfiles == 0)
+		return tb_opts_usage(&p);
+	first = 1;
+	argc = nfiles + 1;
 	if (o.events_dir && !o.header_page)
 		o.header_page = events_hp = tb_cli_events_header_page(o.events_dir);
 	if (o.header_page) {

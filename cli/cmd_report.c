@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "opts.h"
 
 typedef struct report_opts {
 	int json, raw, with_text;
@@ -24,13 +25,6 @@ typedef struct report_opts {
 	const char *events; /* LIST or NULL */
 	const char *file;
 } report_opts;
-
-static int usage(void)
-{
-	fprintf(stderr, "usage: tracebound report [--raw] [--json] [--cpu LIST] "
-			"[--events LIST] FILE.dat\n");
-	return TB_EXIT_USAGE;
-}
 
 /* "0,2-3": is cpu in it?  -1 when the list is malformed. */
 static int in_cpu_list(const char *list, uint32_t cpu)
@@ -164,43 +158,53 @@ static int report_file(const report_opts *o)
 	return bad == 2 ? TB_EXIT_USAGE : bad ? TB_EXIT_MALFORMED : TB_EXIT_OK;
 }
 
+enum { O_RAW = 1, O_JSON, O_TEXT, O_NSECS, O_LAT, O_TSDIFF, O_CPU, O_EVENTS, O_INPUT };
+
+static const tb_opt report_options[] = {
+	{ O_RAW, "--raw", "-R", NULL, "trace-cmd's -R field listing instead of the print fmt text" },
+	{ O_JSON, "--json", NULL, NULL, "one JSON object per event (docs/json.md)" },
+	{ O_TEXT, "--text", NULL, NULL, "with --json: add the rendered text" },
+	{ O_NSECS, "-t", NULL, NULL, "timestamps in nanoseconds (trace-cmd -t)" },
+	{ O_LAT, "-l", NULL, NULL, "the latency columns (trace-cmd -l)" },
+	{ O_TSDIFF, "--ts-diff", NULL, NULL, "the time since the previous event (trace-cmd --ts-diff)" },
+	{ O_CPU, "--cpu", NULL, "LIST", "only these CPUs (0,2-3)" },
+	{ O_EVENTS, "--events", NULL, "LIST", "only these events (name or system:name, comma-separated)" },
+	{ O_INPUT, "-i", NULL, "FILE", "the input file (as trace-cmd -i)" },
+	{ 0, NULL, NULL, NULL, NULL },
+};
+
 int tb_cmd_report(int argc, char **argv)
 {
 	report_opts o;
-	int i;
+	tb_opts p;
+	const char *v;
+	int id;
 	memset(&o, 0, sizeof(o));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--raw") || !strcmp(a, "-R"))
-			o.raw = 1;
-		else if (!strcmp(a, "--json"))
-			o.json = 1;
-		else if (!strcmp(a, "--text"))
-			o.with_text = 1;
-		else if (!strcmp(a, "-t"))
-			o.line_flags |= TB_TEXT_NSECS;
-		else if (!strcmp(a, "-l"))
-			o.line_flags |= TB_TEXT_LATENCY;
-		else if (!strcmp(a, "--ts-diff"))
-			o.line_flags |= TB_TEXT_TSDIFF;
-		else if (!strcmp(a, "--cpu") && i + 1 < argc)
-			o.cpus = argv[++i];
-		else if (!strcmp(a, "--events") && i + 1 < argc)
-			o.events = argv[++i];
-		else if (!strcmp(a, "-i") && i + 1 < argc && !o.file)
-			o.file = argv[++i];
-		else if (a[0] == '-' && a[1])
-			return usage();
-		else if (!o.file)
-			o.file = a;
-		else
-			return usage();
+	tb_opts_init(&p, "report", "[OPTIONS] FILE.dat", report_options, argc, argv);
+	while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
+		switch (id) {
+		case TB_OPTS_HELP: return TB_EXIT_OK;
+		case TB_OPTS_ERROR: return TB_EXIT_USAGE;
+		case O_RAW: o.raw = 1; break;
+		case O_JSON: o.json = 1; break;
+		case O_TEXT: o.with_text = 1; break;
+		case O_NSECS: o.line_flags |= TB_TEXT_NSECS; break;
+		case O_LAT: o.line_flags |= TB_TEXT_LATENCY; break;
+		case O_TSDIFF: o.line_flags |= TB_TEXT_TSDIFF; break;
+		case O_CPU: o.cpus = v; break;
+		case O_EVENTS: o.events = v; break;
+		case O_INPUT:
+		case TB_OPTS_POSITIONAL:
+			if (o.file)
+				return tb_opts_fail(&p, "a second input file '%s'", v);
+			o.file = v;
+			break;
+		default: break;
+		}
 	}
 	if (!o.file)
-		return usage();
-	if (o.cpus && in_cpu_list(o.cpus, 0) < 0) {
-		fprintf(stderr, "tracebound: --cpu: bad list '%s'\n", o.cpus);
-		return TB_EXIT_USAGE;
-	}
+		return tb_opts_usage(&p);
+	if (o.cpus && in_cpu_list(o.cpus, 0) < 0)
+		return tb_opts_fail(&p, "option '--cpu': bad list '%s'", o.cpus);
 	return report_file(&o);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "opts.h"
 
 typedef struct type_count {
 	const tb_format *f;      /* NULL: event ids without a format */
@@ -139,9 +140,24 @@ int tb_cmd_stats(int argc, char **argv)
 	tb_error e;
 	tb_status st;
 
-	if (argc != 2 || (argv[1][0] == '-' && argv[1][1])) {
-		fprintf(stderr, "usage: tracebound stats FILE.dat\n");
-		return TB_EXIT_USAGE;
+	{
+		static const tb_opt none[] = { { 0, NULL, NULL, NULL, NULL } };
+		tb_opts p;
+		const char *v, *file = NULL;
+		int id;
+		tb_opts_init(&p, "stats", "FILE.dat", none, argc, argv);
+		while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
+			if (id == TB_OPTS_HELP)
+				return TB_EXIT_OK;
+			if (id == TB_OPTS_ERROR)
+				return TB_EXIT_USAGE;
+			if (file)
+				return tb_opts_fail(&p, "a second input file '%s'", v);
+			file = v;
+		}
+		if (!file)
+			return tb_opts_usage(&p);
+		argv[1] = (char *)(uintptr_t)file;
 	}
 	if ((rc = tb_cli_capture_open(&c, argv[1], &so, stderr)) != 0)
 		return rc;

@@ -21,6 +21,7 @@
 #endif
 
 #include "capture.h"
+#include "opts.h"
 
 /* Column buffers.  A table starts small (a fixed-width column holds 512
  * rows of 8 bytes; a byte or list column four of the capture's largest
@@ -1132,9 +1133,18 @@ static int convert_raw(const char *dir, const char *events, const char *hp_path,
 	return rc;
 }
 
+static const tb_opt parquet_options[] = {
+	{ 1, "--text", NULL, NULL, "add the rendered text column" },
+	{ 2, "--events", NULL, "DIR", "event formats for raw cpuN.raw inputs" },
+	{ 3, "--header-page", NULL, "FILE", "the sub-buffer layout of raw inputs" },
+	{ 0, NULL, NULL, NULL, NULL },
+};
+
 int tb_convert_parquet(int argc, char **argv)
 {
-	int i = 1, text = 0, rc = TB_EXIT_OK, nfiles, k;
+	int i = 1, text = 0, rc = TB_EXIT_OK, nfiles, k, id, npos = 0;
+	tb_opts po;
+	const char *v;
 	const char *outdir, *events = NULL, *hp = NULL;
 	uint8_t *scratch, *cscratch = NULL;
 	/* the largest column buffer: four of the largest pages (grown
@@ -1142,28 +1152,24 @@ int tb_convert_parquet(int argc, char **argv)
 	size_t scap = tb_pq_scratch_size(4 * (size_t)TB_DAT_PAGE_MAX), ccap = 0;
 	char **dirs;
 	void *zc = NULL;
-	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		if (!strcmp(argv[i], "--text")) {
-			text = 1;
-		} else if (!strcmp(argv[i], "--events") && i + 1 < argc) {
-			events = argv[++i];
-		} else if (!strcmp(argv[i], "--header-page") && i + 1 < argc) {
-			hp = argv[++i];
-		} else if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		} else {
-			fprintf(stderr, "tracebound: convert: unknown option '%s'\n", argv[i]);
-			i = argc;
-			break;
+	tb_opts_init(&po, "convert --to parquet",
+		     "[--text] OUTDIR FILE.dat...\n"
+		     "       tracebound convert --to parquet [--text] --events DIR "
+		     "[--header-page FILE] OUTDIR cpuN.raw...",
+		     parquet_options, argc, argv);
+	while ((id = tb_opts_next(&po, &v)) != TB_OPTS_END) {
+		switch (id) {
+		case TB_OPTS_HELP: return TB_EXIT_OK;
+		case TB_OPTS_ERROR: return TB_EXIT_USAGE;
+		case 1: text = 1; break;
+		case 2: events = v; break;
+		case 3: hp = v; break;
+		default: argv[++npos] = (char *)(uintptr_t)v; break;
 		}
 	}
-	if (argc - i < 2) {
-		fprintf(stderr, "usage: tracebound convert --to parquet [--text] OUTDIR FILE.dat...\n"
-				"       tracebound convert --to parquet [--text] --events DIR "
-				"[--header-page FILE] OUTDIR cpuN.raw...\n");
-		return TB_EXIT_USAGE;
-	}
+	argc = npos + 1;
+	if (argc - i < 2)
+		return tb_opts_usage(&po);
 	outdir = argv[i++];
 	nfiles = argc - i;
 	if (mkdir_p(outdir)) {

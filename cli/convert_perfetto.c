@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "capture.h"
+#include "opts.h"
 
 typedef struct pf_out {
 	FILE *f;
@@ -37,15 +38,6 @@ static tb_status pf_write(void *ctx, const void *p, size_t n)
 		return TB_ERR_ARG; /* the status is the library's; errno says why */
 	}
 	return TB_OK;
-}
-
-static int usage(void)
-{
-	fprintf(stderr, "usage: tracebound convert --to perfetto [--lossless] [--generic] [-v] "
-		"OUT FILE.dat\n"
-		"       tracebound convert --to perfetto [--lossless] [--generic] [-v] --events DIR "
-		"[--header-page FILE] [--subbuf-size N] [--clock NAME] OUT RAWFILE...\n");
-	return TB_EXIT_USAGE;
 }
 
 /* ---- raw dumps: the texts the session takes ---- */
@@ -366,6 +358,17 @@ static tb_status grow_retry(tb_pf_writer *w, uint8_t **scratch, tb_status st)
 	return TB_NEED_MORE; /* call again */
 }
 
+static const tb_opt perfetto_options[] = {
+	{ 1, "--lossless", NULL, NULL, "keep every field (generic events beside typed ones)" },
+	{ 2, "--generic", NULL, NULL, "every event as a generic one" },
+	{ 3, "--verbose", "-v", NULL, "say what was dropped or damaged" },
+	{ 4, "--events", NULL, "DIR", "event formats for raw cpuN.raw inputs" },
+	{ 5, "--header-page", NULL, "FILE", "the sub-buffer layout of raw inputs" },
+	{ 6, "--clock", NULL, "CLOCK", "the trace clock of raw inputs" },
+	{ 7, "--subbuf-size", NULL, "SIZE", "the sub-buffer size of raw inputs (16k)" },
+	{ 0, NULL, NULL, NULL, NULL },
+};
+
 int tb_convert_perfetto(int argc, char **argv)
 {
 	tb_pf_writer *w = NULL;
@@ -380,44 +383,51 @@ int tb_convert_perfetto(int argc, char **argv)
 	const tb_session_info *info;
 	unsigned flags = 0;
 	size_t b, ncpus = 1;
-	int i, rc, verbose = 0, nin;
+	int i, rc, verbose = 0, nin, id, npos = 0;
+	tb_opts po;
+	const char *v;
+	uint64_t size;
 	uint64_t damaged = 0, page_errors = 0;
 	uint8_t *bundles = NULL, *scratch = NULL;
 	const char *outpath;
 	memset(&cap, 0, sizeof(cap));
 	memset(&in, 0, sizeof(in));
 	memset(&ro, 0, sizeof(ro));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--lossless"))
-			flags |= TB_PF_LOSSLESS;
-		else if (!strcmp(a, "--generic"))
-			flags |= TB_PF_ALL_GENERIC;
-		else if (!strcmp(a, "-v") || !strcmp(a, "--verbose"))
-			verbose = 1;
-		else if (!strcmp(a, "--events") && i + 1 < argc)
-			ro.events = argv[++i];
-		else if (!strcmp(a, "--header-page") && i + 1 < argc)
-			ro.header_page = argv[++i];
-		else if (!strcmp(a, "--clock") && i + 1 < argc)
-			ro.clock = argv[++i];
-		else if (!strcmp(a, "--subbuf-size") && i + 1 < argc) {
-			char *end;
-			unsigned long v = strtoul(argv[++i], &end, 0);
-			if (*end || v == 0 || v > 0xffffffffUL)
-				return usage();
-			ro.subbuf_size = (uint32_t)v;
-		} else if (!strcmp(a, "--")) {
-			i++;
+	tb_opts_init(&po, "convert --to perfetto",
+		     "[--lossless] [--generic] [-v] OUT FILE.dat\n"
+		     "       tracebound convert --to perfetto [OPTIONS] --events DIR OUT RAWFILE...\n"
+		     "(OUT may be - for stdout)",
+		     perfetto_options, argc, argv);
+	while ((id = tb_opts_next(&po, &v)) != TB_OPTS_END) {
+		switch (id) {
+		case TB_OPTS_HELP: return TB_EXIT_OK;
+		case TB_OPTS_ERROR: return TB_EXIT_USAGE;
+		case 1: flags |= TB_PF_LOSSLESS; break;
+		case 2: flags |= TB_PF_ALL_GENERIC; break;
+		case 3: verbose = 1; break;
+		case 4: ro.events = v; break;
+		case 5: ro.header_page = v; break;
+		case 6: ro.clock = v; break;
+		case 7:
+			if (tb_opts_size(&po, "--subbuf-size", v, &size) != 0)
+				return TB_EXIT_USAGE;
+			if (size < 4096 || size > (1u << 20))
+				return tb_opts_fail(&po, "option '--subbuf-size': %llu bytes: the size is "
+						    "in bytes (k and m suffixes), from 4096 to 1m",
+						    (unsigned long long)size);
+			ro.subbuf_size = (uint32_t)size;
 			break;
-		} else if (a[0] == '-' && a[1])
-			return usage();
-		else
-			break;
+		default: argv[++npos] = (char *)(uintptr_t)v; break;
+		}
 	}
+	argc = npos + 1;
+	i = 1;
 	nin = argc - i - 1;
-	if (nin < 1 || (nin > 1 && !ro.events))
-		return usage();
+	if (nin < 1)
+		return tb_opts_usage(&po);
+	if (nin > 1 && !ro.events)
+		return tb_opts_fail(&po, "a second input file '%s' (several inputs are raw "
+				    "cpuN files, with --events)", argv[i + 2]);
 	outpath = argv[i];
 
 	memset(&sopt, 0, sizeof(sopt));

@@ -1,0 +1,247 @@
+/*
+ * The built CLI's option handling (cli/opts.c) and its error paths:
+ * every command names a bad argument, `CMD --help` lists that command's
+ * options and exits 0, sizes take k/m suffixes.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+Suite *tb_suite_cli(void);
+
+#define V7 "/work/shared/samples/sched4k.v7.dat"
+
+/* Run the CLI; assert the status and that stderr holds `err` (or is empty). */
+static void expect(const char *args, int status, const char *err)
+{
+	tb_test_run r;
+	tb_test_cli(args, &r);
+	if (r.status != status || (err && !strstr(r.err, err)))
+		ck_abort_msg("tracebound %s: status %d, stderr '%s' (wanted %d, '%s')", args,
+			     r.status, r.err, status, err ? err : "");
+	tb_test_run_free(&r);
+}
+
+START_TEST(unknown_options_are_named)
+{
+	static const char *const cmds[] = { "report", "raw", "stats", "check", "formats" };
+	size_t i;
+	char args[128], want[128];
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		snprintf(args, sizeof(args), "%s --bogus x", cmds[i]);
+		snprintf(want, sizeof(want), "tracebound %s: unknown option '--bogus'\n", cmds[i]);
+		expect(args, 2, want);
+		snprintf(args, sizeof(args), "%s --bogus=1 x", cmds[i]);
+		expect(args, 2, want);
+	}
+	expect("report --cpu", 2, "tracebound report: option '--cpu' needs a value\n");
+	expect("report --raw=1 x", 2, "option '--raw' takes no value");
+	expect("report a b", 2, "tracebound report: a second input file 'b'\n");
+	expect("report -i a b", 2, "a second input file 'b'");
+	expect("stats a b", 2, "tracebound stats: a second input file 'b'\n");
+	expect("report", 2, "usage: tracebound report ");
+	expect("check", 2, "usage: tracebound check ");
+}
+END_TEST
+
+START_TEST(help_lists_each_option)
+{
+	tb_test_run r;
+	tb_test_cli("report --help", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_ptr_nonnull(strstr(r.out, "usage: tracebound report [OPTIONS] FILE.dat\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --raw, -R "));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --cpu LIST "));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --events LIST "));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --ts-diff "));
+	tb_test_run_free(&r);
+	tb_test_cli("raw --help", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --subbuf-size SIZE "));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --header-page FILE "));
+	ck_assert_ptr_nonnull(strstr(r.out, "header_page"));
+	tb_test_run_free(&r);
+	tb_test_cli("check --help", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --addr-size 4|8 "));
+	tb_test_run_free(&r);
+	expect("stats --help", 0, NULL);
+	expect("formats --help", 0, NULL);
+}
+END_TEST
+
+START_TEST(option_values_both_spellings)
+{
+	tb_test_run a, b;
+	if (!tb_test_exists(V7))
+		return;
+	tb_test_cli("report --raw --cpu 1 --events sched_switch " V7, &a);
+	tb_test_cli("report --raw --cpu=1 --events=sched_switch -i " V7, &b);
+	ck_assert_int_eq(a.status, 0);
+	ck_assert_int_eq(b.status, 0);
+	ck_assert_uint_gt(tb_test_count_lines(a.out), 10);
+	ck_assert_uint_eq(a.out_len, b.out_len);
+	ck_assert(!memcmp(a.out, b.out, a.out_len));
+	ck_assert_ptr_null(strstr(a.out, "[000]"));
+	tb_test_run_free(&a);
+	tb_test_run_free(&b);
+}
+END_TEST
+
+START_TEST(sizes_take_suffixes)
+{
+	expect("raw --subbuf-size 16 x", 2,
+	       "option '--subbuf-size': 16 bytes: the size is in bytes (k and m suffixes), from 4096");
+	expect("raw --subbuf-size 16q x", 2, "'16q' is not a size");
+	expect("raw --subbuf-size 2m x", 2, "2097152 bytes");
+	/* 16k is accepted: the failure is then the missing file, not the size */
+	expect("raw --subbuf-size 16k /nonexistent/cpu0.raw", 2, "/nonexistent/cpu0.raw");
+	expect("raw --subbuf-size=4k /nonexistent/cpu0.raw", 2, "/nonexistent/cpu0.raw");
+}
+END_TEST
+
+START_TEST(check_addr_size_for_legacy_32bit)
+{
+	tb_test_run r;
+	tb_test_cli("check --addr-size 4 tests/data/pmclog/legacy-i386.pmclog "
+		    "tests/data/pmclog/legacy-be32.pmclog", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out,
+			 "tests/data/pmclog/legacy-i386.pmclog: pmclog: 21 records, 1 drop "
+			 "notifications, 1 of unknown type, 0 anomalies: ok\n"
+			 "tests/data/pmclog/legacy-be32.pmclog: pmclog: 21 records, 1 drop "
+			 "notifications, 1 of unknown type, 0 anomalies: ok\n");
+	tb_test_run_free(&r);
+	/* without it the guess is 8 and the stream is malformed */
+	tb_test_cli("check tests/data/pmclog/legacy-i386.pmclog", &r);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.out, "MALFORMED"));
+	tb_test_run_free(&r);
+	expect("check --addr-size 7 x", 2, "option '--addr-size': '7' is not 4 or 8");
+}
+END_TEST
+
+START_TEST(converters_have_help_and_named_errors)
+{
+	tb_test_run r;
+	tb_test_cli("convert --to perfetto --help", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --lossless "));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --subbuf-size SIZE "));
+	tb_test_run_free(&r);
+	tb_test_cli("convert --to=parquet --help", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --text "));
+	tb_test_run_free(&r);
+	expect("convert --help", 0, NULL);
+	expect("convert --to xml a b", 2, "tracebound convert: unknown format 'xml'\n");
+	expect("convert --to perfetto --bogus a b", 2,
+	       "tracebound convert --to perfetto: unknown option '--bogus'\n");
+	expect("convert --to perfetto a b c", 2, "a second input file 'c'");
+	expect("convert --to perfetto --subbuf-size 16 --events x a b", 2, "16 bytes");
+	expect("convert --to parquet --events", 2, "option '--events' needs a value");
+	expect("pmclog --bogus x", 2, "tracebound pmclog: unknown option '--bogus'\n");
+	expect("pmclog a b", 2, "tracebound pmclog: a second input file 'b'\n");
+	expect("pmclog --addr-size 5 x", 2, "'5' is not 4 or 8");
+	expect("pmclog --help", 0, NULL);
+}
+END_TEST
+
+/* Nothing fails silently: stdout on /dev/full is a message and exit 2. */
+START_TEST(full_stdout_is_exit_2)
+{
+	static const char *const cmds[] = {
+		"report " V7, "report --raw " V7, "report --json " V7, "stats " V7, "check " V7,
+		"raw tests/data/raw-sched4k/cpu0.raw",
+		"raw --json --events tests/data/render/events tests/data/render/cpu0.raw",
+		"formats tests/data/render/events", "pmclog tests/data/pmclog/amd64.pmclog",
+		"pmclog --json tests/data/pmclog/amd64.pmclog",
+		"convert --to perfetto - " V7,
+	};
+	size_t i;
+	char cmd[256];
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		tb_test_run r;
+		if (strstr(cmds[i], V7) && !tb_test_exists(V7))
+			continue;
+		snprintf(cmd, sizeof(cmd), "$CLI %s >/dev/full", cmds[i]);
+		tb_test_sh(cmd, &r);
+		if (r.status != 2 || !strstr(r.err, "No space left on device"))
+			ck_abort_msg("%s: status %d, stderr '%s'", cmds[i], r.status, r.err);
+		tb_test_run_free(&r);
+	}
+}
+END_TEST
+
+/* An empty input is said, like check's "not recognised", and exits 1. */
+START_TEST(empty_inputs_are_said)
+{
+	tb_test_run r;
+	expect("raw /dev/null", 1, "tracebound: /dev/null: empty input (no ring-buffer sub-buffers)\n");
+	expect("pmclog /dev/null", 1, "tracebound: /dev/null: empty input (no pmclog records)\n");
+	tb_test_sh("$CLI pmclog - </dev/null", &r);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_str_eq(r.err, "tracebound: (stdin): empty input (no pmclog records)\n");
+	tb_test_run_free(&r);
+	tb_test_cli("check /dev/null", &r);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.out, "/dev/null: not recognised"));
+	tb_test_run_free(&r);
+}
+END_TEST
+
+/* report --raw -t / --ts-diff equal trace-cmd report -N -R -t / --ts-diff on
+ * the three samples, byte for byte (run when trace-cmd is installed). */
+START_TEST(line_options_match_trace_cmd)
+{
+	static const char *const samples[] = { "sched4k.v6.dat", "sched4k.v7.dat",
+					       "sched4k.v7zstd.dat" };
+	static const char *const opts[] = { "-t", "--ts-diff" };
+	size_t i, k;
+	char cmd[1024];
+	tb_test_run r;
+	tb_test_sh("command -v trace-cmd", &r);
+	k = (size_t)r.status;
+	tb_test_run_free(&r);
+	if (k != 0)
+		return;
+	for (i = 0; i < 3; i++)
+		for (k = 0; k < 2; k++) {
+			char f[256];
+			snprintf(f, sizeof(f), "/work/shared/samples/%s", samples[i]);
+			if (!tb_test_exists(f))
+				continue;
+			snprintf(cmd, sizeof(cmd),
+				 "T=$(mktemp -d) && trace-cmd report -N -R %s -i %s >$T/a 2>/dev/null; "
+				 "$CLI report --raw %s %s >$T/b 2>/dev/null; "
+				 "cmp $T/a $T/b && wc -l <$T/b; rc=$?; rm -rf $T; exit $rc",
+				 opts[k], f, opts[k], f);
+			tb_test_sh(cmd, &r);
+			if (r.status != 0 || atol(r.out) < 1000)
+				ck_abort_msg("%s %s: %s%s", samples[i], opts[k], r.out, r.err);
+			tb_test_run_free(&r);
+		}
+}
+END_TEST
+
+Suite *tb_suite_cli(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *t = tcase_create("cli");
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, unknown_options_are_named);
+	tcase_add_test(t, help_lists_each_option);
+	tcase_add_test(t, option_values_both_spellings);
+	tcase_add_test(t, sizes_take_suffixes);
+	tcase_add_test(t, check_addr_size_for_legacy_32bit);
+	tcase_add_test(t, converters_have_help_and_named_errors);
+	tcase_add_test(t, full_stdout_is_exit_2);
+	tcase_add_test(t, empty_inputs_are_said);
+	tcase_add_test(t, line_options_match_trace_cmd);
+	suite_add_tcase(s, t);
+	return s;
+}
