@@ -123,9 +123,11 @@ $(SHARED): $(LIB_OBJ)
 	ln -sf libtracebound.so.$(VERSION) $(BUILD)/libtracebound.so.$(SOVERSION)
 	ln -sf libtracebound.so.$(SOVERSION) $(BUILD)/libtracebound.so
 
+# The CLI sees the public headers only: what it needs of the library, a
+# user's program can have too.
 $(CLI): $(CLI_SRC) $(CLI_HDR) $(STATIC)
 	@mkdir -p $(@D)
-	$(CC) $(APP_CFLAGS) $(CLI_DEFS) -Icli $(CLI_SRC) $(STATIC) $(CLI_LIBS) \
+	$(CC) $(filter-out -Ilib,$(APP_CFLAGS)) $(CLI_DEFS) -Icli $(CLI_SRC) $(STATIC) $(CLI_LIBS) \
 	  $(EXTRA_LDFLAGS) -o $@
 
 # One Check runner holds every suite: tests/test_NAME.c defines

@@ -7,7 +7,6 @@
 #include <stdio.h>
 
 #include "tracebound/tracebound.h"
-#include "reader.h" /* the library's byte-order loads, on checked ranges */
 
 /* Exit statuses every command uses. */
 enum { TB_EXIT_OK = 0, TB_EXIT_MALFORMED = 1, TB_EXIT_USAGE = 2 };

@@ -75,7 +75,10 @@ static void json_event(raw_ctx *c, const tb_kbuf_record *r)
 static void print_event(const raw_ctx *c, const tb_kbuf_record *r, int be)
 {
 	int has_id = r->payload_len >= 2;
-	unsigned id = has_id ? tb_load16(r->payload, be) : 0;
+	/* common_type, in the traced machine's byte order */
+	unsigned id = !has_id ? 0u
+		      : be  ? (unsigned)r->payload[0] << 8 | r->payload[1]
+			    : (unsigned)r->payload[1] << 8 | r->payload[0];
 	if (c->opt->json) { /* --json always has its session */
 		json_event((raw_ctx *)(uintptr_t)c, r);
 		return;

@@ -18,62 +18,137 @@
 #include "capture.h"
 #include "opts.h"
 
+#define REPORT_MAX_FILTERS 16
+
 typedef struct report_opts {
 	int json, raw, with_text;
 	unsigned line_flags;  /* TB_TEXT_NSECS / _LATENCY / _TSDIFF */
 	const char *cpus;   /* LIST or NULL */
+	const char *filters[REPORT_MAX_FILTERS]; /* -F, in order */
+	size_t nfilters, negate_from;            /* -F after -v hide what they match */
 	const char *events; /* LIST or NULL */
 	const char *file;
 } report_opts;
 
-/* "0,2-3": is cpu in it?  -1 when the list is malformed. */
-static int in_cpu_list(const char *list, uint32_t cpu)
+#define CPU_WORDS (TB_CPU_LIST_MAX / 64)
+
+/* The selections, checked against the capture before the walk. */
+typedef struct report_sel {
+	tb_select events;
+	int have_events;
+	uint64_t cpus[CPU_WORDS];
+	int have_cpus;
+	tb_filter *flt[REPORT_MAX_FILTERS];
+	size_t nflt;
+} report_sel;
+
+static void say_at(const char *opt, const char *text, const tb_error *e)
 {
-	const char *p = list;
-	while (*p) {
-		char *end;
-		unsigned long a = strtoul(p, &end, 10), b;
-		if (end == p)
-			return -1;
-		b = a;
-		p = end;
-		if (*p == '-') {
-			b = strtoul(p + 1, &end, 10);
-			if (end == p + 1)
-				return -1;
-			p = end;
+	fprintf(stderr, "tracebound: %s '%s': %s at byte %llu (%s)\n", opt, text, e->what,
+		(unsigned long long)e->offset, tb_strerror(e->status));
+}
+
+/* Compile the selections and say what matches nothing: 0, or an exit status. */
+static int prepare_sel(tb_session *s, const report_opts *o, report_sel *sel)
+{
+	const tb_session_info *info = tb_session_get_info(s);
+	uint64_t hits = 0, applies = 0;
+	tb_error e;
+	size_t i, k;
+	if (o->events) {
+		if (tb_select_parse(&sel->events, o->events, strlen(o->events), &e) != TB_OK) {
+			say_at("--events", o->events, &e);
+			return TB_EXIT_USAGE;
 		}
-		if (cpu >= a && cpu <= b)
-			return 1;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -1;
+		sel->have_events = 1;
 	}
+	if (o->cpus) {
+		if (tb_cpu_list_parse(o->cpus, strlen(o->cpus), info->ncpus ? info->ncpus : 1,
+				      sel->cpus, CPU_WORDS, &e) != TB_OK) {
+			fprintf(stderr, "tracebound: --cpu '%s': %s at byte %llu (the capture has "
+					"%u CPUs)\n", o->cpus, e.what, (unsigned long long)e.offset,
+				info->ncpus);
+			return TB_EXIT_USAGE;
+		}
+		sel->have_cpus = 1;
+	}
+	for (i = 0; i < o->nfilters; i++) {
+		sel->flt[i] = malloc(sizeof(tb_filter));
+		if (!sel->flt[i]) {
+			fprintf(stderr, "tracebound: out of memory\n");
+			return TB_EXIT_USAGE;
+		}
+		sel->nflt++;
+		if (tb_filter_compile(sel->flt[i], o->filters[i], strlen(o->filters[i]),
+				      i >= o->negate_from ? TB_FILTER_NEGATE : 0u, &e) != TB_OK) {
+			say_at("-F", o->filters[i], &e);
+			return TB_EXIT_USAGE;
+		}
+	}
+	/* every format of the capture: which items and filters meet one */
+	for (k = 0; k < info->nformats; k++) {
+		uint32_t id;
+		const tb_format *f;
+		if (!tb_session_format_at(s, k, NULL, NULL, &id) || !(f = tb_session_format(s, id)))
+			continue;
+		if (sel->have_events)
+			(void)tb_select_match(&sel->events, f->system, f->system_len, f->name,
+					      f->name_len, &hits);
+		for (i = 0; i < sel->nflt; i++) {
+			uint64_t found[2] = { 0, 0 };
+			if (!tb_filter_applies(sel->flt[i], f->system, f->system_len, f->name,
+					       f->name_len))
+				continue;
+			applies |= 1ull << i;
+			if (tb_filter_check(sel->flt[i], f, found, &e) != TB_OK) {
+				fprintf(stderr, "tracebound: -F '%s': %.*s: %s at byte %llu (%s)\n",
+					o->filters[i], (int)f->name_len, f->name, e.what,
+					(unsigned long long)e.offset, tb_strerror(e.status));
+				return TB_EXIT_USAGE;
+			}
+		}
+	}
+	for (i = 0; sel->have_events && i < sel->events.n; i++)
+		if (!(hits >> i & 1u)) {
+			size_t n;
+			const char *t = tb_select_item_text(&sel->events, i, &n);
+			fprintf(stderr, "tracebound: no event matches '%.*s'\n", (int)n, t);
+			return TB_EXIT_USAGE;
+		}
+	for (i = 0; i < sel->nflt; i++)
+		if (!(applies >> i & 1u)) {
+			/* trace-cmd: "Failed to create event filter: X" */
+			fprintf(stderr, "tracebound: -F '%s': no event of the capture matches it\n",
+				o->filters[i]);
+			return TB_EXIT_USAGE;
+		}
 	return 0;
 }
 
-/* "sched_switch,irq:softirq_entry": does the list name this event? */
-static int in_event_list(const char *list, const tb_session_event *ev)
+static int selected(const report_sel *sel, const tb_session *s, const tb_session_event *ev)
 {
-	const char *p = list;
-	while (*p) {
-		const char *end = strchr(p, ',');
-		size_t n = end ? (size_t)(end - p) : strlen(p);
-		const char *colon = memchr(p, ':', n);
-		if (colon) {
-			size_t sn = (size_t)(colon - p);
-			if (ev->system.len == sn && !memcmp(ev->system.ptr, p, sn) &&
-			    ev->name.len == n - sn - 1 && !memcmp(ev->name.ptr, colon + 1, n - sn - 1))
-				return 1;
-		} else if (ev->name.len == n && !memcmp(ev->name.ptr, p, n)) {
-			return 1;
-		}
-		p += n;
-		if (*p == ',')
-			p++;
+	const tb_format *f = ev->format;
+	if (sel->have_cpus && !tb_cpu_list_has(sel->cpus, CPU_WORDS, ev->cpu))
+		return 0;
+	if (sel->have_events &&
+	    !(f && tb_select_match(&sel->events, f->system, f->system_len, f->name, f->name_len,
+				   NULL)))
+		return 0;
+	if (sel->nflt) {
+		tb_filter_record r;
+		tb_error e;
+		int show = 0;
+		r.format = f;
+		r.data = ev->data;
+		r.len = ev->len;
+		r.big_endian = tb_session_get_info(s)->big_endian;
+		r.cpu = ev->cpu;
+		r.comm = ev->comm;
+		r.comm_len = ev->comm_len;
+		(void)tb_filter_select((const tb_filter *const *)sel->flt, sel->nflt, &r, &show, &e);
+		return show;
 	}
-	return 0;
+	return 1;
 }
 
 static int report_file(const report_opts *o)
@@ -89,7 +164,10 @@ static int report_file(const report_opts *o)
 	int rc, bad = 0, progress = isatty(2);
 	uint64_t nevents = 0;
 	static char outbuf[1 << 18];
+	static report_sel sel;
+	size_t i;
 
+	memset(&sel, 0, sizeof(sel));
 	rc = tb_cli_capture_open(&c, o->file, &so, stderr);
 	if (rc)
 		return rc;
@@ -101,6 +179,10 @@ static int report_file(const report_opts *o)
 	if (!tb_session_get_info(c.s)->nbuffers && !tb_session_ndamage(c.s))
 		fprintf(stderr, "tracebound: %s: no flyrecord data (latency traces are not supported)\n",
 			o->file);
+	if ((rc = prepare_sel(c.s, o, &sel)) != 0) {
+		bad = rc == TB_EXIT_USAGE ? 2 : 1;
+		goto done;
+	}
 	if (!o->json)
 		printf("cpus=%u\n", tb_session_get_info(c.s)->ncpus);
 	line.cap = 1 << 16;
@@ -137,9 +219,7 @@ static int report_file(const report_opts *o)
 		nevents++;
 		if (progress && (nevents & 0xfffff) == 0)
 			fprintf(stderr, "\r%llu events", (unsigned long long)nevents);
-		if (o->cpus && in_cpu_list(o->cpus, ev.cpu) != 1)
-			continue;
-		if (o->events && (!ev.format || !in_event_list(o->events, &ev)))
+		if (!selected(&sel, c.s, &ev))
 			continue;
 		if (tb_cli_render(&c, &ev, how, &line) != 0) {
 			fprintf(stderr, "tracebound: out of memory\n");
@@ -153,12 +233,16 @@ static int report_file(const report_opts *o)
 	}
 	if (progress && nevents > 0xfffff)
 		fprintf(stderr, "\r\n");
+done:
+	for (i = 0; i < sel.nflt; i++)
+		free(sel.flt[i]);
 	free(line.p);
 	tb_cli_capture_close(&c);
 	return bad == 2 ? TB_EXIT_USAGE : bad ? TB_EXIT_MALFORMED : TB_EXIT_OK;
 }
 
-enum { O_RAW = 1, O_JSON, O_TEXT, O_NSECS, O_LAT, O_TSDIFF, O_CPU, O_EVENTS, O_INPUT };
+enum { O_RAW = 1, O_JSON, O_TEXT, O_NSECS, O_LAT, O_TSDIFF, O_CPU, O_EVENTS, O_INPUT, O_FILTER,
+       O_INVERT };
 
 static const tb_opt report_options[] = {
 	{ O_RAW, "--raw", "-R", NULL, "trace-cmd's -R field listing instead of the print fmt text" },
@@ -168,7 +252,9 @@ static const tb_opt report_options[] = {
 	{ O_LAT, "-l", NULL, NULL, "the latency columns (trace-cmd -l)" },
 	{ O_TSDIFF, "--ts-diff", NULL, NULL, "the time since the previous event (trace-cmd --ts-diff)" },
 	{ O_CPU, "--cpu", NULL, "LIST", "only these CPUs (0,2-3)" },
-	{ O_EVENTS, "--events", NULL, "LIST", "only these events (name or system:name, comma-separated)" },
+	{ O_EVENTS, "--events", NULL, "LIST", "only these events: names, systems, system:event, globs (sched,irq:softirq_*)" },
+	{ O_FILTER, "-F", NULL, "FILTER", "trace-cmd's filter ('sched_switch: prev_pid == 0'); several are or-ed (docs/filter.md)" },
+	{ O_INVERT, "-v", NULL, NULL, "the -F filters after it hide what they match" },
 	{ O_INPUT, "-i", NULL, "FILE", "the input file (as trace-cmd -i)" },
 	{ 0, NULL, NULL, NULL, NULL },
 };
@@ -180,6 +266,7 @@ int tb_cmd_report(int argc, char **argv)
 	const char *v;
 	int id;
 	memset(&o, 0, sizeof(o));
+	o.negate_from = SIZE_MAX;
 	tb_opts_init(&p, "report", "[OPTIONS] FILE.dat", report_options, argc, argv);
 	while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
 		switch (id) {
@@ -193,6 +280,16 @@ int tb_cmd_report(int argc, char **argv)
 		case O_TSDIFF: o.line_flags |= TB_TEXT_TSDIFF; break;
 		case O_CPU: o.cpus = v; break;
 		case O_EVENTS: o.events = v; break;
+		case O_FILTER:
+			if (o.nfilters == REPORT_MAX_FILTERS)
+				return tb_opts_fail(&p, "more than %d -F filters", REPORT_MAX_FILTERS);
+			o.filters[o.nfilters++] = v;
+			break;
+		case O_INVERT:
+			if (o.negate_from != SIZE_MAX)
+				return tb_opts_fail(&p, "-v given twice (trace-cmd takes it once)");
+			o.negate_from = o.nfilters;
+			break;
 		case O_INPUT:
 		case TB_OPTS_POSITIONAL:
 			if (o.file)
@@ -204,7 +301,5 @@ int tb_cmd_report(int argc, char **argv)
 	}
 	if (!o.file)
 		return tb_opts_usage(&p);
-	if (o.cpus && in_cpu_list(o.cpus, 0) < 0)
-		return tb_opts_fail(&p, "option '--cpu': bad list '%s'", o.cpus);
 	return report_file(&o);
 }

@@ -212,7 +212,8 @@ START_TEST(line_options_match_trace_cmd)
 	for (i = 0; i < 3; i++)
 		for (k = 0; k < 2; k++) {
 			char f[256];
-			snprintf(f, sizeof(f), "/work/shared/samples/%s", samples[i]);
+			snprintf(f, sizeof(f), "%s", tb_test_path("../shared/samples/"));
+			snprintf(f + strlen(f), sizeof(f) - strlen(f), "%s", samples[i]);
 			if (!tb_test_exists(f))
 				continue;
 			snprintf(cmd, sizeof(cmd),
@@ -225,6 +226,60 @@ START_TEST(line_options_match_trace_cmd)
 				ck_abort_msg("%s %s: %s%s", samples[i], opts[k], r.out, r.err);
 			tb_test_run_free(&r);
 		}
+}
+END_TEST
+
+/* Selections as trace-cmd makes them, and said when they match nothing. */
+START_TEST(selections_match_trace_cmd_or_say_why_not)
+{
+	static const char *const errs[][2] = {
+		{ "--events nosuch", "no event matches 'nosuch'" },
+		{ "--cpu 99", "--cpu '99': " },
+		{ "--cpu 1-0", "--cpu '1-0': " },
+		{ "-F 'nosuch: x == 1'", "-F 'nosuch: x == 1': no event of the capture matches it" },
+		{ "-F 'sched_switch: prev_pid =='", "-F 'sched_switch: prev_pid ==': " },
+		{ "-v -v", "-v given twice" },
+	};
+	static const char *const filters[] = {
+		"-F 'sched_switch: prev_pid == 0 || next_comm =~ \"^kworker\"'",
+		"-F 'sched/sched_wak.*'",
+		"-F sched_switch -v -F 'sched_switch: prev_pid == 0'",
+	};
+	char f[512], cmd[2048];
+	tb_test_run r;
+	size_t i;
+	snprintf(f, sizeof(f), "%s", tb_test_path("../shared/samples/sched4k.v7.dat"));
+	if (!tb_test_exists(f))
+		return;
+	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "$CLI report %s '%s'", errs[i][0], f);
+		tb_test_sh(cmd, &r);
+		ck_assert_int_eq(r.status, 2);
+		if (!strstr(r.err, errs[i][1]))
+			ck_abort_msg("%s: %s", errs[i][0], r.err);
+		ck_assert_uint_eq(r.out_len, 0);
+		tb_test_run_free(&r);
+	}
+	/* a system name selects the system; system:* and globs too */
+	snprintf(cmd, sizeof(cmd), "for e in sched 'sched:*' 'sched_*'; do $CLI report --events \"$e\" '%s' | wc -l; done", f);
+	tb_test_sh(cmd, &r);
+	ck_assert_str_eq(r.out, "3673\n3673\n3673\n");
+	tb_test_run_free(&r);
+	tb_test_sh("command -v trace-cmd", &r);
+	i = (size_t)r.status;
+	tb_test_run_free(&r);
+	if (i != 0)
+		return;
+	for (i = 0; i < sizeof(filters) / sizeof(filters[0]); i++) {
+		snprintf(cmd, sizeof(cmd),
+			 "T=$(mktemp -d) && trace-cmd report -N -R %s -i '%s' >$T/a 2>/dev/null; "
+			 "$CLI report --raw %s '%s' >$T/b; cmp $T/a $T/b && wc -l <$T/b; rc=$?; "
+			 "rm -rf $T; exit $rc", filters[i], f, filters[i], f);
+		tb_test_sh(cmd, &r);
+		if (r.status != 0 || atol(r.out) < 200)
+			ck_abort_msg("%s: %s%s", filters[i], r.out, r.err);
+		tb_test_run_free(&r);
+	}
 }
 END_TEST
 
@@ -242,6 +297,7 @@ Suite *tb_suite_cli(void)
 	tcase_add_test(t, full_stdout_is_exit_2);
 	tcase_add_test(t, empty_inputs_are_said);
 	tcase_add_test(t, line_options_match_trace_cmd);
+	tcase_add_test(t, selections_match_trace_cmd_or_say_why_not);
 	suite_add_tcase(s, t);
 	return s;
 }
