@@ -97,7 +97,9 @@ static inline void store_le64(char *p, uint64_t w)
 #endif
 }
 
-/* The 8 hex digits of x as 8 bytes, the first digit in the low byte. */
+#if !(defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+/* The 8 hex digits of x as 8 bytes, the first digit in the low byte
+ * (the portable path of put_hex). */
 static inline uint64_t hex8(uint32_t x)
 {
 	uint64_t v = x;
@@ -109,6 +111,7 @@ static inline uint64_t hex8(uint32_t x)
 	return v + 0x3030303030303030ull +
 	       (((v + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull) * 39u;
 }
+#endif
 
 /* "0x" and v in lower-case hex without leading zeros ("0x0" for 0), as
  * printf's 0x%x; needs 18 bytes of room (it writes 18, keeps its own).
