@@ -395,9 +395,9 @@ static void generic_body(tb_pf_writer *w, tb_pb *pb, const tb_format *fmt)
 			/* integers of the element size; anything else (and text
 			 * that is not UTF-8, up to its NUL) as bytes */
 			int text = is_text(f);
-			int word = !text && f->kind != TB_FIELD_OPAQUE && is_word(f->elem_size);
-			uint32_t size = word ? f->elem_size : 1;
-			int sign = word && (f->flags & TB_FIELD_SIGNED) != 0;
+			int as_int = !text && f->kind != TB_FIELD_OPAQUE && is_word(f->elem_size);
+			uint32_t size = as_int ? f->elem_size : 1;
+			int sign = as_int && (f->flags & TB_FIELD_SIGNED) != 0;
 			size_t k, n = (text ? text_len(v) : v->len) / size;
 			for (k = 0; k < n; k++)
 				generic_field(pb, nm, elem_name(nm, f, k), sign,

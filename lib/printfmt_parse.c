@@ -1406,10 +1406,10 @@ static int tep_spec(const char *s, uint32_t n, tb_render_dir_ *d)
 static int fm_conv_add(parser *ps, const tb_render_dir_ *d)
 {
 	tb_render_prog *p = ps->p;
-	size_t at = p->text_len + (size_t)p->n_dirs * sizeof(*d);
-	if (p->n_dirs >= TB_RENDER_MAX_DIRS || at + sizeof(*d) > TB_RENDER_MAX_TEXT)
+	size_t pos = p->text_len + (size_t)p->n_dirs * sizeof(*d);
+	if (p->n_dirs >= TB_RENDER_MAX_DIRS || pos + sizeof(*d) > TB_RENDER_MAX_TEXT)
 		return fail(ps, TB_ERR_LIMIT, "print fmt has too many conversions");
-	memcpy(p->text + at, d, sizeof(*d));
+	memcpy(p->text + pos, d, sizeof(*d));
 	p->n_dirs++;
 	return 1;
 }
@@ -1418,7 +1418,7 @@ static int fm_conv_add(parser *ps, const tb_render_dir_ *d)
  * %pU (b B l L) and %ph (C D N); j is at the first letter. */
 static void tep_pext(const char *f, uint32_t len, uint32_t *j, tb_render_dir_ *d)
 {
-	char y = *j + 1 < len ? f[*j + 1] : 0;
+	char y = (char)(*j + 1 < len ? f[*j + 1] : 0);
 	if (d->pext[0] == 'I' || d->pext[0] == 'i') {
 		if (y == '4' || y == '6') {
 			d->pext[1] = y;
@@ -1514,7 +1514,7 @@ static int tep_format(parser *ps, uint32_t off, uint32_t len, const tep_arg *arg
 					if (!tep_spec(f + st + 1, j - st - 1, d))
 						d->kind = TB_D_WIDE;
 					if (c == 'p') {
-						char x = j + 1 < len ? f[j + 1] : 0;
+						char x = (char)(j + 1 < len ? f[j + 1] : 0);
 						if (x == 'F' || x == 'S' || x == 'f' || x == 's') {
 							d->pext[0] = x;
 							j++;

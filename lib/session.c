@@ -1339,7 +1339,7 @@ static uint64_t put_time(tb_text *t, uint64_t ts, int ns_clock, int nsecs)
 			}
 			t->len += 12;
 			t->need = t->len;
-			t->last = p[11];
+			t->last = (unsigned char)p[11];
 			return us;
 		}
 		tb_text_u64(t, sec, 5, 0);
@@ -1433,8 +1433,8 @@ static void put_latency(tb_text *t, const tb_session *s, const tb_session_event 
 		c[2] = (char)(soft ? 'H' : 'h');
 	else
 		c[2] = (char)(soft ? 's' : '.');
-	c[3] = (pc & 15u) ? hex[pc & 15u] : (char)'.';
-	c[4] = (pc >> 4) ? hex[pc >> 4] : (char)'.';
+	c[3] = (char)((pc & 15u) ? hex[pc & 15u] : '.');
+	c[4] = (char)((pc >> 4) ? hex[pc >> 4] : '.');
 	tb_text_put(t, c, 5);
 }
 

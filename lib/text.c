@@ -4,42 +4,22 @@
 #include "tracebound/text.h"
 
 /* digits[0..n) with an optional '-', padded to width; one put in the usual case. */
+/* digits[0..n) with an optional '-', padded to width (the general path:
+ * put_dec writes the usual case straight into the buffer). */
 static void put_digits(tb_text *t, const char *digits, size_t n, int neg, unsigned width,
 		       unsigned flags)
 {
 	size_t len = n + (neg ? 1u : 0u);
 	size_t pad = width > len ? width - len : 0;
-	char tmp[48];
-	size_t k = 0;
-	if (pad + len > sizeof(tmp)) {
-		if (!(flags & (TB_TEXT_LEFT | TB_TEXT_ZERO)))
-			tb_text_fill(t, ' ', pad);
-		if (neg)
-			tb_text_putc(t, '-');
-		if ((flags & TB_TEXT_ZERO) && !(flags & TB_TEXT_LEFT))
-			tb_text_fill(t, '0', pad);
-		tb_text_put(t, digits, n);
-		if (flags & TB_TEXT_LEFT)
-			tb_text_fill(t, ' ', pad);
-		return;
-	}
-	if (pad && !(flags & (TB_TEXT_LEFT | TB_TEXT_ZERO))) {
-		memset(tmp, ' ', pad);
-		k = pad;
-	}
+	if (!(flags & (TB_TEXT_LEFT | TB_TEXT_ZERO)))
+		tb_text_fill(t, ' ', pad);
 	if (neg)
-		tmp[k++] = '-';
-	if (pad && (flags & TB_TEXT_ZERO) && !(flags & TB_TEXT_LEFT)) {
-		memset(tmp + k, '0', pad);
-		k += pad;
-	}
-	memcpy(tmp + k, digits, n);
-	k += n;
-	if (pad && (flags & TB_TEXT_LEFT)) {
-		memset(tmp + k, ' ', pad);
-		k += pad;
-	}
-	tb_text_put(t, tmp, k);
+		tb_text_putc(t, '-');
+	if ((flags & TB_TEXT_ZERO) && !(flags & TB_TEXT_LEFT))
+		tb_text_fill(t, '0', pad);
+	tb_text_put(t, digits, n);
+	if (flags & TB_TEXT_LEFT)
+		tb_text_fill(t, ' ', pad);
 }
 
 static const char digit_pairs[201] =
@@ -55,18 +35,18 @@ static size_t dec_digits(char *end, uint64_t v)
 		unsigned r = (unsigned)(v % 100u);
 		v /= 100u;
 		p -= 2;
-		memcpy(p, digit_pairs + 2 * r, 2);
+		memcpy(p, digit_pairs + 2 * (size_t)r, 2);
 	}
 	w = (uint32_t)v;
 	while (w >= 100u) {
 		unsigned r = w % 100u;
 		w /= 100u;
 		p -= 2;
-		memcpy(p, digit_pairs + 2 * r, 2);
+		memcpy(p, digit_pairs + 2 * (size_t)r, 2);
 	}
 	if (w >= 10u) {
 		p -= 2;
-		memcpy(p, digit_pairs + 2 * w, 2);
+		memcpy(p, digit_pairs + 2 * (size_t)w, 2);
 	} else {
 		*--p = (char)('0' + w);
 	}
