@@ -178,8 +178,9 @@ def main():
             if "cmdline" in o:
                 cmdlines[o["cmdline"]] = escaped(o["comm"])
                 continue
-            if "ts" not in o:  # raw --json: a drop report
-                ref_drops += "missed" in o
+            if "missed" in o:  # a loss: on the event after it, or its own line
+                ref_drops += 1
+            if "ts" not in o:  # an older raw --json: a drop report of its own
                 raw_style = True
                 continue
             if "common_pid" in o.get("fields", {}):
