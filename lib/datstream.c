@@ -247,3 +247,100 @@ tb_status tb_dat_stream_next(tb_dat_stream *s, tb_dat_event *ev, tb_error *err)
 	s->events++;
 	return TB_OK;
 }
+
+/* ---- seeking one CPU (parts of a capture, session.h's tb_session_part_*) ---- */
+
+tb_status tb_dat_stream_pages(const tb_dat_stream *s, size_t slot, uint64_t *npages)
+{
+	const tb_dat_cpu *cpu;
+	uint32_t ps;
+	if (!s || !npages || slot >= s->ncur)
+		return TB_ERR_ARG;
+	*npages = 0;
+	if (s->b->compressed)
+		return TB_ERR_UNSUPPORTED;
+	cpu = s->cur[slot].cpu;
+	ps = s->layout.subbuf_size;
+	*npages = cpu->size / ps + (cpu->size % ps != 0);
+	return TB_OK;
+}
+
+tb_status tb_dat_stream_page_ts(const tb_dat_stream *s, size_t slot, uint64_t page,
+				uint64_t *ts)
+{
+	const tb_dat_cpu *cpu;
+	uint64_t npages, off;
+	tb_reader r;
+	tb_status st;
+	if (!ts)
+		return TB_ERR_ARG;
+	*ts = 0;
+	if ((st = tb_dat_stream_pages(s, slot, &npages)) != TB_OK)
+		return st;
+	if (page >= npages)
+		return TB_NOT_FOUND;
+	cpu = s->cur[slot].cpu;
+	/* the container keeps every CPU range inside the file */
+	if (cpu->offset > s->d->len || cpu->size > s->d->len - cpu->offset)
+		return TB_ERR_RANGE;
+	tb_rd_init(&r, s->d->file + cpu->offset, (size_t)cpu->size, s->layout.big_endian);
+	off = page * s->layout.subbuf_size;
+	if (off > SIZE_MAX || !tb_rd_u64_at(&r, (size_t)off, ts))
+		return TB_NOT_FOUND; /* a last page too short for its header */
+	return TB_OK;
+}
+
+tb_status tb_dat_stream_seek(tb_dat_stream *s, size_t slot, uint64_t page, tb_error *err)
+{
+	tb_dat_cursor *c;
+	uint64_t npages;
+	tb_status st;
+	tb_error_clear(err);
+	if ((st = tb_dat_stream_pages(s, slot, &npages)) != TB_OK)
+		return tb_fail(err, st, 0, st == TB_ERR_UNSUPPORTED
+					       ? "seeking inside compressed CPU data"
+					       : "invalid seek arguments");
+	c = &s->cur[slot];
+	c->nrecs = c->irec = 0;
+	c->batch_status = TB_END;  /* the next fill opens a page */
+	c->missed = 0;
+	c->first_in_page = 0;
+	if (page >= npages) {
+		c->done = 1;
+		c->next = c->end;
+		c->page_index = npages;
+		return TB_OK;
+	}
+	c->done = c->cpu->size == 0;
+	c->next = c->cpu->offset + page * s->layout.subbuf_size;
+	c->page_index = page;
+	return TB_OK;
+}
+
+tb_status tb_dat_stream_skip_before(tb_dat_stream *s, size_t slot, uint64_t ts,
+				    uint64_t *skipped)
+{
+	tb_dat_cursor *c;
+	uint64_t n = 0;
+	if (!s || slot >= s->ncur)
+		return TB_ERR_ARG;
+	c = &s->cur[slot];
+	for (;;) {
+		tb_error e;
+		tb_status st = fill(s, c, &e);
+		if (st == TB_END)
+			break;
+		if (st != TB_OK)
+			continue; /* a bad page before the start: an earlier part's */
+		if (c->recs[c->irec].ts >= ts)
+			break;
+		/* what tb_dat_stream_next does to the cursor, without the event */
+		c->irec++;
+		c->missed = 0;
+		c->first_in_page = 0;
+		n++;
+	}
+	if (skipped)
+		*skipped = n;
+	return TB_OK;
+}

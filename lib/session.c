@@ -170,6 +170,15 @@ struct tb_session {
 	/* regions to give back on close */
 	struct region { void *p; size_t n; } regions[16];
 	size_t nregions;
+
+	/* parts (the section "parts of a capture" below) */
+	int prepared;                /* tb_session_prepare ran: formats are read-only */
+	const tb_session *parent;    /* a part: the session it reads */
+	struct part_prog *pprog;     /* a part: its own programs, per format text */
+	tb_session_mark *start_marks; /* a part: one per CPU of each buffer */
+	size_t nmarks;
+	int has_from, has_to;
+	uint64_t from_raw, to_raw;   /* file clock, before the ts offset */
 };
 
 static void *take_raw(tb_session *s, size_t n)
@@ -888,11 +897,17 @@ tb_status tb_session_open(tb_session **out, const tb_session_source *src,
 	return TB_OK;
 }
 
+static void part_close(tb_session *p);
+
 void tb_session_close(tb_session *s)
 {
 	tb_mem m;
 	if (!s)
 		return;
+	if (s->parent) {
+		part_close(s);
+		return;
+	}
 	m = s->mem;
 	/* per-format blocks are not tracked: an arena drops them whole, and
 	 * with a heap they are given back here */
@@ -1053,6 +1068,8 @@ static tb_status next_dat(tb_session *s, tb_session_event *ev, tb_error *err)
 	}
 	if (best == SIZE_MAX)
 		return TB_END;
+	if (s->has_to && s->bufs[best].head.ts >= s->to_raw)
+		return TB_END; /* a part: every head is at or past its end */
 	ds = &s->bufs[best];
 	ds->has_head = 0;
 	ev->buffer = (uint32_t)best;
@@ -1176,12 +1193,16 @@ tb_status tb_session_next(tb_session *s, tb_session_event *ev, tb_error *err)
 	return s->info.is_dat ? next_dat(s, ev, err) : next_raw(s, ev, err);
 }
 
+static tb_status part_position(tb_session *p, tb_error *err);
+
 tb_status tb_session_rewind(tb_session *s, tb_error *err)
 {
 	size_t i;
 	tb_error_clear(err);
 	if (!s)
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	if (s->parent)
+		return part_position(s, err);
 	for (i = 0; i < s->nbufs; i++) {
 		dat_src *ds = &s->bufs[i];
 		size_t per_cpu = ds->b->ncpus ? ds->chunks_len / ds->b->ncpus : 0;
@@ -1259,12 +1280,17 @@ tb_status tb_session_field(const tb_session *s, const tb_session_event *ev, cons
 
 /* ---- renderings ---- */
 
+static const tb_render_prog *part_program(tb_session *s, const fmt_entry *e,
+					  const tb_format *f, unsigned which);
+
 static const tb_render_prog *program(tb_session *s, const tb_format *f, unsigned which)
 {
 	fmt_entry *e = s->last_entry && s->last_entry->fmt == f ? s->last_entry : entry_of(s, f->id);
 	unsigned opts = s->opt.render_options;
 	if (!e || e->fmt != f)
 		return NULL;
+	if (s->pprog)
+		return part_program(s, e, f, which);
 	if (e->prog_tried[which])
 		return e->prog[which];
 	e->prog_tried[which] = 1;
@@ -1749,4 +1775,357 @@ tb_status tb_session_text(tb_session *s, const tb_session_event *ev, unsigned ho
 	if (st == TB_OK && t.len < t.need)
 		st = TB_ERR_NO_SPACE;
 	return st;
+}
+
+/* ---- parts of a capture (session.h: tb_session_prepare / _plan / _part_*) ----
+ *
+ * A part is a tb_session of its own: a shallow copy of the session (the
+ * container, formats, tables and buffer infos are read through it, never
+ * written: tb_session_prepare parsed every format, so no lazy cache of
+ * the session is filled later), with its own cursors, stats, comm cache,
+ * line state, JSON scratch and print fmt programs, all in the part's own
+ * memory.  Its streams are seeked per CPU: a binary search over the page
+ * headers' timestamps finds the last page that starts before `from`, and
+ * the records before `from` are consumed there (tb_dat_stream_skip_before);
+ * next_dat stops once every head is at or past `to`. */
+
+typedef struct part_prog {
+	tb_render_prog *p[2];
+	uint8_t tried[2];
+} part_prog;
+
+tb_status tb_session_prepare(tb_session *s, tb_error *err)
+{
+	size_t i;
+	tb_error_clear(err);
+	if (!s || s->parent)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument or a part");
+	for (i = 0; i < s->ntexts; i++)
+		if (s->fe[i].ok)
+			(void)entry_format(s, &s->fe[i]);
+	s->prepared = 1;
+	return TB_OK;
+}
+
+static const tb_render_prog *part_program(tb_session *s, const fmt_entry *e,
+					  const tb_format *f, unsigned which)
+{
+	part_prog *pp = &s->pprog[e - s->fe];
+	if (pp->tried[which])
+		return pp->p[which];
+	pp->tried[which] = 1;
+	pp->p[which] = take_small(s, sizeof(tb_render_prog));
+	if (!pp->p[which])
+		return NULL;
+	(void)tb_render_compile(pp->p[which], f, s->info.long_size, s->info.big_endian,
+				which == 1 ? TB_RENDER_FIELD_LIST : s->opt.render_options, NULL);
+	return pp->p[which];
+}
+
+/* The first page of a CPU whose header time is >= t (pages past a header
+ * that cannot be read count as later): npages when none is. */
+static uint64_t first_page_at(const tb_dat_stream *st, size_t slot, uint64_t npages, uint64_t t)
+{
+	uint64_t lo = 0, hi = npages;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2, ts;
+		if (tb_dat_stream_page_ts(st, slot, mid, &ts) == TB_OK && ts < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int splittable(const tb_session *s)
+{
+	size_t i;
+	if (!s->info.is_dat || !s->nbufs)
+		return 0;
+	for (i = 0; i < s->nbufs; i++)
+		if (s->bufs[i].b->compressed)
+			return 0;
+	return 1;
+}
+
+/* Pages of every CPU whose header time is below t (all when t is past them). */
+static uint64_t pages_before(const tb_session *s, uint64_t t, int all)
+{
+	uint64_t sum = 0;
+	size_t i, k;
+	for (i = 0; i < s->nbufs; i++) {
+		const tb_dat_stream *st = &s->bufs[i].s;
+		for (k = 0; k < st->ncur; k++) {
+			uint64_t n = 0;
+			if (tb_dat_stream_pages(st, k, &n) != TB_OK)
+				continue;
+			sum += all ? n : first_page_at(st, k, n, t);
+		}
+	}
+	return sum;
+}
+
+tb_status tb_session_plan(const tb_session *s, size_t k, uint64_t *bounds, size_t *nbounds,
+			  tb_error *err)
+{
+	uint64_t total, lo = UINT64_MAX, hi = 0, prev;
+	size_t i, j, n = 0;
+	tb_error_clear(err);
+	if (!s || !nbounds || (k > 1 && !bounds))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	*nbounds = 0;
+	if (k < 2 || !splittable(s))
+		return TB_OK;
+	/* the time range the page headers span */
+	for (i = 0; i < s->nbufs; i++) {
+		const tb_dat_stream *st = &s->bufs[i].s;
+		for (j = 0; j < st->ncur; j++) {
+			uint64_t np = 0, ts;
+			if (tb_dat_stream_pages(st, j, &np) != TB_OK || !np)
+				continue;
+			if (tb_dat_stream_page_ts(st, j, 0, &ts) == TB_OK && ts < lo)
+				lo = ts;
+			if (tb_dat_stream_page_ts(st, j, np - 1, &ts) == TB_OK && ts > hi)
+				hi = ts;
+		}
+	}
+	total = pages_before(s, 0, 1);
+	if (total < 2 || lo >= hi)
+		return TB_OK;
+	prev = lo;
+	for (i = 1; i < k; i++) {
+		/* the least t > prev with the share i/k of the pages starting before it */
+		uint64_t want = total / k * i + total % k * i / k, a = prev + 1, b = hi + 1;
+		while (a < b) {
+			uint64_t mid = a + (b - a) / 2;
+			if (pages_before(s, mid, 0) >= want)
+				b = mid;
+			else
+				a = mid + 1;
+		}
+		if (a > hi)
+			break;
+		bounds[n++] = a + (uint64_t)s->info.ts_offset;
+		prev = a;
+	}
+	*nbounds = n;
+	return TB_OK;
+}
+
+/* A CPU cursor's position as a mark (its next record, if it has one). */
+static tb_session_mark cursor_mark(const tb_dat_stream *st, const tb_dat_cursor *c)
+{
+	tb_session_mark m;
+	memset(&m, 0, sizeof(m));
+	if (c->irec < c->nrecs) {
+		const tb_kbuf_record *r = &c->recs[c->irec];
+		m.state = 1;
+		m.page = c->page_index ? c->page_index - 1 : 0;
+		m.offset = r->offset;
+		if (c->missed && (!(st->flags & TB_DAT_STREAM_TC_DROPS) || r->index == 0))
+			m.missed = (uint64_t)c->missed;
+	} else if (!c->done) {
+		m.state = 2; /* not positioned yet: the CPU's first page */
+	}
+	return m;
+}
+
+static tb_status part_position(tb_session *p, tb_error *err)
+{
+	size_t i, k, m = 0;
+	for (i = 0; i < p->nbufs; i++) {
+		dat_src *ds = &p->bufs[i];
+		size_t per_cpu = ds->b->ncpus ? ds->chunks_len / ds->b->ncpus : 0;
+		tb_status st = tb_dat_stream_init(&ds->s, &p->d, ds->b, &ds->layout, ds->cur,
+						  ds->b->ncpus, ds->chunks, per_cpu,
+						  p->parent->bufs[i].s.flags, err);
+		if (st != TB_OK)
+			return st;
+		ds->has_head = ds->done = 0;
+		memset(ds->cst, 0, ds->b->ncpus * sizeof(*ds->cst));
+		for (k = 0; k < ds->s.ncur; k++) {
+			if (p->has_from) {
+				uint64_t np = 0, pg;
+				if ((st = tb_dat_stream_pages(&ds->s, k, &np)) != TB_OK)
+					return tb_fail(err, st, ds->b->section_offset,
+						       "a part of compressed CPU data");
+				pg = first_page_at(&ds->s, k, np, p->from_raw);
+				/* the page before may still hold records at or past from */
+				if ((st = tb_dat_stream_seek(&ds->s, k, pg ? pg - 1 : 0, err)) != TB_OK)
+					return st;
+				if ((st = tb_dat_stream_skip_before(&ds->s, k, p->from_raw, NULL)) !=
+				    TB_OK)
+					return tb_fail(err, st, 0, "skipping to the part's start");
+			}
+			p->start_marks[m++] = cursor_mark(&ds->s, &ds->cur[k]);
+		}
+	}
+	p->last_ts = 0;
+	p->last_entry = NULL;
+	p->have_last_comm = 0;
+	p->prev_line_ts = p->pending_line_ts = 0;
+	p->have_prev_line = 0;
+	memset(&p->last, 0, sizeof(p->last));
+	return TB_OK;
+}
+
+tb_status tb_session_part_seek(tb_session *p, const uint64_t *from, const uint64_t *to,
+			       tb_error *err)
+{
+	uint64_t off;
+	tb_error_clear(err);
+	if (!p || !p->parent)
+		return tb_fail(err, TB_ERR_ARG, 0, "not a part");
+	if (from && !splittable(p->parent))
+		return tb_fail(err, TB_ERR_UNSUPPORTED, 0,
+			       "a part that does not start at the start of compressed CPU data");
+	off = (uint64_t)p->info.ts_offset;
+	p->has_from = from != NULL;
+	p->from_raw = from ? *from - off : 0;
+	p->has_to = to != NULL;
+	p->to_raw = to ? *to - off : 0;
+	return part_position(p, err);
+}
+
+static void part_close(tb_session *p)
+{
+	tb_mem m = p->mem;
+	size_t i;
+	if (m.free) {
+		for (i = 0; p->pprog && i < p->ntexts; i++) {
+			if (p->pprog[i].p[1])
+				m.free(m.ctx, p->pprog[i].p[1], sizeof(tb_render_prog));
+			if (p->pprog[i].p[0])
+				m.free(m.ctx, p->pprog[i].p[0], sizeof(tb_render_prog));
+		}
+		if (p->rbuf)
+			m.free(m.ctx, p->rbuf, p->rcap);
+		while (p->nregions) {
+			p->nregions--;
+			m.free(m.ctx, p->regions[p->nregions].p, p->regions[p->nregions].n);
+		}
+		m.free(m.ctx, p, sizeof(*p));
+	}
+}
+
+tb_status tb_session_part_open(tb_session **out, const tb_session *s, const tb_mem *mem,
+			       const uint64_t *from, const uint64_t *to, tb_error *err)
+{
+	tb_session *p;
+	size_t i, total = 0, ncpu = 0, at;
+	uint8_t *base;
+	tb_status st;
+	tb_error_clear(err);
+	if (!out || !s || !mem || !mem->alloc)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	*out = NULL;
+	if (s->parent || !s->prepared)
+		return tb_fail(err, TB_ERR_ARG, 0,
+			       "parts are opened on a session after tb_session_prepare");
+	if (!s->info.is_dat)
+		return tb_fail(err, TB_ERR_UNSUPPORTED, 0, "parts of raw dumps");
+	if (from && !splittable(s))
+		return tb_fail(err, TB_ERR_UNSUPPORTED, 0,
+			       "a part that does not start at the start of compressed CPU data");
+	/* one region: buffers, per buffer its cursors, stats and chunks, the
+	 * start marks, the program table */
+	total = ALIGN_UP((s->nbufs ? s->nbufs : 1) * sizeof(dat_src));
+	for (i = 0; i < s->nbufs; i++) {
+		size_t nc = s->bufs[i].b->ncpus;
+		total += ALIGN_UP(nc * sizeof(tb_dat_cursor)) +
+			 ALIGN_UP(nc * sizeof(tb_session_cpu_stats)) +
+			 ALIGN_UP(s->bufs[i].chunks_len);
+		ncpu += nc;
+	}
+	total += ALIGN_UP((ncpu ? ncpu : 1) * sizeof(tb_session_mark)) +
+		 ALIGN_UP((s->ntexts ? s->ntexts : 1) * sizeof(part_prog));
+	p = mem->alloc(mem->ctx, sizeof(*p));
+	if (!p)
+		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the part");
+	*p = *s;
+	p->mem = *mem;
+	p->parent = s;
+	p->nregions = 0;
+	p->rbuf = NULL;
+	p->rcap = p->rlen = 0;
+	p->raw = NULL;
+	p->nraw = 0;
+	p->pprog = NULL;
+	base = take(p, total);
+	if (!base) {
+		part_close(p);
+		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the part's cursors");
+	}
+	at = 0;
+	p->bufs = (dat_src *)(void *)base;
+	at += ALIGN_UP((s->nbufs ? s->nbufs : 1) * sizeof(dat_src));
+	for (i = 0; i < s->nbufs; i++) {
+		dat_src *ds = &p->bufs[i];
+		size_t nc = s->bufs[i].b->ncpus;
+		ds->b = s->bufs[i].b;
+		ds->layout = s->bufs[i].layout;
+		ds->cur = (tb_dat_cursor *)(void *)(base + at);
+		at += ALIGN_UP(nc * sizeof(tb_dat_cursor));
+		ds->cst = (tb_session_cpu_stats *)(void *)(base + at);
+		at += ALIGN_UP(nc * sizeof(tb_session_cpu_stats));
+		ds->chunks_len = s->bufs[i].chunks_len;
+		ds->chunks = ds->chunks_len ? base + at : NULL;
+		at += ALIGN_UP(ds->chunks_len);
+	}
+	p->start_marks = (tb_session_mark *)(void *)(base + at);
+	p->nmarks = ncpu;
+	at += ALIGN_UP((ncpu ? ncpu : 1) * sizeof(tb_session_mark));
+	p->pprog = (part_prog *)(void *)(base + at);
+	if ((st = tb_session_part_seek(p, from, to, err)) != TB_OK) {
+		part_close(p);
+		return st;
+	}
+	*out = p;
+	return TB_OK;
+}
+
+size_t tb_session_part_marks(const tb_session *p, unsigned which, tb_session_mark *out,
+			     size_t cap)
+{
+	size_t i, k, m = 0;
+	if (!p || !p->parent)
+		return 0;
+	if (which == TB_SESSION_MARK_START) {
+		for (i = 0; out && i < p->nmarks && i < cap; i++)
+			out[i] = p->start_marks[i];
+		return p->nmarks;
+	}
+	for (i = 0; i < p->nbufs; i++) {
+		const dat_src *ds = &p->bufs[i];
+		for (k = 0; k < ds->s.ncur; k++, m++) {
+			tb_session_mark mk = cursor_mark(&ds->s, &ds->cur[k]);
+			if (ds->has_head && ds->head.cpu == ds->cur[k].cpu->cpu) {
+				/* the buffer's next event, taken from its cursor already */
+				memset(&mk, 0, sizeof(mk));
+				mk.state = 1;
+				mk.page = ds->head.page_index;
+				mk.offset = ds->head.offset;
+				mk.missed = (uint64_t)ds->head.missed;
+			}
+			if (out && m < cap)
+				out[m] = mk;
+		}
+	}
+	return m;
+}
+
+void tb_session_line_state_get(const tb_session *s, tb_session_line_state *out)
+{
+	if (!s || !out)
+		return;
+	out->prev_shown = s->prev_line_ts;
+	out->have_prev = s->have_prev_line;
+}
+
+void tb_session_line_state_set(tb_session *s, const tb_session_line_state *in)
+{
+	if (!s || !in)
+		return;
+	s->prev_line_ts = in->prev_shown;
+	s->have_prev_line = in->have_prev != 0;
 }

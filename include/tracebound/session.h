@@ -47,7 +47,8 @@
  * error and the next call goes on after the page.  tb_session_error()
  * keeps the last error with its buffer, CPU and page.
  *
- * Not thread-safe: one session per thread (sessions share nothing).
+ * Not thread-safe: one session per thread (sessions share nothing); the
+ * parts of one session (tb_session_part_open) each on a thread of its own.
  */
 #ifndef TRACEBOUND_SESSION_H
 #define TRACEBOUND_SESSION_H
@@ -336,6 +337,95 @@ enum tb_session_text_kind {
 TB_API tb_status tb_session_text(tb_session *s, const tb_session_event *ev,
 				 unsigned how, char *out, size_t cap,
 				 tb_render_result *res);
+
+/* ---- parts of a capture: independent cursors (one per thread) ---- */
+
+/*
+ * The library has no threads; it offers what lets a program walk one
+ * capture on several: a session split into parts by time, each walked by
+ * its own cursor (a part session) in its own memory, so that the parts'
+ * events, one after the other, are the session's own events, item for
+ * item (docs/session.md, "Parts").
+ *
+ * A part [from, to) holds, on each CPU of each buffer, the records from
+ * the first with ts >= from up to (without) the first with ts >= to, and
+ * the damaged-page marks that follow them, merged exactly as
+ * tb_session_next merges.  Records with equal timestamps are never split:
+ * all of them are in the part whose range holds that time.  Times are
+ * event times (the file's offset applied), bounds from tb_session_plan.
+ */
+
+/* Make every format of the capture ready (parsed whole), so that parts
+ * only read what they share with the session.  Call once before
+ * tb_session_part_open; formats that do not parse are listed as damage. */
+TB_API TB_MUST_CHECK tb_status tb_session_prepare(tb_session *s, tb_error *err);
+
+/*
+ * Up to k - 1 increasing split times that cut the capture into k parts of
+ * about the same number of pages (from the pages' header timestamps: no
+ * record is read).  *nbounds says how many (fewer when the capture has
+ * fewer distinct page times; 0 when it cannot be split: raw dumps,
+ * compressed CPU data, or one page).  Part i is [bounds[i-1], bounds[i]),
+ * the first from the start and the last to the end.
+ */
+TB_API TB_MUST_CHECK tb_status tb_session_plan(const tb_session *s, size_t k,
+					       uint64_t *bounds, size_t *nbounds,
+					       tb_error *err);
+
+/*
+ * A cursor over the part [*from, *to) of prepared session s (from NULL:
+ * from the start; to NULL: to the end), in memory from mem (the cursors of
+ * each CPU and, on first use, its own print fmt programs).  The part is a
+ * tb_session: tb_session_next, _text, _field, _error, _cpu_stats_get and
+ * _close work on it; it reads s's formats, tables and capture, which must
+ * outlive it and stay untouched (no tb_session_next on s) while parts
+ * are open.  Parts of one session share nothing they write: each may be
+ * used on its own thread.  Errors: TB_ERR_ARG (s not prepared, or
+ * itself a part), TB_ERR_UNSUPPORTED (from given for raw dumps or
+ * compressed CPU data), TB_ERR_NO_SPACE.
+ */
+TB_API TB_MUST_CHECK tb_status tb_session_part_open(tb_session **out, const tb_session *s,
+						    const tb_mem *mem, const uint64_t *from,
+						    const uint64_t *to, tb_error *err);
+/* The same part cursor moved to [*from, *to), its programs kept. */
+TB_API TB_MUST_CHECK tb_status tb_session_part_seek(tb_session *part, const uint64_t *from,
+						    const uint64_t *to, tb_error *err);
+
+/*
+ * Where a part starts and stops on each CPU, for checking that parts
+ * tile the capture: part j+1 goes on exactly where part j stopped when
+ * part j's stop marks (read after its tb_session_next returned TB_END)
+ * equal part j+1's start marks.  Guaranteed when each CPU's timestamps
+ * never go back; a capture whose clock went back can break it, and then
+ * the parts are not the session's events (walk it whole instead).
+ * Copies up to cap marks, returns how many the part has (one per CPU of
+ * each buffer).
+ */
+typedef struct tb_session_mark {
+	uint64_t page;             /* page index on the CPU */
+	uint64_t missed;           /* drops the next record carries (as int64) */
+	uint32_t offset;           /* record offset in the page */
+	uint32_t state;            /* 0: CPU finished, 1: at page/offset */
+} tb_session_mark;
+
+#define TB_SESSION_MARK_START 0u
+#define TB_SESSION_MARK_STOP  1u
+TB_API size_t tb_session_part_marks(const tb_session *part, unsigned which,
+				    tb_session_mark *out, size_t cap);
+
+/*
+ * The --ts-diff state of report lines (TB_TEXT_TSDIFF): the time shown on
+ * the previous line rendered with it, in that line's unit.  A part starts
+ * without one; a program that knows the line before a part's first one
+ * sets it (or renders that first line again with it set).
+ */
+typedef struct tb_session_line_state {
+	uint64_t prev_shown;
+	int have_prev;
+} tb_session_line_state;
+
+TB_API void tb_session_line_state_get(const tb_session *s, tb_session_line_state *out);
+TB_API void tb_session_line_state_set(tb_session *s, const tb_session_line_state *in);
 
 #ifdef __cplusplus
 }

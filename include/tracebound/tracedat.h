@@ -434,6 +434,29 @@ TB_API TB_MUST_CHECK tb_status tb_dat_stream_next(tb_dat_stream *s,
 						  tb_dat_event *ev,
 						  tb_error *err);
 
+/*
+ * Seeking one CPU of a stream (what session.h's parts of a capture use).
+ * Uncompressed buffers only: a compressed CPU gives TB_ERR_UNSUPPORTED.
+ * tb_dat_stream_pages: the CPU's pages (slot: its index in b->cpus).
+ * tb_dat_stream_page_ts: a page's header timestamp (TB_NOT_FOUND past the
+ * last page or for a last page shorter than its header; a damaged page's
+ * is whatever its first 8 bytes say).
+ * tb_dat_stream_seek: the CPU's next page is `page` (past the last: the
+ * CPU is done); drops pending before it are forgotten.
+ * tb_dat_stream_skip_before: consume the CPU's records with a timestamp
+ * below ts, as tb_dat_stream_next would but without giving them (bad
+ * pages among them are skipped silently), so that its next record is the
+ * first at or after ts; *skipped counts them.
+ */
+TB_API TB_MUST_CHECK tb_status tb_dat_stream_pages(const tb_dat_stream *s, size_t slot,
+						   uint64_t *npages);
+TB_API TB_MUST_CHECK tb_status tb_dat_stream_page_ts(const tb_dat_stream *s, size_t slot,
+						     uint64_t page, uint64_t *ts);
+TB_API TB_MUST_CHECK tb_status tb_dat_stream_seek(tb_dat_stream *s, size_t slot,
+						  uint64_t page, tb_error *err);
+TB_API TB_MUST_CHECK tb_status tb_dat_stream_skip_before(tb_dat_stream *s, size_t slot,
+							 uint64_t ts, uint64_t *skipped);
+
 /* ---- options, re-walked on demand ---- */
 
 /* Called for every option in file order; non-zero return stops the walk. */
