@@ -1,0 +1,401 @@
+/*
+ * Parts of a capture (session.h: tb_session_prepare, _plan, _part_*):
+ * the parts' events, one part after the other, are the session's own
+ * events, item for item -- cpu, ts, page, offset, drops, damage marks and
+ * the rendered report line with --ts-diff -- for every split into 1..8
+ * parts of the real samples, a damaged one, and spec-built pages whose
+ * timestamps are equal across CPUs at the split time.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracebound/tracebound.h"
+
+#include "datwriter.h"
+#include "pagewriter.h"
+#include "testutil.h"
+#include "zstd_dl.h"
+
+Suite *tb_suite_parts(void);
+
+static size_t live;
+
+static void *heap_alloc(void *ctx, size_t n)
+{
+	void *p = malloc(n);
+	(void)ctx;
+	if (p)
+		live++;
+	return p;
+}
+
+static void heap_free(void *ctx, void *p, size_t n)
+{
+	(void)ctx;
+	(void)n;
+	if (p)
+		live--;
+	free(p);
+}
+
+static const tb_mem heap = { heap_alloc, heap_free, NULL };
+
+#define LINE_HOW (TB_TEXT_PRINT | TB_TEXT_LINE | TB_TEXT_TSDIFF)
+
+static tb_session *open_bytes(const uint8_t *data, size_t len, unsigned flags)
+{
+	tb_session_source src;
+	tb_session_options opt = { flags, TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE };
+	tb_session *s = NULL;
+	tb_error err;
+	memset(&src, 0, sizeof(src));
+	src.dat = data;
+	src.dat_len = len;
+	src.decompress.fn = tb_test_zstd;
+	ck_assert_int_eq(tb_session_open(&s, &src, &opt, &heap, &err), TB_OK);
+	return s;
+}
+
+/* One item of the stream as a number: everything an event says, and its
+ * report line rendered with --ts-diff (so the line state is compared too). */
+static uint64_t item_hash(tb_session *s, const tb_session_event *ev)
+{
+	static char line[1 << 16];
+	uint64_t v[10], h = 1469598103934665603ull;
+	const uint8_t *p = (const uint8_t *)v;
+	tb_render_result r;
+	size_t i;
+	v[0] = ev->kind;
+	v[1] = ev->cpu;
+	v[2] = ev->buffer;
+	v[3] = ev->ts;
+	v[4] = (uint64_t)ev->missed;
+	v[5] = ev->page_index;
+	v[6] = ev->offset;
+	v[7] = ((uint64_t)ev->len << 32) | ev->id;
+	v[8] = (uint64_t)ev->damage.status;
+	v[9] = ev->damage.offset;
+	for (i = 0; i < sizeof(v); i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	for (i = 0; ev->kind == TB_SEV_EVENT && i < ev->len; i++)
+		h = (h ^ ev->data[i]) * 1099511628211ull;
+	(void)tb_session_text(s, ev, LINE_HOW, line, sizeof(line), &r);
+	for (i = 0; i < r.len; i++)
+		h = (h ^ (uint8_t)line[i]) * 1099511628211ull;
+	return h;
+}
+
+/* Every item of s (errors count as items too: their offset). */
+static size_t walk(tb_session *s, uint64_t *out, size_t cap)
+{
+	tb_session_event ev;
+	tb_error err;
+	tb_status st;
+	size_t n = 0;
+	while ((st = tb_session_next(s, &ev, &err)) != TB_END) {
+		ck_assert_uint_lt(n, cap);
+		out[n++] = st == TB_OK ? item_hash(s, &ev) : (0xe0000000ull ^ err.offset);
+	}
+	return n;
+}
+
+/*
+ * Split s into k parts (plan), walk them in order carrying the line state
+ * from one to the next as a program would, and compare with ref[0..nref).
+ * reuse: one part cursor moved with tb_session_part_seek, else one per part.
+ * Returns the number of parts.
+ */
+static size_t check_split(tb_session *s, size_t k, int reuse, const uint64_t *ref, size_t nref,
+			  uint64_t *got, size_t cap)
+{
+	uint64_t bounds[16];
+	size_t nb = 99, j, n = 0, i;
+	tb_session *part = NULL;
+	tb_session_line_state ls = { 0, 0 };
+	tb_session_mark stop[64], start[64];
+	size_t nstop = 0;
+	tb_error err;
+	ck_assert_int_eq(tb_session_plan(s, k, bounds, &nb, &err), TB_OK);
+	ck_assert_uint_le(nb, k ? k - 1 : 0);
+	for (j = 1; j < nb; j++)
+		ck_assert_uint_lt(bounds[j - 1], bounds[j]);
+	for (j = 0; j <= nb; j++) {
+		const uint64_t *from = j ? &bounds[j - 1] : NULL, *to = j < nb ? &bounds[j] : NULL;
+		size_t m;
+		if (part && reuse) {
+			ck_assert_int_eq(tb_session_part_seek(part, from, to, &err), TB_OK);
+		} else {
+			tb_session_close(part);
+			ck_assert_int_eq(tb_session_part_open(&part, s, &heap, from, to, &err), TB_OK);
+		}
+		if (j) {
+			/* this part starts where the last one stopped */
+			size_t ns = tb_session_part_marks(part, TB_SESSION_MARK_START, start, 64);
+			ck_assert_uint_eq(ns, nstop);
+			ck_assert(!memcmp(start, stop, ns * sizeof(start[0])));
+		}
+		tb_session_line_state_set(part, &ls);
+		m = walk(part, got + n, cap - n);
+		for (i = 0; i < m; i++) {
+			ck_assert_uint_lt(n + i, nref);
+			if (got[n + i] != ref[n + i])
+				ck_abort_msg("k=%zu part %zu: item %zu differs", k, j, n + i);
+		}
+		n += m;
+		tb_session_line_state_get(part, &ls);
+		nstop = tb_session_part_marks(part, TB_SESSION_MARK_STOP, stop, 64);
+		ck_assert_uint_le(nstop, 64);
+	}
+	tb_session_close(part);
+	ck_assert_uint_eq(n, nref);
+	return nb + 1;
+}
+
+static void split_every_k(const uint8_t *data, size_t len, unsigned flags, size_t min_parts)
+{
+	size_t cap = 200000, nref, k;
+	uint64_t *ref = malloc(cap * sizeof(uint64_t)), *got = malloc(cap * sizeof(uint64_t));
+	tb_session *r, *s;
+	tb_error err;
+	ck_assert(ref && got);
+	r = open_bytes(data, len, flags);
+	nref = walk(r, ref, cap);
+	ck_assert_uint_gt(nref, 1000);
+	tb_session_close(r);
+	s = open_bytes(data, len, flags);
+	ck_assert_int_eq(tb_session_prepare(s, &err), TB_OK);
+	for (k = 1; k <= 8; k++) {
+		size_t parts = check_split(s, k, (int)(k & 1), ref, nref, got, cap);
+		/* the samples hold hundreds of pages: every k is reached */
+		ck_assert_uint_ge(parts, k < min_parts ? k : min_parts);
+	}
+	tb_session_close(s);
+	ck_assert_uint_eq(live, 0);
+	free(ref);
+	free(got);
+}
+
+static uint8_t *load(const char *name, size_t *len)
+{
+	const char *path = tb_test_path(name);
+	if (!tb_test_exists(path)) {
+		printf("parts: %s missing, test skipped\n", name);
+		return NULL;
+	}
+	return tb_test_read_file(path, len);
+}
+
+START_TEST(parts_of_the_samples_are_the_whole_stream)
+{
+	static const char *names[] = { "../shared/samples/sched4k.v7.dat",
+				       "../shared/samples/sched4k.v6.dat" };
+	size_t i, len;
+	for (i = 0; i < 2; i++) {
+		uint8_t *d = load(names[i], &len);
+		if (!d)
+			continue;
+		split_every_k(d, len, TB_SESSION_TC_DROPS | TB_SESSION_SKIP_DAMAGED, 8);
+		if (i == 0)
+			split_every_k(d, len, 0, 8); /* drops as the library reports them */
+		free(d);
+	}
+}
+END_TEST
+
+/* A damaged page in the middle of CPU 0: its mark comes out once, in its
+ * place, whatever the split, and the items around it too. */
+START_TEST(parts_keep_damage_marks_in_place)
+{
+	size_t len, pg;
+	uint8_t *d = load("../shared/samples/sched4k.v7.dat", &len);
+	tb_session *s;
+	if (!d)
+		return;
+	s = open_bytes(d, len, 0);
+	for (pg = 5; pg < 200; pg += 60) {
+		size_t at = (size_t)tb_session_dat(s)->buffers[0].cpus[0].offset + pg * 4096;
+		memset(d + at + 8, 0xff, 4); /* commit far past the page */
+	}
+	tb_session_close(s);
+	split_every_k(d, len, TB_SESSION_TC_DROPS | TB_SESSION_SKIP_DAMAGED, 8);
+	split_every_k(d, len, TB_SESSION_TC_DROPS, 8); /* as errors from tb_session_next */
+	free(d);
+}
+END_TEST
+
+/*
+ * Spec-built pages, two CPUs, timestamps equal across CPUs and across
+ * page headers at the split times:
+ *   CPU 0 page 0 (ts 1000): 1000 1010      page 1 (ts 1010): 1010 1010
+ *         page 2 (ts 1020): 1020 1030, 3 events dropped before it
+ *   CPU 1 page 0 (ts 1010): 1010 1010 1020 page 1 (ts 1030): 1030
+ * The merge (ties: the lower CPU) gives 1000, 1010 x3 of CPU 0, 1010 x2 of
+ * CPU 1, 1020 (0, with the drop), 1020 (1), 1030 (0), 1030 (1).
+ */
+static uint8_t cpages[2][3][4096];
+
+static void put(tbt_pw *w, uint32_t delta, uint8_t tag)
+{
+	uint8_t payload[8] = { 0 };
+	payload[0] = 1; /* common_type of the writer's event format */
+	payload[4] = tag;
+	(void)tbt_pw_data(w, delta, payload, sizeof(payload), 0);
+}
+
+static size_t equal_times_file(uint8_t *out, size_t cap)
+{
+	tbt_pw w;
+	dw_spec spec;
+	memset(cpages, 0, sizeof(cpages));
+	tbt_pw_init(&w, cpages[0][0], 4096, 0, 8, 1000);
+	put(&w, 0, 1);
+	put(&w, 10, 2);
+	tbt_pw_finish(&w, 0, 0, 0);
+	tbt_pw_init(&w, cpages[0][1], 4096, 0, 8, 1010);
+	put(&w, 0, 3);
+	put(&w, 0, 4);
+	tbt_pw_finish(&w, 0, 0, 0);
+	tbt_pw_init(&w, cpages[0][2], 4096, 0, 8, 1020);
+	put(&w, 0, 5);
+	put(&w, 10, 6);
+	tbt_pw_finish(&w, 1, 1, 3);
+	tbt_pw_init(&w, cpages[1][0], 4096, 0, 8, 1010);
+	put(&w, 0, 7);
+	put(&w, 0, 8);
+	put(&w, 10, 9);
+	tbt_pw_finish(&w, 0, 0, 0);
+	tbt_pw_init(&w, cpages[1][1], 4096, 0, 8, 1030);
+	put(&w, 0, 10);
+	tbt_pw_finish(&w, 0, 0, 0);
+	dw_default(&spec, 7);
+	spec.cpu_data[0] = cpages[0][0];
+	spec.cpu_size[0] = 3 * 4096;
+	spec.cpu_data[1] = cpages[1][0];
+	spec.cpu_size[1] = 2 * 4096;
+	return dw_write(&spec, out, cap, NULL);
+}
+
+/* The tags of part [from, to) (NULL: open), in order. */
+static size_t part_tags(tb_session *s, const uint64_t *from, const uint64_t *to, uint8_t *tags,
+			int64_t *missed)
+{
+	tb_session *p;
+	tb_session_event ev;
+	tb_error err;
+	tb_status st;
+	size_t n = 0;
+	ck_assert_int_eq(tb_session_part_open(&p, s, &heap, from, to, &err), TB_OK);
+	while ((st = tb_session_next(p, &ev, &err)) == TB_OK) {
+		ck_assert_uint_ge(ev.len, 8);
+		missed[n] = ev.missed;
+		tags[n++] = ev.data[4];
+	}
+	ck_assert_int_eq(st, TB_END);
+	tb_session_close(p);
+	return n;
+}
+
+START_TEST(parts_never_split_equal_timestamps)
+{
+	static uint8_t file[1 << 20];
+	static const uint8_t order[10] = { 1, 2, 3, 4, 7, 8, 5, 9, 6, 10 };
+	uint8_t tags[32], all[32];
+	int64_t missed[32], allm[32];
+	size_t len = equal_times_file(file, sizeof(file)), n, m, i;
+	uint64_t t;
+	unsigned flags;
+	tb_error err;
+	ck_assert_uint_gt(len, 0);
+	for (flags = 0; flags <= TB_SESSION_TC_DROPS; flags += TB_SESSION_TC_DROPS) {
+		tb_session *s = open_bytes(file, len, flags);
+		ck_assert_int_eq(tb_session_prepare(s, &err), TB_OK);
+		n = part_tags(s, NULL, NULL, all, allm);
+		ck_assert_uint_eq(n, 10);
+		ck_assert(!memcmp(all, order, 10));
+		ck_assert_int_eq(allm[6], 3); /* the drop travels with tag 5 */
+		/* every split time from before the first to after the last */
+		for (t = 990; t <= 1040; t++) {
+			uint64_t tt = t + (uint64_t)tb_session_get_info(s)->ts_offset;
+			n = part_tags(s, NULL, &tt, tags, missed);
+			m = part_tags(s, &tt, NULL, tags + n, missed + n);
+			ck_assert_uint_eq(n + m, 10);
+			ck_assert(!memcmp(tags, order, 10));
+			ck_assert(!memcmp(missed, allm, sizeof(allm[0]) * 10));
+			/* the earlier part is exactly the events before t */
+			for (i = 0; i < n; i++)
+				ck_assert(order[i] == 1 ? t > 1000
+					  : order[i] <= 4 || order[i] == 7 || order[i] == 8 ? t > 1010
+					  : order[i] == 5 || order[i] == 9 ? t > 1020 : t > 1030);
+		}
+		tb_session_close(s);
+	}
+	ck_assert_uint_eq(live, 0);
+}
+END_TEST
+
+START_TEST(parts_arguments)
+{
+	size_t len, nb = 7;
+	uint8_t *d = load("tests/data/sched4k.v7zstd.dat", &len);
+	tb_session *s, *p = NULL, *q;
+	uint64_t bounds[4], t = 1;
+	tb_error err;
+	tb_session_line_state ls = { 5, 1 }, back;
+	if (!d)
+		return;
+	s = open_bytes(d, len, 0);
+	ck_assert_int_eq(tb_session_part_open(&p, s, &heap, NULL, NULL, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_prepare(s, &err), TB_OK);
+	/* compressed CPU data: no split, and only parts from the start */
+	ck_assert_int_eq(tb_session_plan(s, 4, bounds, &nb, &err), TB_OK);
+	ck_assert_uint_eq(nb, 0);
+	ck_assert_int_eq(tb_session_part_open(&p, s, &heap, &t, NULL, &err), TB_ERR_UNSUPPORTED);
+	ck_assert_int_eq(tb_session_part_open(&p, s, &heap, NULL, NULL, &err), TB_OK);
+	ck_assert_int_eq(tb_session_part_open(&q, p, &heap, NULL, NULL, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_prepare(p, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_part_seek(s, NULL, NULL, &err), TB_ERR_ARG);
+	tb_session_line_state_set(p, &ls);
+	tb_session_line_state_get(p, &back);
+	ck_assert_uint_eq(back.prev_shown, 5);
+	ck_assert_int_eq(back.have_prev, 1);
+	ck_assert_uint_eq(tb_session_part_marks(s, TB_SESSION_MARK_START, NULL, 0), 0);
+	ck_assert_uint_eq(tb_session_part_marks(p, TB_SESSION_MARK_START, NULL, 0),
+			  tb_session_buffer(s, 0)->ncpus);
+	{
+		/* the whole compressed capture as one part: the session's events */
+		size_t cap = 200000, n1, n2;
+		uint64_t *a = malloc(cap * 8), *b = malloc(cap * 8);
+		tb_session *r = open_bytes(d, len, 0);
+		tb_session_line_state none = { 0, 0 };
+		tb_session_line_state_set(p, &none);
+		n1 = walk(r, a, cap);
+		n2 = walk(p, b, cap);
+		ck_assert_uint_eq(n1, n2);
+		ck_assert(!memcmp(a, b, n1 * 8));
+		tb_session_close(r);
+		free(a);
+		free(b);
+	}
+	ck_assert_int_eq(tb_session_plan(s, 4, NULL, &nb, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_plan(s, 1, NULL, &nb, &err), TB_OK);
+	ck_assert_uint_eq(nb, 0);
+	tb_session_close(p);
+	tb_session_close(s);
+	ck_assert_uint_eq(live, 0);
+	free(d);
+}
+END_TEST
+
+Suite *tb_suite_parts(void)
+{
+	Suite *s = suite_create("parts");
+	TCase *tc = tcase_create("parts");
+	tcase_add_test(tc, parts_of_the_samples_are_the_whole_stream);
+	tcase_add_test(tc, parts_keep_damage_marks_in_place);
+	tcase_add_test(tc, parts_never_split_equal_timestamps);
+	tcase_add_test(tc, parts_arguments);
+	suite_add_tcase(s, tc);
+	return s;
+}
