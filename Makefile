@@ -127,7 +127,7 @@ $(SHARED): $(LIB_OBJ)
 # user's program can have too.
 $(CLI): $(CLI_SRC) $(CLI_HDR) $(STATIC)
 	@mkdir -p $(@D)
-	$(CC) $(filter-out -Ilib,$(APP_CFLAGS)) $(CLI_DEFS) -Icli $(CLI_SRC) $(STATIC) $(CLI_LIBS) \
+	$(CC) $(filter-out -Ilib,$(APP_CFLAGS)) -pthread $(CLI_DEFS) -Icli $(CLI_SRC) $(STATIC) $(CLI_LIBS) \
 	  $(EXTRA_LDFLAGS) -o $@
 
 # One Check runner holds every suite: tests/test_NAME.c defines

@@ -133,22 +133,35 @@ void tb_cli_print_damage(const tb_cli_capture *c, FILE *warn)
 	}
 }
 
+int tb_cli_format_page_error(char *buf, size_t cap, const char *path, const tb_session *s,
+			     const tb_error *e)
+{
+	const tb_session_error_info *ei = tb_session_error(s);
+	const tb_session_buffer_info *b = tb_session_buffer(s, ei->buffer);
+	return snprintf(buf, cap, "tracebound: %s: buffer \"%.*s\" CPU %u, sub-buffer %llu, file "
+				  "offset %llu: %s (%s)\n",
+			path, b ? (int)b->name.len : 0, b ? b->name.ptr : "", ei->cpu,
+			(unsigned long long)ei->page, (unsigned long long)e->offset, e->what,
+			tb_strerror(e->status));
+}
+
 void tb_cli_print_page_error(const tb_cli_capture *c, const tb_error *e)
 {
-	const tb_session_error_info *ei = tb_session_error(c->s);
-	const tb_session_buffer_info *b = tb_session_buffer(c->s, ei->buffer);
-	fprintf(stderr, "tracebound: %s: buffer \"%.*s\" CPU %u, sub-buffer %llu, file offset %llu: "
-			"%s (%s)\n",
-		c->path, b ? (int)b->name.len : 0, b ? b->name.ptr : "", ei->cpu,
-		(unsigned long long)ei->page, (unsigned long long)e->offset, e->what,
-		tb_strerror(e->status));
+	char msg[1024];
+	(void)tb_cli_format_page_error(msg, sizeof(msg), c->path, c->s, e);
+	fputs(msg, stderr);
 }
 
 int tb_cli_render(tb_cli_capture *c, const tb_session_event *ev, unsigned how, tb_cli_line *line)
 {
+	return tb_cli_render_in(c->s, ev, how, line);
+}
+
+int tb_cli_render_in(tb_session *s, const tb_session_event *ev, unsigned how, tb_cli_line *line)
+{
 	for (;;) {
 		tb_render_result r;
-		tb_status st = tb_session_text(c->s, ev, how, line->p, line->cap, &r);
+		tb_status st = tb_session_text(s, ev, how, line->p, line->cap, &r);
 		if (st == TB_OK || (st == TB_ERR_NO_SPACE && r.needed == 0)) {
 			line->len = r.len;
 			return 0;

@@ -43,5 +43,10 @@ typedef struct tb_cli_line {
 	size_t cap, len;
 } tb_cli_line;
 int tb_cli_render(tb_cli_capture *c, const tb_session_event *ev, unsigned how, tb_cli_line *line);
+/* The same through any session (a part of the capture's, say). */
+int tb_cli_render_in(tb_session *s, const tb_session_event *ev, unsigned how, tb_cli_line *line);
+/* The line tb_cli_print_page_error prints, into buf (snprintf's result). */
+int tb_cli_format_page_error(char *buf, size_t cap, const char *path, const tb_session *s,
+			     const tb_error *e);
 
 #endif

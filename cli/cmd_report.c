@@ -17,6 +17,7 @@
 
 #include "capture.h"
 #include "opts.h"
+#include "report_jobs.h"
 
 #define REPORT_MAX_FILTERS 16
 
@@ -28,6 +29,7 @@ typedef struct report_opts {
 	size_t nfilters, negate_from;            /* -F after -v hide what they match */
 	const char *events; /* LIST or NULL */
 	const char *file;
+	int jobs;           /* --jobs N (1: one thread) */
 } report_opts;
 
 #define CPU_WORDS (TB_CPU_LIST_MAX / 64)
@@ -151,6 +153,11 @@ static int selected(const report_sel *sel, const tb_session *s, const tb_session
 	return 1;
 }
 
+static int select_event(const void *ctx, const tb_session *s, const tb_session_event *ev)
+{
+	return selected(ctx, s, ev);
+}
+
 static int report_file(const report_opts *o)
 {
 	tb_session_options so = { TB_SESSION_TC_DROPS | TB_SESSION_SKIP_DAMAGED,
@@ -185,6 +192,16 @@ static int report_file(const report_opts *o)
 	}
 	if (!o->json)
 		printf("cpus=%u\n", tb_session_get_info(c.s)->ncpus);
+	if (o->jobs > 1) {
+		/* the parts on o->jobs threads, written in order (report_jobs.c) */
+		tb_report_job job = { &c, how, o->json, o->jobs, select_event, &sel };
+		int r = tb_report_jobs(&job);
+		if (r >= 0) {
+			if (r > bad)
+				bad = r;
+			goto done;
+		}
+	}
 	line.cap = 1 << 16;
 	line.p = malloc(line.cap);
 	if (!line.p) {
@@ -242,7 +259,7 @@ done:
 }
 
 enum { O_RAW = 1, O_JSON, O_TEXT, O_NSECS, O_LAT, O_TSDIFF, O_CPU, O_EVENTS, O_INPUT, O_FILTER,
-       O_INVERT };
+       O_INVERT, O_JOBS };
 
 static const tb_opt report_options[] = {
 	{ O_RAW, "--raw", "-R", NULL, "trace-cmd's -R field listing instead of the print fmt text" },
@@ -256,6 +273,7 @@ static const tb_opt report_options[] = {
 	{ O_FILTER, "-F", NULL, "FILTER", "trace-cmd's filter ('sched_switch: prev_pid == 0'); several are or-ed (docs/filter.md)" },
 	{ O_INVERT, "-v", NULL, NULL, "the -F filters after it hide what they match" },
 	{ O_INPUT, "-i", NULL, "FILE", "the input file (as trace-cmd -i)" },
+	{ O_JOBS, "--jobs", "-j", "N", "format on N threads, output unchanged (default: the machine's cores; 1: one thread)" },
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
@@ -267,6 +285,10 @@ int tb_cmd_report(int argc, char **argv)
 	int id;
 	memset(&o, 0, sizeof(o));
 	o.negate_from = SIZE_MAX;
+	{
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		o.jobs = n > 1 ? (n > 64 ? 64 : (int)n) : 1;
+	}
 	tb_opts_init(&p, "report", "[OPTIONS] FILE.dat", report_options, argc, argv);
 	while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
 		switch (id) {
@@ -279,6 +301,14 @@ int tb_cmd_report(int argc, char **argv)
 		case O_LAT: o.line_flags |= TB_TEXT_LATENCY; break;
 		case O_TSDIFF: o.line_flags |= TB_TEXT_TSDIFF; break;
 		case O_CPU: o.cpus = v; break;
+		case O_JOBS: {
+			char *end;
+			long n = strtol(v, &end, 10);
+			if (!*v || *end || n < 1 || n > 64)
+				return tb_opts_fail(&p, "--jobs '%s': a number of threads from 1 to 64", v);
+			o.jobs = (int)n;
+			break;
+		}
 		case O_EVENTS: o.events = v; break;
 		case O_FILTER:
 			if (o.nfilters == REPORT_MAX_FILTERS)

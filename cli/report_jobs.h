@@ -1,0 +1,28 @@
+/* report --jobs N: the capture's parts formatted on N threads, written in order. */
+#ifndef TB_CLI_REPORT_JOBS_H
+#define TB_CLI_REPORT_JOBS_H
+
+#include "capture.h"
+
+/* 1: the event is printed (report's --cpu, --events, -F); read-only use. */
+typedef int (*tb_report_select_fn)(const void *ctx, const tb_session *s,
+				   const tb_session_event *ev);
+
+typedef struct tb_report_job {
+	tb_cli_capture *c;       /* opened; tb_session_prepare done here */
+	unsigned how;            /* tb_session_text flags */
+	int json;                /* a newline after each object */
+	int jobs;                /* threads, >= 2 */
+	tb_report_select_fn select;
+	const void *select_ctx;
+} tb_report_job;
+
+/*
+ * Write every event as report's one-thread loop does, byte for byte on
+ * stdout and stderr.  -1 when the capture cannot be split (nothing was
+ * written: run the one-thread loop), else 0, 1 (damage seen) or 2 (out of
+ * memory).  A write error stops it; the caller's stdout check reports it.
+ */
+int tb_report_jobs(const tb_report_job *job);
+
+#endif
