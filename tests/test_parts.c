@@ -335,6 +335,81 @@ START_TEST(parts_never_split_equal_timestamps)
 }
 END_TEST
 
+/*
+ * CPU 0's clock goes back (its third page starts before its second
+ * ended): wherever the parts' marks say they tile, their items are the
+ * session's; and some split says they do not (report --jobs then walks
+ * the capture on one cursor).
+ */
+static uint8_t back_pages[2][6][4096];
+
+static size_t clock_back_file(uint8_t *out, size_t cap)
+{
+	static const uint64_t t0[6] = { 1000, 2000, 1500, 3000, 4000, 5000 };
+	static const uint64_t t1[6] = { 1100, 2100, 2600, 3100, 4100, 5100 };
+	dw_spec spec;
+	size_t c, p, e;
+	for (c = 0; c < 2; c++)
+		for (p = 0; p < 6; p++) {
+			tbt_pw w;
+			tbt_pw_init(&w, back_pages[c][p], 4096, 0, 8, c ? t1[p] : t0[p]);
+			for (e = 0; e < 20; e++) {
+				uint8_t payload[8] = { 1, 0, 0, 0, (uint8_t)(c * 100 + p * 20 + e) };
+				(void)tbt_pw_data(&w, e ? 40 : 0, payload, sizeof(payload), 0);
+			}
+			tbt_pw_finish(&w, 0, 0, 0);
+		}
+	dw_default(&spec, 7);
+	spec.cpu_data[0] = back_pages[0][0];
+	spec.cpu_size[0] = sizeof(back_pages[0]);
+	spec.cpu_data[1] = back_pages[1][0];
+	spec.cpu_size[1] = sizeof(back_pages[1]);
+	return dw_write(&spec, out, cap, NULL);
+}
+
+START_TEST(parts_that_do_not_tile_say_so)
+{
+	static uint8_t file[1 << 20];
+	uint64_t ref[512], got[512], bounds[16];
+	size_t len = clock_back_file(file, sizeof(file)), nref, k, untiled = 0;
+	tb_session *r, *s;
+	tb_error err;
+	ck_assert_uint_gt(len, 0);
+	r = open_bytes(file, len, 0);
+	nref = walk(r, ref, 512);
+	ck_assert_uint_eq(nref, 240);
+	tb_session_close(r);
+	s = open_bytes(file, len, 0);
+	ck_assert_int_eq(tb_session_prepare(s, &err), TB_OK);
+	for (k = 2; k <= 8; k++) {
+		size_t nb, j, n = 0, tiled = 1;
+		tb_session_mark stop[4], start[4];
+		tb_session *p = NULL;
+		ck_assert_int_eq(tb_session_plan(s, k, bounds, &nb, &err), TB_OK);
+		ck_assert_uint_gt(nb, 0);
+		for (j = 0; j <= nb; j++) {
+			ck_assert_int_eq(tb_session_part_open(&p, s, &heap, j ? &bounds[j - 1] : NULL,
+							      j < nb ? &bounds[j] : NULL, &err), TB_OK);
+			ck_assert_uint_eq(tb_session_part_marks(p, TB_SESSION_MARK_START, start, 4), 2);
+			if (j && memcmp(start, stop, sizeof(start[0]) * 2))
+				tiled = 0;
+			n += walk(p, got + n, 512 - n);
+			(void)tb_session_part_marks(p, TB_SESSION_MARK_STOP, stop, 4);
+			tb_session_close(p);
+		}
+		if (tiled) {
+			ck_assert_uint_eq(n, nref);
+			ck_assert(!memcmp(got, ref, n * sizeof(got[0])));
+		} else {
+			untiled++;
+		}
+	}
+	ck_assert_uint_gt(untiled, 0);
+	tb_session_close(s);
+	ck_assert_uint_eq(live, 0);
+}
+END_TEST
+
 START_TEST(parts_arguments)
 {
 	size_t len, nb = 7;
@@ -395,6 +470,7 @@ Suite *tb_suite_parts(void)
 	tcase_add_test(tc, parts_of_the_samples_are_the_whole_stream);
 	tcase_add_test(tc, parts_keep_damage_marks_in_place);
 	tcase_add_test(tc, parts_never_split_equal_timestamps);
+	tcase_add_test(tc, parts_that_do_not_tile_say_so);
 	tcase_add_test(tc, parts_arguments);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,0 +1,199 @@
+/*
+ * report --jobs N: stdout, stderr and the exit status are those of
+ * --jobs 1, byte for byte, for N = 2..4, with every kind of line
+ * (print fmt, -R, JSON with and without text), the selections (--cpu,
+ * --events, -F), --ts-diff (the line state crosses every part boundary),
+ * a capture with damaged pages (messages in their place) and one whose
+ * clock goes back (the parts do not tile: the one-cursor fallback).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tracebound/tracebound.h"
+
+#include "datwriter.h"
+#include "pagewriter.h"
+#include "testutil.h"
+
+Suite *tb_suite_jobs(void);
+
+#define V7 "../shared/samples/sched4k.v7.dat"
+#define V6 "../shared/samples/sched4k.v6.dat"
+#define ZSTD "tests/data/sched4k.v7zstd.dat"
+
+/* --jobs 2..4 against --jobs 1; returns --jobs 1's stdout length. */
+static size_t same_as_one_thread(const char *opts, const char *file, int want_status)
+{
+	tb_test_run one, n;
+	char args[512];
+	int j;
+	size_t len;
+	snprintf(args, sizeof(args), "report --jobs 1 %s %s", opts, file);
+	tb_test_cli(args, &one);
+	ck_assert_int_eq(one.status, want_status);
+	for (j = 2; j <= 4; j++) {
+		snprintf(args, sizeof(args), "report --jobs %d %s %s", j, opts, file);
+		tb_test_cli(args, &n);
+		if (n.status != one.status || n.out_len != one.out_len ||
+		    memcmp(n.out, one.out, one.out_len) || strcmp(n.err, one.err))
+			ck_abort_msg("report --jobs %d %s %s: status %d, %zu bytes out, err '%.200s' "
+				     "(--jobs 1: %d, %zu bytes, '%.200s')", j, opts, file, n.status,
+				     n.out_len, n.err, one.status, one.out_len, one.err);
+		tb_test_run_free(&n);
+	}
+	len = one.out_len;
+	tb_test_run_free(&one);
+	return len;
+}
+
+START_TEST(jobs_output_is_the_one_thread_output)
+{
+	static const char *const v7_opts[] = {
+		"", "--raw", "--json", "--json --text", "--ts-diff", "-R --ts-diff --cpu 1",
+		"-F 'sched_switch: prev_pid == 0' --ts-diff", "-l -t --ts-diff",
+		"--events sched,irq --ts-diff -R", "--cpu 0 --json",
+	};
+	static const char *const v6_opts[] = { "", "--raw --ts-diff", "--json" };
+	size_t i;
+	if (!tb_test_exists(tb_test_path(V7)) || !tb_test_exists(tb_test_path(V6))) {
+		printf("jobs: samples missing, test skipped\n");
+		return;
+	}
+	for (i = 0; i < sizeof(v7_opts) / sizeof(v7_opts[0]); i++)
+		ck_assert_uint_gt(same_as_one_thread(v7_opts[i], V7, 0), 10000);
+	for (i = 0; i < sizeof(v6_opts) / sizeof(v6_opts[0]); i++)
+		ck_assert_uint_gt(same_as_one_thread(v6_opts[i], V6, 0), 100000);
+	/* compressed CPU data is not split: one thread, the same output */
+	ck_assert_uint_gt(same_as_one_thread("--ts-diff", ZSTD, 0), 100000);
+}
+END_TEST
+
+static void write_file(const char *path, const uint8_t *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(p, 1, n, f), n);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(jobs_damaged_pages_said_in_place)
+{
+	size_t len, pg;
+	uint8_t *d;
+	char path[] = "/tmp/tb-jobs-damaged.XXXXXX";
+	int fd;
+	if (!tb_test_exists(tb_test_path(V7)))
+		return;
+	d = tb_test_read_file(tb_test_path(V7), &len);
+	ck_assert_ptr_nonnull(d);
+	/* the commit word of every 37th page of CPU 1: far past the page */
+	{
+		tb_session_source src;
+		tb_session *s;
+		tb_error err;
+		static uint8_t arena_mem[64 << 20];
+		tb_arena a;
+		tb_mem m;
+		const tb_dat_cpu *cpu;
+		tb_arena_init(&a, arena_mem, sizeof(arena_mem));
+		m = tb_arena_mem(&a);
+		memset(&src, 0, sizeof(src));
+		src.dat = d;
+		src.dat_len = len;
+		ck_assert_int_eq(tb_session_open(&s, &src, NULL, &m, &err), TB_OK);
+		cpu = &tb_session_dat(s)->buffers[0].cpus[1];
+		for (pg = 3; pg * 4096 < cpu->size; pg += 37)
+			memset(d + cpu->offset + pg * 4096 + 8, 0xff, 4);
+		tb_session_close(s);
+	}
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	write_file(path, d, len);
+	same_as_one_thread("", path, 1);
+	same_as_one_thread("--json", path, 1);
+	same_as_one_thread("-R --ts-diff --cpu 1", path, 1);
+	unlink(path);
+	free(d);
+}
+END_TEST
+
+/*
+ * Two CPUs of spec-built pages where CPU 0's clock goes back (its third
+ * page starts before its second ended): the parts cannot tile there, and
+ * the output must still be the one-thread output.
+ */
+static uint8_t back_pages[2][6][4096];
+
+static size_t clock_back_file(uint8_t *out, size_t cap)
+{
+	static const uint64_t t0[6] = { 1000, 2000, 1500, 3000, 4000, 5000 };
+	static const uint64_t t1[6] = { 1100, 2100, 2600, 3100, 4100, 5100 };
+	dw_spec spec;
+	size_t c, p, e;
+	for (c = 0; c < 2; c++)
+		for (p = 0; p < 6; p++) {
+			tbt_pw w;
+			tbt_pw_init(&w, back_pages[c][p], 4096, 0, 8, c ? t1[p] : t0[p]);
+			for (e = 0; e < 20; e++) {
+				uint8_t payload[8] = { 1, 0, 0, 0, (uint8_t)(c * 100 + p * 20 + e) };
+				(void)tbt_pw_data(&w, e ? 40 : 0, payload, sizeof(payload), 0);
+			}
+			tbt_pw_finish(&w, 0, 0, 0);
+		}
+	dw_default(&spec, 7);
+	spec.cpu_data[0] = back_pages[0][0];
+	spec.cpu_size[0] = sizeof(back_pages[0]);
+	spec.cpu_data[1] = back_pages[1][0];
+	spec.cpu_size[1] = sizeof(back_pages[1]);
+	return dw_write(&spec, out, cap, NULL);
+}
+
+START_TEST(jobs_clock_going_back)
+{
+	static uint8_t file[1 << 20];
+	char path[] = "/tmp/tb-jobs-back.XXXXXX";
+	size_t len = clock_back_file(file, sizeof(file));
+	int fd = mkstemp(path);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_int_ge(fd, 0);
+	write_file(path, file, len);
+	ck_assert_uint_gt(same_as_one_thread("", path, 0), 240 * 40);
+	same_as_one_thread("--ts-diff -R", path, 0);
+	same_as_one_thread("--json", path, 0);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(jobs_option_checked)
+{
+	tb_test_run r;
+	static const char *const bad[] = { "0", "65", "x", "2x", "" };
+	size_t i;
+	char args[128];
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(args, sizeof(args), "report --jobs '%s' %s", bad[i], V7);
+		tb_test_cli(args, &r);
+		ck_assert_int_eq(r.status, 2);
+		ck_assert_ptr_nonnull(strstr(r.err, "a number of threads from 1 to 64"));
+		tb_test_run_free(&r);
+	}
+	tb_test_cli("report --help", &r);
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --jobs, -j N "));
+	tb_test_run_free(&r);
+}
+END_TEST
+
+Suite *tb_suite_jobs(void)
+{
+	Suite *s = suite_create("jobs");
+	TCase *tc = tcase_create("jobs");
+	tcase_add_test(tc, jobs_output_is_the_one_thread_output);
+	tcase_add_test(tc, jobs_damaged_pages_said_in_place);
+	tcase_add_test(tc, jobs_clock_going_back);
+	tcase_add_test(tc, jobs_option_checked);
+	suite_add_tcase(s, tc);
+	return s;
+}
