@@ -410,6 +410,137 @@ START_TEST(parts_that_do_not_tile_say_so)
 }
 END_TEST
 
+/* A capture of two CPUs whose pages start at the given times (20 events each). */
+static uint8_t tpages[2][8][4096];
+
+static size_t times_file(uint8_t *out, size_t cap, const uint64_t *t0, size_t n0,
+			 const uint64_t *t1, size_t n1)
+{
+	dw_spec spec;
+	size_t c, p, e;
+	for (c = 0; c < 2; c++)
+		for (p = 0; p < (c ? n1 : n0); p++) {
+			tbt_pw w;
+			tbt_pw_init(&w, tpages[c][p], 4096, 0, 8, c ? t1[p] : t0[p]);
+			for (e = 0; e < 20; e++) {
+				uint8_t payload[8] = { 1, 0, 0, 0, (uint8_t)e };
+				(void)tbt_pw_data(&w, e ? 1 : 0, payload, sizeof(payload), 0);
+			}
+			tbt_pw_finish(&w, 0, 0, 0);
+		}
+	dw_default(&spec, 7);
+	spec.cpu_data[0] = tpages[0][0];
+	spec.cpu_size[0] = n0 * 4096;
+	spec.cpu_data[1] = tpages[1][0];
+	spec.cpu_size[1] = n1 * 4096;
+	return dw_write(&spec, out, cap, NULL);
+}
+
+START_TEST(parts_limits_and_errors)
+{
+	static uint8_t file[1 << 20], arena_mem[1 << 20];
+	static const uint64_t one[1] = { 5000 }, four[4] = { 1000, 2000, 3000, 4000 };
+	uint64_t bounds[8], before, after, a[256], b[256];
+	size_t len, nb = 9, n1, n2, cut;
+	tb_session *s, *p;
+	tb_error err;
+	tb_arena ar;
+	tb_mem am;
+	tb_session_line_state ls = { 0, 0 };
+	/* one page on each CPU at the same time: nothing to split */
+	len = times_file(file, sizeof(file), one, 1, one, 1);
+	s = open_bytes(file, len, 0);
+	ck_assert_int_eq(tb_session_plan(s, 4, bounds, &nb, &err), TB_OK);
+	ck_assert_uint_eq(nb, 0);
+	tb_session_close(s);
+	/* CPU 1 has no data: its parts are empty, CPU 0's split */
+	len = times_file(file, sizeof(file), four, 4, one, 0);
+	s = open_bytes(file, len, 0);
+	ck_assert_int_eq(tb_session_prepare(s, &err), TB_OK);
+	ck_assert_int_eq(tb_session_prepare(s, &err), TB_OK); /* twice is fine */
+	ck_assert_int_eq(tb_session_plan(s, 4, bounds, &nb, &err), TB_OK);
+	ck_assert_uint_eq(nb, 3);
+	ck_assert_uint_eq(bounds[0], 1001 + (uint64_t)tb_session_get_info(s)->ts_offset);
+	/* a part past the end, and one before the start */
+	before = 10;
+	after = 1u << 30;
+	ck_assert_int_eq(tb_session_part_open(&p, s, &heap, &after, NULL, &err), TB_OK);
+	ck_assert_uint_eq(walk(p, a, 256), 0);
+	ck_assert_uint_eq(tb_session_part_marks(p, TB_SESSION_MARK_START, NULL, 0), 2);
+	ck_assert_int_eq(tb_session_part_seek(p, NULL, &before, &err), TB_OK);
+	ck_assert_uint_eq(walk(p, a, 256), 0);
+	/* rewinding a part walks it again */
+	ck_assert_int_eq(tb_session_part_seek(p, &bounds[0], &bounds[2], &err), TB_OK);
+	n1 = walk(p, a, 256);
+	ck_assert_uint_eq(n1, 40);
+	ck_assert_int_eq(tb_session_rewind(p, &err), TB_OK);
+	tb_session_line_state_set(p, &ls);
+	n2 = walk(p, b, 256);
+	ck_assert_uint_eq(n2, n1);
+	ck_assert(!memcmp(a, b, n1 * sizeof(a[0])));
+	tb_session_close(p);
+	/* memory: every size short of what a part needs fails cleanly */
+	for (cut = 0; cut < 40000; cut += 997) {
+		tb_arena_init(&ar, arena_mem, cut);
+		am = tb_arena_mem(&ar);
+		p = NULL;
+		if (tb_session_part_open(&p, s, &am, &bounds[0], NULL, &err) == TB_OK) {
+			ck_assert_uint_ge(cut, ar.peak);
+			tb_session_close(p);
+			break;
+		}
+		ck_assert_int_eq(err.status, TB_ERR_NO_SPACE);
+		ck_assert_ptr_null(p);
+	}
+	ck_assert_uint_lt(cut, 40000);
+	/* arguments */
+	ck_assert_int_eq(tb_session_prepare(NULL, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_plan(NULL, 2, bounds, &nb, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_plan(s, 2, bounds, NULL, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_part_open(NULL, s, &heap, NULL, NULL, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_part_open(&p, NULL, &heap, NULL, NULL, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_part_open(&p, s, NULL, NULL, NULL, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_part_seek(NULL, NULL, NULL, &err), TB_ERR_ARG);
+	ck_assert_uint_eq(tb_session_part_marks(NULL, TB_SESSION_MARK_STOP, NULL, 0), 0);
+	tb_session_line_state_get(NULL, &ls);
+	tb_session_line_state_set(NULL, &ls);
+	tb_session_line_state_get(s, NULL);
+	tb_session_line_state_set(s, NULL);
+	{
+		/* the stream seeks themselves */
+		const tb_dat *d = tb_session_dat(s);
+		tb_dat_stream st;
+		tb_dat_cursor cur[2];
+		tb_kbuf_layout lay;
+		uint64_t np, ts;
+		uint64_t skipped = 7;
+		ck_assert_int_eq(tb_kbuf_layout_init(&lay, 0, 8, 4096, 0), TB_OK);
+		ck_assert_int_eq(tb_dat_stream_init(&st, d, &d->buffers[0], &lay, cur, 2, NULL, 0, 0,
+						    &err), TB_OK);
+		ck_assert_int_eq(tb_dat_stream_pages(&st, 0, &np), TB_OK);
+		ck_assert_uint_eq(np, 4);
+		ck_assert_int_eq(tb_dat_stream_pages(&st, 2, &np), TB_ERR_ARG);
+		ck_assert_int_eq(tb_dat_stream_pages(NULL, 0, &np), TB_ERR_ARG);
+		ck_assert_int_eq(tb_dat_stream_page_ts(&st, 0, 3, &ts), TB_OK);
+		ck_assert_uint_eq(ts, 4000);
+		ck_assert_int_eq(tb_dat_stream_page_ts(&st, 0, 4, &ts), TB_NOT_FOUND);
+		ck_assert_int_eq(tb_dat_stream_page_ts(&st, 0, 0, NULL), TB_ERR_ARG);
+		ck_assert_int_eq(tb_dat_stream_page_ts(&st, 1, 0, &ts), TB_NOT_FOUND);
+		ck_assert_int_eq(tb_dat_stream_seek(&st, 0, 9, &err), TB_OK); /* past the end: done */
+		ck_assert_int_eq(tb_dat_stream_skip_before(&st, 0, 0, &skipped), TB_OK);
+		ck_assert_uint_eq(skipped, 0);
+		ck_assert_int_eq(tb_dat_stream_seek(&st, 0, 2, &err), TB_OK);
+		ck_assert_int_eq(tb_dat_stream_skip_before(&st, 0, 3005, &skipped), TB_OK);
+		ck_assert_uint_eq(skipped, 5);
+		ck_assert_uint_eq(st.cur[0].recs[st.cur[0].irec].ts, 3005);
+		ck_assert_int_eq(tb_dat_stream_seek(&st, 5, 0, &err), TB_ERR_ARG);
+		ck_assert_int_eq(tb_dat_stream_skip_before(&st, 5, 0, NULL), TB_ERR_ARG);
+	}
+	tb_session_close(s);
+	ck_assert_uint_eq(live, 0);
+}
+END_TEST
+
 START_TEST(parts_arguments)
 {
 	size_t len, nb = 7;
@@ -471,6 +602,7 @@ Suite *tb_suite_parts(void)
 	tcase_add_test(tc, parts_keep_damage_marks_in_place);
 	tcase_add_test(tc, parts_never_split_equal_timestamps);
 	tcase_add_test(tc, parts_that_do_not_tile_say_so);
+	tcase_add_test(tc, parts_limits_and_errors);
 	tcase_add_test(tc, parts_arguments);
 	suite_add_tcase(s, tc);
 	return s;
