@@ -760,6 +760,127 @@ START_TEST(session_array_fields_and_latency_columns)
 }
 END_TEST
 
+/* An allocator that refuses every request from the k-th on. */
+typedef struct failing_mem {
+	size_t calls, fail_from, refused, live;
+} failing_mem;
+
+static void *failing_alloc(void *ctx, size_t n)
+{
+	failing_mem *m = ctx;
+	void *p;
+	if (m->calls++ >= m->fail_from) {
+		m->refused++;
+		return NULL;
+	}
+	p = malloc(n);
+	m->live += p != NULL;
+	return p;
+}
+
+static void failing_free(void *ctx, void *p, size_t n)
+{
+	failing_mem *m = ctx;
+	(void)n;
+	if (p)
+		m->live--;
+	free(p);
+}
+
+/* Open, then walk up to `limit` events rendering each as a line and as
+ * JSON: a hash of all that came out, or 0 when the open failed. */
+static uint64_t walk_with(const tb_session_source *src, failing_mem *m, size_t limit,
+			  tb_status *open_st)
+{
+	tb_mem mem = { failing_alloc, failing_free, m };
+	tb_session *s = NULL;
+	tb_session_event ev;
+	tb_error err;
+	tb_status st;
+	uint64_t h = 1469598103934665603ull;
+	size_t n = 0;
+	char text[4096];
+	*open_st = tb_session_open(&s, src, NULL, &mem, &err);
+	if (*open_st != TB_OK) {
+		ck_assert_ptr_null(s);
+		return 0;
+	}
+	while (n++ < limit && (st = tb_session_next(s, &ev, &err)) != TB_END) {
+		static const unsigned how[] = { TB_TEXT_PRINT | TB_TEXT_LINE, TB_TEXT_JSON,
+						TB_TEXT_FIELDS | TB_TEXT_LINE };
+		size_t i, j;
+		if (st != TB_OK)
+			continue;
+		for (i = 0; i < 3; i++) {
+			st = tb_session_text(s, &ev, how[i], text, sizeof(text), NULL);
+			ck_assert_msg(st == TB_OK || st == TB_ERR_NO_SPACE, "text: %d", st);
+			if (st != TB_OK)
+				continue;
+			for (j = 0; text[j]; j++)
+				h = (h ^ (uint8_t)text[j]) * 1099511628211ull;
+		}
+	}
+	tb_session_close(s);
+	return h;
+}
+
+/* Every allocation the session makes may fail: the open fails with
+ * NO_SPACE, or a text says NO_SPACE; nothing leaks, nothing crashes; and
+ * once every request is granted the output is the unlimited run's. */
+static void every_allocation_failure(const tb_session_source *src, size_t limit)
+{
+	failing_mem m;
+	tb_status st;
+	uint64_t whole, h;
+	size_t k;
+	memset(&m, 0, sizeof(m));
+	m.fail_from = (size_t)-1;
+	whole = walk_with(src, &m, limit, &st);
+	ck_assert_int_eq(st, TB_OK);
+	ck_assert_uint_eq(m.live, 0);
+	ck_assert_uint_gt(m.calls, 3);
+	for (k = 0;; k++) {
+		memset(&m, 0, sizeof(m));
+		m.fail_from = k;
+		h = walk_with(src, &m, limit, &st);
+		ck_assert_uint_eq(m.live, 0);
+		if (st != TB_OK)
+			ck_assert_msg(st == TB_ERR_NO_SPACE, "fail from %zu: open %d", k, st);
+		if (!m.refused) {
+			ck_assert_int_eq(st, TB_OK);
+			ck_assert_uint_eq(h, whole);
+			break;
+		}
+	}
+	ck_assert_uint_gt(k, 3);
+}
+
+START_TEST(session_every_allocation_can_fail)
+{
+	tb_session_source src;
+	sample smp;
+	memset(&src, 0, sizeof(src));
+	/* raw dumps with a format */
+	{
+		tb_session *s = open_arr_dump(0x0d, 0x21);
+		tb_session_close(s);
+		src.raw = &arr_raw;
+		src.nraw = 1;
+		src.formats = &arr_ft;
+		src.nformats = 1;
+		every_allocation_failure(&src, (size_t)-1);
+	}
+	/* the v7 sample: tables, formats, buffers, the first 3000 events */
+	if (!load_sample("../shared/samples/sched4k.v7.dat", &smp))
+		return;
+	memset(&src, 0, sizeof(src));
+	src.dat = smp.data;
+	src.dat_len = smp.len;
+	every_allocation_failure(&src, 3000);
+	free(smp.data);
+}
+END_TEST
+
 /* Every prefix of a small spec-built file: open fails cleanly or walks. */
 START_TEST(session_every_prefix_of_a_small_file)
 {
@@ -911,6 +1032,7 @@ Suite *tb_suite_session(void)
 	tcase_add_test(tc, session_arguments);
 	tcase_add_test(tc, session_every_prefix_of_a_small_file);
 	tcase_add_test(tc, session_array_fields_and_latency_columns);
+	tcase_add_test(tc, session_every_allocation_can_fail);
 	tcase_add_test(tc, json_strings_are_always_valid);
 	tcase_add_test(tc, session_examples_build_and_run);
 	suite_add_tcase(s, tc);
