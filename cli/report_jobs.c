@@ -31,7 +31,7 @@
 #define CHUNK_SIZE ((size_t)4 << 20)
 #define CHUNKS_PER_WORKER 8
 #define PART_INPUT ((size_t)4 << 20)  /* capture bytes per part, about */
-#define MAX_PARTS 4096
+#define MAX_PARTS 1024  /* plan costs parts x 64 x CPUs x log(pages) header reads */
 #define MAX_JOBS 64
 
 enum { EL_DATA, EL_MSG, EL_DEFER };

@@ -68,6 +68,17 @@ START_TEST(jobs_output_is_the_one_thread_output)
 		ck_assert_uint_gt(same_as_one_thread(v6_opts[i], V6, 0), 100000);
 	/* compressed CPU data is not split: one thread, the same output */
 	ck_assert_uint_gt(same_as_one_thread("--ts-diff", ZSTD, 0), 100000);
+	/* a capture made on this machine (see test_parts.c) */
+	{
+		const char *fresh = getenv("TB_FRESH_DAT");
+		if (fresh && *fresh) {
+			char q[1024];
+			snprintf(q, sizeof(q), "'%s'", fresh);
+			same_as_one_thread("", q, 0);
+			same_as_one_thread("-R --ts-diff", q, 0);
+			same_as_one_thread("--json --text", q, 0);
+		}
+	}
 }
 END_TEST
 

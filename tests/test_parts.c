@@ -204,6 +204,25 @@ START_TEST(parts_of_the_samples_are_the_whole_stream)
 }
 END_TEST
 
+/* A capture made on this machine (TB_FRESH_DAT=FILE.dat, uncompressed:
+ * `trace-cmd extract --compression none`), split every way too. */
+START_TEST(parts_of_a_fresh_capture)
+{
+	const char *path = getenv("TB_FRESH_DAT");
+	size_t len;
+	uint8_t *d;
+	if (!path || !*path) {
+		printf("parts: TB_FRESH_DAT not set, fresh capture not split\n");
+		return;
+	}
+	d = tb_test_read_file(path, &len);
+	ck_assert_ptr_nonnull(d);
+	split_every_k(d, len, TB_SESSION_TC_DROPS | TB_SESSION_SKIP_DAMAGED, 2);
+	printf("parts: fresh capture %s split 1..8 ways, equal to one walk\n", path);
+	free(d);
+}
+END_TEST
+
 /* A damaged page in the middle of CPU 0: its mark comes out once, in its
  * place, whatever the split, and the items around it too. */
 START_TEST(parts_keep_damage_marks_in_place)
@@ -599,6 +618,7 @@ Suite *tb_suite_parts(void)
 	Suite *s = suite_create("parts");
 	TCase *tc = tcase_create("parts");
 	tcase_add_test(tc, parts_of_the_samples_are_the_whole_stream);
+	tcase_add_test(tc, parts_of_a_fresh_capture);
 	tcase_add_test(tc, parts_keep_damage_marks_in_place);
 	tcase_add_test(tc, parts_never_split_equal_timestamps);
 	tcase_add_test(tc, parts_that_do_not_tile_say_so);
