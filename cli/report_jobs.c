@@ -410,8 +410,13 @@ static int write_parts(shared *sh, int *redo, uint64_t *bytes, uint64_t *msgs)
 			bad = po->bad;
 		if (po->has_ls)
 			carried = po->ls;
-		if (po->abort)
+		if (po->abort) {
+			/* stopped short: out of memory (said by the worker when it could) */
+			if (po->bad < 2)
+				fprintf(stderr, "tracebound: out of memory\n");
+			bad = 2;
 			break;
+		}
 	}
 	tb_session_close(wp);
 	free(wline.p);
