@@ -581,6 +581,26 @@ START_TEST(parts_arguments)
 	ck_assert_int_eq(tb_session_part_open(&q, p, &heap, NULL, NULL, &err), TB_ERR_ARG);
 	ck_assert_int_eq(tb_session_prepare(p, &err), TB_ERR_ARG);
 	ck_assert_int_eq(tb_session_part_seek(s, NULL, NULL, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_part_seek(p, &t, NULL, &err), TB_ERR_UNSUPPORTED);
+	ck_assert_int_eq(tb_session_part_seek(p, NULL, NULL, &err), TB_OK);
+	{
+		const tb_dat *dat = tb_session_dat(s);
+		tb_dat_stream st;
+		tb_dat_cursor cur[8];
+		tb_kbuf_layout lay;
+		uint64_t np = 5;
+		static uint8_t chunks[8][1 << 20];
+		size_t per = 0;
+		ck_assert_int_eq(tb_kbuf_layout_init(&lay, 0, 8, 4096, 0), TB_OK);
+		ck_assert_int_le(dat->buffers[0].ncpus, 8);
+		ck_assert_int_eq(tb_dat_chunk_max(dat, &dat->buffers[0], &per, &err), TB_OK);
+		ck_assert_uint_le(per, sizeof(chunks[0]));
+		ck_assert_int_eq(tb_dat_stream_init(&st, dat, &dat->buffers[0], &lay, cur, 8,
+						    chunks[0], per, 0, &err), TB_OK);
+		ck_assert_int_eq(tb_dat_stream_pages(&st, 0, &np), TB_ERR_UNSUPPORTED);
+		ck_assert_uint_eq(np, 0);
+		ck_assert_int_eq(tb_dat_stream_seek(&st, 0, 1, &err), TB_ERR_UNSUPPORTED);
+	}
 	tb_session_line_state_set(p, &ls);
 	tb_session_line_state_get(p, &back);
 	ck_assert_uint_eq(back.prev_shown, 5);
@@ -610,6 +630,30 @@ START_TEST(parts_arguments)
 	tb_session_close(s);
 	ck_assert_uint_eq(live, 0);
 	free(d);
+	{
+		/* raw dumps: no parts */
+		static uint8_t page[4096];
+		tbt_pw w;
+		tb_session_source src;
+		tb_session_raw_cpu rc;
+		tbt_pw_init(&w, page, 4096, 0, 8, 1000);
+		put(&w, 0, 1);
+		tbt_pw_finish(&w, 0, 0, 0);
+		memset(&src, 0, sizeof(src));
+		rc.cpu = 0;
+		rc.data = page;
+		rc.len = sizeof(page);
+		src.raw = &rc;
+		src.nraw = 1;
+		ck_assert_int_eq(tb_session_open(&s, &src, NULL, &heap, &err), TB_OK);
+		ck_assert_int_eq(tb_session_prepare(s, &err), TB_OK);
+		ck_assert_int_eq(tb_session_plan(s, 4, bounds, &nb, &err), TB_OK);
+		ck_assert_uint_eq(nb, 0);
+		ck_assert_int_eq(tb_session_part_open(&p, s, &heap, NULL, NULL, &err),
+				 TB_ERR_UNSUPPORTED);
+		tb_session_close(s);
+		ck_assert_uint_eq(live, 0);
+	}
 }
 END_TEST
 
