@@ -194,13 +194,13 @@ START_TEST(empty_inputs_are_said)
 }
 END_TEST
 
-/* report --raw -t / --ts-diff equal trace-cmd report -N -R -t / --ts-diff on
+/* report --raw -t / --ts-diff / -l equal trace-cmd report -N -R with them on
  * the three samples, byte for byte (run when trace-cmd is installed). */
 START_TEST(line_options_match_trace_cmd)
 {
 	static const char *const samples[] = { "sched4k.v6.dat", "sched4k.v7.dat",
 					       "sched4k.v7zstd.dat" };
-	static const char *const opts[] = { "-t", "--ts-diff" };
+	static const char *const opts[] = { "-t", "--ts-diff", "-l", "-l -t" };
 	size_t i, k;
 	char cmd[1024];
 	tb_test_run r;
@@ -210,7 +210,7 @@ START_TEST(line_options_match_trace_cmd)
 	if (k != 0)
 		return;
 	for (i = 0; i < 3; i++)
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
 			char f[256];
 			snprintf(f, sizeof(f), "%s", tb_test_path("../shared/samples/"));
 			snprintf(f + strlen(f), sizeof(f) - strlen(f), "%s", samples[i]);
@@ -226,6 +226,27 @@ START_TEST(line_options_match_trace_cmd)
 				ck_abort_msg("%s %s: %s%s", samples[i], opts[k], r.out, r.err);
 			tb_test_run_free(&r);
 		}
+}
+END_TEST
+
+/* -R -l prints the CPU then "-0x" and common_flags in hex where -l prints
+ * the flag letters and depths (trace-cmd report -R -l on sched4k.v7.dat). */
+START_TEST(raw_latency_column_is_the_flags_in_hex)
+{
+	tb_test_run r;
+	if (!tb_test_exists(V7))
+		return;
+	tb_test_sh("$CLI report --raw -l " V7 " | sed -n '2p;497p'", &r);
+	ck_assert_str_eq(r.out,
+			 "memfd:se-1573    1-0x0   192.833676: sys_enter_newfstat:    "
+			 "__syscall_nr=5 fd=0x00000005 statbuf=0x7fff89a3be00\n"
+			 "  <idle>-0       1-0x35   192.837110: sched_wakeup:          "
+			 "comm=ls pid=11852 prio=120 target_cpu=001\n");
+	tb_test_run_free(&r);
+	tb_test_sh("$CLI report -l " V7 " | sed -n 497p", &r);
+	ck_assert_str_eq(r.out, "  <idle>-0       1dNs5.   192.837110: sched_wakeup:         "
+				"comm=ls pid=11852 prio=120 target_cpu=001\n");
+	tb_test_run_free(&r);
 }
 END_TEST
 
@@ -297,6 +318,7 @@ Suite *tb_suite_cli(void)
 	tcase_add_test(t, full_stdout_is_exit_2);
 	tcase_add_test(t, empty_inputs_are_said);
 	tcase_add_test(t, line_options_match_trace_cmd);
+	tcase_add_test(t, raw_latency_column_is_the_flags_in_hex);
 	tcase_add_test(t, selections_match_trace_cmd_or_say_why_not);
 	suite_add_tcase(s, t);
 	return s;
