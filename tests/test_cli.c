@@ -250,6 +250,37 @@ START_TEST(raw_latency_column_is_the_flags_in_hex)
 }
 END_TEST
 
+/* stats: the uname and trace clock of the file, drops per CPU (trace-cmd
+ * report --stat: CPU 0 overrun 2746, CPU 1 none), events most frequent
+ * first and equal counts by name; the whole output is golden. */
+START_TEST(stats_sorted_with_uname_clock_and_cpu_drops)
+{
+	tb_test_run r;
+	if (!tb_test_exists(V7))
+		return;
+	tb_test_sh("$CLI stats " V7 " | sed 1d | cmp - tests/golden/sched4k.v7.dat.stats", &r);
+	if (r.status != 0)
+		ck_abort_msg("stats differs from tests/golden/sched4k.v7.dat.stats: %s%s", r.out,
+			     r.err);
+	tb_test_run_free(&r);
+	tb_test_cli("stats " V7, &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\nuname: Linux vm 6.18.44-fc-v769 x86_64\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\ntrace clock: local\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  cpu 0: 39537 events, 192.942945684 .. "
+					    "193.379737076, 2746 dropped\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  cpu 1: 24307 events, 192.833676481 .. "
+					    "193.372119783, 0 dropped\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\nper event:\n"
+					    "        8639  syscalls:sys_exit_read\n"
+					    "        8638  syscalls:sys_enter_read\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n          98  syscalls:sys_enter_brk\n"
+					    "          98  syscalls:sys_enter_fcntl\n"
+					    "          98  syscalls:sys_exit_brk\n"));
+	tb_test_run_free(&r);
+}
+END_TEST
+
 /* Selections as trace-cmd makes them, and said when they match nothing. */
 START_TEST(selections_match_trace_cmd_or_say_why_not)
 {
@@ -318,6 +349,7 @@ Suite *tb_suite_cli(void)
 	tcase_add_test(t, full_stdout_is_exit_2);
 	tcase_add_test(t, empty_inputs_are_said);
 	tcase_add_test(t, line_options_match_trace_cmd);
+	tcase_add_test(t, stats_sorted_with_uname_clock_and_cpu_drops);
 	tcase_add_test(t, raw_latency_column_is_the_flags_in_hex);
 	tcase_add_test(t, selections_match_trace_cmd_or_say_why_not);
 	suite_add_tcase(s, t);
