@@ -47,6 +47,25 @@ START_TEST(unknown_options_are_named)
 }
 END_TEST
 
+/* report options that would be ignored in silence are usage errors naming both. */
+START_TEST(conflicting_report_options_are_named)
+{
+	expect("report --raw --json x", 2,
+	       "tracebound report: --raw and --json do not go together (--json always has the "
+	       "fields; --json --text adds the print fmt text)\n");
+	expect("report -R --json x", 2, "--raw and --json do not go together");
+	expect("report --text x", 2, "tracebound report: --text goes with --json");
+	expect("report --json -t x", 2, "tracebound report: -t and --json do not go together");
+	expect("report -l --json x", 2, "tracebound report: -l and --json do not go together");
+	expect("report --json --ts-diff x", 2, "--ts-diff and --json do not go together");
+	expect("report -F sched_switch -v x", 2, "tracebound report: -v with no -F after it");
+	/* the pairs that go together still run (the failure is the missing file) */
+	expect("report --json --text /nonexistent.dat", 2, "/nonexistent.dat");
+	expect("report --raw -l -t --ts-diff /nonexistent.dat", 2, "/nonexistent.dat");
+	expect("report -v -F sched_switch /nonexistent.dat", 2, "/nonexistent.dat");
+}
+END_TEST
+
 START_TEST(help_lists_each_option)
 {
 	tb_test_run r;
@@ -342,6 +361,7 @@ Suite *tb_suite_cli(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, unknown_options_are_named);
 	tcase_add_test(t, help_lists_each_option);
+	tcase_add_test(t, conflicting_report_options_are_named);
 	tcase_add_test(t, option_values_both_spellings);
 	tcase_add_test(t, sizes_take_suffixes);
 	tcase_add_test(t, check_addr_size_for_legacy_32bit);
