@@ -196,6 +196,65 @@ START_TEST(full_stdout_is_exit_2)
 }
 END_TEST
 
+/* raw takes the sub-buffer size from the header_page, then --subbuf-size,
+ * then subbuf_kb beside the dump (raw --help); one that says another size
+ * is named on stderr with the one used (once per subbuf_kb file). */
+static void raw_in_copy(const char *kb, const char *args, tb_test_run *r)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd),
+		 "T=$(mktemp -d) && cp tests/data/raw-sched4k/* $T/ && %s%s%s"
+		 "cd $T && $CLI raw %s cpu0.raw cpu1.raw >out; rc=$?; "
+		 "$CLI raw --header-page header_page cpu0.raw cpu1.raw 2>/dev/null | cmp -s - out "
+		 "&& echo same; rm -rf $T; exit $rc",
+		 kb ? "echo " : "", kb ? kb : "", kb ? " >$T/subbuf_kb && " : "", args);
+	tb_test_sh(cmd, r);
+}
+
+START_TEST(raw_says_which_subbuf_size_disagrees)
+{
+	tb_test_run r;
+	/* all agree (4096): nothing said */
+	raw_in_copy(NULL, "--header-page header_page --subbuf-size 4k", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_str_eq(r.out, "same\n");
+	tb_test_run_free(&r);
+	raw_in_copy(NULL, "--header-page header_page --subbuf-size 8k", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "tracebound: warning: --subbuf-size 8192 ignored: the header_page "
+				"(header_page) says 4096 bytes, and it comes first\n");
+	ck_assert_str_eq(r.out, "same\n");
+	tb_test_run_free(&r);
+	raw_in_copy("8", "--header-page header_page", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "tracebound: warning: subbuf_kb says 8192 bytes (8 KiB); ignored: "
+				"the header_page (header_page) says 4096 bytes, and it comes first\n");
+	ck_assert_str_eq(r.out, "same\n");
+	tb_test_run_free(&r);
+	raw_in_copy("8", "--subbuf-size 4096", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "tracebound: warning: subbuf_kb says 8192 bytes (8 KiB); ignored: "
+				"--subbuf-size 4096 comes first\n");
+	ck_assert_str_eq(r.out, "same\n");
+	tb_test_run_free(&r);
+	raw_in_copy("x", "--subbuf-size 4096", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "tracebound: warning: subbuf_kb is not a sub-buffer size in KiB; "
+				"ignored: --subbuf-size 4096 comes first\n");
+	tb_test_run_free(&r);
+	/* used alone, a subbuf_kb that is not a size stops raw; one of 4 agrees in silence */
+	raw_in_copy("x", "", &r);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(r.err, "tracebound: subbuf_kb: not a sub-buffer size in KiB\n");
+	tb_test_run_free(&r);
+	raw_in_copy("4", "--header-page header_page", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "");
+	tb_test_run_free(&r);
+}
+END_TEST
+
 /* An empty input is said, like check's "not recognised", and exits 1. */
 START_TEST(empty_inputs_are_said)
 {
@@ -368,6 +427,7 @@ Suite *tb_suite_cli(void)
 	tcase_add_test(t, converters_have_help_and_named_errors);
 	tcase_add_test(t, full_stdout_is_exit_2);
 	tcase_add_test(t, empty_inputs_are_said);
+	tcase_add_test(t, raw_says_which_subbuf_size_disagrees);
 	tcase_add_test(t, line_options_match_trace_cmd);
 	tcase_add_test(t, stats_sorted_with_uname_clock_and_cpu_drops);
 	tcase_add_test(t, raw_latency_column_is_the_flags_in_hex);
