@@ -255,7 +255,7 @@ START_TEST(raw_says_which_subbuf_size_disagrees)
 }
 END_TEST
 
-/* An empty input is said, like check's "not recognised", and exits 1. */
+/* An empty input is said as "empty input" by every command, and exits 1. */
 START_TEST(empty_inputs_are_said)
 {
 	tb_test_run r;
@@ -267,8 +267,16 @@ START_TEST(empty_inputs_are_said)
 	tb_test_run_free(&r);
 	tb_test_cli("check /dev/null", &r);
 	ck_assert_int_eq(r.status, 1);
-	ck_assert_ptr_nonnull(strstr(r.out, "/dev/null: not recognised"));
+	ck_assert_str_eq(r.out, "/dev/null: empty input (not a trace.dat, a pmclog stream or raw "
+				"sub-buffers)\n");
 	tb_test_run_free(&r);
+	tb_test_cli("check --addr-size 4 /dev/null", &r);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.out, "/dev/null: empty input"));
+	tb_test_run_free(&r);
+	expect("report /dev/null", 1, "tracebound: /dev/null: empty input (no trace.dat header)\n");
+	expect("stats /dev/null", 1, "tracebound: /dev/null: empty input (no trace.dat header)\n");
+	expect("pmclog --addr-size 4 /dev/null", 1, "empty input (no pmclog records)");
 }
 END_TEST
 
