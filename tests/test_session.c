@@ -149,6 +149,14 @@ START_TEST(session_first_events_of_the_v7_sample)
 	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE | TB_TEXT_NSECS,
 					 text, sizeof(text), &r), TB_OK);
 	ck_assert(strstr(text, "[001]   192.833676481: sys_enter_newfstat:") != NULL);
+	/* -l: flag letters and depths; -R -l (trace-cmd): the flags byte in hex */
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE | TB_TEXT_LATENCY,
+					 text, sizeof(text), &r), TB_OK);
+	ck_assert(strstr(text, "memfd:se-1573    1.....   192.833676: sys_enter_newfstat:") == text);
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_FIELDS | TB_TEXT_LINE | TB_TEXT_LATENCY,
+					 text, sizeof(text), &r), TB_OK);
+	ck_assert_str_eq(text, "memfd:se-1573    1-0x0   192.833676: sys_enter_newfstat:    "
+			       "__syscall_nr=5 fd=0x00000005 statbuf=0x7fff89a3be00\n");
 	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_JSON, text, sizeof(text), &r), TB_OK);
 	ck_assert_str_eq(text, "{\"cpu\":1,\"ts\":192833676481,\"pid\":1573,\"comm\":\"memfd:sealed-91\","
 			       "\"system\":\"syscalls\",\"name\":\"sys_enter_newfstat\",\"id\":852,"
