@@ -274,8 +274,9 @@ int tb_cmd_stats(int argc, char **argv)
 	printf("\n");
 	for (i = 0, k = 0; i < d->nbuffers; i++) {
 		const tb_dat_buffer *b = &d->buffers[i];
-		printf("\nbuffer: \"%.*s\"%s\n", (int)(b->name.len < 64 ? b->name.len : 64),
-		       b->name.ptr, b->latency ? " (latency text)" : "");
+		printf("\nbuffer: \"");
+		print_text(b->name.ptr, b->name.len < 64 ? b->name.len : 64);
+		printf("\"%s\n", b->latency ? " (latency text)" : "");
 		if (b->latency || !b->ncpus)
 			continue;
 		if (k < nb && tb_session_buffer(c.s, k)->name.ptr == b->name.ptr) {
