@@ -262,6 +262,15 @@ START_TEST(fresh_captures_match_trace_cmd)
 	ck_assert(strstr(c.data, "DIFF") == NULL);
 	ck_assert(strstr(c.data, "SAME ") != NULL);
 	free(c.data);
+	/* -R -l too (instances, their name prefixes, every flag seen) */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && sh ci/compare-report.sh -c '%s' -o -l "
+		 "build/capture-dat/*.dat", tb_test_path(""), cli());
+	c = run(cmd);
+	printf("%.*s", (int)c.len, c.data);
+	ck_assert_int_eq(c.status, 0);
+	ck_assert(strstr(c.data, "DIFF") == NULL);
+	ck_assert(strstr(c.data, "SAME ") != NULL);
+	free(c.data);
 }
 END_TEST
 
