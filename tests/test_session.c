@@ -739,6 +739,12 @@ START_TEST(session_array_fields_and_latency_columns)
 		ck_assert_msg(!strncmp(text, want, strlen(want)), "flags %#x pc %#x: %s",
 			      lat[i].flags, lat[i].preempt, text);
 		ck_assert(strstr(text, " arrs: ") && strstr(text, "a=1 d=-3\n"));
+		/* -R -l: the flags byte in hex instead, no depths */
+		ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_FIELDS | TB_TEXT_LINE |
+						 TB_TEXT_LATENCY, text, sizeof(text), NULL), TB_OK);
+		snprintf(want, sizeof(want), "   <...>-42      3-0x%x ", lat[i].flags);
+		ck_assert_msg(!strncmp(text, want, strlen(want)), "-R flags %#x pc %#x: %s",
+			      lat[i].flags, lat[i].preempt, text);
 		tb_session_close(s);
 	}
 	{
