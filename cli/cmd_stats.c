@@ -178,7 +178,8 @@ static void print_buffer(const tb_cli_capture *c, size_t k, buf_stats *b)
 		}
 		printf("\n");
 	}
-	qsort(b->types, b->ntypes, sizeof(*b->types), type_cmp);
+	if (b->ntypes > 1) /* types is NULL when no event had a format */
+		qsort(b->types, b->ntypes, sizeof(*b->types), type_cmp);
 	printf("per event:\n");
 	for (i = 0; i < b->ntypes; i++) {
 		const tb_format *f = b->types[i].f;
