@@ -25,8 +25,6 @@ typedef struct fctx {
 	unsigned notes;
 } fctx;
 
-static const char fm_hex[] = "0123456789abcdef";
-
 static void put_oor(fctx *c)
 {
 	c->notes |= TB_RENDER_N_OOR;
@@ -46,7 +44,6 @@ static void put_c_int(tb_out *o, uint64_t v, char conv, unsigned lenmod, int fla
 	unsigned w = lenmod == TB_L_HH ? 1u : lenmod == TB_L_H ? 2u
 		   : (lenmod == TB_L_L || lenmod == TB_L_LL) ? 8u : 4u;
 	unsigned base = conv == 'o' ? 8u : (conv == 'x' || conv == 'X') ? 16u : 10u;
-	const char *digits = conv == 'X' ? "0123456789ABCDEF" : fm_hex;
 	char b[96], sign = 0;
 	int pos = (int)sizeof(b), nd, zeros, total, pad, pfx;
 	uint64_t mag;
@@ -58,24 +55,27 @@ static void put_c_int(tb_out *o, uint64_t v, char conv, unsigned lenmod, int fla
 	} else {
 		mag = tb_ty_norm(v, w | TB_TY_UNSIGNED);
 	}
+	if (prec < 0 && !(flags & TB_NF_SPECIAL) && base != 8 &&
+	    width <= (int)(base == 16 ? tb_hex_len(mag) : tb_dec_len(mag) + (sign != 0))) {
+		/* the usual field: no padding, written in place */
+		if (base == 16)
+			tb_out_xdig(o, mag, conv == 'X', 0);
+		else
+			tb_out_dec(o, mag, sign);
+		return;
+	}
 	/* digits, least significant first (constant divisors: fast) */
 	if (prec == 0 && mag == 0)
 		;
 	else if (base == 16)
-		do {
-			b[--pos] = digits[mag & 15];
-			mag >>= 4;
-		} while (mag);
+		pos -= (int)tb_hex_digits(b + pos, mag, conv == 'X');
 	else if (base == 8)
 		do {
 			b[--pos] = (char)('0' + (mag & 7));
 			mag >>= 3;
 		} while (mag);
 	else
-		do {
-			b[--pos] = (char)('0' + mag % 10);
-			mag /= 10;
-		} while (mag);
+		pos -= (int)tb_dec_digits(b + pos, mag);
 	nd = (int)sizeof(b) - pos;
 	zeros = prec > nd ? prec - nd : 0;
 	if (base == 8 && (flags & TB_NF_SPECIAL) && zeros == 0 && (nd == 0 || b[pos] != '0'))
@@ -119,15 +119,7 @@ static void put_hex_bare(tb_out *o, uint64_t v)
 
 static void put_hex(tb_out *o, uint64_t v)
 {
-	char b[18];
-	int pos = (int)sizeof(b);
-	do {
-		b[--pos] = fm_hex[v & 15];
-		v >>= 4;
-	} while (v);
-	b[--pos] = 'x';
-	b[--pos] = '0';
-	tb_out_put(o, b + pos, sizeof(b) - (size_t)pos);
+	tb_out_xdig(o, v, 0, 1);
 }
 
 /* A field's integer (1, 2, 4 or 8 bytes; any other size reads as 0, as
@@ -393,13 +385,17 @@ void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
 		unsigned m = (uint8_t)e[1] | (unsigned)(uint8_t)e[2] << 8;
 		if (tb_pf_common(f))
 			continue;
-		if (f->name_len <= TB_FORMAT_MAX_NAME) {
-			/* " name=" in one piece */
-			char nb[TB_FORMAT_MAX_NAME + 2];
-			nb[0] = ' ';
-			memcpy(nb + 1, f->name, f->name_len);
-			nb[f->name_len + 1] = '=';
-			tb_out_put(o, nb, (size_t)f->name_len + 2);
+		if (o->len == o->need && (size_t)f->name_len + 2 <= o->cap - o->len &&
+		    (size_t)f->name_len + 2 <= o->limit - o->need) {
+			/* " name=" straight into the sink */
+			char *q = o->buf + o->len;
+			size_t n = (size_t)f->name_len + 2;
+			q[0] = ' ';
+			tb_copy_short(q + 1, f->name, f->name_len);
+			q[n - 1] = '=';
+			o->len += n;
+			o->need += n;
+			o->last = '=';
 		} else {
 			tb_out_putc(o, ' ');
 			tb_out_put(o, f->name, f->name_len);

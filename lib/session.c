@@ -14,6 +14,7 @@
 #include "tracebound/text.h"
 
 #include "internal.h"
+#include "digits.h"
 
 #define TB_SESSION_MAX_DAMAGE 64u   /* damage entries kept (more are counted) */
 #define TB_SESSION_DAT_ROUNDS 8u    /* tb_dat_open storage rounds */
@@ -1321,22 +1322,10 @@ static uint64_t put_time(tb_text *t, uint64_t ts, int ns_clock, int nsecs)
 		if (sec < 100000u && t->len == t->need && t->cap - t->len >= 12) {
 			/* "%5u.%06u" straight into the sink */
 			char *p = t->buf + t->len;
-			uint32_t v = (uint32_t)sec;
-			int i;
-			for (i = 4; i >= 0; i--) {
-				p[i] = (char)('0' + v % 10u);
-				v /= 10u;
-				if (!v) {
-					while (--i >= 0)
-						p[i] = ' ';
-					break;
-				}
-			}
+			size_t m = tb_dec_digits(p + 5, sec);
+			memset(p, ' ', 5 - m);
 			p[5] = '.';
-			for (i = 11; i >= 6; i--) {
-				p[i] = (char)('0' + frac % 10u);
-				frac /= 10u;
-			}
+			tb_dec_fixed(p + 6, frac, 6);
 			t->len += 12;
 			t->need = t->len;
 			t->last = (unsigned char)p[11];
@@ -1358,26 +1347,22 @@ static int fast_prefix(tb_text *t, const tb_session_event *ev)
 {
 	char *p, *q;
 	uint32_t pid, cpu = ev->cpu;
-	size_t n = ev->comm_len, k;
+	size_t n = ev->comm_len;
 	if (ev->pid < 0 || cpu > 999 || n > 64 || t->len != t->need || t->cap - t->len < 96)
 		return 0;
 	p = t->buf + t->len;
-	for (k = n; k < 16; k++)
-		*p++ = ' ';
-	memcpy(p, ev->comm, n);
+	if (n < 16) {
+		memset(p, ' ', 16 - n);
+		p += 16 - n;
+	}
+	tb_copy_short(p, ev->comm, n);
 	p += n;
 	*p++ = '-';
 	pid = (uint32_t)ev->pid;
 	q = p;
 	{
-		char d[10];
-		size_t m = 0;
-		do {
-			d[m++] = (char)('0' + pid % 10u);
-			pid /= 10u;
-		} while (pid);
-		while (m)
-			*p++ = d[--m];
+		p += tb_dec_len(pid); /* 10 at most: the room holds it */
+		(void)tb_dec_digits(p, pid);
 	}
 	while (p - q < 5)
 		*p++ = ' ';
@@ -1514,9 +1499,22 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 			s->pending_line_ts = shown; /* kept once the line is whole */
 		}
 	}
-	tb_text_put(t, f->name, f->name_len);
-	tb_text_putc(t, ':');
-	tb_text_fill(t, ' ', f->name_len < 20 ? 21 - f->name_len : 1);
+	if (t->len == t->need && t->cap - t->len >= (size_t)f->name_len + 22) {
+		/* "name:" padded to 22 columns, straight into the sink */
+		char *p = t->buf + t->len;
+		size_t pad = f->name_len < 20 ? 21 - f->name_len : 1;
+		tb_copy_short(p, f->name, f->name_len);
+		p += f->name_len;
+		*p++ = ':';
+		memset(p, ' ', pad);
+		t->len += f->name_len + 1 + pad;
+		t->need = t->len;
+		t->last = ' ';
+	} else {
+		tb_text_put(t, f->name, f->name_len);
+		tb_text_putc(t, ':');
+		tb_text_fill(t, ' ', f->name_len < 20 ? 21 - f->name_len : 1);
+	}
 	st = payload(s, ev, (how & TB_TEXT_KIND_MASK) == TB_TEXT_FIELDS, t);
 	/* trace-cmd ends the line only when the text did not (a string
 	 * field can end in a newline) */
