@@ -158,7 +158,7 @@ static int selected(const report_sel *sel, const tb_session *s, const tb_session
  * no copy per event).  An event larger than the whole buffer is rendered
  * into the line buffer (grown as needed) and written from there.
  */
-#define REPORT_OUT_CAP (1u << 20)
+#define REPORT_OUT_CAP (1u << 17)
 
 typedef struct report_out {
 	char *buf;

@@ -139,6 +139,74 @@ static inline void tb_out_xdig(tb_out *o, uint64_t v, int upper, int pfx)
 	}
 }
 
+/* The writing half of tb_out_int_fast, at q with room for the number
+ * and 16 bytes after it: returns the end, *last the last byte. */
+static inline char *tb_num_at(char *q, uint64_t mag, int hex, int upper, char sign, int pfx,
+			      int width, int zero, int left, char *last)
+{
+	size_t nd = hex ? tb_hex_len(mag) : tb_dec_len(mag);
+	size_t len = nd + (sign != 0) + (pfx ? 2u : 0u), pad = 0;
+	if (width > 0 && (size_t)width > len)
+		pad = (size_t)width - len;
+	if (!left && !zero) {
+		memset(q, ' ', 16);
+		q += pad;
+	}
+	if (sign)
+		*q++ = sign;
+	if (pfx) {
+		q[0] = '0';
+		q[1] = upper ? 'X' : 'x';
+		q += 2;
+	}
+	if (zero && !left) {
+		memset(q, '0', 16);
+		q += pad;
+	}
+	q += nd;
+	if (hex)
+		(void)tb_hex_digits(q, mag, upper);
+	else
+		(void)tb_dec_digits(q, mag);
+	*last = hex ? (upper ? "0123456789ABCDEF" : "0123456789abcdef")[mag & 15u]
+		    : (char)('0' + mag % 10u);
+	if (left) {
+		memset(q, ' ', 16);
+		q += pad;
+		if (pad)
+			*last = ' ';
+	}
+	return q;
+}
+
+/* The most bytes tb_num_at writes, scratch included (width <= 16). */
+#define TB_NUM_AT_ROOM 40u
+
+/*
+ * An integer in base 10 or 16 in place, when it fits whole: spaces (not
+ * zero, not left), the sign (0: none), "0x"/"0X" (pfx), zeros (zero),
+ * the digits of mag, spaces (left); width counts all of it (the order
+ * of both the kernel's number() and C's printf).  Returns 0, having
+ * stored nothing, when the width passes 16 or there is no room for the
+ * number and 16 bytes of scratch after it (pads are written 16 bytes at
+ * a time; what passes the number is written over next, or never
+ * counted): the caller's general path prints it then.
+ */
+static inline int tb_out_int_fast(tb_out *o, uint64_t mag, int hex, int upper, char sign,
+				  int pfx, int width, int zero, int left)
+{
+	char *q, *e, last;
+	if (width > 16 || o->len != o->need || TB_NUM_AT_ROOM > o->cap - o->len ||
+	    TB_NUM_AT_ROOM > o->limit - o->need)
+		return 0;
+	q = o->buf + o->len;
+	e = tb_num_at(q, mag, hex, upper, sign, pfx, width, zero, left, &last);
+	o->len += (size_t)(e - q);
+	o->need = o->len;
+	o->last = last;
+	return 1;
+}
+
 /* A mark: where a piece of text began (to pad or cut it afterwards). */
 typedef struct tb_out_mark {
 	size_t len, need;
@@ -251,6 +319,26 @@ static inline void tb_out_number(tb_out *o, uint64_t num, unsigned base,
 	tb_out_numbuf nb;
 	if (flags & TB_NF_LEFT)
 		flags &= ~TB_NF_ZEROPAD;
+	if (base != 8) {
+		/* the usual number, in place */
+		uint64_t mag = num;
+		char sg = 0;
+		if (flags & TB_NF_SIGN) {
+			if ((int64_t)num < 0) {
+				sg = '-';
+				mag = 0 - num;
+			} else if (flags & TB_NF_PLUS) {
+				sg = '+';
+			} else if (flags & TB_NF_SPACE) {
+				sg = ' ';
+			}
+		}
+		if (prec <= (int)(base == 16 ? tb_hex_len(mag) : tb_dec_len(mag)) &&
+		    tb_out_int_fast(o, mag, base == 16, (flags & TB_NF_UPPER) != 0, sg,
+				    base == 16 && (flags & TB_NF_SPECIAL), width,
+				    (flags & TB_NF_ZEROPAD) != 0, (flags & TB_NF_LEFT) != 0))
+			return;
+	}
 	need_pfx = (flags & TB_NF_SPECIAL) && base != 10;
 	if (flags & TB_NF_SIGN) {
 		if ((int64_t)num < 0) {
@@ -269,17 +357,6 @@ static inline void tb_out_number(tb_out *o, uint64_t num, unsigned base,
 		width--;
 		if (base == 16)
 			width--;
-	}
-	if (!sign && !need_pfx && base != 8) {
-		int nd = (int)(base == 16 ? tb_hex_len(num) : tb_dec_len(num));
-		if (width <= nd && prec <= nd) {
-			/* the usual number: its digits alone, in place */
-			if (base == 16)
-				tb_out_xdig(o, num, (flags & TB_NF_UPPER) != 0, 0);
-			else
-				tb_out_dec(o, num, 0);
-			return;
-		}
 	}
 	/* the digits, most significant first, ending at end */
 	if (base == 16) {

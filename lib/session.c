@@ -157,6 +157,11 @@ struct tb_session {
 	const char *last_comm;
 	size_t last_comm_len;
 	int last_known, have_last_comm;
+	char pfx[64];                /* the last line's "comm-pid [cpu] " (fast_prefix) */
+	size_t pfx_len;              /* 0: none */
+	const char *pfx_comm;        /* for this comm (the session's own), pid and CPU */
+	int32_t pfx_pid;
+	uint32_t pfx_cpu;
 	uint64_t prev_line_ts;       /* TB_TEXT_TSDIFF: the previous line's shown time */
 	uint64_t pending_line_ts;
 	int have_prev_line;
@@ -1029,6 +1034,8 @@ static tb_status dat_refill(dat_src *ds, tb_error *e)
 static size_t cpu_slot(const tb_dat_buffer *b, uint32_t cpu)
 {
 	size_t i;
+	if (cpu < b->ncpus && b->cpus[cpu].cpu == cpu)
+		return cpu; /* CPUs numbered as stored: per event, no scan */
 	for (i = 0; i < b->ncpus; i++)
 		if (b->cpus[i].cpu == cpu)
 			return i;
@@ -1343,19 +1350,29 @@ static uint64_t put_time(tb_text *t, uint64_t ts, int ns_clock, int nsecs)
  * fits: the line every report prints, so it skips the general number
  * path (what the slow path below prints, byte for byte).
  */
-static int fast_prefix(tb_text *t, const tb_session_event *ev)
+static int fast_prefix(tb_session *s, tb_text *t, const tb_session_event *ev)
 {
 	char *p, *q;
 	uint32_t pid, cpu = ev->cpu;
 	size_t n = ev->comm_len;
-	if (ev->pid < 0 || cpu > 999 || n > 64 || t->len != t->need || t->cap - t->len < 96)
+	if (ev->pid < 0 || cpu > 999 || n > 16 || t->len != t->need || t->cap - t->len < 96)
 		return 0;
 	p = t->buf + t->len;
+	if (s->pfx_len && ev->comm == s->pfx_comm && ev->pid == s->pfx_pid && cpu == s->pfx_cpu) {
+		/* the same task on the same CPU as the last line (a run of
+		 * its events): the same bytes, copied whole (the room holds
+		 * 64; what passes the prefix is written over next) */
+		memcpy(p, s->pfx, sizeof(s->pfx));
+		t->len += s->pfx_len;
+		t->need = t->len;
+		t->last = ' ';
+		return 1;
+	}
 	if (n < 16) {
 		memset(p, ' ', 16 - n);
 		p += 16 - n;
 	}
-	tb_copy_short(p, ev->comm, n);
+	tb_copy16(p, ev->comm, n);
 	p += n;
 	*p++ = '-';
 	pid = (uint32_t)ev->pid;
@@ -1374,6 +1391,16 @@ static int fast_prefix(tb_text *t, const tb_session_event *ev)
 	p[5] = ']';
 	p[6] = ' ';
 	p += 7;
+	/* kept for the next line when the comm is the session's own (its
+	 * tables do not change): at most 16 + 1 + 10 + 7 = 34 bytes */
+	s->pfx_len = 0;
+	if (ev->comm == s->last_comm) {
+		s->pfx_len = (size_t)(p - (t->buf + t->len));
+		memcpy(s->pfx, t->buf + t->len, s->pfx_len);
+		s->pfx_comm = ev->comm;
+		s->pfx_pid = ev->pid;
+		s->pfx_cpu = cpu;
+	}
 	t->len = (size_t)(p - t->buf);
 	t->need = t->len;
 	t->last = ' ';
@@ -1473,7 +1500,7 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 		tb_text_u64(t, ev->cpu, 3, 0);
 		put_latency(t, s, ev);
 		tb_text_putc(t, ' ');
-	} else if (!fast_prefix(t, ev)) {
+	} else if (!fast_prefix(s, t, ev)) {
 		if (ev->comm_len < 16)
 			tb_text_fill(t, ' ', 16 - ev->comm_len);
 		tb_text_put(t, ev->comm, ev->comm_len);
