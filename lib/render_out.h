@@ -135,7 +135,8 @@ static inline void tb_out_xdig(tb_out *o, uint64_t v, int upper, int pfx)
 		size_t k = tb_hex_digits(tmp + sizeof(tmp), v, upper);
 		if (pfx)
 			tb_out_put(o, upper ? "0X" : "0x", 2);
-		tb_out_put(o, tmp + sizeof(tmp) - k, k);
+		for (; k; k--) /* no room: the rare path, a byte at a time */
+			tb_out_putc(o, tmp[sizeof(tmp) - k]);
 	}
 }
 

@@ -162,6 +162,9 @@ struct tb_session {
 	const char *pfx_comm;        /* for this comm (the session's own), pid and CPU */
 	int32_t pfx_pid;
 	uint32_t pfx_cpu;
+	char tm[16];                 /* the last line's "%5u.%06u" time (put_time) */
+	uint64_t tm_lo, tm_hi;       /* for the timestamps [lo, hi) (hi 0: none) */
+	uint64_t tm_us;
 	uint64_t prev_line_ts;       /* TB_TEXT_TSDIFF: the previous line's shown time */
 	uint64_t pending_line_ts;
 	int have_prev_line;
@@ -1311,7 +1314,7 @@ static tb_status payload(tb_session *s, const tb_session_event *ev, unsigned whi
 /* The time as trace-cmd shows it: microseconds (rounded) for the clocks
  * that count nanoseconds, all nine digits with -t, raw counts otherwise.
  * Returns the value shown, in its own unit, for --ts-diff. */
-static uint64_t put_time(tb_text *t, uint64_t ts, int ns_clock, int nsecs)
+static uint64_t put_time(tb_session *s, tb_text *t, uint64_t ts, int ns_clock, int nsecs)
 {
 	if (!ns_clock) {
 		tb_text_u64(t, ts, 12, 0);
@@ -1323,10 +1326,19 @@ static uint64_t put_time(tb_text *t, uint64_t ts, int ns_clock, int nsecs)
 		tb_text_u64(t, ts % 1000000000u, 9, TB_TEXT_ZERO);
 		return ts;
 	}
+	if (ts >= s->tm_lo && ts < s->tm_hi && t->len == t->need && t->cap - t->len >= 16) {
+		/* the microsecond of the last line (events come in bursts):
+		 * its 12 bytes, copied 16 (the room holds them) */
+		memcpy(t->buf + t->len, s->tm, 16);
+		t->len += 12;
+		t->need = t->len;
+		t->last = (unsigned char)s->tm[11];
+		return s->tm_us;
+	}
 	{
 		uint64_t us = ts / 1000 + (ts % 1000 >= 500), sec = us / 1000000u;
 		uint32_t frac = (uint32_t)(us % 1000000u);
-		if (sec < 100000u && t->len == t->need && t->cap - t->len >= 12) {
+		if (sec < 100000u && t->len == t->need && t->cap - t->len >= 16) {
 			/* "%5u.%06u" straight into the sink */
 			char *p = t->buf + t->len;
 			size_t m = tb_dec_digits(p + 5, sec);
@@ -1336,6 +1348,11 @@ static uint64_t put_time(tb_text *t, uint64_t ts, int ns_clock, int nsecs)
 			t->len += 12;
 			t->need = t->len;
 			t->last = (unsigned char)p[11];
+			/* kept: every ts rounding to this microsecond */
+			memcpy(s->tm, p, 12);
+			s->tm_us = us;
+			s->tm_lo = us ? us * 1000 - 500 : 0;
+			s->tm_hi = us * 1000 + 500;
 			return us;
 		}
 		tb_text_u64(t, sec, 5, 0);
@@ -1368,10 +1385,8 @@ static int fast_prefix(tb_session *s, tb_text *t, const tb_session_event *ev)
 		t->last = ' ';
 		return 1;
 	}
-	if (n < 16) {
-		memset(p, ' ', 16 - n);
-		p += 16 - n;
-	}
+	memset(p, ' ', 16); /* then the comm over its end */
+	p += 16 - n;
 	tb_copy16(p, ev->comm, n);
 	p += n;
 	*p++ = '-';
@@ -1511,7 +1526,7 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 		tb_text_put(t, "] ", 2);
 	}
 	{
-		uint64_t shown = put_time(t, ev->ts, bi ? bi->ns_clock : 1,
+		uint64_t shown = put_time(s, t, ev->ts, bi ? bi->ns_clock : 1,
 					  (how & TB_TEXT_NSECS) != 0);
 		tb_text_put(t, ": ", 2);
 		if (how & TB_TEXT_TSDIFF) {
@@ -1526,14 +1541,15 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 			s->pending_line_ts = shown; /* kept once the line is whole */
 		}
 	}
-	if (t->len == t->need && t->cap - t->len >= (size_t)f->name_len + 22) {
-		/* "name:" padded to 22 columns, straight into the sink */
+	if (t->len == t->need && t->cap - t->len >= (size_t)f->name_len + 33) {
+		/* "name:" padded to 22 columns, straight into the sink (the
+		 * pad written 32 bytes long: what passes it is written over) */
 		char *p = t->buf + t->len;
 		size_t pad = f->name_len < 20 ? 21 - f->name_len : 1;
 		tb_copy_short(p, f->name, f->name_len);
 		p += f->name_len;
 		*p++ = ':';
-		memset(p, ' ', pad);
+		memset(p, ' ', 32);
 		t->len += f->name_len + 1 + pad;
 		t->need = t->len;
 		t->last = ' ';
