@@ -10,9 +10,10 @@
 # First the outputs are compared, streamed (nothing written to disk):
 # --raw must be byte-identical to trace-cmd's; plain `report` renders
 # syscalls and hrtimer modes as the kernel does (README), so its lines
-# are compared one by one and every differing line must be one of those
-# events, or differ only by the 0x trace-cmd puts before a %p pointer
-# (the kernel prints none); the count of each kind is printed.  Then each program runs
+# are compared one by one: the line count and every line's columns
+# (comm-pid, CPU, time, event name and its padding) must be identical;
+# lines whose text differs are counted by kind (syscalls, hrtimer, a %p
+# pointer without trace-cmd's 0x, and any other event by name).  Then each program runs
 # with its output to /dev/null, niced: tracebound RUNS times (default
 # 3), trace-cmd TC_RUNS times (default 1: it takes 15-20 s a run here);
 # the best wall time of each is used.  Prints "figure:" lines for
@@ -45,31 +46,39 @@ def run(cmd):
                             stderr=subprocess.DEVNULL, bufsize=1 << 20).stdout
 a, b = run([cli, 'report', f]), run(['trace-cmd', 'report', '-N', f])
 kinds = collections.Counter()
+other = collections.Counter()
 lines = same = 0
-other = None
-name = re.compile(rb'\] +[0-9.]+: ([^:]+):')
+bad = None
+# "comm-pid [cpu] time: name:" and the name's padding: must be identical
+head = re.compile(rb'^.*?\] +[0-9.]+: ([^:]+): *')
 for x, y in zip(a, b):
     lines += 1
     if x == y:
         same += 1
         continue
-    m = name.search(x)
-    k = m.group(1).decode() if m else '?'
+    mx, my = head.match(x), head.match(y)
+    if not mx or not my or mx.group(0) != my.group(0):
+        if bad is None:
+            bad = (lines, x, y)
+        continue
+    k = mx.group(1).decode()
     if k.startswith(('sys_enter_', 'sys_exit_')):
         kinds['syscalls'] += 1
     elif k.startswith('hrtimer_'):
         kinds['hrtimer'] += 1
     elif x == y.replace(b'0x', b''):
         kinds['%p pointer'] += 1
-    elif other is None:
-        other = (lines, x, y)
+    else:
+        other[k] += 1
 if a.read(1) or b.read(1):
     print('DIFFERENT (line counts differ)')
-elif other:
-    print('DIFFERENT at line %d: %r / %r' % other)
+elif bad:
+    print('DIFFERENT line prefix at line %d: %r / %r' % bad)
 else:
-    print('%d lines, %d byte-identical, the other %s rendered as the kernel does' %
-          (lines, same, ' and '.join('%d %s' % (v, k) for k, v in sorted(kinds.items())) or '0'))
+    print('%d lines, %d byte-identical, the line columns identical on all; text differs in '
+          '%s rendered as the kernel does (README), and in %s' %
+          (lines, same, ', '.join('%d %s' % (v, k) for k, v in sorted(kinds.items())) or '0',
+           ', '.join('%d %s' % (v, k) for k, v in other.most_common()) or 'no other line'))
 EOF
 )
 
