@@ -11,6 +11,7 @@
  * file parses options and writes lines.  A malformed page is reported on
  * stderr with where it was, and the exit status is then 1.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -158,6 +159,74 @@ static int select_event(const void *ctx, const tb_session *s, const tb_session_e
 	return selected(ctx, s, ev);
 }
 
+/*
+ * The output: events are rendered straight into one large buffer, which
+ * goes out with write(2) when the next event does not fit (no stdio and
+ * no copy per event).  An event larger than the whole buffer is rendered
+ * into the line buffer (grown as needed) and written from there.
+ */
+#define REPORT_OUT_CAP (1u << 17)
+
+typedef struct report_out {
+	char *buf;
+	size_t len;
+	int failed; /* a write failed: said once, nothing more is written */
+} report_out;
+
+static int out_write(report_out *w, const char *p, size_t n)
+{
+	while (n && !w->failed) {
+		ssize_t k = write(STDOUT_FILENO, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			fprintf(stderr, "tracebound: error writing the output: %s\n",
+				k < 0 ? strerror(errno) : "write failed");
+			w->failed = 1;
+			break;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return w->failed ? -1 : 0;
+}
+
+static int out_flush(report_out *w)
+{
+	int rc = out_write(w, w->buf, w->len);
+	w->len = 0;
+	return rc;
+}
+
+/* ev's text (and a newline after JSON) appended to the output: 0, -1
+ * when the write failed, -2 when memory ran out. */
+static int out_event(report_out *w, tb_cli_capture *c, const tb_session_event *ev,
+		     unsigned how, int json, tb_cli_line *line)
+{
+	int tries;
+	for (tries = 0; tries < 2; tries++) {
+		tb_render_result r;
+		tb_status st;
+		size_t room = REPORT_OUT_CAP - w->len;
+		st = tb_session_text(c->s, ev, how, w->buf + w->len, room, &r);
+		if (st != TB_ERR_NO_SPACE || r.needed == 0) {
+			/* what was rendered (as tb_cli_render keeps it); r.len < room */
+			w->len += r.len;
+			if (json)
+				w->buf[w->len++] = '\n';
+			return 0;
+		}
+		if (out_flush(w) != 0)
+			return -1;
+	}
+	/* larger than the whole buffer */
+	if (tb_cli_render(c, ev, how, line) != 0)
+		return -2;
+	if (json)
+		line->p[line->len++] = '\n';
+	return out_write(w, line->p, line->len);
+}
+
 static int report_file(const report_opts *o)
 {
 	tb_session_options so = { TB_SESSION_TC_DROPS | TB_SESSION_SKIP_DAMAGED,
@@ -170,7 +239,7 @@ static int report_file(const report_opts *o)
 	unsigned how;
 	int rc, bad = 0, progress = isatty(2);
 	uint64_t nevents = 0;
-	static char outbuf[1 << 18];
+	report_out out = { NULL, 0, 0 };
 	static report_sel sel;
 	size_t i;
 
@@ -180,7 +249,6 @@ static int report_file(const report_opts *o)
 		return rc;
 	if (tb_session_ndamage(c.s))
 		bad = 1; /* listed on stderr: the exit status says so too */
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	how = o->json ? TB_TEXT_JSON | (o->with_text ? TB_TEXT_WITH_PRINT : 0u)
 		      : (o->raw ? TB_TEXT_FIELDS : TB_TEXT_PRINT) | TB_TEXT_LINE | o->line_flags;
 	if (!tb_session_get_info(c.s)->nbuffers && !tb_session_ndamage(c.s))
@@ -202,10 +270,14 @@ static int report_file(const report_opts *o)
 			goto done;
 		}
 	}
+	fflush(stdout); /* what follows goes out with write(2) */
 	line.cap = 1 << 16;
 	line.p = malloc(line.cap);
-	if (!line.p) {
+	out.buf = malloc(REPORT_OUT_CAP);
+	if (!line.p || !out.buf) {
 		fprintf(stderr, "tracebound: out of memory\n");
+		free(line.p);
+		free(out.buf);
 		tb_cli_capture_close(&c);
 		return TB_EXIT_USAGE;
 	}
@@ -214,7 +286,8 @@ static int report_file(const report_opts *o)
 		if (st == TB_END)
 			break;
 		if (st != TB_OK) {
-			fflush(stdout);
+			if (out_flush(&out) != 0)
+				break;
 			tb_cli_print_page_error(&c, &e);
 			bad = 1;
 			continue;
@@ -222,15 +295,12 @@ static int report_file(const report_opts *o)
 		if (ev.kind == TB_SEV_DAMAGED) {
 			/* the gap is said on stderr and marked in the output, in its
 			 * place, whatever the selection */
-			fflush(stdout);
+			if (out_flush(&out) != 0)
+				break;
 			tb_cli_print_page_error(&c, &ev.damage);
 			bad = 1;
-			if (tb_cli_render(&c, &ev, how, &line) == 0) {
-				if (o->json)
-					line.p[line.len++] = '\n';
-				if (fwrite(line.p, 1, line.len, stdout) != line.len)
-					break;
-			}
+			if (out_event(&out, &c, &ev, how, o->json, &line) == -1)
+				break;
 			continue;
 		}
 		nevents++;
@@ -238,22 +308,25 @@ static int report_file(const report_opts *o)
 			fprintf(stderr, "\r%llu events", (unsigned long long)nevents);
 		if (!selected(&sel, c.s, &ev))
 			continue;
-		if (tb_cli_render(&c, &ev, how, &line) != 0) {
+		rc = out_event(&out, &c, &ev, how, o->json, &line);
+		if (rc == -2) {
 			fprintf(stderr, "tracebound: out of memory\n");
 			bad = 2;
 			break;
 		}
-		if (o->json)
-			line.p[line.len++] = '\n'; /* cap >= needed + 2 */
-		if (fwrite(line.p, 1, line.len, stdout) != line.len)
-			break; /* main() reports the write error */
+		if (rc != 0)
+			break;
 	}
+	(void)out_flush(&out);
+	if (out.failed)
+		bad = 2;
 	if (progress && nevents > 0xfffff)
 		fprintf(stderr, "\r\n");
 done:
 	for (i = 0; i < sel.nflt; i++)
 		free(sel.flt[i]);
 	free(line.p);
+	free(out.buf);
 	tb_cli_capture_close(&c);
 	return bad == 2 ? TB_EXIT_USAGE : bad ? TB_EXIT_MALFORMED : TB_EXIT_OK;
 }

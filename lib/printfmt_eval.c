@@ -941,6 +941,37 @@ static uint64_t scalar(ev *e, const tb_field *f)
 	return v;
 }
 
+/* One syscall argument, "[, ]name: value" (what run_syscall's general
+ * path prints), in place with one room check: 0 when there is no room
+ * for it and scratch. */
+static int syscall_arg_fast(tb_out *o, int first, const tb_field *f, uint64_t v)
+{
+	size_t nl = f->name_len;
+	char *q, last;
+	if (o->len != o->need || nl + 4 + TB_NUM_AT_ROOM > o->cap - o->len ||
+	    nl + 4 + TB_NUM_AT_ROOM > o->limit - o->need)
+		return 0;
+	q = o->buf + o->len;
+	if (!first) {
+		q[0] = ',';
+		q[1] = ' ';
+		q += 2;
+	}
+	tb_copy_short(q, f->name, nl);
+	q += nl;
+	q[0] = ':';
+	q[1] = ' ';
+	q += 2;
+	if (v < 10) /* since 6.18 small values print in decimal */
+		q = tb_num_at(q, v, 0, 0, 0, 0, 0, 0, 0, &last);
+	else
+		q = tb_num_at(q, v, 1, 0, 0, 1, 0, 0, 0, &last);
+	o->len = (size_t)(q - o->buf);
+	o->need = o->len;
+	o->last = last;
+	return 1;
+}
+
 /* sys_enter_X: "sys_X(arg: 0x.., ...)"; sys_exit_X: "sys_X -> 0x..". */
 static void run_syscall(ev *e, int enter)
 {
@@ -948,10 +979,10 @@ static void run_syscall(ev *e, int enter)
 	size_t skip = enter ? strlen("sys_enter_") : strlen("sys_exit_");
 	int first = 1;
 	uint64_t v;
-	tb_out_puts(e->o, "sys_");
+	tb_out_put(e->o, "sys_", 4);
 	tb_out_put(e->o, evd->name + skip, evd->name_len - skip);
 	if (!enter) {
-		tb_out_puts(e->o, " -> ");
+		tb_out_put(e->o, " -> ", 4);
 		tb_out_hex(e->o, ulong_of(e, scalar(e, field_named(e, "ret")), 0));
 		return;
 	}
@@ -961,16 +992,18 @@ static void run_syscall(ev *e, int enter)
 		if (tb_pf_common(f) || tb_span_eq(f->name, f->name_len, "__syscall_nr") ||
 		    tb_pf_kind(f) != TB_RF_SCALAR)
 			continue;
-		if (!first)
-			tb_out_puts(e->o, ", ");
-		first = 0;
-		tb_out_put(e->o, f->name, f->name_len);
-		tb_out_puts(e->o, ": ");
 		v = ulong_of(e, scalar(e, f), 0);
-		if (v < 10) /* since 6.18 small values print in decimal */
-			tb_out_u64(e->o, v);
-		else
-			tb_out_hex(e->o, v);
+		if (!syscall_arg_fast(e->o, first, f, v)) {
+			if (!first)
+				tb_out_put(e->o, ", ", 2);
+			tb_out_put(e->o, f->name, f->name_len);
+			tb_out_put(e->o, ": ", 2);
+			if (v < 10) /* since 6.18 small values print in decimal */
+				tb_out_u64(e->o, v);
+			else
+				tb_out_hex(e->o, v);
+		}
+		first = 0;
 	}
 	tb_out_putc(e->o, ')');
 }

@@ -25,8 +25,6 @@ typedef struct fctx {
 	unsigned notes;
 } fctx;
 
-static const char fm_hex[] = "0123456789abcdef";
-
 static void put_oor(fctx *c)
 {
 	c->notes |= TB_RENDER_N_OOR;
@@ -40,42 +38,58 @@ static void put_oor(fctx *c)
  * and stored with one put when it fits (it always does but for widths
  * or precisions near the limit).
  */
-static void put_c_int(tb_out *o, uint64_t v, char conv, unsigned lenmod, int flags,
-		      int width, int prec)
+/* v as the length modifier reads it: the magnitude, *sign '-' or 0 (no
+ * '+': libtraceevent has no such flag). */
+static inline uint64_t c_int_mag(uint64_t v, char conv, unsigned lenmod, char *sign)
 {
 	unsigned w = lenmod == TB_L_HH ? 1u : lenmod == TB_L_H ? 2u
 		   : (lenmod == TB_L_L || lenmod == TB_L_LL) ? 8u : 4u;
-	unsigned base = conv == 'o' ? 8u : (conv == 'x' || conv == 'X') ? 16u : 10u;
-	const char *digits = conv == 'X' ? "0123456789ABCDEF" : fm_hex;
-	char b[96], sign = 0;
-	int pos = (int)sizeof(b), nd, zeros, total, pad, pfx;
-	uint64_t mag;
+	*sign = 0;
 	if (conv == 'd' || conv == 'i') {
 		uint64_t sv = tb_ty_norm(v, w);
-		int neg = (int64_t)sv < 0;
-		mag = neg ? 0 - sv : sv;
-		sign = neg ? '-' : 0; /* no '+': libtraceevent has no such flag */
-	} else {
-		mag = tb_ty_norm(v, w | TB_TY_UNSIGNED);
+		if ((int64_t)sv < 0) {
+			*sign = '-';
+			return 0 - sv;
+		}
+		return sv;
 	}
+	return tb_ty_norm(v, w | TB_TY_UNSIGNED);
+}
+
+static void put_c_int(tb_out *o, uint64_t v, char conv, unsigned lenmod, int flags,
+		      int width, int prec)
+{
+	unsigned base = conv == 'o' ? 8u : (conv == 'x' || conv == 'X') ? 16u : 10u;
+	char b[96], sign = 0;
+	int pos = (int)sizeof(b), nd, zeros, total, pad, pfx;
+	uint64_t mag = c_int_mag(v, conv, lenmod, &sign);
+	if (prec < 0 && !(flags & TB_NF_SPECIAL) && base != 8 &&
+	    width <= (int)(base == 16 ? tb_hex_len(mag) : tb_dec_len(mag) + (sign != 0))) {
+		/* the usual field: no padding, written in place */
+		if (base == 16)
+			tb_out_xdig(o, mag, conv == 'X', 0);
+		else
+			tb_out_dec(o, mag, sign);
+		return;
+	}
+	if (prec < 0 && base != 8 &&
+	    tb_out_int_fast(o, mag, base == 16, conv == 'X', sign,
+			    base == 16 && (flags & TB_NF_SPECIAL) && mag, width,
+			    (flags & TB_NF_ZEROPAD) && !(flags & TB_NF_LEFT),
+			    (flags & TB_NF_LEFT) != 0))
+		return; /* the usual field, in place */
 	/* digits, least significant first (constant divisors: fast) */
 	if (prec == 0 && mag == 0)
 		;
 	else if (base == 16)
-		do {
-			b[--pos] = digits[mag & 15];
-			mag >>= 4;
-		} while (mag);
+		pos -= (int)tb_hex_digits(b + pos, mag, conv == 'X');
 	else if (base == 8)
 		do {
 			b[--pos] = (char)('0' + (mag & 7));
 			mag >>= 3;
 		} while (mag);
 	else
-		do {
-			b[--pos] = (char)('0' + mag % 10);
-			mag /= 10;
-		} while (mag);
+		pos -= (int)tb_dec_digits(b + pos, mag);
 	nd = (int)sizeof(b) - pos;
 	zeros = prec > nd ? prec - nd : 0;
 	if (base == 8 && (flags & TB_NF_SPECIAL) && zeros == 0 && (nd == 0 || b[pos] != '0'))
@@ -119,15 +133,7 @@ static void put_hex_bare(tb_out *o, uint64_t v)
 
 static void put_hex(tb_out *o, uint64_t v)
 {
-	char b[18];
-	int pos = (int)sizeof(b);
-	do {
-		b[--pos] = fm_hex[v & 15];
-		v >>= 4;
-	} while (v);
-	b[--pos] = 'x';
-	b[--pos] = '0';
-	tb_out_put(o, b + pos, sizeof(b) - (size_t)pos);
+	tb_out_xdig(o, v, 0, 1);
 }
 
 /* A field's integer (1, 2, 4 or 8 bytes; any other size reads as 0, as
@@ -376,6 +382,78 @@ static void put_conv(fctx *c, const tb_render_dir_ *d, const tb_field *f, unsign
 		put_c_int(c->o, v, (char)d->conv, d->lenmod, flags, width, prec);
 }
 
+/*
+ * The usual field, " name=value" in place with one room check: a scalar
+ * of 1, 2, 4 or 8 bytes inside the record, printed raw as an integer or
+ * through a plain integer conversion (d i u x X, width up to 16, no
+ * precision, no width from a field).  Exactly what put_raw / put_conv
+ * print for it; 0, having written nothing, for any other field.
+ */
+static int fast_field(fctx *c, const tb_field *f, unsigned fl, unsigned m)
+{
+	tb_out *o = c->o;
+	const tb_reader *r = c->rec;
+	size_t nl = f->name_len, n = f->size;
+	uint64_t v, mag;
+	char *q, sign = 0, last;
+	int hex, upper = 0, pfx = 0, width = 0, zero = 0, left = 0, lit = (m & TB_FM_0X) != 0;
+	if ((fl & TB_TF_ARRAY) || (n != 1 && n != 2 && n != 4 && n != 8) ||
+	    f->offset > r->len || r->len - f->offset < n)
+		return 0;
+	if (o->len != o->need || nl + 4 + TB_NUM_AT_ROOM > o->cap - o->len ||
+	    nl + 4 + TB_NUM_AT_ROOM > o->limit - o->need)
+		return 0;
+	v = tb_load_n(r->data + f->offset, n, r->big_endian);
+	if (!(m & ~TB_FM_0X)) {
+		/* raw, as put_raw prints a number */
+		if ((fl & TB_TF_POINTER) ||
+		    ((fl & TB_TF_LONG) && (!(fl & TB_TF_SIGNED) || n == 4))) {
+			hex = 1;
+			pfx = 1;
+			mag = v;
+		} else if (!(fl & TB_TF_SIGNED)) {
+			hex = 0;
+			mag = v;
+		} else {
+			hex = 0;
+			mag = c_int_mag(v, 'd', n == 1 ? TB_L_HH : n == 2 ? TB_L_H
+					 : n == 4 ? TB_L_NONE : TB_L_LL, &sign);
+			width = n == 2 ? 2 : 0;
+		}
+	} else {
+		tb_render_dir_ d;
+		tb_pf_fm_get(c->p, (m & ~TB_FM_0X) - 1, &d);
+		if (d.kind == TB_D_WIDE || d.width > 16 || d.width == -2 || d.prec != -1 ||
+		    (d.conv != 'd' && d.conv != 'i' && d.conv != 'u' && d.conv != 'x' &&
+		     d.conv != 'X'))
+			return 0;
+		v &= d.parg == 1 ? 0xffu : d.parg == 2 ? 0xffffu
+		   : d.parg == 4 ? 0xffffffffu : UINT64_MAX;
+		mag = c_int_mag(v, (char)d.conv, d.lenmod, &sign);
+		hex = d.conv == 'x' || d.conv == 'X';
+		upper = d.conv == 'X';
+		pfx = hex && (d.flags & TB_NF_SPECIAL) && mag;
+		width = d.width;
+		left = (d.flags & TB_NF_LEFT) != 0;
+		zero = (d.flags & TB_NF_ZEROPAD) && !left;
+	}
+	q = o->buf + o->len;
+	q[0] = ' ';
+	tb_copy_short(q + 1, f->name, nl);
+	q += nl + 1;
+	*q++ = '=';
+	if (lit) {
+		q[0] = '0';
+		q[1] = 'x';
+		q += 2;
+	}
+	q = tb_num_at(q, mag, hex, upper, sign, pfx, width, zero, left, &last);
+	o->len = (size_t)(q - o->buf);
+	o->need = o->len;
+	o->last = last;
+	return 1;
+}
+
 void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
 		      const tb_reader *rec, tb_out *o, unsigned *notes)
 {
@@ -393,13 +471,19 @@ void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
 		unsigned m = (uint8_t)e[1] | (unsigned)(uint8_t)e[2] << 8;
 		if (tb_pf_common(f))
 			continue;
-		if (f->name_len <= TB_FORMAT_MAX_NAME) {
-			/* " name=" in one piece */
-			char nb[TB_FORMAT_MAX_NAME + 2];
-			nb[0] = ' ';
-			memcpy(nb + 1, f->name, f->name_len);
-			nb[f->name_len + 1] = '=';
-			tb_out_put(o, nb, (size_t)f->name_len + 2);
+		if (fast_field(&c, f, fl, m))
+			continue;
+		if (o->len == o->need && (size_t)f->name_len + 2 <= o->cap - o->len &&
+		    (size_t)f->name_len + 2 <= o->limit - o->need) {
+			/* " name=" straight into the sink */
+			char *q = o->buf + o->len;
+			size_t n = (size_t)f->name_len + 2;
+			q[0] = ' ';
+			tb_copy_short(q + 1, f->name, f->name_len);
+			q[n - 1] = '=';
+			o->len += n;
+			o->need += n;
+			o->last = '=';
 		} else {
 			tb_out_putc(o, ' ');
 			tb_out_put(o, f->name, f->name_len);
@@ -410,7 +494,7 @@ void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
 			continue;
 		}
 		if (m & TB_FM_0X)
-			tb_out_puts(o, "0x");
+			tb_out_put(o, "0x", 2);
 		tb_pf_fm_get(p, (m & ~TB_FM_0X) - 1, &d);
 		put_conv(&c, &d, f, fl);
 	}

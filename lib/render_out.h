@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "digits.h"
+
 /*
  * The text is the same whatever the capacity: what is stored is a prefix
  * of it, `need` and `last` describe the whole of it.  Nothing is written
@@ -62,7 +64,7 @@ static inline void tb_out_put(tb_out *o, const char *s, size_t n)
 	if (o->len == o->need) {
 		size_t room = o->cap - o->len, k = n < room ? n : room;
 		if (k)
-			memcpy(o->buf + o->len, s, k);
+			tb_copy_short(o->buf + o->len, s, k);
 		o->len += k;
 	}
 	o->need += n;
@@ -78,6 +80,132 @@ static inline void tb_out_fill(tb_out *o, char c, size_t n)
 {
 	while (n--)
 		tb_out_putc(o, c);
+}
+
+/* Room for n (> 0) bytes straight in the buffer: where they go, or NULL
+ * when they would not all be stored (the text was cut, no room, or the
+ * limit); then tb_out_took(o, n) once they are written. */
+static inline char *tb_out_room(tb_out *o, size_t n)
+{
+	if (o->len != o->need || n > o->cap - o->len || n > o->limit - o->need)
+		return NULL;
+	return o->buf + o->len;
+}
+
+static inline void tb_out_took(tb_out *o, size_t n)
+{
+	o->len += n;
+	o->need += n;
+	o->last = o->buf[o->len - 1];
+}
+
+/* v in decimal after an optional sign character ("%llu", "-%llu"),
+ * written in place: the digits never pass through a copy. */
+static inline void tb_out_dec(tb_out *o, uint64_t v, char sign)
+{
+	size_t n = tb_dec_len(v) + (sign != 0);
+	char *p = tb_out_room(o, n);
+	if (p) {
+		p[0] = sign; /* overwritten by the first digit when no sign */
+		(void)tb_dec_digits(p + n, v);
+		tb_out_took(o, n);
+	} else {
+		char tmp[24];
+		size_t k = tb_dec_digits(tmp + sizeof(tmp), v);
+		if (sign)
+			tb_out_putc(o, sign);
+		tb_out_put(o, tmp + sizeof(tmp) - k, k);
+	}
+}
+
+/* v in hex, after "0x" when pfx ("%llx", "0x%llx"), in place. */
+static inline void tb_out_xdig(tb_out *o, uint64_t v, int upper, int pfx)
+{
+	size_t n = tb_hex_len(v) + (pfx ? 2u : 0u);
+	char *p = tb_out_room(o, n);
+	if (p) {
+		if (pfx) {
+			p[0] = '0';
+			p[1] = upper ? 'X' : 'x';
+		}
+		(void)tb_hex_digits(p + n, v, upper);
+		tb_out_took(o, n);
+	} else {
+		char tmp[16];
+		size_t k = tb_hex_digits(tmp + sizeof(tmp), v, upper);
+		if (pfx)
+			tb_out_put(o, upper ? "0X" : "0x", 2);
+		for (; k; k--) /* no room: the rare path, a byte at a time */
+			tb_out_putc(o, tmp[sizeof(tmp) - k]);
+	}
+}
+
+/* The writing half of tb_out_int_fast, at q with room for the number
+ * and 16 bytes after it: returns the end, *last the last byte. */
+static inline char *tb_num_at(char *q, uint64_t mag, int hex, int upper, char sign, int pfx,
+			      int width, int zero, int left, char *last)
+{
+	size_t nd = hex ? tb_hex_len(mag) : tb_dec_len(mag);
+	size_t len = nd + (sign != 0) + (pfx ? 2u : 0u), pad = 0;
+	if (width > 0 && (size_t)width > len)
+		pad = (size_t)width - len;
+	if (!left && !zero) {
+		memset(q, ' ', 16);
+		q += pad;
+	}
+	if (sign)
+		*q++ = sign;
+	if (pfx) {
+		q[0] = '0';
+		q[1] = upper ? 'X' : 'x';
+		q += 2;
+	}
+	if (zero && !left) {
+		memset(q, '0', 16);
+		q += pad;
+	}
+	q += nd;
+	if (hex)
+		(void)tb_hex_digits(q, mag, upper);
+	else
+		(void)tb_dec_digits(q, mag);
+	*last = hex ? (upper ? "0123456789ABCDEF" : "0123456789abcdef")[mag & 15u]
+		    : (char)('0' + mag % 10u);
+	if (left) {
+		memset(q, ' ', 16);
+		q += pad;
+		if (pad)
+			*last = ' ';
+	}
+	return q;
+}
+
+/* The most bytes tb_num_at writes, scratch included (width <= 16). */
+#define TB_NUM_AT_ROOM 40u
+
+/*
+ * An integer in base 10 or 16 in place, when it fits whole: spaces (not
+ * zero, not left), the sign (0: none), "0x"/"0X" (pfx), zeros (zero),
+ * the digits of mag, spaces (left); width counts all of it (the order
+ * of both the kernel's number() and C's printf).  Returns 0, having
+ * stored nothing, when the width passes 16 or there is no room for the
+ * number and 16 bytes of scratch after it (pads are written 16 bytes at
+ * a time; what passes the number is written over next, or never
+ * counted): the caller's general path prints it then.
+ */
+static inline int tb_out_int_fast(tb_out *o, uint64_t mag, int hex, int upper, char sign,
+				  int pfx, int width, int zero, int left)
+{
+	char *q, *e, last;
+	if (width > 16 || o->len != o->need || TB_NUM_AT_ROOM > o->cap - o->len ||
+	    TB_NUM_AT_ROOM > o->limit - o->need)
+		return 0;
+	q = o->buf + o->len;
+	e = tb_num_at(q, mag, hex, upper, sign, pfx, width, zero, left, &last);
+	o->len += (size_t)(e - q);
+	o->need = o->len;
+	o->last = last;
+	return 1;
 }
 
 /* A mark: where a piece of text began (to pad or cut it afterwards). */
@@ -186,15 +314,32 @@ static inline void tb_out_number(tb_out *o, uint64_t num, unsigned base,
 				 int flags, int width, int prec)
 {
 	char tmp[24];
-	static const char lower[] = "0123456789abcdef", upper[] = "0123456789ABCDEF";
-	const char *digits = (flags & TB_NF_UPPER) ? upper : lower;
-	int i = 0, need_pfx, is_zero = num == 0;
+	char *end = tmp + sizeof(tmp);
+	int i, need_pfx, is_zero = num == 0;
 	char sign = 0;
 	tb_out_numbuf nb;
-	nb.o = o;
-	nb.n = 0;
 	if (flags & TB_NF_LEFT)
 		flags &= ~TB_NF_ZEROPAD;
+	if (base != 8) {
+		/* the usual number, in place */
+		uint64_t mag = num;
+		char sg = 0;
+		if (flags & TB_NF_SIGN) {
+			if ((int64_t)num < 0) {
+				sg = '-';
+				mag = 0 - num;
+			} else if (flags & TB_NF_PLUS) {
+				sg = '+';
+			} else if (flags & TB_NF_SPACE) {
+				sg = ' ';
+			}
+		}
+		if (prec <= (int)(base == 16 ? tb_hex_len(mag) : tb_dec_len(mag)) &&
+		    tb_out_int_fast(o, mag, base == 16, (flags & TB_NF_UPPER) != 0, sg,
+				    base == 16 && (flags & TB_NF_SPECIAL), width,
+				    (flags & TB_NF_ZEROPAD) != 0, (flags & TB_NF_LEFT) != 0))
+			return;
+	}
 	need_pfx = (flags & TB_NF_SPECIAL) && base != 10;
 	if (flags & TB_NF_SIGN) {
 		if ((int64_t)num < 0) {
@@ -214,26 +359,23 @@ static inline void tb_out_number(tb_out *o, uint64_t num, unsigned base,
 		if (base == 16)
 			width--;
 	}
-	/* digits, least significant first (constant divisors: fast) */
+	/* the digits, most significant first, ending at end */
 	if (base == 16) {
-		do {
-			tmp[i++] = digits[num & 15];
-			num >>= 4;
-		} while (num);
+		i = (int)tb_hex_digits(end, num, (flags & TB_NF_UPPER) != 0);
 	} else if (base == 8) {
+		i = 0;
 		do {
-			tmp[i++] = (char)('0' + (num & 7));
+			end[-++i] = (char)('0' + (num & 7));
 			num >>= 3;
 		} while (num);
 	} else {
-		do {
-			tmp[i++] = (char)('0' + num % 10);
-			num /= 10;
-		} while (num);
+		i = (int)tb_dec_digits(end, num);
 	}
 	if (i > prec)
 		prec = i;
 	width -= prec;
+	nb.o = o;
+	nb.n = 0;
 	/* padding, sign, prefix, zeros, digits, padding */
 	if (!(flags & (TB_NF_ZEROPAD | TB_NF_LEFT))) {
 		tb_nb_run(&nb, ' ', width);
@@ -252,8 +394,8 @@ static inline void tb_out_number(tb_out *o, uint64_t num, unsigned base,
 		width = 0;
 	}
 	tb_nb_run(&nb, '0', prec - i);
-	while (--i >= 0)
-		tb_nb_putc(&nb, tmp[i]);
+	for (; i > 0; i--)
+		tb_nb_putc(&nb, end[-i]);
 	tb_nb_run(&nb, ' ', width);
 	tb_out_put(o, nb.b, (size_t)nb.n);
 }

@@ -14,6 +14,7 @@
 #include "tracebound/text.h"
 
 #include "internal.h"
+#include "digits.h"
 
 #define TB_SESSION_MAX_DAMAGE 64u   /* damage entries kept (more are counted) */
 #define TB_SESSION_DAT_ROUNDS 8u    /* tb_dat_open storage rounds */
@@ -156,6 +157,14 @@ struct tb_session {
 	const char *last_comm;
 	size_t last_comm_len;
 	int last_known, have_last_comm;
+	char pfx[64];                /* the last line's "comm-pid [cpu] " (fast_prefix) */
+	size_t pfx_len;              /* 0: none */
+	const char *pfx_comm;        /* for this comm (the session's own), pid and CPU */
+	int32_t pfx_pid;
+	uint32_t pfx_cpu;
+	char tm[16];                 /* the last line's "%5u.%06u" time (put_time) */
+	uint64_t tm_lo, tm_hi;       /* for the timestamps [lo, hi) (hi 0: none) */
+	uint64_t tm_us;
 	uint64_t prev_line_ts;       /* TB_TEXT_TSDIFF: the previous line's shown time */
 	uint64_t pending_line_ts;
 	int have_prev_line;
@@ -1043,6 +1052,8 @@ static tb_status dat_refill(dat_src *ds, tb_error *e)
 static size_t cpu_slot(const tb_dat_buffer *b, uint32_t cpu)
 {
 	size_t i;
+	if (cpu < b->ncpus && b->cpus[cpu].cpu == cpu)
+		return cpu; /* CPUs numbered as stored: per event, no scan */
 	for (i = 0; i < b->ncpus; i++)
 		if (b->cpus[i].cpu == cpu)
 			return i;
@@ -1329,7 +1340,7 @@ static tb_status payload(tb_session *s, const tb_session_event *ev, unsigned whi
 /* The time as trace-cmd shows it: microseconds (rounded) for the clocks
  * that count nanoseconds, all nine digits with -t, raw counts otherwise.
  * Returns the value shown, in its own unit, for --ts-diff. */
-static uint64_t put_time(tb_text *t, uint64_t ts, int ns_clock, int nsecs)
+static uint64_t put_time(tb_session *s, tb_text *t, uint64_t ts, int ns_clock, int nsecs)
 {
 	if (!ns_clock) {
 		tb_text_u64(t, ts, 12, 0);
@@ -1341,31 +1352,33 @@ static uint64_t put_time(tb_text *t, uint64_t ts, int ns_clock, int nsecs)
 		tb_text_u64(t, ts % 1000000000u, 9, TB_TEXT_ZERO);
 		return ts;
 	}
+	if (ts >= s->tm_lo && ts < s->tm_hi && t->len == t->need && t->cap - t->len >= 16) {
+		/* the microsecond of the last line (events come in bursts):
+		 * its 12 bytes, copied 16 (the room holds them) */
+		memcpy(t->buf + t->len, s->tm, 16);
+		t->len += 12;
+		t->need = t->len;
+		t->last = (unsigned char)s->tm[11];
+		return s->tm_us;
+	}
 	{
 		uint64_t us = ts / 1000 + (ts % 1000 >= 500), sec = us / 1000000u;
 		uint32_t frac = (uint32_t)(us % 1000000u);
-		if (sec < 100000u && t->len == t->need && t->cap - t->len >= 12) {
+		if (sec < 100000u && t->len == t->need && t->cap - t->len >= 16) {
 			/* "%5u.%06u" straight into the sink */
 			char *p = t->buf + t->len;
-			uint32_t v = (uint32_t)sec;
-			int i;
-			for (i = 4; i >= 0; i--) {
-				p[i] = (char)('0' + v % 10u);
-				v /= 10u;
-				if (!v) {
-					while (--i >= 0)
-						p[i] = ' ';
-					break;
-				}
-			}
+			size_t m = tb_dec_digits(p + 5, sec);
+			memset(p, ' ', 5 - m);
 			p[5] = '.';
-			for (i = 11; i >= 6; i--) {
-				p[i] = (char)('0' + frac % 10u);
-				frac /= 10u;
-			}
+			tb_dec_fixed(p + 6, frac, 6);
 			t->len += 12;
 			t->need = t->len;
 			t->last = (unsigned char)p[11];
+			/* kept: every ts rounding to this microsecond */
+			memcpy(s->tm, p, 12);
+			s->tm_us = us;
+			s->tm_lo = us ? us * 1000 - 500 : 0;
+			s->tm_hi = us * 1000 + 500;
 			return us;
 		}
 		tb_text_u64(t, sec, 5, 0);
@@ -1380,30 +1393,34 @@ static uint64_t put_time(tb_text *t, uint64_t ts, int ns_clock, int nsecs)
  * fits: the line every report prints, so it skips the general number
  * path (what the slow path below prints, byte for byte).
  */
-static int fast_prefix(tb_text *t, const tb_session_event *ev)
+static int fast_prefix(tb_session *s, tb_text *t, const tb_session_event *ev)
 {
 	char *p, *q;
 	uint32_t pid, cpu = ev->cpu;
-	size_t n = ev->comm_len, k;
-	if (ev->pid < 0 || cpu > 999 || n > 64 || t->len != t->need || t->cap - t->len < 96)
+	size_t n = ev->comm_len;
+	if (ev->pid < 0 || cpu > 999 || n > 16 || t->len != t->need || t->cap - t->len < 96)
 		return 0;
 	p = t->buf + t->len;
-	for (k = n; k < 16; k++)
-		*p++ = ' ';
-	memcpy(p, ev->comm, n);
+	if (s->pfx_len && ev->comm == s->pfx_comm && ev->pid == s->pfx_pid && cpu == s->pfx_cpu) {
+		/* the same task on the same CPU as the last line (a run of
+		 * its events): the same bytes, copied whole (the room holds
+		 * 64; what passes the prefix is written over next) */
+		memcpy(p, s->pfx, sizeof(s->pfx));
+		t->len += s->pfx_len;
+		t->need = t->len;
+		t->last = ' ';
+		return 1;
+	}
+	memset(p, ' ', 16); /* then the comm over its end */
+	p += 16 - n;
+	tb_copy16(p, ev->comm, n);
 	p += n;
 	*p++ = '-';
 	pid = (uint32_t)ev->pid;
 	q = p;
 	{
-		char d[10];
-		size_t m = 0;
-		do {
-			d[m++] = (char)('0' + pid % 10u);
-			pid /= 10u;
-		} while (pid);
-		while (m)
-			*p++ = d[--m];
+		p += tb_dec_len(pid); /* 10 at most: the room holds it */
+		(void)tb_dec_digits(p, pid);
 	}
 	while (p - q < 5)
 		*p++ = ' ';
@@ -1415,6 +1432,16 @@ static int fast_prefix(tb_text *t, const tb_session_event *ev)
 	p[5] = ']';
 	p[6] = ' ';
 	p += 7;
+	/* kept for the next line when the comm is the session's own (its
+	 * tables do not change): at most 16 + 1 + 10 + 7 = 34 bytes */
+	s->pfx_len = 0;
+	if (ev->comm == s->last_comm) {
+		s->pfx_len = (size_t)(p - (t->buf + t->len));
+		memcpy(s->pfx, t->buf + t->len, s->pfx_len);
+		s->pfx_comm = ev->comm;
+		s->pfx_pid = ev->pid;
+		s->pfx_cpu = cpu;
+	}
 	t->len = (size_t)(p - t->buf);
 	t->need = t->len;
 	t->last = ' ';
@@ -1520,7 +1547,7 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 			put_latency(t, s, ev);
 		}
 		tb_text_putc(t, ' ');
-	} else if (!fast_prefix(t, ev)) {
+	} else if (!fast_prefix(s, t, ev)) {
 		if (ev->comm_len < 16)
 			tb_text_fill(t, ' ', 16 - ev->comm_len);
 		tb_text_put(t, ev->comm, ev->comm_len);
@@ -1531,7 +1558,7 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 		tb_text_put(t, "] ", 2);
 	}
 	{
-		uint64_t shown = put_time(t, ev->ts, bi ? bi->ns_clock : 1,
+		uint64_t shown = put_time(s, t, ev->ts, bi ? bi->ns_clock : 1,
 					  (how & TB_TEXT_NSECS) != 0);
 		tb_text_put(t, ": ", 2);
 		if (how & TB_TEXT_TSDIFF) {
@@ -1546,9 +1573,23 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 			s->pending_line_ts = shown; /* kept once the line is whole */
 		}
 	}
-	tb_text_put(t, f->name, f->name_len);
-	tb_text_putc(t, ':');
-	tb_text_fill(t, ' ', f->name_len < 20 ? 21 - f->name_len : 1);
+	if (t->len == t->need && t->cap - t->len >= (size_t)f->name_len + 33) {
+		/* "name:" padded to 22 columns, straight into the sink (the
+		 * pad written 32 bytes long: what passes it is written over) */
+		char *p = t->buf + t->len;
+		size_t pad = f->name_len < 20 ? 21 - f->name_len : 1;
+		tb_copy_short(p, f->name, f->name_len);
+		p += f->name_len;
+		*p++ = ':';
+		memset(p, ' ', 32);
+		t->len += f->name_len + 1 + pad;
+		t->need = t->len;
+		t->last = ' ';
+	} else {
+		tb_text_put(t, f->name, f->name_len);
+		tb_text_putc(t, ':');
+		tb_text_fill(t, ' ', f->name_len < 20 ? 21 - f->name_len : 1);
+	}
 	st = payload(s, ev, (how & TB_TEXT_KIND_MASK) == TB_TEXT_FIELDS, t);
 	/* trace-cmd ends the line only when the text did not (a string
 	 * field can end in a newline) */

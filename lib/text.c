@@ -2,8 +2,8 @@
 #include <string.h>
 
 #include "tracebound/text.h"
+#include "digits.h"
 
-/* digits[0..n) with an optional '-', padded to width; one put in the usual case. */
 /* digits[0..n) with an optional '-', padded to width (the general path:
  * put_dec writes the usual case straight into the buffer). */
 static void put_digits(tb_text *t, const char *digits, size_t n, int neg, unsigned width,
@@ -22,12 +22,13 @@ static void put_digits(tb_text *t, const char *digits, size_t n, int neg, unsign
 		tb_text_fill(t, ' ', pad);
 }
 
+/* The library's one table of decimal digits: every number it prints in
+ * decimal (the text sink, the renderer, the -R listing, report lines)
+ * goes through the three routines below. */
 static const char digit_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
-/* v's decimal digits, ending at end; returns how many.  Two digits a
- * step, in 32-bit arithmetic once v fits. */
-static size_t dec_digits(char *end, uint64_t v)
+size_t tb_dec_digits(char *end, uint64_t v)
 {
 	char *p = end;
 	uint32_t w;
@@ -53,15 +54,55 @@ static size_t dec_digits(char *end, uint64_t v)
 	return (size_t)(end - p);
 }
 
+void tb_dec_fixed(char *p, uint32_t v, unsigned n)
+{
+	while (n >= 2) {
+		n -= 2;
+		memcpy(p + n, digit_pairs + 2 * (size_t)(v % 100u), 2);
+		v /= 100u;
+	}
+	if (n)
+		p[0] = (char)('0' + v % 10u);
+}
+
+size_t tb_hex_digits(char *end, uint64_t v, int upper)
+{
+	static const char hex_pairs[513] =
+		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+		"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+		"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+		"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+		"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+		"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+		"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+		"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+	char *p = end;
+	if (upper) {
+		do {
+			*--p = "0123456789ABCDEF"[v & 15u];
+			v >>= 4;
+		} while (v);
+		return (size_t)(end - p);
+	}
+	/* two digits a step */
+	while (v >= 16u) {
+		p -= 2;
+		memcpy(p, hex_pairs + 2 * (size_t)(v & 0xffu), 2);
+		v >>= 8;
+	}
+	if (v || p == end)
+		*--p = "0123456789abcdef"[v];
+	return (size_t)(end - p);
+}
+
 static void put_dec(tb_text *t, uint64_t mag, int neg, unsigned width, unsigned flags)
 {
 	char tmp[24];
-	size_t n = dec_digits(tmp + sizeof(tmp), mag), len, pad, i;
-	const char *d = tmp + sizeof(tmp) - n;
-	len = n + (neg ? 1u : 0u);
+	size_t n = tb_dec_len(mag), len = n + (neg ? 1u : 0u), pad, i;
 	pad = width > len ? width - len : 0;
 	if (t->len == t->need && pad + len <= t->cap - t->len) {
-		/* the usual case: straight into the buffer (pads are short) */
+		/* the usual case: straight into the buffer (pads are short),
+		 * the digits written in place */
 		char *p = t->buf + t->len;
 		if (!(flags & (TB_TEXT_LEFT | TB_TEXT_ZERO)))
 			for (i = 0; i < pad; i++)
@@ -71,8 +112,8 @@ static void put_dec(tb_text *t, uint64_t mag, int neg, unsigned width, unsigned 
 		if ((flags & TB_TEXT_ZERO) && !(flags & TB_TEXT_LEFT))
 			for (i = 0; i < pad; i++)
 				*p++ = '0';
-		memcpy(p, d, n);
 		p += n;
+		(void)tb_dec_digits(p, mag);
 		if (flags & TB_TEXT_LEFT)
 			for (i = 0; i < pad; i++)
 				*p++ = ' ';
@@ -81,7 +122,8 @@ static void put_dec(tb_text *t, uint64_t mag, int neg, unsigned width, unsigned 
 		t->last = (unsigned char)p[-1];
 		return;
 	}
-	put_digits(t, d, n, neg, width, flags);
+	n = tb_dec_digits(tmp + sizeof(tmp), mag);
+	put_digits(t, tmp + sizeof(tmp) - n, n, neg, width, flags);
 }
 
 void tb_text_u64(tb_text *t, uint64_t v, unsigned width, unsigned flags)
@@ -96,13 +138,8 @@ void tb_text_i64(tb_text *t, int64_t v, unsigned width, unsigned flags)
 
 void tb_text_hex(tb_text *t, uint64_t v, unsigned width, unsigned flags)
 {
-	const char *dig = (flags & TB_TEXT_UPPER) ? "0123456789ABCDEF" : "0123456789abcdef";
 	char tmp[16];
-	size_t n = 0;
-	do {
-		tmp[sizeof(tmp) - 1 - n++] = dig[v & 15u];
-		v >>= 4;
-	} while (v);
+	size_t n = tb_hex_digits(tmp + sizeof(tmp), v, (flags & TB_TEXT_UPPER) != 0);
 	put_digits(t, tmp + sizeof(tmp) - n, n, 0, width, flags);
 }
 

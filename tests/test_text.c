@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tracebound/text.h"
+#include "digits.h" /* lib/: the one digit table's routines */
 
 /* printf is the oracle here: its formats come from the table below */
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
@@ -97,12 +98,60 @@ START_TEST(truncation_is_counted)
 }
 END_TEST
 
+/* Every digit-count boundary in decimal and hex (where the pair tables
+ * and the length guesses could be off by one), against printf. */
+START_TEST(digit_boundaries_equal_printf)
+{
+	uint64_t vals[96];
+	size_t n = 0, i;
+	uint64_t p10 = 1;
+	vals[n++] = 0;
+	vals[n++] = UINT64_MAX;
+	vals[n++] = 0x1005;
+	vals[n++] = 0x0f00;
+	vals[n++] = 0x105;
+	for (i = 1; i < 20; i++) {
+		p10 *= 10;
+		vals[n++] = p10 - 1;
+		vals[n++] = p10;
+	}
+	for (i = 1; i < 16; i++) {
+		vals[n++] = ((uint64_t)1 << (4 * i)) - 1;
+		vals[n++] = (uint64_t)1 << (4 * i);
+	}
+	for (i = 0; i < n; i++) {
+		char a[32], b[32], *end = a + sizeof(a);
+		size_t k;
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)vals[i]);
+		k = tb_dec_digits(end, vals[i]);
+		ck_assert_uint_eq(k, strlen(b));
+		ck_assert_uint_eq(tb_dec_len(vals[i]), strlen(b));
+		ck_assert(!memcmp(end - k, b, k));
+		snprintf(b, sizeof(b), "%llx", (unsigned long long)vals[i]);
+		k = tb_hex_digits(end, vals[i], 0);
+		ck_assert_uint_eq(k, strlen(b));
+		ck_assert_uint_eq(tb_hex_len(vals[i]), strlen(b));
+		ck_assert(!memcmp(end - k, b, k));
+		snprintf(b, sizeof(b), "%llX", (unsigned long long)vals[i]);
+		k = tb_hex_digits(end, vals[i], 1);
+		ck_assert(k == strlen(b) && !memcmp(end - k, b, k));
+		if (vals[i] < 1000000) {
+			memset(a, 'z', sizeof(a));
+			tb_dec_fixed(a, (uint32_t)vals[i], 6);
+			snprintf(b, sizeof(b), "%06u", (unsigned)vals[i]);
+			ck_assert(!memcmp(a, b, 6) && a[6] == 'z');
+		}
+	}
+}
+END_TEST
+
 Suite *tb_suite_text(void)
 {
 	Suite *s = suite_create("text");
 	TCase *t = tcase_create("text");
 	tcase_add_test(t, numbers_equal_printf);
 	tcase_add_test(t, truncation_is_counted);
+	tcase_add_test(t, digit_boundaries_equal_printf);
 	suite_add_tcase(s, t);
 	return s;
 }
