@@ -629,8 +629,8 @@ static int parse_time(const tb_opts *p, const char *opt, const char *val, int is
 {
 	tb_error e;
 	if (tb_session_time_parse(val, strlen(val), is_end, out, &e) != TB_OK) {
-		tb_opts_fail(p, "option '%s': '%s' is not a time: %s at byte %llu "
-				"(nanoseconds, or seconds as report prints them: 193.379737)",
+		tb_opts_fail(p, "option '%s': '%s': %s at byte %llu (a time is nanoseconds, "
+				"193379737000, or seconds as report prints them, 193.379737)",
 			     opt, val, e.what, (unsigned long long)e.offset);
 		return -1;
 	}
