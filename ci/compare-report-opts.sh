@@ -54,6 +54,7 @@ if [ "$multi" = 1 ] && [ $# -gt 1 ]; then
 	ins=
 	for f in "$@"; do ins="$ins -i $f"; done
 	compare "merged [-R]" "-N -R $ins" "--raw $ins"
+	compare "merged [-R --ts-diff]" "-N -R --ts-diff $ins" "--raw --ts-diff $ins"
 	IFS='|'
 	for o in $opts; do
 		IFS=$IFS_SAVE

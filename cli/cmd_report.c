@@ -431,7 +431,7 @@ static int report_files(const report_opts *o)
 	tb_status st;
 	unsigned how;
 	int rc = 0, bad = 0, progress = isatty(2), multi = o->nin > 1;
-	uint64_t nevents = 0;
+	uint64_t nevents = 0, tsdiff_prev = 0;
 	size_t i, k, ncaps = 0, width = 0;
 	char label[256];
 
@@ -545,11 +545,14 @@ static int report_files(const report_opts *o)
 			if (!selected(&sel, c->s, &h->ev))
 				continue;
 		}
+		if (multi && (how & TB_TEXT_TSDIFF))
+			tb_session_set_tsdiff_prev(c->s, tsdiff_prev); /* one delta across files */
 		if (tb_cli_render(c, &h->ev, how, &line) != 0) {
 			fprintf(stderr, "tracebound: out of memory\n");
 			rc = TB_EXIT_USAGE;
 			break;
 		}
+		tsdiff_prev = tb_session_tsdiff_prev(c->s);
 		if (o->json)
 			line.p[line.len++] = '\n'; /* cap >= needed + 2 */
 		if (multi && !o->json) {
@@ -707,7 +710,5 @@ int tb_cmd_report(int argc, char **argv)
 		return tb_opts_usage(&p);
 	if (o.from_text && o.to_text && o.to < o.from)
 		return tb_opts_fail(&p, "--to '%s' is before --from '%s'", o.to_text, o.from_text);
-	if (o.nin > 1 && (o.line_flags & TB_TEXT_TSDIFF))
-		return tb_opts_fail(&p, "--ts-diff takes one input file (%zu given)", o.nin);
 	return report_files(&o);
 }

@@ -1219,6 +1219,19 @@ tb_status tb_session_set_window(tb_session *s, uint64_t from, uint64_t to)
 	return TB_OK;
 }
 
+uint64_t tb_session_tsdiff_prev(const tb_session *s)
+{
+	return s && s->have_prev_line ? s->prev_line_ts : 0;
+}
+
+void tb_session_set_tsdiff_prev(tb_session *s, uint64_t shown)
+{
+	if (s) {
+		s->prev_line_ts = shown;
+		s->have_prev_line = shown != 0;
+	}
+}
+
 void tb_session_add_ts_offset(tb_session *s, int64_t ns)
 {
 	if (s)
@@ -1662,7 +1675,8 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 		if (how & TB_TEXT_TSDIFF) {
 			/* trace-cmd --ts-diff: "(+N)" in a 9-column slot */
 			size_t mark = t->need;
-			if (s->have_prev_line) {
+			/* trace-cmd shows no delta after a line shown at time 0 */
+			if (s->have_prev_line && s->prev_line_ts) {
 				tb_text_put(t, "(+", 2);
 				tb_text_u64(t, shown - s->prev_line_ts, 0, 0);
 				tb_text_putc(t, ')');

@@ -12,7 +12,6 @@
  * - with several files trace-cmd applies --cpu and -F to none of them
  *   (or the first only) and reads only the first positional file;
  *   tracebound applies them to all and reads every file.
- * - --ts-diff takes one file (trace-cmd's delta runs across files).
  */
 #include <check.h>
 #include <stdio.h>
@@ -627,7 +626,6 @@ START_TEST(several_files_json_and_errors)
 		{ "--ts-offset 5 " V7, "--ts-offset '5' before any input file" },
 		{ V7 " --ts-offset 12x", "option '--ts-offset': '12x' is not a number" },
 		{ V7 " --ts-offset", "option '--ts-offset' needs a value" },
-		{ "--ts-diff " V7 " " V7, "--ts-diff takes one input file (2 given)" },
 		{ V7 " /nonexistent.dat", "tracebound: /nonexistent.dat: No such file" },
 	};
 	tb_test_run r;

@@ -396,6 +396,12 @@ TB_API tb_status tb_session_text(tb_session *s, const tb_session_event *ev,
 				 unsigned how, char *out, size_t cap,
 				 tb_render_result *res);
 
+/* TB_TEXT_TSDIFF's memory: the time the previous such line showed, in its
+ * own unit (0: none, and trace-cmd shows no delta after a line at 0).  A
+ * caller merging several sessions' lines carries it from one to the next. */
+TB_API uint64_t tb_session_tsdiff_prev(const tb_session *s);
+TB_API void tb_session_set_tsdiff_prev(tb_session *s, uint64_t shown);
+
 #ifdef __cplusplus
 }
 #endif
