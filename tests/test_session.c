@@ -369,7 +369,7 @@ START_TEST(session_damaged_page_is_reported_in_place)
 	ck_assert_int_eq(st, TB_OK);
 	{
 		uint64_t n2 = 0;
-		char line[256];
+		char line[256], want[256];
 		while ((st = tb_session_next(s, &ev, &err)) == TB_OK) {
 			if (ev.kind == TB_SEV_DAMAGED) {
 				damaged++;
@@ -378,6 +378,16 @@ START_TEST(session_damaged_page_is_reported_in_place)
 				ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE,
 								 line, sizeof(line), NULL), TB_OK);
 				ck_assert(strstr(line, "CPU:0 [PAGE 2 DAMAGED: ") == line);
+				/* in JSON: the page, the byte offset and the named error */
+				ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_JSON, line,
+								 sizeof(line), NULL), TB_OK);
+				snprintf(want, sizeof(want), "\"damaged\":{\"page\":2,\"offset\":%llu,"
+					 "\"status\":\"%s\",\"what\":\"%s\"}}",
+					 (unsigned long long)ev.damage.offset,
+					 tb_strerror(ev.damage.status), ev.damage.what);
+				ck_assert_msg(strstr(line, want) != NULL, "%s", line);
+				ck_assert_uint_ge(ev.damage.offset, page);
+				ck_assert_uint_lt(ev.damage.offset, page + 4096);
 				continue;
 			}
 			n2++;
@@ -622,6 +632,255 @@ START_TEST(session_arguments)
 }
 END_TEST
 
+/* A spec-built raw dump whose one event has every kind of non-scalar field:
+ * a fixed array of longs, a signed short array, opaque bytes (a 3-byte
+ * struct) and a __data_loc int array. */
+static const char arr_format[] =
+	"name: arrs\nID: 7\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:unsigned long args[3];\toffset:8;\tsize:24;\tsigned:0;\n"
+	"\tfield:short deltas[2];\toffset:32;\tsize:4;\tsigned:1;\n"
+	"\tfield:struct three blob;\toffset:36;\tsize:3;\tsigned:0;\n"
+	"\tfield:__data_loc int[] vals;\toffset:40;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"a=%lu d=%d\", REC->args[0], REC->deltas[0]\n";
+
+static uint8_t arr_page[4096];
+static tb_session_format_text arr_ft;
+static tb_session_raw_cpu arr_raw;
+
+/* The one event, with these common_flags and preempt count (little-endian
+ * bytes, as the page). */
+static tb_session *open_arr_dump(uint8_t flags, uint8_t preempt)
+{
+	tb_session_source src;
+	tb_session *s = NULL;
+	tb_error err;
+	tbt_pw w;
+	uint8_t p[52];
+	memset(p, 0, sizeof(p));
+	p[0] = 7;
+	p[2] = flags;
+	p[3] = preempt;
+	p[4] = 42;                            /* common_pid */
+	p[8] = 1;                             /* args: 1, 2, 2^64-1 */
+	p[16] = 2;
+	memset(p + 24, 0xff, 8);
+	p[32] = 0xfd;                         /* deltas: -3, 4 */
+	p[33] = 0xff;
+	p[34] = 4;
+	p[36] = 9;                            /* blob: 9 8 7 */
+	p[37] = 8;
+	p[38] = 7;
+	p[40] = 44;                           /* vals: at 44, 8 bytes: -1, 5 */
+	p[42] = 8;
+	memset(p + 44, 0xff, 4);
+	p[48] = 5;
+	tbt_pw_init(&w, arr_page, sizeof(arr_page), 0, 8, 1000);
+	(void)tbt_pw_data(&w, 0, p, sizeof(p), 0);
+	tbt_pw_finish(&w, 0, 0, 0);
+	arr_ft.system.ptr = "test";
+	arr_ft.system.len = 4;
+	arr_ft.text.ptr = arr_format;
+	arr_ft.text.len = sizeof(arr_format) - 1;
+	arr_raw.cpu = 3;
+	arr_raw.data = arr_page;
+	arr_raw.len = sizeof(arr_page);
+	memset(&src, 0, sizeof(src));
+	src.raw = &arr_raw;
+	src.nraw = 1;
+	src.formats = &arr_ft;
+	src.nformats = 1;
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &heap, &err), TB_OK);
+	return s;
+}
+
+typedef struct lat_case {
+	uint8_t flags, preempt;
+	const char *column;
+} lat_case;
+
+START_TEST(session_array_fields_and_latency_columns)
+{
+	/* common_flags (irqs-off 0x01, no-irq-support 0x02, need-resched 0x04,
+	 * hardirq 0x08, softirq 0x10, preempt-resched 0x20, NMI 0x40) and the
+	 * preempt count (low nibble: preempt depth, high: migrate-disable) as
+	 * the kernel's latency format prints them */
+	static const lat_case lat[] = {
+		{ 0x00, 0x00, "....." }, { 0x01, 0x01, "d..1." }, { 0x02, 0x00, "X...." },
+		{ 0x04, 0x00, ".n..." }, { 0x20, 0x00, ".p..." }, { 0x24, 0x00, ".N..." },
+		{ 0x08, 0x00, "..h.." }, { 0x18, 0x00, "..H.." }, { 0x10, 0x02, "..s2." },
+		{ 0x40, 0x00, "..z.." }, { 0x48, 0x00, "..Z.." }, { 0x0d, 0x21, "dnh12" },
+		{ 0x00, 0xfa, "...af" },
+	};
+	char text[512], want[64];
+	tb_session_event ev;
+	tb_error err;
+	tb_span sys, ftext;
+	uint32_t id = 0;
+	size_t i;
+	for (i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
+		tb_session *s = open_arr_dump(lat[i].flags, lat[i].preempt);
+		ck_assert_int_eq(tb_session_next(s, &ev, &err), TB_OK);
+		ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE |
+						 TB_TEXT_LATENCY, text, sizeof(text), NULL), TB_OK);
+		/* comm (8 wide)-pid (5, left) cpu (3) then the column */
+		snprintf(want, sizeof(want), "   <...>-42      3%s ", lat[i].column);
+		ck_assert_msg(!strncmp(text, want, strlen(want)), "flags %#x pc %#x: %s",
+			      lat[i].flags, lat[i].preempt, text);
+		ck_assert(strstr(text, " arrs: ") && strstr(text, "a=1 d=-3\n"));
+		tb_session_close(s);
+	}
+	{
+		tb_session *s = open_arr_dump(0, 0);
+		ck_assert_int_eq(tb_session_next(s, &ev, &err), TB_OK);
+		ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_JSON, text, sizeof(text), NULL),
+				 TB_OK);
+		ck_assert_msg(strstr(text, "\"args\":[1,2,18446744073709551615],\"deltas\":[-3,4],"
+					   "\"blob\":[9,8,7],\"vals\":[-1,5]}") != NULL, "%s", text);
+		/* the formats by name, by id and by index */
+		ck_assert_ptr_eq(tb_session_find_format(s, "test", "arrs"), ev.format);
+		ck_assert_ptr_eq(tb_session_find_format(s, NULL, "arrs"), ev.format);
+		ck_assert_ptr_null(tb_session_find_format(s, "sched", "arrs"));
+		ck_assert_ptr_null(tb_session_find_format(s, NULL, "nosuch"));
+		ck_assert_ptr_null(tb_session_find_format(NULL, NULL, "arrs"));
+		ck_assert_ptr_eq(tb_session_format(s, 7), ev.format);
+		ck_assert_ptr_null(tb_session_format(s, 8));
+		ck_assert_int_eq(tb_session_format_at(s, 0, &sys, &ftext, &id), 1);
+		ck_assert(sys.len == 4 && !memcmp(sys.ptr, "test", 4));
+		ck_assert_uint_eq(ftext.len, sizeof(arr_format) - 1);
+		ck_assert_uint_eq(id, 7);
+		ck_assert_int_eq(tb_session_format_at(s, 1, &sys, &ftext, &id), 0);
+		ck_assert_int_eq(tb_session_next(s, &ev, &err), TB_END);
+		tb_session_close(s);
+	}
+	ck_assert_uint_eq(live_blocks, 0);
+}
+END_TEST
+
+/* An allocator that refuses every request from the k-th on. */
+typedef struct failing_mem {
+	size_t calls, fail_from, refused, live;
+} failing_mem;
+
+static void *failing_alloc(void *ctx, size_t n)
+{
+	failing_mem *m = ctx;
+	void *p;
+	if (m->calls++ >= m->fail_from) {
+		m->refused++;
+		return NULL;
+	}
+	p = malloc(n);
+	m->live += p != NULL;
+	return p;
+}
+
+static void failing_free(void *ctx, void *p, size_t n)
+{
+	failing_mem *m = ctx;
+	(void)n;
+	if (p)
+		m->live--;
+	free(p);
+}
+
+/* Open, then walk up to `limit` events rendering each as a line and as
+ * JSON: a hash of all that came out, or 0 when the open failed. */
+static uint64_t walk_with(const tb_session_source *src, failing_mem *m, size_t limit,
+			  tb_status *open_st)
+{
+	tb_mem mem = { failing_alloc, failing_free, m };
+	tb_session *s = NULL;
+	tb_session_event ev;
+	tb_error err;
+	tb_status st;
+	uint64_t h = 1469598103934665603ull;
+	size_t n = 0;
+	char text[4096];
+	*open_st = tb_session_open(&s, src, NULL, &mem, &err);
+	if (*open_st != TB_OK) {
+		ck_assert_ptr_null(s);
+		return 0;
+	}
+	while (n++ < limit && (st = tb_session_next(s, &ev, &err)) != TB_END) {
+		static const unsigned how[] = { TB_TEXT_PRINT | TB_TEXT_LINE, TB_TEXT_JSON,
+						TB_TEXT_FIELDS | TB_TEXT_LINE };
+		size_t i, j;
+		if (st != TB_OK)
+			continue;
+		for (i = 0; i < 3; i++) {
+			st = tb_session_text(s, &ev, how[i], text, sizeof(text), NULL);
+			ck_assert_msg(st == TB_OK || st == TB_ERR_NO_SPACE, "text: %d", st);
+			if (st != TB_OK)
+				continue;
+			for (j = 0; text[j]; j++)
+				h = (h ^ (uint8_t)text[j]) * 1099511628211ull;
+		}
+	}
+	tb_session_close(s);
+	return h;
+}
+
+/* Every allocation the session makes may fail: the open fails with
+ * NO_SPACE, or a text says NO_SPACE; nothing leaks, nothing crashes; and
+ * once every request is granted the output is the unlimited run's. */
+static void every_allocation_failure(const tb_session_source *src, size_t limit)
+{
+	failing_mem m;
+	tb_status st;
+	uint64_t whole, h;
+	size_t k;
+	memset(&m, 0, sizeof(m));
+	m.fail_from = (size_t)-1;
+	whole = walk_with(src, &m, limit, &st);
+	ck_assert_int_eq(st, TB_OK);
+	ck_assert_uint_eq(m.live, 0);
+	ck_assert_uint_gt(m.calls, 3);
+	for (k = 0;; k++) {
+		memset(&m, 0, sizeof(m));
+		m.fail_from = k;
+		h = walk_with(src, &m, limit, &st);
+		ck_assert_uint_eq(m.live, 0);
+		if (st != TB_OK)
+			ck_assert_msg(st == TB_ERR_NO_SPACE, "fail from %zu: open %d", k, st);
+		if (!m.refused) {
+			ck_assert_int_eq(st, TB_OK);
+			ck_assert_uint_eq(h, whole);
+			break;
+		}
+	}
+	ck_assert_uint_gt(k, 3);
+}
+
+START_TEST(session_every_allocation_can_fail)
+{
+	tb_session_source src;
+	sample smp;
+	memset(&src, 0, sizeof(src));
+	/* raw dumps with a format */
+	{
+		tb_session *s = open_arr_dump(0x0d, 0x21);
+		tb_session_close(s);
+		src.raw = &arr_raw;
+		src.nraw = 1;
+		src.formats = &arr_ft;
+		src.nformats = 1;
+		every_allocation_failure(&src, (size_t)-1);
+	}
+	/* the v7 sample: tables, formats, buffers, the first 3000 events */
+	if (!load_sample("../shared/samples/sched4k.v7.dat", &smp))
+		return;
+	memset(&src, 0, sizeof(src));
+	src.dat = smp.data;
+	src.dat_len = smp.len;
+	every_allocation_failure(&src, 3000);
+	free(smp.data);
+}
+END_TEST
+
 /* Every prefix of a small spec-built file: open fails cleanly or walks. */
 START_TEST(session_every_prefix_of_a_small_file)
 {
@@ -772,6 +1031,8 @@ Suite *tb_suite_session(void)
 	tcase_add_test(tc, session_merges_instances);
 	tcase_add_test(tc, session_arguments);
 	tcase_add_test(tc, session_every_prefix_of_a_small_file);
+	tcase_add_test(tc, session_array_fields_and_latency_columns);
+	tcase_add_test(tc, session_every_allocation_can_fail);
 	tcase_add_test(tc, json_strings_are_always_valid);
 	tcase_add_test(tc, session_examples_build_and_run);
 	suite_add_tcase(s, tc);
