@@ -392,6 +392,79 @@ START_TEST(window_is_the_events_in_range)
 }
 END_TEST
 
+/* Raw dumps: the dump is the CPU's data; first/last and the window too. */
+START_TEST(raw_dumps_cpu_data_and_window)
+{
+	static const char *const names[] = { "tests/data/raw-sched4k/cpu0.raw",
+					     "tests/data/raw-sched4k/cpu1.raw",
+					     "tests/data/raw-sched4k/header_page" };
+	uint8_t *p[3];
+	size_t len[3], i;
+	tb_session_raw_cpu raw[2];
+	tb_session_source src;
+	tb_session *s;
+	tb_session_event ev;
+	tb_session_cpu_data cd;
+	tb_session_cpu_stats cs;
+	tb_error e;
+	uint64_t first[2] = { 0, 0 }, last[2] = { 0, 0 }, n[2] = { 0, 0 }, mid, inside = 0, got = 0;
+	for (i = 0; i < 3; i++) {
+		p[i] = tb_test_read_file(tb_test_path(names[i]), &len[i]);
+		ck_assert_ptr_nonnull(p[i]);
+	}
+	memset(&src, 0, sizeof(src));
+	for (i = 0; i < 2; i++) {
+		raw[i].cpu = (uint32_t)i;
+		raw[i].data = p[i];
+		raw[i].len = len[i];
+	}
+	src.raw = raw;
+	src.nraw = 2;
+	src.header_page.ptr = (const char *)p[2];
+	src.header_page.len = len[2];
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &heap, &e), TB_OK);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(tb_session_cpu_data_at(s, 0, i, &cd, &e), TB_OK);
+		ck_assert_uint_eq(cd.cpu, i);
+		ck_assert_uint_eq(cd.offset, 0);
+		ck_assert_uint_eq(cd.size, len[i]);
+		ck_assert_uint_eq(cd.data_size, len[i]);
+		ck_assert_int_eq(cd.compressed, 0);
+	}
+	ck_assert_int_eq(tb_session_cpu_data_at(s, 0, 2, &cd, &e), TB_NOT_FOUND);
+	ck_assert_int_eq(tb_session_cpu_data_at(s, 1, 0, &cd, &e), TB_NOT_FOUND);
+	while (tb_session_next(s, &ev, &e) == TB_OK) {
+		if (!n[ev.cpu]++)
+			first[ev.cpu] = ev.ts;
+		last[ev.cpu] = ev.ts;
+	}
+	ck_assert_uint_eq(n[0], 15353); /* what `check` counts in cpu0.raw */
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(tb_session_cpu_stats_get(s, 0, (uint32_t)i, &cs), TB_OK);
+		ck_assert_uint_eq(cs.events, n[i]);
+		ck_assert_uint_eq(cs.first_ts, first[i]);
+		ck_assert_uint_eq(cs.last_ts, last[i]);
+	}
+	/* the window over the raw walk: the events of the second half */
+	mid = first[0] + (last[0] - first[0]) / 2;
+	ck_assert_int_eq(tb_session_rewind(s, &e), TB_OK);
+	while (tb_session_next(s, &ev, &e) == TB_OK)
+		inside += ev.ts >= mid;
+	ck_assert_int_eq(tb_session_rewind(s, &e), TB_OK);
+	ck_assert_int_eq(tb_session_set_window(s, mid, UINT64_MAX), TB_OK);
+	while (tb_session_next(s, &ev, &e) == TB_OK) {
+		ck_assert_uint_ge(ev.ts, mid);
+		got++;
+	}
+	ck_assert_uint_eq(got, inside);
+	ck_assert_uint_gt(got, 1000);
+	ck_assert_uint_lt(got, n[0] + n[1]);
+	tb_session_close(s);
+	for (i = 0; i < 3; i++)
+		free(p[i]);
+}
+END_TEST
+
 /* ---- the CLI against trace-cmd ---- */
 
 static void compare_opts(const char *files, int multi)
@@ -665,6 +738,7 @@ Suite *tb_suite_reportopts(void)
 	tcase_add_test(t, cpu_data_table);
 	tcase_add_test(t, written_file_cpus_and_table);
 	tcase_add_test(t, window_is_the_events_in_range);
+	tcase_add_test(t, raw_dumps_cpu_data_and_window);
 	tcase_add_test(t, info_options_match_trace_cmd_on_samples);
 	tcase_add_test(t, info_options_match_trace_cmd_on_written_files);
 	tcase_add_test(t, info_options_match_trace_cmd_on_fresh_captures);
