@@ -1,7 +1,8 @@
 #!/bin/sh
 # Compare `tracebound report --raw` with `trace-cmd report -N -R`, byte for
 # byte, for each FILE.dat given:
-#   sh ci/compare-report.sh [-c CLI] FILE.dat...
+#   sh ci/compare-report.sh [-c CLI] [-o 'OPTIONS'] FILE.dat...
+# (-o: line options given to both, e.g. '-l' or '-t')
 # Prints one line per file: SAME (identical), SAME-AS-UNCOMPRESSED, or
 # DIFF with the first differing lines; exits 1 when any file differs.
 #
@@ -25,13 +26,15 @@
 set -u
 cli=$(dirname "$0")/../build/tracebound
 if [ "${1:-}" = -c ]; then cli=$2; shift 2; fi
+opts=
+if [ "${1:-}" = -o ]; then opts=$2; shift 2; fi
 tmp=${TMPDIR:-/tmp}/tb-compare.$$
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 bad=0
 for f in "$@"; do
-	trace-cmd report -N -R "$f" > "$tmp/tc" 2>/dev/null
-	"$cli" report --raw "$f" > "$tmp/ours" 2>"$tmp/err"
+	trace-cmd report -N -R $opts "$f" > "$tmp/tc" 2>/dev/null
+	"$cli" report --raw $opts "$f" > "$tmp/ours" 2>"$tmp/err"
 	drops=$(grep -c 'EVENTS DROPPED' "$tmp/tc")
 	lines=$(wc -l < "$tmp/tc")
 	if cmp -s "$tmp/tc" "$tmp/ours"; then
@@ -44,7 +47,7 @@ for f in "$@"; do
 		continue
 	fi
 	trace-cmd convert -i "$f" -o "$tmp/plain.dat" --compression none > /dev/null 2>&1
-	trace-cmd report -N -R "$tmp/plain.dat" > "$tmp/tc2" 2>/dev/null
+	trace-cmd report -N -R $opts "$tmp/plain.dat" > "$tmp/tc2" 2>/dev/null
 	if cmp -s "$tmp/tc2" "$tmp/ours"; then
 		echo "SAME-AS-UNCOMPRESSED $f ($(wc -l < "$tmp/tc2") lines; trace-cmd's compressed read prints $lines)"
 		continue

@@ -323,7 +323,12 @@ int tb_cmd_check(int argc, char **argv)
 			continue;
 		}
 		raw_layout(argv[i], &l);
-		if (tb_dat_probe(f.data, f.len)) {
+		if (f.len == 0) {
+			/* said as raw, pmclog, report and stats say it */
+			printf("%s: empty input (not a trace.dat, a pmclog stream or raw "
+			       "sub-buffers)\n", argv[i]);
+			rc = TB_EXIT_MALFORMED;
+		} else if (tb_dat_probe(f.data, f.len)) {
 			rc = check_dat(argv[i], f.data, f.len);
 		} else if (looks_pmclog(pl, &po, f.data, f.len)) {
 			rc = check_pmclog(argv[i], pl, &po, f.data, f.len);

@@ -25,6 +25,7 @@ typedef struct raw_opts {
 	const char *events_dir;
 	tb_cli_events *events;  /* loaded from events_dir */
 	uint32_t subbuf_size;   /* 0: from subbuf_kb beside the file, else 4096 */
+	char kb_warned[4096];   /* the subbuf_kb last said to disagree */
 	int all_records;
 	int json;
 	tb_session *s;          /* --json: names, fields and JSON are the session's */
@@ -167,41 +168,77 @@ static int parse_size(const char *s, uint32_t *out)
 	return 0;
 }
 
-/* The sub-buffer size for a file: --subbuf-size, subbuf_kb beside it, 4096. */
-static int subbuf_for(const char *path, const raw_opts *o, uint32_t *size)
+/* The subbuf_kb file beside a dump: 1 with *size and its name in kbpath,
+ * 0 when there is none, -1 when it cannot be read or is not a size (the
+ * latter said on stderr unless `quiet`). */
+static int subbuf_kb_beside(const char *path, char *kbpath, size_t cap, uint32_t *size,
+			    int quiet)
 {
-	char dir[4096], *text;
 	const char *slash = strrchr(path, '/');
+	char *text;
 	size_t len;
 	uint32_t kb;
 	int n;
-	*size = 4096;
-	if (o->subbuf_size) {
-		*size = o->subbuf_size;
-		return 0;
-	}
 	if (slash)
-		n = snprintf(dir, sizeof(dir), "%.*s/subbuf_kb", (int)(slash - path), path);
+		n = snprintf(kbpath, cap, "%.*s/subbuf_kb", (int)(slash - path), path);
 	else
-		n = snprintf(dir, sizeof(dir), "subbuf_kb");
-	if (n < 0 || (size_t)n >= sizeof(dir))
+		n = snprintf(kbpath, cap, "subbuf_kb");
+	if (n < 0 || (size_t)n >= cap)
 		return 0;
 	{
-		FILE *probe = fopen(dir, "r");
+		FILE *probe = fopen(kbpath, "r");
 		if (!probe)
 			return 0;
 		fclose(probe);
 	}
-	text = read_small(dir, &len);
+	text = read_small(kbpath, &len);
 	if (!text)
 		return -1;
 	if (parse_size(text, &kb) != 0 || kb == 0 || kb > 1024) {
-		fprintf(stderr, "tracebound: %s: not a sub-buffer size in KiB\n", dir);
+		if (!quiet)
+			fprintf(stderr, "tracebound: %s: not a sub-buffer size in KiB\n", kbpath);
 		free(text);
 		return -1;
 	}
 	free(text);
 	*size = kb * 1024;
+	return 1;
+}
+
+/*
+ * The sub-buffer size for a file, first to last: the header_page (given),
+ * --subbuf-size, subbuf_kb beside it, 4096.  What is not used but says
+ * another size is said on stderr, once per subbuf_kb file.
+ */
+static int subbuf_for(const char *path, raw_opts *o, const tb_kbuf_layout *given,
+		      uint32_t *size)
+{
+	char kbpath[4096];
+	uint32_t kb = 0;
+	int have_kb = subbuf_kb_beside(path, kbpath, sizeof(kbpath), &kb, given || o->subbuf_size);
+	*size = given ? given->subbuf_size : o->subbuf_size ? o->subbuf_size : 4096;
+	if (!given && !o->subbuf_size) {
+		if (have_kb < 0)
+			return -1;
+		if (have_kb)
+			*size = kb;
+		return 0;
+	}
+	if (have_kb != 0 && (have_kb < 0 || kb != *size) &&
+	    strcmp(kbpath, o->kb_warned) != 0) {
+		if (have_kb < 0)
+			fprintf(stderr, "tracebound: warning: %s is not a sub-buffer size in KiB; "
+					"ignored: ", kbpath);
+		else
+			fprintf(stderr, "tracebound: warning: %s says %u bytes (%u KiB); ignored: ",
+				kbpath, kb, kb / 1024);
+		if (given)
+			fprintf(stderr, "the header_page (%s) says %u bytes, and it comes first\n",
+				o->header_page, *size);
+		else
+			fprintf(stderr, "--subbuf-size %u comes first\n", *size);
+		snprintf(o->kb_warned, sizeof(o->kb_warned), "%s", kbpath);
+	}
 	return 0;
 }
 
@@ -214,7 +251,7 @@ static int host_big_endian(void)
 	return first == 0;
 }
 
-static int raw_file(const char *path, int position, const raw_opts *o,
+static int raw_file(const char *path, int position, raw_opts *o,
 		    const tb_kbuf_layout *given)
 {
 	tb_kbuf_layout layout;
@@ -228,10 +265,13 @@ static int raw_file(const char *path, int position, const raw_opts *o,
 	int rc = TB_EXIT_OK;
 
 	if (given) {
+		uint32_t size;
 		layout = *given;
+		if (subbuf_for(path, o, given, &size) != 0)
+			return TB_EXIT_USAGE;
 	} else {
 		uint32_t size;
-		if (subbuf_for(path, o, &size) != 0)
+		if (subbuf_for(path, o, NULL, &size) != 0)
 			return TB_EXIT_USAGE;
 		if (tb_kbuf_layout_init(&layout, host_big_endian(), (unsigned)sizeof(long),
 					size, 0) != TB_OK) {
@@ -313,7 +353,8 @@ int tb_cmd_raw(int argc, char **argv)
 		case TB_OPTS_HELP:
 			printf("\nThe sub-buffer layout comes from, first to last: the header_page\n"
 			       "(--header-page, or DIR/../header_page with --events), --subbuf-size,\n"
-			       "subbuf_kb beside the dump, 4096 bytes.\n");
+			       "subbuf_kb beside the dump, 4096 bytes.  One that says another\n"
+			       "size than the one used is named on stderr.\n");
 			return TB_EXIT_OK;
 		case TB_OPTS_ERROR: return TB_EXIT_USAGE;
 		case O_HP: o.header_page = v; break;
@@ -343,8 +384,10 @@ int tb_cmd_raw(int argc, char **argv)
 		size_t len;
 		tb_error e;
 		char *text = read_small(o.header_page, &len);
-		if (!text)
+		if (!text) {
+			free(events_hp);
 			return TB_EXIT_USAGE;
+		}
 		if (tb_kbuf_layout_from_header_page(text, len, host_big_endian(), &hp, &e) != TB_OK) {
 			fprintf(stderr, "tracebound: %s: byte %llu: %s (%s)\n", o.header_page,
 				(unsigned long long)e.offset, e.what, tb_strerror(e.status));
@@ -354,12 +397,17 @@ int tb_cmd_raw(int argc, char **argv)
 		}
 		free(text);
 		have_hp = 1;
+		if (o.subbuf_size && o.subbuf_size != hp.subbuf_size)
+			fprintf(stderr, "tracebound: warning: --subbuf-size %u ignored: the "
+					"header_page (%s) says %u bytes, and it comes first\n",
+				o.subbuf_size, o.header_page, hp.subbuf_size);
 	}
-	free(events_hp);
 	if (o.events_dir &&
 	    !(o.events = tb_cli_events_load(o.events_dir, have_hp ? hp.long_size
-								  : (unsigned)sizeof(long))))
+								  : (unsigned)sizeof(long)))) {
+		free(events_hp);
 		return TB_EXIT_USAGE;
+	}
 	if (o.json) {
 		/* a session without dumps: the formats and the JSON writer */
 		tb_session_source src;
@@ -372,6 +420,7 @@ int tb_cmd_raw(int argc, char **argv)
 		    tb_session_open(&o.s, &src, NULL, &tb_cli_heap, &e) != TB_OK) {
 			fprintf(stderr, "tracebound: out of memory\n");
 			tb_cli_events_free(o.events);
+			free(events_hp);
 			return TB_EXIT_USAGE;
 		}
 	}
@@ -382,6 +431,7 @@ int tb_cmd_raw(int argc, char **argv)
 	}
 	tb_session_close(o.s);
 	free(o.line);
+	free(events_hp);
 	if (tb_cli_events_free(o.events) && rc == TB_EXIT_OK)
 		rc = TB_EXIT_MALFORMED;
 	if (fflush(stdout) != 0 || ferror(stdout)) {

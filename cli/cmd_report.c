@@ -640,6 +640,29 @@ static int parse_time(const tb_opts *p, const char *opt, const char *val, int is
 	return 0;
 }
 
+/* Options that would be ignored in silence are a usage error (exit 2). */
+static int conflicts(const tb_opts *p, const report_opts *o)
+{
+	static const struct { unsigned flag; const char *name; } line[] = {
+		{ TB_TEXT_NSECS, "-t" }, { TB_TEXT_LATENCY, "-l" }, { TB_TEXT_TSDIFF, "--ts-diff" },
+	};
+	size_t i;
+	if (o->json && o->raw)
+		return tb_opts_fail(p, "--raw and --json do not go together (--json always has "
+				    "the fields; --json --text adds the print fmt text)");
+	if (o->with_text && !o->json)
+		return tb_opts_fail(p, "--text goes with --json (the text output has it already)");
+	for (i = 0; o->json && i < sizeof(line) / sizeof(line[0]); i++)
+		if (o->line_flags & line[i].flag)
+			return tb_opts_fail(p, "%s and --json do not go together (%s shapes the text "
+					    "line; JSON has every field and the whole \"ts\")",
+					    line[i].name, line[i].name);
+	if (o->negate_from != SIZE_MAX && o->negate_from == o->nfilters)
+		return tb_opts_fail(p, "-v with no -F after it (it inverts the -F filters that "
+				    "follow)");
+	return 0;
+}
+
 int tb_cmd_report(int argc, char **argv)
 {
 	static report_opts o;
@@ -710,5 +733,7 @@ int tb_cmd_report(int argc, char **argv)
 		return tb_opts_usage(&p);
 	if (o.from_text && o.to_text && o.to < o.from)
 		return tb_opts_fail(&p, "--to '%s' is before --from '%s'", o.to_text, o.from_text);
+	if ((id = conflicts(&p, &o)) != 0)
+		return id;
 	return report_files(&o);
 }

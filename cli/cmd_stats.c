@@ -1,6 +1,7 @@
 /*
- * tracebound stats FILE.dat: per buffer, events per type and per CPU,
- * drops and the time span.  Counting only: the walk is the session's.
+ * tracebound stats FILE.dat: the uname; per buffer its trace clock, events
+ * per type (most frequent first) and per CPU (with its drops), drops and
+ * the time span.  Counting only: the walk is the session's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 #include "opts.h"
 
 typedef struct type_count {
-	const tb_format *f;      /* NULL: event ids without a format */
+	const tb_format *f;
 	uint64_t n;
 } type_count;
 
@@ -20,7 +21,7 @@ typedef struct cpu_span {
 
 typedef struct buf_stats {
 	uint64_t events, first, last, errors;
-	type_count *types;       /* in order of first appearance */
+	type_count *types;       /* formats met (sorted when printed) */
 	size_t ntypes, cap;
 	uint64_t unknown;
 	cpu_span *cpus;
@@ -79,7 +80,46 @@ static void count_event(buf_stats *b, const tb_session_event *ev)
 		}
 }
 
-static void print_buffer(const tb_cli_capture *c, size_t k, const buf_stats *b)
+/* Text from the capture, unprintable bytes as \xNN (a trailing newline dropped). */
+static void print_text(const char *p, size_t n)
+{
+	size_t i;
+	while (n && (p[n - 1] == '\n' || p[n - 1] == '\0'))
+		n--;
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)p[i];
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\')
+			putchar(ch);
+		else
+			printf("\\x%02x", ch);
+	}
+}
+
+static int name_cmp(const tb_format *a, const tb_format *b)
+{
+	size_t n;
+	int r;
+	n = a->system_len < b->system_len ? a->system_len : b->system_len;
+	r = n ? memcmp(a->system, b->system, n) : 0;
+	if (r || a->system_len != b->system_len)
+		return r ? r : a->system_len < b->system_len ? -1 : 1;
+	n = a->name_len < b->name_len ? a->name_len : b->name_len;
+	r = n ? memcmp(a->name, b->name, n) : 0;
+	if (r || a->name_len != b->name_len)
+		return r ? r : a->name_len < b->name_len ? -1 : 1;
+	return 0;
+}
+
+/* Most frequent first; equal counts by system:event. */
+static int type_cmp(const void *pa, const void *pb)
+{
+	const type_count *a = pa, *b = pb;
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	return name_cmp(a->f, b->f);
+}
+
+static void print_buffer(const tb_cli_capture *c, size_t k, buf_stats *b)
 {
 	uint64_t pages = 0, dropped = 0, unknown = 0;
 	size_t i;
@@ -90,6 +130,21 @@ static void print_buffer(const tb_cli_capture *c, size_t k, const buf_stats *b)
 			dropped += cs.dropped;
 			unknown += cs.drops_unknown;
 		}
+	}
+	{
+		const tb_session_buffer_info *bi = tb_session_buffer(c->s, k);
+		const tb_dat *d = tb_session_dat(c->s);
+		const tb_dat_buffer *db = tb_dat_find_buffer(d, "");
+		size_t j;
+		for (j = 0; j < d->nbuffers; j++)
+			if (d->buffers[j].name.ptr == bi->name.ptr)
+				db = &d->buffers[j];
+		printf("trace clock: ");
+		print_text(bi->clock.ptr, bi->clock.len);
+		/* the session names "local" when the file says nothing */
+		if (!(db && db->clock.len) && !d->v6_clock.len && !d->trace_clock.len)
+			printf(" (not recorded: trace-cmd's default)");
+		printf("\n");
 	}
 	printf("events: %llu\npages: %llu\ndropped: %llu%s\n", (unsigned long long)b->events,
 	       (unsigned long long)pages, (unsigned long long)dropped,
@@ -105,6 +160,7 @@ static void print_buffer(const tb_cli_capture *c, size_t k, const buf_stats *b)
 	}
 	printf("per cpu:\n");
 	for (i = 0; i < b->ncpus; i++) {
+		tb_session_cpu_stats cs;
 		printf("  cpu %u: %llu events", b->cpus[i].cpu, (unsigned long long)b->cpus[i].events);
 		if (b->cpus[i].events) {
 			printf(", ");
@@ -112,8 +168,18 @@ static void print_buffer(const tb_cli_capture *c, size_t k, const buf_stats *b)
 			printf(" .. ");
 			print_ts(b->cpus[i].last);
 		}
+		if (tb_session_cpu_stats_get(c->s, k, b->cpus[i].cpu, &cs) == TB_OK) {
+			printf(", %llu dropped", (unsigned long long)cs.dropped);
+			if (cs.drops_unknown)
+				printf(" (plus %llu drops of unknown size)",
+				       (unsigned long long)cs.drops_unknown);
+			if (cs.damaged_pages)
+				printf(", %llu damaged pages", (unsigned long long)cs.damaged_pages);
+		}
 		printf("\n");
 	}
+	if (b->ntypes > 1) /* types is NULL when no event had a format */
+		qsort(b->types, b->ntypes, sizeof(*b->types), type_cmp);
 	printf("per event:\n");
 	for (i = 0; i < b->ntypes; i++) {
 		const tb_format *f = b->types[i].f;
@@ -201,10 +267,17 @@ int tb_cmd_stats(int argc, char **argv)
 	printf("file: %s\nversion: %u\ncompression: %.*s\nbuffers: %zu\n", argv[1], d->version,
 	       d->compression.len ? (int)(d->compression.len < 16 ? d->compression.len : 16) : 4,
 	       d->compression.len ? d->compression.ptr : "none", d->nbuffers);
+	printf("uname: ");
+	if (d->uname.len)
+		print_text(d->uname.ptr, d->uname.len);
+	else
+		printf("(not recorded)");
+	printf("\n");
 	for (i = 0, k = 0; i < d->nbuffers; i++) {
 		const tb_dat_buffer *b = &d->buffers[i];
-		printf("\nbuffer: \"%.*s\"%s\n", (int)(b->name.len < 64 ? b->name.len : 64),
-		       b->name.ptr, b->latency ? " (latency text)" : "");
+		printf("\nbuffer: \"");
+		print_text(b->name.ptr, b->name.len < 64 ? b->name.len : 64);
+		printf("\"%s\n", b->latency ? " (latency text)" : "");
 		if (b->latency || !b->ncpus)
 			continue;
 		if (k < nb && tb_session_buffer(c.s, k)->name.ptr == b->name.ptr) {

@@ -66,6 +66,7 @@ int main(int argc, char **argv)
 		printf("tracebound %s\n", tb_version());
 		return TB_EXIT_OK;
 	}
+	tb_cli_catch_shrinking_inputs();
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return finish_output(commands[i].run(argc - 1, argv + 1));

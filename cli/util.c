@@ -2,6 +2,7 @@
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -48,6 +49,29 @@ oom:
 	free(buf);
 	fprintf(stderr, "tracebound: %s: out of memory\n", path);
 	return -1;
+}
+
+/* An input is mapped, not copied: if its file is cut short while we read
+ * it (an upload still being written, a log rotated), touching the lost
+ * pages raises SIGBUS.  Say so and stop with the damaged-input status
+ * instead of dying of a signal.  Only async-signal-safe calls here. */
+static void input_shrank(int sig)
+{
+	static const char msg[] =
+		"tracebound: an input file shrank while it was being read: stopped\n";
+	ssize_t n = write(2, msg, sizeof(msg) - 1);
+	(void)n;
+	(void)sig;
+	_exit(TB_EXIT_MALFORMED);
+}
+
+void tb_cli_catch_shrinking_inputs(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = input_shrank;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGBUS, &sa, NULL);
 }
 
 int tb_cli_load(const char *path, tb_cli_file *f)

@@ -1656,7 +1656,13 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 		tb_text_i64(t, ev->pid, 5, TB_TEXT_LEFT);
 		tb_text_putc(t, ' ');
 		tb_text_u64(t, ev->cpu, 3, 0);
-		put_latency(t, s, ev);
+		if ((how & TB_TEXT_KIND_MASK) == TB_TEXT_FIELDS) {
+			/* trace-cmd -R -l: the flags byte in hex, no depths */
+			tb_text_put(t, "-0x", 3);
+			tb_text_hex(t, common_u8(s, ev, "common_flags"), 0, 0);
+		} else {
+			put_latency(t, s, ev);
+		}
 		tb_text_putc(t, ' ');
 	} else if (!fast_prefix(t, ev)) {
 		if (ev->comm_len < 16)

@@ -12,7 +12,8 @@
 
 Suite *tb_suite_cli(void);
 
-#define V7 "/work/shared/samples/sched4k.v7.dat"
+/* relative to the source tree, where the commands run (CI clones elsewhere) */
+#define V7 "../shared/samples/sched4k.v7.dat"
 
 /* Run the CLI; assert the status and that stderr holds `err` (or is empty). */
 static void expect(const char *args, int status, const char *err)
@@ -45,6 +46,25 @@ START_TEST(unknown_options_are_named)
 	expect("stats a b", 2, "tracebound stats: a second input file 'b'\n");
 	expect("report", 2, "usage: tracebound report ");
 	expect("check", 2, "usage: tracebound check ");
+}
+END_TEST
+
+/* report options that would be ignored in silence are usage errors naming both. */
+START_TEST(conflicting_report_options_are_named)
+{
+	expect("report --raw --json x", 2,
+	       "tracebound report: --raw and --json do not go together (--json always has the "
+	       "fields; --json --text adds the print fmt text)\n");
+	expect("report -R --json x", 2, "--raw and --json do not go together");
+	expect("report --text x", 2, "tracebound report: --text goes with --json");
+	expect("report --json -t x", 2, "tracebound report: -t and --json do not go together");
+	expect("report -l --json x", 2, "tracebound report: -l and --json do not go together");
+	expect("report --json --ts-diff x", 2, "--ts-diff and --json do not go together");
+	expect("report -F sched_switch -v x", 2, "tracebound report: -v with no -F after it");
+	/* the pairs that go together still run (the failure is the missing file) */
+	expect("report --json --text /nonexistent.dat", 2, "/nonexistent.dat");
+	expect("report --raw -l -t --ts-diff /nonexistent.dat", 2, "/nonexistent.dat");
+	expect("report -v -F sched_switch /nonexistent.dat", 2, "/nonexistent.dat");
 }
 END_TEST
 
@@ -181,7 +201,84 @@ START_TEST(full_stdout_is_exit_2)
 }
 END_TEST
 
-/* An empty input is said, like check's "not recognised", and exits 1. */
+/* raw takes the sub-buffer size from the header_page, then --subbuf-size,
+ * then subbuf_kb beside the dump (raw --help); one that says another size
+ * is named on stderr with the one used (once per subbuf_kb file). */
+static void raw_in_copy(const char *kb, const char *args, tb_test_run *r)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd),
+		 "T=$(mktemp -d) && cp tests/data/raw-sched4k/* $T/ && %s%s%s"
+		 "cd $T && $CLI raw %s cpu0.raw cpu1.raw >out; rc=$?; "
+		 "$CLI raw --header-page header_page cpu0.raw cpu1.raw 2>/dev/null | cmp -s - out "
+		 "&& echo same; rm -rf $T; exit $rc",
+		 kb ? "echo " : "", kb ? kb : "", kb ? " >$T/subbuf_kb && " : "", args);
+	tb_test_sh(cmd, r);
+}
+
+START_TEST(raw_says_which_subbuf_size_disagrees)
+{
+	tb_test_run r;
+	/* all agree (4096): nothing said */
+	raw_in_copy(NULL, "--header-page header_page --subbuf-size 4k", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "");
+	ck_assert_str_eq(r.out, "same\n");
+	tb_test_run_free(&r);
+	raw_in_copy(NULL, "--header-page header_page --subbuf-size 8k", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "tracebound: warning: --subbuf-size 8192 ignored: the header_page "
+				"(header_page) says 4096 bytes, and it comes first\n");
+	ck_assert_str_eq(r.out, "same\n");
+	tb_test_run_free(&r);
+	raw_in_copy("8", "--header-page header_page", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "tracebound: warning: subbuf_kb says 8192 bytes (8 KiB); ignored: "
+				"the header_page (header_page) says 4096 bytes, and it comes first\n");
+	ck_assert_str_eq(r.out, "same\n");
+	tb_test_run_free(&r);
+	raw_in_copy("8", "--subbuf-size 4096", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "tracebound: warning: subbuf_kb says 8192 bytes (8 KiB); ignored: "
+				"--subbuf-size 4096 comes first\n");
+	ck_assert_str_eq(r.out, "same\n");
+	tb_test_run_free(&r);
+	raw_in_copy("x", "--subbuf-size 4096", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "tracebound: warning: subbuf_kb is not a sub-buffer size in KiB; "
+				"ignored: --subbuf-size 4096 comes first\n");
+	tb_test_run_free(&r);
+	/* used alone, a subbuf_kb that is not a size stops raw; one of 4 agrees in silence */
+	raw_in_copy("x", "", &r);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(r.err, "tracebound: subbuf_kb: not a sub-buffer size in KiB\n");
+	tb_test_run_free(&r);
+	raw_in_copy("4", "--header-page header_page", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, "");
+	tb_test_run_free(&r);
+}
+END_TEST
+
+/* A mapped input cut short while report reads it (an upload still being
+ * written): the lost pages raise SIGBUS; the CLI says so and exits 1
+ * instead of dying of the signal.  report blocks on the pipe long before
+ * it reaches the end of the data, so the cut lands mid-read. */
+START_TEST(input_cut_while_read_is_said)
+{
+	tb_test_run r;
+	if (!tb_test_exists(V7))
+		return;
+	tb_test_sh("d=$(mktemp -d) && cp " V7 " $d/f.dat && "
+		   "{ \"$CLI\" report $d/f.dat 2>$d/err; echo $? >$d/rc; } | "
+		   "{ head -c 1 >/dev/null; truncate -s 4096 $d/f.dat; cat >/dev/null; }; "
+		   "cat $d/rc $d/err; rm -r $d", &r);
+	ck_assert_str_eq(r.out, "1\ntracebound: an input file shrank while it was being read: stopped\n");
+	tb_test_run_free(&r);
+}
+END_TEST
+
+/* An empty input is said as "empty input" by every command, and exits 1. */
 START_TEST(empty_inputs_are_said)
 {
 	tb_test_run r;
@@ -193,18 +290,26 @@ START_TEST(empty_inputs_are_said)
 	tb_test_run_free(&r);
 	tb_test_cli("check /dev/null", &r);
 	ck_assert_int_eq(r.status, 1);
-	ck_assert_ptr_nonnull(strstr(r.out, "/dev/null: not recognised"));
+	ck_assert_str_eq(r.out, "/dev/null: empty input (not a trace.dat, a pmclog stream or raw "
+				"sub-buffers)\n");
 	tb_test_run_free(&r);
+	tb_test_cli("check --addr-size 4 /dev/null", &r);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.out, "/dev/null: empty input"));
+	tb_test_run_free(&r);
+	expect("report /dev/null", 1, "tracebound: /dev/null: empty input (no trace.dat header)\n");
+	expect("stats /dev/null", 1, "tracebound: /dev/null: empty input (no trace.dat header)\n");
+	expect("pmclog --addr-size 4 /dev/null", 1, "empty input (no pmclog records)");
 }
 END_TEST
 
-/* report --raw -t / --ts-diff equal trace-cmd report -N -R -t / --ts-diff on
+/* report --raw -t / --ts-diff / -l equal trace-cmd report -N -R with them on
  * the three samples, byte for byte (run when trace-cmd is installed). */
 START_TEST(line_options_match_trace_cmd)
 {
 	static const char *const samples[] = { "sched4k.v6.dat", "sched4k.v7.dat",
 					       "sched4k.v7zstd.dat" };
-	static const char *const opts[] = { "-t", "--ts-diff" };
+	static const char *const opts[] = { "-t", "--ts-diff", "-l", "-l -t" };
 	size_t i, k;
 	char cmd[1024];
 	tb_test_run r;
@@ -214,7 +319,7 @@ START_TEST(line_options_match_trace_cmd)
 	if (k != 0)
 		return;
 	for (i = 0; i < 3; i++)
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
 			char f[256];
 			snprintf(f, sizeof(f), "%s", tb_test_path("../shared/samples/"));
 			snprintf(f + strlen(f), sizeof(f) - strlen(f), "%s", samples[i]);
@@ -230,6 +335,58 @@ START_TEST(line_options_match_trace_cmd)
 				ck_abort_msg("%s %s: %s%s", samples[i], opts[k], r.out, r.err);
 			tb_test_run_free(&r);
 		}
+}
+END_TEST
+
+/* -R -l prints the CPU then "-0x" and common_flags in hex where -l prints
+ * the flag letters and depths (trace-cmd report -R -l on sched4k.v7.dat). */
+START_TEST(raw_latency_column_is_the_flags_in_hex)
+{
+	tb_test_run r;
+	if (!tb_test_exists(V7))
+		return;
+	tb_test_sh("$CLI report --raw -l " V7 " | sed -n '2p;497p'", &r);
+	ck_assert_str_eq(r.out,
+			 "memfd:se-1573    1-0x0   192.833676: sys_enter_newfstat:    "
+			 "__syscall_nr=5 fd=0x00000005 statbuf=0x7fff89a3be00\n"
+			 "  <idle>-0       1-0x35   192.837110: sched_wakeup:          "
+			 "comm=ls pid=11852 prio=120 target_cpu=001\n");
+	tb_test_run_free(&r);
+	tb_test_sh("$CLI report -l " V7 " | sed -n 497p", &r);
+	ck_assert_str_eq(r.out, "  <idle>-0       1dNs5.   192.837110: sched_wakeup:         "
+				"comm=ls pid=11852 prio=120 target_cpu=001\n");
+	tb_test_run_free(&r);
+}
+END_TEST
+
+/* stats: the uname and trace clock of the file, drops per CPU (trace-cmd
+ * report --stat: CPU 0 overrun 2746, CPU 1 none), events most frequent
+ * first and equal counts by name; the whole output is golden. */
+START_TEST(stats_sorted_with_uname_clock_and_cpu_drops)
+{
+	tb_test_run r;
+	if (!tb_test_exists(V7))
+		return;
+	tb_test_sh("$CLI stats " V7 " | sed 1d | cmp - tests/golden/sched4k.v7.dat.stats", &r);
+	if (r.status != 0)
+		ck_abort_msg("stats differs from tests/golden/sched4k.v7.dat.stats: %s%s", r.out,
+			     r.err);
+	tb_test_run_free(&r);
+	tb_test_cli("stats " V7, &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "\nuname: Linux vm 6.18.44-fc-v769 x86_64\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\ntrace clock: local\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  cpu 0: 39537 events, 192.942945684 .. "
+					    "193.379737076, 2746 dropped\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  cpu 1: 24307 events, 192.833676481 .. "
+					    "193.372119783, 0 dropped\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\nper event:\n"
+					    "        8639  syscalls:sys_exit_read\n"
+					    "        8638  syscalls:sys_enter_read\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "\n          98  syscalls:sys_enter_brk\n"
+					    "          98  syscalls:sys_enter_fcntl\n"
+					    "          98  syscalls:sys_exit_brk\n"));
+	tb_test_run_free(&r);
 }
 END_TEST
 
@@ -293,14 +450,19 @@ Suite *tb_suite_cli(void)
 	TCase *t = tcase_create("cli");
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, unknown_options_are_named);
+	tcase_add_test(t, input_cut_while_read_is_said);
 	tcase_add_test(t, help_lists_each_option);
+	tcase_add_test(t, conflicting_report_options_are_named);
 	tcase_add_test(t, option_values_both_spellings);
 	tcase_add_test(t, sizes_take_suffixes);
 	tcase_add_test(t, check_addr_size_for_legacy_32bit);
 	tcase_add_test(t, converters_have_help_and_named_errors);
 	tcase_add_test(t, full_stdout_is_exit_2);
 	tcase_add_test(t, empty_inputs_are_said);
+	tcase_add_test(t, raw_says_which_subbuf_size_disagrees);
 	tcase_add_test(t, line_options_match_trace_cmd);
+	tcase_add_test(t, stats_sorted_with_uname_clock_and_cpu_drops);
+	tcase_add_test(t, raw_latency_column_is_the_flags_in_hex);
 	tcase_add_test(t, selections_match_trace_cmd_or_say_why_not);
 	suite_add_tcase(s, t);
 	return s;

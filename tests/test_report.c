@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "datwriter.h"
 #include "mutate.h"
@@ -261,6 +262,15 @@ START_TEST(fresh_captures_match_trace_cmd)
 	ck_assert(strstr(c.data, "DIFF") == NULL);
 	ck_assert(strstr(c.data, "SAME ") != NULL);
 	free(c.data);
+	/* -R -l too (instances, their name prefixes, every flag seen) */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && sh ci/compare-report.sh -c '%s' -o -l "
+		 "build/capture-dat/*.dat", tb_test_path(""), cli());
+	c = run(cmd);
+	printf("%.*s", (int)c.len, c.data);
+	ck_assert_int_eq(c.status, 0);
+	ck_assert(strstr(c.data, "DIFF") == NULL);
+	ck_assert(strstr(c.data, "SAME ") != NULL);
+	free(c.data);
 }
 END_TEST
 
@@ -409,6 +419,34 @@ START_TEST(string_field_ending_in_newline)
 }
 END_TEST
 
+/* stats prints the capture's uname and buffer names as text: control bytes
+ * and backslashes come out as \xNN, never raw to the terminal. */
+START_TEST(stats_escapes_capture_text)
+{
+	static uint8_t buf[1 << 16];
+	char path[64], cmd[256];
+	dw_spec s;
+	dw_layout lay;
+	captured c;
+	size_t n;
+	dw_default(&s, 7);
+	n = dw_write(&s, buf, sizeof(buf), &lay);
+	ck_assert_uint_gt(n, 0);
+	ck_assert(!memcmp(buf + lay.uname_opt + 6, "Linux test", 11));
+	memcpy(buf + lay.uname_opt + 6, "Lin\x1b[2J\\t", 10);
+	snprintf(path, sizeof(path), "/tmp/tb-stats-text-%d.dat", (int)getpid());
+	write_tmp(path, buf, n);
+	snprintf(cmd, sizeof(cmd), "%s stats %s", cli(), path);
+	c = run(cmd);
+	ck_assert_int_eq(c.status, 0);
+	ck_assert(strstr(c.data, "\nuname: Lin\\x1b[2J\\x5ct\n") != NULL);
+	ck_assert(strstr(c.data, "\ntrace clock: local\n") != NULL);
+	ck_assert(strchr(c.data, 0x1b) == NULL);
+	free(c.data);
+	remove(path);
+}
+END_TEST
+
 Suite *tb_suite_report(void)
 {
 	Suite *s = suite_create("report");
@@ -419,6 +457,7 @@ Suite *tb_suite_report(void)
 	tcase_add_test(t, report_raw_v7zstd_matches_trace_cmd);
 	tcase_add_test(t, report_filters_and_json);
 	tcase_add_test(t, check_and_stats);
+	tcase_add_test(t, stats_escapes_capture_text);
 	tcase_add_test(t, fresh_captures_match_trace_cmd);
 	tcase_add_test(t, cli_survives_mutants);
 	tcase_add_test(t, string_field_ending_in_newline);

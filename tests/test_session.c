@@ -149,6 +149,14 @@ START_TEST(session_first_events_of_the_v7_sample)
 	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE | TB_TEXT_NSECS,
 					 text, sizeof(text), &r), TB_OK);
 	ck_assert(strstr(text, "[001]   192.833676481: sys_enter_newfstat:") != NULL);
+	/* -l: flag letters and depths; -R -l (trace-cmd): the flags byte in hex */
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE | TB_TEXT_LATENCY,
+					 text, sizeof(text), &r), TB_OK);
+	ck_assert(strstr(text, "memfd:se-1573    1.....   192.833676: sys_enter_newfstat:") == text);
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_FIELDS | TB_TEXT_LINE | TB_TEXT_LATENCY,
+					 text, sizeof(text), &r), TB_OK);
+	ck_assert_str_eq(text, "memfd:se-1573    1-0x0   192.833676: sys_enter_newfstat:    "
+			       "__syscall_nr=5 fd=0x00000005 statbuf=0x7fff89a3be00\n");
 	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_JSON, text, sizeof(text), &r), TB_OK);
 	ck_assert_str_eq(text, "{\"cpu\":1,\"ts\":192833676481,\"pid\":1573,\"comm\":\"memfd:sealed-91\","
 			       "\"system\":\"syscalls\",\"name\":\"sys_enter_newfstat\",\"id\":852,"
@@ -731,6 +739,12 @@ START_TEST(session_array_fields_and_latency_columns)
 		ck_assert_msg(!strncmp(text, want, strlen(want)), "flags %#x pc %#x: %s",
 			      lat[i].flags, lat[i].preempt, text);
 		ck_assert(strstr(text, " arrs: ") && strstr(text, "a=1 d=-3\n"));
+		/* -R -l: the flags byte in hex instead, no depths */
+		ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_FIELDS | TB_TEXT_LINE |
+						 TB_TEXT_LATENCY, text, sizeof(text), NULL), TB_OK);
+		snprintf(want, sizeof(want), "   <...>-42      3-0x%x ", lat[i].flags);
+		ck_assert_msg(!strncmp(text, want, strlen(want)), "-R flags %#x pc %#x: %s",
+			      lat[i].flags, lat[i].preempt, text);
 		tb_session_close(s);
 	}
 	{

@@ -376,7 +376,8 @@ enum tb_session_text_kind {
 #define TB_TEXT_NSECS  0x200u /* LINE: nanosecond time (trace-cmd -t) */
 #define TB_TEXT_LATENCY 0x800u /* LINE: trace-cmd -l columns: comm cut to 8, pid, cpu,
 				  irqs-off, need-resched, hardirq/softirq, preempt
-				  depth, migrate-disable depth */
+				  depth, migrate-disable depth; with FIELDS, as
+				  trace-cmd -R -l: cpu, "-0x", common_flags in hex */
 #define TB_TEXT_TSDIFF 0x1000u /* LINE: "(+delta)" since the previous line rendered
 				  with this flag (trace-cmd --ts-diff) */
 #define TB_TEXT_NO_BUFFER 0x2000u /* LINE: without the buffer-name column (a
