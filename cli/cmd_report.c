@@ -2,14 +2,18 @@
  * tracebound report: the events of a trace.dat, every CPU of every buffer
  * merged by time.
  *
- *   tracebound report [--raw] [--json] [--cpu LIST] [--events LIST] FILE.dat
+ *   tracebound report [--raw] [--json] [--cpu LIST] [--events LIST] FILE.dat...
  *
  * Each event is a line as trace-cmd prints it, its text rendered through
  * the print fmt as the kernel renders it; --raw gives trace-cmd's -R field
  * listing (byte-identical to `trace-cmd report -N -R`); --json one object
- * per event (docs/json.md).  All of it is the library session's: this
- * file parses options and writes lines.  A malformed page is reported on
- * stderr with where it was, and the exit status is then 1.
+ * per event (docs/json.md).  Several files are merged by time, each line
+ * prefixed by its file's (or instance's) name as trace-cmd does.
+ * --uname, --version, --stat, --cpus, --first-event and --last-event print
+ * what trace-cmd prints for them instead of the events.  All of it is the
+ * library session's: this file parses options and writes lines.  A
+ * malformed page is reported on stderr with where it was, and the exit
+ * status is then 1.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,6 +25,19 @@
 #include "report_jobs.h"
 
 #define REPORT_MAX_FILTERS 16
+#define REPORT_MAX_FILES 64
+
+/* What to print instead of the events (trace-cmd's precedence: the CPU
+ * list first, then --version, --uname, --stat). */
+enum { SHOW_EVENTS = 0, SHOW_STAT, SHOW_UNAME, SHOW_VERSION };
+#define LIST_CPUS  1u
+#define LIST_FIRST 2u
+#define LIST_LAST  4u
+
+typedef struct report_input {
+	const char *path;
+	int64_t ts_offset;    /* --ts-offset after it */
+} report_input;
 
 typedef struct report_opts {
 	int json, raw, with_text;
@@ -29,8 +46,13 @@ typedef struct report_opts {
 	const char *filters[REPORT_MAX_FILTERS]; /* -F, in order */
 	size_t nfilters, negate_from;            /* -F after -v hide what they match */
 	const char *events; /* LIST or NULL */
-	const char *file;
-	int jobs;           /* --jobs N (1: one thread) */
+	report_input in[REPORT_MAX_FILES];
+	size_t nin;
+	int show;             /* SHOW_* */
+	unsigned list;        /* LIST_* */
+	uint64_t from, to;    /* the window (0, UINT64_MAX: none) */
+	const char *from_text, *to_text;
+	int jobs;             /* --jobs N (1: one thread) */
 } report_opts;
 
 #define CPU_WORDS (TB_CPU_LIST_MAX / 64)
@@ -51,13 +73,18 @@ static void say_at(const char *opt, const char *text, const tb_error *e)
 		(unsigned long long)e->offset, tb_strerror(e->status));
 }
 
-/* Compile the selections and say what matches nothing: 0, or an exit status. */
-static int prepare_sel(tb_session *s, const report_opts *o, report_sel *sel)
+/* Compile the selections and say what matches nothing in any of the
+ * captures: 0, or an exit status. */
+static int prepare_sel(tb_cli_capture *caps, size_t ncaps, const report_opts *o,
+		       report_sel *sel)
 {
-	const tb_session_info *info = tb_session_get_info(s);
 	uint64_t hits = 0, applies = 0;
+	uint32_t maxcpus = 1;
 	tb_error e;
-	size_t i, k;
+	size_t i, k, c;
+	for (c = 0; c < ncaps; c++)
+		if (tb_session_get_info(caps[c].s)->ncpus > maxcpus)
+			maxcpus = tb_session_get_info(caps[c].s)->ncpus;
 	if (o->events) {
 		if (tb_select_parse(&sel->events, o->events, strlen(o->events), &e) != TB_OK) {
 			say_at("--events", o->events, &e);
@@ -66,11 +93,11 @@ static int prepare_sel(tb_session *s, const report_opts *o, report_sel *sel)
 		sel->have_events = 1;
 	}
 	if (o->cpus) {
-		if (tb_cpu_list_parse(o->cpus, strlen(o->cpus), info->ncpus ? info->ncpus : 1,
-				      sel->cpus, CPU_WORDS, &e) != TB_OK) {
+		if (tb_cpu_list_parse(o->cpus, strlen(o->cpus), maxcpus, sel->cpus, CPU_WORDS,
+				      &e) != TB_OK) {
 			fprintf(stderr, "tracebound: --cpu '%s': %s at byte %llu (the capture has "
 					"%u CPUs)\n", o->cpus, e.what, (unsigned long long)e.offset,
-				info->ncpus);
+				maxcpus);
 			return TB_EXIT_USAGE;
 		}
 		sel->have_cpus = 1;
@@ -88,26 +115,32 @@ static int prepare_sel(tb_session *s, const report_opts *o, report_sel *sel)
 			return TB_EXIT_USAGE;
 		}
 	}
-	/* every format of the capture: which items and filters meet one */
-	for (k = 0; k < info->nformats; k++) {
-		uint32_t id;
-		const tb_format *f;
-		if (!tb_session_format_at(s, k, NULL, NULL, &id) || !(f = tb_session_format(s, id)))
-			continue;
-		if (sel->have_events)
-			(void)tb_select_match(&sel->events, f->system, f->system_len, f->name,
-					      f->name_len, &hits);
-		for (i = 0; i < sel->nflt; i++) {
-			uint64_t found[2] = { 0, 0 };
-			if (!tb_filter_applies(sel->flt[i], f->system, f->system_len, f->name,
-					       f->name_len))
+	/* every format of every capture: which items and filters meet one */
+	for (c = 0; c < ncaps; c++) {
+		tb_session *s = caps[c].s;
+		const tb_session_info *info = tb_session_get_info(s);
+		for (k = 0; k < info->nformats; k++) {
+			uint32_t id;
+			const tb_format *f;
+			if (!tb_session_format_at(s, k, NULL, NULL, &id) ||
+			    !(f = tb_session_format(s, id)))
 				continue;
-			applies |= 1ull << i;
-			if (tb_filter_check(sel->flt[i], f, found, &e) != TB_OK) {
-				fprintf(stderr, "tracebound: -F '%s': %.*s: %s at byte %llu (%s)\n",
-					o->filters[i], (int)f->name_len, f->name, e.what,
-					(unsigned long long)e.offset, tb_strerror(e.status));
-				return TB_EXIT_USAGE;
+			if (sel->have_events)
+				(void)tb_select_match(&sel->events, f->system, f->system_len,
+						      f->name, f->name_len, &hits);
+			for (i = 0; i < sel->nflt; i++) {
+				uint64_t found[2] = { 0, 0 };
+				if (!tb_filter_applies(sel->flt[i], f->system, f->system_len,
+						       f->name, f->name_len))
+					continue;
+				applies |= 1ull << i;
+				if (tb_filter_check(sel->flt[i], f, found, &e) != TB_OK) {
+					fprintf(stderr, "tracebound: -F '%s': %.*s: %s at byte %llu "
+							"(%s)\n",
+						o->filters[i], (int)f->name_len, f->name, e.what,
+						(unsigned long long)e.offset, tb_strerror(e.status));
+					return TB_EXIT_USAGE;
+				}
 			}
 		}
 	}
@@ -227,99 +260,426 @@ static int out_event(report_out *w, tb_cli_capture *c, const tb_session_event *e
 	return out_write(w, line->p, line->len);
 }
 
-static int report_file(const report_opts *o)
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* The first top-level buffer ("" name) of a capture, or SIZE_MAX. */
+static size_t top_buffer(const tb_session *s)
+{
+	size_t b, n = tb_session_get_info(s)->nbuffers;
+	for (b = 0; b < n; b++)
+		if (tb_session_buffer(s, b)->name.len == 0)
+			return b;
+	return SIZE_MAX;
+}
+
+/* A time as trace-cmd's CPU listing prints it: "%5u.%06u" (rounded), with
+ * -t every nanosecond; counter clocks as their raw count. */
+static void print_time(uint64_t ts, int ns_clock, int nsecs)
+{
+	if (!ns_clock)
+		printf("%12llu", (unsigned long long)ts);
+	else if (nsecs)
+		printf("%5llu.%09llu", (unsigned long long)(ts / 1000000000u),
+		       (unsigned long long)(ts % 1000000000u));
+	else {
+		uint64_t us = ts / 1000u + (ts % 1000u >= 500u);
+		printf("%5llu.%06llu", (unsigned long long)(us / 1000000u),
+		       (unsigned long long)(us % 1000000u));
+	}
+}
+
+/* Read every event (the CPU statistics then hold each CPU's first and
+ * last): 0, or 1 when a page was damaged (said on stderr). */
+static int walk_all(tb_cli_capture *c)
+{
+	tb_session_event ev;
+	tb_error e;
+	tb_status st;
+	int bad = 0;
+	while ((st = tb_session_next(c->s, &ev, &e)) != TB_END) {
+		if (st != TB_OK) {
+			tb_cli_print_page_error(c, &e);
+			bad = 1;
+		} else if (ev.kind == TB_SEV_DAMAGED) {
+			tb_cli_print_page_error(c, &ev.damage);
+			bad = 1;
+		}
+	}
+	return bad;
+}
+
+/* trace-cmd report --cpus / --first-event / --last-event: the CPUs of the
+ * top buffer that hold an event, in CPU order. */
+static int list_cpus(tb_cli_capture *c, const report_opts *o)
+{
+	size_t top = top_buffer(c->s);
+	int bad;
+	printf("List of CPUs in %s with data:\n", c->path);
+	bad = walk_all(c);
+	if (top != SIZE_MAX) {
+		const tb_session_buffer_info *bi = tb_session_buffer(c->s, top);
+		uint32_t cpu, maxcpu = 0;
+		size_t i;
+		tb_session_cpu_data cd;
+		tb_error e;
+		for (i = 0; tb_session_cpu_data_at(c->s, top, i, &cd, &e) != TB_NOT_FOUND; i++)
+			if (cd.cpu + 1u > maxcpu)
+				maxcpu = cd.cpu + 1u;
+		for (cpu = 0; cpu < maxcpu; cpu++) {
+			tb_session_cpu_stats cs;
+			if (tb_session_cpu_stats_get(c->s, top, cpu, &cs) != TB_OK || !cs.events)
+				continue;
+			printf("  %u", cpu);
+			if (o->list & LIST_FIRST) {
+				fputs("\tFirst event:", stdout);
+				print_time(cs.first_ts, bi->ns_clock,
+					   (o->line_flags & TB_TEXT_NSECS) != 0);
+			}
+			if (o->list & LIST_LAST) {
+				fputs("\tLast event:", stdout);
+				print_time(cs.last_ts, bi->ns_clock,
+					   (o->line_flags & TB_TEXT_NSECS) != 0);
+			}
+			putchar('\n');
+		}
+	}
+	return bad;
+}
+
+/* The CPUSTAT options as trace-cmd keeps them: each one's last byte made a
+ * newline, all of them joined, printed up to the first NUL. */
+typedef struct stat_walk {
+	int found, stopped, failed;
+} stat_walk;
+
+static int put_cpustat(void *ctx, unsigned id, const uint8_t *payload, uint32_t size,
+		       uint64_t offset)
+{
+	stat_walk *w = ctx;
+	const uint8_t *nul;
+	(void)offset;
+	if (id != TB_DAT_OPT_CPUSTAT || !size)
+		return 0;
+	w->found = 1;
+	nul = memchr(payload, 0, size - 1u);
+	if (fwrite(payload, 1, nul ? (size_t)(nul - payload) : size - 1u, stdout) !=
+	    (nul ? (size_t)(nul - payload) : size - 1u))
+		w->failed = 1;
+	if (nul) {
+		w->stopped = 1;
+		return 1;
+	}
+	putchar('\n');
+	return 0;
+}
+
+/* trace-cmd report --stat: the kernel's buffer statistics saved at the end
+ * of the record, then where each CPU's data of the top buffer is. */
+static int print_stat(tb_cli_capture *c)
+{
+	const tb_dat *d = tb_session_dat(c->s);
+	size_t top = top_buffer(c->s), i;
+	stat_walk w = { 0, 0, 0 };
+	tb_error e;
+	int bad = 0;
+	fputs("\nKernel buffer statistics:\n"
+	      "  Note: \"entries\" are the entries left in the kernel ring buffer and are not\n"
+	      "        recorded in the trace data. They should all be zero.\n\n", stdout);
+	if (d && tb_dat_foreach_option(d, put_cpustat, &w, &e) != TB_OK) {
+		fprintf(stderr, "tracebound: %s: options: %s at file offset %llu (%s)\n", c->path,
+			e.what, (unsigned long long)e.offset, tb_strerror(e.status));
+		bad = 1;
+	}
+	if (w.found)
+		putchar('\n');
+	else
+		fputs(" No stats in this file\n", stdout);
+	if (top != SIZE_MAX && d) {
+		/* trace-cmd lists its CPU slots 0..n-1 (slots the table lacks: 0 at 0);
+		 * compressed data it counts at the offsets it would have
+		 * uncompressed, one after the other from the first page on */
+		uint64_t next = d->page_size, offset, size;
+		tb_session_cpu_data cd;
+		uint32_t cpu, maxcpu = 0;
+		for (i = 0; tb_session_cpu_data_at(c->s, top, i, &cd, &e) != TB_NOT_FOUND; i++)
+			if (cd.cpu + 1u > maxcpu)
+				maxcpu = cd.cpu + 1u;
+		for (cpu = 0; cpu < maxcpu; cpu++) {
+			tb_status st = TB_NOT_FOUND;
+			for (i = 0; (st = tb_session_cpu_data_at(c->s, top, i, &cd, &e)) != TB_NOT_FOUND;
+			     i++)
+				if (cd.cpu == cpu)
+					break;
+			offset = size = 0;
+			if (st == TB_OK && cd.compressed && cd.size) {
+				offset = next;
+				size = cd.data_size;
+				next = (next + size + d->page_size - 1u) / d->page_size * d->page_size;
+			} else if (st == TB_OK) {
+				offset = cd.offset;
+				size = cd.data_size;
+			} else if (st != TB_NOT_FOUND) {
+				fprintf(stderr, "tracebound: %s: CPU %u: %s at file offset %llu (%s)\n",
+					c->path, cpu, e.what, (unsigned long long)e.offset,
+					tb_strerror(e.status));
+				bad = 1;
+			}
+			printf("CPU%u data recorded at offset=0x%llx\n    %llu bytes in size\n", cpu,
+			       (unsigned long long)offset, (unsigned long long)size);
+		}
+	}
+	return bad;
+}
+
+static void print_text_or(tb_span t, const char *none)
+{
+	const char *nul = t.len ? memchr(t.ptr, 0, t.len) : NULL;
+	if (t.len)
+		printf("%.*s\n", (int)(nul ? (size_t)(nul - t.ptr) : t.len), t.ptr);
+	else
+		puts(none);
+}
+
+/* trace-cmd's "FILE: " before a line when several files are read: the
+ * names right-aligned to the longest one. */
+static void put_prefix(const char *name, size_t width)
+{
+	size_t n = strlen(name);
+	printf("%*s%s: ", (int)(width > n ? width - n : 0), "", name);
+}
+
+/* The name of a buffer's lines when several files are merged: the file's
+ * base name for its top buffer, the instance's name for the others. */
+static void buffer_label(const tb_cli_capture *c, uint32_t buffer, char *out, size_t cap)
+{
+	const tb_session_buffer_info *bi = tb_session_buffer(c->s, buffer);
+	if (bi && bi->name.len)
+		snprintf(out, cap, "%.*s", (int)bi->name.len, bi->name.ptr);
+	else
+		snprintf(out, cap, "%s", base_name(c->path));
+}
+
+static size_t instances_of(const tb_session *s)
+{
+	size_t b, n = 0;
+	for (b = 0; b < tb_session_get_info(s)->nbuffers; b++)
+		n += tb_session_buffer(s, b)->name.len != 0;
+	return n;
+}
+
+/* The order trace-cmd merges several files in on equal times: every file's
+ * top buffer in file order, then the instances of the first file, of the
+ * second... */
+static size_t merge_rank(tb_cli_capture *caps, size_t ncaps, size_t k, uint32_t buffer)
+{
+	size_t j, rank = ncaps;
+	uint32_t b;
+	if (!tb_session_buffer(caps[k].s, buffer)->name.len)
+		return k;
+	for (j = 0; j < k; j++)
+		rank += instances_of(caps[j].s);
+	for (b = 0; b < buffer; b++)
+		rank += tb_session_buffer(caps[k].s, b)->name.len != 0;
+	return rank;
+}
+
+typedef struct report_head {
+	tb_session_event ev;
+	size_t rank;
+	int has, done;
+} report_head;
+
+static int report_files(const report_opts *o)
 {
 	tb_session_options so = { TB_SESSION_TC_DROPS | TB_SESSION_SKIP_DAMAGED,
 				  TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE };
-	tb_cli_capture c;
-	tb_session_event ev;
+	static tb_cli_capture caps[REPORT_MAX_FILES];
+	static report_head heads[REPORT_MAX_FILES];
+	static report_sel sel;
+	static char outbuf[1 << 18];
 	tb_cli_line line = { NULL, 0, 0 };
 	tb_error e;
 	tb_status st;
 	unsigned how;
-	int rc, bad = 0, progress = isatty(2);
-	uint64_t nevents = 0;
+	int rc = 0, bad = 0, progress = isatty(2), multi = o->nin > 1;
+	uint64_t nevents = 0, tsdiff_prev = 0;
+	size_t i, k, ncaps = 0, width = 0;
+	char label[256];
 	report_out out = { NULL, 0, 0 };
-	static report_sel sel;
-	size_t i;
 
 	memset(&sel, 0, sizeof(sel));
-	rc = tb_cli_capture_open(&c, o->file, &so, stderr);
-	if (rc)
-		return rc;
-	if (tb_session_ndamage(c.s))
-		bad = 1; /* listed on stderr: the exit status says so too */
-	how = o->json ? TB_TEXT_JSON | (o->with_text ? TB_TEXT_WITH_PRINT : 0u)
-		      : (o->raw ? TB_TEXT_FIELDS : TB_TEXT_PRINT) | TB_TEXT_LINE | o->line_flags;
-	if (!tb_session_get_info(c.s)->nbuffers && !tb_session_ndamage(c.s))
-		fprintf(stderr, "tracebound: %s: no flyrecord data (latency traces are not supported)\n",
-			o->file);
-	if ((rc = prepare_sel(c.s, o, &sel)) != 0) {
-		bad = rc == TB_EXIT_USAGE ? 2 : 1;
+	memset(heads, 0, sizeof(heads));
+	for (k = 0; k < o->nin; k++) {
+		rc = tb_cli_capture_open(&caps[k], o->in[k].path, &so, stderr);
+		if (rc)
+			goto done;
+		ncaps++;
+		if (tb_session_ndamage(caps[k].s))
+			bad = 1; /* listed on stderr: the exit status says so too */
+		tb_session_add_ts_offset(caps[k].s, o->in[k].ts_offset);
+		if (tb_session_set_window(caps[k].s, o->from, o->to) != TB_OK) {
+			rc = TB_EXIT_USAGE;
+			goto done;
+		}
+		if (strlen(base_name(o->in[k].path)) > width)
+			width = strlen(base_name(o->in[k].path));
+	}
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	if (o->list) {
+		for (k = 0; k < ncaps; k++)
+			bad |= list_cpus(&caps[k], o);
 		goto done;
 	}
-	if (!o->json)
-		printf("cpus=%u\n", tb_session_get_info(c.s)->ncpus);
-	if (o->jobs > 1) {
+	if (o->show != SHOW_EVENTS) {
+		for (k = 0; k < ncaps; k++) {
+			const tb_session_info *info = tb_session_get_info(caps[k].s);
+			if (multi)
+				put_prefix(base_name(caps[k].path), width);
+			printf("cpus=%u\n", info->ncpus);
+			if (o->show == SHOW_STAT)
+				bad |= print_stat(&caps[k]);
+			if (o->show == SHOW_UNAME)
+				print_text_or(info->uname, " uname was not recorded in this file");
+			if (o->show == SHOW_UNAME || o->show == SHOW_VERSION)
+				print_text_or(info->tracer_version,
+					      " version was not recorded in this file");
+		}
+		goto done;
+	}
+	how = o->json ? TB_TEXT_JSON | (o->with_text ? TB_TEXT_WITH_PRINT : 0u)
+		      : (o->raw ? TB_TEXT_FIELDS : TB_TEXT_PRINT) | TB_TEXT_LINE | o->line_flags |
+				(multi ? TB_TEXT_NO_BUFFER : 0u);
+	for (k = 0; k < ncaps; k++)
+		if (!tb_session_get_info(caps[k].s)->nbuffers && !tb_session_ndamage(caps[k].s))
+			fprintf(stderr, "tracebound: %s: no flyrecord data (latency traces are not "
+					"supported)\n", caps[k].path);
+	if ((rc = prepare_sel(caps, ncaps, o, &sel)) != 0) {
+		rc = rc == TB_EXIT_USAGE ? TB_EXIT_USAGE : TB_EXIT_MALFORMED;
+		goto done;
+	}
+	/* "cpus=" per file; trace-cmd's name width then has only the
+	 * instances of the files before (it learns them file by file) */
+	for (k = 0; !o->json && k < ncaps; k++) {
+		if (multi)
+			put_prefix(base_name(caps[k].path), width);
+		printf("cpus=%u\n", tb_session_get_info(caps[k].s)->ncpus);
+		for (i = 0; multi && i < tb_session_get_info(caps[k].s)->nbuffers; i++) {
+			buffer_label(&caps[k], (uint32_t)i, label, sizeof(label));
+			if (strlen(label) > width)
+				width = strlen(label);
+		}
+	}
+	if (o->jobs > 1 && ncaps == 1 && o->from == 0 && o->to == UINT64_MAX &&
+	    o->in[0].ts_offset == 0) {
 		/* the parts on o->jobs threads, written in order (report_jobs.c) */
-		tb_report_job job = { &c, how, o->json, o->jobs, select_event, &sel };
+		tb_report_job job = { &caps[0], how, o->json, o->jobs, select_event, &sel };
 		int r = tb_report_jobs(&job);
 		if (r >= 0) {
-			if (r > bad)
-				bad = r;
+			if (r == 2)
+				rc = TB_EXIT_USAGE;
+			else if (r)
+				bad = 1;
 			goto done;
 		}
 	}
-	fflush(stdout); /* what follows goes out with write(2) */
+	/* one file: rendered straight into out, written with write(2) */
+	if (fflush(stdout) != 0)
+		goto done; /* main() reports the write error */
 	line.cap = 1 << 16;
 	line.p = malloc(line.cap);
-	out.buf = malloc(REPORT_OUT_CAP);
-	if (!line.p || !out.buf) {
+	out.buf = multi ? NULL : malloc(REPORT_OUT_CAP);
+	if (!line.p || (!multi && !out.buf)) {
 		fprintf(stderr, "tracebound: out of memory\n");
-		free(line.p);
-		free(out.buf);
-		tb_cli_capture_close(&c);
-		return TB_EXIT_USAGE;
+		rc = TB_EXIT_USAGE;
+		goto done;
 	}
 	for (;;) {
-		st = tb_session_next(c.s, &ev, &e);
-		if (st == TB_END)
-			break;
-		if (st != TB_OK) {
-			if (out_flush(&out) != 0)
-				break;
-			tb_cli_print_page_error(&c, &e);
-			bad = 1;
-			continue;
+		size_t best = SIZE_MAX;
+		report_head *h;
+		tb_cli_capture *c;
+		for (k = 0; k < ncaps; k++) {
+			h = &heads[k];
+			while (!h->has && !h->done) {
+				st = tb_session_next(caps[k].s, &h->ev, &e);
+				if (st == TB_END) {
+					h->done = 1;
+				} else if (st != TB_OK) {
+					fflush(stdout);
+					(void)out_flush(&out);
+					tb_cli_print_page_error(&caps[k], &e);
+					bad = 1;
+				} else {
+					h->has = 1;
+					h->rank = multi ? merge_rank(caps, ncaps, k, h->ev.buffer) : 0;
+				}
+			}
+			if (h->has && (best == SIZE_MAX || h->ev.ts < heads[best].ev.ts ||
+				       (h->ev.ts == heads[best].ev.ts && h->rank < heads[best].rank)))
+				best = k;
 		}
-		if (ev.kind == TB_SEV_DAMAGED) {
+		if (best == SIZE_MAX)
+			break;
+		h = &heads[best];
+		c = &caps[best];
+		h->has = 0;
+		if (h->ev.kind == TB_SEV_DAMAGED) {
 			/* the gap is said on stderr and marked in the output, in its
 			 * place, whatever the selection */
-			if (out_flush(&out) != 0)
-				break;
-			tb_cli_print_page_error(&c, &ev.damage);
+			fflush(stdout);
+			(void)out_flush(&out);
+			tb_cli_print_page_error(c, &h->ev.damage);
 			bad = 1;
-			if (out_event(&out, &c, &ev, how, o->json, &line) == -1)
+		} else {
+			nevents++;
+			if (progress && (nevents & 0xfffff) == 0)
+				fprintf(stderr, "\r%llu events", (unsigned long long)nevents);
+			if (!selected(&sel, c->s, &h->ev))
+				continue;
+		}
+		if (!multi) {
+			int r = out_event(&out, c, &h->ev, how, o->json, &line);
+			if (r == -2) {
+				fprintf(stderr, "tracebound: out of memory\n");
+				rc = TB_EXIT_USAGE;
+			}
+			if (r != 0 || out.failed)
 				break;
 			continue;
 		}
-		nevents++;
-		if (progress && (nevents & 0xfffff) == 0)
-			fprintf(stderr, "\r%llu events", (unsigned long long)nevents);
-		if (!selected(&sel, c.s, &ev))
-			continue;
-		rc = out_event(&out, &c, &ev, how, o->json, &line);
-		if (rc == -2) {
+		if (how & TB_TEXT_TSDIFF)
+			tb_session_set_tsdiff_prev(c->s, tsdiff_prev); /* one delta across files */
+		if (tb_cli_render(c, &h->ev, how, &line) != 0) {
 			fprintf(stderr, "tracebound: out of memory\n");
-			bad = 2;
+			rc = TB_EXIT_USAGE;
 			break;
 		}
-		if (rc != 0)
+		tsdiff_prev = tb_session_tsdiff_prev(c->s);
+		if (o->json)
+			line.p[line.len++] = '\n'; /* cap >= needed + 2 */
+		if (multi && !o->json) {
+			buffer_label(c, h->ev.buffer, label, sizeof(label));
+			put_prefix(label, width);
+		}
+		if (multi && o->json && line.len && line.p[0] == '{') {
+			/* which file: a "file" member first */
+			fputs("{\"file\":", stdout);
+			tb_cli_json_str(stdout, c->path, strlen(c->path));
+			putchar(line.len > 3 ? ',' : ' ');
+			if (fwrite(line.p + 1, 1, line.len - 1, stdout) != line.len - 1)
+				break;
+		} else if (fwrite(line.p, 1, line.len, stdout) != line.len) {
+			break; /* main() reports the write error */
+		}
+		if (ferror(stdout))
 			break;
 	}
 	(void)out_flush(&out);
 	if (out.failed)
-		bad = 2;
+		rc = TB_EXIT_USAGE;
 	if (progress && nevents > 0xfffff)
 		fprintf(stderr, "\r\n");
 done:
@@ -327,12 +687,15 @@ done:
 		free(sel.flt[i]);
 	free(line.p);
 	free(out.buf);
-	tb_cli_capture_close(&c);
-	return bad == 2 ? TB_EXIT_USAGE : bad ? TB_EXIT_MALFORMED : TB_EXIT_OK;
+	for (k = 0; k < ncaps; k++)
+		tb_cli_capture_close(&caps[k]);
+	if (rc)
+		return rc;
+	return bad ? TB_EXIT_MALFORMED : TB_EXIT_OK;
 }
 
 enum { O_RAW = 1, O_JSON, O_TEXT, O_NSECS, O_LAT, O_TSDIFF, O_CPU, O_EVENTS, O_INPUT, O_FILTER,
-       O_INVERT, O_JOBS };
+       O_INVERT, O_UNAME, O_VERSION, O_STAT, O_CPUS, O_FIRST, O_LAST, O_TSOFFSET, O_FROM, O_TO, O_JOBS };
 
 static const tb_opt report_options[] = {
 	{ O_RAW, "--raw", "-R", NULL, "trace-cmd's -R field listing instead of the print fmt text" },
@@ -345,10 +708,47 @@ static const tb_opt report_options[] = {
 	{ O_EVENTS, "--events", NULL, "LIST", "only these events: names, systems, system:event, globs (sched,irq:softirq_*)" },
 	{ O_FILTER, "-F", NULL, "FILTER", "trace-cmd's filter ('sched_switch: prev_pid == 0'); several are or-ed (docs/filter.md)" },
 	{ O_INVERT, "-v", NULL, NULL, "the -F filters after it hide what they match" },
-	{ O_INPUT, "-i", NULL, "FILE", "the input file (as trace-cmd -i)" },
-	{ O_JOBS, "--jobs", "-j", "N", "format on N threads, output unchanged (default: the machine's cores; 1: one thread)" },
+	{ O_FROM, "--from", NULL, "TIME", "only events at or after TIME: ns, or s.us as lines print it (193.379737: from the first line printed so)" },
+	{ O_TO, "--to", NULL, "TIME", "only events at or before TIME (193.379737: up to the last line printed so)" },
+	{ O_INPUT, "-i", NULL, "FILE", "an input file (as trace-cmd -i); several are merged by time, each line named" },
+	{ O_TSOFFSET, "--ts-offset", NULL, "NS", "add NS (may be negative) to the times of the file named before it" },
+	{ O_CPUS, "--cpus", NULL, NULL, "only list the CPUs that hold events (trace-cmd --cpus)" },
+	{ O_FIRST, "--first-event", NULL, NULL, "list each CPU's first event time (trace-cmd --first-event)" },
+	{ O_LAST, "--last-event", NULL, NULL, "list each CPU's last event time (trace-cmd --last-event)" },
+	{ O_STAT, "--stat", NULL, NULL, "only the kernel's buffer statistics and the CPU data (trace-cmd --stat)" },
+	{ O_UNAME, "--uname", NULL, NULL, "only the traced system's uname and the recorder's version (trace-cmd --uname)" },
+	{ O_VERSION, "--version", NULL, NULL, "only the version of the trace-cmd that recorded it (trace-cmd --version)" },
+	{ O_JOBS, "--jobs", "-j", "N", "format on N threads, output unchanged (default: the machine's cores; 1: one thread; one file, no window or --ts-offset)" },
 	{ 0, NULL, NULL, NULL, NULL },
 };
+
+/* A signed decimal number of nanoseconds: 0, or a message and -1. */
+static int parse_offset(const tb_opts *p, const char *val, int64_t *out)
+{
+	char *end;
+	long long v;
+	errno = 0;
+	v = strtoll(val, &end, 10);
+	if (!*val || *end || errno || (val[0] != '-' && val[0] != '+' && (val[0] < '0' || val[0] > '9'))) {
+		tb_opts_fail(p, "option '--ts-offset': '%s' is not a number of nanoseconds", val);
+		return -1;
+	}
+	*out = (int64_t)v;
+	return 0;
+}
+
+static int parse_time(const tb_opts *p, const char *opt, const char *val, int is_end,
+		      uint64_t *out)
+{
+	tb_error e;
+	if (tb_session_time_parse(val, strlen(val), is_end, out, &e) != TB_OK) {
+		tb_opts_fail(p, "option '%s': '%s': %s at byte %llu (a time is nanoseconds, "
+				"193379737000, or seconds as report prints them, 193.379737)",
+			     opt, val, e.what, (unsigned long long)e.offset);
+		return -1;
+	}
+	return 0;
+}
 
 /* Options that would be ignored in silence are a usage error (exit 2). */
 static int conflicts(const tb_opts *p, const report_opts *o)
@@ -375,17 +775,18 @@ static int conflicts(const tb_opts *p, const report_opts *o)
 
 int tb_cmd_report(int argc, char **argv)
 {
-	report_opts o;
+	static report_opts o;
 	tb_opts p;
 	const char *v;
 	int id;
 	memset(&o, 0, sizeof(o));
 	o.negate_from = SIZE_MAX;
+	o.to = UINT64_MAX;
 	{
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		o.jobs = n > 1 ? (n > 64 ? 64 : (int)n) : 1;
 	}
-	tb_opts_init(&p, "report", "[OPTIONS] FILE.dat", report_options, argc, argv);
+	tb_opts_init(&p, "report", "[OPTIONS] FILE.dat...", report_options, argc, argv);
 	while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
 		switch (id) {
 		case TB_OPTS_HELP: return TB_EXIT_OK;
@@ -416,18 +817,45 @@ int tb_cmd_report(int argc, char **argv)
 				return tb_opts_fail(&p, "-v given twice (trace-cmd takes it once)");
 			o.negate_from = o.nfilters;
 			break;
+		case O_CPUS: o.list |= LIST_CPUS; break;
+		case O_FIRST: o.list |= LIST_FIRST; break;
+		case O_LAST: o.list |= LIST_LAST; break;
+		/* trace-cmd: --version over --uname over --stat */
+		case O_STAT: if (o.show < SHOW_STAT) o.show = SHOW_STAT; break;
+		case O_UNAME: if (o.show < SHOW_UNAME) o.show = SHOW_UNAME; break;
+		case O_VERSION: o.show = SHOW_VERSION; break;
+		case O_FROM:
+			if (parse_time(&p, "--from", v, 0, &o.from))
+				return TB_EXIT_USAGE;
+			o.from_text = v;
+			break;
+		case O_TO:
+			if (parse_time(&p, "--to", v, 1, &o.to))
+				return TB_EXIT_USAGE;
+			o.to_text = v;
+			break;
+		case O_TSOFFSET:
+			if (!o.nin)
+				return tb_opts_fail(&p, "--ts-offset '%s' before any input file (it "
+							"applies to the file named before it)", v);
+			if (parse_offset(&p, v, &o.in[o.nin - 1].ts_offset))
+				return TB_EXIT_USAGE;
+			break;
 		case O_INPUT:
 		case TB_OPTS_POSITIONAL:
-			if (o.file)
-				return tb_opts_fail(&p, "a second input file '%s'", v);
-			o.file = v;
+			if (o.nin == REPORT_MAX_FILES)
+				return tb_opts_fail(&p, "more than %d input files ('%s')",
+						    REPORT_MAX_FILES, v);
+			o.in[o.nin++].path = v;
 			break;
 		default: break;
 		}
 	}
-	if (!o.file)
+	if (!o.nin)
 		return tb_opts_usage(&p);
+	if (o.from_text && o.to_text && o.to < o.from)
+		return tb_opts_fail(&p, "--to '%s' is before --from '%s'", o.to_text, o.from_text);
 	if ((id = conflicts(&p, &o)) != 0)
 		return id;
-	return report_file(&o);
+	return report_files(&o);
 }

@@ -12,7 +12,7 @@ static const struct {
 } commands[] = {
 	{ "raw", tb_cmd_raw, "raw [--header-page FILE] [--subbuf-size N] [--events DIR] [--all-records] [--json] RAWFILE..." },
 	{ "formats", tb_cmd_formats, "formats [--json] DIR" },
-	{ "report", tb_cmd_report, "report [--raw] [--json] [--cpu LIST] [--events LIST] FILE.dat" },
+	{ "report", tb_cmd_report, "report [--raw] [--json] [--cpu LIST] [--events LIST] [--from T] [--to T] FILE.dat..." },
 	{ "check", tb_cmd_check, "check FILE..." },
 	{ "stats", tb_cmd_stats, "stats FILE.dat" },
 	{ "convert", tb_cmd_convert, "convert --to parquet [--text] [--events DIR [--header-page FILE]] OUTDIR FILE.dat...|cpuN.raw...\n"

@@ -120,6 +120,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	TB_FUZZ_CHECK(st == TB_OK || st == TB_END || tb_is_error(st));
 	TB_FUZZ_CHECK(a.used <= sizeof(arena_mem));
+	/* the CPU tables (report --stat), each CPU's first/last (--first-event) */
+	{
+		const tb_session_info *info = tb_session_get_info(s);
+		size_t b, i;
+		uint64_t seen = 0, lo = UINT64_MAX, hi = 0;
+		for (b = 0; b < info->nbuffers; b++)
+			for (i = 0; i < 1024; i++) {
+				tb_session_cpu_data cd;
+				tb_session_cpu_stats cs;
+				st = tb_session_cpu_data_at(s, b, i, &cd, &err);
+				if (st == TB_NOT_FOUND)
+					break;
+				TB_FUZZ_CHECK(st == TB_OK || tb_is_error(st));
+				if (st != TB_OK)
+					continue;
+				TB_FUZZ_CHECK(cd.compressed || cd.data_size == cd.size);
+				TB_FUZZ_CHECK(tb_session_cpu_stats_get(s, b, cd.cpu, &cs) == TB_OK);
+				if (!cs.events)
+					continue;
+				seen += cs.events;
+				lo = cs.first_ts < lo ? cs.first_ts : lo;
+				hi = cs.last_ts > hi ? cs.last_ts : hi;
+			}
+		/* a window over part of it gives only events inside it */
+		if (seen && tb_session_rewind(s, &err) == TB_OK) {
+			uint64_t from = lo + (hi - lo) / 4, to = hi - (hi - lo) / 4, k = 0;
+			TB_FUZZ_CHECK(tb_session_set_window(s, from, to) == TB_OK);
+			while ((st = tb_session_next(s, &ev, &err)) == TB_OK && k++ < 100000)
+				TB_FUZZ_CHECK(ev.kind == TB_SEV_DAMAGED ||
+					      (ev.ts >= from && ev.ts <= to));
+		}
+	}
 	tb_session_close(s);
 	return 0;
 }

@@ -168,6 +168,8 @@ struct tb_session {
 	uint64_t prev_line_ts;       /* TB_TEXT_TSDIFF: the previous line's shown time */
 	uint64_t pending_line_ts;
 	int have_prev_line;
+	uint64_t win_from, win_to;   /* tb_session_set_window */
+	int win_on;
 	char *rbuf;                  /* one rendering, for JSON's "text" */
 	size_t rcap, rlen;
 
@@ -751,6 +753,19 @@ static tb_status open_dat_buffers(tb_session *s, tb_error *err)
 		s->nbufs++;
 	}
 	s->info.ncpus = s->d.version < 7 ? s->d.cpu_count : maxcpus;
+	if (s->d.version >= 7 && s->d.has_cpu_count) {
+		/* trace-cmd's count: the CPUCOUNT option, or past the top
+		 * buffer's highest CPU (its table may skip empty CPUs) */
+		uint32_t count = s->d.cpu_count;
+		for (i = 0; i < s->d.nbuffers; i++) {
+			const tb_dat_buffer *b = &s->d.buffers[i];
+			size_t k;
+			for (k = 0; !b->name.len && !b->latency && k < b->ncpus; k++)
+				if (b->cpus[k].cpu >= count && b->cpus[k].cpu < UINT32_MAX)
+					count = b->cpus[k].cpu + 1u;
+		}
+		s->info.ncpus = count;
+	}
 	s->info.nbuffers = s->nbufs;
 	if (s->nbufs)
 		s->info.clock = s->binfo[0].clock;
@@ -969,7 +984,7 @@ static void fill_event(tb_session *s, tb_session_event *ev)
 	uint32_t po = s->pid_off, ps = s->pid_size;
 	int be = s->info.big_endian;
 	ev->kind = TB_SEV_EVENT;
-	ev->ts = (uint64_t)((int64_t)ev->ts + s->info.ts_offset);
+	ev->ts += (uint64_t)s->info.ts_offset; /* modulo 2^64: no signed overflow */
 	ev->has_id = s->type_size <= ev->len && s->type_off <= ev->len - s->type_size &&
 		     (s->type_size == 2 || s->type_size == 4 || s->type_size == 1);
 	ev->id = ev->has_id ? (uint32_t)tb_load_n(ev->data + s->type_off, s->type_size, be) : 0;
@@ -1060,10 +1075,19 @@ static size_t cpu_slot(const tb_dat_buffer *b, uint32_t cpu)
 	return SIZE_MAX;
 }
 
+/* A CPU's first and last event time (after fill_event: offsets applied). */
+static void note_ts(tb_session_cpu_stats *cs, uint64_t ts)
+{
+	if (cs->events == 1)
+		cs->first_ts = ts;
+	cs->last_ts = ts;
+}
+
 static tb_status next_dat(tb_session *s, tb_session_event *ev, tb_error *err)
 {
 	size_t i, best = SIZE_MAX;
 	dat_src *ds;
+	tb_session_cpu_stats *cs = NULL;
 	for (i = 0; i < s->nbufs; i++) {
 		tb_error e;
 		tb_status st = dat_refill(&s->bufs[i], &e);
@@ -1095,7 +1119,7 @@ static tb_status next_dat(tb_session *s, tb_session_event *ev, tb_error *err)
 	{
 		size_t k = cpu_slot(ds->b, ev->cpu);
 		if (k != SIZE_MAX) {
-			tb_session_cpu_stats *cs = &ds->cst[k];
+			cs = &ds->cst[k];
 			cs->events++;
 			cs->pages = ds->cur[k].page_index;
 			if (ev->missed > 0)
@@ -1106,6 +1130,8 @@ static tb_status next_dat(tb_session *s, tb_session_event *ev, tb_error *err)
 	}
 	s->last_ts = ev->ts;
 	fill_event(s, ev);
+	if (cs)
+		note_ts(cs, ev->ts);
 	return TB_OK;
 }
 
@@ -1179,6 +1205,7 @@ static tb_status next_raw(tb_session *s, tb_session_event *ev, tb_error *err)
 		c->st.drops_unknown++;
 	s->last_ts = ev->ts;
 	fill_event(s, ev);
+	note_ts(&c->st, ev->ts);
 	return TB_OK;
 }
 
@@ -1201,7 +1228,149 @@ tb_status tb_session_next(tb_session *s, tb_session_event *ev, tb_error *err)
 	tb_error_clear(err);
 	if (!s || !ev)
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
-	return s->info.is_dat ? next_dat(s, ev, err) : next_raw(s, ev, err);
+	for (;;) {
+		tb_status st = s->info.is_dat ? next_dat(s, ev, err) : next_raw(s, ev, err);
+		/* the window: events outside it are read (and counted), not given */
+		if (st != TB_OK || !s->win_on || ev->kind != TB_SEV_EVENT ||
+		    (ev->ts >= s->win_from && ev->ts <= s->win_to))
+			return st;
+	}
+}
+
+tb_status tb_session_set_window(tb_session *s, uint64_t from, uint64_t to)
+{
+	if (!s || to < from)
+		return TB_ERR_ARG;
+	s->win_from = from;
+	s->win_to = to;
+	s->win_on = from != 0 || to != UINT64_MAX;
+	return TB_OK;
+}
+
+uint64_t tb_session_tsdiff_prev(const tb_session *s)
+{
+	return s && s->have_prev_line ? s->prev_line_ts : 0;
+}
+
+void tb_session_set_tsdiff_prev(tb_session *s, uint64_t shown)
+{
+	if (s) {
+		s->prev_line_ts = shown;
+		s->have_prev_line = shown != 0;
+	}
+}
+
+void tb_session_add_ts_offset(tb_session *s, int64_t ns)
+{
+	if (s)
+		s->info.ts_offset = (int64_t)((uint64_t)s->info.ts_offset + (uint64_t)ns);
+}
+
+tb_status tb_session_cpu_data_at(const tb_session *s, size_t buffer, size_t i,
+				 tb_session_cpu_data *out, tb_error *err)
+{
+	const tb_dat_buffer *b;
+	const tb_dat_cpu *c;
+	tb_error_clear(err);
+	if (!s || !out)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	memset(out, 0, sizeof(*out));
+	if (!s->info.is_dat) {
+		if (buffer != 0 || i >= s->nraw)
+			return TB_NOT_FOUND;
+		out->cpu = s->raw[i].src->cpu;
+		out->size = out->data_size = s->raw[i].src->len;
+		return TB_OK;
+	}
+	if (buffer >= s->nbufs || i >= s->bufs[buffer].b->ncpus)
+		return TB_NOT_FOUND;
+	b = s->bufs[buffer].b;
+	c = &b->cpus[i];
+	out->cpu = c->cpu;
+	out->offset = c->table_offset;
+	out->size = c->declared;
+	out->data_size = c->declared;
+	out->compressed = b->compressed;
+	if (b->compressed) {
+		tb_dat_chunk_iter it;
+		tb_dat_chunk ch;
+		tb_status st;
+		out->data_size = 0;
+		if (!c->size)
+			return TB_OK;
+		if ((st = tb_dat_chunks_begin(&it, &s->d, b, c, err)) != TB_OK)
+			return st;
+		while ((st = tb_dat_chunk_next(&it, &ch, err)) == TB_OK)
+			out->data_size += ch.usize;
+		if (st != TB_END)
+			return st;
+		tb_error_clear(err);
+	}
+	return TB_OK;
+}
+
+/* n decimal digits at p (n >= 1) into *v: 0, or -1 past UINT64_MAX. */
+static int dec_u64(const char *p, size_t n, uint64_t *v)
+{
+	size_t i;
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		unsigned d = (unsigned)(p[i] - '0');
+		if (*v > (UINT64_MAX - d) / 10u)
+			return -1;
+		*v = *v * 10u + d;
+	}
+	return 0;
+}
+
+tb_status tb_session_time_parse(const char *text, size_t len, int is_end, uint64_t *ns,
+				tb_error *err)
+{
+	static const uint64_t pow10[10] = { 1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u,
+					    10000000u, 100000000u, 1000000000u };
+	size_t i, dot = SIZE_MAX, frac;
+	uint64_t sec, f = 0, v;
+	tb_error_clear(err);
+	if (!text || !ns)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	for (i = 0; i < len; i++) {
+		if (text[i] == '.' && dot == SIZE_MAX && i > 0)
+			dot = i;
+		else if (text[i] < '0' || text[i] > '9')
+			return tb_fail(err, TB_ERR_VALUE, i,
+				       "not a time (nanoseconds, or seconds.fraction)");
+	}
+	if (len == 0)
+		return tb_fail(err, TB_ERR_VALUE, 0, "an empty time");
+	if (dot == SIZE_MAX) {
+		if (dec_u64(text, len, &v))
+			return tb_fail(err, TB_ERR_LIMIT, 0, "more nanoseconds than 64 bits hold");
+		*ns = v;
+		return TB_OK;
+	}
+	frac = len - dot - 1;
+	if (frac == 0 || frac > 9)
+		return tb_fail(err, TB_ERR_VALUE, dot + 1 + (frac > 9 ? 9 : 0),
+			       "the fraction of a second takes 1 to 9 digits");
+	if (dec_u64(text, dot, &sec) || sec > UINT64_MAX / 1000000000u)
+		return tb_fail(err, TB_ERR_LIMIT, 0, "more nanoseconds than 64 bits hold");
+	(void)dec_u64(text + dot + 1, frac, &f); /* at most 9 digits */
+	v = sec * 1000000000u;
+	f *= pow10[9 - frac];
+	if (v > UINT64_MAX - f)
+		return tb_fail(err, TB_ERR_LIMIT, 0, "more nanoseconds than 64 bits hold");
+	v += f;
+	if (frac == 6) {
+		/* the microsecond a line prints: (ts + 500) / 1000 */
+		if (!is_end)
+			v = v >= 500u ? v - 500u : 0;
+		else if (v > UINT64_MAX - 499u)
+			return tb_fail(err, TB_ERR_LIMIT, 0, "more nanoseconds than 64 bits hold");
+		else
+			v += 499u;
+	}
+	*ns = v;
+	return TB_OK;
 }
 
 static tb_status part_position(tb_session *p, tb_error *err);
@@ -1496,11 +1665,12 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 	const tb_session_buffer_info *bi = tb_session_buffer(s, ev->buffer);
 	const tb_format *f = ev->format;
 	tb_status st = TB_OK;
-	if (s->maxname && bi) {
+	if (s->maxname && bi && !(how & TB_TEXT_NO_BUFFER)) {
 		if (bi->name.len) {
+			/* trace-cmd's "%*s: ": right-aligned */
+			tb_text_fill(t, ' ', s->maxname - bi->name.len);
 			tb_text_put(t, bi->name.ptr, bi->name.len);
 			tb_text_put(t, ": ", 2);
-			tb_text_fill(t, ' ', s->maxname - bi->name.len);
 		} else {
 			tb_text_fill(t, ' ', s->maxname + 2);
 		}
@@ -1564,7 +1734,8 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 		if (how & TB_TEXT_TSDIFF) {
 			/* trace-cmd --ts-diff: "(+N)" in a 9-column slot */
 			size_t mark = t->need;
-			if (s->have_prev_line) {
+			/* trace-cmd shows no delta after a line shown at time 0 */
+			if (s->have_prev_line && s->prev_line_ts) {
 				tb_text_put(t, "(+", 2);
 				tb_text_u64(t, shown - s->prev_line_ts, 0, 0);
 				tb_text_putc(t, ')');

@@ -522,6 +522,7 @@ static tb_status cpu_range(ctx *c, const tb_dat_buffer *bf, uint32_t id,
 	memset(out, 0, sizeof(*out));
 	out->cpu = id;
 	out->offset = size ? off : 0;
+	out->table_offset = off;
 	out->size = out->declared = size;
 	if (size == 0)
 		return TB_OK;
@@ -608,7 +609,7 @@ static tb_status parse_v6_fly(ctx *c, body *b, tb_dat_buffer *bf)
 			if (!c->salvage)
 				return st;
 			damage(c, TB_DAT_PART_BUFFER, 16); /* this CPU is lost */
-			one.offset = one.size = one.declared = 0;
+			one.offset = one.size = one.declared = one.table_offset = 0;
 			one.cut = 0;
 		}
 		if (cpus)
@@ -724,7 +725,7 @@ static tb_status opt_buffer_v7(ctx *c, body *p, unsigned id, uint64_t where)
 			if (!c->salvage)
 				return st;
 			damage(c, TB_DAT_PART_BUFFER, 20); /* this CPU is lost */
-			one.offset = one.size = one.declared = 0;
+			one.offset = one.size = one.declared = one.table_offset = 0;
 			one.cut = 0;
 		}
 		if (cpus)
@@ -1638,7 +1639,7 @@ static size_t split_cpus(ctx *c, const tb_dat_buffer *bf, uint64_t lo,
 				if (out) {
 					memset(&out[n], 0, sizeof(out[n]));
 					out[n].cpu = (uint32_t)n;
-					out[n].offset = p;
+					out[n].offset = out[n].table_offset = p;
 				}
 				n++;
 			}
@@ -1669,7 +1670,7 @@ static size_t split_cpus(ctx *c, const tb_dat_buffer *bf, uint64_t lo,
 		if (out) {
 			memset(&out[n], 0, sizeof(out[n]));
 			out[n].cpu = (uint32_t)n;
-			out[n].offset = p;
+			out[n].offset = out[n].table_offset = p;
 			out[n].size = out[n].declared = q - p - 4;
 			out[n].chunks = k;
 			out[n].cut = cut;

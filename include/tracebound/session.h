@@ -273,11 +273,67 @@ typedef struct tb_session_cpu_stats {
 	uint64_t dropped;          /* known drop counts added up */
 	uint64_t drops_unknown;    /* drops reported without a count */
 	uint64_t damaged_pages;
+	uint64_t first_ts, last_ts; /* events > 0: the ts of its first and last
+				       event (offsets applied; trace-cmd's
+				       --first-event / --last-event) */
 } tb_session_cpu_stats;
 
 TB_API TB_MUST_CHECK tb_status tb_session_cpu_stats_get(const tb_session *s, size_t buffer,
 						      uint32_t cpu,
 						      tb_session_cpu_stats *out);
+
+/*
+ * One CPU's data as the capture stores it (trace-cmd report --stat): i
+ * counts the entries of buffer's CPU table in file order (i <
+ * tb_session_buffer(s, buffer)->ncpus).  For a raw dump: the dump.
+ */
+typedef struct tb_session_cpu_data {
+	uint32_t cpu;
+	uint64_t offset;           /* file offset of the data as the table gives
+				      it, for an empty CPU too (raw dump: 0) */
+	uint64_t size;             /* bytes the table declares (whole pages, or
+				      the compressed chunk framing) */
+	uint64_t data_size;        /* bytes of pages: size, or for compressed
+				      data the chunks' uncompressed sizes added */
+	int compressed;
+} tb_session_cpu_data;
+
+/* TB_OK, TB_NOT_FOUND past the last entry, or the chunk table's error
+ * (compressed data: its chunk headers are read, nothing is decompressed). */
+TB_API TB_MUST_CHECK tb_status tb_session_cpu_data_at(const tb_session *s, size_t buffer,
+						    size_t i, tb_session_cpu_data *out,
+						    tb_error *err);
+
+/* Add ns to every timestamp from here on (trace-cmd --ts-offset; on top
+ * of the file's own OFFSET option).  Call it before the walk. */
+TB_API void tb_session_add_ts_offset(tb_session *s, int64_t ns);
+
+/* ---- a time window ---- */
+
+/*
+ * Only events with from <= ts <= to (both ends included; ts as events
+ * carry it, offsets applied) come out of tb_session_next() from the next
+ * call on; TB_SEV_DAMAGED events still do (a gap stays marked).  Every
+ * event is still read (a CPU's times may go back), so drop counts and
+ * tb_session_cpu_stats cover the whole capture.  from = 0, to =
+ * UINT64_MAX: no window.  TB_ERR_ARG when to < from.
+ */
+TB_API TB_MUST_CHECK tb_status tb_session_set_window(tb_session *s, uint64_t from,
+						   uint64_t to);
+
+/*
+ * A time as a person types it, for a window: nanoseconds ("193379737000")
+ * or seconds with a fraction of 1 to 9 digits ("193.379737",
+ * "193.379737123", "193.5").  Six digits are the microsecond a report line
+ * prints (rounded from the nanoseconds): as the start of a window
+ * (is_end 0) it stands for the first nanosecond printed so (193.3797365 s),
+ * as the end (is_end 1) for the last one (193.3797374999 s), so that
+ * "--from X --to X" holds exactly the lines printed at X.  Other forms are
+ * exact.  TB_ERR_VALUE (err->offset: the byte at fault) for anything else,
+ * TB_ERR_LIMIT past UINT64_MAX ns.
+ */
+TB_API TB_MUST_CHECK tb_status tb_session_time_parse(const char *text, size_t len, int is_end,
+						   uint64_t *ns, tb_error *err);
 
 /* ---- formats and fields ---- */
 
@@ -325,6 +381,9 @@ enum tb_session_text_kind {
 				  trace-cmd -R -l: cpu, "-0x", common_flags in hex */
 #define TB_TEXT_TSDIFF 0x1000u /* LINE: "(+delta)" since the previous line rendered
 				  with this flag (trace-cmd --ts-diff) */
+#define TB_TEXT_NO_BUFFER 0x2000u /* LINE: without the buffer-name column (a
+				    caller merging several captures prints
+				    its own) */
 /* Modifier for JSON: */
 #define TB_TEXT_WITH_PRINT 0x400u /* add "text": the print fmt rendering */
 
@@ -427,6 +486,11 @@ typedef struct tb_session_line_state {
 
 TB_API void tb_session_line_state_get(const tb_session *s, tb_session_line_state *out);
 TB_API void tb_session_line_state_set(tb_session *s, const tb_session_line_state *in);
+/* TB_TEXT_TSDIFF's memory: the time the previous such line showed, in its
+ * own unit (0: none, and trace-cmd shows no delta after a line at 0).  A
+ * caller merging several sessions' lines carries it from one to the next. */
+TB_API uint64_t tb_session_tsdiff_prev(const tb_session *s);
+TB_API void tb_session_set_tsdiff_prev(tb_session *s, uint64_t shown);
 
 #ifdef __cplusplus
 }

@@ -98,6 +98,8 @@ typedef struct tb_dat_cpu {
 	 * end), so declared - size bytes are lost.  A cut CPU whose data
 	 * starts past the end keeps its declared offset, with size 0. */
 	uint64_t declared;
+	uint64_t table_offset;   /* the offset the table gives, even for an
+				    empty CPU (whose `offset` is 0) */
 	uint32_t chunks;
 	int cut;
 } tb_dat_cpu;
