@@ -92,6 +92,9 @@ void dw_default(dw_spec *s, unsigned version);
 /* Write the file into out (cap bytes); returns its length, 0 if too small. */
 size_t dw_write(const dw_spec *s, uint8_t *out, size_t cap, dw_layout *lay);
 
+/* A v7 file whose CPU 0 clock goes back (tests of parts and --jobs). */
+size_t dw_clock_back_file(uint8_t *out, size_t cap);
+
 /* Append a v7 section (16-byte header, then body; flags bit 0 adds the
  * compressed framing with "copy" sizes) to out[0..len); returns the new
  * length, 0 if it does not fit in cap. */

@@ -136,37 +136,11 @@ END_TEST
  * page starts before its second ended): the parts cannot tile there, and
  * the output must still be the one-thread output.
  */
-static uint8_t back_pages[2][6][4096];
-
-static size_t clock_back_file(uint8_t *out, size_t cap)
-{
-	static const uint64_t t0[6] = { 1000, 2000, 1500, 3000, 4000, 5000 };
-	static const uint64_t t1[6] = { 1100, 2100, 2600, 3100, 4100, 5100 };
-	dw_spec spec;
-	size_t c, p, e;
-	for (c = 0; c < 2; c++)
-		for (p = 0; p < 6; p++) {
-			tbt_pw w;
-			tbt_pw_init(&w, back_pages[c][p], 4096, 0, 8, c ? t1[p] : t0[p]);
-			for (e = 0; e < 20; e++) {
-				uint8_t payload[8] = { 1, 0, 0, 0, (uint8_t)(c * 100 + p * 20 + e) };
-				(void)tbt_pw_data(&w, e ? 40 : 0, payload, sizeof(payload), 0);
-			}
-			tbt_pw_finish(&w, 0, 0, 0);
-		}
-	dw_default(&spec, 7);
-	spec.cpu_data[0] = back_pages[0][0];
-	spec.cpu_size[0] = sizeof(back_pages[0]);
-	spec.cpu_data[1] = back_pages[1][0];
-	spec.cpu_size[1] = sizeof(back_pages[1]);
-	return dw_write(&spec, out, cap, NULL);
-}
-
 START_TEST(jobs_clock_going_back)
 {
 	static uint8_t file[1 << 20];
 	char path[] = "/tmp/tb-jobs-back.XXXXXX";
-	size_t len = clock_back_file(file, sizeof(file));
+	size_t len = dw_clock_back_file(file, sizeof(file));
 	int fd = mkstemp(path);
 	ck_assert_uint_gt(len, 0);
 	ck_assert_int_ge(fd, 0);

@@ -360,37 +360,11 @@ END_TEST
  * session's; and some split says they do not (report --jobs then walks
  * the capture on one cursor).
  */
-static uint8_t back_pages[2][6][4096];
-
-static size_t clock_back_file(uint8_t *out, size_t cap)
-{
-	static const uint64_t t0[6] = { 1000, 2000, 1500, 3000, 4000, 5000 };
-	static const uint64_t t1[6] = { 1100, 2100, 2600, 3100, 4100, 5100 };
-	dw_spec spec;
-	size_t c, p, e;
-	for (c = 0; c < 2; c++)
-		for (p = 0; p < 6; p++) {
-			tbt_pw w;
-			tbt_pw_init(&w, back_pages[c][p], 4096, 0, 8, c ? t1[p] : t0[p]);
-			for (e = 0; e < 20; e++) {
-				uint8_t payload[8] = { 1, 0, 0, 0, (uint8_t)(c * 100 + p * 20 + e) };
-				(void)tbt_pw_data(&w, e ? 40 : 0, payload, sizeof(payload), 0);
-			}
-			tbt_pw_finish(&w, 0, 0, 0);
-		}
-	dw_default(&spec, 7);
-	spec.cpu_data[0] = back_pages[0][0];
-	spec.cpu_size[0] = sizeof(back_pages[0]);
-	spec.cpu_data[1] = back_pages[1][0];
-	spec.cpu_size[1] = sizeof(back_pages[1]);
-	return dw_write(&spec, out, cap, NULL);
-}
-
 START_TEST(parts_that_do_not_tile_say_so)
 {
 	static uint8_t file[1 << 20];
 	uint64_t ref[512], got[512], bounds[16];
-	size_t len = clock_back_file(file, sizeof(file)), nref, k, untiled = 0;
+	size_t len = dw_clock_back_file(file, sizeof(file)), nref, k, untiled = 0;
 	tb_session *r, *s;
 	tb_error err;
 	ck_assert_uint_gt(len, 0);

@@ -1,5 +1,6 @@
 /* A tiny trace.dat writer for tests (see tests/datwriter.h). */
 #include "datwriter.h"
+#include "pagewriter.h"
 
 #include <string.h>
 
@@ -503,4 +504,33 @@ tb_status dw_copy_decompress(void *ctx, const char *algo, const void *src,
 		memcpy(dst, src, src_len);
 	*produced = (size_t)((long)src_len + lie);
 	return TB_OK;
+}
+
+/* Two CPUs of six spec-built pages, 20 events each, where CPU 0's clock
+ * goes back (its third page starts before its second ended): the file
+ * the parts and --jobs tests split where parts cannot tile. */
+static uint8_t back_pages[2][6][4096];
+
+size_t dw_clock_back_file(uint8_t *out, size_t cap)
+{
+	static const uint64_t t0[6] = { 1000, 2000, 1500, 3000, 4000, 5000 };
+	static const uint64_t t1[6] = { 1100, 2100, 2600, 3100, 4100, 5100 };
+	dw_spec spec;
+	size_t c, p, e;
+	for (c = 0; c < 2; c++)
+		for (p = 0; p < 6; p++) {
+			tbt_pw pw;
+			tbt_pw_init(&pw, back_pages[c][p], 4096, 0, 8, c ? t1[p] : t0[p]);
+			for (e = 0; e < 20; e++) {
+				uint8_t payload[8] = { 1, 0, 0, 0, (uint8_t)(c * 100 + p * 20 + e) };
+				(void)tbt_pw_data(&pw, e ? 40 : 0, payload, sizeof(payload), 0);
+			}
+			tbt_pw_finish(&pw, 0, 0, 0);
+		}
+	dw_default(&spec, 7);
+	spec.cpu_data[0] = back_pages[0][0];
+	spec.cpu_size[0] = sizeof(back_pages[0]);
+	spec.cpu_data[1] = back_pages[1][0];
+	spec.cpu_size[1] = sizeof(back_pages[1]);
+	return dw_write(&spec, out, cap, NULL);
 }
