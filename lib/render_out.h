@@ -169,8 +169,10 @@ static inline char *tb_num_at(char *q, uint64_t mag, int hex, int upper, char si
 		(void)tb_hex_digits(q, mag, upper);
 	else
 		(void)tb_dec_digits(q, mag);
-	*last = hex ? (upper ? "0123456789ABCDEF" : "0123456789abcdef")[mag & 15u]
-		    : (char)('0' + mag % 10u);
+	if (hex)
+		*last = (upper ? "0123456789ABCDEF" : "0123456789abcdef")[mag & 15u];
+	else
+		*last = (char)('0' + (int)(mag % 10u));
 	if (left) {
 		memset(q, ' ', 16);
 		q += pad;
