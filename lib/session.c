@@ -1310,19 +1310,6 @@ tb_status tb_session_cpu_data_at(const tb_session *s, size_t buffer, size_t i,
 }
 
 /* n decimal digits at p (n >= 1) into *v: 0, or -1 past UINT64_MAX. */
-static int dec_u64(const char *p, size_t n, uint64_t *v)
-{
-	size_t i;
-	*v = 0;
-	for (i = 0; i < n; i++) {
-		unsigned d = (unsigned)(p[i] - '0');
-		if (*v > (UINT64_MAX - d) / 10u)
-			return -1;
-		*v = *v * 10u + d;
-	}
-	return 0;
-}
-
 tb_status tb_session_time_parse(const char *text, size_t len, int is_end, uint64_t *ns,
 				tb_error *err)
 {
@@ -1343,7 +1330,7 @@ tb_status tb_session_time_parse(const char *text, size_t len, int is_end, uint64
 	if (len == 0)
 		return tb_fail(err, TB_ERR_VALUE, 0, "an empty time");
 	if (dot == SIZE_MAX) {
-		if (dec_u64(text, len, &v))
+		if (!tb_parse_u64(text, len, &v))
 			return tb_fail(err, TB_ERR_LIMIT, 0, "more nanoseconds than 64 bits hold");
 		*ns = v;
 		return TB_OK;
@@ -1352,9 +1339,9 @@ tb_status tb_session_time_parse(const char *text, size_t len, int is_end, uint64
 	if (frac == 0 || frac > 9)
 		return tb_fail(err, TB_ERR_VALUE, dot + 1 + (frac > 9 ? 9 : 0),
 			       "the fraction of a second takes 1 to 9 digits");
-	if (dec_u64(text, dot, &sec) || sec > UINT64_MAX / 1000000000u)
+	if (!tb_parse_u64(text, dot, &sec) || sec > UINT64_MAX / 1000000000u)
 		return tb_fail(err, TB_ERR_LIMIT, 0, "more nanoseconds than 64 bits hold");
-	(void)dec_u64(text + dot + 1, frac, &f); /* at most 9 digits */
+	(void)tb_parse_u64(text + dot + 1, frac, &f); /* 1 to 9 digits */
 	v = sec * 1000000000u;
 	f *= pow10[9 - frac];
 	if (v > UINT64_MAX - f)
