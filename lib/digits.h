@@ -10,6 +10,14 @@
 #include <stdint.h>
 #include <string.h>
 
+/* For the few helpers of the per-event paths whose call costs more than
+ * their body (the compiler may decline to inline a plain static inline). */
+#if defined(__GNUC__)
+#define TB_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define TB_ALWAYS_INLINE static inline
+#endif
+
 /* v's decimal digits written so that they end at end (20 at most):
  * returns how many. */
 size_t tb_dec_digits(char *end, uint64_t v);

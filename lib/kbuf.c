@@ -24,11 +24,10 @@
 #define KB_TYPE_EXTEND 30u
 #define KB_TYPE_STAMP 31u
 
+#define KB_INLINE TB_ALWAYS_INLINE
 #if defined(__GNUC__)
-#define KB_INLINE static inline __attribute__((always_inline))
 #define KB_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
-#define KB_INLINE static inline
 #define KB_UNLIKELY(x) (x)
 #endif
 

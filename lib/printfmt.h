@@ -173,6 +173,14 @@ void tb_pf_put_ip6_full(tb_out *o, const uint8_t *a, int colons);
 void tb_pf_put_ip6_compressed(tb_out *o, const uint8_t *a);
 void tb_pf_put_uuid(tb_out *o, const uint8_t *b16, char variant);
 
+/* Resolve a TB_M_FIELDS program's fields into p->fops (its conversions
+ * bound): the compiler's last step. */
+void tb_pf_plan_fields(tb_render_prog *p);
+
+/* Resolve a kernel syscall printer's fields into p->fops (replacing the
+ * nodes, which that mode does not run). */
+void tb_pf_plan_syscall(tb_render_prog *p, int enter);
+
 /* Run a TB_M_FIELDS program over the record into o (notes: TB_RENDER_N_*). */
 void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
 		      const tb_reader *rec, tb_out *o, unsigned *notes);

@@ -941,71 +941,111 @@ static uint64_t scalar(ev *e, const tb_field *f)
 	return v;
 }
 
-/* One syscall argument, "[, ]name: value" (what run_syscall's general
- * path prints), in place with one room check: 0 when there is no room
- * for it and scratch. */
-static int syscall_arg_fast(tb_out *o, int first, const tb_field *f, uint64_t v)
+/*
+ * The kernel's syscall printers, their fields resolved when compiled
+ * (p->fops, which take the room of the nodes the print fmt compiled into:
+ * this mode never runs them): for sys_enter_X every scalar argument but
+ * __syscall_nr, in order; for sys_exit_X the "ret" field, or none.
+ */
+void tb_pf_plan_syscall(tb_render_prog *p, int enter)
 {
-	size_t nl = f->name_len;
-	char *q, last;
-	if (o->len != o->need || nl + 4 + TB_NUM_AT_ROOM > o->cap - o->len ||
-	    nl + 4 + TB_NUM_AT_ROOM > o->limit - o->need)
-		return 0;
-	q = o->buf + o->len;
-	if (!first) {
-		q[0] = ',';
-		q[1] = ' ';
-		q += 2;
+	const tb_render_event_ *evd = &p->ev;
+	p->n_nodes = 0;
+	p->n_fops = 0;
+	for (size_t i = 0; i < evd->n_fields && p->n_fops < TB_FORMAT_MAX_FIELDS; i++) {
+		const tb_field *f = &evd->fields[i];
+		tb_render_fop_ *op = &p->fops[p->n_fops];
+		if (enter ? tb_pf_common(f) || tb_span_eq(f->name, f->name_len, "__syscall_nr") ||
+			    tb_pf_kind(f) != TB_RF_SCALAR
+			  : !tb_span_eq(f->name, f->name_len, "ret"))
+			continue;
+		memset(op, 0, sizeof(*op));
+		op->name = f->name;
+		op->name_len = f->name_len;
+		op->offset = f->offset;
+		op->field = (uint16_t)i;
+		op->size = (uint8_t)(f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8
+				     ? f->size : 0);
+		p->n_fops++;
+		if (!enter)
+			break;
 	}
-	tb_copy_short(q, f->name, nl);
-	q += nl;
-	q[0] = ':';
-	q[1] = ' ';
-	q += 2;
-	if (v < 10) /* since 6.18 small values print in decimal */
-		q = tb_num_at(q, v, 0, 0, 0, 0, 0, 0, 0, &last);
+}
+
+/* The value of a syscall printer's field: the record's bytes as an
+ * unsigned long; 0, marked, when they are not there. */
+static uint64_t sys_value(ev *e, const tb_render_fop_ *op)
+{
+	uint64_t v = 0;
+	if (op->size && op->offset <= e->rec.len && e->rec.len - op->offset >= op->size)
+		v = tb_load_n(e->rec.data + op->offset, op->size, e->rec.big_endian);
 	else
-		q = tb_num_at(q, v, 1, 0, 0, 1, 0, 0, 0, &last);
-	o->len = (size_t)(q - o->buf);
-	o->need = o->len;
-	o->last = last;
-	return 1;
+		mark_bad(e, TB_RENDER_N_OOR, NULL);
+	return ulong_of(e, v, 0);
 }
 
 /* sys_enter_X: "sys_X(arg: 0x.., ...)"; sys_exit_X: "sys_X -> 0x..". */
 static void run_syscall(ev *e, int enter)
 {
-	const tb_render_event_ *evd = &e->p->ev;
+	const tb_render_prog *p = e->p;
+	const tb_render_event_ *evd = &p->ev;
 	size_t skip = enter ? strlen("sys_enter_") : strlen("sys_exit_");
-	int first = 1;
-	uint64_t v;
-	tb_out_put(e->o, "sys_", 4);
-	tb_out_put(e->o, evd->name + skip, evd->name_len - skip);
+	size_t nl = evd->name_len - skip;
+	tb_out *o = e->o;
+	char *q = tb_out_room(o, nl + 8);
+	if (q) {
+		memcpy(q, "sys_", 4);
+		tb_copy_short(q + 4, evd->name + skip, nl);
+		memcpy(q + 4 + nl, enter ? "(" : " -> ", enter ? 1 : 4);
+		tb_out_took(o, nl + (enter ? 5 : 8));
+	} else {
+		tb_out_put(o, "sys_", 4);
+		tb_out_put(o, evd->name + skip, nl);
+		tb_out_puts(o, enter ? "(" : " -> ");
+	}
 	if (!enter) {
-		tb_out_put(e->o, " -> ", 4);
-		tb_out_hex(e->o, ulong_of(e, scalar(e, field_named(e, "ret")), 0));
+		if (p->n_fops)
+			tb_out_hex(o, sys_value(e, &p->fops[0]));
+		else
+			tb_out_hex(o, ulong_of(e, scalar(e, NULL), 0));
 		return;
 	}
-	tb_out_putc(e->o, '(');
-	for (size_t i = 0; i < evd->n_fields; i++) {
-		const tb_field *f = &evd->fields[i];
-		if (tb_pf_common(f) || tb_span_eq(f->name, f->name_len, "__syscall_nr") ||
-		    tb_pf_kind(f) != TB_RF_SCALAR)
-			continue;
-		v = ulong_of(e, scalar(e, f), 0);
-		if (!syscall_arg_fast(e->o, first, f, v)) {
-			if (!first)
-				tb_out_put(e->o, ", ", 2);
-			tb_out_put(e->o, f->name, f->name_len);
-			tb_out_put(e->o, ": ", 2);
+	for (uint32_t k = 0; k < p->n_fops; k++) {
+		const tb_render_fop_ *op = &p->fops[k];
+		uint64_t v = sys_value(e, op);
+		size_t n = op->name_len;
+		char last;
+		/* "[, ]name: " and the value in place: one room check */
+		if ((q = tb_out_room(o, n + 4 + TB_NUM_AT_ROOM)) != NULL) {
+			char *s = q;
+			if (k) {
+				q[0] = ',';
+				q[1] = ' ';
+				q += 2;
+			}
+			tb_copy_short(q, op->name, n);
+			q[n] = ':';
+			q[n + 1] = ' ';
+			q += n + 2;
 			if (v < 10) /* since 6.18 small values print in decimal */
-				tb_out_u64(e->o, v);
+				q = tb_num_at(q, v, 0, 0, 0, 0, 0, 0, 0, &last);
 			else
-				tb_out_hex(e->o, v);
+				q = tb_num_at(q, v, 1, 0, 0, 1, 0, 0, 0, &last);
+			o->len += (size_t)(q - s);
+			o->need = o->len;
+			o->last = last;
+			continue;
 		}
-		first = 0;
+		if (k)
+			tb_out_put(o, ", ", 2);
+		tb_out_put(o, op->name, n);
+		tb_out_put(o, ": ", 2);
+		if (v < 10)
+			tb_out_u64(o, v);
+		else
+			tb_out_hex(o, v);
 	}
-	tb_out_putc(e->o, ')');
+	tb_out_putc(o, ')');
 }
 
 static int printk_lookup(ev *e, uint64_t addr, const char **s, size_t *n)

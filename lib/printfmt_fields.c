@@ -40,10 +40,16 @@ static void put_oor(fctx *c)
  */
 /* v as the length modifier reads it: the magnitude, *sign '-' or 0 (no
  * '+': libtraceevent has no such flag). */
+/* The bytes a length modifier reads. */
+static unsigned lenmod_bytes(unsigned lenmod)
+{
+	return lenmod == TB_L_HH ? 1u : lenmod == TB_L_H ? 2u
+	     : (lenmod == TB_L_L || lenmod == TB_L_LL) ? 8u : 4u;
+}
+
 static inline uint64_t c_int_mag(uint64_t v, char conv, unsigned lenmod, char *sign)
 {
-	unsigned w = lenmod == TB_L_HH ? 1u : lenmod == TB_L_H ? 2u
-		   : (lenmod == TB_L_L || lenmod == TB_L_LL) ? 8u : 4u;
+	unsigned w = lenmod_bytes(lenmod);
 	*sign = 0;
 	if (conv == 'd' || conv == 'i') {
 		uint64_t sv = tb_ty_norm(v, w);
@@ -383,75 +389,129 @@ static void put_conv(fctx *c, const tb_render_dir_ *d, const tb_field *f, unsign
 }
 
 /*
- * The usual field, " name=value" in place with one room check: a scalar
- * of 1, 2, 4 or 8 bytes inside the record, printed raw as an integer or
- * through a plain integer conversion (d i u x X, width up to 16, no
- * precision, no width from a field).  Exactly what put_raw / put_conv
- * print for it; 0, having written nothing, for any other field.
+ * Each field resolved once, when the program is compiled (fops): where it
+ * lies, its " name=", and for the usual field (a scalar of 1, 2, 4 or 8
+ * bytes printed raw as an integer, or through a plain integer conversion:
+ * d i u x X, width up to 16, no precision, no width from a field) the
+ * number's whole shape.  Running it is then a load and one write in
+ * place, exactly what put_raw / put_conv print for such a field.
  */
-static int fast_field(fctx *c, const tb_field *f, unsigned fl, unsigned m)
+enum {
+	FOP_HEX = 1, FOP_UPPER = 2,
+	FOP_PFX = 4,     /* "0x" before the digits */
+	FOP_PFX_NZ = 8,  /* "0x" before the digits unless they are 0 (%#x) */
+	FOP_LIT = 16,    /* the literal "0x" the format has before it */
+	FOP_ZERO = 32, FOP_LEFT = 64
+};
+
+/* The fast shape of field f printed raw or through d (NULL: raw); 0 when
+ * it has none and takes the general path. */
+static int fop_shape(tb_render_fop_ *op, const tb_field *f, const tb_render_dir_ *d)
 {
-	tb_out *o = c->o;
-	const tb_reader *r = c->rec;
-	size_t nl = f->name_len, n = f->size;
-	uint64_t v, mag;
-	char *q, sign = 0, last;
-	int hex, upper = 0, pfx = 0, width = 0, zero = 0, left = 0, lit = (m & TB_FM_0X) != 0;
-	if ((fl & TB_TF_ARRAY) || (n != 1 && n != 2 && n != 4 && n != 8) ||
-	    f->offset > r->len || r->len - f->offset < n)
+	unsigned fl = op->tf, n = f->size;
+	if ((fl & TB_TF_ARRAY) || (n != 1 && n != 2 && n != 4 && n != 8))
 		return 0;
-	if (o->len != o->need || nl + 4 + TB_NUM_AT_ROOM > o->cap - o->len ||
-	    nl + 4 + TB_NUM_AT_ROOM > o->limit - o->need)
-		return 0;
-	v = tb_load_n(r->data + f->offset, n, r->big_endian);
-	if (!(m & ~TB_FM_0X)) {
-		/* raw, as put_raw prints a number */
+	op->keep = 8;
+	if (!d) {
 		if ((fl & TB_TF_POINTER) ||
 		    ((fl & TB_TF_LONG) && (!(fl & TB_TF_SIGNED) || n == 4))) {
-			hex = 1;
-			pfx = 1;
-			mag = v;
-		} else if (!(fl & TB_TF_SIGNED)) {
-			hex = 0;
-			mag = v;
-		} else {
-			hex = 0;
-			mag = c_int_mag(v, 'd', n == 1 ? TB_L_HH : n == 2 ? TB_L_H
-					 : n == 4 ? TB_L_NONE : TB_L_LL, &sign);
-			width = n == 2 ? 2 : 0;
+			op->shape |= FOP_HEX | FOP_PFX;
+		} else if (fl & TB_TF_SIGNED) {
+			op->sext = (uint8_t)n; /* "%d" of the size; a short as "%2d" */
+			op->width = n == 2 ? 2 : 0;
 		}
 	} else {
-		tb_render_dir_ d;
-		tb_pf_fm_get(c->p, (m & ~TB_FM_0X) - 1, &d);
-		if (d.kind == TB_D_WIDE || d.width > 16 || d.width == -2 || d.prec != -1 ||
-		    (d.conv != 'd' && d.conv != 'i' && d.conv != 'u' && d.conv != 'x' &&
-		     d.conv != 'X'))
+		unsigned w = lenmod_bytes(d->lenmod), pm = d->parg ? d->parg : 8u;
+		if (d->kind == TB_D_WIDE || d->width > 16 || d->width == -2 || d->prec != -1 ||
+		    (d->conv != 'd' && d->conv != 'i' && d->conv != 'u' && d->conv != 'x' &&
+		     d->conv != 'X'))
 			return 0;
-		v &= d.parg == 1 ? 0xffu : d.parg == 2 ? 0xffffu
-		   : d.parg == 4 ? 0xffffffffu : UINT64_MAX;
-		mag = c_int_mag(v, (char)d.conv, d.lenmod, &sign);
-		hex = d.conv == 'x' || d.conv == 'X';
-		upper = d.conv == 'X';
-		pfx = hex && (d.flags & TB_NF_SPECIAL) && mag;
-		width = d.width;
-		left = (d.flags & TB_NF_LEFT) != 0;
-		zero = (d.flags & TB_NF_ZEROPAD) && !left;
+		if (d->conv == 'd' || d->conv == 'i') {
+			op->keep = (uint8_t)pm; /* the cast's mask, then the length's sign */
+			op->sext = (uint8_t)w;
+		} else {
+			op->keep = (uint8_t)(pm < w ? pm : w);
+		}
+		if (d->conv == 'x' || d->conv == 'X')
+			op->shape |= FOP_HEX | (d->conv == 'X' ? FOP_UPPER : 0) |
+				     ((d->flags & TB_NF_SPECIAL) ? FOP_PFX_NZ : 0);
+		if (d->flags & TB_NF_LEFT)
+			op->shape |= FOP_LEFT;
+		else if (d->flags & TB_NF_ZEROPAD)
+			op->shape |= FOP_ZERO;
+		op->width = (uint8_t)(d->width > 0 ? d->width : 0);
 	}
-	q = o->buf + o->len;
+	op->size = (uint8_t)n;
+	return 1;
+}
+
+void tb_pf_plan_fields(tb_render_prog *p)
+{
+	p->n_fops = 0;
+	for (size_t i = 0; i < p->ev.n_fields && i < TB_FORMAT_MAX_FIELDS; i++) {
+		const tb_field *f = &p->ev.fields[i];
+		const char *e = p->text + TB_FM_ENTRY * i;
+		unsigned m = (uint8_t)e[1] | (unsigned)(uint8_t)e[2] << 8;
+		tb_render_fop_ *op = &p->fops[p->n_fops];
+		tb_render_dir_ d;
+		if (tb_pf_common(f))
+			continue;
+		memset(op, 0, sizeof(*op));
+		op->name = f->name;
+		op->name_len = f->name_len;
+		op->offset = f->offset;
+		op->field = (uint16_t)i;
+		op->conv = (uint16_t)m;
+		op->tf = (uint8_t)e[0];
+		if (m & TB_FM_0X)
+			op->shape = FOP_LIT;
+		if (m & ~TB_FM_0X)
+			tb_pf_fm_get(p, (m & ~TB_FM_0X) - 1, &d);
+		if (!fop_shape(op, f, (m & ~TB_FM_0X) ? &d : NULL))
+			op->shape = 0;
+		p->n_fops++;
+	}
+}
+
+/* The usual field at q, where room bytes may be written (at least its
+ * name, " =0x" and TB_NUM_AT_ROOM): returns the end, *last its last byte;
+ * NULL, having written nothing, for any other field.  The record is
+ * passed by value: the stores through q could alias a struct. */
+static char *fop_fast(const tb_render_fop_ *op, const uint8_t *data, size_t len, int be,
+		      char *q, size_t room, char *last)
+{
+	size_t nl = op->name_len;
+	unsigned sh = op->shape;
+	uint64_t v;
+	char sign = 0;
+	if (!op->size || op->offset > len || len - op->offset < op->size ||
+	    nl + 4 + TB_NUM_AT_ROOM > room)
+		return NULL;
+	v = tb_load_n(data + op->offset, op->size, be);
+	if (op->keep < 8)
+		v &= (UINT64_C(1) << (8u * op->keep)) - 1;
+	if (op->sext) {
+		uint64_t top = UINT64_C(1) << (8u * op->sext - 1);
+		if (op->sext < 8)
+			v &= (top << 1) - 1;
+		v = (v ^ top) - top; /* sign-extended */
+		if (v >> 63) {
+			sign = '-';
+			v = 0 - v;
+		}
+	}
 	q[0] = ' ';
-	tb_copy_short(q + 1, f->name, nl);
+	tb_copy_short(q + 1, op->name, nl);
 	q += nl + 1;
 	*q++ = '=';
-	if (lit) {
+	if (sh & FOP_LIT) {
 		q[0] = '0';
 		q[1] = 'x';
 		q += 2;
 	}
-	q = tb_num_at(q, mag, hex, upper, sign, pfx, width, zero, left, &last);
-	o->len = (size_t)(q - o->buf);
-	o->need = o->len;
-	o->last = last;
-	return 1;
+	return tb_num_at(q, v, sh & FOP_HEX, sh & FOP_UPPER, sign,
+			 (sh & FOP_PFX) || ((sh & FOP_PFX_NZ) && v), op->width,
+			 (sh & FOP_ZERO) != 0, (sh & FOP_LEFT) != 0, last);
 }
 
 void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
@@ -464,15 +524,34 @@ void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
 	c.rec = rec;
 	c.o = o;
 	c.notes = 0;
-	for (size_t i = 0; i < p->ev.n_fields; i++) {
-		const tb_field *f = &p->ev.fields[i];
-		const char *e = p->text + TB_FM_ENTRY * i;
-		unsigned fl = (uint8_t)e[0];
-		unsigned m = (uint8_t)e[1] | (unsigned)(uint8_t)e[2] << 8;
-		if (tb_pf_common(f))
-			continue;
-		if (fast_field(&c, f, fl, m))
-			continue;
+	for (uint32_t k = 0, nops = p->n_fops; k < nops; k++) {
+		const tb_render_fop_ *op = &p->fops[k];
+		const tb_field *f = &p->ev.fields[op->field];
+		unsigned m = op->conv;
+		if (o->len == o->need) {
+			/* the run of usual fields, with the sink in locals */
+			char *q = o->buf + o->len, *e, last = 0;
+			size_t room = o->cap - o->len, lim = o->limit - o->need;
+			if (lim < room)
+				room = lim;
+			while ((e = fop_fast(op, rec->data, rec->len, rec->big_endian, q, room,
+					     &last)) != NULL) {
+				room -= (size_t)(e - q);
+				q = e;
+				if (++k == nops)
+					break;
+				op = &p->fops[k];
+			}
+			if (q != o->buf + o->len) {
+				o->len = (size_t)(q - o->buf);
+				o->need = o->len;
+				o->last = last;
+			}
+			if (k == nops)
+				break;
+			f = &p->ev.fields[op->field];
+			m = op->conv;
+		}
 		if (o->len == o->need && (size_t)f->name_len + 2 <= o->cap - o->len &&
 		    (size_t)f->name_len + 2 <= o->limit - o->need) {
 			/* " name=" straight into the sink */
@@ -490,13 +569,13 @@ void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
 			tb_out_putc(o, '=');
 		}
 		if (!(m & ~TB_FM_0X)) {
-			put_raw(&c, f, fl);
+			put_raw(&c, f, op->tf);
 			continue;
 		}
 		if (m & TB_FM_0X)
 			tb_out_put(o, "0x", 2);
 		tb_pf_fm_get(p, (m & ~TB_FM_0X) - 1, &d);
-		put_conv(&c, &d, f, fl);
+		put_conv(&c, &d, f, op->tf);
 	}
 	*notes |= c.notes;
 }

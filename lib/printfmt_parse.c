@@ -1619,7 +1619,7 @@ static tb_status compile_fields(parser *ps, const tb_format *fmt, tb_error *err)
 	ps->nodes = scratch;
 	ps->node_cap = TEP_MAX_NODES;
 	memset(&scratch[0], 0, sizeof(scratch[0]));
-	if (nf > TB_RENDER_MAX_TEXT / TB_FM_ENTRY) {
+	if (nf > TB_FORMAT_MAX_FIELDS) {
 		p->mode = TB_M_FALLBACK;
 		fail(ps, TB_ERR_LIMIT, "event has too many fields for the field listing");
 		goto out;
@@ -1662,9 +1662,12 @@ static tb_status compile_fields(parser *ps, const tb_format *fmt, tb_error *err)
 out:
 	p->n_nodes = 0;
 	ps->nodes = p->nodes;
-	if (ps->st != TB_OK) {
+	if (ps->st != TB_OK)
 		for (size_t i = 0; p->mode == TB_M_FIELDS && i < nf; i++)
 			fm_set(p, i, 0);
+	if (p->mode == TB_M_FIELDS)
+		tb_pf_plan_fields(p);
+	if (ps->st != TB_OK) {
 		p->n_dirs = 0;
 		p->status = ps->st;
 		p->error.status = ps->st;
@@ -1698,6 +1701,9 @@ static void kernel_printer(tb_render_prog *p, unsigned options)
 		p->mode = TB_M_SYS_ENTER;
 	else if (tb_span_starts(ev->name, ev->name_len, "sys_exit_"))
 		p->mode = TB_M_SYS_EXIT;
+	else
+		return;
+	tb_pf_plan_syscall(p, p->mode == TB_M_SYS_ENTER);
 }
 
 tb_status tb_render_compile(tb_render_prog *prog, const tb_format *fmt,

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "digits.h"
+
 typedef struct tb_reader {
 	const uint8_t *data;
 	size_t len;
@@ -73,7 +75,7 @@ static inline uint64_t tb_load64(const uint8_t *p, int be)
 }
 
 /* Load an unsigned value of 1, 2, 4 or 8 bytes; other sizes give 0. */
-static inline uint64_t tb_load_n(const uint8_t *p, size_t n, int be)
+TB_ALWAYS_INLINE uint64_t tb_load_n(const uint8_t *p, size_t n, int be)
 {
 	switch (n) {
 	case 1: return p[0];

@@ -142,8 +142,8 @@ static inline void tb_out_xdig(tb_out *o, uint64_t v, int upper, int pfx)
 
 /* The writing half of tb_out_int_fast, at q with room for the number
  * and 16 bytes after it: returns the end, *last the last byte. */
-static inline char *tb_num_at(char *q, uint64_t mag, int hex, int upper, char sign, int pfx,
-			      int width, int zero, int left, char *last)
+TB_ALWAYS_INLINE char *tb_num_at(char *q, uint64_t mag, int hex, int upper, char sign,
+				 int pfx, int width, int zero, int left, char *last)
 {
 	size_t nd = hex ? tb_hex_len(mag) : tb_dec_len(mag);
 	size_t len = nd + (sign != 0) + (pfx ? 2u : 0u), pad = 0;

@@ -117,6 +117,15 @@ typedef struct tb_render_dir_ {
 	uint32_t text_off, text_len;
 } tb_render_dir_;
 
+/* One field of the -R listing, resolved when compiled (printfmt_fields.c
+ * says how; the listing has no nodes, so these share their room). */
+typedef struct tb_render_fop_ {
+	const char *name;
+	uint32_t offset;
+	uint16_t name_len, field, conv;
+	uint8_t tf, size, shape, width, sext, keep;
+} tb_render_fop_;
+
 typedef struct tb_render_prog {
 	tb_render_event_ ev;
 	unsigned options;
@@ -124,12 +133,15 @@ typedef struct tb_render_prog {
 	tb_error error;
 	uint8_t mode;          /* print fmt, fallback, or a kernel printer */
 	uint8_t pad_[3];
-	uint32_t n_nodes, n_dirs, text_len;
-	/* a field listing keeps all it has at the start of text: it touches
-	 * one page of the 54 KB */
+	uint32_t n_nodes, n_dirs, text_len, n_fops;
+	/* a field listing keeps its conversions at the start of text and its
+	 * fields in fops: it touches three pages of the 54 KB */
 	char text[TB_RENDER_MAX_TEXT];
 	tb_render_dir_ dirs[TB_RENDER_MAX_DIRS];
-	tb_render_node_ nodes[TB_RENDER_MAX_NODES];
+	union {
+		tb_render_node_ nodes[TB_RENDER_MAX_NODES];
+		tb_render_fop_ fops[TB_FORMAT_MAX_FIELDS];
+	};
 } tb_render_prog;
 
 /* ---- lookups the renderer asks the caller for (all optional) ---- */
