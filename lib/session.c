@@ -143,6 +143,7 @@ struct tb_session {
 	tb_kallsyms ks;
 	tb_printk_fmts pk;
 	tb_render_env env;
+	tb_render_env env_fields;    /* the -R listing's (payload) */
 
 	/* events */
 	dat_src *bufs;
@@ -598,6 +599,9 @@ static tb_status load_tables(tb_session *s, const tb_span *cmd, const tb_span *k
 									: TB_KSYM_FIRST;
 	s->env.printk = printk_lookup;
 	s->env.printk_ctx = &s->pk;
+	/* trace-cmd -R names symbols as libtraceevent finds them */
+	s->env_fields = s->env;
+	s->env_fields.ksym_how = TB_KSYM_TEP;
 	return TB_OK;
 }
 
@@ -1477,19 +1481,13 @@ static tb_status payload(tb_session *s, const tb_session_event *ev, unsigned whi
 {
 	const tb_render_prog *p = program(s, ev->format, which);
 	tb_render_result r;
-	tb_render_env env = s->env;
 	char *at;
 	size_t room;
 	if (!p)
 		return TB_ERR_NO_SPACE;
-	if (which == 1) {
-		/* trace-cmd -R names symbols as libtraceevent finds them */
-		env.sym = NULL;
-		env.ksyms = &s->ks;
-		env.ksym_how = TB_KSYM_TEP;
-	}
 	at = tb_text_tail(t, &room);
-	(void)tb_render(p, &env, ev->data, ev->len, at, room, &r);
+	(void)tb_render(p, which == 1 ? &s->env_fields : &s->env, ev->data, ev->len, at, room,
+			&r);
 	tb_text_advance(t, r.len, r.needed);
 	return TB_OK;
 }
