@@ -994,9 +994,20 @@ static void run_syscall(ev *e, int enter)
 	tb_out *o = e->o;
 	char *q = tb_out_room(o, nl + 8);
 	if (q) {
-		memcpy(q, "sys_", 4);
+		q[0] = 's';
+		q[1] = 'y';
+		q[2] = 's';
+		q[3] = '_';
 		tb_copy_short(q + 4, evd->name + skip, nl);
-		memcpy(q + 4 + nl, enter ? "(" : " -> ", enter ? 1 : 4);
+		q += 4 + nl;
+		if (enter) {
+			q[0] = '(';
+		} else {
+			q[0] = ' ';
+			q[1] = '-';
+			q[2] = '>';
+			q[3] = ' ';
+		}
 		tb_out_took(o, nl + (enter ? 5 : 8));
 	} else {
 		tb_out_put(o, "sys_", 4);

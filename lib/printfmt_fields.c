@@ -509,7 +509,7 @@ static char *fop_fast(const tb_render_fop_ *op, const uint8_t *data, size_t len,
 		q[1] = 'x';
 		q += 2;
 	}
-	return tb_num_at(q, v, sh & FOP_HEX, sh & FOP_UPPER, sign,
+	return tb_num_at(q, v, (sh & FOP_HEX) != 0, (sh & FOP_UPPER) != 0, sign,
 			 (sh & FOP_PFX) || ((sh & FOP_PFX_NZ) && v), op->width,
 			 (sh & FOP_ZERO) != 0, (sh & FOP_LEFT) != 0, last);
 }

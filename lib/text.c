@@ -54,11 +54,12 @@ size_t tb_dec_digits(char *end, uint64_t v)
 	return (size_t)(end - p);
 }
 
-/* Two digits of v < 100 as a word, the first digit in the low byte. */
+/* The last two digits of v as a word, the first digit in the low byte. */
 static uint64_t pair_word(uint32_t v)
 {
-	return (uint64_t)(uint8_t)digit_pairs[2 * v] |
-	       (uint64_t)(uint8_t)digit_pairs[2 * v + 1] << 8;
+	unsigned char d[2];
+	memcpy(d, digit_pairs + 2 * (size_t)(v % 100u), 2);
+	return (uint64_t)d[0] | (uint64_t)d[1] << 8;
 }
 
 void tb_time12(uint32_t sec, uint32_t frac, uint64_t *lo, uint32_t *hi)
