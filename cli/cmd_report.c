@@ -782,10 +782,7 @@ int tb_cmd_report(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.negate_from = SIZE_MAX;
 	o.to = UINT64_MAX;
-	{
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		o.jobs = n > 1 ? (n > 64 ? 64 : (int)n) : 1;
-	}
+	o.jobs = tb_opts_default_jobs();
 	tb_opts_init(&p, "report", "[OPTIONS] FILE.dat...", report_options, argc, argv);
 	while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
 		switch (id) {
@@ -798,14 +795,10 @@ int tb_cmd_report(int argc, char **argv)
 		case O_LAT: o.line_flags |= TB_TEXT_LATENCY; break;
 		case O_TSDIFF: o.line_flags |= TB_TEXT_TSDIFF; break;
 		case O_CPU: o.cpus = v; break;
-		case O_JOBS: {
-			char *end;
-			long n = strtol(v, &end, 10);
-			if (!*v || *end || n < 1 || n > 64)
-				return tb_opts_fail(&p, "--jobs '%s': a number of threads from 1 to 64", v);
-			o.jobs = (int)n;
+		case O_JOBS:
+			if (tb_opts_jobs(&p, v, &o.jobs) != 0)
+				return TB_EXIT_USAGE;
 			break;
-		}
 		case O_EVENTS: o.events = v; break;
 		case O_FILTER:
 			if (o.nfilters == REPORT_MAX_FILTERS)

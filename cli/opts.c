@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "opts.h"
@@ -141,4 +142,23 @@ int tb_opts_size(const tb_opts *p, const char *opt, const char *val, uint64_t *o
 bad:
 	tb_opts_fail(p, "option '%s': '%s' is not a size (bytes, or with k or m: 16k)", opt, val);
 	return -1;
+}
+
+int tb_opts_default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 1 ? (n > TB_OPTS_MAX_JOBS ? TB_OPTS_MAX_JOBS : (int)n) : 1;
+}
+
+int tb_opts_jobs(const tb_opts *p, const char *val, int *jobs)
+{
+	char *end;
+	long n = strtol(val, &end, 10);
+	if (!*val || *end || n < 1 || n > TB_OPTS_MAX_JOBS) {
+		tb_opts_fail(p, "--jobs '%s': a number of threads from 1 to %d", val,
+			     TB_OPTS_MAX_JOBS);
+		return -1;
+	}
+	*jobs = (int)n;
+	return 0;
 }

@@ -63,4 +63,10 @@ int tb_opts_size(const tb_opts *p, const char *opt, const char *val, uint64_t *o
 int tb_opts_uint(const tb_opts *p, const char *opt, const char *val,
 		 uint64_t lo, uint64_t hi, uint64_t *out);
 
+/* --jobs N: the default (the online cores, 1 to TB_OPTS_MAX_JOBS) and the
+ * option's value (1 to TB_OPTS_MAX_JOBS; else a message and -1). */
+#define TB_OPTS_MAX_JOBS 64
+int tb_opts_default_jobs(void);
+int tb_opts_jobs(const tb_opts *p, const char *val, int *jobs);
+
 #endif
