@@ -397,8 +397,7 @@ typedef struct pf_jobs {
 typedef struct pf_worker {
 	tb_pf_writer w;          /* encode only: its bundle and output unused */
 	uint8_t bundle[TB_PF_MIN_BUNDLE];
-	uint8_t *buf;            /* a pf_rec, then the writer's scratch */
-	size_t cap;
+	uint8_t scratch[64];     /* until the first event: then the queue's room */
 } pf_worker;
 
 static tb_status no_write(void *ctx, const void *p, size_t n)
@@ -417,22 +416,16 @@ static void *pf_worker_new(void *ctx)
 	tb_error e;
 	if (!ws)
 		return NULL;
-	ws->cap = sizeof(pf_rec) + TB_PF_DEFAULT_SCRATCH;
-	if (!(ws->buf = malloc(ws->cap))) {
-		free(ws);
-		return NULL;
-	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.write = no_write;
 	cfg.bundles = ws->bundle;
 	cfg.nslots = 1;
 	cfg.bundle_size = sizeof(ws->bundle);
-	cfg.scratch = ws->buf + sizeof(pf_rec);
-	cfg.scratch_size = ws->cap - sizeof(pf_rec);
+	cfg.scratch = ws->scratch;
+	cfg.scratch_size = sizeof(ws->scratch);
 	cfg.big_endian = pj->big_endian;
 	cfg.flags = pj->flags;
 	if (tb_pf_init(&ws->w, &cfg, &e) != TB_OK) {
-		free(ws->buf);
 		free(ws);
 		return NULL;
 	}
@@ -441,18 +434,58 @@ static void *pf_worker_new(void *ctx)
 
 static void pf_worker_free(void *ctx, void *p)
 {
-	pf_worker *ws = p;
 	(void)ctx;
-	free(ws->buf);
-	free(ws);
+	free(p);
 }
 
-/* The header, then (PF_REC_EVENT) the encoded bytes that follow it in
- * ws->buf: one put. */
-static int put_rec(tb_parts_sink *k, pf_worker *ws, const pf_rec *h)
+/* A record without bytes (PF_REC_LOST, PF_REC_FAIL). */
+static int put_rec(tb_parts_sink *k, const pf_rec *h)
 {
-	memcpy(ws->buf, h, sizeof(*h));
-	return tb_parts_put(k, ws->buf, sizeof(*h) + h->len);
+	uint8_t buf[sizeof(pf_rec)];
+	memcpy(buf, h, sizeof(*h));
+	return tb_parts_put(k, buf, sizeof(buf));
+}
+
+/* The record of an event, encoded in place in the queue (a header, then
+ * its bytes: one put).  0; -1: stop (cancelled, or a write error of the
+ * one-cursor walk: the main thread knows it); -2: out of memory; -3: the
+ * encoder's error (*e). */
+static int put_event(tb_parts_sink *k, pf_worker *ws, const tb_session_event *ev,
+			   tb_error *e)
+{
+	size_t want = sizeof(pf_rec) + 256, room;
+	tb_pf_record r;
+	tb_pf_encoded enc;
+	pf_rec h;
+	uint8_t *at;
+	tb_status st = tb_pf_session_record(ev, &r, e);
+	if (st != TB_OK)
+		return -3;
+	for (;;) {
+		if (!(at = tb_parts_reserve(k, want, &room)))
+			return -2; /* or cancelled: then the message is not queued */
+		tb_pf_set_scratch(&ws->w, at + sizeof(pf_rec), room - sizeof(pf_rec));
+		st = tb_pf_encode(&ws->w, &r, &enc, e);
+		if (st != TB_ERR_NO_SPACE)
+			break;
+		want = sizeof(pf_rec) + ws->w.need; /* a chunk that holds it */
+	}
+	if (st != TB_OK)
+		return -3;
+	memset(&h, 0, sizeof(h));
+	h.kind = PF_REC_EVENT;
+	h.enc_kind = enc.kind;
+	h.cpu = enc.cpu;
+	h.buffer = enc.buffer;
+	h.dropped = enc.dropped_fields;
+	h.bad = enc.bad_fields;
+	h.len = (uint32_t)enc.len;
+	h.missed = enc.missed;
+	h.ts = enc.ts;
+	if (enc.data != at + sizeof(pf_rec)) /* tb_pf_encode writes at the scratch */
+		memmove(at + sizeof(pf_rec), enc.data, enc.len);
+	memcpy(at, &h, sizeof(h));
+	return tb_parts_commit(k, sizeof(h) + enc.len) ? -1 : 0;
 }
 
 /* The one-thread loop's walk over one part, each event encoded: 0 or -1. */
@@ -463,10 +496,9 @@ static int pf_produce(void *ctx, void *p_ws, tb_session *p, tb_parts_sink *k, in
 	char msg[1024];
 	for (;;) {
 		tb_session_event ev;
-		tb_pf_record r;
-		tb_pf_encoded enc;
 		pf_rec h;
 		tb_error e;
+		int rc;
 		tb_status st = tb_session_next(p, &ev, &e);
 		if (st == TB_END)
 			return 0;
@@ -491,48 +523,26 @@ static int pf_produce(void *ctx, void *p_ws, tb_session *p, tb_parts_sink *k, in
 			h.kind = PF_REC_LOST;
 			h.cpu = ev.cpu;
 			h.buffer = ev.buffer;
-			if (put_rec(k, ws, &h))
+			if (put_rec(k, &h))
 				return -1;
 			continue;
 		}
-		st = tb_pf_session_record(&ev, &r, &e);
-		while (st == TB_OK &&
-		       (st = tb_pf_encode(&ws->w, &r, &enc, &e)) == TB_ERR_NO_SPACE) {
-			size_t cap = sizeof(pf_rec) + ws->w.need + 1024;
-			uint8_t *nb = realloc(ws->buf, cap);
-			if (!nb)
-				break;
-			ws->buf = nb;
-			ws->cap = cap;
-			tb_pf_set_scratch(&ws->w, nb + sizeof(pf_rec), cap - sizeof(pf_rec));
-			st = TB_OK;
-		}
-		if (st == TB_ERR_NO_SPACE) {
+		rc = put_event(k, ws, &ev, &e);
+		if (rc == -1)
+			return -1;
+		if (rc == -2) {
 			(void)tb_parts_msg(k, "tracebound: out of memory\n");
 			*bad = 2;
 			return -1;
 		}
-		if (st != TB_OK) {
+		if (rc == -3) {
 			/* the one-thread loop stops here: the main thread says why */
 			h.kind = PF_REC_FAIL;
 			h.status = (int32_t)st;
 			h.what = e.what;
-			(void)put_rec(k, ws, &h);
+			(void)put_rec(k, &h);
 			return -1;
 		}
-		h.kind = PF_REC_EVENT;
-		h.enc_kind = enc.kind;
-		h.cpu = enc.cpu;
-		h.buffer = enc.buffer;
-		h.dropped = enc.dropped_fields;
-		h.bad = enc.bad_fields;
-		h.len = (uint32_t)enc.len;
-		h.missed = enc.missed;
-		h.ts = enc.ts;
-		if (enc.data != ws->buf + sizeof(pf_rec)) /* tb_pf_encode writes at the scratch */
-			memmove(ws->buf + sizeof(pf_rec), enc.data, enc.len);
-		if (put_rec(k, ws, &h))
-			return -1;
 	}
 }
 

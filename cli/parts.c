@@ -76,6 +76,8 @@ struct tb_parts_sink {
 	elem *cur;
 	int defer_first, deferred;
 	uint64_t skip_bytes, skip_msgs;
+	uint8_t *room;           /* straight: where tb_parts_reserve builds */
+	size_t room_cap;
 };
 
 static void give_back(shared *sh, elem *e)
@@ -156,26 +158,60 @@ static void flush_cur(tb_parts_sink *k)
 	}
 }
 
-int tb_parts_put(tb_parts_sink *k, const void *p, size_t n)
+/* Straight to the hooks, past what was consumed already. */
+static int consume_direct(tb_parts_sink *k, const void *p, size_t n)
+{
+	if (k->skip_bytes >= n) {
+		k->skip_bytes -= n;
+		return 0;
+	}
+	p = (const uint8_t *)p + k->skip_bytes;
+	n -= (size_t)k->skip_bytes;
+	k->skip_bytes = 0;
+	return k->h->consume(k->h->ctx, p, n);
+}
+
+void *tb_parts_reserve(tb_parts_sink *k, size_t n, size_t *room)
 {
 	if (!k->sh) {
-		if (k->skip_bytes >= n) {
-			k->skip_bytes -= n;
-			return 0;
+		if (k->room_cap < n) {
+			size_t cap = n > ((size_t)1 << 16) ? n : (size_t)1 << 16;
+			uint8_t *nb = realloc(k->room, cap);
+			if (!nb)
+				return NULL;
+			k->room = nb;
+			k->room_cap = cap;
 		}
-		p = (const uint8_t *)p + k->skip_bytes;
-		n -= (size_t)k->skip_bytes;
-		k->skip_bytes = 0;
-		return k->h->consume(k->h->ctx, p, n);
+		*room = k->room_cap;
+		return k->room;
 	}
 	if (!k->cur || k->cur->cap - k->cur->len < n) {
 		flush_cur(k);
 		if (!k->cur && !(k->cur = new_elem(k, EL_DATA, n > CHUNK_SIZE ? n : CHUNK_SIZE)))
-			return -1;
+			return NULL;
 	}
-	memcpy(k->cur->buf + k->cur->len, p, n);
-	k->cur->len += n;
+	*room = k->cur->cap - k->cur->len;
+	return k->cur->buf + k->cur->len;
+}
+
+int tb_parts_commit(tb_parts_sink *k, size_t used)
+{
+	if (!k->sh)
+		return consume_direct(k, k->room, used);
+	k->cur->len += used;
 	return 0;
+}
+
+int tb_parts_put(tb_parts_sink *k, const void *p, size_t n)
+{
+	size_t room;
+	uint8_t *to;
+	if (!k->sh)
+		return consume_direct(k, p, n);
+	if (!(to = tb_parts_reserve(k, n, &room)))
+		return -1;
+	memcpy(to, p, n);
+	return tb_parts_commit(k, n);
 }
 
 int tb_parts_msg(tb_parts_sink *k, const char *msg)
@@ -468,6 +504,7 @@ int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h)
 			return 2;
 		}
 		(void)h->produce(h->ctx, ws, p, &out, &bad);
+		free(out.room);
 		tb_session_close(p);
 		h->worker_free(h->ctx, ws);
 	}

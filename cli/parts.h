@@ -22,6 +22,11 @@ typedef struct tb_parts_sink tb_parts_sink;
  * (consume may get several puts at once).  0, or -1: stop (cancelled, out
  * of memory, or a write error in the one-cursor walk). */
 int tb_parts_put(tb_parts_sink *k, const void *p, size_t n);
+/* Room to build a put in place (no copy): at least n bytes, *room says
+ * how many (NULL: stop, as above).  tb_parts_commit(k, used) then puts the
+ * first `used` bytes (at most *room) as one tb_parts_put would. */
+void *tb_parts_reserve(tb_parts_sink *k, size_t n, size_t *room);
+int tb_parts_commit(tb_parts_sink *k, size_t used);
 /* A message for stderr, in its place among the bytes.  0 or -1 as above. */
 int tb_parts_msg(tb_parts_sink *k, const char *msg);
 /* With defer_first: 1 when the producer must hand this part's first
