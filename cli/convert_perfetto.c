@@ -371,19 +371,29 @@ static tb_status grow_retry(tb_pf_writer *w, uint8_t **scratch, tb_status st)
 
 enum { PF_REC_EVENT = 1, PF_REC_LOST, PF_REC_FAIL };
 
-/* Before each record's bytes in the engine's queues: one put per event,
- * so a record is never split between chunks. */
-typedef struct pf_rec {
-	uint32_t kind;           /* PF_REC_* */
-	uint32_t enc_kind;       /* TB_PF_ENC_* */
+/*
+ * A record in the engine's queues, one put (never split between chunks):
+ * a pf_head, `len` bytes (the encoded event), then a pf_more when the
+ * head says so (anything rare: a buffer, drops, dropped or bad fields, a
+ * CPU above 2^24, or what failed).  16 bytes of header for most events.
+ */
+typedef struct pf_head {
+	uint32_t len;            /* bytes of the encoded event */
+	uint32_t cpu_flags;      /* CPU (low 24 bits) | PF_F_* << 24 */
+	uint64_t ts;             /* PF_REC_FAIL: the encoder's status */
+} pf_head;
+
+#define PF_F_KIND(f) ((f) & 3u)        /* PF_REC_* */
+#define PF_F_ENC(f) (((f) >> 2) & 3u)  /* TB_PF_ENC_* */
+#define PF_F_MORE 0x10u
+#define PF_CPU_MASK 0xffffffu
+
+typedef struct pf_more {
 	uint32_t cpu, buffer;
 	uint32_t dropped, bad;   /* the stats delta */
-	uint32_t len;            /* bytes after the header */
-	int32_t status;          /* PF_REC_FAIL: the encoder's error */
 	int64_t missed;
-	uint64_t ts;
 	const char *what;        /* PF_REC_FAIL: its text (static) */
-} pf_rec;
+} pf_more;
 
 typedef struct pf_jobs {
 	tb_cli_capture *c;
@@ -438,11 +448,16 @@ static void pf_worker_free(void *ctx, void *p)
 	free(p);
 }
 
-/* A record without bytes (PF_REC_LOST, PF_REC_FAIL). */
-static int put_rec(tb_parts_sink *k, const pf_rec *h)
+/* A record without bytes (PF_REC_LOST, PF_REC_FAIL): a head and a pf_more. */
+static int put_rec(tb_parts_sink *k, unsigned kind, uint64_t ts, const pf_more *m)
 {
-	uint8_t buf[sizeof(pf_rec)];
-	memcpy(buf, h, sizeof(*h));
+	uint8_t buf[sizeof(pf_head) + sizeof(pf_more)];
+	pf_head h;
+	h.len = 0;
+	h.cpu_flags = (m->cpu & PF_CPU_MASK) | (kind | PF_F_MORE) << 24;
+	h.ts = ts;
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), m, sizeof(*m));
 	return tb_parts_put(k, buf, sizeof(buf));
 }
 
@@ -451,41 +466,52 @@ static int put_rec(tb_parts_sink *k, const pf_rec *h)
  * one-cursor walk: the main thread knows it); -2: out of memory; -3: the
  * encoder's error (*e). */
 static int put_event(tb_parts_sink *k, pf_worker *ws, const tb_session_event *ev,
-			   tb_error *e)
+		     tb_error *e)
 {
-	size_t want = sizeof(pf_rec) + 256, room;
+	const size_t extra = sizeof(pf_head) + sizeof(pf_more);
+	size_t want = extra + 256, room;
 	tb_pf_record r;
 	tb_pf_encoded enc;
-	pf_rec h;
+	pf_head h;
+	pf_more m;
 	uint8_t *at;
+	unsigned flags;
 	tb_status st = tb_pf_session_record(ev, &r, e);
 	if (st != TB_OK)
 		return -3;
 	for (;;) {
 		if (!(at = tb_parts_reserve(k, want, &room)))
 			return -2; /* or cancelled: then the message is not queued */
-		tb_pf_set_scratch(&ws->w, at + sizeof(pf_rec), room - sizeof(pf_rec));
+		tb_pf_set_scratch(&ws->w, at + sizeof(pf_head), room - extra);
 		st = tb_pf_encode(&ws->w, &r, &enc, e);
 		if (st != TB_ERR_NO_SPACE)
 			break;
-		want = sizeof(pf_rec) + ws->w.need; /* a chunk that holds it */
+		want = extra + ws->w.need; /* a chunk that holds it */
 	}
 	if (st != TB_OK)
 		return -3;
-	memset(&h, 0, sizeof(h));
-	h.kind = PF_REC_EVENT;
-	h.enc_kind = enc.kind;
-	h.cpu = enc.cpu;
-	h.buffer = enc.buffer;
-	h.dropped = enc.dropped_fields;
-	h.bad = enc.bad_fields;
+	if (enc.len > UINT32_MAX)
+		return -2;
+	if (enc.data != at + sizeof(pf_head)) /* tb_pf_encode writes at the scratch */
+		memmove(at + sizeof(pf_head), enc.data, enc.len);
+	flags = PF_REC_EVENT | enc.kind << 2;
+	if (enc.cpu > PF_CPU_MASK || enc.buffer || enc.missed || enc.dropped_fields ||
+	    enc.bad_fields) {
+		flags |= PF_F_MORE;
+		memset(&m, 0, sizeof(m));
+		m.cpu = enc.cpu;
+		m.buffer = enc.buffer;
+		m.dropped = enc.dropped_fields;
+		m.bad = enc.bad_fields;
+		m.missed = enc.missed;
+		memcpy(at + sizeof(pf_head) + enc.len, &m, sizeof(m));
+	}
 	h.len = (uint32_t)enc.len;
-	h.missed = enc.missed;
+	h.cpu_flags = (enc.cpu & PF_CPU_MASK) | flags << 24;
 	h.ts = enc.ts;
-	if (enc.data != at + sizeof(pf_rec)) /* tb_pf_encode writes at the scratch */
-		memmove(at + sizeof(pf_rec), enc.data, enc.len);
 	memcpy(at, &h, sizeof(h));
-	return tb_parts_commit(k, sizeof(h) + enc.len) ? -1 : 0;
+	return tb_parts_commit(k, sizeof(h) + enc.len + (flags & PF_F_MORE ? sizeof(m) : 0))
+	       ? -1 : 0;
 }
 
 /* The one-thread loop's walk over one part, each event encoded: 0 or -1. */
@@ -496,13 +522,13 @@ static int pf_produce(void *ctx, void *p_ws, tb_session *p, tb_parts_sink *k, in
 	char msg[1024];
 	for (;;) {
 		tb_session_event ev;
-		pf_rec h;
+		pf_more m;
 		tb_error e;
 		int rc;
 		tb_status st = tb_session_next(p, &ev, &e);
 		if (st == TB_END)
 			return 0;
-		memset(&h, 0, sizeof(h));
+		memset(&m, 0, sizeof(m));
 		if (st != TB_OK) { /* a page the session could not skip in place */
 			(void)tb_cli_format_page_error(msg, sizeof(msg), pj->c->path, p, &e);
 			if (tb_parts_msg(k, msg))
@@ -520,10 +546,9 @@ static int pf_produce(void *ctx, void *p_ws, tb_session *p, tb_parts_sink *k, in
 				return -1;
 			if (*bad < 1)
 				*bad = 1;
-			h.kind = PF_REC_LOST;
-			h.cpu = ev.cpu;
-			h.buffer = ev.buffer;
-			if (put_rec(k, &h))
+			m.cpu = ev.cpu;
+			m.buffer = ev.buffer;
+			if (put_rec(k, PF_REC_LOST, 0, &m))
 				return -1;
 			continue;
 		}
@@ -537,10 +562,8 @@ static int pf_produce(void *ctx, void *p_ws, tb_session *p, tb_parts_sink *k, in
 		}
 		if (rc == -3) {
 			/* the one-thread loop stops here: the main thread says why */
-			h.kind = PF_REC_FAIL;
-			h.status = (int32_t)st;
-			h.what = e.what;
-			(void)put_rec(k, &h);
+			m.what = e.what;
+			(void)put_rec(k, PF_REC_FAIL, (uint64_t)e.status, &m);
 			return -1;
 		}
 	}
@@ -551,39 +574,50 @@ static int pf_consume(void *ctx, const uint8_t *p, size_t n)
 {
 	pf_jobs *pj = ctx;
 	while (n) {
-		pf_rec h;
+		pf_head h;
+		pf_more m;
+		unsigned flags;
+		size_t size;
 		tb_status st;
 		if (n < sizeof(h))
 			goto cut;
 		memcpy(&h, p, sizeof(h));
-		if (h.len > n - sizeof(h))
+		flags = h.cpu_flags >> 24;
+		size = sizeof(h) + (flags & PF_F_MORE ? sizeof(m) : 0);
+		if (n < size || h.len > n - size)
 			goto cut;
-		if (h.kind == PF_REC_EVENT) {
+		if (flags & PF_F_MORE) {
+			memcpy(&m, p + sizeof(h) + h.len, sizeof(m));
+		} else {
+			memset(&m, 0, sizeof(m));
+			m.cpu = h.cpu_flags & PF_CPU_MASK;
+		}
+		if (PF_F_KIND(flags) == PF_REC_EVENT) {
 			tb_pf_encoded enc;
 			enc.data = p + sizeof(h);
 			enc.len = h.len;
 			enc.ts = h.ts;
-			enc.missed = h.missed;
-			enc.cpu = h.cpu;
-			enc.buffer = h.buffer;
-			enc.kind = h.enc_kind;
-			enc.dropped_fields = h.dropped;
-			enc.bad_fields = h.bad;
+			enc.missed = m.missed;
+			enc.cpu = m.cpu;
+			enc.buffer = m.buffer;
+			enc.kind = PF_F_ENC(flags);
+			enc.dropped_fields = m.dropped;
+			enc.bad_fields = m.bad;
 			st = tb_pf_place(pj->w, &enc, &pj->e);
-		} else if (h.kind == PF_REC_LOST) {
-			st = tb_pf_lost(pj->w, h.buffer, h.cpu, &pj->e);
+		} else if (PF_F_KIND(flags) == PF_REC_LOST) {
+			st = tb_pf_lost(pj->w, m.buffer, m.cpu, &pj->e);
 		} else {
-			st = (tb_status)h.status;
+			st = (tb_status)h.ts;
 			pj->e.status = st;
 			pj->e.offset = 0;
-			pj->e.what = h.what;
+			pj->e.what = m.what;
 		}
 		if (st != TB_OK) {
 			pj->st = st;
 			return -1;
 		}
-		p += sizeof(h) + h.len;
-		n -= sizeof(h) + h.len;
+		p += size + h.len;
+		n -= size + h.len;
 	}
 	return 0;
 cut:
