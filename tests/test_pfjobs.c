@@ -4,7 +4,8 @@
  * samples (plain, --lossless, --generic, -v), a compressed capture (not
  * split: one thread), a copy with damaged pages (the messages and losses
  * in their place) and a capture whose clock goes back (the parts do not
- * tile: the one-cursor walk through the same hooks).  A write error is
+ * tile: the one-cursor walk through the same hooks); raw dumps (not split:
+ * one thread).  A write error is
  * exit 2 with its message on several threads too.
  */
 #include <check.h>
@@ -160,6 +161,23 @@ START_TEST(pfjobs_clock_going_back)
 }
 END_TEST
 
+/* Raw dumps are not split: --jobs runs the one-thread loop, same trace. */
+START_TEST(pfjobs_raw_dumps_one_thread)
+{
+	tb_test_run r;
+	tb_test_sh("T=$(mktemp -d) && tar xzf tests/data/formats-6.18.tar.gz -C $T && "
+		   "R=tests/data/raw-sched4k && "
+		   "$CLI convert --to perfetto --jobs 1 --events $T/events $T/one $R/cpu0.raw "
+		   "$R/cpu1.raw 2>$T/e1 && "
+		   "$CLI convert --to perfetto --jobs 3 --events $T/events $T/three $R/cpu0.raw "
+		   "$R/cpu1.raw 2>$T/e3 && cmp $T/one $T/three && cmp $T/e1 $T/e3 && "
+		   "wc -c < $T/one; rc=$?; rm -rf $T; exit $rc", &r);
+	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err);
+	ck_assert_uint_eq(strtoul(r.out, NULL, 10), 3919055);
+	tb_test_run_free(&r);
+}
+END_TEST
+
 /* Every write checked on several threads too; the option itself. */
 START_TEST(pfjobs_write_error_and_option)
 {
@@ -199,6 +217,7 @@ Suite *tb_suite_pfjobs(void)
 	tcase_add_test(tc, pfjobs_output_is_the_one_thread_output);
 	tcase_add_test(tc, pfjobs_damaged_pages_said_in_place);
 	tcase_add_test(tc, pfjobs_clock_going_back);
+	tcase_add_test(tc, pfjobs_raw_dumps_one_thread);
 	tcase_add_test(tc, pfjobs_write_error_and_option);
 	suite_add_tcase(s, tc);
 	return s;
