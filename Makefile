@@ -59,12 +59,16 @@ EXTRA_LDFLAGS += $(SAN_FLAGS)
 endif
 
 CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L
-LIB_CFLAGS := $(CSTD) $(OPT) $(WARN) -Werror $(HARDEN) -fPIC -fvisibility=hidden \
+# No basic-block vectorizer: on the per-event paths it pairs neighbouring
+# struct fields into 16-byte loads that wait on the 8-byte stores just
+# made to them (report measured 3-5% faster without it, on gcc 12).
+NO_SLP   := $(call probe,-fno-tree-slp-vectorize) $(call probe,-fno-slp-vectorize)
+LIB_CFLAGS := $(CSTD) $(OPT) $(NO_SLP) $(WARN) -Werror $(HARDEN) -fPIC -fvisibility=hidden \
               $(call probe,-fstack-usage) \
               -DTB_BUILDING_LIBRARY -Iinclude -Ilib $(EXTRA_CFLAGS)
 # Tests, CLI, fuzz and bench: strict, but without the conversion warnings
 # that Check's macros and printf-heavy code trip over.
-APP_CFLAGS := $(CSTD) $(OPT) -Wall -Wextra -Wshadow -Wvla -Wformat=2 -Werror \
+APP_CFLAGS := $(CSTD) $(OPT) $(NO_SLP) -Wall -Wextra -Wshadow -Wvla -Wformat=2 -Werror \
               $(HARDEN) -Iinclude -Ilib $(EXTRA_CFLAGS)
 
 # Optional decompressors for the CLI (the library never links them).
@@ -112,6 +116,11 @@ all: $(STATIC) $(SHARED) $(CLI)
 $(BUILD)/lib/%.o: lib/%.c $(LIB_HDR) Makefile
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+# pmclog's decoder and the text sink keep the basic-block vectorizer (see
+# NO_SLP): pmclog's JSON printer is 5% faster with it.
+$(BUILD)/lib/pmclog.o $(BUILD)/lib/text.o: LIB_CFLAGS += $(call probe,-ftree-slp-vectorize) \
+	$(call probe,-fslp-vectorize)
 
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@

@@ -1,9 +1,9 @@
 #!/bin/bash
-# `tracebound report --jobs 2` and `convert --to perfetto --jobs 2`
-# against `--jobs 1` on a large capture (issue 17: goal >= 1.8x wall time
-# on 2 cores, output byte-identical):
+# `tracebound report --jobs 2`, `convert --to perfetto --jobs 2` and
+# `convert --to parquet --jobs 2` against `--jobs 1` on a large capture
+# (issue 17: goal >= 1.8x wall time on 2 cores, output byte-identical):
 #   bash bench/jobs_bench.sh [FILE.dat]         after `make`
-#   MODES=perfetto bash bench/jobs_bench.sh      one of them (plain raw perfetto)
+#   MODES=perfetto bash bench/jobs_bench.sh      some of them (plain raw perfetto parquet)
 # FILE defaults to build/bench/large.dat, made by bench/make_large.sh
 # (root, tracefs, trace-cmd; a few hundred MB captured on this machine,
 # made once and reused).  Without that script, a capture of its own is
@@ -61,17 +61,21 @@ tb() {
 run() {
 	{ /usr/bin/time -f "%U %S" "$cli" "$@" > /dev/null; } 2>&1 | tail -1
 }
-wall() {
+# wall seconds of a command, its output discarded
+wall_of() {
 	local s e
 	s=$(date +%s.%N)
-	tb "$@" > /dev/null 2>&1
+	"$@" > /dev/null
 	e=$(date +%s.%N)
 	echo "$s $e" | awk '{ printf "%.3f", $2 - $1 }'
 }
+wall() { wall_of tb "$@" 2> /dev/null; }
 median() { tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 best() { tr ' ' '\n' | sort -g | head -1; }
 
-for mode in ${MODES:-plain raw perfetto}; do
+modes=" ${MODES:-plain raw perfetto parquet} "
+for mode in $modes; do
+	[ $mode = parquet ] && continue
 	opt= name="report" n=$runs
 	[ $mode = raw ] && opt=--raw name="report --raw"
 	[ $mode = perfetto ] && name="convert --to perfetto" n=${PF_RUNS:-3}
@@ -100,4 +104,32 @@ for mode in ${MODES:-plain raw perfetto}; do
 	echo "  speed-up of --jobs 2: best ${sb}x, median ${sm}x (goal 1.8x)"
 	echo "figure: jobs2_${mode}_speedup $sb"
 done
+
+if [[ $modes == *" parquet "* ]]; then
+	# convert --to parquet: the events table and the per-event tables on two
+	# threads; the files of --jobs 1 and --jobs 2 compared, then each timed
+	# (written to a temporary directory, removed after each run).
+	pq=$(mktemp -d "${TMPDIR:-/tmp}/tb-jobs-bench.XXXXXX")
+	trap 'rm -rf "$pq"' EXIT
+	pqconv() { rm -rf "$pq/$1"; "$cli" convert --to parquet --jobs "$2" "$pq/$1" "$file" 2> /dev/null; }
+	pqconv one 1
+	pqconv two 2
+	diff -r "$pq/one" "$pq/two" > /dev/null ||
+		{ echo "jobs_bench: convert --to parquet: --jobs 2 files differ from --jobs 1" >&2; exit 1; }
+	rm -rf "$pq/one" "$pq/two"
+	w1= w2=
+	for r in $(seq "$runs"); do
+		w1="$w1 $(wall_of pqconv x 1)"
+		w2="$w2 $(wall_of pqconv x 2)"
+	done
+	b1=$(echo $w1 | best); b2=$(echo $w2 | best)
+	m1=$(echo $w1 | median); m2=$(echo $w2 | median)
+	echo "convert --to parquet: identical files"
+	echo "  --jobs 1 wall:$w1 s (best $b1, median $m1)"
+	echo "  --jobs 2 wall:$w2 s (best $b2, median $m2)"
+	sb=$(echo "$b1 $b2" | awk '{ printf "%.2f", $1 / $2 }')
+	sm=$(echo "$m1 $m2" | awk '{ printf "%.2f", $1 / $2 }')
+	echo "  speed-up of --jobs 2: best ${sb}x, median ${sm}x (goal 1.8x)"
+	echo "figure: jobs2_parquet_speedup $sb"
+fi
 echo "jobs_bench: load after $(cut -d' ' -f1-3 /proc/loadavg)"

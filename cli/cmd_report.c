@@ -796,7 +796,7 @@ int tb_cmd_report(int argc, char **argv)
 		case O_TSDIFF: o.line_flags |= TB_TEXT_TSDIFF; break;
 		case O_CPU: o.cpus = v; break;
 		case O_JOBS:
-			if (tb_opts_jobs(&p, v, &o.jobs) != 0)
+			if (tb_opts_jobs(&p, v, &o.jobs))
 				return TB_EXIT_USAGE;
 			break;
 		case O_EVENTS: o.events = v; break;

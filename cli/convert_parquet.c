@@ -11,6 +11,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,9 +28,11 @@
 /* Column buffers.  A table starts small (a fixed-width column holds 512
  * rows of 8 bytes; a byte or list column four of the capture's largest
  * pages, so no record is too large for it) and doubles its buffers each
- * time a row group goes out, up to the caps, while all tables' buffers
- * together stay within BUF_BUDGET: busy tables get large row groups,
- * quiet ones stay small, and memory is bounded whatever the capture. */
+ * time a row group goes out, up to the caps.  The per-event tables'
+ * buffers together stay within BUF_BUDGET: busy tables get large row
+ * groups, quiet ones stay small, and memory is bounded whatever the
+ * capture.  The events table, one table, always grows to its caps: so
+ * no table's growth depends on the other side of the --jobs split. */
 #define INT_START ((size_t)4 << 10)
 #define INT_CAP ((size_t)128 << 10)
 #define VAR_CAP ((size_t)512 << 10)
@@ -44,6 +48,41 @@ enum { C_TS, C_CPU, C_PID, C_COMM, C_NFIXED };
 enum { E_SYSTEM = C_NFIXED, E_NAME, E_ID, E_BUFFER, E_TEXT, E_NCOLS };
 
 typedef struct pq_out pq_out;
+
+/*
+ * --jobs 2 and more: two threads.  The main one walks the session and
+ * writes the events table (R_EVENTS: the walk's stderr, the counts,
+ * --text); it hands each event with a format, its record copied, to the
+ * other through a bounded queue of chunks, and that one writes the
+ * per-event tables (R_FORMATS).  Every table is written by one thread
+ * with the state one thread would have, so every file is the one-thread
+ * file byte for byte.
+ */
+enum { R_EVENTS = 1, R_FORMATS = 2 };
+
+#define Q_CHUNKS 8                                      /* chunks in flight */
+#define Q_CHUNK ((size_t)2 * TB_DAT_PAGE_MAX + 4096)    /* holds any record */
+
+/* An event as the queue holds it: then the comm and the record's bytes. */
+typedef struct q_rec {
+	uint64_t ts;
+	const tb_format *format;
+	uint32_t cpu, buffer, len, comm_len;
+	int32_t pid;
+	int has_id;
+} q_rec;
+
+typedef struct pq_shared {
+	atomic_int stop;          /* an output error on either side: both stop */
+	atomic_int said;          /* the first error was printed */
+	/* the queue (used with two threads) */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint8_t *chunk[Q_CHUNKS];
+	size_t used[Q_CHUNKS];
+	uint64_t head, tail;      /* chunks taken, chunks given */
+	int done, quit;           /* no more chunks; the taker stopped */
+} pq_shared;
 
 typedef struct pq_table {
 	pq_out *o;
@@ -72,6 +111,10 @@ typedef struct pq_slot {
 } pq_slot;
 
 struct pq_out {
+	unsigned roles;           /* R_EVENTS | R_FORMATS */
+	int queue;                /* R_EVENTS: events with a format go to the queue */
+	pq_shared *sh;
+	int malformed;            /* a page did not read (R_EVENTS) */
 	const char *dir;          /* OUTDIR/STEM */
 	int text;                 /* --text: rendered text in the events table */
 	int failed;               /* an output error was reported: exit 2 */
@@ -90,6 +133,7 @@ struct pq_out {
 	ZSTD_CCtx *zc;
 #endif
 	tb_field_value *fv;       /* one record's decoded fields */
+	tb_pq_kv kv[2];           /* the events table's key/values */
 	uint64_t no_format, events, bad_pages, bad_records;
 	tb_cli_capture *c;
 	const tb_session_info *info;
@@ -100,10 +144,11 @@ struct pq_out {
 
 static void out_error(pq_out *o, const char *path, const char *what, int err)
 {
-	if (!o->failed)
+	if (!o->failed && !atomic_exchange(&o->sh->said, 1))
 		fprintf(stderr, "tracebound: %s: %s%s%s\n", path, what, err ? ": " : "",
 			err ? strerror(err) : "");
 	o->failed = 1;
+	atomic_store(&o->sh->stop, 1);
 }
 
 /* ---- files ---- */
@@ -299,7 +344,8 @@ static int table_start(pq_out *o, pq_table *t, const tb_format *fmt, const char 
 		tb_pq_column *c = &t->cols[i];
 		c->cap = c->kind == TB_PQ_INT ? INT_START : o->var_min;
 		c->buf = malloc(c->cap);
-		o->mem += c->cap;
+		if (fmt)
+			o->mem += c->cap;
 		if (!c->buf) {
 			out_error(o, file, "out of memory", 0);
 			return -1;
@@ -341,7 +387,7 @@ static void table_grow(pq_out *o, pq_table *t)
 		if (t->cols[i].cap < max)
 			more += t->cols[i].cap;
 	}
-	if (!more || more > BUF_BUDGET - (o->mem < BUF_BUDGET ? o->mem : BUF_BUDGET))
+	if (!more || (t->fmt && more > BUF_BUDGET - (o->mem < BUF_BUDGET ? o->mem : BUF_BUDGET)))
 		return;
 	for (i = 0; i < t->ncols; i++) {
 		tb_pq_column *c = &t->cols[i];
@@ -356,7 +402,8 @@ static void table_grow(pq_out *o, pq_table *t)
 			return;
 		}
 		free(old);
-		o->mem += cap / 2;
+		if (t->fmt)
+			o->mem += cap / 2;
 	}
 }
 
@@ -581,25 +628,15 @@ static pq_table *format_table(pq_out *o, const tb_format *f, uint32_t b)
 	return o->last = t;
 }
 
-static void on_event(pq_out *o, const tb_session_event *ev)
+/* The events table's row (R_EVENTS): 0, or -1 when it could not go out. */
+static int events_row(pq_out *o, const tb_session_event *ev)
 {
 	const tb_format *f = ev->format;
-	pq_table *t = f ? format_table(o, f, ev->buffer) : NULL;
 	pq_table *all = &o->all;
 	const tb_session_buffer_info *bi;
-	size_t i;
-	tb_error e;
-	if (o->failed || (f && !t))
-		return;
 	o->events++;
-	if (f) {
-		/* a field that does not read is a null; the others still count */
-		if (tb_format_decode(f, ev->data, ev->len, o->info->big_endian, o->fv, f->nfields,
-				     &e) != TB_OK)
-			o->bad_records++;
-	} else {
+	if (!f)
 		o->no_format++;
-	}
 	memset(all->vals, 0, all->ncols * sizeof(*all->vals));
 	all->vals[C_TS].i = ev->ts;
 	all->vals[C_CPU].i = ev->cpu;
@@ -621,13 +658,29 @@ static void on_event(pq_out *o, const tb_session_event *ev)
 	if (o->text) {
 		if (tb_cli_render(o->c, ev, TB_TEXT_PRINT, &o->line) != 0) {
 			out_error(o, o->dir, "out of memory", 0);
-			return;
+			return -1;
 		}
 		text_value(&all->vals[E_TEXT], o->line.p, o->line.len);
 	}
-	if (table_row(o, all) || !t)
-		return;
-	memcpy(t->vals, all->vals, C_NFIXED * sizeof(*t->vals));
+	return table_row(o, all);
+}
+
+/* The event's row in its format's table t (R_FORMATS). */
+static void format_row(pq_out *o, const tb_session_event *ev, pq_table *t)
+{
+	const tb_format *f = ev->format;
+	size_t i;
+	tb_error e;
+	/* a field that does not read is a null; the others still count */
+	if (tb_format_decode(f, ev->data, ev->len, o->info->big_endian, o->fv, f->nfields,
+			     &e) != TB_OK)
+		o->bad_records++;
+	memset(t->vals, 0, C_NFIXED * sizeof(*t->vals));
+	t->vals[C_TS].i = ev->ts;
+	t->vals[C_CPU].i = ev->cpu;
+	t->vals[C_PID].i = (uint64_t)(int64_t)ev->pid;
+	t->vals[C_PID].is_null = !ev->has_id;
+	text_value(&t->vals[C_COMM], ev->comm, ev->comm_len);
 	for (i = C_NFIXED; i < t->ncols; i++) {
 		const tb_field_value *fv = &o->fv[t->field[i]];
 		const tb_pq_column *c = &t->cols[i];
@@ -661,6 +714,140 @@ static void on_event(pq_out *o, const tb_session_event *ev)
 	table_row(o, t);
 }
 
+/* ---- the queue between the two threads ---- */
+
+/* Give the filled chunk (the giver's chunk tail % Q_CHUNKS) and wait for a
+ * free one: 0, or -1 when the taker stopped. */
+static int q_give(pq_shared *sh)
+{
+	int rc;
+	pthread_mutex_lock(&sh->mu);
+	sh->tail++;
+	pthread_cond_broadcast(&sh->cv);
+	while (sh->tail - sh->head >= Q_CHUNKS && !sh->quit)
+		pthread_cond_wait(&sh->cv, &sh->mu);
+	rc = sh->quit ? -1 : 0;
+	if (!rc)
+		sh->used[sh->tail % Q_CHUNKS] = 0;
+	pthread_mutex_unlock(&sh->mu);
+	return rc;
+}
+
+/* Queue the event for the per-event tables: 0, or -1 (the taker stopped). */
+static int q_put(pq_shared *sh, const tb_session_event *ev)
+{
+	size_t k = sh->tail % Q_CHUNKS;
+	size_t n = (sizeof(q_rec) + ev->comm_len + ev->len + 7) & ~(size_t)7;
+	q_rec r;
+	uint8_t *p;
+	if (Q_CHUNK - sh->used[k] < n) {
+		if (q_give(sh))
+			return -1;
+		k = sh->tail % Q_CHUNKS;
+	}
+	p = sh->chunk[k] + sh->used[k];
+	r.ts = ev->ts;
+	r.format = ev->format;
+	r.cpu = ev->cpu;
+	r.buffer = ev->buffer;
+	r.len = ev->len;
+	r.comm_len = (uint32_t)ev->comm_len;
+	r.pid = ev->pid;
+	r.has_id = ev->has_id;
+	memcpy(p, &r, sizeof(r));
+	memcpy(p + sizeof(r), ev->comm, ev->comm_len);
+	memcpy(p + sizeof(r) + ev->comm_len, ev->data, ev->len);
+	sh->used[k] += n;
+	return 0;
+}
+
+static void q_finish(pq_shared *sh)
+{
+	pthread_mutex_lock(&sh->mu);
+	sh->tail++;
+	sh->done = 1;
+	pthread_cond_broadcast(&sh->cv);
+	pthread_mutex_unlock(&sh->mu);
+}
+
+static void format_event(pq_out *o, const tb_session_event *ev);
+
+/* The taker: every queued event into the per-event tables. */
+static void q_take_all(pq_out *o)
+{
+	pq_shared *sh = o->sh;
+	for (;;) {
+		size_t k, at = 0, used;
+		pthread_mutex_lock(&sh->mu);
+		while (sh->head == sh->tail && !sh->done)
+			pthread_cond_wait(&sh->cv, &sh->mu);
+		if (sh->head == sh->tail) {
+			pthread_mutex_unlock(&sh->mu);
+			break;
+		}
+		k = sh->head % Q_CHUNKS;
+		used = sh->used[k];
+		pthread_mutex_unlock(&sh->mu);
+		while (at < used && !o->failed && !atomic_load(&sh->stop)) {
+			tb_session_event ev;
+			q_rec r;
+			memcpy(&r, sh->chunk[k] + at, sizeof(r));
+			memset(&ev, 0, sizeof(ev));
+			ev.kind = TB_SEV_EVENT;
+			ev.ts = r.ts;
+			ev.format = r.format;
+			ev.cpu = r.cpu;
+			ev.buffer = r.buffer;
+			ev.len = r.len;
+			ev.comm_len = r.comm_len;
+			ev.pid = r.pid;
+			ev.has_id = r.has_id;
+			ev.comm = (const char *)sh->chunk[k] + at + sizeof(r);
+			ev.data = sh->chunk[k] + at + sizeof(r) + r.comm_len;
+			format_event(o, &ev);
+			at += (sizeof(r) + r.comm_len + r.len + 7) & ~(size_t)7;
+		}
+		pthread_mutex_lock(&sh->mu);
+		sh->head++;
+		if (o->failed)
+			sh->quit = 1;
+		pthread_cond_broadcast(&sh->cv);
+		pthread_mutex_unlock(&sh->mu);
+		if (o->failed)
+			break;
+	}
+	pthread_mutex_lock(&sh->mu);
+	sh->quit = 1;
+	pthread_cond_broadcast(&sh->cv);
+	pthread_mutex_unlock(&sh->mu);
+}
+
+/* The event's row in its format's table (R_FORMATS). */
+static void format_event(pq_out *o, const tb_session_event *ev)
+{
+	pq_table *t = format_table(o, ev->format, ev->buffer);
+	if (t)
+		format_row(o, ev, t);
+}
+
+static void on_event(pq_out *o, const tb_session_event *ev)
+{
+	pq_table *t = NULL;
+	if (o->failed)
+		return;
+	if (o->queue && ev->format && q_put(o->sh, ev)) {
+		o->failed = 1; /* the other side said why */
+		return;
+	}
+	if ((o->roles & R_FORMATS) && ev->format &&
+	    !(t = format_table(o, ev->format, ev->buffer)))
+		return;
+	if ((o->roles & R_EVENTS) && events_row(o, ev))
+		return;
+	if (t)
+		format_row(o, ev, t);
+}
+
 /* ---- metadata.json ---- */
 
 static void json_kv(FILE *m, const char *key, const char *s, size_t n, int comma)
@@ -680,7 +867,9 @@ static void json_clock(FILE *m, const char *key, tb_span clock)
 		json_kv(m, key, clock.ptr, clock.len, 1);
 }
 
-static int write_metadata(pq_out *o, const char *src)
+/* o wrote the events table, fo the per-event tables (the same with one
+ * thread). */
+static int write_metadata(pq_out *o, const pq_out *fo, const char *src)
 {
 	const tb_session_info *in = o->info;
 	const tb_dat *d = tb_session_dat(o->c->s);
@@ -715,7 +904,7 @@ static int write_metadata(pq_out *o, const char *src)
 		(unsigned long long)o->events, (unsigned long long)o->no_format,
 		(unsigned long long)o->bad_pages);
 	fprintf(m, ",\"records_with_unreadable_fields\":%llu",
-		(unsigned long long)o->bad_records);
+		(unsigned long long)fo->bad_records);
 	for (i = 0; i < nd; i++)
 		nformat_damage += !strcmp(tb_session_damage_at(o->c->s, i)->where, "event format");
 	fprintf(m, ",\"formats_rejected\":%zu,\"damage\":[", nformat_damage);
@@ -756,8 +945,8 @@ static int write_metadata(pq_out *o, const char *src)
 	}
 	fprintf(m, "],\"tables\":[{\"file\":\"events.parquet\",\"rows\":%llu}",
 		(unsigned long long)o->all.rows);
-	for (i = 0; i < o->ntables; i++) {
-		const pq_table *t = o->tables[i];
+	for (i = 0; i < fo->ntables; i++) {
+		const pq_table *t = fo->tables[i];
 		int fb = 1;
 		const char *file;
 		if (!t->path)
@@ -853,102 +1042,222 @@ static char *stem_dir(const char *outdir, const char *path, int nth, char **used
 	return d;
 }
 
-/* Convert the opened capture c into dir (c is closed here). */
-static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path, int text,
-			   uint8_t *scratch, size_t scap, uint8_t *cscratch, size_t ccap,
-			   void *zc, const tb_session_raw_cpu *raw, size_t nraw)
+/* Scratch memory of one writing thread. */
+typedef struct pq_mem {
+	uint8_t *scratch, *cscratch;
+	size_t scap, ccap;
+	void *zc;
+} pq_mem;
+
+static int mem_alloc(pq_mem *m)
 {
-	tb_cli_capture c = *cp;
-	tb_pq_kv kv[2];
+	/* the largest column buffer: four of the largest pages (grown
+	 * buffers stay below 2 * VAR_CAP, less than that) */
+	m->scap = tb_pq_scratch_size(4 * (size_t)TB_DAT_PAGE_MAX);
+	m->scratch = malloc(m->scap);
+	m->ccap = 0;
+	m->cscratch = NULL;
+	m->zc = NULL;
+#ifdef TB_HAVE_ZSTD
+	m->ccap = ZSTD_compressBound(m->scap);
+	m->cscratch = malloc(m->ccap);
+	m->zc = ZSTD_createCCtx();
+	if (!m->cscratch || !m->zc)
+		return -1;
+#endif
+	return m->scratch ? 0 : -1;
+}
+
+static void mem_free(pq_mem *m)
+{
+	free(m->scratch);
+	free(m->cscratch);
+#ifdef TB_HAVE_ZSTD
+	ZSTD_freeCCtx(m->zc);
+#endif
+	memset(m, 0, sizeof(*m));
+}
+
+static void out_init(pq_out *o, unsigned roles, pq_shared *sh, tb_cli_capture *c,
+		     const char *dir, int text, const pq_mem *m,
+		     const tb_session_raw_cpu *raw, size_t nraw)
+{
+	size_t b;
+	memset(o, 0, sizeof(*o));
+	o->roles = roles;
+	o->sh = sh;
+	o->dir = dir;
+	o->text = text;
+	o->scratch = m->scratch;
+	o->scratch_cap = m->scap;
+	o->cscratch = m->cscratch;
+	o->cscratch_cap = m->ccap;
+	o->var_min = VAR_MIN;
+#ifdef TB_HAVE_ZSTD
+	o->zc = m->zc;
+#endif
+	o->c = c;
+	o->raw = raw;
+	o->nraw = nraw;
+	o->info = tb_session_get_info(c->s);
+	for (b = 0; b < o->info->nbuffers; b++) {
+		const tb_session_buffer_info *bi = tb_session_buffer(c->s, b);
+		if (bi && 4 * (size_t)bi->page_size > o->var_min)
+			o->var_min = 4 * (size_t)bi->page_size;
+	}
+	if (o->var_min > 4 * (size_t)TB_DAT_PAGE_MAX)
+		o->var_min = 4 * (size_t)TB_DAT_PAGE_MAX;
+}
+
+static void out_free(pq_out *o)
+{
+	size_t i;
+	if (o->all.cols)
+		table_free(&o->all);
+	for (i = 0; i < o->ntables; i++) {
+		table_free(o->tables[i]);
+		free(o->tables[i]);
+	}
+	free(o->tables);
+	free(o->index);
+	free(o->fv);
+	free(o->line.p);
+}
+
+/* Walk the capture into o's tables and finish them.  The events side
+ * also says what the walk met on stderr, as it meets it. */
+static void out_walk(pq_out *o, const char *path)
+{
 	tb_session_event ev;
 	tb_error e;
 	tb_status st;
-	pq_out o;
-	size_t b, i;
-	int malformed = 0, progress = isatty(2);
-	memset(&o, 0, sizeof(o));
-	(void)zc;
-	o.dir = dir;
-	o.text = text;
-	o.scratch = scratch;
-	o.scratch_cap = scap;
-	o.cscratch = cscratch;
-	o.cscratch_cap = ccap;
-	o.var_min = VAR_MIN;
-#ifdef TB_HAVE_ZSTD
-	o.zc = zc;
-#endif
-	o.c = &c;
-	o.raw = raw;
-	o.nraw = nraw;
-	o.info = tb_session_get_info(c.s);
-	for (b = 0; b < o.info->nbuffers; b++) {
-		const tb_session_buffer_info *bi = tb_session_buffer(c.s, b);
-		if (bi && 4 * (size_t)bi->page_size > o.var_min)
-			o.var_min = 4 * (size_t)bi->page_size;
+	int progress = (o->roles & R_EVENTS) && isatty(2);
+	size_t i;
+	if (o->roles & R_EVENTS) {
+		tb_pq_kv *kv = o->kv; /* borrowed by the writer until it finishes */
+		kv[0].key = "tracebound.source";
+		kv[0].key_len = 17;
+		kv[0].value = path;
+		kv[0].value_len = strlen(path);
+		kv[1].key = "tracebound.table";
+		kv[1].key_len = 16;
+		kv[1].value = "events";
+		kv[1].value_len = 6;
+		if (table_start(o, &o->all, NULL, "events.parquet", kv, 2))
+			return;
 	}
-	if (o.var_min > 4 * (size_t)TB_DAT_PAGE_MAX)
-		o.var_min = 4 * (size_t)TB_DAT_PAGE_MAX;
+	while (!o->failed && !atomic_load(&o->sh->stop) &&
+	       (st = tb_session_next(o->c->s, &ev, &e)) != TB_END) {
+		if (st != TB_OK) {
+			if (o->roles & R_EVENTS) {
+				o->bad_pages++;
+				o->malformed = 1;
+				tb_cli_print_page_error(o->c, &e);
+			}
+			continue;
+		}
+		if (progress && (o->events & 0xfffff) == 0 && o->events)
+			fprintf(stderr, "\r%s: %llu events", path, (unsigned long long)o->events);
+		on_event(o, &ev);
+	}
+	if (progress && o->events > 0xfffff)
+		fprintf(stderr, "\r\n");
+	if (o->roles & R_EVENTS) {
+		/* tables or formats that did not parse: said on stderr, malformed */
+		tb_cli_print_damage(o->c, stderr);
+		if (tb_session_ndamage(o->c->s))
+			o->malformed = 1;
+		if (!o->failed)
+			table_finish(o, &o->all);
+	}
+	for (i = 0; i < o->ntables && !o->failed; i++)
+		table_finish(o, o->tables[i]);
+}
+
+static void *formats_thread(void *arg)
+{
+	pq_out *o = arg;
+	size_t i;
+	q_take_all(o);
+	for (i = 0; i < o->ntables && !o->failed; i++)
+		table_finish(o, o->tables[i]);
+	return NULL;
+}
+
+/* Convert the opened capture c into dir (c is closed here): on two
+ * threads when jobs > 1. */
+static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path, int text,
+			   const pq_mem *m, int jobs, const tb_session_raw_cpu *raw, size_t nraw)
+{
+	tb_cli_capture c = *cp;
+	pq_shared sh;
+	pq_out o, o2;
+	pq_mem m2;
+	pthread_t th;
+	int two = 0, failed, malformed, k, nchunks = 0;
+	memset(&sh, 0, sizeof(sh));
+	atomic_init(&sh.stop, 0);
+	atomic_init(&sh.said, 0);
+	memset(&m2, 0, sizeof(m2));
+	memset(&o2, 0, sizeof(o2));
+	out_init(&o, R_EVENTS | R_FORMATS, &sh, &c, dir, text, m, raw, nraw);
 	o.fv = calloc(TB_FORMAT_MAX_FIELDS, sizeof(*o.fv));
 	if (!o.fv || mkdir_p(dir)) {
 		out_error(&o, dir, o.fv ? "cannot create" : "out of memory", o.fv ? errno : 0);
 		goto done;
 	}
-	/* kv: borrowed by the writer until it finishes */
-	kv[0].key = "tracebound.source";
-	kv[0].key_len = 17;
-	kv[0].value = path;
-	kv[0].value_len = strlen(path);
-	kv[1].key = "tracebound.table";
-	kv[1].key_len = 16;
-	kv[1].value = "events";
-	kv[1].value_len = 6;
-	if (table_start(&o, &o.all, NULL, "events.parquet", kv, 2))
-		goto done;
-	while (!o.failed && (st = tb_session_next(c.s, &ev, &e)) != TB_END) {
-		if (st != TB_OK) {
-			o.bad_pages++;
-			malformed = 1;
-			tb_cli_print_page_error(&c, &e);
-			continue;
+	if (jobs > 1 && mem_alloc(&m2) == 0) {
+		for (nchunks = 0; nchunks < Q_CHUNKS; nchunks++)
+			if (!(sh.chunk[nchunks] = malloc(Q_CHUNK)))
+				break;
+	}
+	if (nchunks == Q_CHUNKS) {
+		pthread_mutex_init(&sh.mu, NULL);
+		pthread_cond_init(&sh.cv, NULL);
+		out_init(&o2, R_FORMATS, &sh, &c, dir, text, &m2, raw, nraw);
+		o2.fv = o.fv;
+		o.roles = R_EVENTS;
+		o.queue = 1;
+		two = pthread_create(&th, NULL, formats_thread, &o2) == 0;
+		if (!two) {
+			/* one thread after all */
+			o2.fv = NULL;
+			o.roles = R_EVENTS | R_FORMATS;
+			o.queue = 0;
+		} else {
+			o.fv = NULL;
 		}
-		if (progress && (o.events & 0xfffff) == 0 && o.events)
-			fprintf(stderr, "\r%s: %llu events", path, (unsigned long long)o.events);
-		on_event(&o, &ev);
 	}
-	if (progress && o.events > 0xfffff)
-		fprintf(stderr, "\r\n");
-	/* tables or formats that did not parse: said on stderr, malformed */
-	tb_cli_print_damage(&c, stderr);
-	if (tb_session_ndamage(c.s))
-		malformed = 1;
-	if (!o.failed)
-		table_finish(&o, &o.all);
-	for (i = 0; i < o.ntables && !o.failed; i++)
-		table_finish(&o, o.tables[i]);
-	if (!o.failed)
-		write_metadata(&o, path);
+	out_walk(&o, path);
+	if (two) {
+		q_finish(&sh);
+		pthread_join(th, NULL);
+		pthread_cond_destroy(&sh.cv);
+		pthread_mutex_destroy(&sh.mu);
+	} else if (nchunks == Q_CHUNKS) {
+		pthread_cond_destroy(&sh.cv);
+		pthread_mutex_destroy(&sh.mu);
+	}
+	if (!o.failed && !(two && o2.failed))
+		write_metadata(&o, two ? &o2 : &o, path);
 done:
-	if (o.all.cols)
-		table_free(&o.all);
-	for (i = 0; i < o.ntables; i++) {
-		table_free(o.tables[i]);
-		free(o.tables[i]);
-	}
-	free(o.tables);
-	free(o.index);
-	free(o.fv);
-	free(o.line.p);
+	failed = o.failed || (two && o2.failed);
+	malformed = o.malformed;
+	out_free(&o);
+	if (two)
+		out_free(&o2);
+	for (k = 0; k < nchunks; k++)
+		free(sh.chunk[k]);
+	mem_free(&m2);
 	tb_cli_capture_close(&c);
 	memset(cp, 0, sizeof(*cp));
-	if (o.failed)
+	if (failed)
 		return TB_EXIT_USAGE;
 	return malformed ? TB_EXIT_MALFORMED : TB_EXIT_OK;
 }
 
 
-static int convert_dat(const char *dir, const char *path, int text, uint8_t *scratch,
-		       size_t scap, uint8_t *cscratch, size_t ccap, void *zc)
+static int convert_dat(const char *dir, const char *path, int text, const pq_mem *m, int jobs)
 {
 	tb_session_options so = { 0, 0 };
 	tb_cli_capture c;
@@ -957,7 +1266,7 @@ static int convert_dat(const char *dir, const char *path, int text, uint8_t *scr
 	 * formats met on the way have been parsed too */
 	if ((rc = tb_cli_capture_open(&c, path, &so, NULL)) != 0)
 		return rc;
-	return convert_capture(&c, dir, path, text, scratch, scap, cscratch, ccap, zc, NULL, 0);
+	return convert_capture(&c, dir, path, text, m, jobs, NULL, 0);
 }
 
 /* ---- raw dumps with an events directory ---- */
@@ -1064,8 +1373,7 @@ static int raw_formats(raw_input *r, const char *dir)
 }
 
 static int convert_raw(const char *dir, const char *events, const char *hp_path,
-		       char **files, int nfiles, int text, uint8_t *scratch, size_t scap,
-		       uint8_t *cscratch, size_t ccap, void *zc)
+		       char **files, int nfiles, int text, const pq_mem *m, int jobs)
 {
 	tb_session_options so = { 0, 0 };
 	tb_session_source src;
@@ -1127,8 +1435,7 @@ static int convert_raw(const char *dir, const char *events, const char *hp_path,
 		raw_free(&r);
 		return st == TB_ERR_NO_SPACE || st == TB_ERR_ARG ? TB_EXIT_USAGE : TB_EXIT_MALFORMED;
 	}
-	rc = convert_capture(&c, dir, files[0], text, scratch, scap, cscratch, ccap, zc, r.cpus,
-			     r.ncpus);
+	rc = convert_capture(&c, dir, files[0], text, m, jobs, r.cpus, r.ncpus);
 	raw_free(&r);
 	return rc;
 }
@@ -1137,21 +1444,18 @@ static const tb_opt parquet_options[] = {
 	{ 1, "--text", NULL, NULL, "add the rendered text column" },
 	{ 2, "--events", NULL, "DIR", "event formats for raw cpuN.raw inputs" },
 	{ 3, "--header-page", NULL, "FILE", "the sub-buffer layout of raw inputs" },
+	{ 4, "--jobs", "-j", "N", "write on 2 threads when N > 1, files unchanged (default: the machine's cores)" },
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
 int tb_convert_parquet(int argc, char **argv)
 {
-	int i = 1, text = 0, rc = TB_EXIT_OK, nfiles, k, id, npos = 0;
+	int i = 1, text = 0, rc = TB_EXIT_OK, nfiles, k, id, npos = 0, jobs = tb_opts_default_jobs();
 	tb_opts po;
 	const char *v;
 	const char *outdir, *events = NULL, *hp = NULL;
-	uint8_t *scratch, *cscratch = NULL;
-	/* the largest column buffer: four of the largest pages (grown
-	 * buffers stay below 2 * VAR_CAP, less than that) */
-	size_t scap = tb_pq_scratch_size(4 * (size_t)TB_DAT_PAGE_MAX), ccap = 0;
+	pq_mem m;
 	char **dirs;
-	void *zc = NULL;
 	tb_opts_init(&po, "convert --to parquet",
 		     "[--text] OUTDIR FILE.dat...\n"
 		     "       tracebound convert --to parquet [--text] --events DIR "
@@ -1164,6 +1468,10 @@ int tb_convert_parquet(int argc, char **argv)
 		case 1: text = 1; break;
 		case 2: events = v; break;
 		case 3: hp = v; break;
+		case 4:
+			if (tb_opts_jobs(&po, v, &jobs))
+				return TB_EXIT_USAGE;
+			break;
 		default: argv[++npos] = (char *)(uintptr_t)v; break;
 		}
 	}
@@ -1176,14 +1484,8 @@ int tb_convert_parquet(int argc, char **argv)
 		fprintf(stderr, "tracebound: %s: cannot create: %s\n", outdir, strerror(errno));
 		return TB_EXIT_USAGE;
 	}
-	scratch = malloc(scap);
 	dirs = calloc((size_t)nfiles + 1, sizeof(*dirs));
-#ifdef TB_HAVE_ZSTD
-	ccap = ZSTD_compressBound(scap);
-	cscratch = malloc(ccap);
-	zc = ZSTD_createCCtx();
-#endif
-	if (!scratch || !dirs || (ccap && (!cscratch || !zc))) {
+	if (mem_alloc(&m) || !dirs) {
 		fprintf(stderr, "tracebound: out of memory\n");
 		rc = TB_EXIT_USAGE;
 		goto out;
@@ -1208,8 +1510,7 @@ int tb_convert_parquet(int argc, char **argv)
 			rc = TB_EXIT_USAGE;
 			goto out;
 		}
-		rc = convert_raw(dirs[0], events, hp, argv + i, nfiles, text, scratch, scap,
-				 cscratch, ccap, zc);
+		rc = convert_raw(dirs[0], events, hp, argv + i, nfiles, text, &m, jobs);
 		goto out;
 	}
 	for (k = 0; k < nfiles; k++) {
@@ -1220,7 +1521,7 @@ int tb_convert_parquet(int argc, char **argv)
 			rc = TB_EXIT_USAGE;
 			break;
 		}
-		r = convert_dat(dirs[k], argv[i + k], text, scratch, scap, cscratch, ccap, zc);
+		r = convert_dat(dirs[k], argv[i + k], text, &m, jobs);
 		if (r > rc)
 			rc = r;
 	}
@@ -1228,10 +1529,6 @@ out:
 	for (k = 0; dirs && k < nfiles; k++)
 		free(dirs[k]);
 	free(dirs);
-	free(scratch);
-	free(cscratch);
-#ifdef TB_HAVE_ZSTD
-	ZSTD_freeCCtx(zc);
-#endif
+	mem_free(&m);
 	return rc;
 }

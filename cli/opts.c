@@ -147,16 +147,15 @@ bad:
 int tb_opts_default_jobs(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 1 ? (n > TB_OPTS_MAX_JOBS ? TB_OPTS_MAX_JOBS : (int)n) : 1;
+	return n > 1 ? (n > TB_MAX_JOBS ? TB_MAX_JOBS : (int)n) : 1;
 }
 
 int tb_opts_jobs(const tb_opts *p, const char *val, int *jobs)
 {
 	char *end;
 	long n = strtol(val, &end, 10);
-	if (!*val || *end || n < 1 || n > TB_OPTS_MAX_JOBS) {
-		tb_opts_fail(p, "--jobs '%s': a number of threads from 1 to %d", val,
-			     TB_OPTS_MAX_JOBS);
+	if (!*val || *end || n < 1 || n > TB_MAX_JOBS) {
+		tb_opts_fail(p, "--jobs '%s': a number of threads from 1 to %d", val, TB_MAX_JOBS);
 		return -1;
 	}
 	*jobs = (int)n;

@@ -59,14 +59,15 @@ void tb_opts_help(const tb_opts *p);
  * 0 on success; else prints a message naming opt and returns -1. */
 int tb_opts_size(const tb_opts *p, const char *opt, const char *val, uint64_t *out);
 
+/* --jobs: the default (the machine's online cores, 1 to TB_MAX_JOBS), and
+ * a value "N" from 1 to TB_MAX_JOBS (else a message naming the option and
+ * -1). */
+#define TB_MAX_JOBS 64
+int tb_opts_default_jobs(void);
+int tb_opts_jobs(const tb_opts *p, const char *val, int *jobs);
+
 /* A decimal number in [lo, hi]; else a message and -1. */
 int tb_opts_uint(const tb_opts *p, const char *opt, const char *val,
 		 uint64_t lo, uint64_t hi, uint64_t *out);
-
-/* --jobs N: the default (the online cores, 1 to TB_OPTS_MAX_JOBS) and the
- * option's value (1 to TB_OPTS_MAX_JOBS; else a message and -1). */
-#define TB_OPTS_MAX_JOBS 64
-int tb_opts_default_jobs(void);
-int tb_opts_jobs(const tb_opts *p, const char *val, int *jobs);
 
 #endif

@@ -25,6 +25,13 @@ size_t tb_dec_digits(char *end, uint64_t v);
 /* The low n decimal digits of v at p[0..n), leading zeros kept ("%0*u"). */
 void tb_dec_fixed(char *p, uint32_t v, unsigned n);
 
+/* "%5u.%06u" of sec (< 100000) and frac (< 1000000), the report line's
+ * time: its 12 bytes as two words, bytes 0..7 in lo and 8..11 in hi, low
+ * byte first, to be stored with tb_put_le64 / tb_put_le32 (no byte is
+ * stored and read back: a read of bytes just written one or two at a time
+ * waits for them). */
+void tb_time12(uint32_t sec, uint32_t frac, uint64_t *lo, uint32_t *hi);
+
 /* v's hex digits ending at end (16 at most): returns how many. */
 size_t tb_hex_digits(char *end, uint64_t v, int upper);
 
@@ -48,6 +55,23 @@ static inline unsigned tb_dec_len(uint64_t v)
 static inline unsigned tb_hex_len(uint64_t v)
 {
 	return v ? (64u - (unsigned)__builtin_clzll(v) + 3u) / 4u : 1u;
+}
+
+/* v at p, low byte first: one store. */
+static inline void tb_put_le64(char *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, 8);
+}
+
+static inline void tb_put_le32(char *p, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	memcpy(p, &v, 4);
 }
 
 /* n bytes (n <= 16) from s to d, no overlap, without a library call:

@@ -143,6 +143,7 @@ struct tb_session {
 	tb_kallsyms ks;
 	tb_printk_fmts pk;
 	tb_render_env env;
+	tb_render_env env_fields;    /* the -R listing's (payload) */
 
 	/* events */
 	dat_src *bufs;
@@ -162,7 +163,8 @@ struct tb_session {
 	const char *pfx_comm;        /* for this comm (the session's own), pid and CPU */
 	int32_t pfx_pid;
 	uint32_t pfx_cpu;
-	char tm[16];                 /* the last line's "%5u.%06u" time (put_time) */
+	uint64_t tm_w0;              /* the last line's "%5u.%06u" time (put_time, */
+	uint32_t tm_w1;              /* tb_time12's words) */
 	uint64_t tm_lo, tm_hi;       /* for the timestamps [lo, hi) (hi 0: none) */
 	uint64_t tm_us;
 	uint64_t prev_line_ts;       /* TB_TEXT_TSDIFF: the previous line's shown time */
@@ -597,6 +599,9 @@ static tb_status load_tables(tb_session *s, const tb_span *cmd, const tb_span *k
 									: TB_KSYM_FIRST;
 	s->env.printk = printk_lookup;
 	s->env.printk_ctx = &s->pk;
+	/* trace-cmd -R names symbols as libtraceevent finds them */
+	s->env_fields = s->env;
+	s->env_fields.ksym_how = TB_KSYM_TEP;
 	return TB_OK;
 }
 
@@ -1476,19 +1481,13 @@ static tb_status payload(tb_session *s, const tb_session_event *ev, unsigned whi
 {
 	const tb_render_prog *p = program(s, ev->format, which);
 	tb_render_result r;
-	tb_render_env env = s->env;
 	char *at;
 	size_t room;
 	if (!p)
 		return TB_ERR_NO_SPACE;
-	if (which == 1) {
-		/* trace-cmd -R names symbols as libtraceevent finds them */
-		env.sym = NULL;
-		env.ksyms = &s->ks;
-		env.ksym_how = TB_KSYM_TEP;
-	}
 	at = tb_text_tail(t, &room);
-	(void)tb_render(p, &env, ev->data, ev->len, at, room, &r);
+	(void)tb_render(p, which == 1 ? &s->env_fields : &s->env, ev->data, ev->len, at, room,
+			&r);
 	tb_text_advance(t, r.len, r.needed);
 	return TB_OK;
 }
@@ -1509,29 +1508,26 @@ static uint64_t put_time(tb_session *s, tb_text *t, uint64_t ts, int ns_clock, i
 		return ts;
 	}
 	if (ts >= s->tm_lo && ts < s->tm_hi && t->len == t->need && t->cap - t->len >= 16) {
-		/* the microsecond of the last line (events come in bursts):
-		 * its 12 bytes, copied 16 (the room holds them) */
-		memcpy(t->buf + t->len, s->tm, 16);
+		/* the microsecond of the last line (events come in bursts) */
+		tb_put_le64(t->buf + t->len, s->tm_w0);
+		tb_put_le32(t->buf + t->len + 8, s->tm_w1);
 		t->len += 12;
 		t->need = t->len;
-		t->last = (unsigned char)s->tm[11];
+		t->last = (unsigned char)(s->tm_w1 >> 24);
 		return s->tm_us;
 	}
 	{
 		uint64_t us = ts / 1000 + (ts % 1000 >= 500), sec = us / 1000000u;
 		uint32_t frac = (uint32_t)(us % 1000000u);
 		if (sec < 100000u && t->len == t->need && t->cap - t->len >= 16) {
-			/* "%5u.%06u" straight into the sink */
-			char *p = t->buf + t->len;
-			size_t m = tb_dec_digits(p + 5, sec);
-			memset(p, ' ', 5 - m);
-			p[5] = '.';
-			tb_dec_fixed(p + 6, frac, 6);
+			/* "%5u.%06u" straight into the sink, and kept for every
+			 * ts rounding to this microsecond */
+			tb_time12((uint32_t)sec, frac, &s->tm_w0, &s->tm_w1);
+			tb_put_le64(t->buf + t->len, s->tm_w0);
+			tb_put_le32(t->buf + t->len + 8, s->tm_w1);
 			t->len += 12;
 			t->need = t->len;
-			t->last = (unsigned char)p[11];
-			/* kept: every ts rounding to this microsecond */
-			memcpy(s->tm, p, 12);
+			t->last = (unsigned char)(s->tm_w1 >> 24);
 			s->tm_us = us;
 			s->tm_lo = us ? us * 1000 - 500 : 0;
 			s->tm_hi = us * 1000 + 500;
@@ -1560,8 +1556,8 @@ static int fast_prefix(tb_session *s, tb_text *t, const tb_session_event *ev)
 	if (s->pfx_len && ev->comm == s->pfx_comm && ev->pid == s->pfx_pid && cpu == s->pfx_cpu) {
 		/* the same task on the same CPU as the last line (a run of
 		 * its events): the same bytes, copied whole (the room holds
-		 * 64; what passes the prefix is written over next) */
-		memcpy(p, s->pfx, sizeof(s->pfx));
+		 * 40; what passes the prefix is written over next) */
+		memcpy(p, s->pfx, 40); /* fixed: no library call */
 		t->len += s->pfx_len;
 		t->need = t->len;
 		t->last = ' ';

@@ -54,6 +54,28 @@ size_t tb_dec_digits(char *end, uint64_t v)
 	return (size_t)(end - p);
 }
 
+/* Two digits of v < 100 as a word, the first digit in the low byte. */
+static uint64_t pair_word(uint32_t v)
+{
+	return (uint64_t)(uint8_t)digit_pairs[2 * v] |
+	       (uint64_t)(uint8_t)digit_pairs[2 * v + 1] << 8;
+}
+
+void tb_time12(uint32_t sec, uint32_t frac, uint64_t *lo, uint32_t *hi)
+{
+	uint32_t r = sec % 10000u;
+	unsigned blanks = 5 - tb_dec_len(sec);
+	uint64_t w = (uint64_t)('0' + sec / 10000u) | pair_word(r / 100u) << 8 |
+		     pair_word(r % 100u) << 24 | (uint64_t)'.' << 40 |
+		     pair_word(frac / 10000u) << 48;
+	if (blanks) {
+		uint64_t m = ((uint64_t)1 << (8 * blanks)) - 1;
+		w = (w & ~m) | (UINT64_C(0x2020202020202020) & m);
+	}
+	*lo = w;
+	*hi = (uint32_t)(pair_word(frac / 100u % 100u) | pair_word(frac % 100u) << 16);
+}
+
 void tb_dec_fixed(char *p, uint32_t v, unsigned n)
 {
 	while (n >= 2) {

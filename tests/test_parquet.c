@@ -1423,6 +1423,83 @@ START_TEST(cli_converts_raw_dumps)
 }
 END_TEST
 
+/* convert --jobs N (two threads: the events table on the walking one,
+ * the per-event tables on the other): every file, stderr and the status
+ * as --jobs 1 gives them, for the samples, a compressed capture, raw
+ * dumps, and a crafted capture with a rejected format, events without a
+ * format, an instance and non-UTF-8 text. */
+static void jobs_same(const char *tmp, const char *inputs, int want)
+{
+	char args[2048];
+	tb_test_run one, r;
+	int j;
+	snprintf(args, sizeof(args), "rm -rf %s/out %s/one; $CLI convert --to parquet --jobs 1 "
+		 "%s/out %s; st=$?; mv %s/out %s/one; exit $st", tmp, tmp, tmp, inputs, tmp, tmp);
+	tb_test_sh(args, &one);
+	ck_assert_msg(one.status == want, "%s: status %d: %s", inputs, one.status, one.err);
+	for (j = 2; j <= 5; j += 3) {
+		snprintf(args, sizeof(args), "rm -rf %s/out && $CLI convert --to parquet --jobs %d "
+			 "%s/out %s", tmp, j, tmp, inputs);
+		tb_test_sh(args, &r);
+		ck_assert_msg(r.status == one.status && !strcmp(r.err, one.err),
+			      "--jobs %d %s: status %d err '%s' (--jobs 1: %d '%s')", j, inputs,
+			      r.status, r.err, one.status, one.err);
+		tb_test_run_free(&r);
+		snprintf(args, sizeof(args), "diff -r %s/one %s/out", tmp, tmp);
+		tb_test_sh(args, &r);
+		ck_assert_msg(r.status == 0, "--jobs %d %s: files differ: %s", j, inputs, r.out);
+		tb_test_run_free(&r);
+	}
+	tb_test_run_free(&one);
+}
+
+START_TEST(cli_jobs_files_are_the_one_thread_files)
+{
+	static uint8_t file[1 << 16];
+	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100];
+	size_t n = craft_capture(file, sizeof(file));
+	tb_test_run r;
+	FILE *fp;
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(args, sizeof(args), "%s/crafted.dat", tmp);
+	fp = fopen(args, "wb");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(file, 1, n, fp), n);
+	ck_assert_int_eq(fclose(fp), 0);
+	jobs_same(tmp, args, 1);
+	jobs_same(tmp, "tests/data/sched4k.v7zstd.dat", 0);
+	snprintf(args, sizeof(args), "--text %s", tb_test_path("../shared/samples/sched4k.v7.dat"));
+	if (tb_test_exists(tb_test_path("../shared/samples/sched4k.v7.dat"))) {
+		jobs_same(tmp, args, 0);
+		jobs_same(tmp, tb_test_path("../shared/samples/sched4k.v6.dat"), 0);
+	}
+	snprintf(args, sizeof(args), "tar xzf tests/data/formats-6.18.tar.gz -C %s", tmp);
+	tb_test_sh(args, &r);
+	ck_assert_int_eq(r.status, 0);
+	tb_test_run_free(&r);
+	snprintf(args, sizeof(args), "--events %s/events --header-page "
+		 "tests/data/raw-sched4k/header_page tests/data/raw-sched4k/cpu0.raw "
+		 "tests/data/raw-sched4k/cpu1.raw", tmp);
+	jobs_same(tmp, args, 0);
+	/* a write error on the per-event side stops both: said once, status 2 */
+	snprintf(args, sizeof(args),
+		 "rm -rf %s/out && mkdir -p %s/out/sched4k.v7zstd && ln -s /dev/full "
+		 "%s/out/sched4k.v7zstd/sched-sched_switch.parquet && "
+		 "$CLI convert --to parquet --jobs 2 %s/out tests/data/sched4k.v7zstd.dat",
+		 tmp, tmp, tmp, tmp);
+	tb_test_sh(args, &r);
+	ck_assert_int_eq(r.status, 2);
+	{
+		const char *m = strstr(r.err, "sched-sched_switch.parquet: write failed: No space left");
+		ck_assert_msg(m && !strstr(m + 1, "tracebound:"), "%s", r.err);
+	}
+	tb_test_run_free(&r);
+	snprintf(args, sizeof(args), "rm -rf %s", tmp);
+	tb_test_sh(args, &r);
+	tb_test_run_free(&r);
+}
+END_TEST
+
 /* Output errors: a full disk, a directory that cannot be made; usage. */
 START_TEST(cli_output_errors)
 {
@@ -1552,6 +1629,7 @@ Suite *tb_suite_parquet(void)
 	tcase_add_test(t, cli_documented_outcomes);
 	tcase_add_test(t, cli_converts_raw_dumps);
 	tcase_add_test(t, cli_output_errors);
+	tcase_add_test(t, cli_jobs_files_are_the_one_thread_files);
 	suite_add_tcase(s, t);
 	return s;
 }
