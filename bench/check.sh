@@ -1,7 +1,8 @@
 #!/bin/bash
 # The regression check to run before a change lands:
 #   bash bench/check.sh [--runs N] [--record]
-# (TB_BENCH_LARGE=0 leaves out bench/report_large.sh, the large capture)
+# (TB_BENCH_LARGE=0 leaves out bench/report_large.sh and bench/jobs_bench.sh,
+# the large capture; TB_BENCH_JOBS=0 only the latter)
 # Runs every benchmark N times (default 3), takes the median of each
 # "figure: NAME VALUE" line they print (all ratios measured inside one
 # run: tracebound against libtraceevent / kbuffer / trace-cmd, or against
@@ -58,6 +59,15 @@ if [ "${TB_BENCH_LARGE:-1}" != 0 ]; then
 	*) cat "$tmp/report_large.1" >&2; echo "check: report_large failed" >&2; exit 1 ;;
 	esac
 fi
+# --jobs 2 against --jobs 1 on the same capture (bench/jobs_bench.sh): once;
+# on a machine with one core, or with TB_BENCH_JOBS=0, skipped
+jobs=skip
+if [ "${TB_BENCH_JOBS:-1}" != 0 ] && [ "$large" = ok ] && [ "$(nproc)" -ge 2 ]; then
+	RUNS=3 bash bench/jobs_bench.sh > "$tmp/jobs.1" 2>&1 ||
+		{ cat "$tmp/jobs.1" >&2; echo "check: jobs_bench failed" >&2; exit 1; }
+	jobs=ok
+	grep -v '^figure:' "$tmp/jobs.1" >&2
+fi
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 
 # NAME MEDIAN, one a line, sorted by name
@@ -86,7 +96,8 @@ fail=0
 while read -r name was; do
 	case $name in '#'*|'') continue ;; esac
 	now=$(awk -v n="$name" '$1 == n {print $2}' "$tmp/now")
-	if [ -z "$now" ] && [ "$large" = skip ] && case $name in report_large_*) true ;; *) false ;; esac; then
+	if [ -z "$now" ] && { { [ "$large" = skip ] && case $name in report_large_*) true ;; *) false ;; esac; } ||
+			     { [ "$jobs" = skip ] && case $name in jobs2_*) true ;; *) false ;; esac; }; }; then
 		printf '  %-38s %10s %10s %8s  (skipped)\n' "$name" "$was" "-" "-"
 		continue
 	fi

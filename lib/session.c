@@ -77,6 +77,12 @@ tb_mem tb_arena_mem(tb_arena *a)
 /* ---- the session ---- */
 
 /* One format text: its id and, once used, its format and programs. */
+/* A slot of the format index: the id beside its entry, so a lookup reads
+ * one line of the index and only then its entry. */
+typedef struct id_slot {
+	uint32_t id, entry;          /* entry + 1, 0 empty */
+} id_slot;
+
 typedef struct fmt_entry {
 	uint32_t id;
 	uint32_t text;           /* index of its text */
@@ -131,7 +137,7 @@ struct tb_session {
 	size_t ntexts;
 	tb_session_format_text *texts_; /* trace.dat: built from d.events */
 	fmt_entry *fe;
-	uint32_t *index;             /* id hash: entry + 1, 0 empty */
+	id_slot *index;              /* id hash: entry + 1, 0 empty */
 	size_t index_len;
 	tb_field *scratch_fields;    /* TB_FORMAT_MAX_FIELDS, for parsing */
 	uint32_t type_off, type_size;
@@ -371,11 +377,11 @@ static fmt_entry *entry_of(const tb_session *s, uint32_t id)
 		return NULL;
 	i = id_hash(id, s->index_len);
 	for (n = 0; n < s->index_len; n++) {
-		uint32_t v = s->index[i];
-		if (!v)
+		const id_slot *sl = &s->index[i];
+		if (!sl->entry)
 			return NULL;
-		if (s->fe[v - 1].id == id)
-			return &s->fe[v - 1];
+		if (sl->id == id)
+			return &s->fe[sl->entry - 1];
 		i = (i + 1) & (s->index_len - 1);
 	}
 	return NULL;
@@ -389,9 +395,10 @@ static uint64_t text_file_offset(const tb_session *s, size_t i)
 static void index_entry(tb_session *s, uint32_t i)
 {
 	size_t h = id_hash(s->fe[i].id, s->index_len);
-	while (s->index[h])
+	while (s->index[h].entry)
 		h = (h + 1) & (s->index_len - 1);
-	s->index[h] = i + 1;
+	s->index[h].id = s->fe[i].id;
+	s->index[h].entry = i + 1;
 }
 
 /* The common_type and common_pid layout, from the first format that
@@ -422,7 +429,7 @@ static tb_status load_formats(tb_session *s, tb_error *err)
 	size_t i, n = s->ntexts;
 	s->fe = take(s, (n ? n : 1) * sizeof(fmt_entry));
 	s->index_len = pow2_at_least(2 * n + 1);
-	s->index = take(s, s->index_len * sizeof(uint32_t));
+	s->index = take(s, s->index_len * sizeof(id_slot));
 	s->scratch_fields = take(s, TB_FORMAT_MAX_FIELDS * sizeof(tb_field));
 	if (!s->fe || !s->index || !s->scratch_fields)
 		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the format index");
