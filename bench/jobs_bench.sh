@@ -1,8 +1,9 @@
 #!/bin/bash
-# `tracebound report --jobs 2` and `convert --to parquet --jobs 2` against
-# `--jobs 1` on a large capture (issue 17: goal >= 1.8x wall time on 2
-# cores, output byte-identical):
+# `tracebound report --jobs 2`, `convert --to perfetto --jobs 2` and
+# `convert --to parquet --jobs 2` against `--jobs 1` on a large capture
+# (issue 17: goal >= 1.8x wall time on 2 cores, output byte-identical):
 #   bash bench/jobs_bench.sh [FILE.dat]         after `make`
+#   MODES=perfetto bash bench/jobs_bench.sh      some of them (plain raw perfetto parquet)
 # FILE defaults to build/bench/large.dat, made by bench/make_large.sh
 # (root, tracefs, trace-cmd; a few hundred MB captured on this machine,
 # made once and reused).  Without that script, a capture of its own is
@@ -10,9 +11,10 @@
 # build/bench/jobs.dat.
 #
 # First the outputs of --jobs 1 and --jobs 2 are compared (md5 of the
-# streams, nothing written to disk) for report and report --raw.  Then,
-# for each, RUNS (default 5) pairs of runs, --jobs 1 and --jobs 2 in turn,
-# output to /dev/null; printed: every wall time, the best and the median
+# streams, nothing written to disk) for report, report --raw and convert
+# --to perfetto.  Then, for each, RUNS (default 5; PF_RUNS, default 3, for
+# perfetto, whose trace is about twice the capture) pairs of runs, --jobs
+# 1 and --jobs 2 in turn, output to /dev/null; printed: every wall time, the best and the median
 # of each, CPU time (user + sys) of the best, and the speed-up of the
 # best and of the medians.  The machine is shared: the load average
 # before and after is printed; a loaded machine lowers the speed-up (the
@@ -45,9 +47,19 @@ if [ ! -s "$file" ]; then
 fi
 echo "jobs_bench: $file ($(($(wc -c < "$file") >> 20)) MiB), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
+# the command of a mode, its output on stdout: tb MODE ARGS...
+tb() {
+	local m=$1
+	shift
+	if [ "$m" = perfetto ]; then
+		"$cli" convert --to perfetto "$@" - "$file"
+	else
+		"$cli" report "$@" "$file"
+	fi
+}
 # wall and CPU seconds of one run, output discarded
 run() {
-	{ /usr/bin/time -f "%U %S" "$cli" report "$@" "$file" > /dev/null; } 2>&1 | tail -1
+	{ /usr/bin/time -f "%U %S" "$cli" "$@" > /dev/null; } 2>&1 | tail -1
 }
 # wall seconds of a command, its output discarded
 wall_of() {
@@ -57,26 +69,34 @@ wall_of() {
 	e=$(date +%s.%N)
 	echo "$s $e" | awk '{ printf "%.3f", $2 - $1 }'
 }
-wall() { wall_of "$cli" report "$@" "$file"; }
+wall() { wall_of tb "$@" 2> /dev/null; }
 median() { tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 best() { tr ' ' '\n' | sort -g | head -1; }
 
-for mode in plain raw; do
-	opt=
-	[ $mode = raw ] && opt=--raw
-	a=$("$cli" report --jobs 1 $opt "$file" | md5sum)
-	b=$("$cli" report --jobs 2 $opt "$file" | md5sum)
-	[ "$a" = "$b" ] || { echo "jobs_bench: report $opt: --jobs 2 differs from --jobs 1" >&2; exit 1; }
+modes=" ${MODES:-plain raw perfetto parquet} "
+for mode in $modes; do
+	[ $mode = parquet ] && continue
+	opt= name="report" n=$runs
+	[ $mode = raw ] && opt=--raw name="report --raw"
+	[ $mode = perfetto ] && name="convert --to perfetto" n=${PF_RUNS:-3}
+	a=$(tb $mode --jobs 1 $opt 2> /dev/null | md5sum)
+	b=$(tb $mode --jobs 2 $opt 2> /dev/null | md5sum)
+	[ "$a" = "$b" ] || { echo "jobs_bench: $name: --jobs 2 differs from --jobs 1" >&2; exit 1; }
 	w1= w2=
-	for r in $(seq "$runs"); do
-		w1="$w1 $(wall --jobs 1 $opt)"
-		w2="$w2 $(wall --jobs 2 $opt)"
+	for r in $(seq "$n"); do
+		w1="$w1 $(wall $mode --jobs 1 $opt)"
+		w2="$w2 $(wall $mode --jobs 2 $opt)"
 	done
 	b1=$(echo $w1 | best); b2=$(echo $w2 | best)
 	m1=$(echo $w1 | median); m2=$(echo $w2 | median)
-	c1=$(run --jobs 1 $opt | awk '{ printf "%.2f", $1 + $2 }')
-	c2=$(run --jobs 2 $opt | awk '{ printf "%.2f", $1 + $2 }')
-	echo "report $opt: identical output ($a)"
+	if [ $mode = perfetto ]; then
+		c1=$(run convert --to perfetto --jobs 1 /dev/null "$file" | awk '{ printf "%.2f", $1 + $2 }')
+		c2=$(run convert --to perfetto --jobs 2 /dev/null "$file" | awk '{ printf "%.2f", $1 + $2 }')
+	else
+		c1=$(run report --jobs 1 $opt "$file" | awk '{ printf "%.2f", $1 + $2 }')
+		c2=$(run report --jobs 2 $opt "$file" | awk '{ printf "%.2f", $1 + $2 }')
+	fi
+	echo "$name: identical output ($a)"
 	echo "  --jobs 1 wall:$w1 s (best $b1, median $m1; CPU $c1 s)"
 	echo "  --jobs 2 wall:$w2 s (best $b2, median $m2; CPU $c2 s)"
 	sb=$(echo "$b1 $b2" | awk '{ printf "%.2f", $1 / $2 }')
@@ -85,29 +105,31 @@ for mode in plain raw; do
 	echo "figure: jobs2_${mode}_speedup $sb"
 done
 
-# convert --to parquet: the events table and the per-event tables on two
-# threads; the files of --jobs 1 and --jobs 2 compared, then each timed
-# (written to a temporary directory, removed after each run).
-pq=$(mktemp -d "${TMPDIR:-/tmp}/tb-jobs-bench.XXXXXX")
-trap 'rm -rf "$pq"' EXIT
-pqconv() { rm -rf "$pq/$1"; "$cli" convert --to parquet --jobs "$2" "$pq/$1" "$file" 2> /dev/null; }
-pqconv one 1
-pqconv two 2
-diff -r "$pq/one" "$pq/two" > /dev/null ||
-	{ echo "jobs_bench: convert --to parquet: --jobs 2 files differ from --jobs 1" >&2; exit 1; }
-rm -rf "$pq/one" "$pq/two"
-w1= w2=
-for r in $(seq "$runs"); do
-	w1="$w1 $(wall_of pqconv x 1)"
-	w2="$w2 $(wall_of pqconv x 2)"
-done
-b1=$(echo $w1 | best); b2=$(echo $w2 | best)
-m1=$(echo $w1 | median); m2=$(echo $w2 | median)
-echo "convert --to parquet: identical files"
-echo "  --jobs 1 wall:$w1 s (best $b1, median $m1)"
-echo "  --jobs 2 wall:$w2 s (best $b2, median $m2)"
-sb=$(echo "$b1 $b2" | awk '{ printf "%.2f", $1 / $2 }')
-sm=$(echo "$m1 $m2" | awk '{ printf "%.2f", $1 / $2 }')
-echo "  speed-up of --jobs 2: best ${sb}x, median ${sm}x (goal 1.8x)"
-echo "figure: jobs2_parquet_speedup $sb"
+if [[ $modes == *" parquet "* ]]; then
+	# convert --to parquet: the events table and the per-event tables on two
+	# threads; the files of --jobs 1 and --jobs 2 compared, then each timed
+	# (written to a temporary directory, removed after each run).
+	pq=$(mktemp -d "${TMPDIR:-/tmp}/tb-jobs-bench.XXXXXX")
+	trap 'rm -rf "$pq"' EXIT
+	pqconv() { rm -rf "$pq/$1"; "$cli" convert --to parquet --jobs "$2" "$pq/$1" "$file" 2> /dev/null; }
+	pqconv one 1
+	pqconv two 2
+	diff -r "$pq/one" "$pq/two" > /dev/null ||
+		{ echo "jobs_bench: convert --to parquet: --jobs 2 files differ from --jobs 1" >&2; exit 1; }
+	rm -rf "$pq/one" "$pq/two"
+	w1= w2=
+	for r in $(seq "$runs"); do
+		w1="$w1 $(wall_of pqconv x 1)"
+		w2="$w2 $(wall_of pqconv x 2)"
+	done
+	b1=$(echo $w1 | best); b2=$(echo $w2 | best)
+	m1=$(echo $w1 | median); m2=$(echo $w2 | median)
+	echo "convert --to parquet: identical files"
+	echo "  --jobs 1 wall:$w1 s (best $b1, median $m1)"
+	echo "  --jobs 2 wall:$w2 s (best $b2, median $m2)"
+	sb=$(echo "$b1 $b2" | awk '{ printf "%.2f", $1 / $2 }')
+	sm=$(echo "$m1 $m2" | awk '{ printf "%.2f", $1 / $2 }')
+	echo "  speed-up of --jobs 2: best ${sb}x, median ${sm}x (goal 1.8x)"
+	echo "figure: jobs2_parquet_speedup $sb"
+fi
 echo "jobs_bench: load after $(cut -d' ' -f1-3 /proc/loadavg)"

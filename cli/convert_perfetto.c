@@ -14,6 +14,14 @@
  * header_page is DIR/header_page, else beside the first dump, and the
  * sub-buffer size --subbuf-size, else subbuf_kb beside the first dump,
  * else header_page's.
+ *
+ * --jobs N (default: the online cores) encodes the events of one
+ * trace.dat on N threads through the parts engine (parts.h): each worker
+ * encodes its part's events with an encode-only writer of its own
+ * (tb_pf_encode) and queues one record per event; the main thread places
+ * them in order into the one writer (tb_pf_place), which makes the bundles
+ * and packets exactly as the one-thread loop does.  Raw dumps and
+ * captures the library cannot split run on one thread.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +31,7 @@
 
 #include "capture.h"
 #include "opts.h"
+#include "parts.h"
 
 typedef struct pf_out {
 	FILE *f;
@@ -358,6 +367,273 @@ static tb_status grow_retry(tb_pf_writer *w, uint8_t **scratch, tb_status st)
 	return TB_NEED_MORE; /* call again */
 }
 
+/* ---- --jobs N: events encoded on the parts engine's workers ---- */
+
+enum { PF_REC_EVENT = 1, PF_REC_LOST, PF_REC_FAIL };
+
+/*
+ * A record in the engine's queues, one put (never split between chunks):
+ * a pf_head, `len` bytes (the encoded event), then a pf_more when the
+ * head says so (anything rare: a buffer, drops, dropped or bad fields, a
+ * CPU above 2^24, or what failed).  16 bytes of header for most events.
+ */
+typedef struct pf_head {
+	uint32_t len;            /* bytes of the encoded event */
+	uint32_t cpu_flags;      /* CPU (low 24 bits) | PF_F_* << 24 */
+	uint64_t ts;             /* PF_REC_FAIL: the encoder's status */
+} pf_head;
+
+#define PF_F_KIND(f) ((f) & 3u)        /* PF_REC_* */
+#define PF_F_ENC(f) (((f) >> 2) & 3u)  /* TB_PF_ENC_* */
+#define PF_F_MORE 0x10u
+#define PF_CPU_MASK 0xffffffu
+
+typedef struct pf_more {
+	uint32_t cpu, buffer;
+	uint32_t dropped, bad;   /* the stats delta */
+	int64_t missed;
+	const char *what;        /* PF_REC_FAIL: its text (static) */
+} pf_more;
+
+typedef struct pf_jobs {
+	tb_cli_capture *c;
+	tb_pf_writer *w;         /* the main thread's: places */
+	unsigned flags;
+	int big_endian;
+	tb_status st;            /* the first error placing (or encoding) */
+	tb_error e;
+} pf_jobs;
+
+typedef struct pf_worker {
+	tb_pf_writer w;          /* encode only: its bundle and output unused */
+	uint8_t bundle[TB_PF_MIN_BUNDLE];
+	uint8_t scratch[64];     /* until the first event: then the queue's room */
+} pf_worker;
+
+static tb_status no_write(void *ctx, const void *p, size_t n)
+{
+	(void)ctx;
+	(void)p;
+	(void)n;
+	return TB_ERR_ARG; /* never called: the encoder places nothing */
+}
+
+static void *pf_worker_new(void *ctx)
+{
+	const pf_jobs *pj = ctx;
+	pf_worker *ws = malloc(sizeof(*ws));
+	tb_pf_config cfg;
+	tb_error e;
+	if (!ws)
+		return NULL;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.write = no_write;
+	cfg.bundles = ws->bundle;
+	cfg.nslots = 1;
+	cfg.bundle_size = sizeof(ws->bundle);
+	cfg.scratch = ws->scratch;
+	cfg.scratch_size = sizeof(ws->scratch);
+	cfg.big_endian = pj->big_endian;
+	cfg.flags = pj->flags;
+	if (tb_pf_init(&ws->w, &cfg, &e) != TB_OK) {
+		free(ws);
+		return NULL;
+	}
+	return ws;
+}
+
+static void pf_worker_free(void *ctx, void *p)
+{
+	(void)ctx;
+	free(p);
+}
+
+/* A record without bytes (PF_REC_LOST, PF_REC_FAIL): a head and a pf_more. */
+static int put_rec(tb_parts_sink *k, unsigned kind, uint64_t ts, const pf_more *m)
+{
+	uint8_t buf[sizeof(pf_head) + sizeof(pf_more)];
+	pf_head h;
+	h.len = 0;
+	h.cpu_flags = (m->cpu & PF_CPU_MASK) | (kind | PF_F_MORE) << 24;
+	h.ts = ts;
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), m, sizeof(*m));
+	return tb_parts_put(k, buf, sizeof(buf));
+}
+
+/* The record of an event, encoded in place in the queue (a header, then
+ * its bytes: one put).  0; -1: stop (cancelled, or a write error of the
+ * one-cursor walk: the main thread knows it); -2: out of memory; -3: the
+ * encoder's error (*e). */
+static int put_event(tb_parts_sink *k, pf_worker *ws, const tb_session_event *ev,
+		     tb_error *e)
+{
+	const size_t extra = sizeof(pf_head) + sizeof(pf_more);
+	size_t want = extra + 256, room;
+	tb_pf_record r;
+	tb_pf_encoded enc;
+	pf_head h;
+	pf_more m;
+	uint8_t *at;
+	unsigned flags;
+	tb_status st = tb_pf_session_record(ev, &r, e);
+	if (st != TB_OK)
+		return -3;
+	for (;;) {
+		if (!(at = tb_parts_reserve(k, want, &room)))
+			return -2; /* or cancelled: then the message is not queued */
+		tb_pf_set_scratch(&ws->w, at + sizeof(pf_head), room - extra);
+		st = tb_pf_encode(&ws->w, &r, &enc, e);
+		if (st != TB_ERR_NO_SPACE)
+			break;
+		want = extra + ws->w.need; /* a chunk that holds it */
+	}
+	if (st != TB_OK)
+		return -3;
+	if (enc.len > UINT32_MAX)
+		return -2;
+	if (enc.data != at + sizeof(pf_head)) /* tb_pf_encode writes at the scratch */
+		memmove(at + sizeof(pf_head), enc.data, enc.len);
+	flags = PF_REC_EVENT | enc.kind << 2;
+	if (enc.cpu > PF_CPU_MASK || enc.buffer || enc.missed || enc.dropped_fields ||
+	    enc.bad_fields) {
+		flags |= PF_F_MORE;
+		memset(&m, 0, sizeof(m));
+		m.cpu = enc.cpu;
+		m.buffer = enc.buffer;
+		m.dropped = enc.dropped_fields;
+		m.bad = enc.bad_fields;
+		m.missed = enc.missed;
+		memcpy(at + sizeof(pf_head) + enc.len, &m, sizeof(m));
+	}
+	h.len = (uint32_t)enc.len;
+	h.cpu_flags = (enc.cpu & PF_CPU_MASK) | flags << 24;
+	h.ts = enc.ts;
+	memcpy(at, &h, sizeof(h));
+	return tb_parts_commit(k, sizeof(h) + enc.len + (flags & PF_F_MORE ? sizeof(m) : 0))
+	       ? -1 : 0;
+}
+
+/* The one-thread loop's walk over one part, each event encoded: 0 or -1. */
+static int pf_produce(void *ctx, void *p_ws, tb_session *p, tb_parts_sink *k, int *bad)
+{
+	const pf_jobs *pj = ctx;
+	pf_worker *ws = p_ws;
+	char msg[1024];
+	for (;;) {
+		tb_session_event ev;
+		pf_more m;
+		tb_error e;
+		int rc;
+		tb_status st = tb_session_next(p, &ev, &e);
+		if (st == TB_END)
+			return 0;
+		memset(&m, 0, sizeof(m));
+		if (st != TB_OK) { /* a page the session could not skip in place */
+			(void)tb_cli_format_page_error(msg, sizeof(msg), pj->c->path, p, &e);
+			if (tb_parts_msg(k, msg))
+				return -1;
+			if (*bad < 1)
+				*bad = 1;
+			continue;
+		}
+		if (ev.kind == TB_SEV_DAMAGED) {
+			snprintf(msg, sizeof(msg), "tracebound: %s: CPU %u, file offset %llu: %s (%s); "
+				 "the page is skipped, its CPU's next bundle says lost_events\n",
+				 pj->c->path, ev.cpu, (unsigned long long)ev.damage.offset,
+				 ev.damage.what, tb_strerror(ev.damage.status));
+			if (tb_parts_msg(k, msg))
+				return -1;
+			if (*bad < 1)
+				*bad = 1;
+			m.cpu = ev.cpu;
+			m.buffer = ev.buffer;
+			if (put_rec(k, PF_REC_LOST, 0, &m))
+				return -1;
+			continue;
+		}
+		rc = put_event(k, ws, &ev, &e);
+		if (rc == -1)
+			return -1;
+		if (rc == -2) {
+			(void)tb_parts_msg(k, "tracebound: out of memory\n");
+			*bad = 2;
+			return -1;
+		}
+		if (rc == -3) {
+			/* the one-thread loop stops here: the main thread says why */
+			m.what = e.what;
+			(void)put_rec(k, PF_REC_FAIL, (uint64_t)e.status, &m);
+			return -1;
+		}
+	}
+}
+
+/* The main thread: the records placed in order.  0, or -1 (pj->st says). */
+static int pf_consume(void *ctx, const uint8_t *p, size_t n)
+{
+	pf_jobs *pj = ctx;
+	while (n) {
+		pf_head h;
+		pf_more m;
+		unsigned flags;
+		size_t size;
+		tb_status st;
+		if (n < sizeof(h))
+			goto cut;
+		memcpy(&h, p, sizeof(h));
+		flags = h.cpu_flags >> 24;
+		size = sizeof(h) + (flags & PF_F_MORE ? sizeof(m) : 0);
+		if (n < size || h.len > n - size)
+			goto cut;
+		if (flags & PF_F_MORE) {
+			memcpy(&m, p + sizeof(h) + h.len, sizeof(m));
+		} else {
+			memset(&m, 0, sizeof(m));
+			m.cpu = h.cpu_flags & PF_CPU_MASK;
+		}
+		if (PF_F_KIND(flags) == PF_REC_EVENT) {
+			tb_pf_encoded enc;
+			enc.data = p + sizeof(h);
+			enc.len = h.len;
+			enc.ts = h.ts;
+			enc.missed = m.missed;
+			enc.cpu = m.cpu;
+			enc.buffer = m.buffer;
+			enc.kind = PF_F_ENC(flags);
+			enc.dropped_fields = m.dropped;
+			enc.bad_fields = m.bad;
+			st = tb_pf_place(pj->w, &enc, &pj->e);
+		} else if (PF_F_KIND(flags) == PF_REC_LOST) {
+			st = tb_pf_lost(pj->w, m.buffer, m.cpu, &pj->e);
+		} else {
+			st = (tb_status)h.ts;
+			pj->e.status = st;
+			pj->e.offset = 0;
+			pj->e.what = m.what;
+		}
+		if (st != TB_OK) {
+			pj->st = st;
+			return -1;
+		}
+		p += size + h.len;
+		n -= size + h.len;
+	}
+	return 0;
+cut:
+	pj->st = TB_ERR_ARG;
+	pj->e.status = TB_ERR_ARG;
+	pj->e.offset = 0;
+	pj->e.what = "internal error: a queued record cut short";
+	return -1;
+}
+
+static void pf_message(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fputs(msg, stderr);
+}
+
 static const tb_opt perfetto_options[] = {
 	{ 1, "--lossless", NULL, NULL, "keep every field (generic events beside typed ones)" },
 	{ 2, "--generic", NULL, NULL, "every event as a generic one" },
@@ -366,6 +642,8 @@ static const tb_opt perfetto_options[] = {
 	{ 5, "--header-page", NULL, "FILE", "the sub-buffer layout of raw inputs" },
 	{ 6, "--clock", NULL, "CLOCK", "the trace clock of raw inputs" },
 	{ 7, "--subbuf-size", NULL, "SIZE", "the sub-buffer size of raw inputs (16k)" },
+	{ 8, "--jobs", "-j", "N", "encode on N threads, output unchanged (default: the machine's "
+				  "cores; 1: one thread; one trace.dat)" },
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
@@ -383,7 +661,7 @@ int tb_convert_perfetto(int argc, char **argv)
 	const tb_session_info *info;
 	unsigned flags = 0;
 	size_t b, ncpus = 1;
-	int i, rc, verbose = 0, nin, id, npos = 0;
+	int i, rc, verbose = 0, nin, id, npos = 0, jobs = tb_opts_default_jobs();
 	tb_opts po;
 	const char *v;
 	uint64_t size;
@@ -394,7 +672,7 @@ int tb_convert_perfetto(int argc, char **argv)
 	memset(&in, 0, sizeof(in));
 	memset(&ro, 0, sizeof(ro));
 	tb_opts_init(&po, "convert --to perfetto",
-		     "[--lossless] [--generic] [-v] OUT FILE.dat\n"
+		     "[--lossless] [--generic] [-v] [--jobs N] OUT FILE.dat\n"
 		     "       tracebound convert --to perfetto [OPTIONS] --events DIR OUT RAWFILE...\n"
 		     "(OUT may be - for stdout)",
 		     perfetto_options, argc, argv);
@@ -416,6 +694,10 @@ int tb_convert_perfetto(int argc, char **argv)
 						    "in bytes (k and m suffixes), from 4096 to 1m",
 						    (unsigned long long)size);
 			ro.subbuf_size = (uint32_t)size;
+			break;
+		case 8:
+			if (tb_opts_jobs(&po, v, &jobs) != 0)
+				return TB_EXIT_USAGE;
 			break;
 		default: argv[++npos] = (char *)(uintptr_t)v; break;
 		}
@@ -493,6 +775,38 @@ int tb_convert_perfetto(int argc, char **argv)
 	while (st == TB_NEED_MORE);
 	if (st != TB_OK)
 		goto failed;
+	if (jobs > 1 && !ro.events) {
+		/* the parts on `jobs` threads, placed in order (see the top) */
+		pf_jobs pj;
+		tb_parts_hooks h;
+		int r;
+		memset(&pj, 0, sizeof(pj));
+		pj.c = &cap;
+		pj.w = w;
+		pj.flags = flags;
+		pj.big_endian = info->big_endian;
+		memset(&h, 0, sizeof(h));
+		h.ctx = &pj;
+		h.worker_new = pf_worker_new;
+		h.worker_free = pf_worker_free;
+		h.produce = pf_produce;
+		h.consume = pf_consume;
+		h.message = pf_message;
+		r = tb_parts_run(&cap, jobs, &h);
+		if (pj.st != TB_OK) {
+			st = pj.st;
+			e = pj.e;
+			goto failed;
+		}
+		if (r == 2) {
+			rc = TB_EXIT_USAGE; /* out of memory, said */
+			goto done;
+		}
+		if (r >= 0) {
+			damaged = r == 1;
+			goto finish;
+		}
+	}
 	for (;;) {
 		tb_session_event ev;
 		st = tb_session_next(cap.s, &ev, &e);
@@ -516,6 +830,7 @@ int tb_convert_perfetto(int argc, char **argv)
 		if (st != TB_OK)
 			goto failed;
 	}
+finish:
 	if (tb_pf_finish(w, &e) != TB_OK)
 		goto failed;
 	if (fflush(out.f) != 0) {

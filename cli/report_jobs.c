@@ -1,221 +1,55 @@
 /*
- * report --jobs N (see report_jobs.h).
+ * report --jobs N (see report_jobs.h): report's hooks for the parts
+ * engine (parts.c).  A worker formats its part exactly as report's
+ * one-thread loop does; the main thread writes the bytes to stdout and the
+ * messages to stderr, in order.
  *
- * The library splits the capture into parts by time (tb_session_plan) and
- * gives each worker thread a cursor of its own (tb_session_part_open, then
- * tb_session_part_seek from part to part, so its print fmt programs are
- * compiled once).  A worker formats its part exactly as report's one-thread
- * loop does, into 4 MiB chunks queued on the part; stderr messages and the
- * first --ts-diff line of the part are queued in their place too.  The
- * main thread takes the parts in order and writes their chunks, so the
- * output is the one-thread output byte for byte:
- *
- *  - a worker holds at most CHUNKS_PER_WORKER chunks not yet written (it
- *    waits for the writer past that): memory is bounded per worker;
- *  - the first --ts-diff line of a part depends on the line before it,
- *    which only the writer knows: the worker queues that event (its
- *    record copied) and the writer renders it again, through a cursor of
- *    its own, with the line state the previous parts left;
- *  - before writing part j+1 the writer checks that it starts exactly
- *    where part j stopped on every CPU (tb_session_part_marks).  When it
- *    does not (a capture whose clock went back), the threads stop and the
- *    main thread walks the whole capture again on one cursor, writing
- *    only what was not written yet.
+ * The first --ts-diff line of a part depends on the line before it, which
+ * only the main thread knows: the worker defers that event and the main
+ * thread renders it again, through a cursor of its own, with the line
+ * state the previous parts left.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "parts.h"
 #include "report_jobs.h"
 
-#define CHUNK_SIZE ((size_t)4 << 20)
-#define CHUNKS_PER_WORKER 8
-#define PART_INPUT ((size_t)4 << 20)  /* capture bytes per part, about */
-#define MAX_PARTS 1024  /* plan costs parts x 64 x CPUs x log(pages) header reads */
-#define MAX_JOBS 64
-
-enum { EL_DATA, EL_MSG, EL_DEFER };
-
-typedef struct elem {
-	struct elem *next;
-	int kind, owner;
-	size_t len, cap;
-	tb_session_event ev;     /* EL_DEFER: its data copied into buf */
-	char *buf;
-} elem;
-
-typedef struct part_out {
-	elem *head, *tail;
-	int started, done, bad, abort, has_ls;
-	tb_session_line_state ls;
-	tb_session_mark *start, *stop;
-} part_out;
-
-typedef struct shared {
+typedef struct report_ctx {
 	const tb_report_job *job;
-	pthread_mutex_t mu;
-	pthread_cond_t cv_writer, cv_space;
-	part_out *parts;
-	size_t nparts, next_part, nmarks;
-	const uint64_t *bounds;
-	int cancel;
-	int outstanding[MAX_JOBS];
-	elem *free_chunks[MAX_JOBS];
-} shared;
+	tb_session *wp;          /* the main thread's cursor for deferred lines */
+	tb_cli_line wline;
+} report_ctx;
 
-/* Where a part's output goes: the part's queue, or straight out (skipping
- * what an earlier attempt wrote already). */
-typedef struct sink {
-	shared *sh;              /* NULL: straight out */
-	int w;
-	part_out *po;
-	elem *cur;
-	int defer_first, deferred;
-	uint64_t skip_bytes, skip_msgs;
-} sink;
-
-static void give_back(shared *sh, elem *e)
+static void *report_worker_new(void *ctx)
 {
-	pthread_mutex_lock(&sh->mu);
-	sh->outstanding[e->owner]--;
-	if (e->kind == EL_DATA && e->cap == CHUNK_SIZE) {
-		e->next = sh->free_chunks[e->owner];
-		sh->free_chunks[e->owner] = e;
-		e = NULL;
-	}
-	pthread_cond_broadcast(&sh->cv_space);
-	pthread_mutex_unlock(&sh->mu);
-	if (e) {
-		free(e->buf);
-		free(e);
-	}
-}
-
-/* A new element of the worker's budget (waits for room); NULL when the
- * run is cancelled or memory ran out. */
-static elem *new_elem(sink *k, int kind, size_t cap)
-{
-	shared *sh = k->sh;
-	elem *e = NULL;
-	pthread_mutex_lock(&sh->mu);
-	while (sh->outstanding[k->w] >= CHUNKS_PER_WORKER && !sh->cancel)
-		pthread_cond_wait(&sh->cv_space, &sh->mu);
-	if (sh->cancel) {
-		pthread_mutex_unlock(&sh->mu);
+	tb_cli_line *line = malloc(sizeof(*line));
+	(void)ctx;
+	if (!line)
+		return NULL;
+	line->len = 0;
+	line->cap = 1 << 16;
+	if (!(line->p = malloc(line->cap))) {
+		free(line);
 		return NULL;
 	}
-	sh->outstanding[k->w]++;
-	if (kind == EL_DATA && cap == CHUNK_SIZE && sh->free_chunks[k->w]) {
-		e = sh->free_chunks[k->w];
-		sh->free_chunks[k->w] = e->next;
-	}
-	pthread_mutex_unlock(&sh->mu);
-	if (!e) {
-		e = malloc(sizeof(*e));
-		if (e && !(e->buf = malloc(cap ? cap : 1))) {
-			free(e);
-			e = NULL;
-		}
-		if (!e) {
-			pthread_mutex_lock(&sh->mu);
-			sh->outstanding[k->w]--;
-			pthread_mutex_unlock(&sh->mu);
-			return NULL;
-		}
-		e->cap = cap;
-	}
-	e->next = NULL;
-	e->kind = kind;
-	e->owner = k->w;
-	e->len = 0;
-	return e;
+	return line;
 }
 
-static void push(sink *k, elem *e)
+static void report_worker_free(void *ctx, void *ws)
 {
-	shared *sh = k->sh;
-	pthread_mutex_lock(&sh->mu);
-	if (k->po->tail)
-		k->po->tail->next = e;
-	else
-		k->po->head = e;
-	k->po->tail = e;
-	pthread_cond_signal(&sh->cv_writer);
-	pthread_mutex_unlock(&sh->mu);
-}
-
-static void flush_cur(sink *k)
-{
-	if (k->cur && k->cur->len) {
-		push(k, k->cur);
-		k->cur = NULL;
-	}
-}
-
-/* 0, or -1: cancelled, out of memory or a write error. */
-static int put_bytes(sink *k, const char *p, size_t n)
-{
-	if (!k->sh) {
-		if (k->skip_bytes >= n) {
-			k->skip_bytes -= n;
-			return 0;
-		}
-		p += k->skip_bytes;
-		n -= (size_t)k->skip_bytes;
-		k->skip_bytes = 0;
-		return fwrite(p, 1, n, stdout) == n ? 0 : -1;
-	}
-	if (!k->cur || k->cur->cap - k->cur->len < n) {
-		flush_cur(k);
-		if (!k->cur && !(k->cur = new_elem(k, EL_DATA, n > CHUNK_SIZE ? n : CHUNK_SIZE)))
-			return -1;
-	}
-	memcpy(k->cur->buf + k->cur->len, p, n);
-	k->cur->len += n;
-	return 0;
-}
-
-static int put_msg(sink *k, const char *msg)
-{
-	elem *e;
-	size_t n = strlen(msg);
-	if (!k->sh) {
-		if (k->skip_msgs) {
-			k->skip_msgs--;
-			return 0;
-		}
-		fflush(stdout);
-		fputs(msg, stderr);
-		return 0;
-	}
-	flush_cur(k);
-	if (!(e = new_elem(k, EL_MSG, n + 1)))
-		return -1;
-	memcpy(e->buf, msg, n + 1);
-	e->len = n;
-	push(k, e);
-	return 0;
-}
-
-/* The part's first --ts-diff line: the event, for the writer to render. */
-static int put_defer(sink *k, const tb_session_event *ev)
-{
-	elem *e;
-	flush_cur(k);
-	if (!(e = new_elem(k, EL_DEFER, ev->len)))
-		return -1;
-	e->ev = *ev;
-	memcpy(e->buf, ev->data, ev->len);
-	e->ev.data = (const uint8_t *)e->buf;
-	push(k, e);
-	return 0;
+	tb_cli_line *line = ws;
+	(void)ctx;
+	free(line->p);
+	free(line);
 }
 
 /* report's one-thread loop over one part: 0, or -1 (stop: out of memory
  * said, cancelled, or a write error). */
-static int run_part(const tb_report_job *job, tb_session *p, sink *k, tb_cli_line *line,
-		    int *bad)
+static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, int *bad)
 {
+	const tb_report_job *job = ((report_ctx *)ctx)->job;
+	tb_cli_line *line = ws;
 	tb_session_event ev;
 	tb_error e;
 	tb_status st;
@@ -226,7 +60,7 @@ static int run_part(const tb_report_job *job, tb_session *p, sink *k, tb_cli_lin
 			return 0;
 		if (st != TB_OK) {
 			(void)tb_cli_format_page_error(msg, sizeof(msg), job->c->path, p, &e);
-			if (put_msg(k, msg))
+			if (tb_parts_msg(k, msg))
 				return -1;
 			if (*bad < 1)
 				*bad = 1;
@@ -234,14 +68,14 @@ static int run_part(const tb_report_job *job, tb_session *p, sink *k, tb_cli_lin
 		}
 		if (ev.kind == TB_SEV_DAMAGED) {
 			(void)tb_cli_format_page_error(msg, sizeof(msg), job->c->path, p, &ev.damage);
-			if (put_msg(k, msg))
+			if (tb_parts_msg(k, msg))
 				return -1;
 			if (*bad < 1)
 				*bad = 1;
 			if (tb_cli_render_in(p, &ev, job->how, line) == 0) {
 				if (job->json)
 					line->p[line->len++] = '\n';
-				if (put_bytes(k, line->p, line->len))
+				if (tb_parts_put(k, line->p, line->len))
 					return -1;
 			}
 			continue;
@@ -249,287 +83,71 @@ static int run_part(const tb_report_job *job, tb_session *p, sink *k, tb_cli_lin
 		if (!job->select(job->select_ctx, p, &ev))
 			continue;
 		if (tb_cli_render_in(p, &ev, job->how, line) != 0) {
-			(void)put_msg(k, "tracebound: out of memory\n");
+			(void)tb_parts_msg(k, "tracebound: out of memory\n");
 			*bad = 2;
 			return -1;
 		}
 		if (job->json)
 			line->p[line->len++] = '\n'; /* cap >= needed + 2 */
-		if (k->defer_first && !k->deferred && ev.format) {
-			k->deferred = 1;
-			if (put_defer(k, &ev))
+		if (ev.format && tb_parts_want_defer(k)) {
+			if (tb_parts_defer(k, &ev))
 				return -1;
 			continue;
 		}
-		if (put_bytes(k, line->p, line->len))
+		if (tb_parts_put(k, line->p, line->len))
 			return -1;
 	}
 }
 
-typedef struct worker_arg {
-	shared *sh;
-	int w;
-	pthread_t th;
-} worker_arg;
-
-static void *worker(void *arg)
+static int report_consume(void *ctx, const uint8_t *p, size_t n)
 {
-	worker_arg *wa = arg;
-	shared *sh = wa->sh;
-	const tb_report_job *job = sh->job;
-	tb_session *p = NULL;
-	tb_cli_line line = { NULL, 0, 0 };
-	line.cap = 1 << 16;
-	line.p = malloc(line.cap);
-	for (;;) {
-		size_t j;
-		const uint64_t *from, *to;
-		part_out *po;
-		sink k;
-		tb_error e;
-		tb_status st;
-		int bad = 0, rc;
-		pthread_mutex_lock(&sh->mu);
-		if (sh->cancel || sh->next_part >= sh->nparts) {
-			pthread_mutex_unlock(&sh->mu);
-			break;
-		}
-		j = sh->next_part++;
-		pthread_mutex_unlock(&sh->mu);
-		po = &sh->parts[j];
-		from = j ? &sh->bounds[j - 1] : NULL;
-		to = j + 1 < sh->nparts ? &sh->bounds[j] : NULL;
-		memset(&k, 0, sizeof(k));
-		k.sh = sh;
-		k.w = wa->w;
-		k.po = po;
-		k.defer_first = !job->json && (job->how & TB_TEXT_TSDIFF);
-		st = !line.p ? TB_ERR_NO_SPACE
-		     : p ? tb_session_part_seek(p, from, to, &e)
-			 : tb_session_part_open(&p, job->c->s, &tb_cli_heap, from, to, &e);
-		if (st == TB_OK) {
-			(void)tb_session_part_marks(p, TB_SESSION_MARK_START, po->start, sh->nmarks);
-			pthread_mutex_lock(&sh->mu);
-			po->started = 1;
-			pthread_cond_signal(&sh->cv_writer);
-			pthread_mutex_unlock(&sh->mu);
-			rc = run_part(job, p, &k, &line, &bad);
-		} else {
-			(void)put_msg(&k, "tracebound: out of memory\n");
-			bad = 2;
-			rc = -1;
-		}
-		flush_cur(&k);
-		pthread_mutex_lock(&sh->mu);
-		if (p && st == TB_OK) {
-			tb_session_line_state_get(p, &po->ls);
-			(void)tb_session_part_marks(p, TB_SESSION_MARK_STOP, po->stop, sh->nmarks);
-		}
-		po->has_ls = k.deferred;
-		po->bad = bad;
-		po->abort = rc < 0;
-		po->started = 1;
-		po->done = 1;
-		pthread_cond_signal(&sh->cv_writer);
-		pthread_mutex_unlock(&sh->mu);
-		if (rc < 0)
-			break;
-	}
-	tb_session_close(p);
-	free(line.p);
-	return NULL;
+	(void)ctx;
+	return fwrite(p, 1, n, stdout) == n ? 0 : -1;
 }
 
-/* Write the parts in order.  Returns bad; *redo set when a part did not
- * start where the one before stopped (then *bytes / *msgs were written). */
-static int write_parts(shared *sh, int *redo, uint64_t *bytes, uint64_t *msgs)
+static void report_message(void *ctx, const char *msg)
 {
-	const tb_report_job *job = sh->job;
-	tb_session_line_state carried = { 0, 0 };
-	tb_session *wp = NULL;
-	tb_cli_line wline = { NULL, 0, 0 };
-	int bad = 0, failed = 0;
-	size_t j;
-	for (j = 0; j < sh->nparts && !failed; j++) {
-		part_out *po = &sh->parts[j];
-		pthread_mutex_lock(&sh->mu);
-		while (!po->started)
-			pthread_cond_wait(&sh->cv_writer, &sh->mu);
-		pthread_mutex_unlock(&sh->mu);
-		if (j && !po->abort &&
-		    memcmp(sh->parts[j - 1].stop, po->start, sh->nmarks * sizeof(*po->start))) {
-			*redo = 1;
-			break;
-		}
-		for (;;) {
-			elem *e;
-			pthread_mutex_lock(&sh->mu);
-			while (!po->head && !po->done)
-				pthread_cond_wait(&sh->cv_writer, &sh->mu);
-			e = po->head;
-			if (e) {
-				po->head = e->next;
-				if (!po->head)
-					po->tail = NULL;
-			}
-			pthread_mutex_unlock(&sh->mu);
-			if (!e)
-				break;
-			if (e->kind == EL_DATA) {
-				if (fwrite(e->buf, 1, e->len, stdout) != e->len)
-					failed = 1;
-				*bytes += e->len;
-			} else if (e->kind == EL_MSG) {
-				fflush(stdout);
-				fputs(e->buf, stderr);
-				(*msgs)++;
-			} else {
-				tb_error err;
-				if (!wp && tb_session_part_open(&wp, job->c->s, &tb_cli_heap, NULL, NULL,
-								&err) != TB_OK)
-					wp = NULL;
-				if (wp)
-					tb_session_line_state_set(wp, &carried);
-				if (!wp || tb_cli_render_in(wp, &e->ev, job->how, &wline) != 0) {
-					fprintf(stderr, "tracebound: out of memory\n");
-					bad = 2;
-					failed = 1;
-				} else {
-					if (fwrite(wline.p, 1, wline.len, stdout) != wline.len)
-						failed = 1;
-					*bytes += wline.len;
-				}
-			}
-			give_back(sh, e);
-			if (failed)
-				break;
-		}
-		if (failed)
-			break;
-		if (po->bad > bad)
-			bad = po->bad;
-		if (po->has_ls)
-			carried = po->ls;
-		if (po->abort) {
-			/* stopped short: out of memory (said by the worker when it could) */
-			if (po->bad < 2)
-				fprintf(stderr, "tracebound: out of memory\n");
-			bad = 2;
-			break;
-		}
-	}
-	tb_session_close(wp);
-	free(wline.p);
-	return bad;
+	(void)ctx;
+	fflush(stdout);
+	fputs(msg, stderr);
 }
 
-static void drop_queue(part_out *po)
+static int report_defer(void *ctx, const tb_session_event *ev, const tb_session_line_state *ls,
+			uint64_t *bytes)
 {
-	while (po->head) {
-		elem *e = po->head;
-		po->head = e->next;
-		free(e->buf);
-		free(e);
+	report_ctx *rc = ctx;
+	tb_error err;
+	if (!rc->wp && tb_session_part_open(&rc->wp, rc->job->c->s, &tb_cli_heap, NULL, NULL,
+					    &err) != TB_OK)
+		rc->wp = NULL;
+	if (rc->wp)
+		tb_session_line_state_set(rc->wp, ls);
+	if (!rc->wp || tb_cli_render_in(rc->wp, ev, rc->job->how, &rc->wline) != 0) {
+		fprintf(stderr, "tracebound: out of memory\n");
+		return -2;
 	}
+	*bytes += rc->wline.len;
+	return fwrite(rc->wline.p, 1, rc->wline.len, stdout) == rc->wline.len ? 0 : -1;
 }
 
 int tb_report_jobs(const tb_report_job *job)
 {
-	tb_session *s = job->c->s;
-	const tb_session_info *info = tb_session_get_info(s);
-	shared sh;
-	worker_arg wa[MAX_JOBS];
-	uint64_t *bounds = NULL, bytes = 0, msgs = 0;
-	tb_session_mark *marks = NULL;
-	size_t k, nb = 0, i, nw;
-	int bad, redo = 0, jobs = job->jobs > MAX_JOBS ? MAX_JOBS : job->jobs;
-	tb_error e;
-	if (jobs < 2 || tb_session_prepare(s, &e) != TB_OK)
-		return -1;
-	k = job->c->f.len / PART_INPUT;
-	if (k < (size_t)jobs * 4)
-		k = (size_t)jobs * 4;
-	if (k > MAX_PARTS)
-		k = MAX_PARTS;
-	bounds = malloc(k * sizeof(*bounds));
-	if (!bounds || tb_session_plan(s, k, bounds, &nb, &e) != TB_OK || nb == 0) {
-		free(bounds);
-		return -1;
-	}
-	memset(&sh, 0, sizeof(sh));
-	sh.job = job;
-	sh.bounds = bounds;
-	sh.nparts = nb + 1;
-	for (i = 0; i < info->nbuffers; i++)
-		sh.nmarks += tb_session_buffer(s, i)->ncpus;
-	sh.parts = calloc(sh.nparts, sizeof(*sh.parts));
-	marks = calloc(sh.nparts * 2 * (sh.nmarks ? sh.nmarks : 1), sizeof(*marks));
-	if (!sh.parts || !marks) {
-		free(sh.parts);
-		free(marks);
-		free(bounds);
-		return -1;
-	}
-	for (i = 0; i < sh.nparts; i++) {
-		sh.parts[i].start = marks + 2 * i * sh.nmarks;
-		sh.parts[i].stop = marks + (2 * i + 1) * sh.nmarks;
-	}
-	pthread_mutex_init(&sh.mu, NULL);
-	pthread_cond_init(&sh.cv_writer, NULL);
-	pthread_cond_init(&sh.cv_space, NULL);
-	nw = (size_t)jobs < sh.nparts ? (size_t)jobs : sh.nparts;
-	for (i = 0; i < nw; i++) {
-		wa[i].sh = &sh;
-		wa[i].w = (int)i;
-		if (pthread_create(&wa[i].th, NULL, worker, &wa[i]) != 0)
-			break;
-	}
-	nw = i;
-	if (!nw) {
-		bad = -1;
-	} else {
-		bad = write_parts(&sh, &redo, &bytes, &msgs);
-	}
-	pthread_mutex_lock(&sh.mu);
-	sh.cancel = 1;
-	pthread_cond_broadcast(&sh.cv_space);
-	pthread_mutex_unlock(&sh.mu);
-	for (i = 0; i < nw; i++)
-		pthread_join(wa[i].th, NULL);
-	for (i = 0; i < sh.nparts; i++)
-		drop_queue(&sh.parts[i]);
-	for (i = 0; i < MAX_JOBS; i++)
-		while (sh.free_chunks[i]) {
-			elem *f = sh.free_chunks[i];
-			sh.free_chunks[i] = f->next;
-			free(f->buf);
-			free(f);
-		}
-	pthread_cond_destroy(&sh.cv_space);
-	pthread_cond_destroy(&sh.cv_writer);
-	pthread_mutex_destroy(&sh.mu);
-	free(sh.parts);
-	free(marks);
-	free(bounds);
-	if (redo || (!nw && bad < 0)) {
-		/* one cursor over the whole capture, past what was written */
-		tb_session *p;
-		tb_cli_line line = { NULL, 0, 0 };
-		sink out;
-		memset(&out, 0, sizeof(out));
-		out.skip_bytes = bytes;
-		out.skip_msgs = msgs;
-		bad = 0;
-		line.cap = 1 << 16;
-		line.p = malloc(line.cap);
-		if (!line.p || tb_session_part_open(&p, s, &tb_cli_heap, NULL, NULL, &e) != TB_OK) {
-			free(line.p);
-			fprintf(stderr, "tracebound: out of memory\n");
-			return 2;
-		}
-		(void)run_part(job, p, &out, &line, &bad);
-		tb_session_close(p);
-		free(line.p);
-	}
-	return bad;
+	report_ctx rc;
+	tb_parts_hooks h;
+	int r;
+	memset(&rc, 0, sizeof(rc));
+	rc.job = job;
+	memset(&h, 0, sizeof(h));
+	h.ctx = &rc;
+	h.worker_new = report_worker_new;
+	h.worker_free = report_worker_free;
+	h.produce = report_produce;
+	h.consume = report_consume;
+	h.message = report_message;
+	h.defer = report_defer;
+	h.defer_first = !job->json && (job->how & TB_TEXT_TSDIFF);
+	r = tb_parts_run(job->c, job->jobs, &h);
+	tb_session_close(rc.wp);
+	free(rc.wline.p);
+	return r;
 }

@@ -10,7 +10,10 @@
  * value; every string the converter writes is UTF-8 (protoc rejects
  * others).  Counts must agree with the writer's stats.  Bytes that do
  * not open are a clean error.  A small bundle and scratch size make the
- * splitting and retry paths run.
+ * splitting and retry paths run.  The events also go through the two
+ * halves of tb_pf_add, as convert --jobs uses them: tb_pf_encode on an
+ * encode-only writer, tb_pf_place into a third; its bytes and stats must
+ * be the first writer's (after the prologue).
  */
 #include <string.h>
 
@@ -37,6 +40,19 @@ static uint8_t pscratch[1 << 20];
 static uint8_t out[1 << 21];
 static size_t out_len;
 static uint64_t seen_packets, seen_events, seen_threads;
+static tb_pf_writer ew, pw;             /* encode only; placing */
+static uint8_t ebundle[TB_PF_MIN_BUNDLE], pbundles[8 * 1024];
+static uint8_t escratch[1 << 20];
+static uint64_t hash[2], hashed[2];     /* FNV-1a of w's (after the prologue) and pw's bytes */
+
+static void hash_in(int i, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	size_t k;
+	for (k = 0; k < n; k++)
+		hash[i] = (hash[i] ^ b[k]) * 0x100000001b3ull;
+	hashed[i] += n;
+}
 
 static tb_status sink(void *ctx, const void *p, size_t n)
 {
@@ -44,7 +60,54 @@ static tb_status sink(void *ctx, const void *p, size_t n)
 	TB_FUZZ_CHECK(n <= sizeof(out) - out_len);
 	memcpy(out + out_len, p, n);
 	out_len += n;
+	hash_in(0, p, n);
 	return TB_OK;
+}
+
+static tb_status sink_placed(void *ctx, const void *p, size_t n)
+{
+	(void)ctx;
+	hash_in(1, p, n);
+	return TB_OK;
+}
+
+static tb_status sink_never(void *ctx, const void *p, size_t n)
+{
+	(void)ctx;
+	(void)p;
+	(void)n;
+	TB_FUZZ_CHECK(0); /* an encode-only writer writes nothing */
+	return TB_ERR_ARG;
+}
+
+/* The event through encode + place; `fits`: w took it (else it was too
+ * large for any scratch here, and the encoder must say the same). */
+static void encode_place(const tb_session_event *ev, int fits)
+{
+	tb_pf_record r;
+	tb_pf_encoded e;
+	tb_error err;
+	tb_status s;
+	if (ev->kind == TB_SEV_DAMAGED) {
+		TB_FUZZ_CHECK(tb_pf_session_record(ev, &r, &err) == TB_ERR_ARG);
+		TB_FUZZ_CHECK(tb_pf_lost(&pw, ev->buffer, ev->cpu, &err) == TB_OK);
+		return;
+	}
+	TB_FUZZ_CHECK(tb_pf_session_record(ev, &r, &err) == TB_OK);
+	s = tb_pf_encode(&ew, &r, &e, &err);
+	if (s == TB_ERR_NO_SPACE) {
+		TB_FUZZ_CHECK(ew.need > ew.cfg.scratch_size);
+		tb_pf_set_scratch(&ew, escratch, sizeof(escratch));
+		s = tb_pf_encode(&ew, &r, &e, &err);
+		tb_pf_set_scratch(&ew, escratch, 300);
+	}
+	if (!fits) {
+		TB_FUZZ_CHECK(s == TB_ERR_NO_SPACE);
+		return;
+	}
+	TB_FUZZ_CHECK(s == TB_OK);
+	TB_FUZZ_CHECK(e.cpu == ev->cpu && e.buffer == ev->buffer && e.ts == ev->ts);
+	TB_FUZZ_CHECK(tb_pf_place(&pw, &e, &err) == TB_OK);
 }
 
 /* ---- a wire-format reader ---- */
@@ -284,6 +347,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tb_error err;
 	tb_pf_config cfg;
 	size_t budget = 20000;
+	uint64_t prologue_packets;
 	tb_status s;
 
 	tb_arena_init(&arena, arena_mem, sizeof(arena_mem));
@@ -313,6 +377,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	cfg.flags = size & 8 ? TB_PF_LOSSLESS : 0;
 	TB_FUZZ_CHECK(tb_pf_init(&w, &cfg, &err) == TB_OK);
+	cfg.write = sink_placed;
+	cfg.bundles = pbundles;
+	TB_FUZZ_CHECK(tb_pf_init(&pw, &cfg, &err) == TB_OK);
+	cfg.write = sink_never;
+	cfg.bundles = ebundle;
+	cfg.nslots = 1;
+	cfg.bundle_size = sizeof(ebundle);
+	cfg.scratch = escratch;
+	cfg.scratch_size = 300;                 /* another size than w's: the same bytes */
+	TB_FUZZ_CHECK(tb_pf_init(&ew, &cfg, &err) == TB_OK);
 	out_len = 0;
 	seen_packets = seen_events = seen_threads = 0;
 
@@ -324,6 +398,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (tb_pf_threads(&w, tb_session_cmdlines(ses), &err) != TB_OK)
 		TB_FUZZ_CHECK(w.need > 512); /* a name larger than the scratch */
 	check_output();
+	hash[0] = hash[1] = 0xcbf29ce484222325ull;
+	hashed[0] = hashed[1] = 0;
+	prologue_packets = w.stats.packets;
 
 	while (budget--) {
 		tb_session_event ev;
@@ -340,18 +417,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (s == TB_ERR_NO_SPACE) {
 			/* grow and retry, as a caller does: it must then fit */
 			TB_FUZZ_CHECK(w.need > w.cfg.scratch_size);
-			if (w.need > sizeof(pscratch))
+			if (w.need > sizeof(pscratch)) {
+				encode_place(&ev, 0);
 				continue;
+			}
 			tb_pf_set_scratch(&w, pscratch, sizeof(pscratch));
 			s = tb_pf_session_event(&w, &ev, &err);
 			tb_pf_set_scratch(&w, pscratch, 512);
 		}
 		TB_FUZZ_CHECK(s == TB_OK);
+		encode_place(&ev, 1);
 		if (out_len > sizeof(out) / 2)
 			check_output();
 	}
 	TB_FUZZ_CHECK(tb_pf_finish(&w, &err) == TB_OK);
+	TB_FUZZ_CHECK(tb_pf_finish(&pw, &err) == TB_OK);
 	check_output();
+	TB_FUZZ_CHECK(hashed[0] == hashed[1] && hash[0] == hash[1]);
+	TB_FUZZ_CHECK(pw.stats.events == w.stats.events && pw.stats.typed == w.stats.typed &&
+		      pw.stats.generic == w.stats.generic && pw.stats.unknown == w.stats.unknown);
+	TB_FUZZ_CHECK(pw.stats.dropped_fields == w.stats.dropped_fields &&
+		      pw.stats.bad_fields == w.stats.bad_fields &&
+		      pw.stats.lost_bundles == w.stats.lost_bundles);
+	TB_FUZZ_CHECK(pw.stats.packets == w.stats.packets - prologue_packets);
+	TB_FUZZ_CHECK(ew.stats.events == 0 && ew.stats.packets == 0);
 	TB_FUZZ_CHECK(seen_packets == w.stats.packets);
 	TB_FUZZ_CHECK(seen_events == w.stats.events);
 	TB_FUZZ_CHECK(seen_threads == w.stats.threads);

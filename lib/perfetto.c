@@ -304,7 +304,7 @@ static int typed_texts_ok(const tb_pf_writer *w, const tb_pf_map_ *m)
 }
 
 static void typed_body(tb_pf_writer *w, tb_pb *pb, const tb_pf_map_ *m,
-		       const tb_format *fmt)
+		       const tb_format *fmt, uint32_t *bad)
 {
 	const tb_pf_event *ev = &tb_pf_events[m->event];
 	uint32_t j;
@@ -318,7 +318,7 @@ static void typed_body(tb_pf_writer *w, tb_pb *pb, const tb_pf_map_ *m,
 		f = &fmt->fields[m->field[j]];
 		v = &w->vals[m->field[j]];
 		if (v->status != TB_OK) {
-			w->stats.bad_fields++;
+			(*bad)++;
 			continue;
 		}
 		if (p->type == TB_PF_T_STRING) {
@@ -367,7 +367,7 @@ static void generic_field(tb_pb *pb, const char *name, size_t name_len, int sign
 	tb_pb_end(pb);
 }
 
-static void generic_body(tb_pf_writer *w, tb_pb *pb, const tb_format *fmt)
+static void generic_body(tb_pf_writer *w, tb_pb *pb, const tb_format *fmt, uint32_t *bad)
 {
 	char nm[TB_FORMAT_MAX_NAME + 24];
 	uint32_t i;
@@ -379,7 +379,7 @@ static void generic_body(tb_pf_writer *w, tb_pb *pb, const tb_format *fmt)
 		if (f->flags & TB_FIELD_COMMON)
 			continue;
 		if (v->status != TB_OK) {
-			w->stats.bad_fields++;
+			(*bad)++;
 			tb_pb_begin(pb, TB_PF_GENERIC_FIELD);
 			tb_pb_bytes(pb, TB_PF_FIELD_NAME, f->name, f->name_len);
 			tb_pb_end(pb);
@@ -548,20 +548,21 @@ static tb_status out_error(tb_pf_writer *w, tb_error *err)
 	return tb_fail(err, w->status, w->stats.bytes, "perfetto writer: output failed");
 }
 
-tb_status tb_pf_add(tb_pf_writer *w, const tb_pf_record *r, tb_error *err)
+tb_status tb_pf_encode(tb_pf_writer *w, const tb_pf_record *r, tb_pf_encoded *out,
+			tb_error *err)
 {
 	const tb_pf_map_ *m = NULL;
+	uint32_t bad = 0;
 	int typed = 0;
-	tb_pf_slot_ *s;
 	tb_pb pb;
 	tb_error e;
 	tb_status st;
+	if (!w || !out)
+		return tb_fail(err, TB_ERR_ARG, 0, "perfetto writer: no writer or result");
 	if (w->status)
 		return out_error(w, err);
 	if (!r || (!r->data && r->len))
 		return tb_fail(err, TB_ERR_ARG, 0, "perfetto writer: no record");
-
-	/* encode first: a record that does not fit changes nothing */
 	tb_pb_init(&pb, w->cfg.scratch, w->cfg.scratch_size);
 	tb_pb_begin(&pb, TB_PF_BUNDLE_EVENT);
 	tb_pb_uint(&pb, TB_PF_EVENT_TIMESTAMP, r->ts);
@@ -578,9 +579,9 @@ tb_status tb_pf_add(tb_pf_writer *w, const tb_pf_record *r, tb_error *err)
 				   w->vals[m->flags_field].num & 0xffffffffu);
 		typed = m->event >= 0 && typed_texts_ok(w, m);
 		if (typed)
-			typed_body(w, &pb, m, r->format);
+			typed_body(w, &pb, m, r->format, &bad);
 		else
-			generic_body(w, &pb, r->format);
+			generic_body(w, &pb, r->format, &bad);
 	} else {
 		unknown_body(&pb, r);
 	}
@@ -592,18 +593,43 @@ tb_status tb_pf_add(tb_pf_writer *w, const tb_pf_record *r, tb_error *err)
 				   ? "perfetto writer: event larger than the scratch buffer"
 				   : "perfetto writer: event not encodable");
 	}
+	out->data = pb.buf;
+	out->len = pb.len;
+	out->ts = r->ts;
+	out->missed = r->missed;
+	out->cpu = r->cpu;
+	out->buffer = r->buffer;
+	out->kind = !r->format ? TB_PF_ENC_UNKNOWN : typed ? TB_PF_ENC_TYPED : TB_PF_ENC_GENERIC;
+	out->dropped_fields = typed ? m->dropped : 0;
+	out->bad_fields = bad;
+	tb_error_clear(err);
+	return TB_OK;
+}
+
+tb_status tb_pf_place(tb_pf_writer *w, const tb_pf_encoded *r, tb_error *err)
+{
+	tb_pf_slot_ *s;
+	tb_status st;
+	if (!w || !r)
+		return tb_fail(err, TB_ERR_ARG, 0, "perfetto writer: no writer or event");
+	if (w->status)
+		return out_error(w, err);
+	if (!r->data || r->len == 0 || r->len > TB_PF_MAX_EVENT ||
+	    r->kind < TB_PF_ENC_TYPED || r->kind > TB_PF_ENC_UNKNOWN)
+		return tb_fail(err, TB_ERR_ARG, 0, "perfetto writer: not an encoded event");
 	if (!w->have_clock_ts) {
 		w->clock_ts = r->ts;
 		w->have_clock_ts = 1;
 	}
 	w->stats.events++;
-	if (!r->format)
+	if (r->kind == TB_PF_ENC_UNKNOWN)
 		w->stats.unknown++;
-	else if (typed) {
+	else if (r->kind == TB_PF_ENC_TYPED) {
 		w->stats.typed++;
-		w->stats.dropped_fields += m->dropped;
+		w->stats.dropped_fields += r->dropped_fields;
 	} else
 		w->stats.generic++;
+	w->stats.bad_fields += r->bad_fields;
 
 	if (slot_for(w, r->buffer, r->cpu, &s) != TB_OK)
 		return out_error(w, err);
@@ -616,26 +642,36 @@ tb_status tb_pf_add(tb_pf_writer *w, const tb_pf_record *r, tb_error *err)
 	}
 	if (!s->open)
 		open_slot(w, s, r->buffer, r->cpu);
-	if (pb.len > w->cfg.bundle_size - s->len) {
+	if (r->len > w->cfg.bundle_size - s->len) {
 		if (s->events) {
 			if (flush_slot(w, s) != TB_OK)
 				return out_error(w, err);
 			open_slot(w, s, r->buffer, r->cpu);
 		}
-		if (pb.len > w->cfg.bundle_size - s->len) {
+		if (r->len > w->cfg.bundle_size - s->len) {
 			/* bigger than a bundle: a bundle of its own */
 			w->stats.lost_bundles += s->lost != 0;
-			st = emit_bundle(w, slot_mem(w, s), s->len, pb.buf, pb.len);
+			st = emit_bundle(w, slot_mem(w, s), s->len, r->data, r->len);
 			s->open = 0;
 			s->lost = 0;
 			return st ? out_error(w, err) : TB_OK;
 		}
 	}
-	memcpy(slot_mem(w, s) + s->len, pb.buf, pb.len);
-	s->len += pb.len;
+	memcpy(slot_mem(w, s) + s->len, r->data, r->len);
+	s->len += r->len;
 	s->events++;
 	tb_error_clear(err);
 	return TB_OK;
+}
+
+tb_status tb_pf_add(tb_pf_writer *w, const tb_pf_record *r, tb_error *err)
+{
+	tb_pf_encoded enc;
+	tb_status st;
+	/* encode first: a record that does not fit changes nothing */
+	if ((st = tb_pf_encode(w, r, &enc, err)) != TB_OK)
+		return st;
+	return tb_pf_place(w, &enc, err);
 }
 
 tb_status tb_pf_lost(tb_pf_writer *w, uint32_t buffer, uint32_t cpu, tb_error *err)
@@ -753,22 +789,33 @@ tb_status tb_pf_system_info(tb_pf_writer *w, const char *uname, size_t len, tb_e
 	return TB_OK;
 }
 
+tb_status tb_pf_session_record(const tb_session_event *ev, tb_pf_record *r, tb_error *err)
+{
+	if (!ev || !r || ev->kind == TB_SEV_DAMAGED)
+		return tb_fail(err, TB_ERR_ARG, 0, "perfetto writer: no event record");
+	r->cpu = ev->cpu;
+	r->buffer = ev->buffer;
+	r->ts = ev->ts;
+	r->pid = ev->pid;
+	r->missed = ev->missed;
+	r->format = ev->format;
+	r->id = ev->has_id ? ev->id : 0;
+	r->data = ev->data;
+	r->len = ev->len;
+	tb_error_clear(err);
+	return TB_OK;
+}
+
 tb_status tb_pf_session_event(tb_pf_writer *w, const tb_session_event *ev, tb_error *err)
 {
 	tb_pf_record r;
+	tb_status st;
 	if (!ev)
 		return tb_fail(err, TB_ERR_ARG, 0, "perfetto writer: no event");
 	if (ev->kind == TB_SEV_DAMAGED)
 		return tb_pf_lost(w, ev->buffer, ev->cpu, err);
-	r.cpu = ev->cpu;
-	r.buffer = ev->buffer;
-	r.ts = ev->ts;
-	r.pid = ev->pid;
-	r.missed = ev->missed;
-	r.format = ev->format;
-	r.id = ev->has_id ? ev->id : 0;
-	r.data = ev->data;
-	r.len = ev->len;
+	if ((st = tb_pf_session_record(ev, &r, err)) != TB_OK)
+		return st;
 	return tb_pf_add(w, &r, err);
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tracebound/tracebound.h"
+#include "datwriter.h"
 #include "testutil.h"
 
 Suite *tb_suite_protobuf(void);
@@ -1137,6 +1138,338 @@ START_TEST(session_events)
 }
 END_TEST
 
+/* ---- encode + place (the two halves of tb_pf_add) ---- */
+
+typedef struct grow_sink {
+	uint8_t *buf;
+	size_t len, cap;
+} grow_sink;
+
+static tb_status grow_write(void *ctx, const void *p, size_t n)
+{
+	grow_sink *g = ctx;
+	if (n > g->cap - g->len) {
+		size_t cap = g->cap ? g->cap : 1 << 16;
+		uint8_t *nb;
+		while (cap - g->len < n)
+			cap *= 2;
+		nb = realloc(g->buf, cap);
+		ck_assert_ptr_nonnull(nb);
+		g->buf = nb;
+		g->cap = cap;
+	}
+	memcpy(g->buf + g->len, p, n);
+	g->len += n;
+	return TB_OK;
+}
+
+static tb_status never_write(void *ctx, const void *p, size_t n)
+{
+	(void)ctx;
+	(void)p;
+	(void)n;
+	ck_abort_msg("an encode-only writer wrote");
+	return TB_ERR_ARG;
+}
+
+typedef struct pf_side {
+	tb_pf_writer w;
+	tb_pf_config cfg;
+	grow_sink out;
+	uint8_t *bundles, *scratch;
+	size_t scratch_size;
+} pf_side;
+
+static void side_init(pf_side *p, size_t nslots, unsigned flags, int encode_only)
+{
+	tb_error err;
+	memset(&p->out, 0, sizeof(p->out));
+	p->scratch_size = 64; /* small: the NO_SPACE path runs on real records */
+	p->scratch = malloc(p->scratch_size);
+	p->bundles = malloc(nslots * TB_PF_DEFAULT_BUNDLE);
+	ck_assert(p->scratch && p->bundles);
+	memset(&p->cfg, 0, sizeof(p->cfg));
+	p->cfg.write = encode_only ? never_write : grow_write;
+	p->cfg.ctx = &p->out;
+	p->cfg.bundles = p->bundles;
+	p->cfg.nslots = nslots;
+	p->cfg.bundle_size = TB_PF_DEFAULT_BUNDLE;
+	p->cfg.scratch = p->scratch;
+	p->cfg.scratch_size = p->scratch_size;
+	p->cfg.clock = "local";
+	p->cfg.clock_len = 5;
+	p->cfg.flags = flags;
+	ck_assert_int_eq(tb_pf_init(&p->w, &p->cfg, &err), TB_OK);
+}
+
+/* TB_OK, after growing the scratch as often as the writer asks. */
+static tb_status side_grow(pf_side *p, tb_status st)
+{
+	if (st != TB_ERR_NO_SPACE)
+		return st;
+	ck_assert_uint_gt(p->w.need, p->scratch_size);
+	free(p->scratch);
+	p->scratch_size = p->w.need;
+	p->scratch = malloc(p->scratch_size);
+	ck_assert_ptr_nonnull(p->scratch);
+	tb_pf_set_scratch(&p->w, p->scratch, p->scratch_size);
+	return TB_NEED_MORE;
+}
+
+static void side_free(pf_side *p)
+{
+	free(p->out.buf);
+	free(p->bundles);
+	free(p->scratch);
+}
+
+/*
+ * Every event of a capture through tb_pf_session_event into one writer,
+ * and through tb_pf_encode on a writer of its own + tb_pf_place into
+ * another: the same bytes, the same stats.  Returns the events seen.
+ */
+static uint64_t encode_place_same(const uint8_t *dat, size_t len, unsigned flags)
+{
+	static uint8_t arena_mem[64 << 20];
+	tb_session_source src;
+	tb_session_options opt;
+	tb_session *s;
+	tb_arena a;
+	tb_mem m;
+	tb_error err;
+	pf_side *one = malloc(sizeof(*one)), *two = malloc(sizeof(*two)),
+		*enc = malloc(sizeof(*enc));
+	uint64_t n = 0, losses = 0;
+	tb_status st;
+	ck_assert(one && two && enc);
+	tb_arena_init(&a, arena_mem, sizeof(arena_mem));
+	m = tb_arena_mem(&a);
+	memset(&src, 0, sizeof(src));
+	src.dat = dat;
+	src.dat_len = len;
+	memset(&opt, 0, sizeof(opt));
+	opt.flags = TB_SESSION_SKIP_DAMAGED;
+	ck_assert_int_eq(tb_session_open(&s, &src, &opt, &m, &err), TB_OK);
+	side_init(one, 4, flags, 0);
+	side_init(two, 4, flags, 0);
+	side_init(enc, 1, flags, 1);
+	for (;;) {
+		tb_session_event ev;
+		tb_pf_record r;
+		tb_pf_encoded e;
+		st = tb_session_next(s, &ev, &err);
+		if (st == TB_END)
+			break;
+		if (st != TB_OK)
+			continue;
+		do
+			st = side_grow(one, tb_pf_session_event(&one->w, &ev, &err));
+		while (st == TB_NEED_MORE);
+		ck_assert_int_eq(st, TB_OK);
+		if (ev.kind == TB_SEV_DAMAGED) {
+			ck_assert_int_eq(tb_pf_session_record(&ev, &r, &err), TB_ERR_ARG);
+			ck_assert_int_eq(tb_pf_lost(&two->w, ev.buffer, ev.cpu, &err), TB_OK);
+			losses++;
+			continue;
+		}
+		ck_assert_int_eq(tb_pf_session_record(&ev, &r, &err), TB_OK);
+		do
+			st = side_grow(enc, tb_pf_encode(&enc->w, &r, &e, &err));
+		while (st == TB_NEED_MORE);
+		ck_assert_int_eq(st, TB_OK);
+		ck_assert_ptr_eq(e.data, enc->scratch);
+		ck_assert_uint_eq(e.cpu, ev.cpu);
+		ck_assert_uint_eq(e.ts, ev.ts);
+		ck_assert_int_eq(tb_pf_place(&two->w, &e, &err), TB_OK);
+		n++;
+	}
+	ck_assert_int_eq(tb_pf_finish(&one->w, &err), TB_OK);
+	ck_assert_int_eq(tb_pf_finish(&two->w, &err), TB_OK);
+	ck_assert_uint_eq(one->w.stats.events, n);
+	ck_assert_uint_gt(one->out.len, n * 8);
+	ck_assert_uint_eq(two->out.len, one->out.len);
+	ck_assert(memcmp(two->out.buf, one->out.buf, one->out.len) == 0);
+	ck_assert(memcmp(&two->w.stats, &one->w.stats, sizeof(one->w.stats)) == 0);
+	/* the encoder's stats and output untouched */
+	ck_assert_uint_eq(enc->w.stats.events, 0);
+	ck_assert_uint_eq(enc->w.stats.typed + enc->w.stats.generic + enc->w.stats.bad_fields, 0);
+	ck_assert_uint_eq(enc->w.stats.packets, 0);
+	ck_assert_uint_eq(enc->out.len, 0);
+	if (losses)
+		ck_assert_uint_gt(one->w.stats.lost_bundles, 0);
+	tb_session_close(s);
+	side_free(one);
+	side_free(two);
+	side_free(enc);
+	free(one);
+	free(two);
+	free(enc);
+	return n;
+}
+
+START_TEST(encode_place_is_add)
+{
+	static uint8_t file[1 << 20];
+	static const unsigned flags[] = { 0, TB_PF_LOSSLESS, TB_PF_ALL_GENERIC };
+	size_t len = dw_clock_back_file(file, sizeof(file)), i;
+	const char *v7 = tb_test_path("../shared/samples/sched4k.v7.dat");
+	ck_assert_uint_gt(len, 0);
+	for (i = 0; i < 3; i++)
+		ck_assert_uint_ge(encode_place_same(file, len, flags[i]), 240);
+	if (tb_test_exists(v7)) {
+		size_t dlen;
+		uint8_t *d = tb_test_read_file(v7, &dlen);
+		ck_assert_ptr_nonnull(d);
+		for (i = 0; i < 3; i++)
+			ck_assert_uint_eq(encode_place_same(d, dlen, flags[i]), 63844);
+		/* damaged pages: losses in place (the commit word of some pages far past the page) */
+		{
+			size_t pg, off = 0;
+			tb_session_source src;
+			tb_session *s;
+			tb_error err;
+			static uint8_t arena_mem[64 << 20];
+			tb_arena a;
+			tb_mem m;
+			const tb_dat_cpu *cpu;
+			tb_arena_init(&a, arena_mem, sizeof(arena_mem));
+			m = tb_arena_mem(&a);
+			memset(&src, 0, sizeof(src));
+			src.dat = d;
+			src.dat_len = dlen;
+			ck_assert_int_eq(tb_session_open(&s, &src, NULL, &m, &err), TB_OK);
+			cpu = &tb_session_dat(s)->buffers[0].cpus[1];
+			for (pg = 3; pg * 4096 < cpu->size; pg += 37)
+				off = (size_t)cpu->offset + pg * 4096 + 8, memset(d + off, 0xff, 4);
+			tb_session_close(s);
+			ck_assert_uint_gt(off, 0);
+			ck_assert_uint_lt(encode_place_same(d, dlen, 0), 63844);
+		}
+		free(d);
+	}
+}
+END_TEST
+
+/* Every error of tb_pf_encode, tb_pf_place and tb_pf_session_record. */
+START_TEST(encode_place_errors)
+{
+	pf_fixture fx;
+	pf_env *e = env_new(1, 256, 0), *to = env_new(1, 256, 0);
+	uint8_t rec[64], small[16];
+	tb_pf_record r;
+	tb_pf_encoded enc, bad;
+	tb_session_event ev;
+	tb_error err;
+	fixture(&fx);
+	sched_switch_rec(rec, 3, 4);
+	memset(&r, 0, sizeof(r));
+	r.format = fx.sw;
+	r.data = rec;
+	r.len = 64;
+	r.cpu = 2;
+	r.ts = 77;
+	r.missed = 5;
+	/* NULL arguments */
+	ck_assert_int_eq(tb_pf_encode(NULL, &r, &enc, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_pf_encode(&e->w, &r, NULL, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_pf_encode(&e->w, NULL, &enc, &err), TB_ERR_ARG);
+	r.data = NULL;
+	ck_assert_int_eq(tb_pf_encode(&e->w, &r, &enc, &err), TB_ERR_ARG);
+	ck_assert_int_eq(err.status, TB_ERR_ARG);
+	r.data = rec;
+	/* a scratch too small: NO_SPACE, need said, nothing touched */
+	tb_pf_set_scratch(&e->w, small, sizeof(small));
+	ck_assert_int_eq(tb_pf_encode(&e->w, &r, &enc, &err), TB_ERR_NO_SPACE);
+	ck_assert_uint_gt(e->w.need, sizeof(small));
+	ck_assert_uint_le(e->w.need, sizeof(e->scratch));
+	tb_pf_set_scratch(&e->w, e->scratch, e->w.need); /* exactly what it said */
+	ck_assert_int_eq(tb_pf_encode(&e->w, &r, &enc, &err), TB_OK);
+	ck_assert_ptr_eq(enc.data, e->scratch);
+	ck_assert_uint_eq(enc.len, e->w.need);
+	ck_assert_uint_eq(enc.kind, TB_PF_ENC_TYPED);
+	ck_assert_uint_eq(enc.cpu, 2);
+	ck_assert_uint_eq(enc.ts, 77);
+	ck_assert_int_eq(enc.missed, 5);
+	ck_assert_uint_eq(enc.bad_fields, 0);
+	ck_assert_uint_eq(e->w.stats.events, 0);
+	ck_assert_int_eq(e->out.calls, 0);
+	/* an unknown record: its kind */
+	tb_pf_set_scratch(&e->w, e->scratch, sizeof(e->scratch));
+	r.format = NULL;
+	r.id = 9;
+	r.len = 3;
+	{
+		tb_pf_encoded u;
+		ck_assert_int_eq(tb_pf_encode(&e->w, &r, &u, &err), TB_OK);
+		ck_assert_uint_eq(u.kind, TB_PF_ENC_UNKNOWN);
+	}
+	r.format = fx.sw;
+	r.len = 64;
+	ck_assert_int_eq(tb_pf_encode(&e->w, &r, &enc, &err), TB_OK);
+	/* place: bad arguments change nothing */
+	ck_assert_int_eq(tb_pf_place(NULL, &enc, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_pf_place(&to->w, NULL, &err), TB_ERR_ARG);
+	bad = enc;
+	bad.data = NULL;
+	ck_assert_int_eq(tb_pf_place(&to->w, &bad, &err), TB_ERR_ARG);
+	bad = enc;
+	bad.len = 0;
+	ck_assert_int_eq(tb_pf_place(&to->w, &bad, &err), TB_ERR_ARG);
+	bad.len = (size_t)TB_PF_MAX_EVENT + 1;
+	ck_assert_int_eq(tb_pf_place(&to->w, &bad, &err), TB_ERR_ARG);
+	bad = enc;
+	bad.kind = 0;
+	ck_assert_int_eq(tb_pf_place(&to->w, &bad, &err), TB_ERR_ARG);
+	bad.kind = TB_PF_ENC_UNKNOWN + 1;
+	ck_assert_int_eq(tb_pf_place(&to->w, &bad, &err), TB_ERR_ARG);
+	ck_assert_uint_eq(to->w.stats.events, 0);
+	ck_assert_int_eq(to->out.calls, 0);
+	/* placed: counted, in a bundle saying lost_events */
+	ck_assert_int_eq(tb_pf_place(&to->w, &enc, &err), TB_OK);
+	ck_assert_uint_eq(to->w.stats.events, 1);
+	ck_assert_uint_eq(to->w.stats.typed, 1);
+	ck_assert_int_eq(tb_pf_finish(&to->w, &err), TB_OK);
+	ck_assert_uint_eq(to->w.stats.lost_bundles, 1);
+	ck_assert_uint_eq(to->w.stats.packets, 1);
+	free(to);
+	/* sticky output error: place and encode both refuse */
+	to = env_new(1, 256, 0);
+	to->out.fail_at = 1;
+	ck_assert_int_eq(tb_pf_place(&to->w, &enc, &err), TB_OK); /* buffered */
+	enc.cpu = 3;                                               /* a CPU change flushes */
+	ck_assert_int_eq(tb_pf_place(&to->w, &enc, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_pf_place(&to->w, &enc, &err), TB_ERR_ARG);
+	ck_assert_int_eq(err.status, TB_ERR_ARG);
+	ck_assert_int_eq(tb_pf_encode(&to->w, &r, &enc, &err), TB_ERR_ARG);
+	ck_assert_int_eq(to->out.calls, 1);
+	/* tb_pf_session_record */
+	memset(&ev, 0, sizeof(ev));
+	ck_assert_int_eq(tb_pf_session_record(NULL, &r, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_pf_session_record(&ev, NULL, &err), TB_ERR_ARG);
+	ev.kind = TB_SEV_DAMAGED;
+	ck_assert_int_eq(tb_pf_session_record(&ev, &r, &err), TB_ERR_ARG);
+	ev.kind = TB_SEV_EVENT;
+	ev.cpu = 6;
+	ev.buffer = 1;
+	ev.ts = 12;
+	ev.pid = -3;
+	ev.missed = -1;
+	ev.id = 372;
+	ev.format = fx.sw;
+	ev.data = rec;
+	ev.len = 64;
+	ck_assert_int_eq(tb_pf_session_record(&ev, &r, &err), TB_OK);
+	ck_assert_uint_eq(r.id, 0); /* has_id 0 */
+	ck_assert(r.cpu == 6 && r.buffer == 1 && r.ts == 12 && r.pid == -3 && r.missed == -1);
+	ck_assert(r.format == fx.sw && r.data == rec && r.len == 64);
+	ev.has_id = 1;
+	ck_assert_int_eq(tb_pf_session_record(&ev, &r, &err), TB_OK);
+	ck_assert_uint_eq(r.id, 372);
+	free(e);
+	free(to);
+}
+END_TEST
+
 /* The command: exit statuses, and every write checked. */
 START_TEST(cli_convert)
 {
@@ -1232,6 +1565,8 @@ Suite *tb_suite_protobuf(void)
 	tcase_add_test(t, utf8_and_clocks);
 	tcase_add_test(t, system_info);
 	tcase_add_test(t, output_errors_midway);
+	tcase_add_test(t, encode_place_is_add);
+	tcase_add_test(t, encode_place_errors);
 	tcase_add_test(t, cli_convert);
 	tcase_add_test(t, table_matches_schema);
 	suite_add_tcase(s, t);

@@ -124,7 +124,7 @@ typedef struct tb_pf_map_ {
 typedef struct tb_pf_writer {
 	tb_pf_config cfg;
 	tb_pf_stats stats;
-	size_t need;            /* after TB_ERR_NO_SPACE from tb_pf_add: scratch bytes */
+	size_t need;            /* after TB_ERR_NO_SPACE from tb_pf_add/encode: scratch bytes */
 	tb_status status;       /* sticky output error */
 	unsigned clock_kind;    /* FtraceClock value, 0: none written */
 	uint64_t clock_ts;      /* the identity clock pair (see docs/perfetto.md) */
@@ -171,6 +171,50 @@ TB_API TB_MUST_CHECK tb_status tb_pf_system_info(tb_pf_writer *w, const char *un
 TB_API TB_MUST_CHECK tb_status tb_pf_add(tb_pf_writer *w, const tb_pf_record *r,
 					 tb_error *err);
 
+/*
+ * tb_pf_add in two steps, for callers that encode records on several
+ * threads (each with a writer of its own, same flags) and place them in
+ * order into one writer: tb_pf_encode + tb_pf_place on the same record is
+ * tb_pf_add, byte for byte and stat for stat.
+ *
+ * tb_pf_encode writes the record's FtraceEvent (the bundle's event field,
+ * tag included) into w's scratch and says in *out what it adds to the
+ * stats; it touches neither bundles nor stats (only w's typed-mapping
+ * cache), so the writer's output and bundles may be unused.  TB_OK;
+ * TB_ERR_NO_SPACE with w->need as tb_pf_add; TB_ERR_ARG for a NULL
+ * argument or a record without data; w's sticky output error.  out->data
+ * points into the scratch: valid until the next call on w.
+ */
+#define TB_PF_ENC_TYPED   1u
+#define TB_PF_ENC_GENERIC 2u
+#define TB_PF_ENC_UNKNOWN 3u /* no format: a tb_unknown_event */
+
+typedef struct tb_pf_encoded {
+	const uint8_t *data;    /* the encoded FtraceEvent field */
+	size_t len;
+	uint64_t ts;            /* the record's: the clock pair's first */
+	int64_t missed;         /* the record's */
+	uint32_t cpu, buffer;   /* the record's */
+	unsigned kind;          /* TB_PF_ENC_*: stats.typed, generic or unknown */
+	uint32_t dropped_fields;/* added to stats.dropped_fields (typed only) */
+	uint32_t bad_fields;    /* added to stats.bad_fields */
+} tb_pf_encoded;
+
+TB_API TB_MUST_CHECK tb_status tb_pf_encode(tb_pf_writer *w, const tb_pf_record *r,
+					    tb_pf_encoded *out, tb_error *err);
+
+/*
+ * Place an encoded record into w: its CPU's bundle (a loss before it,
+ * bundles flushed as tb_pf_add does) and its stats.  e->data may live
+ * anywhere (another writer's scratch, a copy); e->len at most
+ * TB_PF_MAX_EVENT.  TB_OK; TB_ERR_ARG for NULL arguments, data missing,
+ * a length out of range or a kind not TB_PF_ENC_*; the callback's error
+ * (sticky).
+ */
+#define TB_PF_MAX_EVENT (1u << 30)
+TB_API TB_MUST_CHECK tb_status tb_pf_place(tb_pf_writer *w, const tb_pf_encoded *e,
+					   tb_error *err);
+
 /* Note data lost on a CPU outside any record (a damaged page skipped):
  * its next bundle says lost_events. */
 TB_API TB_MUST_CHECK tb_status tb_pf_lost(tb_pf_writer *w, uint32_t buffer, uint32_t cpu,
@@ -184,6 +228,11 @@ TB_API TB_MUST_CHECK tb_status tb_pf_lost(tb_pf_writer *w, uint32_t buffer, uint
 TB_API TB_MUST_CHECK tb_status tb_pf_session_event(tb_pf_writer *w,
 						   const tb_session_event *ev,
 						   tb_error *err);
+
+/* The record of a session event (TB_SEV_EVENT) as tb_pf_session_event
+ * converts it: for tb_pf_encode.  TB_ERR_ARG for NULL or a damaged page. */
+TB_API TB_MUST_CHECK tb_status tb_pf_session_record(const tb_session_event *ev,
+						    tb_pf_record *r, tb_error *err);
 
 /* Write every open bundle.  The trace is complete after TB_OK. */
 TB_API TB_MUST_CHECK tb_status tb_pf_finish(tb_pf_writer *w, tb_error *err);

@@ -1,0 +1,512 @@
+/*
+ * The parts engine (see parts.h).
+ *
+ * The library splits the capture into parts by time (tb_session_plan) and
+ * gives each worker thread a cursor of its own (tb_session_part_open, then
+ * tb_session_part_seek from part to part, so what the cursor compiles is
+ * compiled once).  A worker runs the command's produce hook over its part
+ * into 4 MiB chunks queued on the part; stderr messages and (report's
+ * --ts-diff) the part's first event are queued in their place too.  The
+ * main thread takes the parts in order and hands their chunks to the
+ * consume hook, so what it sees is what the one-thread loop makes, in the
+ * same order:
+ *
+ *  - a worker holds at most CHUNKS_PER_WORKER chunks not yet consumed (it
+ *    waits for the main thread past that): memory is bounded per worker;
+ *  - defer_first: the first event of a part may depend on the state the
+ *    parts before left (report's --ts-diff line): the worker queues that
+ *    event (its record copied) and the main thread's defer hook handles
+ *    it with the state the previous parts left;
+ *  - before consuming part j+1 the main thread checks that it starts
+ *    exactly where part j stopped on every CPU (tb_session_part_marks).
+ *    When it does not (a capture whose clock went back), the threads stop
+ *    and the main thread walks the whole capture again on one cursor,
+ *    through the same hooks, skipping the bytes and messages consumed
+ *    already.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parts.h"
+
+#define CHUNK_SIZE ((size_t)4 << 20)
+#define CHUNKS_PER_WORKER 8
+#define PART_INPUT ((size_t)4 << 20)  /* capture bytes per part, about */
+#define MAX_PARTS 1024  /* plan costs parts x 64 x CPUs x log(pages) header reads */
+#define MAX_JOBS 64
+
+enum { EL_DATA, EL_MSG, EL_DEFER };
+
+typedef struct elem {
+	struct elem *next;
+	int kind, owner;
+	size_t len, cap;
+	tb_session_event ev;     /* EL_DEFER: its data copied into buf */
+	char *buf;
+} elem;
+
+typedef struct part_out {
+	elem *head, *tail;
+	int started, done, bad, abort, has_ls;
+	tb_session_line_state ls;
+	tb_session_mark *start, *stop;
+} part_out;
+
+typedef struct shared {
+	const tb_parts_hooks *h;
+	tb_cli_capture *c;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_writer, cv_space;
+	part_out *parts;
+	size_t nparts, next_part, nmarks;
+	const uint64_t *bounds;
+	int cancel;
+	int outstanding[MAX_JOBS];
+	elem *free_chunks[MAX_JOBS];
+} shared;
+
+/* Where a part's output goes: the part's queue, or straight to the hooks
+ * (skipping what an earlier attempt consumed already). */
+struct tb_parts_sink {
+	shared *sh;              /* NULL: straight to the hooks */
+	const tb_parts_hooks *h;
+	int w;
+	part_out *po;
+	elem *cur;
+	int defer_first, deferred;
+	uint64_t skip_bytes, skip_msgs;
+	uint8_t *room;           /* straight: where tb_parts_reserve builds */
+	size_t room_cap;
+};
+
+static void give_back(shared *sh, elem *e)
+{
+	pthread_mutex_lock(&sh->mu);
+	sh->outstanding[e->owner]--;
+	if (e->kind == EL_DATA && e->cap == CHUNK_SIZE) {
+		e->next = sh->free_chunks[e->owner];
+		sh->free_chunks[e->owner] = e;
+		e = NULL;
+	}
+	pthread_cond_broadcast(&sh->cv_space);
+	pthread_mutex_unlock(&sh->mu);
+	if (e) {
+		free(e->buf);
+		free(e);
+	}
+}
+
+/* A new element of the worker's budget (waits for room); NULL when the
+ * run is cancelled or memory ran out. */
+static elem *new_elem(tb_parts_sink *k, int kind, size_t cap)
+{
+	shared *sh = k->sh;
+	elem *e = NULL;
+	pthread_mutex_lock(&sh->mu);
+	while (sh->outstanding[k->w] >= CHUNKS_PER_WORKER && !sh->cancel)
+		pthread_cond_wait(&sh->cv_space, &sh->mu);
+	if (sh->cancel) {
+		pthread_mutex_unlock(&sh->mu);
+		return NULL;
+	}
+	sh->outstanding[k->w]++;
+	if (kind == EL_DATA && cap == CHUNK_SIZE && sh->free_chunks[k->w]) {
+		e = sh->free_chunks[k->w];
+		sh->free_chunks[k->w] = e->next;
+	}
+	pthread_mutex_unlock(&sh->mu);
+	if (!e) {
+		e = malloc(sizeof(*e));
+		if (e && !(e->buf = malloc(cap ? cap : 1))) {
+			free(e);
+			e = NULL;
+		}
+		if (!e) {
+			pthread_mutex_lock(&sh->mu);
+			sh->outstanding[k->w]--;
+			pthread_mutex_unlock(&sh->mu);
+			return NULL;
+		}
+		e->cap = cap;
+	}
+	e->next = NULL;
+	e->kind = kind;
+	e->owner = k->w;
+	e->len = 0;
+	return e;
+}
+
+static void push(tb_parts_sink *k, elem *e)
+{
+	shared *sh = k->sh;
+	pthread_mutex_lock(&sh->mu);
+	if (k->po->tail)
+		k->po->tail->next = e;
+	else
+		k->po->head = e;
+	k->po->tail = e;
+	pthread_cond_signal(&sh->cv_writer);
+	pthread_mutex_unlock(&sh->mu);
+}
+
+static void flush_cur(tb_parts_sink *k)
+{
+	if (k->cur && k->cur->len) {
+		push(k, k->cur);
+		k->cur = NULL;
+	}
+}
+
+/* Straight to the hooks, past what was consumed already. */
+static int consume_direct(tb_parts_sink *k, const void *p, size_t n)
+{
+	if (k->skip_bytes >= n) {
+		k->skip_bytes -= n;
+		return 0;
+	}
+	p = (const uint8_t *)p + k->skip_bytes;
+	n -= (size_t)k->skip_bytes;
+	k->skip_bytes = 0;
+	return k->h->consume(k->h->ctx, p, n);
+}
+
+void *tb_parts_reserve(tb_parts_sink *k, size_t n, size_t *room)
+{
+	if (!k->sh) {
+		if (k->room_cap < n) {
+			size_t cap = n > ((size_t)1 << 16) ? n : (size_t)1 << 16;
+			uint8_t *nb = realloc(k->room, cap);
+			if (!nb)
+				return NULL;
+			k->room = nb;
+			k->room_cap = cap;
+		}
+		*room = k->room_cap;
+		return k->room;
+	}
+	if (!k->cur || k->cur->cap - k->cur->len < n) {
+		flush_cur(k);
+		if (!k->cur && !(k->cur = new_elem(k, EL_DATA, n > CHUNK_SIZE ? n : CHUNK_SIZE)))
+			return NULL;
+	}
+	*room = k->cur->cap - k->cur->len;
+	return k->cur->buf + k->cur->len;
+}
+
+int tb_parts_commit(tb_parts_sink *k, size_t used)
+{
+	if (!k->sh)
+		return consume_direct(k, k->room, used);
+	k->cur->len += used;
+	return 0;
+}
+
+int tb_parts_put(tb_parts_sink *k, const void *p, size_t n)
+{
+	size_t room;
+	uint8_t *to;
+	if (!k->sh)
+		return consume_direct(k, p, n);
+	if (!(to = tb_parts_reserve(k, n, &room)))
+		return -1;
+	memcpy(to, p, n);
+	return tb_parts_commit(k, n);
+}
+
+int tb_parts_msg(tb_parts_sink *k, const char *msg)
+{
+	elem *e;
+	size_t n = strlen(msg);
+	if (!k->sh) {
+		if (k->skip_msgs) {
+			k->skip_msgs--;
+			return 0;
+		}
+		k->h->message(k->h->ctx, msg);
+		return 0;
+	}
+	flush_cur(k);
+	if (!(e = new_elem(k, EL_MSG, n + 1)))
+		return -1;
+	memcpy(e->buf, msg, n + 1);
+	e->len = n;
+	push(k, e);
+	return 0;
+}
+
+int tb_parts_want_defer(const tb_parts_sink *k)
+{
+	return k->defer_first && !k->deferred;
+}
+
+int tb_parts_defer(tb_parts_sink *k, const tb_session_event *ev)
+{
+	elem *e;
+	k->deferred = 1;
+	flush_cur(k);
+	if (!(e = new_elem(k, EL_DEFER, ev->len)))
+		return -1;
+	e->ev = *ev;
+	memcpy(e->buf, ev->data, ev->len);
+	e->ev.data = (const uint8_t *)e->buf;
+	push(k, e);
+	return 0;
+}
+
+typedef struct worker_arg {
+	shared *sh;
+	int w;
+	pthread_t th;
+} worker_arg;
+
+static void *worker(void *arg)
+{
+	worker_arg *wa = arg;
+	shared *sh = wa->sh;
+	const tb_parts_hooks *h = sh->h;
+	tb_session *p = NULL;
+	void *ws = h->worker_new(h->ctx);
+	for (;;) {
+		size_t j;
+		const uint64_t *from, *to;
+		part_out *po;
+		tb_parts_sink k;
+		tb_error e;
+		tb_status st;
+		int bad = 0, rc;
+		pthread_mutex_lock(&sh->mu);
+		if (sh->cancel || sh->next_part >= sh->nparts) {
+			pthread_mutex_unlock(&sh->mu);
+			break;
+		}
+		j = sh->next_part++;
+		pthread_mutex_unlock(&sh->mu);
+		po = &sh->parts[j];
+		from = j ? &sh->bounds[j - 1] : NULL;
+		to = j + 1 < sh->nparts ? &sh->bounds[j] : NULL;
+		memset(&k, 0, sizeof(k));
+		k.sh = sh;
+		k.h = h;
+		k.w = wa->w;
+		k.po = po;
+		k.defer_first = h->defer_first;
+		st = !ws ? TB_ERR_NO_SPACE
+		     : p ? tb_session_part_seek(p, from, to, &e)
+			 : tb_session_part_open(&p, sh->c->s, &tb_cli_heap, from, to, &e);
+		if (st == TB_OK) {
+			(void)tb_session_part_marks(p, TB_SESSION_MARK_START, po->start, sh->nmarks);
+			pthread_mutex_lock(&sh->mu);
+			po->started = 1;
+			pthread_cond_signal(&sh->cv_writer);
+			pthread_mutex_unlock(&sh->mu);
+			rc = h->produce(h->ctx, ws, p, &k, &bad);
+		} else {
+			(void)tb_parts_msg(&k, "tracebound: out of memory\n");
+			bad = 2;
+			rc = -1;
+		}
+		flush_cur(&k);
+		pthread_mutex_lock(&sh->mu);
+		if (p && st == TB_OK) {
+			tb_session_line_state_get(p, &po->ls);
+			(void)tb_session_part_marks(p, TB_SESSION_MARK_STOP, po->stop, sh->nmarks);
+		}
+		po->has_ls = k.deferred;
+		po->bad = bad;
+		po->abort = rc < 0;
+		po->started = 1;
+		po->done = 1;
+		pthread_cond_signal(&sh->cv_writer);
+		pthread_mutex_unlock(&sh->mu);
+		if (rc < 0)
+			break;
+	}
+	tb_session_close(p);
+	if (ws)
+		h->worker_free(h->ctx, ws);
+	return NULL;
+}
+
+/* Consume the parts in order.  Returns bad; *redo set when a part did not
+ * start where the one before stopped (then *bytes / *msgs were consumed). */
+static int consume_parts(shared *sh, int *redo, uint64_t *bytes, uint64_t *msgs)
+{
+	const tb_parts_hooks *h = sh->h;
+	tb_session_line_state carried = { 0, 0 };
+	int bad = 0, failed = 0;
+	size_t j;
+	for (j = 0; j < sh->nparts && !failed; j++) {
+		part_out *po = &sh->parts[j];
+		pthread_mutex_lock(&sh->mu);
+		while (!po->started)
+			pthread_cond_wait(&sh->cv_writer, &sh->mu);
+		pthread_mutex_unlock(&sh->mu);
+		if (j && !po->abort &&
+		    memcmp(sh->parts[j - 1].stop, po->start, sh->nmarks * sizeof(*po->start))) {
+			*redo = 1;
+			break;
+		}
+		for (;;) {
+			elem *e;
+			pthread_mutex_lock(&sh->mu);
+			while (!po->head && !po->done)
+				pthread_cond_wait(&sh->cv_writer, &sh->mu);
+			e = po->head;
+			if (e) {
+				po->head = e->next;
+				if (!po->head)
+					po->tail = NULL;
+			}
+			pthread_mutex_unlock(&sh->mu);
+			if (!e)
+				break;
+			if (e->kind == EL_DATA) {
+				if (h->consume(h->ctx, (const uint8_t *)e->buf, e->len) != 0)
+					failed = 1;
+				*bytes += e->len;
+			} else if (e->kind == EL_MSG) {
+				h->message(h->ctx, e->buf);
+				(*msgs)++;
+			} else {
+				int r = h->defer(h->ctx, &e->ev, &carried, bytes);
+				if (r == -2)
+					bad = 2;
+				if (r)
+					failed = 1;
+			}
+			give_back(sh, e);
+			if (failed)
+				break;
+		}
+		if (failed)
+			break;
+		if (po->bad > bad)
+			bad = po->bad;
+		if (po->has_ls)
+			carried = po->ls;
+		if (po->abort) {
+			/* stopped short: out of memory (said by the worker when it could) */
+			if (po->bad < 2)
+				h->message(h->ctx, "tracebound: out of memory\n");
+			bad = 2;
+			break;
+		}
+	}
+	return bad;
+}
+
+static void drop_queue(part_out *po)
+{
+	while (po->head) {
+		elem *e = po->head;
+		po->head = e->next;
+		free(e->buf);
+		free(e);
+	}
+}
+
+int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h)
+{
+	tb_session *s = c->s;
+	const tb_session_info *info = tb_session_get_info(s);
+	shared sh;
+	worker_arg wa[MAX_JOBS];
+	uint64_t *bounds = NULL, bytes = 0, msgs = 0;
+	tb_session_mark *marks = NULL;
+	size_t k, nb = 0, i, nw;
+	int bad, redo = 0;
+	tb_error e;
+	if (jobs > MAX_JOBS)
+		jobs = MAX_JOBS;
+	if (jobs < 2 || tb_session_prepare(s, &e) != TB_OK)
+		return -1;
+	k = c->f.len / PART_INPUT;
+	if (k < (size_t)jobs * 4)
+		k = (size_t)jobs * 4;
+	if (k > MAX_PARTS)
+		k = MAX_PARTS;
+	bounds = malloc(k * sizeof(*bounds));
+	if (!bounds || tb_session_plan(s, k, bounds, &nb, &e) != TB_OK || nb == 0) {
+		free(bounds);
+		return -1;
+	}
+	memset(&sh, 0, sizeof(sh));
+	sh.h = h;
+	sh.c = c;
+	sh.bounds = bounds;
+	sh.nparts = nb + 1;
+	for (i = 0; i < info->nbuffers; i++)
+		sh.nmarks += tb_session_buffer(s, i)->ncpus;
+	sh.parts = calloc(sh.nparts, sizeof(*sh.parts));
+	marks = calloc(sh.nparts * 2 * (sh.nmarks ? sh.nmarks : 1), sizeof(*marks));
+	if (!sh.parts || !marks) {
+		free(sh.parts);
+		free(marks);
+		free(bounds);
+		return -1;
+	}
+	for (i = 0; i < sh.nparts; i++) {
+		sh.parts[i].start = marks + 2 * i * sh.nmarks;
+		sh.parts[i].stop = marks + (2 * i + 1) * sh.nmarks;
+	}
+	pthread_mutex_init(&sh.mu, NULL);
+	pthread_cond_init(&sh.cv_writer, NULL);
+	pthread_cond_init(&sh.cv_space, NULL);
+	nw = (size_t)jobs < sh.nparts ? (size_t)jobs : sh.nparts;
+	for (i = 0; i < nw; i++) {
+		wa[i].sh = &sh;
+		wa[i].w = (int)i;
+		if (pthread_create(&wa[i].th, NULL, worker, &wa[i]) != 0)
+			break;
+	}
+	nw = i;
+	if (!nw) {
+		bad = -1;
+	} else {
+		bad = consume_parts(&sh, &redo, &bytes, &msgs);
+	}
+	pthread_mutex_lock(&sh.mu);
+	sh.cancel = 1;
+	pthread_cond_broadcast(&sh.cv_space);
+	pthread_mutex_unlock(&sh.mu);
+	for (i = 0; i < nw; i++)
+		pthread_join(wa[i].th, NULL);
+	for (i = 0; i < sh.nparts; i++)
+		drop_queue(&sh.parts[i]);
+	for (i = 0; i < MAX_JOBS; i++)
+		while (sh.free_chunks[i]) {
+			elem *f = sh.free_chunks[i];
+			sh.free_chunks[i] = f->next;
+			free(f->buf);
+			free(f);
+		}
+	pthread_cond_destroy(&sh.cv_space);
+	pthread_cond_destroy(&sh.cv_writer);
+	pthread_mutex_destroy(&sh.mu);
+	free(sh.parts);
+	free(marks);
+	free(bounds);
+	if (redo || (!nw && bad < 0)) {
+		/* one cursor over the whole capture, past what was consumed */
+		tb_session *p;
+		tb_parts_sink out;
+		void *ws = h->worker_new(h->ctx);
+		memset(&out, 0, sizeof(out));
+		out.h = h;
+		out.skip_bytes = bytes;
+		out.skip_msgs = msgs;
+		bad = 0;
+		if (!ws || tb_session_part_open(&p, s, &tb_cli_heap, NULL, NULL, &e) != TB_OK) {
+			if (ws)
+				h->worker_free(h->ctx, ws);
+			h->message(h->ctx, "tracebound: out of memory\n");
+			return 2;
+		}
+		(void)h->produce(h->ctx, ws, p, &out, &bad);
+		free(out.room);
+		tb_session_close(p);
+		h->worker_free(h->ctx, ws);
+	}
+	return bad;
+}

@@ -1,0 +1,69 @@
+/*
+ * The parts engine behind --jobs N (report, convert --to perfetto).
+ *
+ * The library splits a capture into parts by time (tb_session_plan) and
+ * gives each worker thread a cursor of its own.  A command says, through
+ * hooks, what a worker makes of a part (produce: bytes and messages put
+ * into a sink) and what the main thread does with those bytes, in part
+ * order (consume: write them, or parse and place them).  The engine runs
+ * the threads, bounds each worker's queued memory, keeps the messages in
+ * their place, and when the parts do not tile (a clock going back) walks
+ * the whole capture again on one cursor through the same produce and
+ * consume hooks, skipping what was consumed already.
+ */
+#ifndef TB_CLI_PARTS_H
+#define TB_CLI_PARTS_H
+
+#include "capture.h"
+
+typedef struct tb_parts_sink tb_parts_sink;
+
+/* Put n bytes: one put is never split between two consume calls' chunks
+ * (consume may get several puts at once).  0, or -1: stop (cancelled, out
+ * of memory, or a write error in the one-cursor walk). */
+int tb_parts_put(tb_parts_sink *k, const void *p, size_t n);
+/* Room to build a put in place (no copy): at least n bytes, *room says
+ * how many (NULL: stop, as above).  tb_parts_commit(k, used) then puts the
+ * first `used` bytes (at most *room) as one tb_parts_put would. */
+void *tb_parts_reserve(tb_parts_sink *k, size_t n, size_t *room);
+int tb_parts_commit(tb_parts_sink *k, size_t used);
+/* A message for stderr, in its place among the bytes.  0 or -1 as above. */
+int tb_parts_msg(tb_parts_sink *k, const char *msg);
+/* With defer_first: 1 when the producer must hand this part's first
+ * formatted event to tb_parts_defer instead of putting its bytes. */
+int tb_parts_want_defer(const tb_parts_sink *k);
+/* The event, for the main thread's defer hook (its record copied). */
+int tb_parts_defer(tb_parts_sink *k, const tb_session_event *ev);
+
+typedef struct tb_parts_hooks {
+	void *ctx;
+	/* A worker's state, made and freed on its thread (NULL: out of memory). */
+	void *(*worker_new)(void *ctx);
+	void (*worker_free)(void *ctx, void *ws);
+	/* Every event of the cursor p into k: 0, or -1 (stop: out of memory
+	 * said, cancelled, or a write error).  *bad raised to 1 (damage seen)
+	 * or 2 (out of memory). */
+	int (*produce)(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, int *bad);
+	/* The main thread, in order: bytes put (whole puts).  0, or -1: stop
+	 * (a write error; the caller reports it). */
+	int (*consume)(void *ctx, const uint8_t *p, size_t n);
+	/* The main thread, in order: a message. */
+	void (*message)(void *ctx, const char *msg);
+	/* defer_first only: the deferred event, rendered with the line state
+	 * the earlier parts left; *bytes counts what was consumed (the
+	 * one-cursor walk skips it).  0, -1 a write error, -2 out of memory
+	 * (said). */
+	int (*defer)(void *ctx, const tb_session_event *ev, const tb_session_line_state *ls,
+		     uint64_t *bytes);
+	int defer_first;
+} tb_parts_hooks;
+
+/*
+ * Run the capture c (opened) on `jobs` threads (>= 2).  -1 when it cannot
+ * be split (nothing was produced: run the one-thread loop), else the
+ * highest *bad the producers set: 0, 1 (damage seen) or 2 (out of memory).
+ * A consume error stops it (the caller knows and reports it).
+ */
+int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h);
+
+#endif

@@ -1,0 +1,224 @@
+/*
+ * convert --to perfetto --jobs N: the trace, stderr and the exit status
+ * are those of --jobs 1, byte for byte, for N = 2, 3, 7: on the real
+ * samples (plain, --lossless, --generic, -v), a compressed capture (not
+ * split: one thread), a copy with damaged pages (the messages and losses
+ * in their place) and a capture whose clock goes back (the parts do not
+ * tile: the one-cursor walk through the same hooks); raw dumps (not split:
+ * one thread).  A write error is
+ * exit 2 with its message on several threads too.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tracebound/tracebound.h"
+
+#include "datwriter.h"
+#include "testutil.h"
+
+Suite *tb_suite_pfjobs(void);
+
+#define V7 "../shared/samples/sched4k.v7.dat"
+#define V6 "../shared/samples/sched4k.v6.dat"
+#define ZSTD "tests/data/sched4k.v7zstd.dat"
+
+/* --jobs 2, 3, 7 against --jobs 1 (the trace on stdout); returns the
+ * --jobs 1 trace's length.  *err_out (when not NULL) gets its stderr. */
+static size_t same_as_one_thread(const char *opts, const char *file, int want_status,
+				 char **err_out)
+{
+	static const int jobs[] = { 2, 3, 7 };
+	tb_test_run one, n;
+	char args[512];
+	size_t j, len;
+	snprintf(args, sizeof(args), "convert --to perfetto --jobs 1 %s - %s", opts, file);
+	tb_test_cli(args, &one);
+	ck_assert_msg(one.status == want_status, "%s: status %d, err '%.300s'", args, one.status,
+		      one.err);
+	for (j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+		snprintf(args, sizeof(args), "convert --to perfetto --jobs %d %s - %s", jobs[j],
+			 opts, file);
+		tb_test_cli(args, &n);
+		if (n.status != one.status || n.out_len != one.out_len ||
+		    memcmp(n.out, one.out, one.out_len) || strcmp(n.err, one.err))
+			ck_abort_msg("%s: status %d, %zu bytes out, err '%.300s' (--jobs 1: %d, %zu "
+				     "bytes, '%.300s')", args, n.status, n.out_len, n.err, one.status,
+				     one.out_len, one.err);
+		tb_test_run_free(&n);
+	}
+	len = one.out_len;
+	if (err_out)
+		*err_out = strdup(one.err);
+	tb_test_run_free(&one);
+	return len;
+}
+
+START_TEST(pfjobs_output_is_the_one_thread_output)
+{
+	char *err = NULL;
+	if (!tb_test_exists(tb_test_path(V7)) || !tb_test_exists(tb_test_path(V6))) {
+		printf("pfjobs: samples missing, test skipped\n");
+		return;
+	}
+	/* the sizes check.sh's decoded trace has (test_protobuf's cli_convert) */
+	ck_assert_uint_eq(same_as_one_thread("", V7, 0, NULL), 4471543);
+	ck_assert_uint_gt(same_as_one_thread("--lossless", V7, 0, NULL), 4000000);
+	ck_assert_uint_gt(same_as_one_thread("--generic", V7, 0, NULL), 4000000);
+	ck_assert_uint_gt(same_as_one_thread("-v", V6, 0, &err), 4000000);
+	ck_assert_ptr_nonnull(strstr(err, "63844 events (7289 typed, 56555 generic, 0 unknown), "
+				     "71 threads, 277 packets, 4471543 bytes"));
+	ck_assert_ptr_nonnull(strstr(err, "32 field values have no place"));
+	free(err);
+	/* compressed CPU data is not split: one thread, the same trace */
+	ck_assert_uint_eq(same_as_one_thread("-v --lossless", ZSTD, 0, &err), 4473435);
+	ck_assert_ptr_nonnull(strstr(err, "63844 events (7257 typed, 56587 generic"));
+	free(err);
+}
+END_TEST
+
+static void write_file(const char *path, const uint8_t *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(p, 1, n, f), n);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static size_t count_of(const char *s, const char *what)
+{
+	size_t n = 0;
+	while ((s = strstr(s, what)) != NULL) {
+		n++;
+		s++;
+	}
+	return n;
+}
+
+START_TEST(pfjobs_damaged_pages_said_in_place)
+{
+	size_t len, pg, npages = 0;
+	uint8_t *d;
+	char path[] = "/tmp/tb-pfjobs-damaged.XXXXXX", *err = NULL;
+	int fd;
+	if (!tb_test_exists(tb_test_path(V7)))
+		return;
+	d = tb_test_read_file(tb_test_path(V7), &len);
+	ck_assert_ptr_nonnull(d);
+	/* the commit word of every 37th page of CPU 1: far past the page */
+	{
+		tb_session_source src;
+		tb_session *s;
+		tb_error e;
+		static uint8_t arena_mem[64 << 20];
+		tb_arena a;
+		tb_mem m;
+		const tb_dat_cpu *cpu;
+		tb_arena_init(&a, arena_mem, sizeof(arena_mem));
+		m = tb_arena_mem(&a);
+		memset(&src, 0, sizeof(src));
+		src.dat = d;
+		src.dat_len = len;
+		ck_assert_int_eq(tb_session_open(&s, &src, NULL, &m, &e), TB_OK);
+		cpu = &tb_session_dat(s)->buffers[0].cpus[1];
+		for (pg = 3; pg * 4096 < cpu->size; pg += 37, npages++)
+			memset(d + cpu->offset + pg * 4096 + 8, 0xff, 4);
+		tb_session_close(s);
+	}
+	ck_assert_uint_gt(npages, 4);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_file(path, d, len);
+	same_as_one_thread("-v", path, 1, &err);
+	ck_assert_uint_eq(count_of(err, "the page is skipped, its CPU's next bundle says "
+				   "lost_events\n"), npages);
+	free(err);
+	same_as_one_thread("--lossless", path, 1, NULL);
+	unlink(path);
+	free(d);
+}
+END_TEST
+
+/* CPU 0's clock goes back: the parts cannot tile there. */
+START_TEST(pfjobs_clock_going_back)
+{
+	static uint8_t file[1 << 20];
+	char path[] = "/tmp/tb-pfjobs-back.XXXXXX", *err = NULL;
+	size_t len = dw_clock_back_file(file, sizeof(file));
+	int fd = mkstemp(path);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_file(path, file, len);
+	ck_assert_uint_gt(same_as_one_thread("-v", path, 0, &err), 240 * 10);
+	ck_assert_ptr_nonnull(strstr(err, "tracebound: 240 events (0 typed, 240 generic"));
+	free(err);
+	same_as_one_thread("--generic", path, 0, NULL);
+	unlink(path);
+}
+END_TEST
+
+/* Raw dumps are not split: --jobs runs the one-thread loop, same trace. */
+START_TEST(pfjobs_raw_dumps_one_thread)
+{
+	tb_test_run r;
+	tb_test_sh("T=$(mktemp -d) && tar xzf tests/data/formats-6.18.tar.gz -C $T && "
+		   "R=tests/data/raw-sched4k && "
+		   "$CLI convert --to perfetto --jobs 1 --events $T/events $T/one $R/cpu0.raw "
+		   "$R/cpu1.raw 2>$T/e1 && "
+		   "$CLI convert --to perfetto --jobs 3 --events $T/events $T/three $R/cpu0.raw "
+		   "$R/cpu1.raw 2>$T/e3 && cmp $T/one $T/three && cmp $T/e1 $T/e3 && "
+		   "wc -c < $T/one; rc=$?; rm -rf $T; exit $rc", &r);
+	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err);
+	ck_assert_uint_eq(strtoul(r.out, NULL, 10), 3919055);
+	tb_test_run_free(&r);
+}
+END_TEST
+
+/* Every write checked on several threads too; the option itself. */
+START_TEST(pfjobs_write_error_and_option)
+{
+	tb_test_run r;
+	static const char *const bad[] = { "0", "65", "x", "" };
+	const char *in = tb_test_exists(tb_test_path(V7)) ? V7 : ZSTD;
+	char args[256];
+	size_t i;
+	snprintf(args, sizeof(args), "convert --to perfetto --jobs 2 /dev/full %s", in);
+	tb_test_cli(args, &r);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "tracebound: /dev/full: No space left on device\n"));
+	tb_test_run_free(&r);
+	snprintf(args, sizeof(args), "convert --to perfetto -j 3 - %s > /dev/full", in);
+	tb_test_cli(args, &r);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "No space left on device"));
+	tb_test_run_free(&r);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(args, sizeof(args), "convert --to perfetto --jobs '%s' /dev/null %s", bad[i],
+			 in);
+		tb_test_cli(args, &r);
+		ck_assert_int_eq(r.status, 2);
+		ck_assert_ptr_nonnull(strstr(r.err, "a number of threads from 1 to 64"));
+		tb_test_run_free(&r);
+	}
+	tb_test_cli("convert --to perfetto --help", &r);
+	ck_assert_ptr_nonnull(strstr(r.out, "\n  --jobs, -j N "));
+	tb_test_run_free(&r);
+}
+END_TEST
+
+Suite *tb_suite_pfjobs(void)
+{
+	Suite *s = suite_create("pfjobs");
+	TCase *tc = tcase_create("pfjobs");
+	tcase_add_test(tc, pfjobs_output_is_the_one_thread_output);
+	tcase_add_test(tc, pfjobs_damaged_pages_said_in_place);
+	tcase_add_test(tc, pfjobs_clock_going_back);
+	tcase_add_test(tc, pfjobs_raw_dumps_one_thread);
+	tcase_add_test(tc, pfjobs_write_error_and_option);
+	suite_add_tcase(s, tc);
+	return s;
+}
