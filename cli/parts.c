@@ -266,7 +266,8 @@ static void *worker(void *arg)
 	shared *sh = wa->sh;
 	const tb_parts_hooks *h = sh->h;
 	tb_session *p = NULL;
-	void *ws = h->worker_new(h->ctx);
+	void *ws = h->worker_new ? h->worker_new(h->ctx) : NULL;
+	int no_ws = h->worker_new && !ws;
 	for (;;) {
 		size_t j;
 		const uint64_t *from, *to;
@@ -291,7 +292,7 @@ static void *worker(void *arg)
 		k.w = wa->w;
 		k.po = po;
 		k.defer_first = h->defer_first;
-		st = !ws ? TB_ERR_NO_SPACE
+		st = no_ws ? TB_ERR_NO_SPACE
 		     : p ? tb_session_part_seek(p, from, to, &e)
 			 : tb_session_part_open(&p, sh->c->s, &tb_cli_heap, from, to, &e);
 		if (st == TB_OK) {
@@ -323,7 +324,7 @@ static void *worker(void *arg)
 			break;
 	}
 	tb_session_close(p);
-	if (ws)
+	if (ws && h->worker_free)
 		h->worker_free(h->ctx, ws);
 	return NULL;
 }
@@ -491,14 +492,15 @@ int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h)
 		/* one cursor over the whole capture, past what was consumed */
 		tb_session *p;
 		tb_parts_sink out;
-		void *ws = h->worker_new(h->ctx);
+		void *ws = h->worker_new ? h->worker_new(h->ctx) : NULL;
 		memset(&out, 0, sizeof(out));
 		out.h = h;
 		out.skip_bytes = bytes;
 		out.skip_msgs = msgs;
 		bad = 0;
-		if (!ws || tb_session_part_open(&p, s, &tb_cli_heap, NULL, NULL, &e) != TB_OK) {
-			if (ws)
+		if ((h->worker_new && !ws) ||
+		    tb_session_part_open(&p, s, &tb_cli_heap, NULL, NULL, &e) != TB_OK) {
+			if (ws && h->worker_free)
 				h->worker_free(h->ctx, ws);
 			h->message(h->ctx, "tracebound: out of memory\n");
 			return 2;
@@ -506,7 +508,8 @@ int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h)
 		(void)h->produce(h->ctx, ws, p, &out, &bad);
 		free(out.room);
 		tb_session_close(p);
-		h->worker_free(h->ctx, ws);
+		if (ws && h->worker_free)
+			h->worker_free(h->ctx, ws);
 	}
 	return bad;
 }

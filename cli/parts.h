@@ -37,7 +37,8 @@ int tb_parts_defer(tb_parts_sink *k, const tb_session_event *ev);
 
 typedef struct tb_parts_hooks {
 	void *ctx;
-	/* A worker's state, made and freed on its thread (NULL: out of memory). */
+	/* A worker's state, made and freed on its thread (NULL: out of memory);
+	 * both may be NULL (no state: produce gets NULL). */
 	void *(*worker_new)(void *ctx);
 	void (*worker_free)(void *ctx, void *ws);
 	/* Every event of the cursor p into k: 0, or -1 (stop: out of memory

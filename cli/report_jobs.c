@@ -21,27 +21,31 @@ typedef struct report_ctx {
 	tb_cli_line wline;
 } report_ctx;
 
-static void *report_worker_new(void *ctx)
+/* The event's line (and JSON's newline) straight into the part's chunk,
+ * as report's one-thread loop renders into its output buffer: no copy.
+ * Put when `put`, else only rendered (the line state moves on).  0, or -1:
+ * stop. */
+static int render_into(const tb_report_job *job, tb_session *p, const tb_session_event *ev,
+		       tb_parts_sink *k, int put)
 {
-	tb_cli_line *line = malloc(sizeof(*line));
-	(void)ctx;
-	if (!line)
-		return NULL;
-	line->len = 0;
-	line->cap = 1 << 16;
-	if (!(line->p = malloc(line->cap))) {
-		free(line);
-		return NULL;
+	size_t want = 1024;
+	for (int tries = 0; tries < 2; tries++) {
+		tb_render_result r;
+		tb_status st;
+		size_t room;
+		char *to = tb_parts_reserve(k, want, &room);
+		if (!to)
+			return -1;
+		/* the NUL's byte takes JSON's newline: r.len < room */
+		st = tb_session_text(p, ev, job->how, to, room, &r);
+		if (st == TB_OK || (st == TB_ERR_NO_SPACE && r.needed == 0)) {
+			if (job->json)
+				to[r.len++] = '\n';
+			return put ? tb_parts_commit(k, r.len) : 0;
+		}
+		want = r.needed + 2; /* a fresh chunk holds it */
 	}
-	return line;
-}
-
-static void report_worker_free(void *ctx, void *ws)
-{
-	tb_cli_line *line = ws;
-	(void)ctx;
-	free(line->p);
-	free(line);
+	return -1;
 }
 
 /* report's one-thread loop over one part: 0, or -1 (stop: out of memory
@@ -49,8 +53,8 @@ static void report_worker_free(void *ctx, void *ws)
 static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, int *bad)
 {
 	const tb_report_job *job = ((report_ctx *)ctx)->job;
-	tb_cli_line *line = ws;
 	tb_session_event ev;
+	(void)ws; /* no state of its own: it renders into the sink */
 	tb_error e;
 	tb_status st;
 	char msg[1024];
@@ -72,29 +76,19 @@ static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, 
 				return -1;
 			if (*bad < 1)
 				*bad = 1;
-			if (tb_cli_render_in(p, &ev, job->how, line) == 0) {
-				if (job->json)
-					line->p[line->len++] = '\n';
-				if (tb_parts_put(k, line->p, line->len))
-					return -1;
-			}
+			if (render_into(job, p, &ev, k, 1))
+				return -1;
 			continue;
 		}
 		if (!job->select(job->select_ctx, p, &ev))
 			continue;
-		if (tb_cli_render_in(p, &ev, job->how, line) != 0) {
-			(void)tb_parts_msg(k, "tracebound: out of memory\n");
-			*bad = 2;
-			return -1;
-		}
-		if (job->json)
-			line->p[line->len++] = '\n'; /* cap >= needed + 2 */
 		if (ev.format && tb_parts_want_defer(k)) {
-			if (tb_parts_defer(k, &ev))
+			/* rendered (its line state counts), then handed over */
+			if (render_into(job, p, &ev, k, 0) || tb_parts_defer(k, &ev))
 				return -1;
 			continue;
 		}
-		if (tb_parts_put(k, line->p, line->len))
+		if (render_into(job, p, &ev, k, 1))
 			return -1;
 	}
 }
@@ -139,8 +133,6 @@ int tb_report_jobs(const tb_report_job *job)
 	rc.job = job;
 	memset(&h, 0, sizeof(h));
 	h.ctx = &rc;
-	h.worker_new = report_worker_new;
-	h.worker_free = report_worker_free;
 	h.produce = report_produce;
 	h.consume = report_consume;
 	h.message = report_message;
