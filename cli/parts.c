@@ -308,6 +308,12 @@ static void *worker(void *arg)
 			rc = -1;
 		}
 		flush_cur(&k);
+		if (k.cur) {
+			/* reserved, never committed (a deferred last line): back to
+			 * the worker's budget */
+			give_back(sh, k.cur);
+			k.cur = NULL;
+		}
 		pthread_mutex_lock(&sh->mu);
 		if (p && st == TB_OK) {
 			tb_session_line_state_get(p, &po->ls);
