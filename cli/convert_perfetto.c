@@ -530,11 +530,8 @@ static int pf_produce(void *ctx, void *p_ws, tb_session *p, tb_parts_sink *k, in
 			return 0;
 		memset(&m, 0, sizeof(m));
 		if (st != TB_OK) { /* a page the session could not skip in place */
-			(void)tb_cli_format_page_error(msg, sizeof(msg), pj->c->path, p, &e);
-			if (tb_parts_msg(k, msg))
+			if (tb_parts_page_error(k, pj->c->path, p, &e, bad))
 				return -1;
-			if (*bad < 1)
-				*bad = 1;
 			continue;
 		}
 		if (ev.kind == TB_SEV_DAMAGED) {

@@ -214,6 +214,16 @@ int tb_parts_put(tb_parts_sink *k, const void *p, size_t n)
 	return tb_parts_commit(k, n);
 }
 
+int tb_parts_page_error(tb_parts_sink *k, const char *path, const tb_session *p,
+			const tb_error *e, int *bad)
+{
+	char msg[1024];
+	(void)tb_cli_format_page_error(msg, sizeof(msg), path, p, e);
+	if (*bad < 1)
+		*bad = 1;
+	return tb_parts_msg(k, msg);
+}
+
 int tb_parts_msg(tb_parts_sink *k, const char *msg)
 {
 	elem *e;

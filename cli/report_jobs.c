@@ -57,26 +57,18 @@ static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, 
 	(void)ws; /* no state of its own: it renders into the sink */
 	tb_error e;
 	tb_status st;
-	char msg[1024];
 	for (;;) {
 		st = tb_session_next(p, &ev, &e);
 		if (st == TB_END)
 			return 0;
 		if (st != TB_OK) {
-			(void)tb_cli_format_page_error(msg, sizeof(msg), job->c->path, p, &e);
-			if (tb_parts_msg(k, msg))
+			if (tb_parts_page_error(k, job->c->path, p, &e, bad))
 				return -1;
-			if (*bad < 1)
-				*bad = 1;
 			continue;
 		}
 		if (ev.kind == TB_SEV_DAMAGED) {
-			(void)tb_cli_format_page_error(msg, sizeof(msg), job->c->path, p, &ev.damage);
-			if (tb_parts_msg(k, msg))
-				return -1;
-			if (*bad < 1)
-				*bad = 1;
-			if (render_into(job, p, &ev, k, 1))
+			if (tb_parts_page_error(k, job->c->path, p, &ev.damage, bad) ||
+			    render_into(job, p, &ev, k, 1))
 				return -1;
 			continue;
 		}

@@ -82,17 +82,9 @@ START_TEST(jobs_output_is_the_one_thread_output)
 }
 END_TEST
 
-static void write_file(const char *path, const uint8_t *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(p, 1, n, f), n);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
 START_TEST(jobs_damaged_pages_said_in_place)
 {
-	size_t len, pg;
+	size_t len;
 	uint8_t *d;
 	char path[] = "/tmp/tb-jobs-damaged.XXXXXX";
 	int fd;
@@ -101,28 +93,10 @@ START_TEST(jobs_damaged_pages_said_in_place)
 	d = tb_test_read_file(tb_test_path(V7), &len);
 	ck_assert_ptr_nonnull(d);
 	/* the commit word of every 37th page of CPU 1: far past the page */
-	{
-		tb_session_source src;
-		tb_session *s;
-		tb_error err;
-		static uint8_t arena_mem[64 << 20];
-		tb_arena a;
-		tb_mem m;
-		const tb_dat_cpu *cpu;
-		tb_arena_init(&a, arena_mem, sizeof(arena_mem));
-		m = tb_arena_mem(&a);
-		memset(&src, 0, sizeof(src));
-		src.dat = d;
-		src.dat_len = len;
-		ck_assert_int_eq(tb_session_open(&s, &src, NULL, &m, &err), TB_OK);
-		cpu = &tb_session_dat(s)->buffers[0].cpus[1];
-		for (pg = 3; pg * 4096 < cpu->size; pg += 37)
-			memset(d + cpu->offset + pg * 4096 + 8, 0xff, 4);
-		tb_session_close(s);
-	}
+	ck_assert_uint_gt(tb_test_damage_cpu1_pages(d, len), 4);
 	fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
-	write_file(path, d, len);
+	tb_test_write_file(path, d, len);
 	same_as_one_thread("", path, 1);
 	same_as_one_thread("--json", path, 1);
 	same_as_one_thread("-R --ts-diff --cpu 1", path, 1);
@@ -144,7 +118,7 @@ START_TEST(jobs_clock_going_back)
 	int fd = mkstemp(path);
 	ck_assert_uint_gt(len, 0);
 	ck_assert_int_ge(fd, 0);
-	write_file(path, file, len);
+	tb_test_write_file(path, file, len);
 	ck_assert_uint_gt(same_as_one_thread("", path, 0), 240 * 40);
 	same_as_one_thread("--ts-diff -R", path, 0);
 	same_as_one_thread("--json", path, 0);

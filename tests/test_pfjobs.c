@@ -79,14 +79,6 @@ START_TEST(pfjobs_output_is_the_one_thread_output)
 }
 END_TEST
 
-static void write_file(const char *path, const uint8_t *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(p, 1, n, f), n);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
 static size_t count_of(const char *s, const char *what)
 {
 	size_t n = 0;
@@ -99,7 +91,7 @@ static size_t count_of(const char *s, const char *what)
 
 START_TEST(pfjobs_damaged_pages_said_in_place)
 {
-	size_t len, pg, npages = 0;
+	size_t len, npages;
 	uint8_t *d;
 	char path[] = "/tmp/tb-pfjobs-damaged.XXXXXX", *err = NULL;
 	int fd;
@@ -108,30 +100,12 @@ START_TEST(pfjobs_damaged_pages_said_in_place)
 	d = tb_test_read_file(tb_test_path(V7), &len);
 	ck_assert_ptr_nonnull(d);
 	/* the commit word of every 37th page of CPU 1: far past the page */
-	{
-		tb_session_source src;
-		tb_session *s;
-		tb_error e;
-		static uint8_t arena_mem[64 << 20];
-		tb_arena a;
-		tb_mem m;
-		const tb_dat_cpu *cpu;
-		tb_arena_init(&a, arena_mem, sizeof(arena_mem));
-		m = tb_arena_mem(&a);
-		memset(&src, 0, sizeof(src));
-		src.dat = d;
-		src.dat_len = len;
-		ck_assert_int_eq(tb_session_open(&s, &src, NULL, &m, &e), TB_OK);
-		cpu = &tb_session_dat(s)->buffers[0].cpus[1];
-		for (pg = 3; pg * 4096 < cpu->size; pg += 37, npages++)
-			memset(d + cpu->offset + pg * 4096 + 8, 0xff, 4);
-		tb_session_close(s);
-	}
+	npages = tb_test_damage_cpu1_pages(d, len);
 	ck_assert_uint_gt(npages, 4);
 	fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	write_file(path, d, len);
+	tb_test_write_file(path, d, len);
 	same_as_one_thread("-v", path, 1, &err);
 	ck_assert_uint_eq(count_of(err, "the page is skipped, its CPU's next bundle says "
 				   "lost_events\n"), npages);
@@ -152,7 +126,7 @@ START_TEST(pfjobs_clock_going_back)
 	ck_assert_uint_gt(len, 0);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	write_file(path, file, len);
+	tb_test_write_file(path, file, len);
 	ck_assert_uint_gt(same_as_one_thread("-v", path, 0, &err), 240 * 10);
 	ck_assert_ptr_nonnull(strstr(err, "tracebound: 240 events (0 typed, 240 generic"));
 	free(err);

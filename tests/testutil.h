@@ -21,6 +21,14 @@ int tb_test_exists(const char *path);
 /* Copy n bytes into a fresh exact-size heap buffer (for truncation tests). */
 uint8_t *tb_test_dup(const void *p, size_t n);
 
+/* Write n bytes to path (the test fails when it cannot). */
+void tb_test_write_file(const char *path, const void *p, size_t n);
+
+/* Damage a trace.dat in place as the --jobs suites need it: the commit
+ * word of every 37th page of buffer 0's CPU 1, from page 3, set far past
+ * its page.  Returns how many pages (the file must open as a session). */
+size_t tb_test_damage_cpu1_pages(uint8_t *dat, size_t len);
+
 /* What a command run by tb_test_sh / tb_test_cli printed and returned. */
 typedef struct tb_test_run {
 	int status;             /* exit status; -1 when it did not exit normally */

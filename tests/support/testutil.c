@@ -1,11 +1,14 @@
 #include "testutil.h"
 
+#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "tracebound/tracebound.h"
 
 #ifndef TB_SRCDIR
 #define TB_SRCDIR "."
@@ -131,5 +134,36 @@ size_t tb_test_count_lines(const char *s)
 	size_t n = 0;
 	for (; *s; s++)
 		n += *s == '\n';
+	return n;
+}
+
+void tb_test_write_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(p, 1, n, f), n);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+size_t tb_test_damage_cpu1_pages(uint8_t *dat, size_t len)
+{
+	static uint8_t arena_mem[64 << 20];
+	tb_session_source src;
+	tb_session *s;
+	tb_error err;
+	tb_arena a;
+	tb_mem m;
+	const tb_dat_cpu *cpu;
+	size_t pg, n = 0;
+	tb_arena_init(&a, arena_mem, sizeof(arena_mem));
+	m = tb_arena_mem(&a);
+	memset(&src, 0, sizeof(src));
+	src.dat = dat;
+	src.dat_len = len;
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &m, &err), TB_OK);
+	cpu = &tb_session_dat(s)->buffers[0].cpus[1];
+	for (pg = 3; pg * 4096 < cpu->size; pg += 37, n++)
+		memset(dat + cpu->offset + pg * 4096 + 8, 0xff, 4);
+	tb_session_close(s);
 	return n;
 }
