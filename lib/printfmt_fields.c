@@ -528,9 +528,10 @@ void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
 		const tb_render_fop_ *op = &p->fops[k];
 		const tb_field *f = &p->ev.fields[op->field];
 		unsigned m = op->conv;
-		if (o->buf && o->len == o->need) {
-			/* the run of usual fields, with the sink in locals (no
-			 * buffer at all: cap 0, every field counted below) */
+		if (o->len < o->cap && o->len == o->need) {
+			/* the run of usual fields, with the sink in locals (a
+			 * full sink, or one with no buffer at all (cap 0), has
+			 * every field counted below) */
 			char *q = o->buf + o->len, *e, last = 0;
 			size_t room = o->cap - o->len, lim = o->limit - o->need;
 			if (lim < room)
