@@ -241,8 +241,15 @@ static inline __attribute__((always_inline)) char *put_u64(char *p, uint64_t v)
 		store_le64(p, dec8((uint32_t)(v % 100000000u)));
 		return p + 8;
 	}
+	if (v >= 18440000000000000000ull) {
+		/* 20 digits from 1844...: every amd64 kernel address (from
+		 * 0xffffffff80000000); the rest is under 10^16 */
+		memcpy(p, "1844", 4);
+		dec16(p + 4, v - 18440000000000000000ull);
+		return p + 20;
+	}
 	{
-		/* 17..20 digits: the lead is 1..1844, one or two digit pairs */
+		/* 17..20 digits: the lead is 1..1843, one or two digit pairs */
 		uint32_t lead = (uint32_t)(v / 10000000000000000ull);
 		if (lead >= 100u) {
 			memcpy(p, digit_pairs + 2 * (lead / 100u), 2);

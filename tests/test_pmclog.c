@@ -1369,6 +1369,61 @@ END_TEST
  * input, 26 MiB of JSON, so the output crosses many blocks of the CLI's
  * sink and many 256 KiB reads; every line must be the golden line with
  * its offset moved by the copy's start. */
+/* Every path of the CLI's number printing (below 10^8, 9..16 digits,
+ * 17..20 digits, the amd64 kernel range from 1844 * 10^16) against
+ * printf, in JSON ("%llu") and text ("0x%llx"), on a little-endian and a
+ * big-endian 8-byte log and a 4-byte one (each PC cut to 32 bits). */
+START_TEST(cli_numbers_are_printfs)
+{
+	static const uint64_t pcs[] = {
+		0, 9, 10, 99999999, 100000000, 123456789012ull, 9999999999999999ull,
+		10000000000000000ull, 99999999999999999ull, 1000000000000000000ull,
+		9999999999999999999ull, 10000000000000000000ull, 18439999999999999999ull,
+		18440000000000000000ull, 18440000000000000001ull, 0xffffffff80000000ull,
+		0xffffffff80abcdefull, UINT64_MAX - 1, UINT64_MAX, 42, 0xffffffffull,
+		0x100000000ull};
+	static const int arches[] = {TB_PLW_AMD64, TB_PLW_POWERPC64BE, TB_PLW_I386};
+	const uint32_t npc = (uint32_t)(sizeof(pcs) / sizeof(pcs[0]));
+	int arch = arches[_i];
+	char path[256], args[512], errbuf[1024], want_json[1024], want_txt[1024];
+	size_t len, at = 0, tat = 0, i;
+	int status;
+	uint8_t *out;
+	const char *pc;
+	tb_plw w;
+	tb_plw_init_arch(&w, arch);
+	tb_plw_initialize(&w, w.cputype, 2400000000u, 1700000000, 1, "cpu");
+	tb_plw_callchain(&w, 7, 8, 0x100, 0, pcs, npc);
+	for (i = 0; i < npc; i++) {
+		unsigned long long v = (unsigned long long)A(w.a, pcs[i]);
+		at += (size_t)snprintf(want_json + at, sizeof(want_json) - at, "%s%llu",
+				       i ? "," : "", v);
+		tat += (size_t)snprintf(want_txt + tat, sizeof(want_txt) - tat,
+					"\n...       0x%llx", v);
+	}
+	snprintf(path, sizeof(path), "%s", tb_test_path("build/tests/numbers.pmclog"));
+	tb_test_write_file(path, w.buf, w.len);
+	snprintf(args, sizeof(args), "\"$CLI\" pmclog --json %s", path);
+	out = run_cli(args, &len, &status, errbuf, sizeof(errbuf));
+	ck_assert_msg(status == 0, "exit %d: %s", status, errbuf);
+	pc = strstr((const char *)out, "\"pc\":[");
+	ck_assert_ptr_nonnull(pc);
+	pc += 6;
+	ck_assert_msg(strncmp(pc, want_json, at) == 0 && pc[at] == ']',
+		      "%s: got %.*s, want %s", tb_plw_arch_name(arch), (int)at + 1, pc,
+		      want_json);
+	free(out);
+	snprintf(args, sizeof(args), "\"$CLI\" pmclog %s", path);
+	out = run_cli(args, &len, &status, errbuf, sizeof(errbuf));
+	ck_assert_msg(status == 0, "exit %d: %s", status, errbuf);
+	ck_assert_msg(strstr((const char *)out, want_txt) != NULL, "%s: got %s, want %s",
+		      tb_plw_arch_name(arch), (const char *)out, want_txt);
+	free(out);
+	unlink(path);
+	tb_plw_free(&w);
+}
+END_TEST
+
 START_TEST(cli_output_across_blocks)
 {
 	char errbuf[1024], args[1024];
@@ -1467,6 +1522,7 @@ Suite *tb_suite_pmclog(void)
 	tcase_add_test(tc, cli_streams_pipes_and_reports_bad_input);
 	tcase_add_test(tc, cli_write_errors_exit_2);
 	tcase_add_test(tc, cli_output_across_blocks);
+	tcase_add_loop_test(tc, cli_numbers_are_printfs, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }
