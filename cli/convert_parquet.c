@@ -516,9 +516,10 @@ static size_t cut_nul(const uint8_t *p, size_t n)
 	return z ? (size_t)(z - p) : n;
 }
 
+/* (the writer reads only the members a value's kind uses) */
 static void text_value(tb_pq_value *v, const void *p, size_t n)
 {
-	memset(v, 0, sizeof(*v));
+	v->is_null = 0;
 	v->p = p;
 	v->n = n;
 }
@@ -569,7 +570,7 @@ static int index_add(pq_out *o, pq_table *t)
  * buffer-NAME/ for an instance's buffer; created on first use. */
 static pq_table *format_table(pq_out *o, const tb_format *f, uint32_t b)
 {
-	const tb_session_buffer_info *bi = tb_session_buffer(o->c->s, b);
+	const tb_session_buffer_info *bi;
 	size_t at = 0, k;
 	char file[600];
 	pq_table *t;
@@ -580,6 +581,7 @@ static pq_table *format_table(pq_out *o, const tb_format *f, uint32_t b)
 		if (sl->f)
 			return o->last = sl->t;
 	}
+	bi = tb_session_buffer(o->c->s, b);
 	t = calloc(1, sizeof(*t));
 	if (!t || (t->fmt = f, t->buffer = b, index_add(o, t))) {
 		free(t);
@@ -675,8 +677,9 @@ static void format_row(pq_out *o, const tb_session_event *ev, pq_table *t)
 	if (tb_format_decode(f, ev->data, ev->len, o->info->big_endian, o->fv, f->nfields,
 			     &e) != TB_OK)
 		o->bad_records++;
-	memset(t->vals, 0, C_NFIXED * sizeof(*t->vals));
+	t->vals[C_TS].is_null = 0;
 	t->vals[C_TS].i = ev->ts;
+	t->vals[C_CPU].is_null = 0;
 	t->vals[C_CPU].i = ev->cpu;
 	t->vals[C_PID].i = (uint64_t)(int64_t)ev->pid;
 	t->vals[C_PID].is_null = !ev->has_id;
@@ -686,11 +689,10 @@ static void format_row(pq_out *o, const tb_session_event *ev, pq_table *t)
 		const tb_pq_column *c = &t->cols[i];
 		const tb_field *fd = &f->fields[t->field[i]];
 		tb_pq_value *v = &t->vals[i];
-		memset(v, 0, sizeof(*v));
-		if (fv->status != TB_OK) {
-			v->is_null = 1;
+		/* (the writer reads only the members the column's kind uses) */
+		v->is_null = fv->status != TB_OK;
+		if (v->is_null)
 			continue;
-		}
 		switch (c->kind) {
 		case TB_PQ_INT:
 			v->i = fv->num;
@@ -776,6 +778,9 @@ static void format_event(pq_out *o, const tb_session_event *ev);
 static void q_take_all(pq_out *o)
 {
 	pq_shared *sh = o->sh;
+	tb_session_event ev;
+	memset(&ev, 0, sizeof(ev)); /* what the queue does not carry stays 0 */
+	ev.kind = TB_SEV_EVENT;
 	for (;;) {
 		size_t k, at = 0, used;
 		pthread_mutex_lock(&sh->mu);
@@ -789,11 +794,8 @@ static void q_take_all(pq_out *o)
 		used = sh->used[k];
 		pthread_mutex_unlock(&sh->mu);
 		while (at < used && !o->failed && !atomic_load(&sh->stop)) {
-			tb_session_event ev;
 			q_rec r;
 			memcpy(&r, sh->chunk[k] + at, sizeof(r));
-			memset(&ev, 0, sizeof(ev));
-			ev.kind = TB_SEV_EVENT;
 			ev.ts = r.ts;
 			ev.format = r.format;
 			ev.cpu = r.cpu;

@@ -44,8 +44,15 @@ TB_API int tb_pq_utf8_valid(const void *s, size_t n)
 		uint32_t cp;
 		size_t k;
 		if (c < 0x80) {
-			while (++i < n && p[i] < 0x80)
-				;
+			/* ASCII, 8 bytes a test while they last */
+			for (i++; n - i >= 8; i += 8) {
+				uint64_t w;
+				memcpy(&w, p + i, 8);
+				if (w & 0x8080808080808080ull)
+					break;
+			}
+			while (i < n && p[i] < 0x80)
+				i++;
 			continue;
 		}
 		if (c >= 0xc2 && c <= 0xdf) {
@@ -85,9 +92,10 @@ static int is_list(const tb_pq_column *c)
 	return c->kind == TB_PQ_LIST;
 }
 
+/* (both set by tb_pq_writer_init, from the kind and flags it checked) */
 static unsigned max_def(const tb_pq_column *c)
 {
-	return ((c->flags & TB_PQ_NULLABLE) ? 1u : 0u) + (is_list(c) ? 1u : 0u);
+	return c->md_;
 }
 
 static unsigned max_rep(const tb_pq_column *c)
@@ -97,13 +105,13 @@ static unsigned max_rep(const tb_pq_column *c)
 
 static int has_levels(const tb_pq_column *c)
 {
-	return max_def(c) || max_rep(c);
+	return max_def(c) != 0; /* a list's is at least 1 */
 }
 
 /* Bytes of one PLAIN integer of an INT or LIST column. */
 static size_t int_width(const tb_pq_column *c)
 {
-	return c->bits <= 32 ? 4u : 8u;
+	return c->iw_;
 }
 
 static unsigned bit_width(unsigned max)
@@ -203,6 +211,13 @@ TB_API tb_status tb_pq_writer_init(tb_pq_writer *w, tb_pq_column *cols, size_t n
 		c->nlev_ = 0;
 		c->chunk_values_ = 0;
 		c->lazy_ = !is_list(c);
+		c->md_ = (uint8_t)(((c->flags & TB_PQ_NULLABLE) ? 1u : 0u) + (is_list(c) ? 1u : 0u));
+		c->iw_ = (uint8_t)(c->bits <= 32 ? 4u : 8u);
+		/* in [-2^(bits-1), 2^(bits-1)) when signed (shifted by the
+		 * bias, mod 2^64), in [0, 2^bits) when not */
+		c->imax_ = c->bits >= 64 ? UINT64_MAX : ((uint64_t)1 << c->bits) - 1;
+		c->ibias_ = (c->flags & TB_PQ_SIGNED) && c->bits < 64
+			? (uint64_t)1 << (c->bits - 1) : 0;
 	}
 	if (!cfg->scratch || cfg->scratch_cap < tb_pq_scratch_size(maxcap))
 		return tb_fail(err, TB_ERR_ARG, 0, "scratch smaller than tb_pq_scratch_size()");
@@ -273,23 +288,21 @@ TB_API tb_status tb_pq_column_resize(tb_pq_writer *w, size_t i, uint8_t *buf, si
 
 /* ---- rows ---- */
 
-/* Does v fit an integer column of `bits`? */
-static int int_fits(uint64_t v, unsigned bits, int is_signed)
+/* Does v fit the integer column c (its bits, signed or not)? */
+static int int_fits(const tb_pq_column *c, uint64_t v)
 {
-	uint64_t half;
-	if (bits >= 64)
-		return 1;
-	half = (uint64_t)1 << (bits - 1);
-	if (!is_signed)
-		return v < half * 2;
-	/* in [-half, half): v + half (mod 2^64) below 2 * half */
-	return v + half < half * 2;
+	return v + c->ibias_ <= c->imax_;
 }
 
 /* Value bytes and level entries one value needs in column c. */
 static tb_status value_size(const tb_pq_column *c, const tb_pq_value *v, size_t *vb,
 			    size_t *lv)
 {
+	if (c->kind == TB_PQ_INT && !v->is_null) { /* the usual value first */
+		*vb = int_width(c);
+		*lv = has_levels(c) ? 1 : 0;
+		return int_fits(c, v->i) ? TB_OK : TB_ERR_VALUE;
+	}
 	*lv = has_levels(c) ? 1 : 0;
 	*vb = 0;
 	if (v->is_null) {
@@ -299,7 +312,7 @@ static tb_status value_size(const tb_pq_column *c, const tb_pq_value *v, size_t 
 	}
 	switch (c->kind) {
 	case TB_PQ_INT:
-		if (!int_fits(v->i, c->bits, (c->flags & TB_PQ_SIGNED) != 0))
+		if (!int_fits(c, v->i))
 			return TB_ERR_VALUE;
 		*vb = int_width(c);
 		return TB_OK;
@@ -324,6 +337,7 @@ static tb_status value_size(const tb_pq_column *c, const tb_pq_value *v, size_t 
 	}
 }
 
+/* Does a value of vb bytes and lv level entries fit what is left of c? */
 static int fits(const tb_pq_column *c, size_t vb, size_t lv)
 {
 	size_t used = c->vlen_ + c->nlev_;
@@ -355,19 +369,23 @@ static void put_int(uint8_t *p, uint64_t v, size_t w)
 /* One level entry.  While every entry of the chunk is a defined flat
  * value (the usual case) the bytes are not stored, only counted: the
  * first other entry writes them out. */
-static void put_level(tb_pq_column *c, unsigned def, unsigned rep)
+static void put_level_slow(tb_pq_column *c, unsigned def, unsigned rep)
 {
 	if (c->lazy_) {
-		if (def == max_def(c) && !rep) {
-			c->nlev_++;
-			return;
-		}
 		if (c->nlev_)
 			memset(c->buf + c->cap - c->nlev_, (int)max_def(c), c->nlev_);
 		c->lazy_ = 0;
 	}
 	c->nlev_++;
 	c->buf[c->cap - c->nlev_] = (uint8_t)(rep << 4 | def);
+}
+
+static inline void put_level(tb_pq_column *c, unsigned def, unsigned rep)
+{
+	if (c->lazy_ && def == max_def(c) && !rep)
+		c->nlev_++;
+	else
+		put_level_slow(c, def, rep);
 }
 
 static void append(tb_pq_column *c, const tb_pq_value *v)
@@ -388,7 +406,7 @@ static void append(tb_pq_column *c, const tb_pq_value *v)
 			put_level(c, md, 0);
 		return;
 	case TB_PQ_BYTES:
-		put_le(c->buf + c->vlen_, v->n, 4);
+		put_int(c->buf + c->vlen_, v->n, 4);
 		if (v->n)
 			memcpy(c->buf + c->vlen_ + 4, v->p, v->n);
 		c->vlen_ += 4 + v->n;
@@ -449,10 +467,13 @@ TB_API tb_status tb_pq_write_row(tb_pq_writer *w, const tb_pq_value *vals, tb_er
 		if (st == TB_ERR_VALUE)
 			return tb_fail(err, st, i,
 				       "value does not fit its column (null, range or element size)");
+		if (st == TB_OK && fits(c, vb, lv))
+			continue;
+		/* (the empty buffer has PQ_GAP used: what fits there fits now
+		 * unless the row group is full) */
 		if (st != TB_OK || vb > c->cap - PQ_GAP || lv > c->cap - PQ_GAP - vb)
 			return tb_fail(err, TB_ERR_LIMIT, i, "value larger than its column buffer");
-		if (!fits(c, vb, lv))
-			full = 1;
+		full = 1;
 	}
 	if (full || (w->cfg.max_group_rows && w->group_rows >= w->cfg.max_group_rows))
 		if ((st = tb_pq_flush(w, err)) != TB_OK)

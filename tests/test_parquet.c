@@ -817,9 +817,85 @@ START_TEST(utf8_rule)
 		{ "\xf5\x80\x80\x80", 4, 0 }, { "\xff", 1, 0 }, { "\x80", 1, 0 },
 		{ "\xc3", 1, 0 }, { "\xe2\x82", 2, 0 }, { "\xc3\x28", 2, 0 },
 	};
-	size_t i;
+	size_t i, at, n;
+	char buf[40];
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		ck_assert_msg(tb_pq_utf8_valid(v[i].s, v[i].n) == v[i].ok, "case %zu", i);
+	/* one bad byte or one good two-byte sequence at every place of an
+	 * ASCII run (which is read 8 bytes at a time), every length */
+	for (n = 1; n <= 33; n++)
+		for (at = 0; at < n; at++) {
+			memset(buf, 'a', sizeof(buf));
+			ck_assert(tb_pq_utf8_valid(buf, n));
+			buf[at] = (char)0xff;
+			ck_assert_msg(!tb_pq_utf8_valid(buf, n), "0xff at %zu of %zu", at, n);
+			buf[at] = (char)0x80;
+			ck_assert_msg(!tb_pq_utf8_valid(buf, n), "0x80 at %zu of %zu", at, n);
+			if (at + 1 < n) {
+				buf[at] = (char)0xc3;
+				buf[at + 1] = (char)0xa9;
+				ck_assert_msg(tb_pq_utf8_valid(buf, n), "c3 a9 at %zu of %zu", at, n);
+			}
+		}
+}
+END_TEST
+
+/* Every integer width, signed and not, at the edges of its range (the
+ * writer keeps each column's range from init). */
+START_TEST(int_ranges_every_width)
+{
+	static const uint8_t widths[] = { 8, 16, 32, 64 };
+	static uint8_t b[128], scratch[1024], footer[4096];
+	size_t k, sg;
+	for (k = 0; k < 4; k++)
+		for (sg = 0; sg < 2; sg++) {
+			unsigned bits = widths[k];
+			tb_pq_column col = { .name = "x", .name_len = 1, .kind = TB_PQ_INT,
+					     .bits = (uint8_t)bits,
+					     .flags = sg ? TB_PQ_SIGNED : 0, .buf = b,
+					     .cap = sizeof(b) };
+			tb_pq_config cfg = { .write = sink_write, .scratch = scratch,
+					     .scratch_cap = sizeof(scratch), .footer = footer,
+					     .footer_cap = sizeof(footer) };
+			uint64_t top = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+			uint64_t half = (uint64_t)1 << (bits - 1);
+			tb_pq_value v;
+			tb_pq_writer w;
+			tb_error e;
+			sink s;
+			sink_init(&s);
+			cfg.write_ctx = &s;
+			ck_assert_int_eq(tb_pq_writer_init(&w, &col, 1, &cfg, &e), TB_OK);
+			memset(&v, 0, sizeof(v));
+			v.i = 0;
+			ck_assert_int_eq(tb_pq_write_row(&w, &v, &e), TB_OK);
+			if (!sg) {
+				v.i = top;
+				ck_assert_int_eq(tb_pq_write_row(&w, &v, &e), TB_OK);
+				if (bits < 64) {
+					v.i = top + 1;
+					ck_assert_int_eq(tb_pq_write_row(&w, &v, &e), TB_ERR_VALUE);
+					v.i = UINT64_MAX; /* -1 is not unsigned */
+					ck_assert_int_eq(tb_pq_write_row(&w, &v, &e), TB_ERR_VALUE);
+				}
+			} else {
+				v.i = half - 1;
+				ck_assert_int_eq(tb_pq_write_row(&w, &v, &e), TB_OK);
+				v.i = (uint64_t)0 - half;
+				ck_assert_int_eq(tb_pq_write_row(&w, &v, &e), TB_OK);
+				v.i = UINT64_MAX;
+				ck_assert_int_eq(tb_pq_write_row(&w, &v, &e), TB_OK);
+				if (bits < 64) {
+					v.i = half;
+					ck_assert_int_eq(tb_pq_write_row(&w, &v, &e), TB_ERR_VALUE);
+					v.i = (uint64_t)0 - half - 1;
+					ck_assert_int_eq(tb_pq_write_row(&w, &v, &e), TB_ERR_VALUE);
+				}
+			}
+			ck_assert_uint_eq(col.values, sg ? 4 : 2);
+			ck_assert_int_eq(tb_pq_finish(&w, &e), TB_OK);
+			free(s.p);
+		}
 }
 END_TEST
 
@@ -1617,6 +1693,7 @@ Suite *tb_suite_parquet(void)
 	tcase_add_test(t, value_errors);
 	tcase_add_test(t, compressor_callback);
 	tcase_add_test(t, utf8_rule);
+	tcase_add_test(t, int_ranges_every_width);
 	tcase_add_test(t, metadata_and_empty_file);
 	tcase_add_test(t, long_names_many_columns);
 	tcase_add_test(t, reader_survives_damage);

@@ -102,6 +102,8 @@ typedef struct tb_pq_column {
 	size_t vlen_, nlev_;
 	uint64_t chunk_values_;
 	int lazy_;
+	uint8_t md_, iw_;     /* set at init: the max definition level, a PLAIN int's bytes */
+	uint64_t ibias_, imax_; /* set at init: v fits the bits when v + ibias_ <= imax_ */
 } tb_pq_column;
 
 /* One value of a row, for the column at the same index.  Unused members
