@@ -1,6 +1,7 @@
 /* The streaming Parquet writer (see parquet.h). */
 #include <string.h>
 
+#include "digits.h"
 #include "internal.h"
 #include "thrift.h"
 #include "tracebound/parquet.h"
@@ -351,19 +352,13 @@ static void put_le(uint8_t *p, uint64_t v, size_t n)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* An INT32 or INT64 slot (the fixed sizes let the compiler store once). */
+/* An INT32 or INT64 slot, little-endian: one store. */
 static void put_int(uint8_t *p, uint64_t v, size_t w)
 {
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-	if (w == 8) {
-		p[4] = (uint8_t)(v >> 32);
-		p[5] = (uint8_t)(v >> 40);
-		p[6] = (uint8_t)(v >> 48);
-		p[7] = (uint8_t)(v >> 56);
-	}
+	if (w == 8)
+		tb_put_le64((char *)p, v);
+	else
+		tb_put_le32((char *)p, (uint32_t)v);
 }
 
 /* One level entry.  While every entry of the chunk is a defined flat
