@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "tracebound/protobuf.h"
+#include "digits.h"
 #include "internal.h"
 
 size_t tb_pb_varint_len(uint64_t v)
@@ -71,8 +72,8 @@ static void put(tb_pb *pb, const void *p, size_t n)
 		return;
 	}
 	if (!pb->overflow && n <= pb->cap - pb->len) {
-		if (n)
-			memcpy(pb->buf + pb->len, p, n);
+		/* most puts are a tag, a varint or a short name: no call */
+		tb_copy_short((char *)pb->buf + pb->len, p, n);
 	} else {
 		pb->overflow = 1;
 		set_error(pb, TB_ERR_NO_SPACE);

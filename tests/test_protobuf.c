@@ -212,6 +212,36 @@ START_TEST(spec_examples)
 }
 END_TEST
 
+/* A bytes field of every length from 0 to 40 (the copies of up to 16
+ * bytes take other paths than longer ones), between two neighbours that
+ * must stay intact: tag, length, the bytes. */
+START_TEST(bytes_every_short_length)
+{
+	uint8_t buf[128], src[40];
+	size_t n, i;
+	tb_pb pb;
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(0xa0 + i);
+	for (n = 0; n <= sizeof(src); n++) {
+		memset(buf, 0x55, sizeof(buf));
+		tb_pb_init(&pb, buf, sizeof(buf));
+		tb_pb_int(&pb, 1, 7);
+		tb_pb_bytes(&pb, 2, src, n);
+		tb_pb_int(&pb, 3, 9);
+		ck_assert_int_eq(tb_pb_status(&pb), TB_OK);
+		ck_assert_uint_eq(pb.len, 2 + 2 + n + 2);
+		ck_assert_uint_eq(buf[0], 0x08);
+		ck_assert_uint_eq(buf[1], 7);
+		ck_assert_uint_eq(buf[2], 0x12);
+		ck_assert_uint_eq(buf[3], n);
+		ck_assert_mem_eq(buf + 4, src, n);
+		ck_assert_uint_eq(buf[4 + n], 0x18);
+		ck_assert_uint_eq(buf[5 + n], 9);
+		ck_assert_uint_eq(buf[6 + n], 0x55); /* nothing past the end */
+	}
+}
+END_TEST
+
 /* Bodies of 0, 127, 128, 16383, 16384 and 70000 bytes, nested twice:
  * every length is the minimal varint and the bodies are intact. */
 START_TEST(nested_lengths)
@@ -1530,6 +1560,7 @@ Suite *tb_suite_protobuf(void)
 	tcase_add_test(t, varint_edges);
 	tcase_add_test(t, zigzag_values);
 	tcase_add_test(t, spec_examples);
+	tcase_add_test(t, bytes_every_short_length);
 	tcase_add_test(t, nested_lengths);
 	tcase_add_test(t, buffer_limits);
 	tcase_add_test(t, misuse_and_callback_errors);
