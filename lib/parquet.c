@@ -299,24 +299,14 @@ static int int_fits(const tb_pq_column *c, uint64_t v)
 static tb_status value_size(const tb_pq_column *c, const tb_pq_value *v, size_t *vb,
 			    size_t *lv)
 {
-	if (c->kind == TB_PQ_INT && !v->is_null) { /* the usual value first */
-		*vb = int_width(c);
-		*lv = has_levels(c) ? 1 : 0;
-		return int_fits(c, v->i) ? TB_OK : TB_ERR_VALUE;
-	}
 	*lv = has_levels(c) ? 1 : 0;
 	*vb = 0;
-	if (v->is_null) {
-		if (!(c->flags & TB_PQ_NULLABLE))
-			return TB_ERR_VALUE;
-		return TB_OK;
-	}
+	if (v->is_null)
+		return (c->flags & TB_PQ_NULLABLE) ? TB_OK : TB_ERR_VALUE;
 	switch (c->kind) {
 	case TB_PQ_INT:
-		if (!int_fits(c, v->i))
-			return TB_ERR_VALUE;
 		*vb = int_width(c);
-		return TB_OK;
+		return int_fits(c, v->i) ? TB_OK : TB_ERR_VALUE;
 	case TB_PQ_BYTES:
 		if (v->n && !v->p)
 			return TB_ERR_VALUE;
@@ -345,14 +335,7 @@ static int fits(const tb_pq_column *c, size_t vb, size_t lv)
 	return vb <= c->cap - used && lv <= c->cap - used - vb;
 }
 
-static void put_le(uint8_t *p, uint64_t v, size_t n)
-{
-	size_t i;
-	for (i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* An INT32 or INT64 slot, little-endian: one store. */
+/* A 4- or 8-byte little-endian word (an INT32/INT64 slot, a length): one store. */
 static void put_int(uint8_t *p, uint64_t v, size_t w)
 {
 	if (w == 8)
@@ -545,7 +528,7 @@ static size_t encode_levels(const tb_pq_column *c, unsigned shift, unsigned bw,
 			out[head] = (uint8_t)(groups << 1 | 1);
 		}
 	}
-	put_le(out, pos - 4, 4);
+	put_int(out, pos - 4, 4);
 	return pos;
 }
 
@@ -816,7 +799,7 @@ TB_API tb_status tb_pq_finish(tb_pq_writer *w, tb_error *err)
 		if (flen > UINT32_MAX)
 			return fail_sticky(w, err, TB_ERR_LIMIT, "footer over 4 GiB");
 		static const uint8_t magic[4] = { 'P', 'A', 'R', '1' };
-		put_le(tail, flen, 4);
+		put_int(tail, flen, 4);
 		memcpy(tail + 4, magic, sizeof(magic));
 		if ((st = out(w, tail, 8, err)) != TB_OK)
 			return st;
