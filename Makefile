@@ -174,11 +174,15 @@ $(BUILD)/examples/%: examples/%.c $(STATIC) $(wildcard include/tracebound/*.h)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_DEFAULT_SOURCE -O2 -Wall -Wextra -Werror -Iinclude $< $(STATIC) $(EXTRA_LDFLAGS) -o $@
 
+# The suites run side by side, CHECK_JOBS processes at a time (one suite per
+# process; tests/run-suites.sh adds up the results); so does the replay.
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check-run: $(CHECK_BIN) $(REPLAY) $(CLI) $(EXAMPLES)
-	TB_SRCDIR=$(CURDIR) TB_CLI=$(abspath $(CLI)) TB_EXAMPLES=$(abspath $(BUILD)/examples) CK_DEFAULT_TIMEOUT=$(CHECK_TIMEOUT) $(CHECK_BIN)
+	TB_SRCDIR=$(CURDIR) TB_CLI=$(abspath $(CLI)) TB_EXAMPLES=$(abspath $(BUILD)/examples) \
+	  CK_DEFAULT_TIMEOUT=$(CHECK_TIMEOUT) sh tests/run-suites.sh $(CHECK_BIN) $(CHECK_JOBS)
 	@for t in $(REPLAY); do \
 	  n=$$(find corpus -type f | wc -l); \
-	  find corpus -type f -print0 | xargs -0 -r $$t || exit 1; \
+	  find corpus -type f -print0 | xargs -0 -r -n 512 -P $(CHECK_JOBS) $$t || exit 1; \
 	  echo "replay: $$t ran $$n corpus files"; \
 	done
 

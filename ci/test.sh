@@ -47,7 +47,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 step "build and check (gcc)"
 make -j"$jobs" CC=gcc all
-make CC=gcc check
+make -j"$jobs" CC=gcc check
 
 step "build (clang -Werror; the suites run under clang in the coverage step)"
 make -j"$jobs" CC=clang BUILD=build/clang all examples symbols build/clang/tests/check_all
@@ -76,11 +76,13 @@ if [ "$FUZZ_SECONDS" -gt 0 ]; then
 	step "fuzz (AFL++ build; libFuzzer ${FUZZ_SECONDS}s per target)"
 	make -j"$jobs" afl >build/afl.log 2>&1 || { tail -20 build/afl.log; exit 1; }
 	echo "afl: $(find build/afl -maxdepth 1 -type f -perm -u+x | wc -l) harnesses build with afl-clang-fast (persistent mode)"
-	for src in fuzz/*_fuzzer.c; do
-		[ -e "$src" ] || continue
-		# The corpus is not changed here: campaigns (ci/fuzz.sh) merge.
-		FUZZ_MERGE=0 FUZZ_NICE=0 sh ci/fuzz.sh "$(basename "$src" _fuzzer.c)" "$FUZZ_SECONDS"
-	done
+	# All libFuzzer binaries first (they share one library build), then the
+	# targets $jobs at a time, each a single process: a finding in any fails
+	# the step.  The corpus is not changed here: campaigns (ci/fuzz.sh) merge.
+	make -s -j"$jobs" fuzz >build/fuzz.log 2>&1 || { tail -20 build/fuzz.log; exit 1; }
+	ls fuzz/*_fuzzer.c | xargs -P "$jobs" -I{} sh -c \
+		'FUZZ_MERGE=0 FUZZ_NICE=0 sh ci/fuzz.sh "$(basename "$1" _fuzzer.c)" "$2"' \
+		sh {} "$FUZZ_SECONDS"
 fi
 step "Perfetto output (protoc decode, compare with libtraceevent)"
 sh tests/perfetto/check.sh build
