@@ -1286,9 +1286,10 @@ static void put_record(tbt_pw *w, uint16_t type, int32_t pid, const void *rest, 
  * only), records of an id without a format (the same), a field called
  * like a leading column (renamed pid_2), a char array that is not UTF-8
  * once (the column becomes plain BYTE_ARRAY), an instance buffer (its
- * tables under buffer-NAME/).
+ * tables under buffer-NAME/).  short_record: also a demo:thing record cut
+ * after its `big` field, so its other fields do not read.
  */
-static size_t craft_capture(uint8_t *out, size_t cap)
+static size_t craft_capture_with(uint8_t *out, size_t cap, int short_record)
 {
 	static uint8_t page[4096];
 	dw_spec s;
@@ -1318,6 +1319,8 @@ static size_t craft_capture(uint8_t *out, size_t cap)
 		memcpy(rest + 20, vals, 6);
 		put_record(&w, 300, 42, rest, 26);
 	}
+	if (short_record)
+		put_record(&w, 300, 43, rest, 8);
 	memset(rest, 0, sizeof(rest));
 	put_record(&w, 7, 1, rest, 8);   /* the rejected format */
 	put_record(&w, 999, 1, rest, 4); /* no format at all */
@@ -1327,6 +1330,11 @@ static size_t craft_capture(uint8_t *out, size_t cap)
 	s.cpu_size[0] = sizeof(page);
 	s.instance = "inst";
 	return dw_write(&s, out, cap, NULL);
+}
+
+static size_t craft_capture(uint8_t *out, size_t cap)
+{
+	return craft_capture_with(out, cap, 0);
 }
 
 START_TEST(cli_documented_outcomes)
@@ -1503,7 +1511,8 @@ END_TEST
  * the per-event tables on the other): every file, stderr and the status
  * as --jobs 1 gives them, for the samples, a compressed capture, raw
  * dumps, and a crafted capture with a rejected format, events without a
- * format, an instance and non-UTF-8 text. */
+ * format, an instance, non-UTF-8 text and a record whose fields do not
+ * all read. */
 static void jobs_same(const char *tmp, const char *inputs, int want)
 {
 	char args[2048];
@@ -1533,7 +1542,7 @@ START_TEST(cli_jobs_files_are_the_one_thread_files)
 {
 	static uint8_t file[1 << 16];
 	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100];
-	size_t n = craft_capture(file, sizeof(file));
+	size_t n = craft_capture_with(file, sizeof(file), 1);
 	tb_test_run r;
 	FILE *fp;
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
@@ -1543,6 +1552,13 @@ START_TEST(cli_jobs_files_are_the_one_thread_files)
 	ck_assert_uint_eq(fwrite(file, 1, n, fp), n);
 	ck_assert_int_eq(fclose(fp), 0);
 	jobs_same(tmp, args, 1);
+	/* the cut record, once in each buffer, counted (on the per-event side
+	 * with --jobs 2 and 5: the same metadata.json) */
+	snprintf(args, sizeof(args), "grep -c '\"records_with_unreadable_fields\":2,' "
+		 "%s/one/crafted/metadata.json", tmp);
+	tb_test_sh(args, &r);
+	ck_assert_msg(r.status == 0, "%s", r.out);
+	tb_test_run_free(&r);
 	jobs_same(tmp, "tests/data/sched4k.v7zstd.dat", 0);
 	snprintf(args, sizeof(args), "--text %s", tb_test_path("../shared/samples/sched4k.v7.dat"));
 	if (tb_test_exists(tb_test_path("../shared/samples/sched4k.v7.dat"))) {
