@@ -202,7 +202,7 @@ PyObject *tbpy_check(PyObject *self, PyObject *args, PyObject *kw)
 	Py_ssize_t limit = 1000;
 	tbpy_input *in;
 	alist l;
-	int rc, kind = 0; /* 1 capture, 2 pmclog, 3 neither */
+	int rc, kind = 0; /* 1 capture, 2 pmclog, 3 neither, 4 an empty file */
 	tb_status st = TB_OK;
 	tb_error err;
 	uint64_t records = 0;
@@ -223,7 +223,9 @@ PyObject *tbpy_check(PyObject *self, PyObject *args, PyObject *kw)
 	Py_BEGIN_ALLOW_THREADS
 	rc = tbpy_input_open(in, PyBytes_AS_STRING(path), events ? PyBytes_AS_STRING(events) : NULL);
 	if (rc == 0) {
-		if (!in->is_dat || tb_dat_probe(in->dat.data, in->dat.len))
+		if (in->is_dat && in->dat.len == 0)
+			kind = 4;
+		else if (!in->is_dat || tb_dat_probe(in->dat.data, in->dat.len))
 			kind = 1;
 		else if (looks_pmclog(&in->dat))
 			kind = 2;
@@ -242,6 +244,10 @@ PyObject *tbpy_check(PyObject *self, PyObject *args, PyObject *kw)
 			tb_session_close(s);
 		} else if (kind == 2) {
 			walk_pmclog(&in->dat, &l, &records);
+		} else if (kind == 4) {
+			/* as `tracebound check` says it */
+			(void)add(&l, "file", TB_ERR_TRUNCATED, 0,
+				  "empty input (not a trace.dat, a pmclog stream or a raw dump directory)");
 		} else {
 			(void)add(&l, "file", TB_ERR_MAGIC, 0,
 				  "not recognised (not a trace.dat, a pmclog stream or a raw dump directory)");

@@ -116,6 +116,12 @@ def test_check_sound_and_damaged(tmp_path):
     assert found and all({"where", "status", "offset", "what"} <= set(a) for a in found)
     p.write_bytes(b"hello world, not a capture")
     assert tracebound.check(str(p))[0]["where"] == "file"
+    assert tracebound.check(str(p))[0]["what"].startswith("not recognised")
+    # an empty file is said to be empty, as `tracebound check` says it
+    p.write_bytes(b"")
+    (found,) = tracebound.check(str(p))
+    assert (found["where"], found["offset"]) == ("file", 0)
+    assert found["what"].startswith("empty input"), found
 
 
 
