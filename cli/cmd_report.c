@@ -573,8 +573,7 @@ static int report_files(const report_opts *o)
 				width = strlen(label);
 		}
 	}
-	if (o->jobs > 1 && ncaps == 1 && o->from == 0 && o->to == UINT64_MAX &&
-	    o->in[0].ts_offset == 0) {
+	if (o->jobs > 1 && ncaps == 1) {
 		/* the parts on o->jobs threads, written in order (report_jobs.c) */
 		tb_report_job job = { &caps[0], how, o->json, o->jobs, select_event, &sel };
 		int r = tb_report_jobs(&job);
@@ -718,7 +717,7 @@ static const tb_opt report_options[] = {
 	{ O_STAT, "--stat", NULL, NULL, "only the kernel's buffer statistics and the CPU data (trace-cmd --stat)" },
 	{ O_UNAME, "--uname", NULL, NULL, "only the traced system's uname and the recorder's version (trace-cmd --uname)" },
 	{ O_VERSION, "--version", NULL, NULL, "only the version of the trace-cmd that recorded it (trace-cmd --version)" },
-	{ O_JOBS, "--jobs", "-j", "N", "format on N threads, output unchanged (default: the machine's cores; 1: one thread; one file, no window or --ts-offset)" },
+	{ O_JOBS, "--jobs", "-j", "N", "format on N threads, output unchanged (default: the machine's cores; 1: one thread; one file)" },
 	{ 0, NULL, NULL, NULL, NULL },
 };
 

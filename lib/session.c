@@ -2100,6 +2100,10 @@ tb_status tb_session_plan(const tb_session *s, size_t k, uint64_t *bounds, size_
 	total = pages_before(s, 0, 1);
 	if (total < 2 || lo >= hi)
 		return TB_OK;
+	/* an offset that carries some times past 2^64 and not others leaves
+	 * no increasing split times: one part */
+	if (hi + (uint64_t)s->info.ts_offset < lo + (uint64_t)s->info.ts_offset)
+		return TB_OK;
 	prev = lo;
 	for (i = 1; i < k; i++) {
 		/* the least t > prev with the share i/k of the pages starting before it */

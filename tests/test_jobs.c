@@ -82,6 +82,30 @@ START_TEST(jobs_output_is_the_one_thread_output)
 }
 END_TEST
 
+/* A window (--from/--to) and --ts-offset: the parts keep them, and the
+ * output is the one-thread output; an offset that wraps the times past
+ * 2^64 is not split (one part), the same output too. */
+START_TEST(jobs_window_and_offset)
+{
+	static const char *const opts[] = {
+		"--from 193.0 --to 193.2", "-R --ts-diff --from 193.1", "--json --to 192.95",
+		"--from 193.379737 --to 193.379737", "--cpu 1 --from 193.2 --to 193.3",
+	};
+	size_t i, full;
+	if (!tb_test_exists(tb_test_path(V7)))
+		return;
+	full = same_as_one_thread("", V7, 0);
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		size_t n = same_as_one_thread(opts[i], V7, 0);
+		ck_assert_msg(n > 100 && n < full, "%s: %zu bytes of %zu", opts[i], n, full);
+	}
+	ck_assert_uint_eq(same_as_one_thread("", V7 " --ts-offset 1000000000", 0), full);
+	ck_assert_uint_lt(same_as_one_thread("--from 194.0 --to 194.2", V7 " --ts-offset 1000000000", 0),
+			  full);
+	same_as_one_thread("-R", V7 " --ts-offset -193000000000", 0);
+}
+END_TEST
+
 START_TEST(jobs_damaged_pages_said_in_place)
 {
 	size_t len;
@@ -150,6 +174,7 @@ Suite *tb_suite_jobs(void)
 	Suite *s = suite_create("jobs");
 	TCase *tc = tcase_create("jobs");
 	tcase_add_test(tc, jobs_output_is_the_one_thread_output);
+	tcase_add_test(tc, jobs_window_and_offset);
 	tcase_add_test(tc, jobs_damaged_pages_said_in_place);
 	tcase_add_test(tc, jobs_clock_going_back);
 	tcase_add_test(tc, jobs_option_checked);

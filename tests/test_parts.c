@@ -204,6 +204,54 @@ START_TEST(parts_of_the_samples_are_the_whole_stream)
 }
 END_TEST
 
+/*
+ * A part inherits the session's window and added offset: split every way,
+ * a windowed walk (with an offset, and none) is the one walk of the same
+ * window and offset.  An offset that wraps the first events' times past
+ * 2^64 leaves no increasing split times: the plan gives one part.
+ */
+START_TEST(parts_keep_the_window_and_offset)
+{
+	static const struct {
+		int64_t offset;
+		uint64_t from, to;
+		int one_part;
+	} cases[] = {
+		{ 0, 193000000000ull, 193200000000ull, 0 },
+		{ 1000000000, 194100000000ull, UINT64_MAX, 0 },
+		{ -192000000000ll, 900000000ull, 1100000000ull, 0 },
+		{ -193000000000ll, 0, 300000000ull, 1 },
+		{ 0, 193379737000ull, 193379737999ull, 0 },
+	};
+	size_t cap = 100000, len, i, k, nref, full = 63845;
+	uint64_t *ref = malloc(cap * sizeof(uint64_t)), *got = malloc(cap * sizeof(uint64_t));
+	uint8_t *d = load("../shared/samples/sched4k.v7.dat", &len);
+	tb_error err;
+	ck_assert(ref && got);
+	for (i = 0; d && i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tb_session *r = open_bytes(d, len, TB_SESSION_TC_DROPS), *s;
+		tb_session_add_ts_offset(r, cases[i].offset);
+		ck_assert_int_eq(tb_session_set_window(r, cases[i].from, cases[i].to), TB_OK);
+		nref = walk(r, ref, cap);
+		tb_session_close(r);
+		ck_assert_uint_gt(nref, 0);
+		ck_assert_uint_lt(nref, full);
+		s = open_bytes(d, len, TB_SESSION_TC_DROPS);
+		tb_session_add_ts_offset(s, cases[i].offset);
+		ck_assert_int_eq(tb_session_set_window(s, cases[i].from, cases[i].to), TB_OK);
+		ck_assert_int_eq(tb_session_prepare(s, &err), TB_OK);
+		for (k = 2; k <= 8; k++)
+			ck_assert_uint_eq(check_split(s, k, (int)(k & 1), ref, nref, got, cap),
+					  cases[i].one_part ? 1 : k);
+		tb_session_close(s);
+	}
+	ck_assert_uint_eq(live, 0);
+	free(ref);
+	free(got);
+	free(d);
+}
+END_TEST
+
 /* A capture made on this machine (TB_FRESH_DAT=FILE.dat, uncompressed:
  * `trace-cmd extract --compression none`), split every way too. */
 START_TEST(parts_of_a_fresh_capture)
@@ -638,6 +686,7 @@ Suite *tb_suite_parts(void)
 	tcase_add_test(tc, parts_of_the_samples_are_the_whole_stream);
 	tcase_add_test(tc, parts_of_a_fresh_capture);
 	tcase_add_test(tc, parts_keep_damage_marks_in_place);
+	tcase_add_test(tc, parts_keep_the_window_and_offset);
 	tcase_add_test(tc, parts_never_split_equal_timestamps);
 	tcase_add_test(tc, parts_that_do_not_tile_say_so);
 	tcase_add_test(tc, parts_limits_and_errors);

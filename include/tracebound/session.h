@@ -425,8 +425,11 @@ TB_API TB_MUST_CHECK tb_status tb_session_prepare(tb_session *s, tb_error *err);
  * about the same number of pages (from the pages' header timestamps: no
  * record is read).  *nbounds says how many (fewer when the capture has
  * fewer distinct page times; 0 when it cannot be split: raw dumps,
- * compressed CPU data, or one page).  Part i is [bounds[i-1], bounds[i]),
- * the first from the start and the last to the end.
+ * compressed CPU data, one page, or an offset that carries some of the
+ * times past 2^64).  Part i is [bounds[i-1], bounds[i]), the first from
+ * the start and the last to the end.  Parts keep the session's window
+ * (tb_session_set_window) and added offset (tb_session_add_ts_offset):
+ * set them before tb_session_prepare.
  */
 TB_API TB_MUST_CHECK tb_status tb_session_plan(const tb_session *s, size_t k,
 					       uint64_t *bounds, size_t *nbounds,
