@@ -6,6 +6,8 @@
  * one after the other are the whole session's, item for item (kind, cpu,
  * buffer, ts, page, offset, drops, record bytes, errors).  Page headers
  * are hostile here: timestamps that go back, damaged pages at a split.
+ * The last byte's bits 1 and 2 also add an offset and a window (from the
+ * 24 bytes before it) to the session, which the parts must keep.
  */
 #include <string.h>
 
@@ -55,6 +57,15 @@ static uint64_t item(tb_status st, const tb_session_event *ev, const tb_error *e
 	return h;
 }
 
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
 /* The items of s (at most cap; *more when there were more). */
 static size_t walk(tb_session *s, uint64_t *out, size_t cap, int *more)
 {
@@ -95,6 +106,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	m = tb_arena_mem(&a);
 	if (tb_session_open(&s, &src, &opt, &m, &err) != TB_OK)
 		return 0;
+	if (size >= 25 && (data[size - 1] & 6)) {
+		uint64_t from = le64(data + size - 17), span = le64(data + size - 9) >> 8;
+		if (data[size - 1] & 2)
+			tb_session_add_ts_offset(s, (int64_t)le64(data + size - 25));
+		if (data[size - 1] & 4)
+			TB_FUZZ_CHECK(tb_session_set_window(s, from, from + span < from ? UINT64_MAX
+									 : from + span) == TB_OK);
+	}
 	nwhole = walk(s, whole, MAX_ITEMS, &more);
 	if (tb_session_rewind(s, &err) != TB_OK || more ||
 	    tb_session_prepare(s, &err) != TB_OK) {
