@@ -16,33 +16,67 @@
 # The machine is shared: run it when it is quiet (the load average is
 # printed and recorded), and rerun before believing a failure.  It takes
 # about a minute per run on 2 cores.
+#
+#   bash bench/check.sh --against REV   (e.g. --against main)
+# judges the working tree against commit REV measured in the same rounds
+# instead of against the recorded figures: REV is built in a temporary
+# worktree, and each round runs REV's benchmarks, then ours.  When the
+# machine's speed wanders (this one's did by 30% within minutes), that is
+# the comparison to believe: both sides see the same conditions.  It
+# takes twice as long.
 set -eu
 cd "$(dirname "$0")/.."
 runs=3
 record=0
+against=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) runs=$2; shift 2 ;;
 	--record) record=1; shift ;;
-	*) echo "usage: bash bench/check.sh [--runs N] [--record]" >&2; exit 2 ;;
+	--against) against=$2; shift 2 ;;
+	*) echo "usage: bash bench/check.sh [--runs N] [--record | --against REV]" >&2; exit 2 ;;
 	esac
 done
+[ -z "$against" ] || [ "$record" = 0 ] ||
+	{ echo "check: --record and --against do not go together" >&2; exit 2; }
 tol=${TB_BENCH_TOLERANCE:-10}
 figures=bench/figures.txt
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tb-bench-check.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+here=$PWD
+trees=$here
+if [ -n "$against" ]; then
+	rev=$(git rev-parse --verify "$against^{commit}") ||
+		{ echo "check: no commit $against" >&2; exit 2; }
+	git worktree add -q --detach "$tmp/base" "$rev"
+	# what the benchmarks find beside the tree: the samples, the capture
+	ln -s "$(cd .. && pwd)/shared" "$tmp/shared"
+	mkdir -p "$tmp/base/build/bench" "$tmp/out-base"
+	[ ! -s build/bench/large.dat ] ||
+		ln -s "$here/build/bench/large.dat" "$tmp/base/build/bench/large.dat"
+	trees="$tmp/base $here"
+fi
+trap 'cd "$here"; [ -z "$against" ] || git worktree remove --force "$tmp/base" 2>/dev/null; rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/out"
+out_of() { if [ "$1" = "$here" ]; then echo "$tmp/out"; else echo "$tmp/out-base"; fi; }
 
-make -s all build/bench/format_bench build/bench/kbuf_bench build/bench/render_bench \
-	build/bench/pmclog_bench >&2
+for t in $trees; do
+	(cd "$t" && make -s -j"$(nproc)" all build/bench/format_bench build/bench/kbuf_bench \
+		build/bench/render_bench build/bench/pmclog_bench >&2)
+done
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 for r in $(seq "$runs"); do
 	echo "check: run $r of $runs" >&2
-	for b in format_bench kbuf_bench render_bench; do
-		TB_SRCDIR=$PWD nice -n 5 "build/bench/$b" > "$tmp/$b.$r" 2>&1 ||
-			{ cat "$tmp/$b.$r" >&2; echo "check: $b failed" >&2; exit 1; }
+	for t in $trees; do
+		o=$(out_of "$t")
+		cd "$t"
+		for b in format_bench kbuf_bench render_bench; do
+			TB_SRCDIR=$PWD nice -n 5 "build/bench/$b" > "$o/$b.$r" 2>&1 ||
+				{ cat "$o/$b.$r" >&2; echo "check: $t: $b failed" >&2; exit 1; }
+		done
+		nice -n 5 bash bench/pmclog_print_bench.sh 128 3 > "$o/pmclog.$r" 2>&1 ||
+			{ cat "$o/pmclog.$r" >&2; echo "check: $t: pmclog_print_bench failed" >&2; exit 1; }
+		cd "$here"
 	done
-	nice -n 5 bash bench/pmclog_print_bench.sh 128 3 > "$tmp/pmclog.$r" 2>&1 ||
-		{ cat "$tmp/pmclog.$r" >&2; echo "check: pmclog_print_bench failed" >&2; exit 1; }
 done
 # report on a large real capture against trace-cmd (issue 17, bench/report_large.sh):
 # once, not per run, as trace-cmd takes about 15 s a run on it; skipped
@@ -50,31 +84,47 @@ done
 # trace-cmd), or with TB_BENCH_LARGE=0
 large=skip
 if [ "${TB_BENCH_LARGE:-1}" != 0 ]; then
-	rc=0
-	bash bench/report_large.sh > "$tmp/report_large.1" 2>&1 || rc=$?
-	case $rc in
-	0) large=ok; grep -v '^figure:' "$tmp/report_large.1" >&2 ;;
-	77) echo "check: report_large skipped (no large capture and none can be made here)" >&2
-	    rm -f "$tmp/report_large.1" ;;
-	*) cat "$tmp/report_large.1" >&2; echo "check: report_large failed" >&2; exit 1 ;;
-	esac
+	for t in $trees; do
+		o=$(out_of "$t")
+		rc=0
+		(cd "$t" && bash bench/report_large.sh) > "$o/report_large.1" 2>&1 || rc=$?
+		case $rc in
+		0) large=ok; grep -v '^figure:' "$o/report_large.1" >&2 ;;
+		77) echo "check: report_large skipped (no large capture and none can be made here)" >&2
+		    rm -f "$o/report_large.1"; large=skip; break ;;
+		*) cat "$o/report_large.1" >&2; echo "check: $t: report_large failed" >&2; exit 1 ;;
+		esac
+	done
 fi
 # --jobs 2 against --jobs 1 on the same capture (bench/jobs_bench.sh): once;
 # on a machine with one core, or with TB_BENCH_JOBS=0, skipped
 jobs=skip
 if [ "${TB_BENCH_JOBS:-1}" != 0 ] && [ "$large" = ok ] && [ "$(nproc)" -ge 2 ]; then
-	RUNS=3 bash bench/jobs_bench.sh > "$tmp/jobs.1" 2>&1 ||
-		{ cat "$tmp/jobs.1" >&2; echo "check: jobs_bench failed" >&2; exit 1; }
+	for t in $trees; do
+		o=$(out_of "$t")
+		(cd "$t" && RUNS=3 bash bench/jobs_bench.sh) > "$o/jobs.1" 2>&1 ||
+			{ cat "$o/jobs.1" >&2; echo "check: $t: jobs_bench failed" >&2; exit 1; }
+		grep -v '^figure:' "$o/jobs.1" >&2
+	done
 	jobs=ok
-	grep -v '^figure:' "$tmp/jobs.1" >&2
 fi
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 
-# NAME MEDIAN, one a line, sorted by name
-cat "$tmp"/*.* | awk '$1 == "figure:" {print $2, $3}' | sort -k1,1 -k2,2g |
-	awk '{ if ($1 != name) { if (name != "") out(); name = $1; n = 0 } v[++n] = $2 }
-	     function out() { printf "%s %s\n", name, (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
-	     END { if (name != "") out() }' > "$tmp/now"
+# NAME MEDIAN, one a line, sorted by name, of the outputs in directory $1
+medians() {
+	cat "$1"/*.* | awk '$1 == "figure:" {print $2, $3}' | sort -k1,1 -k2,2g |
+		awk '{ if ($1 != name) { if (name != "") out(); name = $1; n = 0 } v[++n] = $2 }
+		     function out() { printf "%s %s\n", name, (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+		     END { if (name != "") out() }'
+}
+medians "$tmp/out" > "$tmp/now"
+if [ -n "$against" ]; then
+	{
+		echo "# $against ($rev) measured in the same rounds"
+		medians "$tmp/out-base"
+	} > "$tmp/base-figures"
+	figures=$tmp/base-figures
+fi
 
 if [ "$record" = 1 ]; then
 	{
@@ -90,8 +140,13 @@ if [ "$record" = 1 ]; then
 fi
 
 [ -f "$figures" ] || { echo "check: no $figures (run with --record first)" >&2; exit 2; }
-echo "check: medians of $runs runs (load average $load_before -> $load_after) against $figures, tolerance ${tol}%"
-printf '  %-38s %10s %10s %8s\n' figure recorded now change
+if [ -n "$against" ]; then
+	echo "check: medians of $runs runs (load average $load_before -> $load_after) against $against measured in the same rounds, tolerance ${tol}%"
+	printf '  %-38s %10s %10s %8s\n' figure "$against" now change
+else
+	echo "check: medians of $runs runs (load average $load_before -> $load_after) against $figures, tolerance ${tol}%"
+	printf '  %-38s %10s %10s %8s\n' figure recorded now change
+fi
 fail=0
 while read -r name was; do
 	case $name in '#'*|'') continue ;; esac
