@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "reader.h"
 #include "tracebound/tracebound.h"
 
 #define MAX_ITEMS 20000u
@@ -57,15 +58,6 @@ static uint64_t item(tb_status st, const tb_session_event *ev, const tb_error *e
 	return h;
 }
 
-static uint64_t le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* The items of s (at most cap; *more when there were more). */
 static size_t walk(tb_session *s, uint64_t *out, size_t cap, int *more)
 {
@@ -107,9 +99,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (tb_session_open(&s, &src, &opt, &m, &err) != TB_OK)
 		return 0;
 	if (size >= 25 && (data[size - 1] & 6)) {
-		uint64_t from = le64(data + size - 17), span = le64(data + size - 9) >> 8;
+		uint64_t from = tb_load64(data + size - 17, 0), span = tb_load64(data + size - 9, 0) >> 8;
 		if (data[size - 1] & 2)
-			tb_session_add_ts_offset(s, (int64_t)le64(data + size - 25));
+			tb_session_add_ts_offset(s, (int64_t)tb_load64(data + size - 25, 0));
 		if (data[size - 1] & 4)
 			TB_FUZZ_CHECK(tb_session_set_window(s, from, from + span < from ? UINT64_MAX
 									 : from + span) == TB_OK);

@@ -27,20 +27,18 @@ static Suite *(*const suite_makers[])(void) = {
 };
 #define N_SUITES (sizeof(suite_names) / sizeof(suite_names[0]))
 
-static int wanted(int argc, char **argv, const char *name)
+static size_t suite_index(const char *name)
 {
-	int i;
-	if (argc < 2)
-		return 1;
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], name) == 0)
-			return 1;
-	return 0;
+	size_t k;
+	for (k = 0; k < N_SUITES && strcmp(name, suite_names[k]) != 0; k++)
+		;
+	return k;
 }
 
 int main(int argc, char **argv)
 {
-	SRunner *sr = NULL;
+	SRunner *sr;
+	unsigned char run[N_SUITES];
 	size_t k;
 	int i, failed;
 	if (argc == 2 && strcmp(argv[1], "--list") == 0) {
@@ -48,23 +46,19 @@ int main(int argc, char **argv)
 			printf("%s\n", suite_names[k]);
 		return EXIT_SUCCESS;
 	}
+	memset(run, argc < 2, sizeof(run)); /* no names: every suite */
 	for (i = 1; i < argc; i++) {
-		for (k = 0; k < N_SUITES && strcmp(argv[i], suite_names[k]) != 0; k++)
-			;
-		if (k == N_SUITES) {
+		if ((k = suite_index(argv[i])) == N_SUITES) {
 			fprintf(stderr, "check_all: no suite named '%s' (--list names them)\n",
 				argv[i]);
 			return EXIT_FAILURE;
 		}
+		run[k] = 1;
 	}
-	for (k = 0; k < N_SUITES; k++) {
-		if (!wanted(argc, argv, suite_names[k]))
-			continue;
-		if (sr == NULL)
-			sr = srunner_create(suite_makers[k]());
-		else
+	sr = srunner_create(NULL);
+	for (k = 0; k < N_SUITES; k++)
+		if (run[k])
 			srunner_add_suite(sr, suite_makers[k]());
-	}
 	srunner_run_all(sr, CK_ENV);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
