@@ -22,14 +22,19 @@ if [ -s "$out" ]; then
 	exit 0
 fi
 t=/sys/kernel/tracing
+# a freshly booted machine may not have tracefs mounted yet
+[ -e "$t/tracing_on" ] || mount -t tracefs nodev "$t" 2>/dev/null || true
 [ -w "$t/tracing_on" ] || { echo "make_large: needs root and tracefs at $t" >&2; exit 77; }
 command -v trace-cmd > /dev/null || { echo "make_large: trace-cmd missing" >&2; exit 77; }
-[ "$(cat "$t/tracing_on")" = 0 ] && [ -z "$(cat "$t/set_event")" ] ||
-	{ echo "make_large: the top-level buffer is in use (tracing_on or set_event): not touching it" >&2; exit 77; }
+# tracing_on is 1 after boot with nothing recorded: the buffer is in use only
+# when events are enabled or a tracer is set
+[ -z "$(cat "$t/set_event")" ] && [ "$(cat "$t/current_tracer")" = nop ] ||
+	{ echo "make_large: the top-level buffer is in use (set_event or current_tracer): not touching it" >&2; exit 77; }
 mkdir -p "$(dirname "$out")"
 ncpu=$(nproc)
 old_kb=$(cat "$t/buffer_size_kb" | sed 's/[^0-9].*//')
 old_ow=$(cat "$t/options/overwrite")
+old_on=$(cat "$t/tracing_on")
 work=$(mktemp -d "${TMPDIR:-/tmp}/tb-large.XXXXXX")
 pids=
 restore() {
@@ -39,6 +44,7 @@ restore() {
 	echo > "$t/set_event"
 	echo "$old_ow" > "$t/options/overwrite"
 	echo "$old_kb" > "$t/buffer_size_kb"
+	echo "$old_on" > "$t/tracing_on"
 	rm -rf "$work"
 }
 trap restore EXIT
