@@ -1289,7 +1289,8 @@ static void put_record(tbt_pw *w, uint16_t type, int32_t pid, const void *rest, 
  * tables under buffer-NAME/).  short_record: also a demo:thing record cut
  * after its `big` field, so its other fields do not read.
  */
-static size_t craft_capture_with(uint8_t *out, size_t cap, int short_record)
+static size_t craft_capture_with(uint8_t *out, size_t cap, int short_record,
+				 const char *cmdlines)
 {
 	static uint8_t page[4096];
 	dw_spec s;
@@ -1329,12 +1330,13 @@ static size_t craft_capture_with(uint8_t *out, size_t cap, int short_record)
 	s.cpu_data[0] = page;
 	s.cpu_size[0] = sizeof(page);
 	s.instance = "inst";
+	s.cmdlines = cmdlines;
 	return dw_write(&s, out, cap, NULL);
 }
 
 static size_t craft_capture(uint8_t *out, size_t cap)
 {
-	return craft_capture_with(out, cap, 0);
+	return craft_capture_with(out, cap, 0, NULL);
 }
 
 START_TEST(cli_documented_outcomes)
@@ -1542,7 +1544,7 @@ START_TEST(cli_jobs_files_are_the_one_thread_files)
 {
 	static uint8_t file[1 << 16];
 	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100];
-	size_t n = craft_capture_with(file, sizeof(file), 1);
+	size_t n = craft_capture_with(file, sizeof(file), 1, NULL);
 	tb_test_run r;
 	FILE *fp;
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
@@ -1589,6 +1591,63 @@ START_TEST(cli_jobs_files_are_the_one_thread_files)
 	snprintf(args, sizeof(args), "rm -rf %s", tmp);
 	tb_test_sh(args, &r);
 	tb_test_run_free(&r);
+}
+END_TEST
+
+/* A saved comm longer than any page (the cmdlines text is the capture's,
+ * any length): --jobs 2 once copied it into a queue chunk sized for a
+ * record and wrote past the chunk, and one thread stopped with "value
+ * larger than its column buffer".  Now it is cut to 4096 bytes and
+ * counted, and --jobs 2 and 5 write the one-thread files. */
+START_TEST(cli_jobs_long_comm)
+{
+	size_t clen = (size_t)3 << 20, cap = clen + (1 << 16), n;
+	char *cmd = malloc(clen + 8);
+	uint8_t *file = malloc(cap);
+	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100];
+	tb_test_run r;
+	FILE *fp;
+	ck_assert_ptr_nonnull(cmd);
+	ck_assert_ptr_nonnull(file);
+	memcpy(cmd, "42 ", 3);
+	memset(cmd + 3, 'c', clen);
+	memcpy(cmd + 3 + clen, "\n", 2);
+	n = craft_capture_with(file, cap, 0, cmd);
+	ck_assert_uint_gt(n, clen);
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(args, sizeof(args), "%s/long.dat", tmp);
+	fp = fopen(args, "wb");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(file, 1, n, fp), n);
+	ck_assert_int_eq(fclose(fp), 0);
+	jobs_same(tmp, args, 1); /* 1: the crafted capture's rejected format */
+	/* demo:thing's 3 records (pid 42) in each of the two buffers */
+	snprintf(args, sizeof(args), "grep -c '\"comms_cut\":6,' %s/one/long/metadata.json",
+		 tmp);
+	tb_test_sh(args, &r);
+	ck_assert_msg(r.status == 0, "%s", r.out);
+	tb_test_run_free(&r);
+	if (tb_test_have_zstd()) {
+		pqr_file f;
+		pqr_entry *ent;
+		uint8_t *buf;
+		size_t rows;
+		snprintf(args, sizeof(args), "%s/one/long/demo-thing.parquet", tmp);
+		ck_assert_int_eq(open_table(args, &f, &buf), 0);
+		ck_assert_int_eq(pqr_leaf(&f, (size_t)leaf_named(&f, "comm"), &ent, &rows,
+					  zstd_pages, NULL), 0);
+		ck_assert_uint_eq(rows, 3);
+		ck_assert_uint_eq(ent[0].n, 4096);
+		ck_assert(ent[0].p[0] == 'c' && ent[0].p[4095] == 'c');
+		free(ent);
+		pqr_close(&f);
+		free(buf);
+	}
+	snprintf(args, sizeof(args), "rm -rf %s", tmp);
+	tb_test_sh(args, &r);
+	tb_test_run_free(&r);
+	free(cmd);
+	free(file);
 }
 END_TEST
 
@@ -1723,6 +1782,7 @@ Suite *tb_suite_parquet(void)
 	tcase_add_test(t, cli_converts_raw_dumps);
 	tcase_add_test(t, cli_output_errors);
 	tcase_add_test(t, cli_jobs_files_are_the_one_thread_files);
+	tcase_add_test(t, cli_jobs_long_comm);
 	suite_add_tcase(s, t);
 	return s;
 }
