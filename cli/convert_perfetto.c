@@ -834,7 +834,9 @@ finish:
 		out.err = errno;
 		goto failed;
 	}
-	rc = damaged || page_errors ? TB_EXIT_MALFORMED : TB_EXIT_OK;
+	/* damage outside the pages too (a table, a format, CPU data cut
+	 * short: said when the capture opened), as report and parquet do */
+	rc = damaged || page_errors || tb_session_ndamage(cap.s) ? TB_EXIT_MALFORMED : TB_EXIT_OK;
 	if (w->stats.dropped_fields)
 		fprintf(stderr, "tracebound: note: %llu field values have no place in their typed "
 			"Perfetto message and were left out (--lossless writes those events as "

@@ -72,6 +72,26 @@ START_TEST(pfjobs_output_is_the_one_thread_output)
 				     "71 threads, 277 packets, 4471543 bytes"));
 	ck_assert_ptr_nonnull(strstr(err, "32 field values have no place"));
 	free(err);
+	/* a capture cut short (an upload that stopped): the events before the
+	 * cut, status 1 as report gives (it was 0: the damage said when the
+	 * capture opened did not count) */
+	{
+		tb_test_run r;
+		char args[600];
+		snprintf(args, sizeof(args), "head -c 8000000 %s > /tmp/tb-pfjobs-cut.dat",
+			 tb_test_path(V6));
+		tb_test_sh(args, &r);
+		ck_assert_int_eq(r.status, 0);
+		tb_test_run_free(&r);
+		ck_assert_uint_eq(same_as_one_thread("", "/tmp/tb-pfjobs-cut.dat", 1, &err), 1093121);
+		ck_assert_ptr_nonnull(strstr(err, "CPU 1: data cut short at file offset 8000000: "
+					     "218 pages lost"));
+		free(err);
+		tb_test_cli("report /tmp/tb-pfjobs-cut.dat > /dev/null", &r);
+		ck_assert_int_eq(r.status, 1);
+		tb_test_run_free(&r);
+		(void)remove("/tmp/tb-pfjobs-cut.dat");
+	}
 	/* compressed CPU data is not split: one thread, the same trace */
 	ck_assert_uint_eq(same_as_one_thread("-v --lossless", ZSTD, 0, &err), 4473435);
 	ck_assert_ptr_nonnull(strstr(err, "63844 events (7257 typed, 56587 generic"));
