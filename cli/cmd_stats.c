@@ -285,7 +285,9 @@ int tb_cmd_stats(int argc, char **argv)
 			k++;
 		}
 	}
-	rc = bad ? TB_EXIT_MALFORMED : TB_EXIT_OK;
+	/* damage the capture's opening said (a table, a format, CPU data cut
+	 * short) counts as report counts it */
+	rc = bad || tb_session_ndamage(c.s) ? TB_EXIT_MALFORMED : TB_EXIT_OK;
 done:
 	for (k = 0; bs && k < nb; k++) {
 		free(bs[k].cpus);

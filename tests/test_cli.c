@@ -304,6 +304,39 @@ START_TEST(empty_inputs_are_said)
 }
 END_TEST
 
+/* A capture cut short in its CPU data (an upload that stopped): every
+ * command that reads its events says the cut and exits 1.  stats and
+ * convert --to perfetto exited 0 here: they counted damaged pages only,
+ * not the damage said when the capture opened. */
+START_TEST(cut_capture_is_status_1_everywhere)
+{
+	static const char *const cmds[] = {
+		"report", "report --raw", "report --json", "stats", "check",
+		"convert --to perfetto /dev/null", "convert --to parquet /tmp/tb-cli-cut.out",
+	};
+	char args[600];
+	tb_test_run r;
+	size_t i;
+	if (!tb_test_exists(tb_test_path("../shared/samples/sched4k.v6.dat")))
+		return;
+	snprintf(args, sizeof(args), "head -c 8000000 %s > /tmp/tb-cli-cut.dat",
+		 tb_test_path("../shared/samples/sched4k.v6.dat"));
+	tb_test_sh(args, &r);
+	ck_assert_int_eq(r.status, 0);
+	tb_test_run_free(&r);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		snprintf(args, sizeof(args), "%s /tmp/tb-cli-cut.dat > /dev/null", cmds[i]);
+		tb_test_cli(args, &r);
+		ck_assert_msg(r.status == 1, "%s: status %d", cmds[i], r.status);
+		ck_assert_msg(strstr(r.err, "CPU 1: data cut short at file offset 8000000") ||
+			      !strcmp(cmds[i], "check"), "%s: %s", cmds[i], r.err);
+		tb_test_run_free(&r);
+	}
+	tb_test_sh("rm -rf /tmp/tb-cli-cut.dat /tmp/tb-cli-cut.out", &r);
+	tb_test_run_free(&r);
+}
+END_TEST
+
 /* report --raw -t / --ts-diff / -l equal trace-cmd report -N -R with them on
  * the three samples, byte for byte (run when trace-cmd is installed). */
 START_TEST(line_options_match_trace_cmd)
@@ -460,6 +493,7 @@ Suite *tb_suite_cli(void)
 	tcase_add_test(t, converters_have_help_and_named_errors);
 	tcase_add_test(t, full_stdout_is_exit_2);
 	tcase_add_test(t, empty_inputs_are_said);
+	tcase_add_test(t, cut_capture_is_status_1_everywhere);
 	tcase_add_test(t, raw_says_which_subbuf_size_disagrees);
 	tcase_add_test(t, line_options_match_trace_cmd);
 	tcase_add_test(t, stats_sorted_with_uname_clock_and_cpu_drops);
