@@ -9,7 +9,6 @@
  * The library writes the files (lib/parquet.c); this file maps formats
  * to columns, owns the memory and the files, and checks every write.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -23,6 +22,7 @@
 #endif
 
 #include "capture.h"
+#include "fmtdir.h"
 #include "opts.h"
 
 /* Column buffers.  A table starts small (a fixed-width column holds 512
@@ -1315,9 +1315,9 @@ static int convert_dat(const char *dir, const char *path, int text, const pq_mem
 /* ---- raw dumps with an events directory ---- */
 
 typedef struct raw_input {
+	tb_fmt_file *ff;         /* the format files (fmts point into them) */
 	tb_session_format_text *fmts;
-	size_t nfmts, cap;
-	char **texts;            /* what fmts point into, freed at the end */
+	size_t nfmts;
 	tb_session_raw_cpu *cpus;
 	tb_cli_file *files;
 	size_t ncpus;
@@ -1327,17 +1327,13 @@ typedef struct raw_input {
 static void raw_free(raw_input *r)
 {
 	size_t i;
-	for (i = 0; i < r->nfmts; i++) {
-		free(r->texts[2 * i]);
-		free(r->texts[2 * i + 1]);
-	}
 	for (i = 0; i < r->ncpus; i++)
 		if (r->files[i].data)
 			tb_cli_unload(&r->files[i]);
 	if (r->hp.data)
 		tb_cli_unload(&r->hp);
 	free(r->fmts);
-	free(r->texts);
+	tb_fmt_files_free(r->ff, r->nfmts);
 	free(r->cpus);
 	free(r->files);
 	memset(r, 0, sizeof(*r));
@@ -1346,72 +1342,11 @@ static void raw_free(raw_input *r)
 /* Every DIR/SYSTEM/EVENT/format as a text of that system. */
 static int raw_formats(raw_input *r, const char *dir)
 {
-	DIR *top = opendir(dir), *sys;
-	struct dirent *a, *b;
-	char *path = malloc(strlen(dir) + 2 * 256 + 16);
-	if (!top || !path) {
-		fprintf(stderr, "tracebound: %s: %s\n", dir, path ? strerror(errno) : "out of memory");
-		if (top)
-			closedir(top);
-		free(path);
+	if (tb_fmt_files_read(dir, &r->ff, &r->nfmts) != 0 ||
+	    !(r->fmts = tb_fmt_files_texts(r->ff, r->nfmts))) {
+		fprintf(stderr, "tracebound: %s: %s\n", dir, strerror(errno ? errno : ENOMEM));
 		return -1;
 	}
-	while ((a = readdir(top)) != NULL) {
-		if (a->d_name[0] == '.')
-			continue;
-		sprintf(path, "%s/%s", dir, a->d_name);
-		if (!(sys = opendir(path)))
-			continue;
-		while ((b = readdir(sys)) != NULL) {
-			tb_cli_file f;
-			FILE *fp;
-			if (b->d_name[0] == '.')
-				continue;
-			sprintf(path, "%s/%s/%s/format", dir, a->d_name, b->d_name);
-			if (!(fp = fopen(path, "rb")))
-				continue;
-			fclose(fp);
-			if (tb_cli_load(path, &f) != 0)
-				continue;
-			if (r->nfmts == r->cap) {
-				size_t cap = r->cap ? r->cap * 2 : 256;
-				tb_session_format_text *nf = realloc(r->fmts, cap * sizeof(*nf));
-				char **nt = nf ? realloc(r->texts, 2 * cap * sizeof(*nt)) : NULL;
-				if (nf)
-					r->fmts = nf;
-				if (!nt) {
-					tb_cli_unload(&f);
-					closedir(sys);
-					closedir(top);
-					free(path);
-					fprintf(stderr, "tracebound: out of memory\n");
-					return -1;
-				}
-				r->texts = nt;
-				r->cap = cap;
-			}
-			/* copies: the session borrows them until it closes */
-			r->texts[2 * r->nfmts] = malloc(f.len + 1);
-			r->texts[2 * r->nfmts + 1] = strdup(a->d_name);
-			if (!r->texts[2 * r->nfmts] || !r->texts[2 * r->nfmts + 1]) {
-				free(r->texts[2 * r->nfmts]);
-				free(r->texts[2 * r->nfmts + 1]);
-				tb_cli_unload(&f);
-				continue;
-			}
-			if (f.len)
-				memcpy(r->texts[2 * r->nfmts], f.data, f.len);
-			r->fmts[r->nfmts].text.ptr = r->texts[2 * r->nfmts];
-			r->fmts[r->nfmts].text.len = f.len;
-			r->fmts[r->nfmts].system.ptr = r->texts[2 * r->nfmts + 1];
-			r->fmts[r->nfmts].system.len = strlen(a->d_name);
-			r->nfmts++;
-			tb_cli_unload(&f);
-		}
-		closedir(sys);
-	}
-	closedir(top);
-	free(path);
 	return 0;
 }
 

@@ -23,13 +23,12 @@
  * and packets exactly as the one-thread loop does.  Raw dumps and
  * captures the library cannot split run on one thread.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "capture.h"
+#include "fmtdir.h"
 #include "opts.h"
 #include "parts.h"
 
@@ -55,8 +54,9 @@ typedef struct raw_inputs {
 	tb_cli_file *files;      /* the dumps, then header_page, subbuf_kb */
 	size_t nfiles;
 	tb_session_raw_cpu *cpus;
+	tb_fmt_file *ff;         /* the format files (fmts point into them) */
 	tb_session_format_text *fmts;
-	size_t nfmts, fmt_cap;
+	size_t nfmts;
 	char **texts;            /* every malloc'd text and name */
 	size_t ntexts, text_cap;
 } raw_inputs;
@@ -78,116 +78,20 @@ static char *keep(raw_inputs *in, char *p)
 	return in->texts[in->ntexts++] = p;
 }
 
-static char *path_join(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	char *p = malloc(la + lb + 2);
-	if (p) {
-		memcpy(p, a, la);
-		p[la] = '/';
-		memcpy(p + la + 1, b, lb + 1);
-	}
-	return p;
-}
-
-/* A whole small file as a malloc'd text (NULL when it does not exist). */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, k;
-	if (!f)
-		return NULL;
-	do {
-		if (n + 4096 > cap) {
-			char *nb = realloc(buf, cap = cap ? 2 * cap : 8192);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		k = fread(buf + n, 1, cap - n - 1, f);
-		n += k;
-	} while (k);
-	if (ferror(f)) {
-		free(buf);
-		buf = NULL;
-	} else {
-		buf[n] = '\0';
-		*len = n;
-	}
-	fclose(f);
-	return buf;
-}
-
-static int is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* Every DIR/<system>/<event>/format. */
 static int load_formats(raw_inputs *in, const char *dir)
 {
-	DIR *d = opendir(dir), *e;
-	struct dirent *s, *ev;
-	if (!d) {
-		fprintf(stderr, "tracebound: %s: %s\n", dir, strerror(errno));
+	errno = 0;
+	if (tb_fmt_files_read(dir, &in->ff, &in->nfmts) != 0 ||
+	    !(in->fmts = tb_fmt_files_texts(in->ff, in->nfmts))) {
+		fprintf(stderr, "tracebound: %s: %s\n", dir, strerror(errno ? errno : ENOMEM));
 		return -1;
 	}
-	while ((s = readdir(d)) != NULL) {
-		char *sys;
-		if (s->d_name[0] == '.')
-			continue;
-		sys = keep(in, path_join(dir, s->d_name));
-		if (!sys)
-			goto oom;
-		if (!is_dir(sys) || !(e = opendir(sys)))
-			continue;
-		while ((ev = readdir(e)) != NULL) {
-			char *evdir, *fpath, *text, *name;
-			size_t len = 0;
-			if (ev->d_name[0] == '.')
-				continue;
-			evdir = path_join(sys, ev->d_name);
-			fpath = evdir ? path_join(evdir, "format") : NULL;
-			free(evdir);
-			text = fpath ? slurp(fpath, &len) : NULL;
-			free(fpath);
-			if (!text)
-				continue;
-			if (!keep(in, text) || !(name = keep(in, strdup(s->d_name))))
-				goto oom2;
-			if (in->nfmts == in->fmt_cap) {
-				size_t cap = in->fmt_cap ? 2 * in->fmt_cap : 512;
-				tb_session_format_text *n = realloc(in->fmts, cap * sizeof(*n));
-				if (!n)
-					goto oom2;
-				in->fmts = n;
-				in->fmt_cap = cap;
-			}
-			in->fmts[in->nfmts].system.ptr = name;
-			in->fmts[in->nfmts].system.len = strlen(name);
-			in->fmts[in->nfmts].text.ptr = text;
-			in->fmts[in->nfmts].text.len = len;
-			in->nfmts++;
-		}
-		closedir(e);
-	}
-	closedir(d);
 	if (!in->nfmts) {
 		fprintf(stderr, "tracebound: %s: no event formats\n", dir);
 		return -1;
 	}
 	return 0;
-oom2:
-	closedir(e);
-oom:
-	closedir(d);
-	fprintf(stderr, "tracebound: out of memory\n");
-	return -1;
 }
 
 /* DIR_OF(path)/name as a malloc'd text, or NULL. */
@@ -195,8 +99,8 @@ static char *beside(raw_inputs *in, const char *path, const char *name, size_t *
 {
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
-	char *p = dir ? path_join(dir, name) : NULL;
-	char *t = p ? slurp(p, len) : NULL;
+	char *p = dir ? tb_path_join(dir, name) : NULL;
+	char *t = p ? tb_file_read(p, len) : NULL;
 	free(dir);
 	free(p);
 	return keep(in, t);
@@ -213,6 +117,7 @@ static void raw_free(raw_inputs *in)
 	free(in->files);
 	free(in->cpus);
 	free(in->fmts);
+	tb_fmt_files_free(in->ff, in->nfmts);
 	free(in->texts);
 }
 
@@ -245,13 +150,13 @@ static int open_raw(tb_cli_capture *cap, raw_inputs *in, const raw_opts *o, char
 	if (load_formats(in, o->events) != 0)
 		return TB_EXIT_USAGE;
 	if (o->header_page) {
-		if (!(t = keep(in, slurp(o->header_page, &len)))) {
+		if (!(t = keep(in, tb_file_read(o->header_page, &len)))) {
 			fprintf(stderr, "tracebound: %s: cannot read\n", o->header_page);
 			return TB_EXIT_USAGE;
 		}
 	} else {
-		char *p = path_join(o->events, "header_page");
-		t = p ? keep(in, slurp(p, &len)) : NULL;
+		char *p = tb_path_join(o->events, "header_page");
+		t = p ? keep(in, tb_file_read(p, &len)) : NULL;
 		free(p);
 		if (!t)
 			t = beside(in, files[0], "header_page", &len);

@@ -1,22 +1,11 @@
 /* Event formats for the CLI: loading an events directory, printing events. */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "events.h"
-
-/* One format file: its text (the set points into it) and where it came from. */
-typedef struct fmt_file {
-	char *path;
-	char *system;
-	char *text;
-	size_t len;
-} fmt_file;
+#include "fmtdir.h"
 
 struct tb_cli_events {
 	tb_format_set set;
@@ -24,126 +13,22 @@ struct tb_cli_events {
 	tb_field *fields;
 	uint32_t *index;
 	int32_t *pid_field; /* per stored format: index of common_pid, or -1 */
-	fmt_file *files;
-	size_t nfiles, cap;
+	tb_fmt_file *files;
+	size_t nfiles;
 	size_t bad_formats;
 	size_t bad_records;
 	tb_session_format_text *texts; /* the same texts, for a session */
 };
 
-/* A whole small file (tracefs reports size 0: read until EOF). */
-static char *slurp(const char *path, size_t *len)
-{
-	size_t cap = 4096, n = 0;
-	char *buf;
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return NULL;
-	buf = malloc(cap);
-	while (buf) {
-		ssize_t got;
-		if (n == cap) {
-			char *nb = cap < (16u << 20) ? realloc(buf, cap * 2) : NULL;
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	close(fd);
-	*len = n;
-	return buf;
-}
-
-static int is_dir(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static char *join(const char *a, const char *b)
-{
-	size_t n = strlen(a) + strlen(b) + 2;
-	char *p = malloc(n);
-	if (p)
-		snprintf(p, n, "%s/%s", a, b);
-	return p;
-}
-
 char *tb_cli_events_header_page(const char *dir)
 {
-	char *p = join(dir, "header_page");
+	char *p = tb_path_join(dir, "header_page");
 	struct stat st;
 	if (p && stat(p, &st) != 0) {
 		free(p);
 		p = NULL;
 	}
 	return p;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void free_names(char **names, size_t n)
-{
-	size_t i;
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
-/* Sorted names of the subdirectories of dir (NULL when dir cannot be read). */
-static char **subdirs(const char *dir, size_t *count)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	*count = 0;
-	if (!d)
-		return NULL;
-	while ((de = readdir(d)) != NULL) {
-		char *path;
-		int ok;
-		if (de->d_name[0] == '.')
-			continue;
-		path = join(dir, de->d_name);
-		ok = path && is_dir(path);
-		free(path);
-		if (!ok)
-			continue;
-		if (n == cap) {
-			char **nn = realloc(names, (cap ? cap * 2 : 64) * sizeof(*names));
-			if (!nn)
-				break;
-			names = nn;
-			cap = cap ? cap * 2 : 64;
-		}
-		if (!(names[n] = strdup(de->d_name)))
-			break;
-		n++;
-	}
-	closedir(d);
-	if (n)
-		qsort(names, n, sizeof(*names), by_name);
-	*count = n;
-	return names ? names : calloc(1, sizeof(char *));
 }
 
 /* An upper bound of a text's field lines: the word "field" after a blank. */
@@ -157,66 +42,12 @@ static size_t count_fields(const char *t, size_t n)
 	return c;
 }
 
-static int add_file(tb_cli_events *ev, char *path, const char *system)
-{
-	size_t len;
-	char *text = slurp(path, &len);
-	fmt_file *f;
-	if (!text) { /* an event directory without a readable format */
-		free(path);
-		return 0;
-	}
-	if (ev->nfiles == ev->cap) {
-		size_t nc = ev->cap ? ev->cap * 2 : 1024;
-		fmt_file *nf = realloc(ev->files, nc * sizeof(*nf));
-		if (!nf) {
-			free(text);
-			free(path);
-			return -1;
-		}
-		ev->files = nf;
-		ev->cap = nc;
-	}
-	f = &ev->files[ev->nfiles++];
-	f->path = path;
-	f->system = strdup(system);
-	f->text = text;
-	f->len = len;
-	return f->system ? 0 : -1;
-}
-
-/* Read every <system>/<event>/format under dir. */
-static int read_tree(tb_cli_events *ev, const char *dir)
-{
-	size_t nsys, s;
-	char **systems = subdirs(dir, &nsys);
-	int rc = 0;
-	if (!systems)
-		return -1;
-	for (s = 0; s < nsys && rc == 0; s++) {
-		char *sdir = join(dir, systems[s]);
-		size_t nev, k;
-		char **evs = sdir ? subdirs(sdir, &nev) : NULL;
-		for (k = 0; evs && k < nev && rc == 0; k++) {
-			char *edir = join(sdir, evs[k]);
-			char *path = edir ? join(edir, "format") : NULL;
-			free(edir);
-			rc = path ? add_file(ev, path, systems[s]) : -1;
-		}
-		if (evs)
-			free_names(evs, nev);
-		free(sdir);
-	}
-	free_names(systems, nsys);
-	return rc;
-}
-
 tb_cli_events *tb_cli_events_load(const char *dir, unsigned long_size)
 {
 	tb_cli_events *ev = calloc(1, sizeof(*ev));
 	size_t nfields = 1, ilen, i;
 
-	if (!ev || read_tree(ev, dir) != 0) {
+	if (!ev || tb_fmt_files_read(dir, &ev->files, &ev->nfiles) != 0) {
 		fprintf(stderr, "tracebound: %s: cannot read the event formats\n", dir);
 		tb_cli_events_free(ev);
 		return NULL;
@@ -242,7 +73,7 @@ tb_cli_events *tb_cli_events_load(const char *dir, unsigned long_size)
 		return NULL;
 	}
 	for (i = 0; i < ev->nfiles; i++) {
-		const fmt_file *f = &ev->files[i];
+		const tb_fmt_file *f = &ev->files[i];
 		tb_format_error fe;
 		const tb_format *added;
 		tb_status st = tb_format_set_add(&ev->set, f->text, f->len, f->system,
@@ -265,21 +96,11 @@ tb_cli_events *tb_cli_events_load(const char *dir, unsigned long_size)
 
 const tb_session_format_text *tb_cli_events_texts(tb_cli_events *ev, size_t *n)
 {
-	size_t i;
 	*n = 0;
 	if (!ev)
 		return NULL;
-	if (!ev->texts) {
-		ev->texts = calloc(ev->nfiles + 1, sizeof(*ev->texts));
-		if (!ev->texts)
-			return NULL;
-		for (i = 0; i < ev->nfiles; i++) {
-			ev->texts[i].system.ptr = ev->files[i].system;
-			ev->texts[i].system.len = strlen(ev->files[i].system);
-			ev->texts[i].text.ptr = ev->files[i].text;
-			ev->texts[i].text.len = ev->files[i].len;
-		}
-	}
+	if (!ev->texts && !(ev->texts = tb_fmt_files_texts(ev->files, ev->nfiles)))
+		return NULL;
 	*n = ev->nfiles;
 	return ev->texts;
 }
@@ -297,7 +118,7 @@ size_t tb_cli_events_count(const tb_cli_events *ev)
 
 size_t tb_cli_events_free(tb_cli_events *ev)
 {
-	size_t i, problems;
+	size_t problems;
 	if (!ev)
 		return 0;
 	problems = ev->bad_formats + ev->bad_records;
@@ -307,12 +128,7 @@ size_t tb_cli_events_free(tb_cli_events *ev)
 	if (ev->bad_records)
 		fprintf(stderr, "tracebound: %zu record(s) did not fit their event format\n",
 			ev->bad_records);
-	for (i = 0; i < ev->nfiles; i++) {
-		free(ev->files[i].path);
-		free(ev->files[i].system);
-		free(ev->files[i].text);
-	}
-	free(ev->files);
+	tb_fmt_files_free(ev->files, ev->nfiles);
 	free(ev->texts);
 	free(ev->events);
 	free(ev->fields);

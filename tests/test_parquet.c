@@ -1134,6 +1134,16 @@ static char *slurp_text(const char *path)
 	return (char *)t;
 }
 
+/* rm -rf tmp */
+static void remove_tmp(const char *tmp)
+{
+	char cmd[600];
+	tb_test_run r;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	tb_test_sh(cmd, &r);
+	tb_test_run_free(&r);
+}
+
 /* The bundled real capture: every table, counts as `tracebound stats`
  * gives them, the columns typed, values as the capture holds them. */
 START_TEST(cli_converts_real_capture)
@@ -1219,9 +1229,7 @@ START_TEST(cli_converts_real_capture)
 					   "\"system\":\"sched\",\"name\":\"sched_switch\",\"id\":372,"
 					   "\"rows\":968"));
 	free(meta);
-	snprintf(args, sizeof(args), "rm -rf %s", tmp);
-	tb_test_sh(args, &r);
-	tb_test_run_free(&r);
+	remove_tmp(tmp);
 }
 END_TEST
 
@@ -1257,9 +1265,7 @@ START_TEST(cli_text_column)
 	}
 	pqr_close(&f);
 	free(buf);
-	snprintf(args, sizeof(args), "rm -rf %s", tmp);
-	tb_test_sh(args, &r);
-	tb_test_run_free(&r);
+	remove_tmp(tmp);
 }
 END_TEST
 
@@ -1455,9 +1461,7 @@ START_TEST(cli_documented_outcomes)
 			tb_test_run_free(&r);
 		}
 	}
-	snprintf(args, sizeof(args), "rm -rf %s", tmp);
-	tb_test_sh(args, &r);
-	tb_test_run_free(&r);
+	remove_tmp(tmp);
 }
 END_TEST
 
@@ -1503,9 +1507,7 @@ START_TEST(cli_converts_raw_dumps)
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_ptr_nonnull(strstr(r.err, "none: No such file"));
 	tb_test_run_free(&r);
-	snprintf(args, sizeof(args), "rm -rf %s", tmp);
-	tb_test_sh(args, &r);
-	tb_test_run_free(&r);
+	remove_tmp(tmp);
 }
 END_TEST
 
@@ -1515,6 +1517,18 @@ END_TEST
  * dumps, and a crafted capture with a rejected format, events without a
  * format, an instance, non-UTF-8 text and a record whose fields do not
  * all read. */
+/* tmp/name holding n bytes of data; its path into path. */
+static void write_capture(const char *tmp, const char *name, const uint8_t *data, size_t n,
+			  char *path, size_t cap)
+{
+	FILE *fp;
+	snprintf(path, cap, "%s/%s", tmp, name);
+	fp = fopen(path, "wb");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(data, 1, n, fp), n);
+	ck_assert_int_eq(fclose(fp), 0);
+}
+
 static void jobs_same(const char *tmp, const char *inputs, int want)
 {
 	char args[2048];
@@ -1546,13 +1560,8 @@ START_TEST(cli_jobs_files_are_the_one_thread_files)
 	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100];
 	size_t n = craft_capture_with(file, sizeof(file), 1, NULL);
 	tb_test_run r;
-	FILE *fp;
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
-	snprintf(args, sizeof(args), "%s/crafted.dat", tmp);
-	fp = fopen(args, "wb");
-	ck_assert_ptr_nonnull(fp);
-	ck_assert_uint_eq(fwrite(file, 1, n, fp), n);
-	ck_assert_int_eq(fclose(fp), 0);
+	write_capture(tmp, "crafted.dat", file, n, args, sizeof(args));
 	jobs_same(tmp, args, 1);
 	/* the cut record, once in each buffer, counted (on the per-event side
 	 * with --jobs 2 and 5: the same metadata.json) */
@@ -1588,9 +1597,7 @@ START_TEST(cli_jobs_files_are_the_one_thread_files)
 		ck_assert_msg(m && !strstr(m + 1, "tracebound:"), "%s", r.err);
 	}
 	tb_test_run_free(&r);
-	snprintf(args, sizeof(args), "rm -rf %s", tmp);
-	tb_test_sh(args, &r);
-	tb_test_run_free(&r);
+	remove_tmp(tmp);
 }
 END_TEST
 
@@ -1606,7 +1613,6 @@ START_TEST(cli_jobs_long_comm)
 	uint8_t *file = malloc(cap);
 	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100];
 	tb_test_run r;
-	FILE *fp;
 	ck_assert_ptr_nonnull(cmd);
 	ck_assert_ptr_nonnull(file);
 	memcpy(cmd, "42 ", 3);
@@ -1615,11 +1621,7 @@ START_TEST(cli_jobs_long_comm)
 	n = craft_capture_with(file, cap, 0, cmd);
 	ck_assert_uint_gt(n, clen);
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
-	snprintf(args, sizeof(args), "%s/long.dat", tmp);
-	fp = fopen(args, "wb");
-	ck_assert_ptr_nonnull(fp);
-	ck_assert_uint_eq(fwrite(file, 1, n, fp), n);
-	ck_assert_int_eq(fclose(fp), 0);
+	write_capture(tmp, "long.dat", file, n, args, sizeof(args));
 	jobs_same(tmp, args, 1); /* 1: the crafted capture's rejected format */
 	/* demo:thing's 3 records (pid 42) in each of the two buffers */
 	snprintf(args, sizeof(args), "grep -c '\"comms_cut\":6,' %s/one/long/metadata.json",
@@ -1643,9 +1645,7 @@ START_TEST(cli_jobs_long_comm)
 		pqr_close(&f);
 		free(buf);
 	}
-	snprintf(args, sizeof(args), "rm -rf %s", tmp);
-	tb_test_sh(args, &r);
-	tb_test_run_free(&r);
+	remove_tmp(tmp);
 	free(cmd);
 	free(file);
 }
@@ -1698,9 +1698,7 @@ START_TEST(cli_output_errors)
 	ck_assert_int_eq(r.status, 1);
 	ck_assert_ptr_nonnull(strstr(r.err, "SAMPLES.md: not a trace.dat"));
 	tb_test_run_free(&r);
-	snprintf(args, sizeof(args), "rm -rf %s", tmp);
-	tb_test_sh(args, &r);
-	tb_test_run_free(&r);
+	remove_tmp(tmp);
 }
 END_TEST
 

@@ -6,7 +6,6 @@
 #define _DEFAULT_SOURCE
 #include "tbpy.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -164,25 +163,10 @@ tb_status tbpy_decompress(void *ctx, const char *algo, const void *src,
 
 /* ---- raw dump directories ---- */
 
-static char *join(const char *a, const char *b)
-{
-	size_t n = strlen(a) + strlen(b) + 2;
-	char *p = malloc(n);
-	if (p)
-		snprintf(p, n, "%s/%s", a, b);
-	return p;
-}
-
-static int is_dir(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* Read dir/name when it exists: 0 (m empty when absent), -1 on an error. */
 static int optional_text(const char *dir, const char *name, tbpy_map *m)
 {
-	char *p = join(dir, name);
+	char *p = tb_path_join(dir, name);
 	struct stat st;
 	int rc = 0;
 	memset(m, 0, sizeof(*m));
@@ -192,62 +176,6 @@ static int optional_text(const char *dir, const char *name, tbpy_map *m)
 		rc = tbpy_map_file(p, m);
 	free(p);
 	return rc;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void free_names(char **v, size_t n)
-{
-	size_t i;
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-/* Sorted names of the entries of dir (dirs_only: subdirectories). */
-static char **list_dir(const char *dir, int dirs_only, size_t *count)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **v = NULL;
-	size_t n = 0, cap = 0;
-	*count = 0;
-	if (!d)
-		return NULL;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (dirs_only) {
-			char *p = join(dir, de->d_name);
-			int ok = p && is_dir(p);
-			free(p);
-			if (!ok)
-				continue;
-		}
-		if (n == cap) {
-			char **nv = realloc(v, (cap ? cap * 2 : 64) * sizeof(*v));
-			if (!nv)
-				goto fail;
-			v = nv;
-			cap = cap ? cap * 2 : 64;
-		}
-		if (!(v[n] = strdup(de->d_name)))
-			goto fail;
-		n++;
-	}
-	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), by_name);
-	*count = n;
-	return v ? v : calloc(1, sizeof(char *));
-fail:
-	closedir(d);
-	free_names(v, n);
-	errno = ENOMEM;
-	return NULL;
 }
 
 /* The N of "cpuN" or "cpuN.raw", else -1. */
@@ -275,88 +203,19 @@ static int fail(tbpy_input *in, const char *fmt, const char *a)
 	return -1;
 }
 
-static int add_text(tbpy_input *in, char *s)
-{
-	if (!s)
-		return -1;
-	in->texts[in->texts_n++] = s;
-	return 0;
-}
-
 /* Every events/<system>/<event>/format under dir. */
 static int load_formats(tbpy_input *in, const char *dir)
 {
-	size_t nsys, s, cap = 0;
-	char **systems = list_dir(dir, 1, &nsys);
-	if (!systems)
+	errno = 0;
+	if (tb_fmt_files_read(dir, &in->files, &in->nformats) != 0) {
+		if (errno == ENOMEM)
+			return fail(in, "%s: out of memory", dir);
 		return fail(in, "%s: cannot read the events directory", dir);
-	for (s = 0; s < nsys; s++) {
-		char *sdir = join(dir, systems[s]);
-		size_t nev, k;
-		char **evs = sdir ? list_dir(sdir, 1, &nev) : NULL;
-		for (k = 0; evs && k < nev; k++) {
-			char *edir = join(sdir, evs[k]);
-			char *path = edir ? join(edir, "format") : NULL;
-			tbpy_map m;
-			free(edir);
-			if (!path || tbpy_map_file(path, &m) != 0) {
-				free(path);
-				continue; /* an event directory without a readable format */
-			}
-			free(path);
-			if (in->nformats == cap) {
-				size_t nc = cap ? cap * 2 : 1024;
-				tb_session_format_text *nf = realloc(in->formats, nc * sizeof(*nf));
-				char **nt = realloc(in->texts, 2 * nc * sizeof(*nt));
-				if (nf)
-					in->formats = nf;
-				if (nt)
-					in->texts = nt;
-				if (!nf || !nt) {
-					tbpy_unmap(&m);
-					free_names(evs, nev);
-					free(sdir);
-					free_names(systems, nsys);
-					errno = ENOMEM;
-					return fail(in, "%s: out of memory", dir);
-				}
-				cap = nc;
-			}
-			/* texts owned as C strings; the map is copied so one
-			 * free path serves every text */
-			{
-				size_t tlen = m.len;
-				char *t = malloc(tlen + 1);
-				char *sys = strdup(systems[s]);
-				if (t) {
-					memcpy(t, m.data, tlen);
-					t[tlen] = 0;
-				}
-				tbpy_unmap(&m);
-				if (!t || !sys) {
-					free(t);
-					free(sys);
-					t = sys = NULL;
-				}
-				if (add_text(in, t) || add_text(in, sys)) {
-					free_names(evs, nev);
-					free(sdir);
-					free_names(systems, nsys);
-					errno = ENOMEM;
-					return fail(in, "%s: out of memory", dir);
-				}
-				in->formats[in->nformats].system.ptr = sys;
-				in->formats[in->nformats].system.len = strlen(sys);
-				in->formats[in->nformats].text.ptr = t;
-				in->formats[in->nformats].text.len = tlen;
-				in->nformats++;
-			}
-		}
-		if (evs)
-			free_names(evs, nev);
-		free(sdir);
 	}
-	free_names(systems, nsys);
+	if (!(in->formats = tb_fmt_files_texts(in->files, in->nformats))) {
+		errno = ENOMEM;
+		return fail(in, "%s: out of memory", dir);
+	}
 	if (!in->nformats) {
 		errno = ENOENT;
 		return fail(in, "%s: no <system>/<event>/format files", dir);
@@ -382,7 +241,7 @@ static int host_big_endian(void)
 static int open_raw_dir(tbpy_input *in, const char *path, const char *events_dir)
 {
 	size_t n, i;
-	char **names = list_dir(path, 0, &n);
+	char **names = tb_dir_names(path, 0, &n);
 	char *evdir = NULL;
 	tbpy_map kb;
 	if (!names)
@@ -390,7 +249,7 @@ static int open_raw_dir(tbpy_input *in, const char *path, const char *events_dir
 	in->cpus = calloc(n ? n : 1, sizeof(*in->cpus));
 	in->raw = calloc(n ? n : 1, sizeof(*in->raw));
 	if (!in->cpus || !in->raw) {
-		free_names(names, n);
+		tb_names_free(names, n);
 		errno = ENOMEM;
 		return fail(in, "%s: out of memory", path);
 	}
@@ -399,15 +258,15 @@ static int open_raw_dir(tbpy_input *in, const char *path, const char *events_dir
 		char *p;
 		if (cpu < 0 || cpu >= (long)TBPY_MAX_CPUS)
 			continue;
-		p = join(path, names[i]);
-		if (p && is_dir(p)) { /* tracefs' per_cpu/cpuN directories */
+		p = tb_path_join(path, names[i]);
+		if (p && tb_path_is_dir(p)) { /* tracefs' per_cpu/cpuN directories */
 			free(p);
 			continue;
 		}
 		if (!p || tbpy_map_file(p, &in->cpus[in->nraw]) != 0) {
 			int e = errno;
 			free(p);
-			free_names(names, n);
+			tb_names_free(names, n);
 			errno = e;
 			return fail(in, "%s: cannot map a per-CPU dump", path);
 		}
@@ -417,7 +276,7 @@ static int open_raw_dir(tbpy_input *in, const char *path, const char *events_dir
 		in->raw[in->nraw].len = in->cpus[in->nraw].len;
 		in->nraw++;
 	}
-	free_names(names, n);
+	tb_names_free(names, n);
 	if (!in->nraw) {
 		errno = ENOENT;
 		return fail(in, "%s: no trace.dat and no cpuN.raw dumps", path);
@@ -425,8 +284,8 @@ static int open_raw_dir(tbpy_input *in, const char *path, const char *events_dir
 	if (events_dir) {
 		evdir = strdup(events_dir);
 	} else {
-		evdir = join(path, "events");
-		if (evdir && !is_dir(evdir)) {
+		evdir = tb_path_join(path, "events");
+		if (evdir && !tb_path_is_dir(evdir)) {
 			free(evdir);
 			errno = ENOENT;
 			return fail(in, "%s: raw dumps need their event formats: pass events=DIR "
@@ -500,7 +359,7 @@ int tbpy_input_open(tbpy_input *in, const char *path, const char *events_dir)
 {
 	memset(in, 0, sizeof(*in));
 	load_decompressors();
-	if (is_dir(path)) {
+	if (tb_path_is_dir(path)) {
 		int rc = open_raw_dir(in, path, events_dir);
 		if (rc) {
 			char msg[sizeof(in->errmsg)];
@@ -535,10 +394,8 @@ void tbpy_input_close(tbpy_input *in)
 	tbpy_unmap(&in->kallsyms);
 	tbpy_unmap(&in->printk);
 	tbpy_unmap(&in->clock);
-	for (i = 0; i < in->texts_n; i++)
-		free(in->texts[i]);
-	free(in->texts);
 	free(in->formats);
+	tb_fmt_files_free(in->files, in->nformats);
 	memset(in, 0, sizeof(*in));
 }
 

@@ -19,6 +19,8 @@
 #include "tracebound/tracebound.h"
 #include "tracebound/session.h"
 
+#include "fmtdir.h"          /* shared with the CLI: cli/fmtdir.c */
+
 /* ---- errors (module.c) ---- */
 
 extern PyObject *tbpy_Error; /* tracebound.Error */
@@ -58,9 +60,9 @@ typedef struct tbpy_input {
 	tb_session_raw_cpu *raw;
 	size_t nraw;
 	tbpy_map header_page, cmdlines, kallsyms, printk, clock;
-	char **texts;                   /* format texts and their systems */
+	tb_fmt_file *files;             /* the format files (formats point into them) */
 	tb_session_format_text *formats;
-	size_t nformats, texts_n;
+	size_t nformats;
 	tb_session_source src;
 	char errmsg[512];               /* why opening failed (not a tb_error) */
 	Py_ssize_t refs;                /* the Trace and each session (GIL held) */

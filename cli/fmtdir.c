@@ -1,0 +1,211 @@
+/* Directories of event formats: see fmtdir.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fmtdir.h"
+
+char *tb_path_join(const char *a, const char *b)
+{
+	size_t n = strlen(a) + strlen(b) + 2;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s/%s", a, b);
+	return p;
+}
+
+int tb_path_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void tb_names_free(char **names, size_t n)
+{
+	size_t i;
+	for (i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+char **tb_dir_names(const char *dir, int dirs_only, size_t *count)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	*count = 0;
+	if (!d)
+		return NULL;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (dirs_only) {
+			char *p = tb_path_join(dir, de->d_name);
+			int ok = p && tb_path_is_dir(p);
+			free(p);
+			if (!ok)
+				continue;
+		}
+		if (n == cap) {
+			char **nv = realloc(v, (cap ? cap * 2 : 64) * sizeof(*v));
+			if (!nv)
+				goto fail;
+			v = nv;
+			cap = cap ? cap * 2 : 64;
+		}
+		if (!(v[n] = strdup(de->d_name)))
+			goto fail;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), by_name);
+	*count = n;
+	if (!v && !(v = calloc(1, sizeof(*v))))
+		errno = ENOMEM;
+	return v;
+fail:
+	closedir(d);
+	tb_names_free(v, n);
+	errno = ENOMEM;
+	return NULL;
+}
+
+char *tb_file_read(const char *path, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf;
+	int e = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+	*len = 0;
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap);
+	if (!buf)
+		e = ENOMEM;
+	while (buf) {
+		ssize_t got;
+		if (n + 1 >= cap) { /* room for the NUL */
+			char *nb = cap < TB_FMT_FILE_MAX ? realloc(buf, cap * 2) : NULL;
+			if (!nb) {
+				e = cap < TB_FMT_FILE_MAX ? ENOMEM : EFBIG;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		got = read(fd, buf + n, cap - 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			e = errno;
+			break;
+		}
+		if (got == 0) {
+			close(fd);
+			buf[n] = 0;
+			*len = n;
+			return buf;
+		}
+		n += (size_t)got;
+	}
+	free(buf);
+	close(fd);
+	errno = e;
+	return NULL;
+}
+
+void tb_fmt_files_free(tb_fmt_file *files, size_t n)
+{
+	size_t i;
+	for (i = 0; files && i < n; i++) {
+		free(files[i].path);
+		free(files[i].system);
+		free(files[i].text);
+	}
+	free(files);
+}
+
+/* One event directory's format onto the list: 0 (also when it has no
+ * readable format), -1 when memory ran out. */
+static int add_file(tb_fmt_file **files, size_t *n, size_t *cap, const char *edir,
+		    const char *system)
+{
+	tb_fmt_file *f;
+	char *path = tb_path_join(edir, "format");
+	size_t len;
+	char *text = path ? tb_file_read(path, &len) : NULL;
+	if (!text) {
+		free(path);
+		return path ? 0 : -1;
+	}
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 1024;
+		tb_fmt_file *nf = realloc(*files, nc * sizeof(*nf));
+		if (!nf) {
+			free(text);
+			free(path);
+			return -1;
+		}
+		*files = nf;
+		*cap = nc;
+	}
+	f = &(*files)[(*n)++];
+	f->path = path;
+	f->text = text;
+	f->len = len;
+	f->system = strdup(system);
+	return f->system ? 0 : -1;
+}
+
+int tb_fmt_files_read(const char *dir, tb_fmt_file **files, size_t *n)
+{
+	size_t nsys, s, cap = 0;
+	char **systems = tb_dir_names(dir, 1, &nsys);
+	int rc = 0;
+	*files = NULL;
+	*n = 0;
+	if (!systems)
+		return -1;
+	for (s = 0; s < nsys && rc == 0; s++) {
+		char *sdir = tb_path_join(dir, systems[s]);
+		size_t nev = 0, k;
+		char **evs = sdir ? tb_dir_names(sdir, 1, &nev) : NULL;
+		if (!sdir || (!evs && errno == ENOMEM))
+			rc = -1;
+		for (k = 0; evs && k < nev && rc == 0; k++) {
+			char *edir = tb_path_join(sdir, evs[k]);
+			rc = edir ? add_file(files, n, &cap, edir, systems[s]) : -1;
+			free(edir);
+		}
+		tb_names_free(evs, nev);
+		free(sdir);
+	}
+	tb_names_free(systems, nsys);
+	if (rc)
+		errno = ENOMEM;
+	return rc;
+}
+
+tb_session_format_text *tb_fmt_files_texts(const tb_fmt_file *files, size_t n)
+{
+	tb_session_format_text *t = calloc(n ? n : 1, sizeof(*t));
+	size_t i;
+	for (i = 0; t && i < n; i++) {
+		t[i].system.ptr = files[i].system;
+		t[i].system.len = strlen(files[i].system);
+		t[i].text.ptr = files[i].text;
+		t[i].text.len = files[i].len;
+	}
+	return t;
+}

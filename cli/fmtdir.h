@@ -1,0 +1,48 @@
+/*
+ * Directories of event formats, for the edges that read files (the CLI and
+ * the Python module build this one file): paths, sorted directory
+ * listings, whole small files, and every <system>/<event>/format under a
+ * directory laid out like /sys/kernel/tracing/events.  Plain C and POSIX:
+ * no stdio output, errors are return values with errno set.
+ */
+#ifndef TB_FMTDIR_H
+#define TB_FMTDIR_H
+
+#include <stddef.h>
+
+#include "tracebound/session.h"
+
+/* "a/b", malloc'd (NULL: out of memory). */
+char *tb_path_join(const char *a, const char *b);
+/* 1 when path is a directory. */
+int tb_path_is_dir(const char *path);
+
+/* Sorted names of dir's entries, dot files left out (dirs_only: its
+ * subdirectories); NULL with errno when dir cannot be read or memory ran
+ * out.  Free with tb_names_free. */
+char **tb_dir_names(const char *dir, int dirs_only, size_t *count);
+void tb_names_free(char **names, size_t n);
+
+/* A whole file read to its end (tracefs reports size 0), malloc'd with a
+ * NUL after its *len bytes; NULL with errno (EFBIG past TB_FMT_FILE_MAX). */
+#define TB_FMT_FILE_MAX ((size_t)16 << 20)
+char *tb_file_read(const char *path, size_t *len);
+
+/* One format file: its text, its system's name and its path. */
+typedef struct tb_fmt_file {
+	char *path;
+	char *system;
+	char *text;
+	size_t len;
+} tb_fmt_file;
+
+/* Every DIR/<system>/<event>/format in name order (an event directory
+ * without a readable format is passed over): 0, or -1 with errno when
+ * DIR cannot be read or memory ran out (what was read is in *files). */
+int tb_fmt_files_read(const char *dir, tb_fmt_file **files, size_t *n);
+void tb_fmt_files_free(tb_fmt_file *files, size_t n);
+/* The files as a session's format texts (pointing into files), malloc'd;
+ * NULL when memory ran out. */
+tb_session_format_text *tb_fmt_files_texts(const tb_fmt_file *files, size_t n);
+
+#endif
