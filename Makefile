@@ -108,8 +108,13 @@ REPLAY    := $(FUZZ_NAMES:%=$(BUILD)/replay/%)
 
 # A harness named *_diff_fuzzer.c compares tracebound with libtraceevent,
 # so it (and only it) is compiled and linked against libtraceevent.
-diff_cflags = $(if $(filter %_diff,$(1)),$(TEP_CFLAGS))
-diff_libs   = $(if $(filter %_diff,$(1)),$(TEP_LIBS))
+diff_cflags = $(if $(filter %_diff,$(1)),$(TEP_CFLAGS)) $(call cli_cflags,$(1))
+diff_libs   = $(if $(filter %_diff,$(1)),$(TEP_LIBS)) $(call cli_libs,$(1))
+# fuzz/cli_fuzzer.c runs the CLI's commands: it is built with cli/ (but its
+# main.c), the sources compiled with the harness's own flags.
+CLI_CMD_SRC := $(filter-out cli/main.c,$(CLI_SRC))
+cli_cflags  = $(if $(filter cli,$(1)),-Icli -pthread $(CLI_DEFS) $(CLI_CMD_SRC))
+cli_libs    = $(if $(filter cli,$(1)),$(CLI_LIBS))
 
 all: $(STATIC) $(SHARED) $(CLI)
 
@@ -155,7 +160,7 @@ $(CHECK_BIN): tests/check_main.c $(TEST_SRC) $(TEST_SUP) $(TEST_HDR) $(BUILD)/te
 	  $(STATIC) $(CHECK_LIBS) $(TEP_LIBS) $(EXTRA_LDFLAGS) -o $@
 
 # The fuzz harnesses, linked to a plain main that replays files.
-$(BUILD)/replay/%: fuzz/%_fuzzer.c fuzz/replay_main.c $(FUZZ_HDR) $(STATIC)
+$(BUILD)/replay/%: fuzz/%_fuzzer.c fuzz/replay_main.c $(FUZZ_HDR) $(STATIC) $(CLI_SRC) $(CLI_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(APP_CFLAGS) $(call diff_cflags,$*) -Ifuzz $< fuzz/replay_main.c $(STATIC) \
 	  $(call diff_libs,$*) $(EXTRA_LDFLAGS) -o $@
@@ -213,7 +218,7 @@ fuzz: $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
 $(BUILD)/fuzz/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
-$(BUILD)/fuzz/%: fuzz/%_fuzzer.c $(FUZZ_OBJ) $(FUZZ_HDR)
+$(BUILD)/fuzz/%: fuzz/%_fuzzer.c $(FUZZ_OBJ) $(FUZZ_HDR) $(CLI_SRC) $(CLI_HDR)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(call diff_cflags,$*) $< $(FUZZ_OBJ) \
 	  $(call diff_libs,$*) -o $@
 
@@ -221,7 +226,7 @@ afl: $(FUZZ_NAMES:%=$(BUILD)/afl/%)
 $(BUILD)/afl/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(AFL_ENV) $(AFL_CC) -g -O1 -Iinclude -Ilib -DTB_BUILDING_LIBRARY -c $< -o $@
-$(BUILD)/afl/%: fuzz/%_fuzzer.c $(AFL_OBJ) $(FUZZ_HDR)
+$(BUILD)/afl/%: fuzz/%_fuzzer.c $(AFL_OBJ) $(FUZZ_HDR) $(CLI_SRC) $(CLI_HDR)
 	$(AFL_ENV) $(AFL_CC) -g -O1 -fsanitize=fuzzer -Iinclude -Ilib -Ifuzz -DTB_BUILDING_LIBRARY \
 	  $(call diff_cflags,$*) $< $(AFL_OBJ) $(call diff_libs,$*) -o $@
 

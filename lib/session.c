@@ -816,8 +816,8 @@ static tb_status open_dat(tb_session *s, tb_error *err)
 			   e.what, 0);
 		st = tb_kbuf_layout_init(&s->layout, s->d.big_endian, s->d.long_size,
 					 s->d.page_size, 0);
-		if (st != TB_OK)
-			return tb_fail(err, st, 0,
+		if (st != TB_OK) /* the file's page size (under 4096): its value */
+			return tb_fail(err, TB_ERR_VALUE, 0,
 				       "no header_page and a page size no sub-buffer can have");
 	}
 	s->ntexts = s->d.nevents;

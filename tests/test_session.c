@@ -569,6 +569,34 @@ static size_t crafted_file(uint8_t *out, size_t cap, unsigned version, const cha
 	return dw_write(&spec, out, cap, NULL);
 }
 
+/* A page size the container takes (32 bytes to 1 MiB) but no sub-buffer
+ * can have (under 4096), with no header_page to say otherwise: a value
+ * of the file, TB_ERR_VALUE (it was TB_ERR_ARG, which the CLI rightly
+ * reads as its own mistake: exit 2 for a damaged upload; found by
+ * fuzz/cli_fuzzer.c). */
+START_TEST(session_small_page_size_is_the_files_fault)
+{
+	static uint8_t file[1 << 16];
+	dw_spec spec;
+	sample smp;
+	tb_session_source src;
+	tb_session *s = NULL;
+	tb_error err;
+	dw_default(&spec, 7);
+	spec.page_size = 2048;
+	spec.header_page = "";
+	spec.ncpus = 0;
+	smp.len = dw_write(&spec, file, sizeof(file), NULL);
+	ck_assert_uint_gt(smp.len, 0);
+	memset(&src, 0, sizeof(src));
+	src.dat = file;
+	src.dat_len = smp.len;
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &heap, &err), TB_ERR_VALUE);
+	ck_assert_str_eq(err.what, "no header_page and a page size no sub-buffer can have");
+	ck_assert_ptr_null(s);
+}
+END_TEST
+
 /* Two buffers (the top one and an instance) merged by time. */
 START_TEST(session_merges_instances)
 {
@@ -1043,6 +1071,7 @@ Suite *tb_suite_session(void)
 	tcase_add_test(tc, session_salvages_a_cut_capture);
 	tcase_add_test(tc, session_text_truncation_keeps_needed);
 	tcase_add_test(tc, session_merges_instances);
+	tcase_add_test(tc, session_small_page_size_is_the_files_fault);
 	tcase_add_test(tc, session_arguments);
 	tcase_add_test(tc, session_every_prefix_of_a_small_file);
 	tcase_add_test(tc, session_array_fields_and_latency_columns);

@@ -43,6 +43,15 @@ elif pkg-config --exists libtraceevent 2>/dev/null; then
 	tep_libs=$(pkg-config --libs libtraceevent)
 fi
 
+# The CLI's commands, for fuzz/cli_fuzzer.c: cli/ but its main.c, built
+# without the optional decompressors (the image has neither zstd nor zlib).
+for src in cli/*.c; do
+	[ "$src" = cli/main.c ] && continue
+	$CC $CFLAGS -std=c11 -D_POSIX_C_SOURCE=200809L -pthread -Iinclude -Icli \
+		-c "$src" -o "$obj/cli-$(basename "$src" .c).o"
+done
+ar rcs "$obj/libtracebound-cli.a" "$obj"/cli-*.o
+
 built=0
 for src in fuzz/*_fuzzer.c; do
 	[ -e "$src" ] || continue
@@ -50,6 +59,7 @@ for src in fuzz/*_fuzzer.c; do
 	target=${name}_fuzzer
 	extra_c=
 	extra_l=
+	pre_l=
 	case "$name" in
 	*_diff)
 		if [ -z "$tep_libs" ]; then
@@ -59,12 +69,17 @@ for src in fuzz/*_fuzzer.c; do
 		extra_c=$tep_cflags
 		extra_l=$tep_libs
 		;;
+	cli)
+		extra_c="-Icli -pthread"
+		pre_l="$obj/libtracebound-cli.a" # before the library it calls
+		extra_l=-pthread
+		;;
 	esac
 	# shellcheck disable=SC2086
 	$CC $CFLAGS -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Ilib -Ifuzz $extra_c \
 		-c "$src" -o "$obj/$target.o"
 	# shellcheck disable=SC2086
-	$CXX $CXXFLAGS "$obj/$target.o" "$obj/libtracebound.a" $extra_l \
+	$CXX $CXXFLAGS "$obj/$target.o" $pre_l "$obj/libtracebound.a" $extra_l \
 		$LIB_FUZZING_ENGINE -o "$OUT/$target"
 	[ -f "fuzz/$name.dict" ] && cp "fuzz/$name.dict" "$OUT/$target.dict"
 	[ -f "fuzz/$name.options" ] && cp "fuzz/$name.options" "$OUT/$target.options"
