@@ -791,7 +791,7 @@ static int q_put(pq_out *o, const tb_session_event *ev)
 	r.cpu = ev->cpu;
 	r.buffer = ev->buffer;
 	r.len = ev->len;
-	r.comm_len = (uint32_t)ev->comm_len;
+	r.comm_len = (uint32_t)(ev->comm_len < COMM_MAX ? ev->comm_len : COMM_MAX);
 	r.pid = ev->pid;
 	r.has_id = ev->has_id;
 	memcpy(p, &r, sizeof(r));
