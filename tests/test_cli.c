@@ -312,27 +312,29 @@ START_TEST(cut_capture_is_status_1_everywhere)
 {
 	static const char *const cmds[] = {
 		"report", "report --raw", "report --json", "stats", "check",
-		"convert --to perfetto /dev/null", "convert --to parquet /tmp/tb-cli-cut.out",
+		"convert --to perfetto /dev/null", "convert --to parquet $T/out",
 	};
-	char args[600];
+	char tmp[] = "/tmp/tb-cli-cut-XXXXXX", args[700];
 	tb_test_run r;
 	size_t i;
 	if (!tb_test_exists(tb_test_path("../shared/samples/sched4k.v6.dat")))
 		return;
-	snprintf(args, sizeof(args), "head -c 8000000 %s > /tmp/tb-cli-cut.dat",
-		 tb_test_path("../shared/samples/sched4k.v6.dat"));
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(args, sizeof(args), "head -c 8000000 %s > %s/cut.dat",
+		 tb_test_path("../shared/samples/sched4k.v6.dat"), tmp);
 	tb_test_sh(args, &r);
 	ck_assert_int_eq(r.status, 0);
 	tb_test_run_free(&r);
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		snprintf(args, sizeof(args), "%s /tmp/tb-cli-cut.dat > /dev/null", cmds[i]);
-		tb_test_cli(args, &r);
+		snprintf(args, sizeof(args), "T=%s; $CLI %s $T/cut.dat > /dev/null", tmp, cmds[i]);
+		tb_test_sh(args, &r);
 		ck_assert_msg(r.status == 1, "%s: status %d", cmds[i], r.status);
 		ck_assert_msg(strstr(r.err, "CPU 1: data cut short at file offset 8000000") ||
 			      !strcmp(cmds[i], "check"), "%s: %s", cmds[i], r.err);
 		tb_test_run_free(&r);
 	}
-	tb_test_sh("rm -rf /tmp/tb-cli-cut.dat /tmp/tb-cli-cut.out", &r);
+	snprintf(args, sizeof(args), "rm -rf %s", tmp);
+	tb_test_sh(args, &r);
 	tb_test_run_free(&r);
 }
 END_TEST

@@ -77,20 +77,23 @@ START_TEST(pfjobs_output_is_the_one_thread_output)
 	 * capture opened did not count) */
 	{
 		tb_test_run r;
-		char args[600];
-		snprintf(args, sizeof(args), "head -c 8000000 %s > /tmp/tb-pfjobs-cut.dat",
-			 tb_test_path(V6));
+		char tmp[] = "/tmp/tb-pfjobs-XXXXXX", cut[64], args[600];
+		ck_assert_ptr_nonnull(mkdtemp(tmp));
+		snprintf(cut, sizeof(cut), "%s/cut.dat", tmp);
+		snprintf(args, sizeof(args), "head -c 8000000 %s > %s", tb_test_path(V6), cut);
 		tb_test_sh(args, &r);
 		ck_assert_int_eq(r.status, 0);
 		tb_test_run_free(&r);
-		ck_assert_uint_eq(same_as_one_thread("", "/tmp/tb-pfjobs-cut.dat", 1, &err), 1093121);
+		ck_assert_uint_eq(same_as_one_thread("", cut, 1, &err), 1093121);
 		ck_assert_ptr_nonnull(strstr(err, "CPU 1: data cut short at file offset 8000000: "
 					     "218 pages lost"));
 		free(err);
-		tb_test_cli("report /tmp/tb-pfjobs-cut.dat > /dev/null", &r);
+		snprintf(args, sizeof(args), "report %s > /dev/null", cut);
+		tb_test_cli(args, &r);
 		ck_assert_int_eq(r.status, 1);
 		tb_test_run_free(&r);
-		(void)remove("/tmp/tb-pfjobs-cut.dat");
+		(void)remove(cut);
+		(void)rmdir(tmp);
 	}
 	/* compressed CPU data is not split: one thread, the same trace */
 	ck_assert_uint_eq(same_as_one_thread("-v --lossless", ZSTD, 0, &err), 4473435);
