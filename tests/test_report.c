@@ -169,7 +169,7 @@ END_TEST
 
 START_TEST(check_and_stats)
 {
-	char path[4096], cmd[8192];
+	char path[4096], cmd[8192], bad[64];
 	captured c;
 	static uint8_t buf[1 << 16];
 	dw_spec s;
@@ -194,8 +194,9 @@ START_TEST(check_and_stats)
 	n = dw_write(&s, buf, sizeof(buf), NULL);
 	ck_assert_uint_gt(n, 0);
 	buf[12] = 7; /* endian byte */
-	write_tmp("/tmp/tb-report-test-bad.dat", buf, n);
-	snprintf(cmd, sizeof(cmd), "%s check /tmp/tb-report-test-bad.dat", cli());
+	snprintf(bad, sizeof(bad), "/tmp/tb-report-test-bad-%d.dat", (int)getpid());
+	write_tmp(bad, buf, n);
+	snprintf(cmd, sizeof(cmd), "%s check %s", cli(), bad);
 	c = run(cmd);
 	ck_assert_int_eq(c.status, 1);
 	ck_assert(strstr(c.data, "endian byte is not 0 or 1") != NULL);
@@ -219,7 +220,7 @@ START_TEST(check_and_stats)
 	c = run(cmd);
 	ck_assert_int_eq(c.status, 2);
 	free(c.data);
-	remove("/tmp/tb-report-test-bad.dat");
+	remove(bad);
 }
 END_TEST
 
@@ -386,7 +387,7 @@ START_TEST(string_field_ending_in_newline)
 	tbt_pw w;
 	dw_spec s;
 	size_t n;
-	char cmd[8192];
+	char cmd[8192], nl[64];
 	captured ours, theirs;
 	tbt_pw_init(&w, page, sizeof(page), 0, 8, 1000000);
 	tbt_pw_data(&w, 0, rec, sizeof(rec), 0);
@@ -402,20 +403,22 @@ START_TEST(string_field_ending_in_newline)
 	s.cpu_size[0] = sizeof(page);
 	n = dw_write(&s, file, sizeof(file), NULL);
 	ck_assert_uint_gt(n, 0);
-	write_tmp("/tmp/tb-report-nl.dat", file, n);
-	snprintf(cmd, sizeof(cmd), "%s report --raw /tmp/tb-report-nl.dat", cli());
+	snprintf(nl, sizeof(nl), "/tmp/tb-report-nl-%d.dat", (int)getpid());
+	write_tmp(nl, file, n);
+	snprintf(cmd, sizeof(cmd), "%s report --raw %s", cli(), nl);
 	ours = run(cmd);
 	ck_assert_int_eq(ours.status, 0);
 	ck_assert(strstr(ours.data, ": nl:") && strstr(ours.data, " s=ab\n n=7\n") != NULL);
 	ck_assert(strstr(ours.data, " s=abc n=7\n") != NULL);
 	if (have("trace-cmd")) {
-		theirs = run("trace-cmd report -N -R /tmp/tb-report-nl.dat 2>/dev/null");
+		snprintf(cmd, sizeof(cmd), "trace-cmd report -N -R %s 2>/dev/null", nl);
+		theirs = run(cmd);
 		ck_assert_uint_eq(theirs.len, ours.len);
 		ck_assert(!memcmp(theirs.data, ours.data, ours.len));
 		free(theirs.data);
 	}
 	free(ours.data);
-	remove("/tmp/tb-report-nl.dat");
+	remove(nl);
 }
 END_TEST
 

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tracebound/tracebound.h"
 
@@ -512,8 +513,8 @@ START_TEST(info_options_match_trace_cmd_on_written_files)
 		for (strip = 0; strip <= 1; strip++) {
 			char path[128];
 			size_t n = write_four_cpus(file, sizeof(file), v, strip, &lay);
-			snprintf(path, sizeof(path), "/tmp/tb-reportopts-%u%s.dat", v,
-				 strip ? "-bare" : "");
+			snprintf(path, sizeof(path), "/tmp/tb-reportopts-%d-%u%s.dat", (int)getpid(),
+				 v, strip ? "-bare" : "");
 			write_tmp(path, file, n);
 			strcat(names, " ");
 			strcat(names, path);
@@ -521,18 +522,26 @@ START_TEST(info_options_match_trace_cmd_on_written_files)
 	{
 		/* expected without trace-cmd too: the listing of the v7 one */
 		tb_test_run r;
-		tb_test_cli("report --first-event --last-event /tmp/tb-reportopts-7.dat", &r);
+		char args[256], want[512];
+		int pid = (int)getpid();
+		snprintf(args, sizeof(args), "report --first-event --last-event "
+			 "/tmp/tb-reportopts-%d-7.dat", pid);
+		tb_test_cli(args, &r);
 		ck_assert_int_eq(r.status, 0);
-		ck_assert_str_eq(r.out, "List of CPUs in /tmp/tb-reportopts-7.dat with data:\n"
-					"  0\tFirst event:12345.678901\tLast event:12345.678902\n"
-					"  3\tFirst event:    0.000000\tLast event:    0.001000\n");
+		snprintf(want, sizeof(want), "List of CPUs in /tmp/tb-reportopts-%d-7.dat with data:\n"
+			 "  0\tFirst event:12345.678901\tLast event:12345.678902\n"
+			 "  3\tFirst event:    0.000000\tLast event:    0.001000\n", pid);
+		ck_assert_str_eq(r.out, want);
 		tb_test_run_free(&r);
-		tb_test_cli("report --uname --stat /tmp/tb-reportopts-6-bare.dat", &r);
+		snprintf(args, sizeof(args), "report --uname --stat /tmp/tb-reportopts-%d-6-bare.dat",
+			 pid);
+		tb_test_cli(args, &r);
 		ck_assert_int_eq(r.status, 0);
 		ck_assert_str_eq(r.out, "cpus=4\n uname was not recorded in this file\n"
 					" version was not recorded in this file\n");
 		tb_test_run_free(&r);
-		tb_test_cli("report --stat /tmp/tb-reportopts-6.dat", &r);
+		snprintf(args, sizeof(args), "report --stat /tmp/tb-reportopts-%d-6.dat", pid);
+		tb_test_cli(args, &r);
 		ck_assert_int_eq(r.status, 0);
 		ck_assert_ptr_nonnull(strstr(r.out, "\nCPU: 3\nentries: 0\n\n\nCPU0 data recorded at "
 						    "offset=0x1000\n    4096 bytes in size\n"));
@@ -544,9 +553,9 @@ START_TEST(info_options_match_trace_cmd_on_written_files)
 		compare_opts(names, 0);
 	for (v = 6; v <= 7; v++) {
 		char path[128];
-		snprintf(path, sizeof(path), "/tmp/tb-reportopts-%u.dat", v);
+		snprintf(path, sizeof(path), "/tmp/tb-reportopts-%d-%u.dat", (int)getpid(), v);
 		remove(path);
-		snprintf(path, sizeof(path), "/tmp/tb-reportopts-%u-bare.dat", v);
+		snprintf(path, sizeof(path), "/tmp/tb-reportopts-%d-%u-bare.dat", (int)getpid(), v);
 		remove(path);
 	}
 }
