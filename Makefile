@@ -106,15 +106,15 @@ REPLAY    := $(FUZZ_NAMES:%=$(BUILD)/replay/%)
 .PHONY: examples all check check-run sanitize fuzz afl bench install uninstall clean symbols \
         exported-symbols coverage analyze python python-check python-sanitize
 
-# A harness named *_diff_fuzzer.c compares tracebound with libtraceevent,
-# so it (and only it) is compiled and linked against libtraceevent.
-diff_cflags = $(if $(filter %_diff,$(1)),$(TEP_CFLAGS)) $(call cli_cflags,$(1))
-diff_libs   = $(if $(filter %_diff,$(1)),$(TEP_LIBS)) $(call cli_libs,$(1))
-# fuzz/cli_fuzzer.c runs the CLI's commands: it is built with cli/ (but its
-# main.c), the sources compiled with the harness's own flags.
+# What a harness needs besides the library: one named *_diff_fuzzer.c
+# compares tracebound with libtraceevent, so it (and only it) is compiled
+# and linked against libtraceevent; fuzz/cli_fuzzer.c runs the CLI's
+# commands, so it is built with cli/ (but its main.c), those sources
+# compiled with the harness's own flags.
 CLI_CMD_SRC := $(filter-out cli/main.c,$(CLI_SRC))
-cli_cflags  = $(if $(filter cli,$(1)),-Icli -pthread $(CLI_DEFS) $(CLI_CMD_SRC))
-cli_libs    = $(if $(filter cli,$(1)),$(CLI_LIBS))
+harness_cflags = $(if $(filter %_diff,$(1)),$(TEP_CFLAGS)) \
+                 $(if $(filter cli,$(1)),-Icli -pthread $(CLI_DEFS) $(CLI_CMD_SRC))
+harness_libs   = $(if $(filter %_diff,$(1)),$(TEP_LIBS)) $(if $(filter cli,$(1)),$(CLI_LIBS))
 
 all: $(STATIC) $(SHARED) $(CLI)
 
@@ -162,8 +162,8 @@ $(CHECK_BIN): tests/check_main.c $(TEST_SRC) $(TEST_SUP) $(TEST_HDR) $(BUILD)/te
 # The fuzz harnesses, linked to a plain main that replays files.
 $(BUILD)/replay/%: fuzz/%_fuzzer.c fuzz/replay_main.c $(FUZZ_HDR) $(STATIC) $(CLI_SRC) $(CLI_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(APP_CFLAGS) $(call diff_cflags,$*) -Ifuzz $< fuzz/replay_main.c $(STATIC) \
-	  $(call diff_libs,$*) $(EXTRA_LDFLAGS) -o $@
+	$(CC) $(APP_CFLAGS) $(call harness_cflags,$*) -Ifuzz $< fuzz/replay_main.c $(STATIC) \
+	  $(call harness_libs,$*) $(EXTRA_LDFLAGS) -o $@
 
 # Per-test time limit (Check's default is 4 s): the every-prefix and
 # real-capture tests run far longer under ASan on a loaded 2-core machine.
@@ -219,8 +219,8 @@ $(BUILD)/fuzz/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 $(BUILD)/fuzz/%: fuzz/%_fuzzer.c $(FUZZ_OBJ) $(FUZZ_HDR) $(CLI_SRC) $(CLI_HDR)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(call diff_cflags,$*) $< $(FUZZ_OBJ) \
-	  $(call diff_libs,$*) -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(call harness_cflags,$*) $< $(FUZZ_OBJ) \
+	  $(call harness_libs,$*) -o $@
 
 afl: $(FUZZ_NAMES:%=$(BUILD)/afl/%)
 $(BUILD)/afl/lib/%.o: lib/%.c $(LIB_HDR)
@@ -228,7 +228,7 @@ $(BUILD)/afl/lib/%.o: lib/%.c $(LIB_HDR)
 	$(AFL_ENV) $(AFL_CC) -g -O1 -Iinclude -Ilib -DTB_BUILDING_LIBRARY -c $< -o $@
 $(BUILD)/afl/%: fuzz/%_fuzzer.c $(AFL_OBJ) $(FUZZ_HDR) $(CLI_SRC) $(CLI_HDR)
 	$(AFL_ENV) $(AFL_CC) -g -O1 -fsanitize=fuzzer -Iinclude -Ilib -Ifuzz -DTB_BUILDING_LIBRARY \
-	  $(call diff_cflags,$*) $< $(AFL_OBJ) $(call diff_libs,$*) -o $@
+	  $(call harness_cflags,$*) $< $(AFL_OBJ) $(call harness_libs,$*) -o $@
 
 # Coverage of lib/ by the Check suites plus the corpus replay, with clang's
 # source-based coverage; ci/coverage.sh prints the table and applies the goals.

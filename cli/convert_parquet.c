@@ -1315,9 +1315,7 @@ static int convert_dat(const char *dir, const char *path, int text, const pq_mem
 /* ---- raw dumps with an events directory ---- */
 
 typedef struct raw_input {
-	tb_fmt_file *ff;         /* the format files (fmts point into them) */
-	tb_session_format_text *fmts;
-	size_t nfmts;
+	tb_fmt_dir fmts;         /* the format files and their texts */
 	tb_session_raw_cpu *cpus;
 	tb_cli_file *files;
 	size_t ncpus;
@@ -1332,8 +1330,7 @@ static void raw_free(raw_input *r)
 			tb_cli_unload(&r->files[i]);
 	if (r->hp.data)
 		tb_cli_unload(&r->hp);
-	free(r->fmts);
-	tb_fmt_files_free(r->ff, r->nfmts);
+	tb_fmt_dir_free(&r->fmts);
 	free(r->cpus);
 	free(r->files);
 	memset(r, 0, sizeof(*r));
@@ -1342,8 +1339,7 @@ static void raw_free(raw_input *r)
 /* Every DIR/SYSTEM/EVENT/format as a text of that system. */
 static int raw_formats(raw_input *r, const char *dir)
 {
-	if (tb_fmt_files_read(dir, &r->ff, &r->nfmts) != 0 ||
-	    !(r->fmts = tb_fmt_files_texts(r->ff, r->nfmts))) {
+	if (tb_fmt_dir_read(&r->fmts, dir) != 0) {
 		fprintf(stderr, "tracebound: %s: %s\n", dir, strerror(errno ? errno : ENOMEM));
 		return -1;
 	}
@@ -1403,8 +1399,8 @@ static int convert_raw(const char *dir, const char *events, const char *hp_path,
 	src.nraw = r.ncpus;
 	src.header_page.ptr = (const char *)r.hp.data;
 	src.header_page.len = r.hp.len;
-	src.formats = r.fmts;
-	src.nformats = r.nfmts;
+	src.formats = r.fmts.texts;
+	src.nformats = r.fmts.n;
 	c.path = files[0];
 	st = tb_session_open(&c.s, &src, &so, &tb_cli_heap, &c.err);
 	if (st != TB_OK) {

@@ -54,9 +54,7 @@ typedef struct raw_inputs {
 	tb_cli_file *files;      /* the dumps, then header_page, subbuf_kb */
 	size_t nfiles;
 	tb_session_raw_cpu *cpus;
-	tb_fmt_file *ff;         /* the format files (fmts point into them) */
-	tb_session_format_text *fmts;
-	size_t nfmts;
+	tb_fmt_dir fmts;         /* the format files and their texts */
 	char **texts;            /* every malloc'd text and name */
 	size_t ntexts, text_cap;
 } raw_inputs;
@@ -81,13 +79,11 @@ static char *keep(raw_inputs *in, char *p)
 /* Every DIR/<system>/<event>/format. */
 static int load_formats(raw_inputs *in, const char *dir)
 {
-	errno = 0;
-	if (tb_fmt_files_read(dir, &in->ff, &in->nfmts) != 0 ||
-	    !(in->fmts = tb_fmt_files_texts(in->ff, in->nfmts))) {
+	if (tb_fmt_dir_read(&in->fmts, dir) != 0) {
 		fprintf(stderr, "tracebound: %s: %s\n", dir, strerror(errno ? errno : ENOMEM));
 		return -1;
 	}
-	if (!in->nfmts) {
+	if (!in->fmts.n) {
 		fprintf(stderr, "tracebound: %s: no event formats\n", dir);
 		return -1;
 	}
@@ -116,8 +112,7 @@ static void raw_free(raw_inputs *in)
 		free(in->texts[i]);
 	free(in->files);
 	free(in->cpus);
-	free(in->fmts);
-	tb_fmt_files_free(in->ff, in->nfmts);
+	tb_fmt_dir_free(&in->fmts);
 	free(in->texts);
 }
 
@@ -194,8 +189,8 @@ static int open_raw(tb_cli_capture *cap, raw_inputs *in, const raw_opts *o, char
 	src.long_size = (unsigned)sizeof(long);
 	src.raw = in->cpus;
 	src.nraw = (size_t)nfiles;
-	src.formats = in->fmts;
-	src.nformats = in->nfmts;
+	src.formats = in->fmts.texts;
+	src.nformats = in->fmts.n;
 	memset(cap, 0, sizeof(*cap));
 	cap->path = files[0];
 	st = tb_session_open(&cap->s, &src, sopt, &tb_cli_heap, &cap->err);

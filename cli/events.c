@@ -13,11 +13,9 @@ struct tb_cli_events {
 	tb_field *fields;
 	uint32_t *index;
 	int32_t *pid_field; /* per stored format: index of common_pid, or -1 */
-	tb_fmt_file *files;
-	size_t nfiles;
+	tb_fmt_dir dir;          /* the format files and their texts */
 	size_t bad_formats;
 	size_t bad_records;
-	tb_session_format_text *texts; /* the same texts, for a session */
 };
 
 char *tb_cli_events_header_page(const char *dir)
@@ -47,33 +45,33 @@ tb_cli_events *tb_cli_events_load(const char *dir, unsigned long_size)
 	tb_cli_events *ev = calloc(1, sizeof(*ev));
 	size_t nfields = 1, ilen, i;
 
-	if (!ev || tb_fmt_files_read(dir, &ev->files, &ev->nfiles) != 0) {
+	if (!ev || tb_fmt_dir_read(&ev->dir, dir) != 0) {
 		fprintf(stderr, "tracebound: %s: cannot read the event formats\n", dir);
 		tb_cli_events_free(ev);
 		return NULL;
 	}
-	if (ev->nfiles == 0) {
+	if (ev->dir.n == 0) {
 		fprintf(stderr, "tracebound: %s: no <system>/<event>/format files\n", dir);
 		tb_cli_events_free(ev);
 		return NULL;
 	}
-	for (i = 0; i < ev->nfiles; i++)
-		nfields += count_fields(ev->files[i].text, ev->files[i].len);
-	ilen = tb_format_index_len(ev->nfiles);
-	ev->events = calloc(ev->nfiles, sizeof(tb_format));
+	for (i = 0; i < ev->dir.n; i++)
+		nfields += count_fields(ev->dir.files[i].text, ev->dir.files[i].len);
+	ilen = tb_format_index_len(ev->dir.n);
+	ev->events = calloc(ev->dir.n, sizeof(tb_format));
 	ev->fields = calloc(nfields, sizeof(tb_field));
 	ev->index = calloc(ilen, sizeof(uint32_t));
-	ev->pid_field = calloc(ev->nfiles, sizeof(int32_t));
+	ev->pid_field = calloc(ev->dir.n, sizeof(int32_t));
 	if (!ev->events || !ev->fields || !ev->index || !ev->pid_field ||
-	    tb_format_set_init(&ev->set, ev->events, ev->nfiles, ev->fields, nfields,
+	    tb_format_set_init(&ev->set, ev->events, ev->dir.n, ev->fields, nfields,
 			       ev->index, ilen, long_size) != TB_OK) {
 		fprintf(stderr, "tracebound: %s: out of memory for %zu formats\n", dir,
-			ev->nfiles);
+			ev->dir.n);
 		tb_cli_events_free(ev);
 		return NULL;
 	}
-	for (i = 0; i < ev->nfiles; i++) {
-		const tb_fmt_file *f = &ev->files[i];
+	for (i = 0; i < ev->dir.n; i++) {
+		const tb_fmt_file *f = &ev->dir.files[i];
 		tb_format_error fe;
 		const tb_format *added;
 		tb_status st = tb_format_set_add(&ev->set, f->text, f->len, f->system,
@@ -99,10 +97,8 @@ const tb_session_format_text *tb_cli_events_texts(tb_cli_events *ev, size_t *n)
 	*n = 0;
 	if (!ev)
 		return NULL;
-	if (!ev->texts && !(ev->texts = tb_fmt_files_texts(ev->files, ev->nfiles)))
-		return NULL;
-	*n = ev->nfiles;
-	return ev->texts;
+	*n = ev->dir.n;
+	return ev->dir.texts;
 }
 
 void tb_cli_events_count_bad(tb_cli_events *ev)
@@ -128,8 +124,7 @@ size_t tb_cli_events_free(tb_cli_events *ev)
 	if (ev->bad_records)
 		fprintf(stderr, "tracebound: %zu record(s) did not fit their event format\n",
 			ev->bad_records);
-	tb_fmt_files_free(ev->files, ev->nfiles);
-	free(ev->texts);
+	tb_fmt_dir_free(&ev->dir);
 	free(ev->events);
 	free(ev->fields);
 	free(ev->index);

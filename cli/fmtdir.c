@@ -125,21 +125,22 @@ char *tb_file_read(const char *path, size_t *len)
 	return NULL;
 }
 
-void tb_fmt_files_free(tb_fmt_file *files, size_t n)
+void tb_fmt_dir_free(tb_fmt_dir *d)
 {
 	size_t i;
-	for (i = 0; files && i < n; i++) {
-		free(files[i].path);
-		free(files[i].system);
-		free(files[i].text);
+	for (i = 0; d->files && i < d->n; i++) {
+		free(d->files[i].path);
+		free(d->files[i].system);
+		free(d->files[i].text);
 	}
-	free(files);
+	free(d->files);
+	free(d->texts);
+	memset(d, 0, sizeof(*d));
 }
 
 /* One event directory's format onto the list: 0 (also when it has no
  * readable format), -1 when memory ran out. */
-static int add_file(tb_fmt_file **files, size_t *n, size_t *cap, const char *edir,
-		    const char *system)
+static int add_file(tb_fmt_dir *d, size_t *cap, const char *edir, const char *system)
 {
 	tb_fmt_file *f;
 	char *path = tb_path_join(edir, "format");
@@ -149,18 +150,18 @@ static int add_file(tb_fmt_file **files, size_t *n, size_t *cap, const char *edi
 		free(path);
 		return path ? 0 : -1;
 	}
-	if (*n == *cap) {
+	if (d->n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 1024;
-		tb_fmt_file *nf = realloc(*files, nc * sizeof(*nf));
+		tb_fmt_file *nf = realloc(d->files, nc * sizeof(*nf));
 		if (!nf) {
 			free(text);
 			free(path);
 			return -1;
 		}
-		*files = nf;
+		d->files = nf;
 		*cap = nc;
 	}
-	f = &(*files)[(*n)++];
+	f = &d->files[d->n++];
 	f->path = path;
 	f->text = text;
 	f->len = len;
@@ -168,13 +169,12 @@ static int add_file(tb_fmt_file **files, size_t *n, size_t *cap, const char *edi
 	return f->system ? 0 : -1;
 }
 
-int tb_fmt_files_read(const char *dir, tb_fmt_file **files, size_t *n)
+int tb_fmt_dir_read(tb_fmt_dir *d, const char *dir)
 {
-	size_t nsys, s, cap = 0;
+	size_t nsys, s, i, cap = 0;
 	char **systems = tb_dir_names(dir, 1, &nsys);
 	int rc = 0;
-	*files = NULL;
-	*n = 0;
+	memset(d, 0, sizeof(*d));
 	if (!systems)
 		return -1;
 	for (s = 0; s < nsys && rc == 0; s++) {
@@ -185,27 +185,22 @@ int tb_fmt_files_read(const char *dir, tb_fmt_file **files, size_t *n)
 			rc = -1;
 		for (k = 0; evs && k < nev && rc == 0; k++) {
 			char *edir = tb_path_join(sdir, evs[k]);
-			rc = edir ? add_file(files, n, &cap, edir, systems[s]) : -1;
+			rc = edir ? add_file(d, &cap, edir, systems[s]) : -1;
 			free(edir);
 		}
 		tb_names_free(evs, nev);
 		free(sdir);
 	}
 	tb_names_free(systems, nsys);
+	if (rc == 0 && !(d->texts = calloc(d->n ? d->n : 1, sizeof(*d->texts))))
+		rc = -1;
+	for (i = 0; rc == 0 && i < d->n; i++) {
+		d->texts[i].system.ptr = d->files[i].system;
+		d->texts[i].system.len = strlen(d->files[i].system);
+		d->texts[i].text.ptr = d->files[i].text;
+		d->texts[i].text.len = d->files[i].len;
+	}
 	if (rc)
 		errno = ENOMEM;
 	return rc;
-}
-
-tb_session_format_text *tb_fmt_files_texts(const tb_fmt_file *files, size_t n)
-{
-	tb_session_format_text *t = calloc(n ? n : 1, sizeof(*t));
-	size_t i;
-	for (i = 0; t && i < n; i++) {
-		t[i].system.ptr = files[i].system;
-		t[i].system.len = strlen(files[i].system);
-		t[i].text.ptr = files[i].text;
-		t[i].text.len = files[i].len;
-	}
-	return t;
 }

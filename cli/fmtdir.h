@@ -36,13 +36,19 @@ typedef struct tb_fmt_file {
 	size_t len;
 } tb_fmt_file;
 
+/* Every format file of a directory, and the same as a session's format
+ * texts (pointing into files). */
+typedef struct tb_fmt_dir {
+	tb_fmt_file *files;
+	tb_session_format_text *texts;
+	size_t n;
+} tb_fmt_dir;
+
 /* Every DIR/<system>/<event>/format in name order (an event directory
  * without a readable format is passed over): 0, or -1 with errno when
- * DIR cannot be read or memory ran out (what was read is in *files). */
-int tb_fmt_files_read(const char *dir, tb_fmt_file **files, size_t *n);
-void tb_fmt_files_free(tb_fmt_file *files, size_t n);
-/* The files as a session's format texts (pointing into files), malloc'd;
- * NULL when memory ran out. */
-tb_session_format_text *tb_fmt_files_texts(const tb_fmt_file *files, size_t n);
+ * DIR cannot be read or memory ran out.  Free d with tb_fmt_dir_free
+ * either way. */
+int tb_fmt_dir_read(tb_fmt_dir *d, const char *dir);
+void tb_fmt_dir_free(tb_fmt_dir *d);
 
 #endif

@@ -206,17 +206,12 @@ static int fail(tbpy_input *in, const char *fmt, const char *a)
 /* Every events/<system>/<event>/format under dir. */
 static int load_formats(tbpy_input *in, const char *dir)
 {
-	errno = 0;
-	if (tb_fmt_files_read(dir, &in->files, &in->nformats) != 0) {
+	if (tb_fmt_dir_read(&in->fmts, dir) != 0) {
 		if (errno == ENOMEM)
 			return fail(in, "%s: out of memory", dir);
 		return fail(in, "%s: cannot read the events directory", dir);
 	}
-	if (!(in->formats = tb_fmt_files_texts(in->files, in->nformats))) {
-		errno = ENOMEM;
-		return fail(in, "%s: out of memory", dir);
-	}
-	if (!in->nformats) {
+	if (!in->fmts.n) {
 		errno = ENOENT;
 		return fail(in, "%s: no <system>/<event>/format files", dir);
 	}
@@ -346,8 +341,8 @@ static int open_raw_dir(tbpy_input *in, const char *path, const char *events_dir
 	}
 	if (!in->src.long_size)
 		in->src.long_size = (unsigned)sizeof(long);
-	in->src.formats = in->formats;
-	in->src.nformats = in->nformats;
+	in->src.formats = in->fmts.texts;
+	in->src.nformats = in->fmts.n;
 	span_of(&in->cmdlines, &in->src.cmdlines);
 	span_of(&in->kallsyms, &in->src.kallsyms);
 	span_of(&in->printk, &in->src.printk);
@@ -394,8 +389,7 @@ void tbpy_input_close(tbpy_input *in)
 	tbpy_unmap(&in->kallsyms);
 	tbpy_unmap(&in->printk);
 	tbpy_unmap(&in->clock);
-	free(in->formats);
-	tb_fmt_files_free(in->files, in->nformats);
+	tb_fmt_dir_free(&in->fmts);
 	memset(in, 0, sizeof(*in));
 }
 

@@ -60,9 +60,7 @@ typedef struct tbpy_input {
 	tb_session_raw_cpu *raw;
 	size_t nraw;
 	tbpy_map header_page, cmdlines, kallsyms, printk, clock;
-	tb_fmt_file *files;             /* the format files (formats point into them) */
-	tb_session_format_text *formats;
-	size_t nformats;
+	tb_fmt_dir fmts;                /* the format files and their texts */
 	tb_session_source src;
 	char errmsg[512];               /* why opening failed (not a tb_error) */
 	Py_ssize_t refs;                /* the Trace and each session (GIL held) */
