@@ -70,6 +70,11 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 	src.dat = data;
 	src.dat_len = len;
 	src.decompress.fn = tb_cli_decompress;
+	if (c->f.mapped && c->f.fd >= 0 && data == c->f.data && len == c->f.len) {
+		/* CPU data through reused buffers, not the mapping (tracedat.h) */
+		src.read = tb_cli_pread;
+		src.read_ctx = (void *)(intptr_t)c->f.fd;
+	}
 	st = tb_session_open(&c->s, &src, opt, &tb_cli_heap, &c->err);
 	if (st != TB_OK) {
 		fprintf(errs, "%s%s: %s at offset %llu (%s)%s\n", errs == stderr ? "tracebound: " : "",

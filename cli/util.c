@@ -79,6 +79,7 @@ int tb_cli_load(const char *path, tb_cli_file *f)
 	struct stat st;
 	int fd, rc;
 	memset(f, 0, sizeof(*f));
+	f->fd = -1;
 	if (!strcmp(path, "-"))
 		return read_all(0, "(stdin)", f);
 	fd = open(path, O_RDONLY);
@@ -89,7 +90,7 @@ int tb_cli_load(const char *path, tb_cli_file *f)
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (p != MAP_FAILED) {
-			close(fd);
+			f->fd = fd; /* for tb_cli_pread */
 			f->data = p;
 			f->len = (size_t)st.st_size;
 			f->mapped = 1;
@@ -107,7 +108,30 @@ void tb_cli_unload(tb_cli_file *f)
 		munmap((void *)(uintptr_t)f->data, f->len);
 	else
 		free((void *)(uintptr_t)f->data);
+	if (f->mapped && f->fd >= 0)
+		close(f->fd);
 	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+}
+
+int tb_cli_pread(void *ctx, uint64_t offset, void *buf, size_t len)
+{
+	int fd = (int)(intptr_t)ctx;
+	uint8_t *to = buf;
+	while (len) {
+		ssize_t n;
+		if (offset > (uint64_t)INT64_MAX - len)
+			return -1;
+		n = pread(fd, to, len, (off_t)offset);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1; /* an error, or the file shrank */
+		to += n;
+		len -= (size_t)n;
+		offset += (uint64_t)n;
+	}
+	return 0;
 }
 
 /* Through the library's one JSON string writer (escapes, invalid UTF-8). */

@@ -14,8 +14,14 @@ tb_status tb_dat_chunk_max(const tb_dat *d, const tb_dat_buffer *b,
 	if (!d || !b || !max)
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
 	*max = 0;
-	if (!b->compressed)
+	if (!b->compressed) {
+		size_t ps = b->page_size, want;
+		if (!d->read || !ps)
+			return TB_OK;
+		want = b->ncpus > TB_DAT_READ_MANY ? TB_DAT_READ_SMALL : TB_DAT_READ_CHUNK;
+		*max = want > ps ? want - want % ps : ps;
 		return TB_OK;
+	}
 	for (i = 0; i < b->ncpus; i++) {
 		tb_dat_chunk_iter it;
 		tb_dat_chunk ch;
@@ -41,7 +47,9 @@ tb_status tb_dat_stream_init(tb_dat_stream *s, const tb_dat *d,
 	size_t i;
 	tb_error_clear(err);
 	if (!s || !d || !b || !layout || (!cursors && b->ncpus) ||
-	    ncursors < b->ncpus || (b->compressed && b->ncpus && !chunk_mem))
+	    ncursors < b->ncpus ||
+	    ((b->compressed || d->read) && b->ncpus && !chunk_mem) ||
+	    (d->read && !b->compressed && b->ncpus && per_cpu < b->page_size))
 		return tb_fail(err, TB_ERR_ARG, 0, "invalid stream arguments");
 	if (b->latency)
 		return tb_fail(err, TB_ERR_UNSUPPORTED, b->section_offset,
@@ -75,6 +83,10 @@ tb_status tb_dat_stream_init(tb_dat_stream *s, const tb_dat *d,
 		} else {
 			c->next = c->cpu->offset;
 			c->end = c->cpu->offset + c->cpu->size;
+			if (d->read) {
+				c->chunk = chunk_mem + i * per_cpu;
+				c->chunk_cap = per_cpu - per_cpu % b->page_size;
+			}
 		}
 	}
 	return TB_OK;
@@ -87,6 +99,28 @@ static uint64_t fault_offset(const tb_dat_stream *s, const tb_dat_cursor *c,
 			     uint64_t at)
 {
 	return s->b->compressed ? c->chunk_off : c->page_off + at;
+}
+
+/* The uncompressed page of len bytes at c->next, from the cursor's read
+ * buffer (chunk_off: the file offset of its first byte), which is refilled
+ * with the pages from there on when the page is not in it.  A refill that
+ * fails is tried again for the page alone; NULL when that fails too. */
+static const uint8_t *read_page(const tb_dat_stream *s, tb_dat_cursor *c, size_t len)
+{
+	size_t want;
+	if (c->chunk_len && c->next >= c->chunk_off && c->next - c->chunk_off <= c->chunk_len &&
+	    len <= c->chunk_len - (c->next - c->chunk_off))
+		return c->chunk + (c->next - c->chunk_off);
+	want = c->end - c->next < c->chunk_cap ? (size_t)(c->end - c->next) : c->chunk_cap;
+	c->chunk_len = 0;
+	if (s->d->read(s->d->read_ctx, c->next, c->chunk, want) != 0) {
+		if (want == len || s->d->read(s->d->read_ctx, c->next, c->chunk, len) != 0)
+			return NULL;
+		want = len;
+	}
+	c->chunk_off = c->next;
+	c->chunk_len = want;
+	return c->chunk;
 }
 
 /* Open the cursor's next page: TB_OK, TB_END (CPU finished) or an error
@@ -126,10 +160,22 @@ static tb_status open_page(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
 	} else {
 		if (c->next >= c->end)
 			return TB_END;
-		page = s->d->file + c->next;
 		len = c->end - c->next < ps ? (size_t)(c->end - c->next) : ps;
 		c->page_off = c->next;
 		c->page_in_chunk = 0;
+		if (s->d->read) {
+			page = read_page(s, c, len);
+			if (!page) {
+				c->next += len; /* the next call tries the next page */
+				c->page_index++;
+				s->pages++;
+				c->batch_status = TB_END;
+				return tb_fail(err, TB_ERR_TRUNCATED, c->page_off,
+					       "CPU data that could not be read");
+			}
+		} else {
+			page = s->d->file + c->next;
+		}
 		c->next += len;
 	}
 	c->page_index++;
@@ -283,8 +329,19 @@ tb_status tb_dat_stream_page_ts(const tb_dat_stream *s, size_t slot, uint64_t pa
 	/* the container keeps every CPU range inside the file */
 	if (cpu->offset > s->d->len || cpu->size > s->d->len - cpu->offset)
 		return TB_ERR_RANGE;
-	tb_rd_init(&r, s->d->file + cpu->offset, (size_t)cpu->size, s->layout.big_endian);
 	off = page * s->layout.subbuf_size;
+	if (s->d->read) {
+		/* one header read through the caller: a few hundred per part
+		 * of a plan, each on a page of its own */
+		uint8_t h[8];
+		if (cpu->size - off < 8)
+			return TB_NOT_FOUND; /* a last page too short for its header */
+		if (s->d->read(s->d->read_ctx, cpu->offset + off, h, 8) != 0)
+			return TB_ERR_TRUNCATED;
+		*ts = tb_load64(h, s->layout.big_endian);
+		return TB_OK;
+	}
+	tb_rd_init(&r, s->d->file + cpu->offset, (size_t)cpu->size, s->layout.big_endian);
 	if (off > SIZE_MAX || !tb_rd_u64_at(&r, (size_t)off, ts))
 		return TB_NOT_FOUND; /* a last page too short for its header */
 	return TB_OK;

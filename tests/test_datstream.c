@@ -310,6 +310,83 @@ START_TEST(stream_arguments)
 }
 END_TEST
 
+static int mem_read(void *ctx, uint64_t offset, void *buf, size_t len)
+{
+	const opened *o = ctx;
+	if (offset > o->d.len || len > o->d.len - offset)
+		return -1;
+	memcpy(buf, o->d.file + offset, len);
+	return 0;
+}
+
+/*
+ * With a read function (tracedat.h, tb_dat_read_fn) an uncompressed
+ * buffer needs a read buffer per CPU: 64 KiB in whole pages, 16 KiB past
+ * 32 CPUs, never less than a page; without one, none.  The stream through
+ * it is the stream from memory, with its records in the read buffers.
+ */
+START_TEST(read_buffers)
+{
+	dw_layout lay;
+	size_t n = crafted(&lay, 0), per_cpu = 1, count = 0, i;
+	opened *o = calloc(1, sizeof(*o)), *ref = calloc(1, sizeof(*ref));
+	tb_dat_buffer b;
+	tb_dat_event ev, rev;
+	tb_status st;
+	static const struct {
+		uint32_t page, ncpus;
+		size_t want;
+	} sizes[] = { { 4096, 2, 65536 }, { 4096, 32, 65536 }, { 4096, 33, 16384 },
+		      { 12288, 2, 61440 }, { 1u << 20, 2, 1u << 20 }, { 1u << 20, 64, 1u << 20 },
+		      { 8192, 33, 16384 }, { 65536, 33, 65536 } };
+	ck_assert_int_eq(open_dat(o, filebuf, n, NULL), TB_OK);
+	ck_assert_int_eq(tb_dat_chunk_max(&o->d, &o->d.buffers[0], &per_cpu, &o->err), TB_OK);
+	ck_assert_uint_eq(per_cpu, 0);
+	o->d.read = mem_read;
+	o->d.read_ctx = o;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		b = o->d.buffers[0];
+		b.page_size = sizes[i].page;
+		b.ncpus = sizes[i].ncpus;
+		ck_assert_int_eq(tb_dat_chunk_max(&o->d, &b, &per_cpu, &o->err), TB_OK);
+		ck_assert_uint_eq(per_cpu, sizes[i].want);
+	}
+	/* a read buffer is needed, and of a page at least */
+	ck_assert_int_eq(tb_dat_stream_init(&o->s, &o->d, &o->d.buffers[0], &o->layout, o->cur,
+					    8, NULL, 0, 0, &o->err), TB_ERR_ARG);
+	o->chunks = malloc(8 * 4096);
+	ck_assert_int_eq(tb_dat_stream_init(&o->s, &o->d, &o->d.buffers[0], &o->layout, o->cur,
+					    8, o->chunks, 4095, 0, &o->err), TB_ERR_ARG);
+	free(o->chunks);
+	o->chunks = NULL;
+	ck_assert_int_eq(open_dat(ref, filebuf, n, NULL), TB_OK);
+	ck_assert_int_eq(start(ref, 0), TB_OK);
+	ck_assert_int_eq(start(o, 0), TB_OK);
+	while ((st = tb_dat_stream_next(&ref->s, &rev, &ref->err)) != TB_END) {
+		ck_assert_int_eq(tb_dat_stream_next(&o->s, &ev, &o->err), st);
+		if (st != TB_OK) {
+			ck_assert_uint_eq(o->err.offset, ref->err.offset);
+			continue;
+		}
+		ck_assert_uint_eq(ev.ts, rev.ts);
+		ck_assert_uint_eq(ev.cpu, rev.cpu);
+		ck_assert_uint_eq(ev.page_off, rev.page_off);
+		ck_assert_uint_eq(ev.offset, rev.offset);
+		ck_assert_uint_eq(ev.len, rev.len);
+		ck_assert(!memcmp(ev.data, rev.data, ev.len));
+		/* the record lies in a read buffer, not in the file */
+		ck_assert(ev.data < filebuf || ev.data >= filebuf + n);
+		count++;
+	}
+	ck_assert_int_eq(tb_dat_stream_next(&o->s, &ev, &o->err), TB_END);
+	ck_assert_uint_eq(count, 6); /* the crafted file's events */
+	close_dat(o);
+	close_dat(ref);
+	free(o);
+	free(ref);
+}
+END_TEST
+
 START_TEST(stream_init_refuses)
 {
 	dw_layout lay;
@@ -515,6 +592,7 @@ Suite *tb_suite_datstream(void)
 	tcase_add_test(t, crafted_compressed);
 	tcase_add_test(t, stream_arguments);
 	tcase_add_test(t, stream_init_refuses);
+	tcase_add_test(t, read_buffers);
 	tcase_add_test(t, broken_chunk_framing_stops_the_cpu);
 	tcase_add_test(t, empty_chunk_is_a_bad_page);
 	tcase_add_test(t, dropped_total_saturates);

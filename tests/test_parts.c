@@ -44,6 +44,32 @@ static const tb_mem heap = { heap_alloc, heap_free, NULL };
 
 #define LINE_HOW (TB_TEXT_PRINT | TB_TEXT_LINE | TB_TEXT_TSDIFF)
 
+/* A caller's read function (tb_session_source.read) over the bytes in
+ * memory: counts its calls and fails every read that touches the bytes
+ * [fail_at, fail_end). */
+typedef struct test_reader {
+	const uint8_t *data;
+	size_t len;
+	uint64_t fail_at, fail_end;
+	size_t calls, bytes;
+} test_reader;
+
+static int test_read(void *ctx, uint64_t offset, void *buf, size_t len)
+{
+	test_reader *r = ctx;
+	r->calls++;
+	if (offset > r->len || len > r->len - offset)
+		return -1;
+	if (offset < r->fail_end && offset + len > r->fail_at)
+		return -1;
+	memcpy(buf, r->data + offset, len);
+	r->bytes += len;
+	return 0;
+}
+
+/* When set, open_bytes sessions read their CPU data through it. */
+static test_reader *open_reader;
+
 static tb_session *open_bytes(const uint8_t *data, size_t len, unsigned flags)
 {
 	tb_session_source src;
@@ -54,6 +80,12 @@ static tb_session *open_bytes(const uint8_t *data, size_t len, unsigned flags)
 	src.dat = data;
 	src.dat_len = len;
 	src.decompress.fn = tb_test_zstd;
+	if (open_reader) {
+		open_reader->data = data;
+		open_reader->len = len;
+		src.read = test_read;
+		src.read_ctx = open_reader;
+	}
 	ck_assert_int_eq(tb_session_open(&s, &src, &opt, &heap, &err), TB_OK);
 	return s;
 }
@@ -201,6 +233,133 @@ START_TEST(parts_of_the_samples_are_the_whole_stream)
 			split_every_k(d, len, 0, 8); /* drops as the library reports them */
 		free(d);
 	}
+}
+END_TEST
+
+/*
+ * CPU data read through the caller (tb_session_source.read, what the CLI
+ * does with pread) instead of from the bytes in memory: the same stream
+ * item for item, the same plan, and every split of it the same too; the
+ * reads are whole buffers of 16 pages, not one per page.
+ */
+START_TEST(parts_read_through_the_caller)
+{
+	static const char *names[] = { "../shared/samples/sched4k.v7.dat",
+				       "../shared/samples/sched4k.v6.dat" };
+	size_t i, len, k;
+	for (i = 0; i < 2; i++) {
+		uint8_t *d = load(names[i], &len);
+		test_reader rd;
+		tb_session *a, *b;
+		tb_error err;
+		if (!d)
+			continue;
+		memset(&rd, 0, sizeof(rd));
+		a = open_bytes(d, len, 0);
+		open_reader = &rd;
+		b = open_bytes(d, len, 0);
+		open_reader = NULL;
+		ck_assert_int_eq(tb_session_prepare(a, &err), TB_OK);
+		ck_assert_int_eq(tb_session_prepare(b, &err), TB_OK);
+		for (k = 2; k <= 8; k++) {
+			uint64_t ba[8], bb[8];
+			size_t na = 0, nb = 0;
+			size_t before = rd.calls;
+			ck_assert_int_eq(tb_session_plan(a, k, ba, &na, &err), TB_OK);
+			ck_assert_int_eq(tb_session_plan(b, k, bb, &nb, &err), TB_OK);
+			ck_assert_uint_eq(na, k - 1);
+			ck_assert_uint_eq(nb, na);
+			ck_assert(!memcmp(ba, bb, na * sizeof(ba[0])));
+			ck_assert_uint_gt(rd.calls, before); /* the plan read page headers */
+		}
+		tb_session_close(a);
+		tb_session_close(b);
+		ck_assert_uint_eq(live, 0);
+		rd.calls = rd.bytes = 0;
+		open_reader = &rd;
+		split_every_k(d, len, TB_SESSION_TC_DROPS | TB_SESSION_SKIP_DAMAGED, 8);
+		open_reader = NULL;
+		/* the whole walk alone (the first walk of split_every_k) read the
+		 * CPU data in 64 KiB buffers: 9.3 MiB in a few hundred reads */
+		ck_assert_uint_gt(rd.bytes, len / 2);
+		ck_assert_uint_lt(rd.calls, rd.bytes / 4096);
+		free(d);
+	}
+}
+END_TEST
+
+/*
+ * A read that fails loses the page it was for, said as a page error at
+ * the page's file offset, and nothing else: the pages before it in the
+ * same buffer are read one by one, the pages after it as usual.
+ */
+START_TEST(parts_a_failed_read_loses_its_page_only)
+{
+	size_t len, n = 0, nref = 0, on_page = 0, errors = 0, cap = 200000;
+	uint8_t *d = load("../shared/samples/sched4k.v7.dat", &len);
+	uint64_t *ref, *page_of, bad_page = 0;
+	test_reader rd;
+	tb_session *s;
+	tb_session_event ev;
+	tb_error err;
+	tb_status st;
+	if (!d)
+		return;
+	ref = malloc(cap * sizeof(*ref));
+	page_of = malloc(cap * sizeof(*page_of));
+	ck_assert(ref && page_of);
+	s = open_bytes(d, len, 0);
+	while ((st = tb_session_next(s, &ev, &err)) != TB_END) {
+		ck_assert_int_eq(st, TB_OK);
+		ck_assert_uint_lt(nref, cap);
+		page_of[nref] = ev.page_offset;
+		ref[nref++] = item_hash(s, &ev);
+	}
+	tb_session_close(s);
+	ck_assert_uint_gt(nref, 5000);
+	bad_page = page_of[5000]; /* a page well inside the data */
+	memset(&rd, 0, sizeof(rd));
+	rd.fail_at = bad_page;
+	rd.fail_end = bad_page + 4096;
+	open_reader = &rd;
+	s = open_bytes(d, len, 0);
+	open_reader = NULL;
+	while ((st = tb_session_next(s, &ev, &err)) != TB_END) {
+		if (st != TB_OK) {
+			ck_assert_int_eq(st, TB_ERR_TRUNCATED);
+			ck_assert_uint_eq(err.offset, bad_page);
+			ck_assert_str_eq(err.what, "CPU data that could not be read");
+			errors++;
+			continue;
+		}
+		size_t lost = on_page;
+		while (n < nref && page_of[n] == bad_page) {
+			n++;
+			on_page++;
+		}
+		ck_assert_uint_lt(n, nref);
+		ck_assert_uint_ne(ev.page_offset, bad_page);
+		ck_assert_uint_eq(ev.page_offset, page_of[n]);
+		/* the line after the gap has another --ts-diff: its previous
+		 * event was lost; every other item is the same */
+		if (lost == on_page)
+			ck_assert(item_hash(s, &ev) == ref[n]);
+		else
+			(void)item_hash(s, &ev); /* the line state moves on */
+		n++;
+	}
+	while (n < nref && page_of[n] == bad_page) {
+		n++;
+		on_page++;
+	}
+	tb_session_close(s);
+	ck_assert_uint_eq(errors, 1);
+	ck_assert_uint_gt(on_page, 0);
+	ck_assert_uint_eq(n, nref);
+	ck_assert_uint_eq(live, 0);
+	free(ref);
+	free(page_of);
+	free(d);
 }
 END_TEST
 
@@ -424,6 +583,7 @@ START_TEST(parts_that_do_not_tile_say_so)
 	ck_assert_int_eq(tb_session_prepare(s, &err), TB_OK);
 	for (k = 2; k <= 8; k++) {
 		size_t nb, j, n = 0, tiled = 1;
+		tb_session_line_state ls = { 0, 0 };
 		tb_session_mark stop[4], start[4];
 		tb_session *p = NULL;
 		ck_assert_int_eq(tb_session_plan(s, k, bounds, &nb, &err), TB_OK);
@@ -434,7 +594,9 @@ START_TEST(parts_that_do_not_tile_say_so)
 			ck_assert_uint_eq(tb_session_part_marks(p, TB_SESSION_MARK_START, start, 4), 2);
 			if (j && memcmp(start, stop, sizeof(start[0]) * 2))
 				tiled = 0;
+			tb_session_line_state_set(p, &ls); /* as a program carries it */
 			n += walk(p, got + n, 512 - n);
+			tb_session_line_state_get(p, &ls);
 			(void)tb_session_part_marks(p, TB_SESSION_MARK_STOP, stop, 4);
 			tb_session_close(p);
 		}
@@ -684,6 +846,8 @@ Suite *tb_suite_parts(void)
 	Suite *s = suite_create("parts");
 	TCase *tc = tcase_create("parts");
 	tcase_add_test(tc, parts_of_the_samples_are_the_whole_stream);
+	tcase_add_test(tc, parts_read_through_the_caller);
+	tcase_add_test(tc, parts_a_failed_read_loses_its_page_only);
 	tcase_add_test(tc, parts_of_a_fresh_capture);
 	tcase_add_test(tc, parts_keep_damage_marks_in_place);
 	tcase_add_test(tc, parts_keep_the_window_and_offset);

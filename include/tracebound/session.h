@@ -22,7 +22,9 @@
  *   formats     the format slots, the id index, the cmdline / kallsyms /
  *               printk tables (counted from their texts)
  *   streams     one cursor per CPU of each buffer, one decompressed
- *               chunk per CPU for compressed data
+ *               chunk per CPU for compressed data (a read buffer of
+ *               TB_DAT_READ_CHUNK per CPU for data read through
+ *               tb_session_source.read)
  *   per format  on the first record of an id: its fields (the format is
  *               parsed then) and, on the first rendering, its print fmt
  *               program (a tb_render_prog, about 54 KB)
@@ -36,7 +38,7 @@
  * the source) are borrowed: they must stay valid and unchanged until
  * tb_session_close().  Pointers in a tb_session_event stay valid until
  * the next tb_session_next() (record bytes can live in a decompressed
- * chunk that the next call overwrites); formats and strings from the
+ * chunk, or a read buffer, that the next call overwrites); formats and strings from the
  * session's tables until tb_session_close().
  *
  * Errors.  Calls return a tb_status and fill a tb_error (offset: a byte
@@ -114,6 +116,10 @@ typedef struct tb_session_source {
 	const void *dat;
 	size_t dat_len;
 	tb_dat_decompressor decompress;   /* fn NULL: compressed files fail */
+	tb_dat_read_fn read;       /* optional: uncompressed CPU data read through
+				      it (a few pages a time into the session's
+				      buffers) instead of from dat: tracedat.h */
+	void *read_ctx;
 
 	/* ... or raw dumps (dat == NULL). */
 	const tb_session_raw_cpu *raw;
