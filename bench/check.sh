@@ -8,7 +8,7 @@
 # run: tracebound against libtraceevent / kbuffer / trace-cmd, or against
 # its own decoder where no reference exists, so a busy machine moves them
 # less than it moves times), prints them beside the figures recorded on
-# this machine's kind of CPU (bench/figures/MODEL.txt, MODEL the CPU's
+# this machine's kind of CPU (bench/figures/MODEL-fF-mM.txt, MODEL the CPU's
 # model name in lower case, dashes for the rest), and fails (exit 1) when
 # one dropped by more than TB_BENCH_TOLERANCE percent (default 10) or is
 # missing.  Higher is better for every figure.  --record writes the
@@ -45,7 +45,16 @@ done
 	{ echo "check: --record and --against do not go together" >&2; exit 2; }
 tol=${TB_BENCH_TOLERANCE:-10}
 model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
-figures=bench/figures/$(echo "${model:-unknown}" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//').txt
+family=$(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')
+cpumodel=$(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')
+# a hypervisor may name different CPUs alike: two machines here both said
+# "AMD EPYC", and one walked large records 4.4x as fast as kbuffer, the
+# other (family 26, model 2: Zen 5) 8.3x.  The family and model number
+# tell them apart, MODEL-fFAMILY-mMODEL.txt; MODEL.txt (recorded before
+# the split) is used where no such file is
+stem=bench/figures/$(echo "${model:-unknown}" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')
+figures=$stem-f${family:-0}-m${cpumodel:-0}.txt
+[ "$record" = 1 ] || [ -f "$figures" ] || [ ! -f "$stem.txt" ] || figures=$stem.txt
 # before any benchmark runs: is there anything to judge against?
 [ "$record" = 1 ] || [ -n "$against" ] || [ -f "$figures" ] || {
 	echo "check: no figures recorded on this CPU ($model: $figures; there are" \

@@ -10,6 +10,7 @@
 #endif
 
 #include "capture.h"
+#include "fmtdir.h"
 
 tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t src_len,
 			    void *dst, size_t dst_cap, size_t *produced)
@@ -72,7 +73,7 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 	src.decompress.fn = tb_cli_decompress;
 	if (c->f.mapped && c->f.fd >= 0 && data == c->f.data && len == c->f.len) {
 		/* CPU data through reused buffers, not the mapping (tracedat.h) */
-		src.read = tb_cli_pread;
+		src.read = tb_file_pread;
 		src.read_ctx = (void *)(intptr_t)c->f.fd;
 	}
 	st = tb_session_open(&c->s, &src, opt, &tb_cli_heap, &c->err);

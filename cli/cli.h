@@ -17,16 +17,12 @@ typedef struct tb_cli_file {
 	const uint8_t *data;
 	size_t len;
 	int mapped;
-	int fd;                  /* a mapped file's, kept open for tb_cli_pread; else -1 */
+	int fd;                  /* a mapped file's, kept open for tb_file_pread; else -1 */
 } tb_cli_file;
 
 /* 0 on success; on failure prints "tracebound: PATH: reason" and returns -1. */
 int tb_cli_load(const char *path, tb_cli_file *f);
 void tb_cli_unload(tb_cli_file *f);
-/* A tb_dat_read_fn over the file descriptor in ctx ((void *)(intptr_t)fd):
- * pread until len bytes are in, -1 when they cannot be (an error, or the
- * file ends first). */
-int tb_cli_pread(void *ctx, uint64_t offset, void *buf, size_t len);
 /* SIGBUS from a mapped input cut short: a message and exit 1. */
 void tb_cli_catch_shrinking_inputs(void);
 

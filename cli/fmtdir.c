@@ -204,3 +204,23 @@ int tb_fmt_dir_read(tb_fmt_dir *d, const char *dir)
 		errno = ENOMEM;
 	return rc;
 }
+
+int tb_file_pread(void *ctx, uint64_t offset, void *buf, size_t len)
+{
+	int fd = (int)(intptr_t)ctx;
+	uint8_t *to = buf;
+	while (len) {
+		ssize_t n;
+		if (offset > (uint64_t)INT64_MAX - len)
+			return -1;
+		n = pread(fd, to, len, (off_t)offset);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1; /* an error, or the file shrank */
+		to += n;
+		len -= (size_t)n;
+		offset += (uint64_t)n;
+	}
+	return 0;
+}

@@ -1,14 +1,16 @@
 /*
  * Directories of event formats, for the edges that read files (the CLI and
  * the Python module build this one file): paths, sorted directory
- * listings, whole small files, and every <system>/<event>/format under a
- * directory laid out like /sys/kernel/tracing/events.  Plain C and POSIX:
+ * listings, whole small files, every <system>/<event>/format under a
+ * directory laid out like /sys/kernel/tracing/events, and the read
+ * function through which a session reads a capture's CPU data.  Plain C and POSIX:
  * no stdio output, errors are return values with errno set.
  */
 #ifndef TB_FMTDIR_H
 #define TB_FMTDIR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tracebound/session.h"
 
@@ -27,6 +29,11 @@ void tb_names_free(char **names, size_t n);
  * NUL after its *len bytes; NULL with errno (EFBIG past TB_FMT_FILE_MAX). */
 #define TB_FMT_FILE_MAX ((size_t)16 << 20)
 char *tb_file_read(const char *path, size_t *len);
+
+/* A tb_dat_read_fn (tracedat.h) over the file descriptor in ctx
+ * ((void *)(intptr_t)fd): pread until len bytes are in; -1 when they
+ * cannot be (an error, or the file ends first).  Safe from any thread. */
+int tb_file_pread(void *ctx, uint64_t offset, void *buf, size_t len);
 
 /* One format file: its text, its system's name and its path. */
 typedef struct tb_fmt_file {

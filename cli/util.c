@@ -114,26 +114,6 @@ void tb_cli_unload(tb_cli_file *f)
 	f->fd = -1;
 }
 
-int tb_cli_pread(void *ctx, uint64_t offset, void *buf, size_t len)
-{
-	int fd = (int)(intptr_t)ctx;
-	uint8_t *to = buf;
-	while (len) {
-		ssize_t n;
-		if (offset > (uint64_t)INT64_MAX - len)
-			return -1;
-		n = pread(fd, to, len, (off_t)offset);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1; /* an error, or the file shrank */
-		to += n;
-		len -= (size_t)n;
-		offset += (uint64_t)n;
-	}
-	return 0;
-}
-
 /* Through the library's one JSON string writer (escapes, invalid UTF-8). */
 void tb_cli_json_str(FILE *out, const char *s, size_t n)
 {

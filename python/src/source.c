@@ -19,7 +19,7 @@
 #define TBPY_MAX_TEXT (64u << 20)   /* a format, table or header text */
 #define TBPY_MAX_CPUS 8192u
 
-int tbpy_map_file(const char *path, tbpy_map *m)
+static int map_file(const char *path, tbpy_map *m, int keep_fd)
 {
 	struct stat st;
 	void *p;
@@ -46,7 +46,10 @@ int tbpy_map_file(const char *path, tbpy_map *m)
 		}
 		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (p != MAP_FAILED) {
-			close(fd);
+			if (keep_fd)
+				m->fd1 = fd + 1;
+			else
+				close(fd);
 			m->data = p;
 			m->len = (size_t)st.st_size;
 			m->mapped = 1;
@@ -94,8 +97,20 @@ int tbpy_map_file(const char *path, tbpy_map *m)
 	return 0;
 }
 
+int tbpy_map_file(const char *path, tbpy_map *m)
+{
+	return map_file(path, m, 0);
+}
+
+int tbpy_map_capture(const char *path, tbpy_map *m)
+{
+	return map_file(path, m, 1);
+}
+
 void tbpy_unmap(tbpy_map *m)
 {
+	if (m->fd1 > 0)
+		close(m->fd1 - 1);
 	if (m->data) {
 		if (m->mapped)
 			munmap((void *)(uintptr_t)m->data, m->len);
@@ -366,11 +381,16 @@ int tbpy_input_open(tbpy_input *in, const char *path, const char *events_dir)
 		}
 		return rc;
 	}
-	if (tbpy_map_file(path, &in->dat) != 0)
+	if (tbpy_map_capture(path, &in->dat) != 0)
 		return fail(in, "%s: cannot open", path);
 	in->is_dat = 1;
 	in->src.dat = in->dat.data;
 	in->src.dat_len = in->dat.len;
+	if (in->dat.fd1 > 0) {
+		/* CPU data through reused buffers, not the mapping (tracedat.h) */
+		in->src.read = tb_file_pread;
+		in->src.read_ctx = (void *)(intptr_t)(in->dat.fd1 - 1);
+	}
 	in->src.decompress.fn = tbpy_decompress;
 	in->src.decompress.ctx = NULL;
 	return 0;

@@ -45,10 +45,15 @@ typedef struct tbpy_map {
 	const uint8_t *data;
 	size_t len;
 	int mapped;  /* 1: munmap, 0: free */
+	int fd1;     /* a capture's descriptor kept for tb_file_pread, plus one
+			(0: none, as in a zeroed map) */
 } tbpy_map;
 
 /* Map path (read-only, private).  0, or -1 with errno set. */
 int tbpy_map_file(const char *path, tbpy_map *m);
+/* The same for a trace.dat, whose descriptor is kept when it is mapped:
+ * the session reads its CPU data through it (tb_session_source.read). */
+int tbpy_map_capture(const char *path, tbpy_map *m);
 void tbpy_unmap(tbpy_map *m);
 
 /* Everything a session borrows: the mapped capture, or for a raw dump
