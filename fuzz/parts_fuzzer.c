@@ -7,7 +7,10 @@
  * buffer, ts, page, offset, drops, record bytes, errors).  Page headers
  * are hostile here: timestamps that go back, damaged pages at a split.
  * The last byte's bits 1 and 2 also add an offset and a window (from the
- * 24 bytes before it) to the session, which the parts must keep.
+ * 24 bytes before it) to the session, which the parts must keep; bit 3
+ * reads the CPU data through a read function (tb_session_source.read, as
+ * the CLI does), which with bit 4 fails for every read that touches 4 KiB
+ * at an offset taken from the input.
  */
 #include <string.h>
 
@@ -28,6 +31,26 @@ static tb_status copy_dc(void *ctx, const char *algo, const void *src, size_t sr
 	memcpy(dst, src, src_len);
 	*produced = src_len;
 	return TB_OK;
+}
+
+/* The input as the caller's file: reads fail where they touch
+ * [fail_at, fail_at + 4096) when failing is set. */
+typedef struct fuzz_file {
+	const uint8_t *data;
+	size_t len;
+	uint64_t fail_at;
+	int failing;
+} fuzz_file;
+
+static int file_read(void *ctx, uint64_t offset, void *buf, size_t len)
+{
+	const fuzz_file *f = ctx;
+	if (offset > f->len || len > f->len - offset)
+		return -1;
+	if (f->failing && offset < f->fail_at + 4096 && offset + len > f->fail_at)
+		return -1;
+	memcpy(buf, f->data + offset, len);
+	return 0;
 }
 
 static uint8_t arena_mem[48u << 20];
@@ -79,6 +102,7 @@ static size_t walk(tb_session *s, uint64_t *out, size_t cap, int *more)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	tb_session_source src;
+	fuzz_file file;
 	tb_session_options opt = { TB_SESSION_SKIP_DAMAGED | TB_SESSION_TC_DROPS, 0 };
 	tb_session *s, *p = NULL;
 	tb_session_mark start[64], stop[64];
@@ -94,6 +118,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	src.decompress.fn = copy_dc;
 	if (size && (data[size - 1] & 1))
 		opt.flags = 0; /* drops as the library reports them, page errors as errors */
+	if (size >= 5 && (data[size - 1] & 8)) {
+		file.data = data;
+		file.len = size;
+		file.failing = (data[size - 1] & 16) != 0;
+		file.fail_at = tb_load32(data + size - 5, 0) % size;
+		src.read = file_read;
+		src.read_ctx = &file;
+	}
 	tb_arena_init(&a, arena_mem, sizeof(arena_mem));
 	m = tb_arena_mem(&a);
 	if (tb_session_open(&s, &src, &opt, &m, &err) != TB_OK)
