@@ -72,7 +72,10 @@ typedef struct shared {
 	const uint64_t *bounds;
 	int cancel;
 	int outstanding[MAX_JOBS];
-	elem *free_chunks[MAX_JOBS];
+	elem *free_chunks;       /* written chunks, for any worker: a chunk is
+				    fresh memory the first time (a page fault
+				    and a zeroed page each), so the fewer
+				    distinct ones the better */
 } shared;
 
 /* Where a part's output goes: the part's queue, or straight to the hooks
@@ -132,8 +135,8 @@ static void give_back(shared *sh, elem *e)
 	pthread_mutex_lock(&sh->mu);
 	sh->outstanding[e->owner]--;
 	if (e->kind == EL_DATA && e->cap == CHUNK_SIZE) {
-		e->next = sh->free_chunks[e->owner];
-		sh->free_chunks[e->owner] = e;
+		e->next = sh->free_chunks;
+		sh->free_chunks = e;
 		e = NULL;
 	}
 	pthread_cond_broadcast(&sh->cv_space);
@@ -156,9 +159,9 @@ static elem *new_elem(tb_parts_sink *k, int kind, size_t cap)
 		return NULL;
 	}
 	sh->outstanding[k->w]++;
-	if (kind == EL_DATA && cap == CHUNK_SIZE && sh->free_chunks[k->w]) {
-		e = sh->free_chunks[k->w];
-		sh->free_chunks[k->w] = e->next;
+	if (kind == EL_DATA && cap == CHUNK_SIZE && sh->free_chunks) {
+		e = sh->free_chunks;
+		sh->free_chunks = e->next;
 	}
 	pthread_mutex_unlock(&sh->mu);
 	if (!e) {
@@ -542,12 +545,11 @@ int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h)
 		pthread_join(wa[i].th, NULL);
 	for (i = 0; i < sh.nparts; i++)
 		drop_queue(&sh.parts[i]);
-	for (i = 0; i < MAX_JOBS; i++)
-		while (sh.free_chunks[i]) {
-			elem *f = sh.free_chunks[i];
-			sh.free_chunks[i] = f->next;
-			free_elem(f);
-		}
+	while (sh.free_chunks) {
+		elem *f = sh.free_chunks;
+		sh.free_chunks = f->next;
+		free_elem(f);
+	}
 	pthread_cond_destroy(&sh.cv_space);
 	pthread_cond_destroy(&sh.cv_writer);
 	pthread_mutex_destroy(&sh.mu);
