@@ -2131,15 +2131,31 @@ static void plan_ranges_top(const tb_session *s, plan_range *r)
 	}
 }
 
+static int plan_store(void *ctx, size_t i, uint64_t bound)
+{
+	((uint64_t *)ctx)[i] = bound;
+	return 0;
+}
+
 tb_status tb_session_plan(const tb_session *s, size_t k, uint64_t *bounds, size_t *nbounds,
 			  tb_error *err)
+{
+	tb_error_clear(err);
+	if (!s || !nbounds || (k > 1 && !bounds))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	return tb_session_plan_each(s, k, plan_store, bounds, nbounds, err);
+}
+
+tb_status tb_session_plan_each(const tb_session *s, size_t k,
+			       int (*each)(void *ctx, size_t i, uint64_t bound), void *ctx,
+			       size_t *nbounds, tb_error *err)
 {
 	uint64_t total, lo = UINT64_MAX, hi = 0, prev;
 	uint64_t at[PLAN_NARROW];
 	plan_range r[PLAN_NARROW], *rp = NULL;
 	size_t i, j, n = 0, ncur = 0;
 	tb_error_clear(err);
-	if (!s || !nbounds || (k > 1 && !bounds))
+	if (!s || !nbounds || !each)
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
 	*nbounds = 0;
 	if (k < 2 || !splittable(s))
@@ -2193,16 +2209,15 @@ tb_status tb_session_plan(const tb_session *s, size_t k, uint64_t *bounds, size_
 					r[j].lo = at[j];
 			}
 		}
-		if (a > hi)
+		if (a > hi || each(ctx, n, a + (uint64_t)s->info.ts_offset) != 0)
 			break;
-		bounds[n++] = a + (uint64_t)s->info.ts_offset;
+		*nbounds = ++n;
 		prev = a;
 		/* the next search starts past a: its counts are at least the
 		 * lower bounds found; the upper ones start over */
 		if (rp)
 			plan_ranges_top(s, r);
 	}
-	*nbounds = n;
 	return TB_OK;
 }
 

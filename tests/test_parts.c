@@ -288,6 +288,59 @@ START_TEST(parts_read_through_the_caller)
 }
 END_TEST
 
+/* tb_session_plan_each's hook: keeps the bounds, stops after stop_after. */
+typedef struct each_log {
+	uint64_t b[16];
+	size_t n, stop_after;
+} each_log;
+
+static int log_bound(void *ctx, size_t i, uint64_t bound)
+{
+	each_log *l = ctx;
+	ck_assert_uint_eq(i, l->n);
+	ck_assert_uint_lt(l->n, 16);
+	l->b[l->n++] = bound;
+	return l->n >= l->stop_after;
+}
+
+/* The plan bound by bound (what report --jobs starts its threads on): the
+ * same bounds as tb_session_plan, in order, and a hook that stops it has
+ * *nbounds count what it was given. */
+START_TEST(parts_plan_each_bound_as_found)
+{
+	size_t len, k;
+	uint8_t *d = load("../shared/samples/sched4k.v7.dat", &len);
+	tb_session *s;
+	tb_error err;
+	if (!d)
+		return;
+	s = open_bytes(d, len, 0);
+	ck_assert_int_eq(tb_session_prepare(s, &err), TB_OK);
+	for (k = 2; k <= 9; k++) {
+		uint64_t b[16];
+		size_t nb = 0, ne = 99;
+		each_log l;
+		memset(&l, 0, sizeof(l));
+		l.stop_after = 99;
+		ck_assert_int_eq(tb_session_plan(s, k, b, &nb, &err), TB_OK);
+		ck_assert_uint_eq(nb, k - 1);
+		ck_assert_int_eq(tb_session_plan_each(s, k, log_bound, &l, &ne, &err), TB_OK);
+		ck_assert_uint_eq(ne, nb);
+		ck_assert_uint_eq(l.n, nb);
+		ck_assert(!memcmp(l.b, b, nb * sizeof(b[0])));
+		memset(&l, 0, sizeof(l));
+		l.stop_after = 2;
+		ck_assert_int_eq(tb_session_plan_each(s, k, log_bound, &l, &ne, &err), TB_OK);
+		ck_assert_uint_eq(ne, 1); /* the second stopped it: not counted */
+		ck_assert(!memcmp(l.b, b, ne * sizeof(b[0])));
+	}
+	ck_assert_int_eq(tb_session_plan_each(s, 4, NULL, NULL, &k, &err), TB_ERR_ARG);
+	tb_session_close(s);
+	ck_assert_uint_eq(live, 0);
+	free(d);
+}
+END_TEST
+
 /*
  * A read that fails loses the page it was for, said as a page error at
  * the page's file offset, and nothing else: the pages before it in the
@@ -847,6 +900,7 @@ Suite *tb_suite_parts(void)
 	TCase *tc = tcase_create("parts");
 	tcase_add_test(tc, parts_of_the_samples_are_the_whole_stream);
 	tcase_add_test(tc, parts_read_through_the_caller);
+	tcase_add_test(tc, parts_plan_each_bound_as_found);
 	tcase_add_test(tc, parts_a_failed_read_loses_its_page_only);
 	tcase_add_test(tc, parts_of_a_fresh_capture);
 	tcase_add_test(tc, parts_keep_damage_marks_in_place);

@@ -442,6 +442,20 @@ TB_API TB_MUST_CHECK tb_status tb_session_plan(const tb_session *s, size_t k,
 					       tb_error *err);
 
 /*
+ * tb_session_plan giving each split time to each(ctx, i, bound) as soon as
+ * it is found, in order, so that a program can start on part i while the
+ * later times are still being worked out (each bound costs a few hundred
+ * page-header reads).  each returns 0 to go on, anything else to stop:
+ * *nbounds then counts the bounds given before.  The bounds are
+ * tb_session_plan's.
+ */
+TB_API TB_MUST_CHECK tb_status tb_session_plan_each(const tb_session *s, size_t k,
+						    int (*each)(void *ctx, size_t i,
+								uint64_t bound),
+						    void *ctx, size_t *nbounds,
+						    tb_error *err);
+
+/*
  * A cursor over the part [*from, *to) of prepared session s (from NULL:
  * from the start; to NULL: to the end), in memory from mem (the cursors of
  * each CPU and, on first use, its own print fmt programs).  The part is a
