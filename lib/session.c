@@ -2151,7 +2151,7 @@ tb_status tb_session_plan_each(const tb_session *s, size_t k,
 			       size_t *nbounds, tb_error *err)
 {
 	uint64_t total, lo = UINT64_MAX, hi = 0, prev;
-	uint64_t at[PLAN_NARROW];
+	uint64_t at[PLAN_NARROW] = { 0 }; /* each probe's counts (rp: filled by pages_before_in) */
 	plan_range r[PLAN_NARROW], *rp = NULL;
 	size_t i, j, n = 0, ncur = 0;
 	tb_error_clear(err);
