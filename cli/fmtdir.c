@@ -211,8 +211,8 @@ int tb_file_pread(void *ctx, uint64_t offset, void *buf, size_t len)
 	uint8_t *to = buf;
 	while (len) {
 		ssize_t n;
-		if (offset > (uint64_t)INT64_MAX - len)
-			return -1;
+		if ((uint64_t)len > (uint64_t)INT64_MAX || offset > (uint64_t)INT64_MAX - len)
+			return -1; /* past what off_t holds */
 		n = pread(fd, to, len, (off_t)offset);
 		if (n < 0 && errno == EINTR)
 			continue;

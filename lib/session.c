@@ -2063,23 +2063,6 @@ static int splittable(const tb_session *s)
 	return 1;
 }
 
-/* Pages of every CPU whose header time is below t (all when t is past them). */
-static uint64_t pages_before(const tb_session *s, uint64_t t, int all)
-{
-	uint64_t sum = 0;
-	size_t i, k;
-	for (i = 0; i < s->nbufs; i++) {
-		const tb_dat_stream *st = &s->bufs[i].s;
-		for (k = 0; k < st->ncur; k++) {
-			uint64_t n = 0;
-			if (tb_dat_stream_pages(st, k, &n) != TB_OK)
-				continue;
-			sum += all ? n : first_page_at(st, k, n, t);
-		}
-	}
-	return sum;
-}
-
 /* The plan's bisection keeps, for each CPU of the first PLAN_NARROW, the
  * range of page counts its answer can take: each probe then searches only
  * that range, which halves as the time range does.  It reads a few hundred
@@ -2150,7 +2133,7 @@ tb_status tb_session_plan_each(const tb_session *s, size_t k,
 			       int (*each)(void *ctx, size_t i, uint64_t bound), void *ctx,
 			       size_t *nbounds, tb_error *err)
 {
-	uint64_t total, lo = UINT64_MAX, hi = 0, prev;
+	uint64_t total = 0, lo = UINT64_MAX, hi = 0, prev;
 	uint64_t at[PLAN_NARROW] = { 0 }; /* each probe's counts (rp: filled by pages_before_in) */
 	plan_range r[PLAN_NARROW], *rp = NULL;
 	size_t i, j, n = 0, ncur = 0;
@@ -2160,17 +2143,16 @@ tb_status tb_session_plan_each(const tb_session *s, size_t k,
 	*nbounds = 0;
 	if (k < 2 || !splittable(s))
 		return TB_OK;
-	/* the time range the page headers span */
+	/* the pages and the time range their headers span */
 	for (i = 0; i < s->nbufs; i++) {
 		const tb_dat_stream *st = &s->bufs[i].s;
 		for (j = 0; j < st->ncur; j++, ncur++) {
 			uint64_t np = 0, ts;
-			if (tb_dat_stream_pages(st, j, &np) != TB_OK || !np)
-				np = 0;
 			if (ncur < PLAN_NARROW)
-				r[ncur].lo = r[ncur].hi = 0;
-			if (!np)
+				r[ncur].lo = 0;
+			if (tb_dat_stream_pages(st, j, &np) != TB_OK || !np)
 				continue;
+			total += np;
 			if (tb_dat_stream_page_ts(st, j, 0, &ts) == TB_OK && ts < lo)
 				lo = ts;
 			if (tb_dat_stream_page_ts(st, j, np - 1, &ts) == TB_OK && ts > hi)
@@ -2181,7 +2163,6 @@ tb_status tb_session_plan_each(const tb_session *s, size_t k,
 		rp = r;
 		plan_ranges_top(s, r);
 	}
-	total = pages_before(s, 0, 1);
 	if (total < 2 || lo >= hi)
 		return TB_OK;
 	/* an offset that carries some times past 2^64 and not others leaves
