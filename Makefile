@@ -181,9 +181,15 @@ $(BUILD)/examples/%: examples/%.c $(STATIC) $(wildcard include/tracebound/*.h)
 
 # The suites run side by side, CHECK_JOBS processes at a time (one suite per
 # process; tests/run-suites.sh adds up the results); so does the replay.
+# Fresh captures come first (ci/capture-dat.sh; TB_KEEP_CAPTURES=1 reuses
+# them); trace-cmd is tests/oracle's, which keeps what each report printed.
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+ORACLE_PATH := $(if $(shell command -v trace-cmd 2>/dev/null),$(CURDIR)/tests/oracle:)
 check-run: $(CHECK_BIN) $(REPLAY) $(CLI) $(EXAMPLES)
-	TB_SRCDIR=$(CURDIR) TB_CLI=$(abspath $(CLI)) TB_EXAMPLES=$(abspath $(BUILD)/examples) \
+	sh ci/capture-dat.sh $(if $(TB_KEEP_CAPTURES),--keep) build/capture-dat \
+	  >build/capture-dat.log 2>&1 || true
+	$(CHECK_ENV) PATH="$(ORACLE_PATH)$$PATH" TB_TRACE_CMD_CACHE=$(CURDIR)/build/trace-cmd-cache \
+	  TB_SRCDIR=$(CURDIR) TB_CLI=$(abspath $(CLI)) TB_EXAMPLES=$(abspath $(BUILD)/examples) \
 	  CK_DEFAULT_TIMEOUT=$(CHECK_TIMEOUT) sh tests/run-suites.sh $(CHECK_BIN) $(CHECK_JOBS)
 	@for t in $(REPLAY); do \
 	  n=$$(find corpus -type f | wc -l); \

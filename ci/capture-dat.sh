@@ -1,6 +1,11 @@
 #!/bin/sh
 # Fresh trace.dat captures for the report differential test:
-#   sh ci/capture-dat.sh [OUTDIR]
+#   sh ci/capture-dat.sh [--keep] [OUTDIR]
+# make check-run captures before the suites start (the report and
+# reportopts suites read the files side by side, so no test may capture
+# while another reads); with --keep (TB_KEEP_CAPTURES=1 for check-run) a
+# finished capture in OUTDIR is used again: CI's sanitizer and coverage runs
+# read the gcc run's files, whose trace-cmd output tests/oracle has kept.
 # For each sub-buffer size (4, 8 and 64 KiB) and a few event sets (the
 # last: every event of the kernel), a
 # private tracefs instance records a short workload into a small buffer
@@ -8,7 +13,13 @@
 # writes OUTDIR/<events>-<kb>k.dat.  The instance is removed at the end.
 # Needs root, tracefs and trace-cmd; exits 77 (skip) without them.
 set -u
+keep=0
+[ "${1:-}" = --keep ] && { keep=1; shift; }
 out=${1:-build/capture-dat}
+if [ "$keep" = 1 ] && [ -f "$out/.captured" ]; then
+	echo "capture-dat: $(cat "$out/.captured") files kept in $out"
+	exit 0
+fi
 tr=/sys/kernel/tracing
 [ -d "$tr/instances" ] || tr=/sys/kernel/debug/tracing
 if [ "$(id -u)" != 0 ] || [ ! -w "$tr/instances" ] || ! command -v trace-cmd >/dev/null 2>&1; then
@@ -61,4 +72,5 @@ for f in "$out/all-4k.dat" "$out/sched-syscalls-irq-64k.dat"; do
 	[ -f "$f" ] && trace-cmd convert -i "$f" -o "${f%.dat}.v6.dat" --file-version 6 \
 		> /dev/null 2>&1 && made=$((made + 1))
 done
+echo "$made" >"$out/.captured"
 echo "capture-dat: $made files in $out"

@@ -52,8 +52,10 @@ make -j"$jobs" CC=gcc check
 step "build (clang -Werror; the suites run under clang in the coverage step)"
 make -j"$jobs" CC=clang BUILD=build/clang all examples symbols build/clang/tests/check_all
 
+# The sanitizer and coverage runs read step 1's fresh captures again (their
+# trace-cmd output is kept: tests/oracle)
 step "sanitize (ASan+UBSan)"
-make -j"$jobs" sanitize
+TB_KEEP_CAPTURES=1 make -j"$jobs" sanitize
 
 step "Parquet tables read by DuckDB and hyparquet (samples, corpus)"
 [ -d tests/node/node_modules/@duckdb/node-api ] || sh ci/setup.sh
@@ -65,7 +67,7 @@ step "static analysis of lib/"
 sh ci/analyze.sh
 
 step "coverage of lib/ (unit tests + corpus replay)"
-make -s coverage
+TB_KEEP_CAPTURES=1 make -s coverage
 
 step "OSS-Fuzz build.sh (libFuzzer + ASan, as OSS-Fuzz runs it)"
 # run_tests.sh is `make check-run` in a build of its own: step 1 ran exactly
