@@ -12,7 +12,7 @@
 #   6. the AFL++ build, and FUZZ_SECONDS of libFuzzer per target
 #   7. Perfetto output: protoc decodes every conversion, compare.py checks
 #      it against libtraceevent (tests/perfetto/check.sh, runnable alone)
-#   8. the Python module: its tests, then the damaged-input ones under ASan
+#   8. the Python module: its tests, and the damaged-input ones under ASan
 #
 #   ci/test.sh                   everything (about 20 minutes on 2 cores)
 #   FUZZ_SECONDS=0 ci/test.sh    skip step 6's fuzzing
@@ -87,9 +87,8 @@ if [ "$FUZZ_SECONDS" -gt 0 ]; then
 		sh {} "$FUZZ_SECONDS"
 fi
 step "Perfetto output (protoc decode, compare with libtraceevent)"
-sh tests/perfetto/check.sh build
-step "python module (tests against the CLI; then damaged inputs under ASan+UBSan)"
-make python-check
-make python-sanitize
+TB_KEEP_CAPTURES=1 sh tests/perfetto/check.sh build
+step "python module (tests against the CLI; damaged inputs under ASan+UBSan, alongside)"
+make -j"$jobs" --output-sync=target python-check python-sanitize
 
 step "all tests passed"
