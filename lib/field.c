@@ -309,7 +309,7 @@ TB_API tb_status tb_field_reader_init(tb_field_reader *r, const tb_format *fmt,
 				      int big_endian, tb_field_op *ops, size_t ops_cap,
 				      tb_error *err)
 {
-	uint32_t i, n = 0;
+	uint32_t i, n = 0, base;
 	if (!r || !fmt || (!ops && ops_cap) || (!fmt->fields && fmt->nfields))
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
 	r->fmt = fmt;
@@ -339,30 +339,37 @@ TB_API tb_status tb_field_reader_init(tb_field_reader *r, const tb_format *fmt,
 			return tb_fail(err, TB_ERR_VALUE, f->offset,
 				       "field ends past the format's static size");
 		op = &ops[n++];
-		op->offset = f->offset;
+		/* 8 bytes from base hold the field and end within min_size;
+		 * under 8 static bytes each field is read at its own size. */
+		base = fmt->min_size < 8 ? f->offset
+		       : f->offset < fmt->min_size - 8 ? f->offset : fmt->min_size - 8;
+		op->offset = base;
 		op->index = (uint16_t)i; /* < TB_FORMAT_MAX_FIELDS */
 		op->size = (uint8_t)f->size;
-		op->code = (uint8_t)((f->size == 1 ? 0 : f->size == 2 ? 2 : f->size == 4 ? 4 : 6) +
-				     ((f->flags & TB_FIELD_SIGNED) != 0));
+		op->is_signed = (f->flags & TB_FIELD_SIGNED) != 0;
+		op->lshift = (uint8_t)(8 * (big_endian ? f->offset - base
+						       : base + 8 - f->offset - f->size));
+		op->rshift = (uint8_t)(64 - 8 * f->size);
 	}
 	r->nops = n;
 	return TB_OK;
 }
 
-/* One field by its size and sign: one load of that width.  The switch is
- * predicted well: a format's fields come in the same order every time. */
+/* The sign bit of a value rshift bits short of 64 extended without a
+ * branch: (v ^ m) - m. */
+static inline uint64_t op_sign(const tb_field_op *op, uint64_t v)
+{
+	uint64_t m = (uint64_t)op->is_signed << (63u - op->rshift);
+	return (v ^ m) - m;
+}
+
+/* One field: its 8-byte window shifted up past the field's end, down to
+ * its start.  No branch on the field's size or sign: a record's fields
+ * change size and sign from one to the next, and as a jump per size the
+ * reads were a third of a walk's time on Zen 5 (mispredicted). */
 static inline uint64_t op_read(const tb_field_op *op, const uint8_t *stat, int be)
 {
-	const uint8_t *p = stat + op->offset;
-	switch (op->code) {
-	case 0: return p[0];
-	case 1: return (uint64_t)(int64_t)(int8_t)p[0];
-	case 2: return tb_load16(p, be);
-	case 3: return (uint64_t)(int64_t)(int16_t)tb_load16(p, be);
-	case 4: return tb_load32(p, be);
-	case 5: return (uint64_t)(int64_t)(int32_t)tb_load32(p, be);
-	default: return tb_load64(p, be);
-	}
+	return op_sign(op, (tb_load64(stat + op->offset, be) << op->lshift) >> op->rshift);
 }
 
 static inline void read_ops(const tb_field_op *ops, const uint8_t *stat, int be,
@@ -371,6 +378,15 @@ static inline void read_ops(const tb_field_op *ops, const uint8_t *stat, int be,
 	size_t k;
 	for (k = 0; k < n; k++)
 		out[k] = op_read(&ops[k], stat, be);
+}
+
+/* Under 8 static bytes no window fits: each field at its own size. */
+static void read_ops_narrow(const tb_field_op *ops, const uint8_t *stat, int be,
+			    uint64_t *out, size_t n)
+{
+	size_t k;
+	for (k = 0; k < n; k++)
+		out[k] = op_sign(&ops[k], tb_load_n(stat + ops[k].offset, ops[k].size, be));
 }
 
 TB_API tb_status tb_field_reader_read(const tb_field_reader *r, const void *rec,
@@ -391,7 +407,9 @@ TB_API tb_status tb_field_reader_read(const tb_field_reader *r, const void *rec,
 	if (!tb_rd_ptr_at(&rd, 0, r->min_size, &stat) || (cnt && !stat))
 		return tb_fail(err, TB_ERR_TRUNCATED, len,
 			       "record shorter than its format's fields");
-	if (r->big_endian)
+	if (r->min_size < 8)
+		read_ops_narrow(r->ops, stat, r->big_endian, out, cnt);
+	else if (r->big_endian)
 		read_ops(r->ops, stat, 1, out, cnt);
 	else
 		read_ops(r->ops, stat, 0, out, cnt);

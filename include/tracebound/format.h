@@ -243,15 +243,18 @@ TB_API TB_MUST_CHECK tb_status tb_format_decode(const tb_format *fmt,
 
 /*
  * How one numeric field is read (filled by tb_field_reader_init; treat as
- * opaque beyond `index`, the field's position in the format): its offset
- * and a code for its size and sign, so that a read is one load of the
- * right width, no look at the field's kind.
+ * opaque beyond `index`, the field's position in the format): an 8-byte
+ * load that holds the field and lies within the format's static size, two
+ * shifts that leave the field's bytes, and its sign extended, so that a
+ * read takes no branch on the field's size or kind.
  */
 typedef struct tb_field_op {
-	uint32_t offset;
+	uint32_t offset;     /* where the 8-byte load starts */
 	uint16_t index;
 	uint8_t size;        /* 1, 2, 4 or 8 */
-	uint8_t code;        /* 2 * log2(size) + signed */
+	uint8_t is_signed;
+	uint8_t lshift;      /* drops the loaded bytes past the field */
+	uint8_t rshift;      /* 64 - 8 * size: drops those before it */
 } tb_field_op;
 
 /*
