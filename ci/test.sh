@@ -14,7 +14,7 @@
 #      it against libtraceevent (tests/perfetto/check.sh, runnable alone)
 #   8. the Python module: its tests, and the damaged-input ones under ASan
 #
-#   ci/test.sh                   everything (about 20 minutes on 2 cores)
+#   ci/test.sh                   everything (20 to 25 minutes on 2 cores)
 #   FUZZ_SECONDS=0 ci/test.sh    skip step 6's fuzzing
 set -eu
 cd "$(dirname "$0")/.."
