@@ -150,6 +150,25 @@ START_TEST(jobs_clock_going_back)
 }
 END_TEST
 
+/* Lines longer than a worker's staging buffer (64 KiB) go straight to a
+ * chunk of their own, between short lines staged before and after. */
+START_TEST(jobs_lines_longer_than_the_stage)
+{
+	static uint8_t file[2 << 20];
+	char path[] = "/tmp/tb-jobs-long.XXXXXX";
+	size_t len = dw_long_lines_file(file, sizeof(file));
+	int fd = mkstemp(path);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_int_ge(fd, 0);
+	tb_test_write_file(path, file, len);
+	/* 24 events, 8 of them two strings of 60,000 letters */
+	ck_assert_uint_gt(same_as_one_thread("", path, 0), 8 * 120000);
+	ck_assert_uint_gt(same_as_one_thread("-R", path, 0), 8 * 120000);
+	ck_assert_uint_gt(same_as_one_thread("--json --text", path, 0), 8 * 240000);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(jobs_option_checked)
 {
 	tb_test_run r;
@@ -177,6 +196,7 @@ Suite *tb_suite_jobs(void)
 	tcase_add_test(tc, jobs_window_and_offset);
 	tcase_add_test(tc, jobs_damaged_pages_said_in_place);
 	tcase_add_test(tc, jobs_clock_going_back);
+	tcase_add_test(tc, jobs_lines_longer_than_the_stage);
 	tcase_add_test(tc, jobs_option_checked);
 	suite_add_tcase(s, tc);
 	return s;

@@ -534,3 +534,55 @@ size_t dw_clock_back_file(uint8_t *out, size_t cap)
 	spec.cpu_size[1] = sizeof(back_pages[1]);
 	return dw_write(&spec, out, cap, NULL);
 }
+
+/* Two CPUs of four 128 KiB pages; each page holds a short event, one
+ * whose line is over 120 KB (two strings of 60,000 letters), and another
+ * short one: --jobs's lines longer than a worker's staging buffer. */
+static uint8_t long_pages[2][4][128 << 10];
+
+size_t dw_long_lines_file(uint8_t *out, size_t cap)
+{
+	static const char hp[] =
+		"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		"\tfield: char data;\toffset:16;\tsize:131056;\tsigned:0;\n";
+	static uint8_t payload[12 + 60001];
+	dw_spec spec;
+	size_t c, p, e, i;
+	for (i = 0; i < 60000; i++)
+		payload[12 + i] = (uint8_t)('a' + i % 26);
+	for (c = 0; c < 2; c++)
+		for (p = 0; p < 4; p++) {
+			tbt_pw pw;
+			tbt_pw_init(&pw, long_pages[c][p], sizeof(long_pages[c][p]), 0, 8,
+				    1000000 * (p + 1) + 1000 * c);
+			for (e = 0; e < 3; e++) {
+				uint32_t n = e == 1 ? 60000 : 5 + (uint32_t)(c * 4 + p);
+				payload[0] = 44; /* common_type 300 */
+				payload[1] = 1;
+				/* msg and msg2: the same n letters at offset 12 */
+				payload[4] = payload[8] = 12;
+				payload[5] = payload[9] = 0;
+				payload[6] = payload[10] = (uint8_t)((n + 1) & 0xff);
+				payload[7] = payload[11] = (uint8_t)((n + 1) >> 8);
+				payload[12 + n] = 0;
+				(void)tbt_pw_data(&pw, e ? 500 : 0, payload, 12 + n + 1, 0);
+				payload[12 + n] = (uint8_t)('a' + n % 26);
+			}
+			tbt_pw_finish(&pw, 0, 0, 0);
+		}
+	dw_default(&spec, 7);
+	spec.page_size = 128 << 10;
+	spec.header_page = hp;
+	spec.event_format = "name: sched_wakeup\nID: 300\nformat:\n"
+			    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+			    "\tfield:__data_loc char[] msg;\toffset:4;\tsize:4;\tsigned:0;\n"
+			    "\tfield:__data_loc char[] msg2;\toffset:8;\tsize:4;\tsigned:0;\n\n"
+			    "print fmt: \"%s %s\", __get_str(msg), __get_str(msg2)\n";
+	for (c = 0; c < 2; c++) {
+		spec.cpu_data[c] = long_pages[c][0];
+		spec.cpu_size[c] = sizeof(long_pages[c]);
+	}
+	return dw_write(&spec, out, cap, NULL);
+}
