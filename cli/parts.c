@@ -34,13 +34,13 @@
 
 #include "parts.h"
 
-#define CHUNK_SIZE ((size_t)2 << 20)
+#define CHUNK_SIZE ((size_t)4 << 20)
 /* A worker a part ahead holds that part's whole text until the parts
  * before are written: 8 MiB of capture is about 24 MiB of -R lines and
  * 58 MiB of JSON.  Parts of 4 MiB (the plan's page-header reads, the
  * serial start, doubled) made report --jobs 2 --raw 3-5% slower. */
 #define CHUNKS_PER_WORKER 16
-#define PART_INPUT ((size_t)4 << 20)  /* capture bytes per part, about */
+#define PART_INPUT ((size_t)8 << 20)  /* capture bytes per part, about */
 #define MAX_PARTS 1024  /* plan costs parts x 64 x CPUs x log(pages) header reads */
 #define MAX_JOBS 64
 /* Lines are built in a small buffer that stays in the core's cache and
