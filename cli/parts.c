@@ -12,6 +12,12 @@
  * same order.  The plan runs on a thread of its own, so the main thread
  * writes part 0 while the later bounds are found.
  *
+ *  - a part is live when the main thread has consumed everything before
+ *    it and waits on it with nothing queued: with direct_ok hooks, the
+ *    worker then writes the rest of it itself, from its staging buffer,
+ *    until the part ends (the main thread takes it back should anything
+ *    be queued first).  Only the parts ahead of the live one are copied
+ *    to chunks;
  *  - a worker holds at most CHUNKS_PER_WORKER chunks not yet consumed (it
  *    waits for the main thread past that): memory is bounded per worker;
  *  - defer_first: the first event of a part may depend on the state the
@@ -26,6 +32,7 @@
  *    already.
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -65,6 +72,12 @@ typedef struct elem {
 typedef struct part_out {
 	elem *head, *tail;
 	int started, done, bad, abort, has_ls;
+	int live;                /* direct hooks: the main thread waits on this
+				    part with nothing queued or in hand; the
+				    worker may write itself */
+	int write_failed;        /* the worker's own consume failed, */
+	int write_errno;         /* with this errno (the caller says it) */
+	uint64_t direct_bytes, direct_msgs; /* what the worker wrote itself */
 	tb_session_line_state ls;
 	tb_session_mark *start, *stop;
 } part_out;
@@ -107,6 +120,9 @@ struct tb_parts_sink {
 	size_t stage_len, stage_cap;
 	int in_chunk;            /* the reserve was in the chunk (too big
 				    for the stage) */
+	int direct;              /* the part is live: written by this worker */
+	int failed;              /* a write of this worker's failed: stop */
+	int failed_errno;
 };
 
 /*
@@ -226,7 +242,7 @@ static int flush_stage(tb_parts_sink *k);
 
 static void flush_cur(tb_parts_sink *k)
 {
-	(void)flush_stage(k); /* fails only when cancelled */
+	(void)flush_stage(k); /* fails when cancelled, or live on a write error */
 	if (k->cur && k->cur->len) {
 		push(k, k->cur);
 		k->cur = NULL;
@@ -261,6 +277,8 @@ void *tb_parts_reserve(tb_parts_sink *k, size_t n, size_t *room)
 		return k->room;
 	}
 	k->in_chunk = 0;
+	if (k->failed)
+		return NULL;
 	if (k->stage_cap - k->stage_len >= n) {
 		*room = k->stage_cap - k->stage_len;
 		return k->stage + k->stage_len;
@@ -273,6 +291,8 @@ void *tb_parts_reserve(tb_parts_sink *k, size_t n, size_t *room)
 	}
 	if (!k->cur || k->cur->cap - k->cur->len < n) {
 		flush_cur(k);
+		if (k->failed)
+			return NULL;
 		if (!k->cur && !(k->cur = new_elem(k, EL_DATA, n > CHUNK_SIZE ? n : CHUNK_SIZE)))
 			return NULL;
 	}
@@ -308,11 +328,58 @@ static void copy_out(char *to, const uint8_t *from, size_t n)
 #define copy_out memcpy
 #endif
 
-/* The staged puts to the chunk, whole: a put is never split. */
+/* A worker writing its live part itself: through the consume hook, as
+ * the main thread would; counted for the one-cursor walk's skip. */
+static int write_direct(tb_parts_sink *k, const void *p, size_t n)
+{
+	if (!n)
+		return 0;
+	if (k->failed)
+		return -1;
+	if (k->h->consume(k->h->ctx, p, n) != 0) {
+		k->failed = 1;
+		k->failed_errno = errno; /* errno is the thread's own */
+		return -1;
+	}
+	k->po->direct_bytes += n;
+	return 0;
+}
+
+/* Whether the worker writes its part itself from now on: the hooks allow
+ * it, the part is live (the main thread has consumed everything before
+ * it and waits with nothing queued), and a deferred first event, if any,
+ * was handed over. */
+static int check_live(tb_parts_sink *k)
+{
+	if (k->direct)
+		return 1;
+	if (!k->h->direct_ok || (k->defer_first && !k->deferred))
+		return 0;
+	pthread_mutex_lock(&k->sh->mu);
+	k->direct = k->po->live && !k->po->head;
+	pthread_mutex_unlock(&k->sh->mu);
+	return k->direct;
+}
+
+/* The staged puts to the chunk, whole: a put is never split.  Live, the
+ * chunk's (a put too big for the stage, or what was there when the part
+ * went live) and the stage's go to the consume hook, and the chunk back
+ * to the pool. */
 static int flush_stage(tb_parts_sink *k)
 {
-	if (!k->stage_len)
+	if (!k->stage_len && !(k->cur && k->cur->len && k->direct))
 		return 0;
+	if (check_live(k)) {
+		size_t n = k->stage_len;
+		int r = 0;
+		k->stage_len = 0;
+		if (k->cur) {
+			r = write_direct(k, k->cur->buf, k->cur->len);
+			give_back(k->sh, k->cur);
+			k->cur = NULL;
+		}
+		return r ? r : write_direct(k, k->stage, n);
+	}
 	if (k->cur && k->cur->cap - k->cur->len < k->stage_len) {
 		push(k, k->cur);
 		k->cur = NULL;
@@ -372,6 +439,13 @@ int tb_parts_msg(tb_parts_sink *k, const char *msg)
 		return 0;
 	}
 	flush_cur(k);
+	if (k->failed)
+		return -1;
+	if (k->direct) {
+		k->h->message(k->h->ctx, msg);
+		k->po->direct_msgs++;
+		return 0;
+	}
 	if (!(e = new_elem(k, EL_MSG, n + 1)))
 		return -1;
 	memcpy(e->buf, msg, n + 1);
@@ -470,6 +544,8 @@ static void *worker(void *arg)
 			(void)tb_session_part_marks(p, TB_SESSION_MARK_STOP, po->stop, sh->nmarks);
 		}
 		po->has_ls = k.deferred;
+		po->write_failed = k.failed;
+		po->write_errno = k.failed_errno;
 		po->bad = bad;
 		po->abort = rc < 0;
 		po->started = 1;
@@ -514,10 +590,17 @@ static int consume_parts(shared *sh, int *redo, uint64_t *bytes, uint64_t *msgs)
 		for (;;) {
 			elem *e;
 			pthread_mutex_lock(&sh->mu);
-			while (!po->head && !po->done)
+			while (!po->head && !po->done) {
+				/* nothing queued, nothing in hand: the worker
+				 * may write the rest itself */
+				po->live = h->direct_ok;
 				pthread_cond_wait(&sh->cv_writer, &sh->mu);
+			}
 			e = po->head;
 			if (e) {
+				/* queued before the worker saw it live: this
+				 * thread writes it, and the worker queues on */
+				po->live = 0;
 				po->head = e->next;
 				if (!po->head)
 					po->tail = NULL;
@@ -545,6 +628,13 @@ static int consume_parts(shared *sh, int *redo, uint64_t *bytes, uint64_t *msgs)
 		}
 		if (failed)
 			break;
+		*bytes += po->direct_bytes;
+		*msgs += po->direct_msgs;
+		if (po->write_failed) {
+			errno = po->write_errno;
+			failed = 1;
+			break;
+		}
 		if (po->bad > bad)
 			bad = po->bad;
 		if (po->has_ls)

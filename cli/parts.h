@@ -61,6 +61,11 @@ typedef struct tb_parts_hooks {
 	int (*defer)(void *ctx, const tb_session_event *ev, const tb_session_line_state *ls,
 		     uint64_t *bytes);
 	int defer_first;
+	/* consume and message may run on a worker, one thread at a time, for
+	 * the part being written when nothing before it is left (report:
+	 * the live part's lines go out from the worker's own buffer, with no
+	 * copy to a chunk and no wait for the main thread) */
+	int direct_ok;
 } tb_parts_hooks;
 
 /*

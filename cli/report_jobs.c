@@ -130,6 +130,7 @@ int tb_report_jobs(const tb_report_job *job)
 	h.message = report_message;
 	h.defer = report_defer;
 	h.defer_first = !job->json && (job->how & TB_TEXT_TSDIFF);
+	h.direct_ok = 1;
 	r = tb_parts_run(job->c, job->jobs, &h);
 	tb_session_close(rc.wp);
 	free(rc.wline.p);

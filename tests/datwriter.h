@@ -95,9 +95,10 @@ size_t dw_write(const dw_spec *s, uint8_t *out, size_t cap, dw_layout *lay);
 /* A v7 file whose CPU 0 clock goes back (tests of parts and --jobs). */
 size_t dw_clock_back_file(uint8_t *out, size_t cap);
 
-/* A v7 file of 128 KiB pages with lines of over 120 KB among short ones
- * (--jobs tests: lines longer than a worker's staging buffer). */
-size_t dw_long_lines_file(uint8_t *out, size_t cap);
+/* A v7 file of 128 KiB pages with long lines among short ones: each
+ * names the same 60,000 letters nstrings times (1 to 80; --jobs tests:
+ * lines longer than a worker's staging buffer, or than a chunk). */
+size_t dw_long_lines_file(uint8_t *out, size_t cap, unsigned nstrings);
 
 /* Append a v7 section (16-byte header, then body; flags bit 0 adds the
  * compressed framing with "copy" sizes) to out[0..len); returns the new

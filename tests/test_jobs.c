@@ -151,12 +151,14 @@ START_TEST(jobs_clock_going_back)
 END_TEST
 
 /* Lines longer than a worker's staging buffer (64 KiB) go straight to a
- * chunk of their own, between short lines staged before and after. */
+ * chunk of their own, between short lines staged before and after, and
+ * lines longer than a chunk (4 MiB) to a chunk of their size, also when
+ * the worker writes its live part itself. */
 START_TEST(jobs_lines_longer_than_the_stage)
 {
 	static uint8_t file[2 << 20];
 	char path[] = "/tmp/tb-jobs-long.XXXXXX";
-	size_t len = dw_long_lines_file(file, sizeof(file));
+	size_t len = dw_long_lines_file(file, sizeof(file), 2);
 	int fd = mkstemp(path);
 	ck_assert_uint_gt(len, 0);
 	ck_assert_int_ge(fd, 0);
@@ -165,6 +167,11 @@ START_TEST(jobs_lines_longer_than_the_stage)
 	ck_assert_uint_gt(same_as_one_thread("", path, 0), 8 * 120000);
 	ck_assert_uint_gt(same_as_one_thread("-R", path, 0), 8 * 120000);
 	ck_assert_uint_gt(same_as_one_thread("--json --text", path, 0), 8 * 240000);
+	/* eighty: lines of 4.8 MB */
+	len = dw_long_lines_file(file, sizeof(file), 80);
+	ck_assert_uint_gt(len, 0);
+	tb_test_write_file(path, file, len);
+	ck_assert_uint_gt(same_as_one_thread("", path, 0), 8 * 4800000);
 	unlink(path);
 }
 END_TEST

@@ -2,6 +2,7 @@
 #include "datwriter.h"
 #include "pagewriter.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef struct w {
@@ -536,22 +537,27 @@ size_t dw_clock_back_file(uint8_t *out, size_t cap)
 }
 
 /* Two CPUs of four 128 KiB pages; each page holds a short event, one
- * whose line is over 120 KB (two strings of 60,000 letters), and another
- * short one: --jobs's lines longer than a worker's staging buffer. */
+ * whose line is long (nstrings fields naming the same 60,000 letters: two
+ * make 120 KB, eighty 4.8 MB), and another short one: --jobs's lines
+ * longer than a worker's staging buffer, or than a chunk. */
 static uint8_t long_pages[2][4][128 << 10];
 
-size_t dw_long_lines_file(uint8_t *out, size_t cap)
+size_t dw_long_lines_file(uint8_t *out, size_t cap, unsigned nstrings)
 {
 	static const char hp[] =
 		"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
 		"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
 		"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
 		"\tfield: char data;\toffset:16;\tsize:131056;\tsigned:0;\n";
-	static uint8_t payload[12 + 60001];
+	static uint8_t payload[4 + 4 * 80 + 60001];
+	static char format[80 * 96 + 512];
+	size_t at, f, c, p, e, i, str;
 	dw_spec spec;
-	size_t c, p, e, i;
+	if (nstrings < 1 || nstrings > 80)
+		return 0;
+	str = 4 + 4 * (size_t)nstrings;
 	for (i = 0; i < 60000; i++)
-		payload[12 + i] = (uint8_t)('a' + i % 26);
+		payload[str + i] = (uint8_t)('a' + i % 26);
 	for (c = 0; c < 2; c++)
 		for (p = 0; p < 4; p++) {
 			tbt_pw pw;
@@ -561,25 +567,37 @@ size_t dw_long_lines_file(uint8_t *out, size_t cap)
 				uint32_t n = e == 1 ? 60000 : 5 + (uint32_t)(c * 4 + p);
 				payload[0] = 44; /* common_type 300 */
 				payload[1] = 1;
-				/* msg and msg2: the same n letters at offset 12 */
-				payload[4] = payload[8] = 12;
-				payload[5] = payload[9] = 0;
-				payload[6] = payload[10] = (uint8_t)((n + 1) & 0xff);
-				payload[7] = payload[11] = (uint8_t)((n + 1) >> 8);
-				payload[12 + n] = 0;
-				(void)tbt_pw_data(&pw, e ? 500 : 0, payload, 12 + n + 1, 0);
-				payload[12 + n] = (uint8_t)('a' + n % 26);
+				/* every string field: the same n letters */
+				for (f = 0; f < nstrings; f++) {
+					payload[4 + 4 * f] = (uint8_t)(str & 0xff);
+					payload[5 + 4 * f] = (uint8_t)(str >> 8);
+					payload[6 + 4 * f] = (uint8_t)((n + 1) & 0xff);
+					payload[7 + 4 * f] = (uint8_t)((n + 1) >> 8);
+				}
+				payload[str + n] = 0;
+				(void)tbt_pw_data(&pw, e ? 500 : 0, payload, str + n + 1, 0);
+				payload[str + n] = (uint8_t)('a' + n % 26);
 			}
 			tbt_pw_finish(&pw, 0, 0, 0);
 		}
+	at = (size_t)snprintf(format, sizeof(format),
+			      "name: sched_wakeup\nID: 300\nformat:\n\tfield:unsigned short "
+			      "common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n");
+	for (f = 0; f < nstrings; f++)
+		at += (size_t)snprintf(format + at, sizeof(format) - at,
+				       "\tfield:__data_loc char[] s%zu;\toffset:%zu;\tsize:4;"
+				       "\tsigned:0;\n", f, 4 + 4 * f);
+	at += (size_t)snprintf(format + at, sizeof(format) - at, "\nprint fmt: \"");
+	for (f = 0; f < nstrings; f++)
+		at += (size_t)snprintf(format + at, sizeof(format) - at, "%s%%s", f ? " " : "");
+	at += (size_t)snprintf(format + at, sizeof(format) - at, "\"");
+	for (f = 0; f < nstrings; f++)
+		at += (size_t)snprintf(format + at, sizeof(format) - at, ", __get_str(s%zu)", f);
+	(void)snprintf(format + at, sizeof(format) - at, "\n");
 	dw_default(&spec, 7);
 	spec.page_size = 128 << 10;
 	spec.header_page = hp;
-	spec.event_format = "name: sched_wakeup\nID: 300\nformat:\n"
-			    "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
-			    "\tfield:__data_loc char[] msg;\toffset:4;\tsize:4;\tsigned:0;\n"
-			    "\tfield:__data_loc char[] msg2;\toffset:8;\tsize:4;\tsigned:0;\n\n"
-			    "print fmt: \"%s %s\", __get_str(msg), __get_str(msg2)\n";
+	spec.event_format = format;
 	for (c = 0; c < 2; c++) {
 		spec.cpu_data[c] = long_pages[c][0];
 		spec.cpu_size[c] = sizeof(long_pages[c]);
