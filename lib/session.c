@@ -160,15 +160,23 @@ struct tb_session {
 	size_t nraw;
 	uint64_t last_ts;
 	fmt_entry *last_entry;       /* the entry of the last event (rendering looks it up) */
-	int32_t last_pid;            /* the last comm lookup */
-	const char *last_comm;
-	size_t last_comm_len;
-	int last_known, have_last_comm;
-	char pfx[64];                /* the last line's "comm-pid [cpu] " (fast_prefix) */
-	size_t pfx_len;              /* 0: none */
-	const char *pfx_comm;        /* for this comm (the session's own), pid and CPU */
-	int32_t pfx_pid;
-	uint32_t pfx_cpu;
+#define LAST_SLOTS 4
+	/* Per CPU (cpu % LAST_SLOTS): the last comm lookup, and the last
+	 * line's "comm-pid [cpu] " (fast_prefix).  The merge alternates
+	 * between CPUs, each in a run of one task's events: on a 2-CPU
+	 * capture the task was the last line's for 60% of the lines, its
+	 * CPU's last line's for 96%. */
+	struct last_task {
+		int32_t pid;
+		int have, known;
+		const char *comm;
+		size_t comm_len;
+		char pfx[64];
+		size_t pfx_len;      /* 0: none */
+		const char *pfx_comm; /* for this comm (the session's own), pid and CPU */
+		int32_t pfx_pid;
+		uint32_t pfx_cpu;
+	} task[LAST_SLOTS];
 	uint64_t tm_w0;              /* the last line's "%5u.%06u" time (put_time, */
 	uint32_t tm_w1;              /* tb_time12's words) */
 	uint64_t tm_lo, tm_hi;       /* for the timestamps [lo, hi) (hi 0: none) */
@@ -997,6 +1005,7 @@ static void fill_event(tb_session *s, tb_session_event *ev)
 	const tb_format *f = NULL;
 	uint32_t po = s->pid_off, ps = s->pid_size;
 	int be = s->info.big_endian;
+	struct last_task *lt;
 	ev->kind = TB_SEV_EVENT;
 	ev->ts += (uint64_t)s->info.ts_offset; /* modulo 2^64: no signed overflow */
 	ev->has_id = s->type_size <= ev->len && s->type_off <= ev->len - s->type_size &&
@@ -1020,14 +1029,15 @@ static void fill_event(tb_session *s, tb_session_event *ev)
 	ev->pid = 0;
 	if (ps == 4 && po <= ev->len && ev->len - po >= 4)
 		ev->pid = (int32_t)tb_load32(ev->data + po, be);
-	if (!s->have_last_comm || s->last_pid != ev->pid) {
-		s->last_comm = tb_session_comm(s, ev->pid, &s->last_comm_len, &s->last_known);
-		s->last_pid = ev->pid;
-		s->have_last_comm = 1;
+	lt = &s->task[ev->cpu % LAST_SLOTS];
+	if (!lt->have || lt->pid != ev->pid) {
+		lt->comm = tb_session_comm(s, ev->pid, &lt->comm_len, &lt->known);
+		lt->pid = ev->pid;
+		lt->have = 1;
 	}
-	ev->comm = s->last_comm;
-	ev->comm_len = s->last_comm_len;
-	ev->comm_known = s->last_known;
+	ev->comm = lt->comm;
+	ev->comm_len = lt->comm_len;
+	ev->comm_known = lt->known;
 	ev->damage.status = TB_OK;
 	ev->damage.offset = 0;
 	ev->damage.what = NULL;
@@ -1559,15 +1569,16 @@ static int fast_prefix(tb_session *s, tb_text *t, const tb_session_event *ev)
 	char *p, *q;
 	uint32_t pid, cpu = ev->cpu;
 	size_t n = ev->comm_len;
+	struct last_task *lt = &s->task[cpu % LAST_SLOTS];
 	if (ev->pid < 0 || cpu > 999 || n > 16 || t->len != t->need || t->cap - t->len < 96)
 		return 0;
 	p = t->buf + t->len;
-	if (s->pfx_len && ev->comm == s->pfx_comm && ev->pid == s->pfx_pid && cpu == s->pfx_cpu) {
+	if (lt->pfx_len && ev->comm == lt->pfx_comm && ev->pid == lt->pfx_pid && cpu == lt->pfx_cpu) {
 		/* the same task on the same CPU as the last line (a run of
 		 * its events): the same bytes, copied whole (the room holds
 		 * 40; what passes the prefix is written over next) */
-		memcpy(p, s->pfx, 40); /* fixed: no library call */
-		t->len += s->pfx_len;
+		memcpy(p, lt->pfx, 40); /* fixed: no library call */
+		t->len += lt->pfx_len;
 		t->need = t->len;
 		t->last = ' ';
 		return 1;
@@ -1595,13 +1606,13 @@ static int fast_prefix(tb_session *s, tb_text *t, const tb_session_event *ev)
 	p += 7;
 	/* kept for the next line when the comm is the session's own (its
 	 * tables do not change): at most 16 + 1 + 10 + 7 = 34 bytes */
-	s->pfx_len = 0;
-	if (ev->comm == s->last_comm) {
-		s->pfx_len = (size_t)(p - (t->buf + t->len));
-		memcpy(s->pfx, t->buf + t->len, s->pfx_len);
-		s->pfx_comm = ev->comm;
-		s->pfx_pid = ev->pid;
-		s->pfx_cpu = cpu;
+	lt->pfx_len = 0;
+	if (ev->comm == lt->comm) {
+		lt->pfx_len = (size_t)(p - (t->buf + t->len));
+		memcpy(lt->pfx, t->buf + t->len, lt->pfx_len);
+		lt->pfx_comm = ev->comm;
+		lt->pfx_pid = ev->pid;
+		lt->pfx_cpu = cpu;
 	}
 	t->len = (size_t)(p - t->buf);
 	t->need = t->len;
@@ -2252,7 +2263,7 @@ static tb_status part_position(tb_session *p, tb_error *err)
 	}
 	p->last_ts = 0;
 	p->last_entry = NULL;
-	p->have_last_comm = 0;
+	memset(p->task, 0, sizeof(p->task));
 	p->prev_line_ts = p->pending_line_ts = 0;
 	p->have_prev_line = 0;
 	memset(&p->last, 0, sizeof(p->last));
