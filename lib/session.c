@@ -1559,6 +1559,23 @@ static uint64_t put_time(tb_session *s, tb_text *t, uint64_t ts, int ns_clock, i
 	}
 }
 
+/* 40 bytes in five 8-byte moves: a memcpy of 40 compiled to rep movsl,
+ * whose start-up was a fifth of tb_session_text's time in report. */
+static void copy40(char *d, const char *s)
+{
+	uint64_t a, b, c, e, f;
+	memcpy(&a, s, 8);
+	memcpy(&b, s + 8, 8);
+	memcpy(&c, s + 16, 8);
+	memcpy(&e, s + 24, 8);
+	memcpy(&f, s + 32, 8);
+	memcpy(d, &a, 8);
+	memcpy(d + 8, &b, 8);
+	memcpy(d + 16, &c, 8);
+	memcpy(d + 24, &e, 8);
+	memcpy(d + 32, &f, 8);
+}
+
 /*
  * "            comm-pid   [cpu] " straight into the sink when it surely
  * fits: the line every report prints, so it skips the general number
@@ -1577,7 +1594,7 @@ static int fast_prefix(tb_session *s, tb_text *t, const tb_session_event *ev)
 		/* the same task on the same CPU as the last line (a run of
 		 * its events): the same bytes, copied whole (the room holds
 		 * 40; what passes the prefix is written over next) */
-		memcpy(p, lt->pfx, 40); /* fixed: no library call */
+		copy40(p, lt->pfx);
 		t->len += lt->pfx_len;
 		t->need = t->len;
 		t->last = ' ';
