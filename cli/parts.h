@@ -49,10 +49,11 @@ typedef struct tb_parts_hooks {
 	 * said, cancelled, or a write error).  *bad raised to 1 (damage seen)
 	 * or 2 (out of memory). */
 	int (*produce)(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, int *bad);
-	/* The main thread, in order: bytes put (whole puts).  0, or -1: stop
-	 * (a write error; the caller reports it). */
+	/* The main thread (or, direct_ok, the live part's worker: one
+	 * thread at a time), in order: bytes put (whole puts).  0, or -1:
+	 * stop (a write error, errno set; the caller reports it). */
 	int (*consume)(void *ctx, const uint8_t *p, size_t n);
-	/* The main thread, in order: a message. */
+	/* As consume: a message. */
 	void (*message)(void *ctx, const char *msg);
 	/* defer_first only: the deferred event, rendered with the line state
 	 * the earlier parts left; *bytes counts what was consumed (the
