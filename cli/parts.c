@@ -93,8 +93,9 @@ typedef struct shared {
 	uint64_t *bounds;        /* the plan's split times, filled as found */
 	size_t nknown;           /* bounds found so far: part j can start once
 				    its end bounds[j] is, or the plan is done */
-	int planned;             /* the plan is done: nparts is final */
-	size_t nbounds;          /* what the plan found (0: no split) */
+	int planned;             /* the plan is done and split the capture:
+				    nparts is final (never set when it could
+				    not split: then cancel is) */
 	int cancel;
 	int outstanding[MAX_JOBS];
 	elem *free_chunks;       /* written chunks, for any worker: a chunk is
@@ -676,7 +677,7 @@ static int publish_bound(void *ctx, size_t i, uint64_t bound)
 /* The plan, on a thread of its own when it can be: the main thread
  * writes the first parts while the later bounds are worked out.  (When it
  * waited for the plan, the workers filled their whole budgets meanwhile:
- * 32 chunks, 128 MiB of fresh memory to be zeroed, against 16 now.) */
+ * 32 chunks, 128 MiB of fresh memory to be zeroed, against 12 now.) */
 static void *plan(void *arg)
 {
 	shared *sh = arg;
@@ -685,7 +686,6 @@ static void *plan(void *arg)
 	if (tb_session_plan_each(sh->c->s, sh->maxparts, publish_bound, sh, &nb, &e) != TB_OK)
 		nb = sh->nknown; /* the bounds given stay good: the last part runs to the end */
 	pthread_mutex_lock(&sh->mu);
-	sh->nbounds = nb;
 	if (nb == 0) {
 		sh->cancel = 1; /* one part: the caller's one-thread loop does it */
 	} else {
@@ -771,7 +771,7 @@ int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h)
 		pthread_join(wa[i].th, NULL);
 	if (planner)
 		pthread_join(plan_th, NULL);
-	if (!nw || sh.nbounds == 0)
+	if (!nw || !sh.planned)
 		bad = -1; /* nothing was consumed: the caller's loop does it all */
 	for (i = 0; i < sh.nparts; i++)
 		drop_queue(&sh.parts[i]);
