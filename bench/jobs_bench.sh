@@ -21,6 +21,18 @@
 # before and after is printed; a loaded machine lowers the speed-up (the
 # second thread waits for a core), so rerun when it is quiet before
 # believing a low figure.  Prints "figure:" lines for bench/check.sh.
+#
+# The control: a virtual machine's two CPUs need not be two CPUs' worth.
+# On this one, two copies of `report --jobs 1` pinned one to each CPU and
+# started together often end 30-50% apart (and pure-ALU loops do not), so
+# --jobs 2 runs at the speed of the slower CPU's share whatever the code
+# does.  So each round also runs that pinned pair (taskset, the first two
+# CPUs of this shell's affinity; CONTROL=0 leaves it out), times ta and tb:
+# the two CPUs together do the work in ideal = 1 / (1/ta + 1/tb), what a
+# perfect split would take.  Printed per mode, medians over the rounds:
+# the capacity (--jobs 1 wall / ideal: 2.0 on two whole CPUs, the
+# speed-up the machine allowed that round) and the efficiency (ideal /
+# --jobs 2 wall: 1.0 is a split that lost nothing, whatever the CPUs gave).
 # Exit 77 when there is no capture and none can be made.
 set -eu
 cd "$(dirname "$0")/.."
@@ -80,6 +92,39 @@ pairs() {
 		for (i = 1; i <= n; i++) print x[i] / y[i] }' | median | awk '{ printf "%.2f", $1 }'
 }
 best() { tr ' ' '\n' | sort -g | head -1; }
+# the control's CPUs: the first two this shell may run on
+cpus=
+if [ "${CONTROL:-1}" != 0 ] && command -v taskset > /dev/null; then
+	cpus=$(taskset -pc $$ 2> /dev/null | sed 's/.*: *//' | tr ',' '\n' |
+		awk -F- '{ if (NF == 2) for (i = $1; i <= $2; i++) print i; else print $1 }' |
+		head -2 | tr "\n" " " | sed "s/ $//")
+	[ "$(echo $cpus | wc -w)" = 2 ] || cpus=
+fi
+# the control's ideal time: the command (its output discarded) run twice
+# at once, pinned one to each CPU; 1 / (1/ta + 1/tb)
+ideal_of() {
+	local c ta tb d
+	d=$(mktemp -d "${TMPDIR:-/tmp}/tb-jobs-ctl.XXXXXX")
+	for c in $cpus; do
+		# the subshell pins itself (the command may be a function)
+		(taskset -pc "$c" $BASHPID > /dev/null && wall_of "$@" > "$d/$c") 2> /dev/null &
+	done
+	wait
+	set -- $cpus
+	ta=$(cat "$d/$1") tb=$(cat "$d/$2")
+	rm -rf "$d"
+	echo "$ta $tb" | awk '{ printf "%.3f", ($1 > 0 && $2 > 0) ? 1 / (1 / $1 + 1 / $2) : 0 }'
+}
+# the control's medians, printed: control MODE "W1S" "W2S" "IDEALS"
+control() {
+	[ -n "$cpus" ] || { echo "  control: none (CONTROL=0, no taskset, or one CPU)"; return; }
+	local cap eff
+	cap=$(pairs "$2" "$4")
+	eff=$(pairs "$4" "$3")
+	echo "  control, --jobs 1 pinned to CPUs $cpus at once, ideal split:$4 s"
+	echo "  capacity of the two CPUs ${cap}x; efficiency of --jobs 2 ${eff} (1.00: nothing lost to the split)"
+	echo "figure: jobs2_$1_efficiency $eff"
+}
 
 modes=" ${MODES:-plain raw perfetto parquet} "
 for mode in $modes; do
@@ -90,10 +135,11 @@ for mode in $modes; do
 	a=$(tb $mode --jobs 1 $opt 2> /dev/null | md5sum)
 	b=$(tb $mode --jobs 2 $opt 2> /dev/null | md5sum)
 	[ "$a" = "$b" ] || { echo "jobs_bench: $name: --jobs 2 differs from --jobs 1" >&2; exit 1; }
-	w1= w2=
+	w1= w2= wi=
 	for r in $(seq "$n"); do
 		w1="$w1 $(wall $mode --jobs 1 $opt)"
 		w2="$w2 $(wall $mode --jobs 2 $opt)"
+		[ -z "$cpus" ] || wi="$wi $(ideal_of tb $mode --jobs 1 $opt)"
 	done
 	b1=$(echo $w1 | best); b2=$(echo $w2 | best)
 	m1=$(echo $w1 | median); m2=$(echo $w2 | median)
@@ -112,6 +158,7 @@ for mode in $modes; do
 	sp=$(pairs "$w1" "$w2")
 	echo "  speed-up of --jobs 2: best ${sb}x, median ${sm}x, median of the pairs ${sp}x (goal 1.8x)"
 	echo "figure: jobs2_${mode}_speedup $sp"
+	control $mode "$w1" "$w2" "$wi"
 done
 
 if [[ $modes == *" parquet "* ]]; then
@@ -124,15 +171,18 @@ if [[ $modes == *" parquet "* ]]; then
 	pq=$(mktemp -d "$tmp/tb-jobs-bench.XXXXXX")
 	trap 'rm -rf "$pq"' EXIT
 	pqconv() { rm -rf "$pq/$1"; "$cli" convert --to parquet --jobs "$2" "$pq/$1" "$file" 2> /dev/null; }
+	# the control's copies, each into a directory of its own
+	pqpinned() { "$cli" convert --to parquet --jobs 1 "$pq/pin$BASHPID" "$file" 2> /dev/null; }
 	pqconv one 1
 	pqconv two 2
 	diff -r "$pq/one" "$pq/two" > /dev/null ||
 		{ echo "jobs_bench: convert --to parquet: --jobs 2 files differ from --jobs 1" >&2; exit 1; }
 	rm -rf "$pq/one" "$pq/two"
-	w1= w2=
+	w1= w2= wi=
 	for r in $(seq "$runs"); do
 		w1="$w1 $(wall_of pqconv x 1)"
 		w2="$w2 $(wall_of pqconv x 2)"
+		[ -z "$cpus" ] || { wi="$wi $(ideal_of pqpinned)"; rm -rf "$pq"/pin*; }
 	done
 	b1=$(echo $w1 | best); b2=$(echo $w2 | best)
 	m1=$(echo $w1 | median); m2=$(echo $w2 | median)
@@ -144,5 +194,6 @@ if [[ $modes == *" parquet "* ]]; then
 	sp=$(pairs "$w1" "$w2")
 	echo "  speed-up of --jobs 2: best ${sb}x, median ${sm}x, median of the pairs ${sp}x (goal 1.8x)"
 	echo "figure: jobs2_parquet_speedup $sp"
+	control parquet "$w1" "$w2" "$wi"
 fi
 echo "jobs_bench: load after $(cut -d' ' -f1-3 /proc/loadavg)"
