@@ -36,10 +36,39 @@ enum {
 
 /* ---- UTF-8 ---- */
 
+/* Whether the n bytes are all ASCII: the bytes or'ed together a word at a
+ * time, the last word overlapping the one before (no byte loop for the
+ * tail: the strings written most, comms and event names, are 3-16 bytes,
+ * and a loop over their last bytes cost as much as the rest). */
+static int all_ascii(const uint8_t *p, size_t n)
+{
+	uint64_t acc = 0, w;
+	size_t i;
+	if (n >= 8) {
+		for (i = 0; n - i > 8; i += 8) {
+			memcpy(&w, p + i, 8);
+			acc |= w;
+		}
+		memcpy(&w, p + n - 8, 8);
+		acc |= w;
+	} else if (n >= 4) {
+		uint32_t a, b;
+		memcpy(&a, p, 4);
+		memcpy(&b, p + n - 4, 4);
+		acc = a | b;
+	} else {
+		for (i = 0; i < n; i++)
+			acc |= p[i];
+	}
+	return !(acc & 0x8080808080808080ull);
+}
+
 TB_API int tb_pq_utf8_valid(const void *s, size_t n)
 {
 	const uint8_t *p = s;
 	size_t i = 0;
+	if (all_ascii(p, n))
+		return 1;
 	while (i < n) {
 		unsigned c = p[i], need, min;
 		uint32_t cp;
