@@ -71,10 +71,10 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 	src.dat = data;
 	src.dat_len = len;
 	src.decompress.fn = tb_cli_decompress;
-	if (c->f.mapped && c->f.fd >= 0 && data == c->f.data && len == c->f.len) {
+	if (c->f.mapped && tb_input_fd(&c->f) >= 0 && data == c->f.data && len == c->f.len) {
 		/* CPU data through reused buffers, not the mapping (tracedat.h) */
 		src.read = tb_file_pread;
-		src.read_ctx = (void *)(intptr_t)c->f.fd;
+		src.read_ctx = (void *)(intptr_t)tb_input_fd(&c->f);
 	}
 	st = tb_session_open(&c->s, &src, opt, &tb_cli_heap, &c->err);
 	if (st != TB_OK) {

@@ -7,18 +7,15 @@
 #include <stdio.h>
 
 #include "tracebound/tracebound.h"
+#include "fmtdir.h"
 
 /* Exit statuses every command uses. */
 enum { TB_EXIT_OK = 0, TB_EXIT_MALFORMED = 1, TB_EXIT_USAGE = 2 };
 
-/* A whole input file in memory: mapped when it is a regular file, read
- * into the heap when it is a pipe or "-" (standard input). */
-typedef struct tb_cli_file {
-	const uint8_t *data;
-	size_t len;
-	int mapped;
-	int fd;                  /* a mapped file's, kept open for tb_file_pread; else -1 */
-} tb_cli_file;
+/* A whole input file in memory (fmtdir.h's tb_input): mapped when it is a
+ * regular file (its descriptor kept for tb_file_pread), read into the heap
+ * when it is a pipe or "-" (standard input). */
+typedef tb_input tb_cli_file;
 
 /* 0 on success; on failure prints "tracebound: PATH: reason" and returns -1. */
 int tb_cli_load(const char *path, tb_cli_file *f);

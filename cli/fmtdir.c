@@ -1,10 +1,12 @@
 /* Directories of event formats: see fmtdir.h. */
+#define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,23 +84,26 @@ fail:
 	return NULL;
 }
 
-char *tb_file_read(const char *path, size_t *len)
+int tb_input_read_fd(int fd, tb_input *in, size_t max_read)
 {
 	size_t cap = 4096, n = 0;
-	char *buf;
-	int e = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
-	*len = 0;
-	if (fd < 0)
-		return NULL;
-	buf = malloc(cap);
+	uint8_t *buf = malloc(cap);
+	int e = 0;
+	memset(in, 0, sizeof(*in));
 	if (!buf)
 		e = ENOMEM;
 	while (buf) {
 		ssize_t got;
 		if (n + 1 >= cap) { /* room for the NUL */
-			char *nb = cap < TB_FMT_FILE_MAX ? realloc(buf, cap * 2) : NULL;
+			uint8_t *nb = NULL;
+			if (n > max_read) {
+				e = EFBIG;
+				break;
+			}
+			if (cap <= SIZE_MAX / 2)
+				nb = realloc(buf, cap * 2);
 			if (!nb) {
-				e = cap < TB_FMT_FILE_MAX ? ENOMEM : EFBIG;
+				e = ENOMEM;
 				break;
 			}
 			buf = nb;
@@ -112,17 +117,95 @@ char *tb_file_read(const char *path, size_t *len)
 			break;
 		}
 		if (got == 0) {
-			close(fd);
+			if (n > max_read) {
+				e = EFBIG;
+				break;
+			}
 			buf[n] = 0;
-			*len = n;
-			return buf;
+			in->data = buf;
+			in->len = n;
+			return 0;
 		}
 		n += (size_t)got;
 	}
 	free(buf);
+	errno = e;
+	return -1;
+}
+
+int tb_input_load(const char *path, tb_input *in, int keep_fd, size_t max_read)
+{
+	struct stat st;
+	int rc, e, fd = open(path, O_RDONLY | O_CLOEXEC);
+	memset(in, 0, sizeof(*in));
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		errno = EISDIR;
+		return -1;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *p;
+		if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
+			close(fd);
+			errno = EFBIG;
+			return -1;
+		}
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			if (keep_fd)
+				in->fd1 = fd + 1;
+			else
+				close(fd);
+			in->data = p;
+			in->len = (size_t)st.st_size;
+			in->mapped = 1;
+			return 0;
+		}
+	}
+	rc = tb_input_read_fd(fd, in, max_read);
+	e = errno;
 	close(fd);
 	errno = e;
-	return NULL;
+	return rc;
+}
+
+void tb_input_free(tb_input *in)
+{
+	if (in->fd1 > 0)
+		close(in->fd1 - 1);
+	if (in->data) {
+		if (in->mapped)
+			munmap((void *)(uintptr_t)in->data, in->len);
+		else
+			free((void *)(uintptr_t)in->data);
+	}
+	memset(in, 0, sizeof(*in));
+}
+
+char *tb_file_read(const char *path, size_t *len)
+{
+	tb_input in;
+	int e, fd = open(path, O_RDONLY | O_CLOEXEC);
+	*len = 0;
+	if (fd < 0)
+		return NULL;
+	if (tb_input_read_fd(fd, &in, TB_FMT_FILE_MAX) != 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	close(fd);
+	*len = in.len;
+	return (char *)(uintptr_t)in.data; /* heap, NUL-terminated */
 }
 
 void tb_fmt_dir_free(tb_fmt_dir *d)

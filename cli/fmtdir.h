@@ -2,8 +2,9 @@
  * Directories of event formats, for the edges that read files (the CLI and
  * the Python module build this one file): paths, sorted directory
  * listings, whole small files, every <system>/<event>/format under a
- * directory laid out like /sys/kernel/tracing/events, and the read
- * function through which a session reads a capture's CPU data.  Plain C and POSIX:
+ * directory laid out like /sys/kernel/tracing/events, whole inputs mapped
+ * or read, and the read function through which a session reads a
+ * capture's CPU data.  Plain C and POSIX:
  * no stdio output, errors are return values with errno set.
  */
 #ifndef TB_FMTDIR_H
@@ -24,6 +25,32 @@ int tb_path_is_dir(const char *path);
  * out.  Free with tb_names_free. */
 char **tb_dir_names(const char *dir, int dirs_only, size_t *count);
 void tb_names_free(char **names, size_t n);
+
+/* A whole input in memory: a regular file with bytes is mapped read-only
+ * (not copied); anything else (a pipe, stdin, a tracefs file that says
+ * size 0) is read to its end into the heap, with a NUL after its bytes. */
+typedef struct tb_input {
+	const uint8_t *data;
+	size_t len;
+	int mapped;  /* 1: munmap, 0: free */
+	int fd1;     /* with keep_fd, a mapped file's descriptor plus one, for
+			tb_file_pread (0: none, as in a zeroed tb_input) */
+} tb_input;
+
+/* path mapped, or read when it cannot be (at most max_read bytes: EFBIG
+ * past them): 0, or -1 with errno (EISDIR for a directory).  keep_fd: a
+ * mapped file's descriptor stays open (tb_input_fd) until tb_input_free. */
+int tb_input_load(const char *path, tb_input *in, int keep_fd, size_t max_read);
+/* fd (left open) read to its end, as above. */
+int tb_input_read_fd(int fd, tb_input *in, size_t max_read);
+/* The kept descriptor, or -1. */
+static inline int tb_input_fd(const tb_input *in)
+{
+	return in->fd1 - 1;
+}
+/* Unmap or free, close a kept descriptor; *in is zeroed (freeing a zeroed
+ * one does nothing). */
+void tb_input_free(tb_input *in);
 
 /* A whole file read to its end (tracefs reports size 0), malloc'd with a
  * NUL after its *len bytes; NULL with errno (EFBIG past TB_FMT_FILE_MAX). */

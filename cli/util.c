@@ -11,46 +11,6 @@
 
 #include "cli.h"
 
-static int read_all(int fd, const char *path, tb_cli_file *f)
-{
-	size_t cap = 1 << 16, len = 0;
-	uint8_t *buf = malloc(cap);
-	if (!buf)
-		goto oom;
-	for (;;) {
-		ssize_t n;
-		if (len == cap) {
-			uint8_t *nb;
-			if (cap > SIZE_MAX / 2)
-				goto oom;
-			nb = realloc(buf, cap * 2);
-			if (!nb)
-				goto oom;
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			fprintf(stderr, "tracebound: %s: %s\n", path, strerror(errno));
-			free(buf);
-			return -1;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	f->data = buf;
-	f->len = len;
-	f->mapped = 0;
-	return 0;
-oom:
-	free(buf);
-	fprintf(stderr, "tracebound: %s: out of memory\n", path);
-	return -1;
-}
-
 /* An input is mapped, not copied: if its file is cut short while we read
  * it (an upload still being written, a log rotated), touching the lost
  * pages raises SIGBUS.  Say so and stop with the damaged-input status
@@ -76,42 +36,22 @@ void tb_cli_catch_shrinking_inputs(void)
 
 int tb_cli_load(const char *path, tb_cli_file *f)
 {
-	struct stat st;
-	int fd, rc;
-	memset(f, 0, sizeof(*f));
-	f->fd = -1;
-	if (!strcmp(path, "-"))
-		return read_all(0, "(stdin)", f);
-	fd = open(path, O_RDONLY);
-	if (fd < 0) {
-		fprintf(stderr, "tracebound: %s: %s\n", path, strerror(errno));
-		return -1;
+	int rc;
+	if (!strcmp(path, "-")) {
+		path = "(stdin)";
+		rc = tb_input_read_fd(0, f, SIZE_MAX);
+	} else {
+		rc = tb_input_load(path, f, 1, SIZE_MAX);
 	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p != MAP_FAILED) {
-			f->fd = fd; /* for tb_cli_pread */
-			f->data = p;
-			f->len = (size_t)st.st_size;
-			f->mapped = 1;
-			return 0;
-		}
-	}
-	rc = read_all(fd, path, f);
-	close(fd);
+	if (rc)
+		fprintf(stderr, "tracebound: %s: %s\n", path,
+			errno == ENOMEM ? "out of memory" : strerror(errno));
 	return rc;
 }
 
 void tb_cli_unload(tb_cli_file *f)
 {
-	if (f->mapped)
-		munmap((void *)(uintptr_t)f->data, f->len);
-	else
-		free((void *)(uintptr_t)f->data);
-	if (f->mapped && f->fd >= 0)
-		close(f->fd);
-	memset(f, 0, sizeof(*f));
-	f->fd = -1;
+	tb_input_free(f);
 }
 
 /* Through the library's one JSON string writer (escapes, invalid UTF-8). */

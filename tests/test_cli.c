@@ -279,6 +279,33 @@ START_TEST(input_cut_while_read_is_said)
 }
 END_TEST
 
+/* An input is mapped when it is a regular file and read to its end when
+ * it is a pipe (cli/fmtdir.c, tb_input_load): both give the same report.
+ * A directory is refused by name. */
+START_TEST(inputs_mapped_or_piped_alike)
+{
+	const char *v6 = tb_test_path("../shared/samples/sched4k.v6.dat");
+	char cmd[2048];
+	tb_test_run r;
+	expect("report /", 2, "tracebound: /: Is a directory\n");
+	expect("pmclog /", 2, "tracebound: /: Is a directory\n");
+	if (!tb_test_exists(v6))
+		return;
+	snprintf(cmd, sizeof(cmd), "cat '%s' | $CLI report --jobs 1 - | md5sum; "
+		 "$CLI report --jobs 1 '%s' | md5sum; $CLI report --jobs 1 '%s' | wc -l", v6, v6, v6);
+	tb_test_sh(cmd, &r);
+	ck_assert_int_eq(r.status, 0);
+	{
+		/* three lines: the same digest twice, and a report of many lines */
+		const char *a = r.out, *b = strchr(a, '\n');
+		ck_assert_ptr_nonnull(b);
+		ck_assert_int_eq(strncmp(a, b + 1, (size_t)(b - a)), 0);
+		ck_assert_int_gt(atol(strchr(b + 1, '\n') + 1), 1000);
+	}
+	tb_test_run_free(&r);
+}
+END_TEST
+
 /* An empty input is said as "empty input" by every command, and exits 1. */
 START_TEST(empty_inputs_are_said)
 {
@@ -495,6 +522,7 @@ Suite *tb_suite_cli(void)
 	tcase_add_test(t, converters_have_help_and_named_errors);
 	tcase_add_test(t, full_stdout_is_exit_2);
 	tcase_add_test(t, empty_inputs_are_said);
+	tcase_add_test(t, inputs_mapped_or_piped_alike);
 	tcase_add_test(t, cut_capture_is_status_1_everywhere);
 	tcase_add_test(t, raw_says_which_subbuf_size_disagrees);
 	tcase_add_test(t, line_options_match_trace_cmd);

@@ -8,116 +8,27 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #define TBPY_MAX_TEXT (64u << 20)   /* a format, table or header text */
 #define TBPY_MAX_CPUS 8192u
 
-static int map_file(const char *path, tbpy_map *m, int keep_fd)
-{
-	struct stat st;
-	void *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	memset(m, 0, sizeof(*m));
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		close(fd);
-		errno = EISDIR;
-		return -1;
-	}
-	if (S_ISREG(st.st_mode) && st.st_size > 0) {
-		if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
-			close(fd);
-			errno = EFBIG;
-			return -1;
-		}
-		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p != MAP_FAILED) {
-			if (keep_fd)
-				m->fd1 = fd + 1;
-			else
-				close(fd);
-			m->data = p;
-			m->len = (size_t)st.st_size;
-			m->mapped = 1;
-			return 0;
-		}
-	}
-	/* a pipe, an empty or a tracefs file (size 0): read to the end */
-	{
-		size_t cap = 4096, n = 0;
-		uint8_t *buf = malloc(cap);
-		while (buf) {
-			ssize_t got;
-			if (n == cap) {
-				uint8_t *nb = cap < TBPY_MAX_TEXT ? realloc(buf, cap * 2) : NULL;
-				if (!nb) {
-					free(buf);
-					buf = NULL;
-					errno = ENOMEM;
-					break;
-				}
-				buf = nb;
-				cap *= 2;
-			}
-			got = read(fd, buf + n, cap - n);
-			if (got < 0 && errno == EINTR)
-				continue;
-			if (got < 0) {
-				int e = errno;
-				free(buf);
-				buf = NULL;
-				errno = e;
-				break;
-			}
-			if (got == 0)
-				break;
-			n += (size_t)got;
-		}
-		close(fd);
-		if (!buf)
-			return -1;
-		m->data = buf;
-		m->len = n;
-		m->mapped = 0;
-	}
-	return 0;
-}
-
 int tbpy_map_file(const char *path, tbpy_map *m)
 {
-	return map_file(path, m, 0);
+	return tb_input_load(path, m, 0, TBPY_MAX_TEXT);
 }
 
 int tbpy_map_capture(const char *path, tbpy_map *m)
 {
-	return map_file(path, m, 1);
+	return tb_input_load(path, m, 1, TBPY_MAX_TEXT);
 }
 
 void tbpy_unmap(tbpy_map *m)
 {
-	if (m->fd1 > 0)
-		close(m->fd1 - 1);
-	if (m->data) {
-		if (m->mapped)
-			munmap((void *)(uintptr_t)m->data, m->len);
-		else
-			free((void *)(uintptr_t)m->data);
-	}
-	memset(m, 0, sizeof(*m));
+	tb_input_free(m);
 }
 
 /* ---- decompressors, loaded when present ---- */
@@ -386,10 +297,10 @@ int tbpy_input_open(tbpy_input *in, const char *path, const char *events_dir)
 	in->is_dat = 1;
 	in->src.dat = in->dat.data;
 	in->src.dat_len = in->dat.len;
-	if (in->dat.fd1 > 0) {
+	if (tb_input_fd(&in->dat) >= 0) {
 		/* CPU data through reused buffers, not the mapping (tracedat.h) */
 		in->src.read = tb_file_pread;
-		in->src.read_ctx = (void *)(intptr_t)(in->dat.fd1 - 1);
+		in->src.read_ctx = (void *)(intptr_t)tb_input_fd(&in->dat);
 	}
 	in->src.decompress.fn = tbpy_decompress;
 	in->src.decompress.ctx = NULL;

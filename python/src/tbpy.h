@@ -40,14 +40,8 @@ int tbpy_fs_or_none(PyObject *o, void *out);
 
 /* ---- the input (source.c) ---- */
 
-/* A file mapped read-only (or a small text read into the heap). */
-typedef struct tbpy_map {
-	const uint8_t *data;
-	size_t len;
-	int mapped;  /* 1: munmap, 0: free */
-	int fd1;     /* a capture's descriptor kept for tb_file_pread, plus one
-			(0: none, as in a zeroed map) */
-} tbpy_map;
+/* A file mapped read-only, or read into the heap (cli/fmtdir.h). */
+typedef tb_input tbpy_map;
 
 /* Map path (read-only, private).  0, or -1 with errno set. */
 int tbpy_map_file(const char *path, tbpy_map *m);
