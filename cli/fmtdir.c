@@ -84,6 +84,14 @@ fail:
 	return NULL;
 }
 
+/* close(fd), keeping the errno of what failed before it. */
+static void close_keeping_errno(int fd)
+{
+	int e = errno;
+	close(fd);
+	errno = e;
+}
+
 int tb_input_read_fd(int fd, tb_input *in, size_t max_read)
 {
 	size_t cap = 4096, n = 0;
@@ -96,18 +104,25 @@ int tb_input_read_fd(int fd, tb_input *in, size_t max_read)
 		ssize_t got;
 		if (n + 1 >= cap) { /* room for the NUL */
 			uint8_t *nb = NULL;
+			size_t ncap;
 			if (n > max_read) {
 				e = EFBIG;
 				break;
 			}
-			if (cap <= SIZE_MAX / 2)
-				nb = realloc(buf, cap * 2);
+			/* doubled, never past max_read + 2 (the byte that tells
+			 * the input is too long, and the NUL): more than cap,
+			 * as n = cap - 1 <= max_read here */
+			ncap = cap <= SIZE_MAX / 2 ? cap * 2 : 0;
+			if (ncap && max_read < ncap - 2)
+				ncap = max_read + 2;
+			if (ncap)
+				nb = realloc(buf, ncap);
 			if (!nb) {
 				e = ENOMEM;
 				break;
 			}
 			buf = nb;
-			cap *= 2;
+			cap = ncap;
 		}
 		got = read(fd, buf + n, cap - 1 - n);
 		if (got < 0 && errno == EINTR)
@@ -136,14 +151,12 @@ int tb_input_read_fd(int fd, tb_input *in, size_t max_read)
 int tb_input_load(const char *path, tb_input *in, int keep_fd, size_t max_read)
 {
 	struct stat st;
-	int rc, e, fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc, fd = open(path, O_RDONLY | O_CLOEXEC);
 	memset(in, 0, sizeof(*in));
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0) {
-		e = errno;
-		close(fd);
-		errno = e;
+		close_keeping_errno(fd);
 		return -1;
 	}
 	if (S_ISDIR(st.st_mode)) {
@@ -171,9 +184,7 @@ int tb_input_load(const char *path, tb_input *in, int keep_fd, size_t max_read)
 		}
 	}
 	rc = tb_input_read_fd(fd, in, max_read);
-	e = errno;
-	close(fd);
-	errno = e;
+	close_keeping_errno(fd);
 	return rc;
 }
 
@@ -193,17 +204,14 @@ void tb_input_free(tb_input *in)
 char *tb_file_read(const char *path, size_t *len)
 {
 	tb_input in;
-	int e, fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc, fd = open(path, O_RDONLY | O_CLOEXEC);
 	*len = 0;
 	if (fd < 0)
 		return NULL;
-	if (tb_input_read_fd(fd, &in, TB_FMT_FILE_MAX) != 0) {
-		e = errno;
-		close(fd);
-		errno = e;
+	rc = tb_input_read_fd(fd, &in, TB_FMT_FILE_MAX);
+	close_keeping_errno(fd);
+	if (rc)
 		return NULL;
-	}
-	close(fd);
 	*len = in.len;
 	return (char *)(uintptr_t)in.data; /* heap, NUL-terminated */
 }

@@ -297,10 +297,12 @@ START_TEST(inputs_mapped_or_piped_alike)
 	ck_assert_int_eq(r.status, 0);
 	{
 		/* three lines: the same digest twice, and a report of many lines */
-		const char *a = r.out, *b = strchr(a, '\n');
+		const char *a = r.out, *b = strchr(a, '\n'), *c;
 		ck_assert_ptr_nonnull(b);
 		ck_assert_int_eq(strncmp(a, b + 1, (size_t)(b - a)), 0);
-		ck_assert_int_gt(atol(strchr(b + 1, '\n') + 1), 1000);
+		c = strchr(b + 1, '\n');
+		ck_assert_ptr_nonnull(c);
+		ck_assert_int_gt(atol(c + 1), 1000);
 	}
 	tb_test_run_free(&r);
 }
