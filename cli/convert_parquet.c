@@ -147,8 +147,8 @@ struct pq_out {
 	pq_table *last;           /* the table of the previous event */
 	pq_table all;
 	size_t nopen;
-	uint8_t *scratch, *cscratch;
-	size_t scratch_cap, cscratch_cap;
+	uint8_t *scratch, *cscratch, *dict;
+	size_t scratch_cap, cscratch_cap, dict_cap;
 	size_t var_min;           /* first buffer of a byte or list column */
 	size_t mem;               /* bytes of all column buffers now */
 #ifdef TB_HAVE_ZSTD
@@ -273,14 +273,14 @@ static void field_col(tb_pq_column *c, const tb_field *f)
 		return;
 	case TB_FIELD_STRING:
 		c->kind = TB_PQ_BYTES;
-		c->flags |= TB_PQ_TEXT;
+		c->flags |= TB_PQ_TEXT | TB_PQ_DICT;
 		return;
 	case TB_FIELD_ARRAY:
 	case TB_FIELD_DYNAMIC:
 	case TB_FIELD_REST:
 		if (f->flags & TB_FIELD_TEXT) {
 			c->kind = TB_PQ_BYTES;
-			c->flags |= TB_PQ_TEXT;
+			c->flags |= TB_PQ_TEXT | TB_PQ_DICT;
 		} else if (es == 1 || es == 2 || es == 4 || es == 8) {
 			c->kind = TB_PQ_LIST;
 			c->bits = (uint8_t)(es * 8);
@@ -319,14 +319,16 @@ static int table_start(pq_out *o, pq_table *t, const tb_format *fmt, const char 
 	set_col(&t->cols[C_TS], "ts", TB_PQ_INT, 64, TB_PQ_SIGNED);
 	set_col(&t->cols[C_CPU], "cpu", TB_PQ_INT, 32, 0);
 	set_col(&t->cols[C_PID], "pid", TB_PQ_INT, 32, TB_PQ_SIGNED | TB_PQ_NULLABLE);
-	set_col(&t->cols[C_COMM], "comm", TB_PQ_BYTES, 0, TB_PQ_TEXT);
+	set_col(&t->cols[C_COMM], "comm", TB_PQ_BYTES, 0, TB_PQ_TEXT | TB_PQ_DICT);
 	for (i = 0; i < C_NFIXED; i++)
 		t->field[i] = -1;
 	if (!fmt) {
-		set_col(&t->cols[E_SYSTEM], "system", TB_PQ_BYTES, 0, TB_PQ_TEXT | TB_PQ_NULLABLE);
-		set_col(&t->cols[E_NAME], "name", TB_PQ_BYTES, 0, TB_PQ_TEXT | TB_PQ_NULLABLE);
+		set_col(&t->cols[E_SYSTEM], "system", TB_PQ_BYTES, 0,
+			TB_PQ_TEXT | TB_PQ_NULLABLE | TB_PQ_DICT);
+		set_col(&t->cols[E_NAME], "name", TB_PQ_BYTES, 0,
+			TB_PQ_TEXT | TB_PQ_NULLABLE | TB_PQ_DICT);
 		set_col(&t->cols[E_ID], "id", TB_PQ_INT, 32, TB_PQ_NULLABLE);
-		set_col(&t->cols[E_BUFFER], "buffer", TB_PQ_BYTES, 0, TB_PQ_TEXT);
+		set_col(&t->cols[E_BUFFER], "buffer", TB_PQ_BYTES, 0, TB_PQ_TEXT | TB_PQ_DICT);
 		if (o->text)
 			set_col(&t->cols[E_TEXT], "text", TB_PQ_BYTES, 0,
 				TB_PQ_TEXT | TB_PQ_NULLABLE);
@@ -378,6 +380,8 @@ static int table_start(pq_out *o, pq_table *t, const tb_format *fmt, const char 
 	cfg.write_ctx = t;
 	cfg.scratch = o->scratch;
 	cfg.scratch_cap = o->scratch_cap;
+	cfg.dict = o->dict;
+	cfg.dict_cap = o->dict_cap;
 	cfg.footer = t->footer;
 	cfg.footer_cap = t->footer_cap;
 #ifdef TB_HAVE_ZSTD
@@ -1085,8 +1089,8 @@ static char *stem_dir(const char *outdir, const char *path, int nth, char **used
 
 /* Scratch memory of one writing thread. */
 typedef struct pq_mem {
-	uint8_t *scratch, *cscratch;
-	size_t scap, ccap;
+	uint8_t *scratch, *cscratch, *dict;
+	size_t scap, ccap, dcap;
 	void *zc;
 } pq_mem;
 
@@ -1096,6 +1100,8 @@ static int mem_alloc(pq_mem *m)
 	 * buffers stay below 2 * VAR_CAP, less than that) */
 	m->scap = tb_pq_scratch_size(4 * (size_t)TB_DAT_PAGE_MAX);
 	m->scratch = malloc(m->scap);
+	m->dcap = tb_pq_dict_size(4 * (size_t)TB_DAT_PAGE_MAX);
+	m->dict = malloc(m->dcap);
 	m->ccap = 0;
 	m->cscratch = NULL;
 	m->zc = NULL;
@@ -1106,12 +1112,13 @@ static int mem_alloc(pq_mem *m)
 	if (!m->cscratch || !m->zc)
 		return -1;
 #endif
-	return m->scratch ? 0 : -1;
+	return m->scratch && m->dict ? 0 : -1;
 }
 
 static void mem_free(pq_mem *m)
 {
 	free(m->scratch);
+	free(m->dict);
 	free(m->cscratch);
 #ifdef TB_HAVE_ZSTD
 	ZSTD_freeCCtx(m->zc);
@@ -1133,6 +1140,8 @@ static void out_init(pq_out *o, unsigned roles, pq_shared *sh, tb_cli_capture *c
 	o->scratch_cap = m->scap;
 	o->cscratch = m->cscratch;
 	o->cscratch_cap = m->ccap;
+	o->dict = m->dict;
+	o->dict_cap = m->dcap;
 	o->var_min = VAR_MIN;
 #ifdef TB_HAVE_ZSTD
 	o->zc = m->zc;

@@ -3,6 +3,7 @@
 
 #include "digits.h"
 #include "internal.h"
+#include "reader.h"
 #include "thrift.h"
 #include "tracebound/parquet.h"
 
@@ -20,7 +21,9 @@ enum {
 	PQ_CT_INT_8 = 15,
 	PQ_ENC_PLAIN = 0,
 	PQ_ENC_RLE = 3,
-	PQ_DATA_PAGE = 0
+	PQ_ENC_RLE_DICTIONARY = 8,
+	PQ_DATA_PAGE = 0,
+	PQ_DICTIONARY_PAGE = 2
 };
 
 /* Footer bytes one row group's metadata can take: per column, and fixed. */
@@ -33,6 +36,12 @@ enum {
  * definition levels usually fit there, so its page is assembled in place
  * (levels, then the values already in the buffer) without a copy. */
 #define PQ_GAP 32u
+/* The dictionary's hash table at its largest (never more than half full).
+ * A slot holds the value's hash above PQ_SLOT_BITS and its entry + 1
+ * below (TB_PQ_DICT_MAX < 2^PQ_SLOT_BITS, and so is the slot count). */
+#define PQ_DICT_SLOTS (2u * TB_PQ_DICT_MAX)
+#define PQ_SLOT_BITS 15u
+#define PQ_SLOT_LOW ((1u << PQ_SLOT_BITS) - 1)
 
 /* ---- UTF-8 ---- */
 
@@ -113,6 +122,68 @@ TB_API int tb_pq_utf8_valid(const void *s, size_t n)
 		i += need + 1;
 	}
 	return 1;
+}
+
+/* ---- dictionaries ---- */
+
+/* A hash of n bytes for the dictionary's table, read a word at a time
+ * (the last word overlapping, as in all_ascii: names and comms are
+ * short). */
+static uint32_t value_hash(const uint8_t *p, size_t n)
+{
+	const uint64_t k = 0x9e3779b97f4a7c15ull;
+	uint64_t h = ((uint64_t)n + 1) * k, w = 0;
+	size_t i;
+	for (i = 0; n - i > 8; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * k;
+		h ^= h >> 29;
+	}
+	if (n >= 8) {
+		memcpy(&w, p + n - 8, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+		memcpy(&a, p, 4);
+		memcpy(&b, p + n - 4, 4);
+		w = (uint64_t)a << 32 | b;
+	} else if (n) {
+		w = (uint64_t)p[0] << 16 | (uint64_t)p[n / 2] << 8 | p[n - 1];
+	}
+	h = (h ^ w) * k;
+	return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
+/* Are a[0..n) and b[0..n) the same?  Words, the last overlapping (no
+ * library call for a comm). */
+static int same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	uint64_t x, y;
+	size_t i;
+	if (n < 8) {
+		uint32_t u, v;
+		if (n < 4) {
+			for (i = 0; i < n; i++)
+				if (a[i] != b[i])
+					return 0;
+			return 1;
+		}
+		memcpy(&u, a, 4);
+		memcpy(&v, b, 4);
+		if (u != v)
+			return 0;
+		memcpy(&u, a + n - 4, 4);
+		memcpy(&v, b + n - 4, 4);
+		return u == v;
+	}
+	for (i = 0; n - i > 8; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return 0;
+	}
+	memcpy(&x, a + n - 8, 8);
+	memcpy(&y, b + n - 8, 8);
+	return x == y;
 }
 
 /* ---- column shapes ---- */
@@ -198,10 +269,18 @@ TB_API size_t tb_pq_scratch_size(size_t cap)
 	return cap > (SIZE_MAX - 64) / 2 ? SIZE_MAX : 2 * cap + 64;
 }
 
+TB_API size_t tb_pq_dict_size(size_t cap)
+{
+	/* the hash slots and each distinct value's place (4 bytes each), and
+	 * an index (2 bytes) per value: a value takes 4 bytes at least */
+	return (size_t)(PQ_DICT_SLOTS + TB_PQ_DICT_MAX) * 4 + (cap / 4 + 1) * 2;
+}
+
 static int column_ok(const tb_pq_column *c)
 {
 	if (!c->name || !c->name_len || memchr(c->name, 0, c->name_len) || !c->buf ||
-	    c->cap < TB_PQ_MIN_COLUMN_BUF || c->flags & ~7u)
+	    c->cap < TB_PQ_MIN_COLUMN_BUF || c->flags & ~15u ||
+	    ((c->flags & TB_PQ_DICT) && c->kind != TB_PQ_BYTES))
 		return 0;
 	switch (c->kind) {
 	case TB_PQ_INT:
@@ -217,7 +296,7 @@ static int column_ok(const tb_pq_column *c)
 TB_API tb_status tb_pq_writer_init(tb_pq_writer *w, tb_pq_column *cols, size_t ncols,
 				   const tb_pq_config *cfg, tb_error *err)
 {
-	size_t i, maxcap = 0;
+	size_t i, maxcap = 0, maxdict = 0;
 	tb_error_clear(err);
 	if (!w || !cfg || !cfg->write || (ncols && !cols))
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL writer, configuration or callback");
@@ -236,6 +315,8 @@ TB_API tb_status tb_pq_writer_init(tb_pq_writer *w, tb_pq_column *cols, size_t n
 				       "bad column: name, kind, bits, flags or buffer");
 		if (c->cap > maxcap)
 			maxcap = c->cap;
+		if ((c->flags & TB_PQ_DICT) && c->cap > maxdict)
+			maxdict = c->cap;
 		c->values = c->nulls = c->non_utf8 = 0;
 		c->vlen_ = PQ_GAP;
 		c->nlev_ = 0;
@@ -251,6 +332,8 @@ TB_API tb_status tb_pq_writer_init(tb_pq_writer *w, tb_pq_column *cols, size_t n
 	}
 	if (!cfg->scratch || cfg->scratch_cap < tb_pq_scratch_size(maxcap))
 		return tb_fail(err, TB_ERR_ARG, 0, "scratch smaller than tb_pq_scratch_size()");
+	if (maxdict && (!cfg->dict || cfg->dict_cap < tb_pq_dict_size(maxdict)))
+		return tb_fail(err, TB_ERR_ARG, 0, "dict smaller than tb_pq_dict_size()");
 	if (cfg->compress && (!cfg->cscratch || !cfg->cscratch_cap))
 		return tb_fail(err, TB_ERR_ARG, 0, "a compressor needs cscratch");
 	if (cfg->footer_cap && !cfg->footer)
@@ -302,9 +385,10 @@ TB_API tb_status tb_pq_column_resize(tb_pq_writer *w, size_t i, uint8_t *buf, si
 	c = &w->cols[i];
 	if (cap > TB_PQ_MAX_COLUMN_BUF)
 		return tb_fail(err, TB_ERR_LIMIT, i, "column buffer larger than TB_PQ_MAX_COLUMN_BUF");
-	if (cap < TB_PQ_MIN_COLUMN_BUF || w->cfg.scratch_cap < tb_pq_scratch_size(cap))
+	if (cap < TB_PQ_MIN_COLUMN_BUF || w->cfg.scratch_cap < tb_pq_scratch_size(cap) ||
+	    ((c->flags & TB_PQ_DICT) && w->cfg.dict_cap < tb_pq_dict_size(cap)))
 		return tb_fail(err, TB_ERR_ARG, i,
-			       "column buffer too small, or larger than the scratch allows");
+			       "column buffer too small, or larger than the scratch or dict allows");
 	if (c->vlen_ > cap || c->nlev_ > cap - c->vlen_ || buf == c->buf)
 		return tb_fail(err, TB_ERR_ARG, i,
 			       "the new buffer is the old one or cannot take what the column holds");
@@ -494,41 +578,66 @@ TB_API tb_status tb_pq_write_row(tb_pq_writer *w, const tb_pq_value *vals, tb_er
 
 /* ---- flushing a row group ---- */
 
-static uint8_t level_at(const tb_pq_column *c, size_t i, unsigned shift)
+/* What the RLE / bit-packed hybrid encodes: a column's level entries
+ * (bytes from the back of its buffer, a nibble of each), or the
+ * dictionary indices of its values (2 bytes each). */
+typedef struct pq_seq {
+	const uint8_t *p; /* levels: one past the first entry; indices: the first */
+	size_t n;
+	unsigned shift;   /* levels: which nibble */
+	int idx;
+} pq_seq;
+
+static inline unsigned seq_at(const pq_seq *q, size_t i)
 {
-	return (uint8_t)(c->buf[c->cap - 1 - i] >> shift & 0x0f);
+	uint16_t v;
+	if (!q->idx)
+		return (unsigned)(*(q->p - 1 - i) >> q->shift) & 0x0f;
+	memcpy(&v, q->p + 2 * i, 2);
+	return v;
 }
 
-/* The RLE / bit-packed hybrid of the levels (after a 4-byte length) into
- * out; returns the bytes written.  Runs of 8 or more equal levels are RLE
- * runs; the rest goes in bit-packed groups of 8 (the last one padded). */
-static size_t encode_levels(const tb_pq_column *c, unsigned shift, unsigned bw,
-			    uint8_t *out)
+static size_t put_varint(uint8_t *out, size_t v)
 {
-	size_t n = c->nlev_, i = 0, pos = 4;
-	if (c->lazy_ && n) { /* all defined: one RLE run */
-		size_t r = n << 1;
-		while (r >= 0x80) {
-			out[pos++] = (uint8_t)(r | 0x80);
-			r >>= 7;
-		}
-		out[pos++] = (uint8_t)r;
-		out[pos++] = (uint8_t)max_def(c);
-		i = n;
+	size_t pos = 0;
+	while (v >= 0x80) {
+		out[pos++] = (uint8_t)(v | 0x80);
+		v >>= 7;
 	}
+	out[pos++] = (uint8_t)v;
+	return pos;
+}
+
+/* An RLE run: its length, then the value in (bw + 7) / 8 bytes. */
+static size_t put_run(uint8_t *out, size_t run, unsigned v, unsigned bw)
+{
+	size_t pos = put_varint(out, run << 1), k;
+	for (k = 0; k < (bw + 7) / 8; k++)
+		out[pos++] = (uint8_t)(v >> (8 * k));
+	return pos;
+}
+
+/* Bytes the hybrid of n values of bw bits can take: per 8 values at most
+ * bw bytes and a header byte, or an RLE run of at most bw + 1 bytes (a
+ * run of 64 or more has a longer length but covers 8 groups). */
+static size_t hybrid_bound(size_t n, unsigned bw)
+{
+	return (n / 8 + 1) * (bw + 1);
+}
+
+/* The RLE / bit-packed hybrid of q into out; returns the bytes written.
+ * Runs of 8 or more equal values are RLE runs; the rest goes in
+ * bit-packed groups of 8 (the last one padded with zeros). */
+static size_t hybrid(const pq_seq *q, unsigned bw, uint8_t *out)
+{
+	size_t n = q->n, i = 0, pos = 0;
 	while (i < n) {
-		uint8_t v = level_at(c, i, shift);
+		unsigned v = seq_at(q, i);
 		size_t run = 1;
-		while (i + run < n && level_at(c, i + run, shift) == v)
+		while (i + run < n && seq_at(q, i + run) == v)
 			run++;
 		if (run >= 8) {
-			size_t r = run << 1;
-			while (r >= 0x80) {
-				out[pos++] = (uint8_t)(r | 0x80);
-				r >>= 7;
-			}
-			out[pos++] = (uint8_t)r;
-			out[pos++] = v;
+			pos += put_run(out + pos, run, v, bw);
 			i += run;
 			continue;
 		}
@@ -536,28 +645,59 @@ static size_t encode_levels(const tb_pq_column *c, unsigned shift, unsigned bw,
 			size_t head = pos++, groups = 0;
 			while (i < n && groups < 63) {
 				size_t k;
-				uint64_t bits = 0;
+				uint64_t acc = 0;
+				unsigned nb = 0;
 				if (groups) {
-					uint8_t f = level_at(c, i, shift);
+					unsigned f = seq_at(q, i);
 					size_t same = 1;
-					while (same < 8 && i + same < n &&
-					       level_at(c, i + same, shift) == f)
+					while (same < 8 && i + same < n && seq_at(q, i + same) == f)
 						same++;
 					if (same >= 8)
 						break;
 				}
-				for (k = 0; k < 8; k++)
-					if (i + k < n)
-						bits |= (uint64_t)level_at(c, i + k, shift) << (k * bw);
-				for (k = 0; k < bw; k++)
-					out[pos++] = (uint8_t)(bits >> (8 * k));
+				for (k = 0; k < 8; k++) {
+					acc |= (uint64_t)(i + k < n ? seq_at(q, i + k) : 0) << nb;
+					for (nb += bw; nb >= 8; nb -= 8) {
+						out[pos++] = (uint8_t)acc;
+						acc >>= 8;
+					}
+				}
 				i = n - i < 8 ? n : i + 8;
 				groups++;
 			}
 			out[head] = (uint8_t)(groups << 1 | 1);
 		}
 	}
+	return pos;
+}
+
+/* The levels' hybrid after its 4-byte length; returns the bytes written. */
+static size_t encode_levels(const tb_pq_column *c, unsigned shift, unsigned bw,
+			    uint8_t *out)
+{
+	size_t pos = 4;
+	if (c->lazy_ && c->nlev_) { /* all defined: one RLE run */
+		pos += put_run(out + pos, c->nlev_, max_def(c), bw);
+	} else {
+		pq_seq q;
+		q.p = c->buf + c->cap;
+		q.n = c->nlev_;
+		q.shift = shift;
+		q.idx = 0;
+		pos += hybrid(&q, bw, out + pos);
+	}
 	put_int(out, pos - 4, 4);
+	return pos;
+}
+
+/* The page's levels into s; returns their bytes. */
+static size_t put_levels(const tb_pq_column *c, uint8_t *s)
+{
+	size_t pos = 0;
+	if (max_rep(c))
+		pos += encode_levels(c, 4, 1, s + pos);
+	if (max_def(c))
+		pos += encode_levels(c, 0, bit_width(max_def(c)), s + pos);
 	return pos;
 }
 
@@ -581,78 +721,84 @@ static int phys_type(const tb_pq_column *c)
 	return c->bits <= 32 ? PQ_INT32 : PQ_INT64;
 }
 
-/* Write one column's page and its ColumnChunk metadata into ft. */
-static tb_status flush_column(tb_pq_writer *w, tb_pq_column *c, tb_thr *ft,
-			      uint64_t *tot_uncomp, uint64_t *tot_comp, tb_error *err)
+/* One page as it goes out: its bytes, the compressed ones when they are
+ * used, and what its header says. */
+typedef struct pq_page {
+	const uint8_t *p;
+	size_t len;              /* uncompressed */
+	const uint8_t *payload;
+	size_t plen;
+	int dict;                /* a dictionary page */
+	uint64_t nvals;
+	unsigned enc;
+} pq_page;
+
+/* Compress pg into cscratch: TB_OK with pg->payload set when the
+ * compressor managed (*ok; smaller or not), TB_OK with !*ok when it ran
+ * out of room, or the compressor's failure (sticky). */
+static tb_status compress_page(tb_pq_writer *w, pq_page *pg, int *ok, tb_error *err)
 {
-	uint8_t *s = w->cfg.scratch, hdr[64];
-	size_t pos = 0, plen, nv = c->vlen_ - PQ_GAP;
-	const uint8_t *page = s, *payload;
-	unsigned codec = TB_PQ_UNCOMPRESSED;
-	uint64_t page_off = w->offset;
+	size_t clen = 0;
+	tb_status st = w->cfg.compress(w->cfg.compress_ctx, pg->p, pg->len, w->cfg.cscratch,
+				       w->cfg.cscratch_cap, &clen);
+	*ok = 0;
+	if (st == TB_OK && clen > w->cfg.cscratch_cap)
+		return fail_sticky(w, err, TB_ERR_ARG, "the compressor wrote past its buffer");
+	if (st == TB_OK) {
+		pg->payload = w->cfg.cscratch;
+		pg->plen = clen;
+		*ok = 1;
+	} else if (st != TB_ERR_NO_SPACE) {
+		return fail_sticky(w, err, tb_is_error(st) ? st : TB_ERR_ARG,
+				   "the compressor failed");
+	}
+	return TB_OK;
+}
+
+/* The page's header and payload out; *uncomp grows by header + page. */
+static tb_status put_page(tb_pq_writer *w, const pq_page *pg, uint64_t *uncomp,
+			  tb_error *err)
+{
+	uint8_t hdr[64];
 	tb_thr h;
 	tb_status st;
-	if (max_rep(c))
-		pos += encode_levels(c, 4, 1, s + pos);
-	if (max_def(c))
-		pos += encode_levels(c, 0, bit_width(max_def(c)), s + pos);
-	if (pos <= PQ_GAP && !max_rep(c)) {
-		/* in place: the levels just before the values */
-		if (pos)
-			memcpy(c->buf + PQ_GAP - pos, s, pos);
-		page = c->buf + PQ_GAP - pos;
-	} else if (nv) {
-		memcpy(s + pos, c->buf + PQ_GAP, nv);
-	}
-	pos += nv;
-	plen = pos;
-	payload = page;
-	if (w->cfg.compress) {
-		size_t clen = 0;
-		st = w->cfg.compress(w->cfg.compress_ctx, page, pos, w->cfg.cscratch,
-				     w->cfg.cscratch_cap, &clen);
-		if (st == TB_OK && clen > w->cfg.cscratch_cap)
-			return fail_sticky(w, err, TB_ERR_ARG,
-					   "the compressor wrote past its buffer");
-		if (st == TB_OK && clen < pos) {
-			payload = w->cfg.cscratch;
-			plen = clen;
-			codec = w->cfg.codec;
-		} else if (st != TB_OK && st != TB_ERR_NO_SPACE) {
-			return fail_sticky(w, err, tb_is_error(st) ? st : TB_ERR_ARG,
-					   "the compressor failed");
-		}
-	}
-	/* PageHeader { type, sizes, DataPageHeader { count, encodings } } */
+	/* PageHeader { type, sizes, DataPageHeader { count, encodings } or
+	 * DictionaryPageHeader { count, encoding } } */
 	tb_thr_init(&h, hdr, sizeof(hdr));
-	tb_thr_i32(&h, 1, PQ_DATA_PAGE);
-	tb_thr_i32(&h, 2, (int32_t)pos);
-	tb_thr_i32(&h, 3, (int32_t)plen);
-	tb_thr_struct(&h, 5);
-	tb_thr_i32(&h, 1, (int32_t)c->chunk_values_);
-	tb_thr_i32(&h, 2, PQ_ENC_PLAIN);
-	tb_thr_i32(&h, 3, PQ_ENC_RLE);
-	tb_thr_i32(&h, 4, PQ_ENC_RLE);
+	tb_thr_i32(&h, 1, pg->dict ? PQ_DICTIONARY_PAGE : PQ_DATA_PAGE);
+	tb_thr_i32(&h, 2, (int32_t)pg->len);
+	tb_thr_i32(&h, 3, (int32_t)pg->plen);
+	tb_thr_struct(&h, pg->dict ? 7 : 5);
+	tb_thr_i32(&h, 1, (int32_t)pg->nvals);
+	tb_thr_i32(&h, 2, (int32_t)pg->enc);
+	if (!pg->dict) {
+		tb_thr_i32(&h, 3, PQ_ENC_RLE);
+		tb_thr_i32(&h, 4, PQ_ENC_RLE);
+	}
 	tb_thr_end(&h);
 	tb_thr_end(&h);
-	if ((st = drain(w, &h, err)) != TB_OK || (st = out(w, payload, plen, err)) != TB_OK)
+	*uncomp += h.len + pg->len;
+	if ((st = drain(w, &h, err)) != TB_OK)
 		return st;
-	*tot_uncomp += h.len + pos;
-	*tot_comp += w->offset - page_off;
+	return out(w, pg->payload, pg->plen, err);
+}
 
-	/* ColumnChunk { file_offset, ColumnMetaData { ... } } */
+/* The chunk's place in the footer: ColumnChunk { file_offset,
+ * ColumnMetaData { ... } } (dict_off 0: no dictionary page). */
+static void chunk_meta(tb_thr *ft, const tb_pq_column *c, unsigned codec, uint64_t start,
+		       uint64_t data_off, uint64_t dict_off, uint64_t uncomp, uint64_t comp)
+{
+	size_t nenc = 1u + (has_levels(c) ? 1u : 0u) + (dict_off ? 1u : 0u);
 	tb_thr_elem_struct(ft);
-	tb_thr_i64(ft, 2, (int64_t)page_off);
+	tb_thr_i64(ft, 2, (int64_t)start);
 	tb_thr_struct(ft, 3);
 	tb_thr_i32(ft, 1, phys_type(c));
-	if (has_levels(c)) {
-		tb_thr_list(ft, 2, TB_THR_I32, 2);
-		tb_thr_elem_i32(ft, PQ_ENC_PLAIN);
+	tb_thr_list(ft, 2, TB_THR_I32, nenc);
+	tb_thr_elem_i32(ft, PQ_ENC_PLAIN);
+	if (has_levels(c))
 		tb_thr_elem_i32(ft, PQ_ENC_RLE);
-	} else {
-		tb_thr_list(ft, 2, TB_THR_I32, 1);
-		tb_thr_elem_i32(ft, PQ_ENC_PLAIN);
-	}
+	if (dict_off)
+		tb_thr_elem_i32(ft, PQ_ENC_RLE_DICTIONARY);
 	if (is_list(c)) {
 		tb_thr_list(ft, 3, TB_THR_BINARY, 3);
 		tb_thr_elem_binary(ft, c->name, c->name_len);
@@ -664,11 +810,211 @@ static tb_status flush_column(tb_pq_writer *w, tb_pq_column *c, tb_thr *ft,
 	}
 	tb_thr_i32(ft, 4, (int32_t)codec);
 	tb_thr_i64(ft, 5, (int64_t)c->chunk_values_);
-	tb_thr_i64(ft, 6, (int64_t)(h.len + pos));
-	tb_thr_i64(ft, 7, (int64_t)(w->offset - page_off));
-	tb_thr_i64(ft, 9, (int64_t)page_off);
+	tb_thr_i64(ft, 6, (int64_t)uncomp);
+	tb_thr_i64(ft, 7, (int64_t)comp);
+	tb_thr_i64(ft, 9, (int64_t)data_off);
+	if (dict_off)
+		tb_thr_i64(ft, 11, (int64_t)dict_off);
 	tb_thr_end(ft);
 	tb_thr_end(ft);
+}
+
+/*
+ * The chunk's distinct values, first seen first (their offsets in the
+ * column's buffer, in dict), and each value's index into them: the
+ * number of distinct values when a dictionary pays (at most
+ * TB_PQ_DICT_MAX, and the dictionary page plus the packed indices smaller
+ * than the values), else 0.  *dbytes: the dictionary page's bytes;
+ * *nidx: the values (nulls have none); *bw: the indices' bit width.
+ */
+static size_t dict_build(const tb_pq_writer *w, const tb_pq_column *c, size_t *dbytes,
+			 size_t *nidx, unsigned *bw)
+{
+	uint8_t *slots = w->cfg.dict, *ents = slots + (size_t)PQ_DICT_SLOTS * 4,
+		*idx = ents + (size_t)TB_PQ_DICT_MAX * 4;
+	uint64_t most = c->chunk_values_ < TB_PQ_DICT_MAX ? c->chunk_values_ : TB_PQ_DICT_MAX;
+	size_t nslots = 16, at = PQ_GAP, n = 0, nd = 0, bytes = 0, nv = c->vlen_ - PQ_GAP;
+	size_t prev = 0;
+	uint32_t plen = 0;
+	while (nslots < 2 * most)
+		nslots <<= 1;
+	memset(slots, 0, nslots * 4);
+	while (at < c->vlen_) {
+		const uint8_t *v = c->buf + at;
+		uint32_t len = tb_load32(v, 0), h, slot;
+		size_t k, e;
+		/* the same as the value before (a task's events come in runs):
+		 * its index, without hashing */
+		if (n && len == plen && same_bytes(v + 4, c->buf + prev + 4, len)) {
+			memcpy(idx + 2 * n, idx + 2 * (n - 1), 2);
+			n++;
+			prev = at;
+			at += 4 + (size_t)len;
+			continue;
+		}
+		h = value_hash(v + 4, len);
+		k = h & (nslots - 1);
+		for (;;) {
+			memcpy(&slot, slots + 4 * k, 4);
+			if (!slot) {
+				if (nd == TB_PQ_DICT_MAX)
+					return 0;
+				e = nd++;
+				slot = (h & ~PQ_SLOT_LOW) | (uint32_t)(e + 1);
+				memcpy(slots + 4 * k, &slot, 4);
+				memcpy(ents + 4 * e, &(uint32_t){ (uint32_t)at }, 4);
+				bytes += 4 + (size_t)len;
+				break;
+			}
+			if (!((slot ^ h) & ~PQ_SLOT_LOW)) {
+				uint32_t o;
+				e = (slot & PQ_SLOT_LOW) - 1;
+				memcpy(&o, ents + 4 * e, 4);
+				if (tb_load32(c->buf + o, 0) == len && same_bytes(c->buf + o + 4, v + 4, len))
+					break;
+			}
+			k = (k + 1) & (nslots - 1);
+		}
+		memcpy(idx + 2 * n, &(uint16_t){ (uint16_t)e }, 2);
+		n++;
+		prev = at;
+		plen = len;
+		at += 4 + (size_t)len;
+	}
+	*bw = nd > 1 ? bit_width((unsigned)(nd - 1)) : 1;
+	*dbytes = bytes;
+	*nidx = n;
+	return nd && bytes + (n * *bw + 7) / 8 + 1 < nv ? nd : 0;
+}
+
+/*
+ * The chunk as a dictionary page and a data page of indices, when that
+ * pays and fits: *done.  Nothing is written until both pages are ready,
+ * so the chunk can still go out plain.  Scratch: the data page from the
+ * front, the dictionary page after it; compressed, the data page moves
+ * back into its place and the dictionary page takes cscratch.  A
+ * compressed chunk has both pages compressed (the codec is the chunk's).
+ */
+static tb_status flush_dict(tb_pq_writer *w, tb_pq_column *c, tb_thr *ft, uint64_t *tot_uncomp,
+			    uint64_t *tot_comp, int *done, tb_error *err)
+{
+	uint8_t *s = w->cfg.scratch, *idx;
+	size_t nd, dbytes, n, dlen, e, at;
+	unsigned bw, codec = TB_PQ_UNCOMPRESSED;
+	uint64_t start = w->offset, data_off, uncomp = 0;
+	pq_page dp, pp;
+	pq_seq q;
+	tb_status st;
+	*done = 0;
+	if (!(nd = dict_build(w, c, &dbytes, &n, &bw)))
+		return TB_OK;
+	dlen = put_levels(c, s);
+	if (w->cfg.scratch_cap - dlen < 1 + hybrid_bound(n, bw) + dbytes)
+		return TB_OK; /* (a scratch of tb_pq_scratch_size() always has room) */
+	idx = w->cfg.dict + (size_t)(PQ_DICT_SLOTS + TB_PQ_DICT_MAX) * 4;
+	s[dlen++] = (uint8_t)bw;
+	q.p = idx;
+	q.n = n;
+	q.shift = 0;
+	q.idx = 1;
+	dlen += hybrid(&q, bw, s + dlen);
+	/* the dictionary page: the distinct values, PLAIN */
+	for (e = 0, at = dlen; e < nd; e++) {
+		uint32_t o;
+		size_t len;
+		memcpy(&o, w->cfg.dict + (size_t)PQ_DICT_SLOTS * 4 + 4 * e, 4);
+		len = 4 + (size_t)tb_load32(c->buf + o, 0);
+		memcpy(s + at, c->buf + o, len);
+		at += len;
+	}
+	dp.p = dp.payload = s;
+	dp.len = dp.plen = dlen;
+	dp.dict = 0;
+	dp.nvals = c->chunk_values_;
+	dp.enc = PQ_ENC_RLE_DICTIONARY;
+	pp.p = pp.payload = s + dlen;
+	pp.len = pp.plen = dbytes;
+	pp.dict = 1;
+	pp.nvals = nd;
+	pp.enc = PQ_ENC_PLAIN;
+	if (w->cfg.compress) {
+		int ok;
+		if ((st = compress_page(w, &dp, &ok, err)) != TB_OK)
+			return st;
+		if (ok && dp.plen < dp.len) {
+			memcpy(s, dp.payload, dp.plen); /* over the page it came from */
+			dp.payload = s;
+			if ((st = compress_page(w, &pp, &ok, err)) != TB_OK)
+				return st;
+			if (!ok)
+				return TB_OK; /* no room for the dictionary page compressed */
+			codec = w->cfg.codec;
+		} else {
+			dp.payload = s;
+			dp.plen = dp.len;
+		}
+	}
+	if ((st = put_page(w, &pp, &uncomp, err)) != TB_OK)
+		return st;
+	data_off = w->offset;
+	if ((st = put_page(w, &dp, &uncomp, err)) != TB_OK)
+		return st;
+	chunk_meta(ft, c, codec, start, data_off, start, uncomp, w->offset - start);
+	*tot_uncomp += uncomp;
+	*tot_comp += w->offset - start;
+	w->dict_chunks++;
+	*done = 1;
+	return TB_OK;
+}
+
+/* Write one column's chunk (one data page, or a dictionary page and one
+ * data page) and its ColumnChunk metadata into ft. */
+static tb_status flush_column(tb_pq_writer *w, tb_pq_column *c, tb_thr *ft,
+			      uint64_t *tot_uncomp, uint64_t *tot_comp, tb_error *err)
+{
+	uint8_t *s = w->cfg.scratch;
+	size_t pos, nv = c->vlen_ - PQ_GAP;
+	unsigned codec = TB_PQ_UNCOMPRESSED;
+	uint64_t page_off = w->offset, uncomp = 0;
+	int done = 0;
+	pq_page pg;
+	tb_status st;
+	if ((c->flags & TB_PQ_DICT) && nv &&
+	    (st = flush_dict(w, c, ft, tot_uncomp, tot_comp, &done, err)) != TB_OK)
+		return st;
+	if (!done) {
+		pos = put_levels(c, s);
+		pg.p = s;
+		if (pos <= PQ_GAP && !max_rep(c)) {
+			/* in place: the levels just before the values */
+			if (pos)
+				memcpy(c->buf + PQ_GAP - pos, s, pos);
+			pg.p = c->buf + PQ_GAP - pos;
+		} else if (nv) {
+			memcpy(s + pos, c->buf + PQ_GAP, nv);
+		}
+		pg.len = pg.plen = pos + nv;
+		pg.payload = pg.p;
+		pg.dict = 0;
+		pg.nvals = c->chunk_values_;
+		pg.enc = PQ_ENC_PLAIN;
+		if (w->cfg.compress) {
+			int ok;
+			if ((st = compress_page(w, &pg, &ok, err)) != TB_OK)
+				return st;
+			if (ok && pg.plen < pg.len) {
+				codec = w->cfg.codec;
+			} else {
+				pg.payload = pg.p;
+				pg.plen = pg.len;
+			}
+		}
+		if ((st = put_page(w, &pg, &uncomp, err)) != TB_OK)
+			return st;
+		chunk_meta(ft, c, codec, page_off, page_off, 0, uncomp, w->offset - page_off);
+		*tot_uncomp += uncomp;
+		*tot_comp += w->offset - page_off;
+	}
 	c->vlen_ = PQ_GAP;
 	c->nlev_ = 0;
 	c->chunk_values_ = 0;

@@ -2,9 +2,10 @@
  * A small Parquet reader for the writer's tests and fuzz harness (test
  * code: it allocates).  It parses the Thrift compact footer
  * (FileMetaData, SchemaElement, LogicalType, RowGroup, ColumnChunk,
- * ColumnMetaData, KeyValue) and the data pages (PageHeader,
- * DataPageHeader, hybrid RLE/bit-packed levels, PLAIN INT32 / INT64 /
- * BYTE_ARRAY values), written from the format description, independently
+ * ColumnMetaData, KeyValue) and the pages (PageHeader, DataPageHeader,
+ * DictionaryPageHeader, hybrid RLE/bit-packed levels, PLAIN INT32 / INT64 /
+ * BYTE_ARRAY values, RLE_DICTIONARY / PLAIN_DICTIONARY indices into a
+ * PLAIN dictionary page), written from the format description, independently
  * of lib/parquet.c.  Every read is bounds-checked: it runs on truncated
  * and mutated files too and must fail cleanly.
  *
@@ -38,6 +39,7 @@ typedef struct pqr_schema {
 typedef struct pqr_chunk {
 	int type, codec;
 	int64_t num_values, data_page_offset, comp_size, uncomp_size;
+	int64_t dict_page_offset; /* -1: absent */
 	int npath;
 	int have_meta;
 } pqr_chunk;
@@ -293,6 +295,7 @@ static inline void pqr_colmeta(pqr_rd *r, pqr_chunk *c)
 	int t, e;
 	size_t n, i;
 	c->have_meta = 1;
+	c->dict_page_offset = -1;
 	while (!r->bad && (t = pqr_field(r, &id)) != 0) {
 		if (id == 1 && t == 5)
 			c->type = (int)pqr_zz(r);
@@ -311,6 +314,8 @@ static inline void pqr_colmeta(pqr_rd *r, pqr_chunk *c)
 			c->comp_size = pqr_zz(r);
 		else if (id == 9 && t == 6)
 			c->data_page_offset = pqr_zz(r);
+		else if (id == 11 && t == 6)
+			c->dict_page_offset = pqr_zz(r);
 		else
 			pqr_skip(r, t, 1);
 	}
@@ -496,51 +501,75 @@ static inline int pqr_open(pqr_file *f, const uint8_t *data, size_t len)
 	return 0;
 }
 
-/* Decode n levels of bit width bw (hybrid RLE / bit-packed). */
-static inline int pqr_levels(pqr_rd *r, unsigned bw, uint8_t *out, size_t n)
+/* Decode n values of bit width bw (<= 32) of the RLE / bit-packed hybrid
+ * into out8 (levels) or out32 (dictionary indices). */
+static inline int pqr_hybrid(pqr_rd *r, unsigned bw, uint8_t *out8, uint32_t *out32, size_t n)
 {
 	size_t got = 0;
+	if (bw > 32)
+		return -1;
 	while (got < n) {
 		uint64_t h = pqr_varint(r);
 		if (r->bad)
 			return -1;
 		if (h & 1) {
 			uint64_t groups = h >> 1, k;
-			if (groups > (r->len - r->pos) / (bw ? bw : 1) + 1)
+			if (!groups || groups > (r->len - r->pos) / (bw ? bw : 1) + 1)
 				return -1;
 			for (k = 0; k < groups * 8; k++) {
-				size_t bit = (size_t)k * bw, byte = r->pos + bit / 8;
-				unsigned v = 0, b;
+				size_t bit = (size_t)k * bw;
+				uint32_t v = 0;
+				unsigned b;
 				for (b = 0; b < bw; b++) {
 					size_t at = r->pos + (bit + b) / 8;
 					if (at >= r->len)
 						return -1;
-					v |= (unsigned)(r->p[at] >> ((bit + b) % 8) & 1) << b;
+					v |= (uint32_t)(r->p[at] >> ((bit + b) % 8) & 1) << b;
 				}
-				(void)byte;
-				if (got < n)
-					out[got++] = (uint8_t)v;
+				if (got < n) {
+					if (out8)
+						out8[got] = (uint8_t)v;
+					else
+						out32[got] = v;
+					got++;
+				}
 			}
 			r->pos += (size_t)groups * bw;
 		} else {
 			uint64_t run = h >> 1;
-			uint8_t v = bw ? pqr_byte(r) : 0;
+			uint32_t v = 0;
+			unsigned b;
+			for (b = 0; b < (bw + 7) / 8; b++)
+				v |= (uint32_t)pqr_byte(r) << (8 * b);
 			if (r->bad || !run)
 				return -1;
-			while (run-- && got < n)
-				out[got++] = v;
+			while (run-- && got < n) {
+				if (out8)
+					out8[got] = (uint8_t)v;
+				else
+					out32[got] = v;
+				got++;
+			}
 		}
 	}
 	return 0;
 }
 
+static inline int pqr_levels(pqr_rd *r, unsigned bw, uint8_t *out, size_t n)
+{
+	return bw > 8 ? -1 : pqr_hybrid(r, bw, out, NULL, n);
+}
+
+/* A page header: *ptype 0 (data: *nvals, *enc) or 2 (dictionary:
+ * *nvals entries, *enc PLAIN or PLAIN_DICTIONARY). */
 static inline int pqr_page_header(pqr_rd *r, int *ptype, int32_t *usize, int32_t *csize,
-				  int32_t *nvals)
+				  int32_t *nvals, int *enc)
 {
 	int16_t id = 0;
 	int t;
 	*ptype = -1;
 	*nvals = -1;
+	*enc = -1;
 	*usize = *csize = -1;
 	while (!r->bad && (t = pqr_field(r, &id)) != 0) {
 		if (id == 1 && t == 5)
@@ -549,30 +578,77 @@ static inline int pqr_page_header(pqr_rd *r, int *ptype, int32_t *usize, int32_t
 			*usize = (int32_t)pqr_zz(r);
 		else if (id == 3 && t == 5)
 			*csize = (int32_t)pqr_zz(r);
-		else if (id == 5 && t == 12) {
+		else if ((id == 5 || id == 7) && t == 12) {
 			int16_t id2 = 0;
 			int t2;
 			while (!r->bad && (t2 = pqr_field(r, &id2)) != 0) {
 				if (id2 == 1 && t2 == 5)
 					*nvals = (int32_t)pqr_zz(r);
-				else if (id2 == 2 && t2 == 5) {
-					if (pqr_zz(r) != 0)
-						return -1; /* PLAIN only */
-				} else
+				else if (id2 == 2 && t2 == 5)
+					*enc = (int)pqr_zz(r);
+				else
 					pqr_skip(r, t2, 2);
 			}
 		} else
 			pqr_skip(r, t, 1);
 	}
-	return r->bad || *ptype != 0 || *usize < 0 || *csize < 0 || *nvals < 0 ? -1 : 0;
+	if (r->bad || *usize < 0 || *csize < 0 || *nvals < 0)
+		return -1;
+	if (*ptype == 0)
+		return *enc == 0 || *enc == 2 || *enc == 8 ? 0 : -1;
+	if (*ptype == 2)
+		return *enc == 0 || *enc == 2 ? 0 : -1;
+	return -1;
 }
 
+/* One PLAIN value of physical type `type` into e. */
+static inline int pqr_plain(pqr_rd *pr, int type, pqr_entry *e)
+{
+	e->has_value = 1;
+	if (type == 1) {
+		uint32_t x;
+		if (pr->len - pr->pos < 4)
+			return -1;
+		memcpy(&x, pr->p + pr->pos, 4); /* little-endian host */
+		pr->pos += 4;
+		e->i = (int32_t)x;
+	} else if (type == 2) {
+		uint64_t x;
+		if (pr->len - pr->pos < 8)
+			return -1;
+		memcpy(&x, pr->p + pr->pos, 8);
+		pr->pos += 8;
+		e->i = (int64_t)x;
+	} else if (type == 6) {
+		uint32_t l;
+		if (pr->len - pr->pos < 4)
+			return -1;
+		memcpy(&l, pr->p + pr->pos, 4);
+		pr->pos += 4;
+		if (l > pr->len - pr->pos)
+			return -1;
+		e->p = pr->p + pr->pos;
+		e->n = l;
+		pr->pos += l;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* Every level entry of leaf column `leaf` over all row groups into *out
+ * (malloc-ed).  A chunk is an optional dictionary page (first, where
+ * dictionary_page_offset says, and the data pages right after it at
+ * data_page_offset), then data pages of PLAIN values or dictionary
+ * indices. */
 static inline int pqr_leaf(pqr_file *f, size_t leaf, pqr_entry **out, size_t *nout,
 			   pqr_decompress_fn dec, void *ctx)
 {
 	const pqr_schema *s;
 	size_t g, cap = 0, n = 0;
-	pqr_entry *v = NULL;
+	pqr_entry *v = NULL, *dict = NULL;
+	uint8_t *lv_rep = NULL, *lv_def = NULL;
+	uint32_t *ix = NULL;
 	*out = NULL;
 	*nout = 0;
 	if (leaf >= f->nleaves)
@@ -580,33 +656,33 @@ static inline int pqr_leaf(pqr_file *f, size_t leaf, pqr_entry **out, size_t *no
 	s = &f->schema[f->leaves[leaf]];
 	for (g = 0; g < f->ngroups; g++) {
 		const pqr_chunk *c = &f->groups[g].chunks[leaf];
-		uint64_t pos, end;
+		uint64_t pos;
 		int64_t left = c->num_values;
+		size_t ndict = 0;
+		int data_seen = 0;
 		if (!c->have_meta || c->type != s->type || c->data_page_offset < 4 ||
 		    (uint64_t)c->data_page_offset > f->len || c->comp_size < 0 ||
-		    (uint64_t)c->comp_size > f->len || c->num_values < 0)
+		    (uint64_t)c->comp_size > f->len || c->num_values < 0 ||
+		    (c->dict_page_offset >= 0 &&
+		     (c->dict_page_offset < 4 || c->dict_page_offset >= c->data_page_offset)))
 			goto bad;
-		/* the chunk starts at its page header, before data_page_offset;
-		 * the writer under test has one page per chunk at file_offset:
-		 * find the header by walking from the chunk's start. */
-		pos = (uint64_t)c->data_page_offset;
-		end = pos + (uint64_t)c->comp_size;
-		(void)end;
+		pos = (uint64_t)(c->dict_page_offset >= 0 ? c->dict_page_offset
+							  : c->data_page_offset);
+		free(dict);
+		dict = NULL;
 		while (left > 0) {
 			pqr_rd r, pr;
-			int ptype;
-			int32_t us, cs, nv;
+			int ptype, enc;
+			int32_t us, cs, nv, k;
 			const uint8_t *page;
-			uint8_t *lv_rep = NULL, *lv_def = NULL;
-			int32_t k;
 			if (pos >= f->len)
 				goto bad;
 			r.p = f->data;
 			r.len = f->len - 8;
 			r.pos = (size_t)pos;
 			r.bad = 0;
-			if (r.pos > r.len || pqr_page_header(&r, &ptype, &us, &cs, &nv) ||
-			    (size_t)cs > r.len - r.pos || nv > left)
+			if (r.pos > r.len || pqr_page_header(&r, &ptype, &us, &cs, &nv, &enc) ||
+			    (size_t)cs > r.len - r.pos || (ptype == 0 && nv > left))
 				goto bad;
 			page = f->data + r.pos;
 			pos = r.pos + (size_t)cs;
@@ -630,10 +706,29 @@ static inline int pqr_leaf(pqr_file *f, size_t leaf, pqr_entry **out, size_t *no
 			pr.len = (size_t)us;
 			pr.pos = 0;
 			pr.bad = 0;
+			if (ptype == 2) {
+				/* the dictionary: first, once, the data right after */
+				if (dict || data_seen || (int64_t)pos != c->data_page_offset)
+					goto bad;
+				dict = calloc((size_t)nv + 1, sizeof(*dict));
+				if (!dict)
+					goto bad;
+				for (k = 0; k < nv; k++)
+					if (pqr_plain(&pr, s->type, &dict[k]))
+						goto bad;
+				if (pr.pos != pr.len)
+					goto bad;
+				ndict = (size_t)nv;
+				continue;
+			}
+			data_seen = 1;
+			if (enc != 0 && !dict)
+				goto bad; /* indices without a dictionary */
 			lv_rep = calloc((size_t)nv + 1, 1);
 			lv_def = calloc((size_t)nv + 1, 1);
-			if (!lv_rep || !lv_def)
-				goto bad_lv;
+			ix = calloc((size_t)nv + 1, sizeof(*ix));
+			if (!lv_rep || !lv_def || !ix)
+				goto bad;
 			if (s->max_rep || s->max_def) {
 				int pass;
 				for (pass = 0; pass < 2; pass++) {
@@ -646,85 +741,83 @@ static inline int pqr_leaf(pqr_file *f, size_t leaf, pqr_entry **out, size_t *no
 					while ((1 << bw) <= maxl)
 						bw++;
 					if (pr.len - pr.pos < 4)
-						goto bad_lv;
+						goto bad;
 					l = (uint32_t)pr.p[pr.pos] | (uint32_t)pr.p[pr.pos + 1] << 8 |
 					    (uint32_t)pr.p[pr.pos + 2] << 16 |
 					    (uint32_t)pr.p[pr.pos + 3] << 24;
 					pr.pos += 4;
 					if (l > pr.len - pr.pos)
-						goto bad_lv;
+						goto bad;
 					sub.p = pr.p + pr.pos;
 					sub.len = l;
 					sub.pos = 0;
 					sub.bad = 0;
 					if (pqr_levels(&sub, bw, pass ? lv_def : lv_rep, (size_t)nv))
-						goto bad_lv;
+						goto bad;
 					pr.pos += l;
 				}
+			}
+			if (enc != 0) {
+				/* a bit width byte, then the indices of the defined values */
+				size_t ndef = 0;
+				unsigned bw;
+				for (k = 0; k < nv; k++)
+					ndef += (int)lv_def[k] == s->max_def;
+				bw = pqr_byte(&pr);
+				if (pr.bad || pqr_hybrid(&pr, bw, NULL, ix, ndef))
+					goto bad;
 			}
 			if (n + (size_t)nv > cap) {
 				pqr_entry *nvp;
 				cap = (n + (size_t)nv) * 2 + 16;
 				nvp = realloc(v, cap * sizeof(*v));
 				if (!nvp)
-					goto bad_lv;
+					goto bad;
 				v = nvp;
 			}
-			for (k = 0; k < nv; k++) {
-				pqr_entry *e = &v[n++];
-				memset(e, 0, sizeof(*e));
-				e->rep = lv_rep[k];
-				e->def = lv_def[k];
-				if ((int)e->def > s->max_def || (int)e->rep > s->max_rep)
-					goto bad_lv;
-				if ((int)e->def != s->max_def)
-					continue;
-				e->has_value = 1;
-				if (s->type == 1) {
-					uint32_t x;
-					if (pr.len - pr.pos < 4)
-						goto bad_lv;
-					memcpy(&x, pr.p + pr.pos, 4); /* little-endian host */
-					pr.pos += 4;
-					e->i = (int32_t)x;
-				} else if (s->type == 2) {
-					uint64_t x;
-					if (pr.len - pr.pos < 8)
-						goto bad_lv;
-					memcpy(&x, pr.p + pr.pos, 8);
-					pr.pos += 8;
-					e->i = (int64_t)x;
-				} else if (s->type == 6) {
-					uint32_t l;
-					if (pr.len - pr.pos < 4)
-						goto bad_lv;
-					memcpy(&l, pr.p + pr.pos, 4);
-					pr.pos += 4;
-					if (l > pr.len - pr.pos)
-						goto bad_lv;
-					e->p = pr.p + pr.pos;
-					e->n = l;
-					pr.pos += l;
-				} else {
-					goto bad_lv;
+			{
+				size_t d = 0;
+				for (k = 0; k < nv; k++) {
+					pqr_entry *e = &v[n++];
+					memset(e, 0, sizeof(*e));
+					e->rep = lv_rep[k];
+					e->def = lv_def[k];
+					if ((int)e->def > s->max_def || (int)e->rep > s->max_rep)
+						goto bad;
+					if ((int)e->def != s->max_def)
+						continue;
+					if (enc == 0) {
+						if (pqr_plain(&pr, s->type, e))
+							goto bad;
+					} else {
+						uint32_t x = ix[d++];
+						if (x >= ndict)
+							goto bad;
+						*e = dict[x];
+						e->rep = lv_rep[k];
+						e->def = lv_def[k];
+					}
 				}
 			}
 			free(lv_rep);
 			free(lv_def);
+			free(ix);
+			lv_rep = lv_def = NULL;
+			ix = NULL;
 			if (pr.pos != pr.len)
 				goto bad;
 			left -= nv;
-			continue;
-bad_lv:
-			free(lv_rep);
-			free(lv_def);
-			goto bad;
 		}
 	}
+	free(dict);
 	*out = v;
 	*nout = n;
 	return 0;
 bad:
+	free(lv_rep);
+	free(lv_def);
+	free(ix);
+	free(dict);
 	free(v);
 	f->error = "column data";
 	return -1;

@@ -802,6 +802,304 @@ START_TEST(compressor_callback)
 }
 END_TEST
 
+/* ---- dictionaries ---- */
+
+/* A writer of four columns: "name" (DICT, TEXT, nullable, from a few
+ * strings), "comm" (DICT, in runs), "id" (an INT between them) and "uniq"
+ * (DICT, every value new: the dictionary never pays). */
+enum { DCOLS = 4, DCAP = 4096 };
+
+typedef struct dtable {
+	tb_pq_column cols[DCOLS];
+	uint8_t bufs[DCOLS][DCAP];
+	uint8_t scratch[2 * DCAP + 64];
+	uint8_t footer[1 << 16];
+	uint8_t *dict;
+	tb_pq_config cfg;
+	tb_pq_writer w;
+	sink out;
+} dtable;
+
+static const char *const dnames[] = { "sys_enter_read", "sys_exit_read", "",
+				      "sched_switch", "caf\xc3\xa9" };
+static const char *const dcomms[] = { "bash", "swapper/1", "kworker/u8:3" };
+
+static void dtable_init(dtable *t, uint8_t dict_flag)
+{
+	static const char *const names[DCOLS] = { "name", "comm", "id", "uniq" };
+	size_t i;
+	tb_error e;
+	uint8_t *dict = t->dict;
+	memset(t, 0, sizeof(*t));
+	t->dict = dict ? dict : malloc(tb_pq_dict_size(DCAP));
+	for (i = 0; i < DCOLS; i++) {
+		t->cols[i].name = names[i];
+		t->cols[i].name_len = strlen(names[i]);
+		t->cols[i].kind = i == 2 ? TB_PQ_INT : TB_PQ_BYTES;
+		t->cols[i].bits = i == 2 ? 32 : 0;
+		t->cols[i].flags = i == 2 ? 0 : (uint8_t)(TB_PQ_TEXT | dict_flag);
+		t->cols[i].buf = t->bufs[i];
+		t->cols[i].cap = DCAP;
+	}
+	t->cols[0].flags |= TB_PQ_NULLABLE;
+	sink_init(&t->out);
+	t->cfg.write = sink_write;
+	t->cfg.write_ctx = &t->out;
+	t->cfg.scratch = t->scratch;
+	t->cfg.scratch_cap = sizeof(t->scratch);
+	t->cfg.dict = t->dict;
+	t->cfg.dict_cap = tb_pq_dict_size(DCAP);
+	t->cfg.footer = t->footer;
+	t->cfg.footer_cap = sizeof(t->footer);
+	ck_assert_int_eq(tb_pq_writer_init(&t->w, t->cols, DCOLS, &t->cfg, &e), TB_OK);
+}
+
+/* Row r's values (uniq: its own text in u). */
+static void drow(size_t r, tb_pq_value *v, char *u)
+{
+	memset(v, 0, DCOLS * sizeof(*v));
+	v[0].is_null = r % 7 == 3;
+	v[0].p = dnames[(r * 7 + r / 3) % 5];
+	v[0].n = strlen(v[0].p);
+	v[1].p = r < 500 ? dcomms[(r / 50) % 3] : dcomms[r % 2]; /* runs, then 0/1 in turn */
+	v[1].n = strlen(v[1].p);
+	v[2].i = r;
+	v[3].n = (size_t)snprintf(u, 24, "u%zu", r * 7919);
+	v[3].p = u;
+}
+
+static void dwrite(dtable *t, size_t nrows)
+{
+	size_t r;
+	for (r = 0; r < nrows; r++) {
+		tb_pq_value v[DCOLS];
+		char u[24];
+		tb_error e;
+		drow(r, v, u);
+		ck_assert_int_eq(tb_pq_write_row(&t->w, v, &e), TB_OK);
+	}
+	ck_assert_int_eq(tb_pq_finish(&t->w, NULL), TB_OK);
+}
+
+/* Read the file back: every value as drow() made it; *dict_chunks: the
+ * chunks with a dictionary page, per column. */
+static void dverify(const uint8_t *data, size_t len, size_t nrows, pqr_decompress_fn dec,
+		    size_t dict_chunks[DCOLS])
+{
+	pqr_file f;
+	size_t c, g;
+	ck_assert_msg(pqr_open(&f, data, len) == 0, "pqr_open: %s", f.error);
+	ck_assert_int_eq(f.num_rows, (int64_t)nrows);
+	for (c = 0; c < DCOLS; c++) {
+		pqr_entry *ent;
+		size_t n, r;
+		dict_chunks[c] = 0;
+		for (g = 0; g < f.ngroups; g++)
+			dict_chunks[c] += f.groups[g].chunks[c].dict_page_offset >= 0;
+		ck_assert_int_eq(pqr_leaf(&f, c, &ent, &n, dec, NULL), 0);
+		ck_assert_uint_eq(n, nrows);
+		for (r = 0; r < nrows; r++) {
+			tb_pq_value v[DCOLS];
+			char u[24];
+			drow(r, v, u);
+			ck_assert_int_eq(ent[r].has_value, !v[c].is_null);
+			if (v[c].is_null)
+				continue;
+			if (c == 2) {
+				ck_assert_int_eq(ent[r].i, (int64_t)r);
+				continue;
+			}
+			ck_assert_msg(ent[r].n == v[c].n && !memcmp(ent[r].p, v[c].p, v[c].n),
+				      "row %zu column %zu", r, c);
+		}
+		free(ent);
+	}
+	/* STRING stays: the dictionary holds the values that were checked */
+	ck_assert_int_eq(f.schema[f.leaves[0]].logical, 1);
+	pqr_close(&f);
+}
+
+START_TEST(dictionary_round_trips)
+{
+	static dtable t, plain;
+	static uint8_t cbuf[16384];
+	size_t dc[DCOLS], pc[DCOLS], groups;
+	int mode = 0;
+	dtable_init(&plain, 0);
+	dwrite(&plain, 1000);
+	dverify(plain.out.p, plain.out.len, 1000, NULL, pc);
+	ck_assert_uint_eq(pc[0] + pc[1] + pc[3], 0);
+	ck_assert_uint_eq(plain.w.dict_chunks, 0);
+
+	dtable_init(&t, TB_PQ_DICT);
+	dwrite(&t, 1000);
+	dverify(t.out.p, t.out.len, 1000, NULL, dc);
+	groups = t.w.groups;
+	/* a column's 4 KiB fill up: row groups of 340, 338 and 322 rows */
+	ck_assert_uint_eq(groups, 3);
+	ck_assert_uint_eq(groups, plain.w.groups);   /* the same row groups */
+	/* 5 names and 3 comms: a dictionary in every row group */
+	ck_assert_uint_eq(dc[0], 3);
+	ck_assert_uint_eq(dc[1], 3);
+	ck_assert_uint_eq(dc[2], 0);                 /* not asked */
+	ck_assert_uint_eq(dc[3], 0);                 /* all distinct: never pays */
+	ck_assert_uint_eq(t.w.dict_chunks, 6);
+	ck_assert_uint_lt(t.out.len, plain.out.len * 3 / 4);
+	free(t.out.p);
+
+	/* compressed: both pages of a dictionary chunk take the codec */
+	dtable_init(&t, TB_PQ_DICT);
+	t.w.cfg.compress = toy_compress;
+	t.w.cfg.compress_ctx = &mode;
+	t.w.cfg.codec = TB_PQ_ZSTD;
+	t.w.cfg.cscratch = cbuf;
+	t.w.cfg.cscratch_cap = sizeof(cbuf);
+	dwrite(&t, 1000);
+	dverify(t.out.p, t.out.len, 1000, toy_decompress, dc);
+	ck_assert_uint_eq(dc[0] + dc[1], 6);
+	{
+		pqr_file f;
+		size_t g, zd = 0;
+		ck_assert_int_eq(pqr_open(&f, t.out.p, t.out.len), 0);
+		for (g = 0; g < f.ngroups; g++)
+			zd += f.groups[g].chunks[1].codec == TB_PQ_ZSTD &&
+			      f.groups[g].chunks[1].dict_page_offset >= 0;
+		/* the row groups where comm alternates (rows 500 on): its
+		 * bit-packed indices repeat a byte, which the toy codec
+		 * shrinks (its few RLE runs do not) */
+		ck_assert_uint_eq(zd, 2);
+		pqr_close(&f);
+	}
+	free(t.out.p);
+
+	/* the compressor out of room: stored plain, still with dictionaries */
+	mode = 1;
+	dtable_init(&t, TB_PQ_DICT);
+	t.w.cfg.compress = toy_compress;
+	t.w.cfg.compress_ctx = &mode;
+	t.w.cfg.codec = TB_PQ_ZSTD;
+	t.w.cfg.cscratch = cbuf;
+	t.w.cfg.cscratch_cap = sizeof(cbuf);
+	dwrite(&t, 1000);
+	dverify(t.out.p, t.out.len, 1000, NULL, dc);
+	ck_assert_uint_eq(dc[0] + dc[1], 6);
+	free(t.out.p);
+	free(t.dict);
+	free(plain.out.p);
+	free(plain.dict);
+}
+END_TEST
+
+/* Dictionaries of k distinct values (indices of every bit width from 1 to
+ * 14, runs and bit-packed groups), up to TB_PQ_DICT_MAX; one more value is
+ * a plain chunk. */
+START_TEST(dictionary_sizes)
+{
+	static const size_t ks[] = { 1, 2, 3, 255, 256, 257, 4096, TB_PQ_DICT_MAX,
+				     TB_PQ_DICT_MAX + 1 };
+	const size_t cap = (size_t)1 << 20;
+	uint8_t *buf = malloc(cap), *scratch = malloc(tb_pq_scratch_size(cap)),
+		*dict = malloc(tb_pq_dict_size(cap));
+	size_t t;
+	for (t = 0; t < sizeof(ks) / sizeof(ks[0]); t++) {
+		size_t k = ks[t], nrows = 2 * k + 40, r;
+		tb_pq_column col;
+		tb_pq_config cfg;
+		tb_pq_writer w;
+		static uint8_t footer[4096];
+		sink out;
+		tb_error e;
+		pqr_file f;
+		pqr_entry *ent;
+		size_t n;
+		memset(&col, 0, sizeof(col));
+		col.name = "v";
+		col.name_len = 1;
+		col.kind = TB_PQ_BYTES;
+		col.flags = TB_PQ_DICT;
+		col.buf = buf;
+		col.cap = cap;
+		memset(&cfg, 0, sizeof(cfg));
+		sink_init(&out);
+		cfg.write = sink_write;
+		cfg.write_ctx = &out;
+		cfg.scratch = scratch;
+		cfg.scratch_cap = tb_pq_scratch_size(cap);
+		cfg.dict = dict;
+		cfg.dict_cap = tb_pq_dict_size(cap);
+		cfg.footer = footer;
+		cfg.footer_cap = sizeof(footer);
+		ck_assert_int_eq(tb_pq_writer_init(&w, &col, 1, &cfg, &e), TB_OK);
+		for (r = 0; r < nrows; r++) {
+			char v[32];
+			tb_pq_value val;
+			/* every value in turn, then a run of 40, then all again */
+			size_t x = r < k ? r : r < k + 40 ? k - 1 : r - k - 40;
+			memset(&val, 0, sizeof(val));
+			val.n = (size_t)snprintf(v, sizeof(v), "value-%zu", x * 2654435761u % 1000003);
+			val.p = v;
+			ck_assert_int_eq(tb_pq_write_row(&w, &val, &e), TB_OK);
+		}
+		ck_assert_int_eq(tb_pq_finish(&w, &e), TB_OK);
+		ck_assert_uint_eq(w.groups, 1);
+		ck_assert_uint_eq(w.dict_chunks, k <= TB_PQ_DICT_MAX ? 1 : 0);
+		ck_assert_int_eq(pqr_open(&f, out.p, out.len), 0);
+		ck_assert_int_eq(f.groups[0].chunks[0].dict_page_offset >= 0, k <= TB_PQ_DICT_MAX);
+		ck_assert_int_eq(pqr_leaf(&f, 0, &ent, &n, NULL, NULL), 0);
+		ck_assert_uint_eq(n, nrows);
+		for (r = 0; r < nrows; r++) {
+			char v[32];
+			size_t x = r < k ? r : r < k + 40 ? k - 1 : r - k - 40;
+			size_t vn = (size_t)snprintf(v, sizeof(v), "value-%zu",
+						     x * 2654435761u % 1000003);
+			ck_assert_msg(ent[r].n == vn && !memcmp(ent[r].p, v, vn), "k %zu row %zu", k,
+				      r);
+		}
+		free(ent);
+		pqr_close(&f);
+		free(out.p);
+	}
+	free(buf);
+	free(scratch);
+	free(dict);
+}
+END_TEST
+
+START_TEST(dictionary_arguments)
+{
+	static dtable t;
+	tb_pq_config cfg;
+	tb_error e;
+	static uint8_t big[2 * DCAP];
+	dtable_init(&t, TB_PQ_DICT);
+	cfg = t.cfg;
+	/* a DICT column needs the dict memory, all of it */
+	cfg.dict = NULL;
+	ck_assert_int_eq(tb_pq_writer_init(&t.w, t.cols, DCOLS, &cfg, &e), TB_ERR_ARG);
+	ck_assert_str_eq(e.what, "dict smaller than tb_pq_dict_size()");
+	cfg.dict = t.dict;
+	cfg.dict_cap = tb_pq_dict_size(DCAP) - 1;
+	ck_assert_int_eq(tb_pq_writer_init(&t.w, t.cols, DCOLS, &cfg, &e), TB_ERR_ARG);
+	/* without DICT columns it is not needed */
+	t.cols[0].flags = t.cols[1].flags = t.cols[3].flags = 0;
+	ck_assert_int_eq(tb_pq_writer_init(&t.w, t.cols, DCOLS, &cfg, &e), TB_OK);
+	/* only BYTES columns take DICT */
+	t.cols[2].flags = TB_PQ_DICT;
+	ck_assert_int_eq(tb_pq_writer_init(&t.w, t.cols, DCOLS, &t.cfg, &e), TB_ERR_ARG);
+	ck_assert_uint_eq(e.offset, 2);
+	/* a DICT column cannot grow past the dict memory */
+	free(t.out.p);
+	dtable_init(&t, TB_PQ_DICT);
+	t.w.cfg.scratch_cap = tb_pq_scratch_size(sizeof(big));
+	ck_assert_int_eq(tb_pq_column_resize(&t.w, 1, big, sizeof(big), &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_pq_column_resize(&t.w, 2, big, sizeof(big), &e), TB_OK);
+	ck_assert_uint_eq(tb_pq_dict_size(SIZE_MAX), (2 * 16384 + 16384) * 4 + (SIZE_MAX / 4 + 1) * 2);
+	ck_assert_uint_eq(tb_pq_dict_size(4096), (2 * 16384 + 16384) * 4 + 1025 * 2);
+	free(t.out.p);
+	free(t.dict);
+}
+END_TEST
+
 START_TEST(utf8_rule)
 {
 	static const struct { const char *s; size_t n; int ok; } v[] = {
@@ -1167,6 +1465,14 @@ START_TEST(cli_converts_real_capture)
 	ck_assert_int_eq(leaf_named(&f, "system"), 4);
 	ck_assert_int_eq(leaf_named(&f, "buffer"), 7);
 	ck_assert_str_eq(f.kv[0].key, "tracebound.source");
+	/* the repeated strings are dictionaries in every row group */
+	ck_assert_uint_gt(f.ngroups, 3);
+	for (c = 0; c < (int)f.ngroups; c++) {
+		const pqr_chunk *k = f.groups[c].chunks;
+		ck_assert(k[3].dict_page_offset > 0 && k[4].dict_page_offset > 0 &&
+			  k[5].dict_page_offset > 0);
+		ck_assert(k[0].dict_page_offset < 0 && k[6].dict_page_offset < 0);
+	}
 	pqr_close(&f);
 	free(buf);
 
@@ -1765,6 +2071,9 @@ Suite *tb_suite_parquet(void)
 	tcase_add_test(t, bad_arguments);
 	tcase_add_test(t, value_errors);
 	tcase_add_test(t, compressor_callback);
+	tcase_add_test(t, dictionary_round_trips);
+	tcase_add_test(t, dictionary_sizes);
+	tcase_add_test(t, dictionary_arguments);
 	tcase_add_test(t, utf8_rule);
 	tcase_add_test(t, int_ranges_every_width);
 	tcase_add_test(t, metadata_and_empty_file);

@@ -2,8 +2,8 @@
  * tracebound: a streaming Apache Parquet writer in caller memory.
  *
  * The writer turns rows of typed values into a Parquet file (format
- * version 1 data pages, PLAIN values, RLE/bit-packed hybrid levels, the
- * Thrift compact protocol footer) and hands every byte to a write
+ * version 1 data pages, PLAIN values or dictionary indices, RLE/bit-packed
+ * hybrid levels, the Thrift compact protocol footer) and hands every byte to a write
  * callback: it never allocates, never seeks and never keeps more than one
  * row group.  Memory is what the caller gives, fixed at init:
  *
@@ -16,6 +16,9 @@
  *                tb_pq_scratch_size(largest column cap) bytes.
  *   cscratch     (with a compressor) where the compressor writes; a page
  *                that does not fit or does not shrink is stored plain.
+ *   dict         (with TB_PQ_DICT columns) where a flush finds a column
+ *                chunk's distinct values: tb_pq_dict_size(largest cap of
+ *                such a column) bytes.
  *   footer       the row groups' metadata, kept for the footer (about
  *                100 bytes + the name per column per row group): when it
  *                is full, the call that needed room returns
@@ -23,7 +26,7 @@
  *                says how many bytes are needed in all; give a larger
  *                buffer with tb_pq_writer_set_footer() and repeat the call.
  *
- * Several writers may share one scratch and cscratch when they are not
+ * Several writers may share one scratch, cscratch and dict when they are not
  * used at the same time (a flush only uses them during the call).
  *
  * Columns.  INT: integers of 8, 16, 32 or 64 bits, signed or not, stored
@@ -37,6 +40,16 @@
  * required group, a repeated group "list", a required "element").
  * TB_PQ_NULLABLE makes a column optional (definition levels); a list
  * column can always hold an empty list.
+ *
+ * Dictionaries.  A BYTES column with TB_PQ_DICT is dictionary-encoded
+ * chunk by chunk: at a flush the writer finds the chunk's distinct values;
+ * when there are at most TB_PQ_DICT_MAX and the dictionary page plus the
+ * packed indices are smaller than the values, the chunk is a dictionary
+ * page (PLAIN) and a data page of RLE_DICTIONARY indices, else PLAIN as
+ * always.  For columns whose values repeat (names, comms) the file is
+ * smaller, the compressor has less to do, and readers compare indices.
+ * The choice depends on the chunk's values only, so it is the same for
+ * the same rows whatever the memory given.
  *
  * Errors.  Every call returns a tb_status and fills a tb_error (offset:
  * bytes written so far).  An error from the write or compress callback,
@@ -61,6 +74,7 @@ extern "C" {
 #define TB_PQ_MAX_COLUMN_BUF (256u << 20) /* a column's buffer (pages stay < 2 GiB) */
 #define TB_PQ_MIN_COLUMN_BUF 64u          /* the smallest column buffer accepted */
 #define TB_PQ_MAX_KV 64u                  /* key/value metadata entries */
+#define TB_PQ_DICT_MAX 16384u             /* distinct values of a dictionary chunk */
 
 enum tb_pq_kind {
 	TB_PQ_INT = 0,   /* INT32 / INT64 with the INTEGER logical type */
@@ -72,6 +86,7 @@ enum tb_pq_kind {
 #define TB_PQ_SIGNED   0x01u /* INT / LIST elements: signed */
 #define TB_PQ_NULLABLE 0x02u /* the column may hold nulls (OPTIONAL) */
 #define TB_PQ_TEXT     0x04u /* BYTES: annotate STRING unless a value is not UTF-8 */
+#define TB_PQ_DICT     0x08u /* BYTES: dictionary-encode the chunks where it pays */
 
 /* Parquet compression codec numbers (the CompressionCodec enum). */
 enum tb_pq_codec {
@@ -145,6 +160,8 @@ typedef struct tb_pq_config {
 	size_t scratch_cap;
 	uint8_t *cscratch;
 	size_t cscratch_cap;
+	uint8_t *dict;               /* needed with TB_PQ_DICT columns */
+	size_t dict_cap;
 	uint8_t *footer;
 	size_t footer_cap;
 	uint64_t max_group_rows;     /* 0: row groups end only when a column is full */
@@ -162,6 +179,7 @@ typedef struct tb_pq_writer {
 	uint64_t rows;               /* rows in flushed row groups and the current one */
 	uint64_t group_rows;         /* rows in the current row group */
 	uint64_t groups;             /* row groups written */
+	uint64_t dict_chunks;        /* column chunks written with a dictionary */
 	const tb_pq_kv *kv;
 	size_t nkv;
 	tb_status sticky;
@@ -171,6 +189,9 @@ typedef struct tb_pq_writer {
 
 /* Scratch bytes a flush needs for a column buffer of cap bytes. */
 TB_API size_t tb_pq_scratch_size(size_t cap);
+
+/* Dictionary bytes a flush needs for a TB_PQ_DICT column of cap bytes. */
+TB_API size_t tb_pq_dict_size(size_t cap);
 
 /*
  * Check the columns and the storage, write the leading magic.
@@ -207,9 +228,9 @@ TB_API TB_MUST_CHECK tb_status tb_pq_write_row(tb_pq_writer *w, const tb_pq_valu
  * group is copied), e.g. to grow a busy table's buffers after a row
  * group went out and keep a quiet one's small.  buf must not overlap the
  * old buffer, which is not used again.  TB_ERR_ARG when buf is the old
- * buffer or cannot take what the
- * column holds, cap is below TB_PQ_MIN_COLUMN_BUF or needs more scratch
- * than was given; TB_ERR_LIMIT past TB_PQ_MAX_COLUMN_BUF.
+ * buffer or cannot take what the column holds, cap is below
+ * TB_PQ_MIN_COLUMN_BUF or needs more scratch (or dict) than was given;
+ * TB_ERR_LIMIT past TB_PQ_MAX_COLUMN_BUF.
  */
 TB_API TB_MUST_CHECK tb_status tb_pq_column_resize(tb_pq_writer *w, size_t i, uint8_t *buf,
 						   size_t cap, tb_error *err);
