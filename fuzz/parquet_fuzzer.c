@@ -10,9 +10,27 @@
  * CONFIG bit 7 moves every column to a buffer twice as large after the
  * second row (tb_pq_column_resize: the values and levels go along).
  *
+ * Dictionaries: when a column has TB_PQ_DICT, cfg.dict is an exact-size
+ * heap block of tb_pq_dict_size(the largest cap used, after the resize
+ * too), so ASan sees an over-read; without one cfg.dict is NULL.  Values
+ * of a TB_PQ_DICT column repeat on demand (below), so chunks do get a
+ * dictionary.  Besides reading back to the values given: without a
+ * TB_PQ_DICT column w.dict_chunks stays 0; the file's dictionary pages
+ * are w.dict_chunks in number, in TB_PQ_DICT columns only; and each chunk
+ * follows parquet.h's rule, from the values given and nothing else (not
+ * the compressor, not the size of cscratch): a dictionary exactly when the
+ * distinct values plus the index width byte and the packed indices take
+ * fewer bytes than the values.
+ *
  * Input: NCOLS CONFIG FAILAT COLUMN-SPEC... then per row, per column:
- * a tag byte (bit 0: null) and the value (INT: 8 bytes; BYTES: a length
- * byte and that many bytes; LIST: a count byte and its elements).
+ * a tag byte (bit 0: null) and the value (INT: 8 bytes; BYTES:
+ * (tag >> 1) % 40 bytes; LIST: (tag >> 1) % 9 elements of
+ * 1 << ((tag >> 5) & 3) bytes, big-endian when bit 7 is set).  COLUMN-SPEC
+ * k: kind k % 3, width (k >> 2) & 3, flags (k >> 4) & 15 (signed,
+ * nullable, text, dict; text and dict only for BYTES, signed not for it).
+ * In a TB_PQ_DICT column a tag with bit 7 set repeats the value of the
+ * row ((tag >> 1) & 31) + 1 rows back (the same input bytes); when there
+ * is no such row or it was null there, the value is read as usual.
  */
 #include <string.h>
 
@@ -122,14 +140,76 @@ typedef struct val {
 	int64_t e[8];       /* LIST elements as the reader sees them */
 } val;
 
+static val vals[MAXROWS][MAXC];
+
+static unsigned bits_for(size_t x)
+{
+	unsigned b = 0;
+	while (x) {
+		b++;
+		x >>= 1;
+	}
+	return b;
+}
+
+/*
+ * The file's dictionary pages against the writer's count and parquet.h's
+ * rule, per chunk (row group) of each TB_PQ_DICT column, from the values
+ * given: values = the bytes of its non-null values PLAIN (4 + length
+ * each), dict = those of its distinct values, idx = its indices packed at
+ * the width of the largest one (1 bit at least).  A dictionary page
+ * exactly when dict + 1 (the width byte) + idx < values.
+ */
+static void check_dicts(const pqr_file *f, const tb_pq_writer *w, const tb_pq_column *cols,
+			size_t ncols, size_t nrows)
+{
+	static size_t distinct[MAXROWS];
+	size_t g, i, first = 0, total = 0;
+	for (g = 0; g < f->ngroups; g++) {
+		size_t rows = (size_t)f->groups[g].num_rows;
+		TB_FUZZ_CHECK(f->groups[g].num_rows > 0 && rows <= nrows - first);
+		for (i = 0; i < ncols; i++) {
+			int has = f->groups[g].chunks[i].dict_page_offset >= 0;
+			size_t r, k, nd = 0, n = 0, values = 0, dict = 0, idx;
+			unsigned bw;
+			total += (size_t)has;
+			if (!(cols[i].flags & TB_PQ_DICT)) {
+				TB_FUZZ_CHECK(!has);
+				continue;
+			}
+			for (r = first; r < first + rows; r++) {
+				const val *x = &vals[r][i];
+				if (x->null)
+					continue;
+				n++;
+				values += 4 + (size_t)x->n;
+				for (k = 0; k < nd; k++) {
+					const val *y = &vals[distinct[k]][i];
+					if (y->n == x->n && (!x->n || !memcmp(y->p, x->p, x->n)))
+						break;
+				}
+				if (k == nd) {
+					distinct[nd++] = r;
+					dict += 4 + (size_t)x->n;
+				}
+			}
+			bw = bits_for(nd ? nd - 1 : 0);
+			idx = (n * (bw ? bw : 1) + 7) / 8;
+			TB_FUZZ_CHECK(has == (n && dict + 1 + idx < values));
+		}
+		first += rows;
+	}
+	TB_FUZZ_CHECK(first == nrows && total == w->dict_chunks);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static tb_pq_column cols[MAXC];
 	static uint8_t *bufs[MAXC], *bufs2[MAXC];
 	static uint8_t scratch[2 * 4096 + 64], cbuf[4 * 4096 + 64], footer[8192];
-	static val vals[MAXROWS][MAXC];
 	cur c = { data, size, 0 };
-	size_t ncols, i, r, nrows = 0, cap;
+	size_t ncols, i, r, nrows = 0, cap, ndict = 0;
+	uint8_t *dict = NULL;
 	unsigned config, failat;
 	tb_pq_config cfg;
 	tb_pq_writer w;
@@ -151,11 +231,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cols[i].name_len = 1;
 		cols[i].kind = (uint8_t)(k % 3);
 		cols[i].bits = cols[i].kind == TB_PQ_BYTES ? 0 : widths[(k >> 2) & 3];
-		cols[i].flags = (uint8_t)((k >> 4) & 7);
+		cols[i].flags = (uint8_t)((k >> 4) & 15);
 		if (cols[i].kind == TB_PQ_BYTES)
 			cols[i].flags &= (uint8_t)~TB_PQ_SIGNED;
 		else
-			cols[i].flags &= (uint8_t)~TB_PQ_TEXT;
+			cols[i].flags &= (uint8_t)~(TB_PQ_TEXT | TB_PQ_DICT);
+		if (cols[i].flags & TB_PQ_DICT)
+			ndict++;
 		bufs[i] = malloc(cap);
 		bufs2[i] = NULL;
 		cols[i].buf = bufs[i];
@@ -169,6 +251,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.footer = footer;
 	cfg.footer_cap = config & 4 ? sizeof(footer) : 300;
 	cfg.max_group_rows = config & 8 ? (config >> 6) + 1 : 0;
+	if (ndict) {
+		/* exactly what the largest buffer needs, so ASan sees an over-read */
+		cfg.dict_cap = tb_pq_dict_size(config & 0x80 ? 2 * cap : cap);
+		dict = malloc(cfg.dict_cap);
+		TB_FUZZ_CHECK(dict != NULL);
+		cfg.dict = dict;
+	}
 	if (config & 0x10) {
 		cfg.compress = toy_compress;
 		cfg.codec = TB_PQ_ZSTD;
@@ -208,9 +297,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					       ? (int32_t)(uint32_t)u
 					       : (int64_t)u;
 			} else if (col->kind == TB_PQ_BYTES) {
-				size_t n = (size_t)(tag >> 1) % 40;
-				if (!take(&c, n, &b))
+				size_t n = (size_t)(tag >> 1) % 40, back = (size_t)((tag >> 1) & 31) + 1;
+				if ((col->flags & TB_PQ_DICT) && (tag & 0x80) && back <= nrows &&
+				    !vals[nrows - back][i].null) {
+					/* a value seen before: the same bytes again */
+					b = vals[nrows - back][i].p;
+					n = vals[nrows - back][i].n;
+				} else if (!take(&c, n, &b)) {
 					n = 0, b = NULL;
+				}
 				v[i].p = b;
 				v[i].n = n;
 				x->p = b;
@@ -274,6 +369,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 	}
+	if (!ndict)
+		TB_FUZZ_CHECK(w.dict_chunks == 0);
 	if (st != TB_OK) {
 		/* only the output (or a footer we did not grow) may fail */
 		TB_FUZZ_CHECK(st == TB_ERR_NO_SPACE);
@@ -283,6 +380,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	TB_FUZZ_CHECK(pqr_open(&f, s.p, s.len) == 0);
 	TB_FUZZ_CHECK(f.num_rows == (int64_t)nrows && f.nleaves == ncols);
+	TB_FUZZ_CHECK(f.ngroups == w.groups);
+	check_dicts(&f, &w, cols, ncols, nrows);
 	for (i = 0; i < ncols; i++) {
 		const tb_pq_column *col = &cols[i];
 		const pqr_schema *sc = &f.schema[f.leaves[i]];
@@ -325,6 +424,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pqr_close(&f);
 out:
 	free(s.p);
+	free(dict);
 	for (i = 0; i < ncols; i++) {
 		free(bufs[i]);
 		free(bufs2[i]);

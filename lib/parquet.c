@@ -887,37 +887,49 @@ static size_t dict_build(const tb_pq_writer *w, const tb_pq_column *c, size_t *d
 	return nd && bytes + (n * *bw + 7) / 8 + 1 < nv ? nd : 0;
 }
 
+/* The data page of a dictionary chunk into s: the levels, the bit width,
+ * the indices' hybrid; returns its bytes. */
+static size_t dict_data_page(const tb_pq_writer *w, const tb_pq_column *c, uint8_t *s, size_t n,
+			     unsigned bw)
+{
+	size_t len = put_levels(c, s);
+	pq_seq q;
+	s[len++] = (uint8_t)bw;
+	q.p = w->cfg.dict + (size_t)(PQ_DICT_SLOTS + TB_PQ_DICT_MAX) * 4;
+	q.n = n;
+	q.shift = 0;
+	q.idx = 1;
+	return len + hybrid(&q, bw, s + len);
+}
+
 /*
  * The chunk as a dictionary page and a data page of indices, when that
- * pays and fits: *done.  Nothing is written until both pages are ready,
+ * pays: *done.  Nothing is written until both pages are ready,
  * so the chunk can still go out plain.  Scratch: the data page from the
  * front, the dictionary page after it; compressed, the data page moves
  * back into its place and the dictionary page takes cscratch.  A
- * compressed chunk has both pages compressed (the codec is the chunk's).
+ * compressed chunk has both pages compressed (the codec is the chunk's);
+ * when the dictionary page does not fit cscratch compressed, both go out
+ * uncompressed, so whether a chunk has a dictionary never depends on the
+ * memory given.
  */
 static tb_status flush_dict(tb_pq_writer *w, tb_pq_column *c, tb_thr *ft, uint64_t *tot_uncomp,
 			    uint64_t *tot_comp, int *done, tb_error *err)
 {
-	uint8_t *s = w->cfg.scratch, *idx;
+	uint8_t *s = w->cfg.scratch;
 	size_t nd, dbytes, n, dlen, e, at;
 	unsigned bw, codec = TB_PQ_UNCOMPRESSED;
 	uint64_t start = w->offset, data_off, uncomp = 0;
 	pq_page dp, pp;
-	pq_seq q;
 	tb_status st;
 	*done = 0;
 	if (!(nd = dict_build(w, c, &dbytes, &n, &bw)))
 		return TB_OK;
-	dlen = put_levels(c, s);
-	if (w->cfg.scratch_cap - dlen < 1 + hybrid_bound(n, bw) + dbytes)
-		return TB_OK; /* (a scratch of tb_pq_scratch_size() always has room) */
-	idx = w->cfg.dict + (size_t)(PQ_DICT_SLOTS + TB_PQ_DICT_MAX) * 4;
-	s[dlen++] = (uint8_t)bw;
-	q.p = idx;
-	q.n = n;
-	q.shift = 0;
-	q.idx = 1;
-	dlen += hybrid(&q, bw, s + dlen);
+	/* (a scratch of tb_pq_scratch_size() always has the room: the levels
+	 * and the values fit in cap, the indices and dictionary in less) */
+	if (w->cfg.scratch_cap - put_levels(c, s) < 1 + hybrid_bound(n, bw) + dbytes)
+		return TB_OK;
+	dlen = dict_data_page(w, c, s, n, bw);
 	/* the dictionary page: the distinct values, PLAIN */
 	for (e = 0, at = dlen; e < nd; e++) {
 		uint32_t o;
@@ -946,9 +958,13 @@ static tb_status flush_dict(tb_pq_writer *w, tb_pq_column *c, tb_thr *ft, uint64
 			dp.payload = s;
 			if ((st = compress_page(w, &pp, &ok, err)) != TB_OK)
 				return st;
-			if (!ok)
-				return TB_OK; /* no room for the dictionary page compressed */
-			codec = w->cfg.codec;
+			if (ok) {
+				codec = w->cfg.codec;
+			} else { /* both uncompressed: the data page again */
+				dict_data_page(w, c, s, n, bw);
+				dp.plen = dp.len;
+				pp.payload = pp.p;
+			}
 		} else {
 			dp.payload = s;
 			dp.plen = dp.len;
