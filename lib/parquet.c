@@ -6,6 +6,7 @@
 #include "reader.h"
 #include "thrift.h"
 #include "tracebound/parquet.h"
+#include "tracebound/protobuf.h"
 
 /* Parquet enum values used here (parquet.thrift). */
 enum {
@@ -597,21 +598,10 @@ static inline unsigned seq_at(const pq_seq *q, size_t i)
 	return v;
 }
 
-static size_t put_varint(uint8_t *out, size_t v)
-{
-	size_t pos = 0;
-	while (v >= 0x80) {
-		out[pos++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	out[pos++] = (uint8_t)v;
-	return pos;
-}
-
 /* An RLE run: its length, then the value in (bw + 7) / 8 bytes. */
 static size_t put_run(uint8_t *out, size_t run, unsigned v, unsigned bw)
 {
-	size_t pos = put_varint(out, run << 1), k;
+	size_t pos = tb_pb_put_varint(out, (uint64_t)run << 1), k; /* ULEB128, as protobuf's */
 	for (k = 0; k < (bw + 7) / 8; k++)
 		out[pos++] = (uint8_t)(v >> (8 * k));
 	return pos;
@@ -732,6 +722,16 @@ typedef struct pq_page {
 	uint64_t nvals;
 	unsigned enc;
 } pq_page;
+
+static void page_init(pq_page *pg, const uint8_t *p, size_t len, int dict, uint64_t nvals,
+		      unsigned enc)
+{
+	pg->p = pg->payload = p;
+	pg->len = pg->plen = len;
+	pg->dict = dict;
+	pg->nvals = nvals;
+	pg->enc = enc;
+}
 
 /* Compress pg into cscratch: TB_OK with pg->payload set when the
  * compressor managed (*ok; smaller or not), TB_OK with !*ok when it ran
@@ -939,16 +939,8 @@ static tb_status flush_dict(tb_pq_writer *w, tb_pq_column *c, tb_thr *ft, uint64
 		memcpy(s + at, c->buf + o, len);
 		at += len;
 	}
-	dp.p = dp.payload = s;
-	dp.len = dp.plen = dlen;
-	dp.dict = 0;
-	dp.nvals = c->chunk_values_;
-	dp.enc = PQ_ENC_RLE_DICTIONARY;
-	pp.p = pp.payload = s + dlen;
-	pp.len = pp.plen = dbytes;
-	pp.dict = 1;
-	pp.nvals = nd;
-	pp.enc = PQ_ENC_PLAIN;
+	page_init(&dp, s, dlen, 0, c->chunk_values_, PQ_ENC_RLE_DICTIONARY);
+	page_init(&pp, s + dlen, dbytes, 1, nd, PQ_ENC_PLAIN);
 	if (w->cfg.compress) {
 		int ok;
 		if ((st = compress_page(w, &dp, &ok, err)) != TB_OK)
@@ -999,21 +991,17 @@ static tb_status flush_column(tb_pq_writer *w, tb_pq_column *c, tb_thr *ft,
 	    (st = flush_dict(w, c, ft, tot_uncomp, tot_comp, &done, err)) != TB_OK)
 		return st;
 	if (!done) {
+		const uint8_t *page = s;
 		pos = put_levels(c, s);
-		pg.p = s;
 		if (pos <= PQ_GAP && !max_rep(c)) {
 			/* in place: the levels just before the values */
 			if (pos)
 				memcpy(c->buf + PQ_GAP - pos, s, pos);
-			pg.p = c->buf + PQ_GAP - pos;
+			page = c->buf + PQ_GAP - pos;
 		} else if (nv) {
 			memcpy(s + pos, c->buf + PQ_GAP, nv);
 		}
-		pg.len = pg.plen = pos + nv;
-		pg.payload = pg.p;
-		pg.dict = 0;
-		pg.nvals = c->chunk_values_;
-		pg.enc = PQ_ENC_PLAIN;
+		page_init(&pg, page, pos + nv, 0, c->chunk_values_, PQ_ENC_PLAIN);
 		if (w->cfg.compress) {
 			int ok;
 			if ((st = compress_page(w, &pg, &ok, err)) != TB_OK)

@@ -919,6 +919,17 @@ static void dverify(const uint8_t *data, size_t len, size_t nrows, pqr_decompres
 	pqr_close(&f);
 }
 
+/* A dtable with the toy codec (its mode in *mode) and cscratch buf. */
+static void dtable_compressed(dtable *t, int *mode, uint8_t *buf, size_t cap)
+{
+	dtable_init(t, TB_PQ_DICT);
+	t->w.cfg.compress = toy_compress;
+	t->w.cfg.compress_ctx = mode;
+	t->w.cfg.codec = TB_PQ_ZSTD;
+	t->w.cfg.cscratch = buf;
+	t->w.cfg.cscratch_cap = cap;
+}
+
 START_TEST(dictionary_round_trips)
 {
 	static dtable t, plain;
@@ -948,12 +959,7 @@ START_TEST(dictionary_round_trips)
 	free(t.out.p);
 
 	/* compressed: both pages of a dictionary chunk take the codec */
-	dtable_init(&t, TB_PQ_DICT);
-	t.w.cfg.compress = toy_compress;
-	t.w.cfg.compress_ctx = &mode;
-	t.w.cfg.codec = TB_PQ_ZSTD;
-	t.w.cfg.cscratch = cbuf;
-	t.w.cfg.cscratch_cap = sizeof(cbuf);
+	dtable_compressed(&t, &mode, cbuf, sizeof(cbuf));
 	dwrite(&t, 1000);
 	dverify(t.out.p, t.out.len, 1000, toy_decompress, dc);
 	ck_assert_uint_eq(dc[0] + dc[1], 6);
@@ -974,12 +980,7 @@ START_TEST(dictionary_round_trips)
 
 	/* the compressor out of room: stored plain, still with dictionaries */
 	mode = 1;
-	dtable_init(&t, TB_PQ_DICT);
-	t.w.cfg.compress = toy_compress;
-	t.w.cfg.compress_ctx = &mode;
-	t.w.cfg.codec = TB_PQ_ZSTD;
-	t.w.cfg.cscratch = cbuf;
-	t.w.cfg.cscratch_cap = sizeof(cbuf);
+	dtable_compressed(&t, &mode, cbuf, sizeof(cbuf));
 	dwrite(&t, 1000);
 	dverify(t.out.p, t.out.len, 1000, NULL, dc);
 	ck_assert_uint_eq(dc[0] + dc[1], 6);
