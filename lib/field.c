@@ -6,15 +6,6 @@
 #include "internal.h"
 #include "tracebound/format.h"
 
-/* Sign-extend a `size`-byte value (size 1..8) when is_signed, branch-free:
- * with m the sign bit, (v ^ m) - m.  (The mask keeps the shift defined
- * for any size a caller-built format might hold; it costs nothing.) */
-static inline uint64_t extend(uint64_t v, uint32_t size, int is_signed)
-{
-	uint64_t m = (uint64_t)(is_signed != 0) << ((8 * size - 1) & 63u);
-	return (v ^ m) - m;
-}
-
 /* A scalar's value; size is 1, 2, 4 or 8 (classification guarantees it). */
 static inline uint64_t load_scalar(const uint8_t *p, uint32_t size, int be,
 				   unsigned flags)
@@ -26,7 +17,7 @@ static inline uint64_t load_scalar(const uint8_t *p, uint32_t size, int be,
 	case 4: v = tb_load32(p, be); break;
 	default: v = tb_load64(p, be); break;
 	}
-	return extend(v, size, (int)(flags & TB_FIELD_SIGNED));
+	return tb_extend(v, size, (int)(flags & TB_FIELD_SIGNED));
 }
 
 static int is_scalar(const tb_field *f)

@@ -518,9 +518,8 @@ static void append(tb_pq_column *c, const tb_pq_value *v)
 		c->values += v->n - 1;
 		c->chunk_values_ += v->n - 1;
 		for (i = 0; i < v->n; i++) {
-			uint64_t e = tb_load_n(p + i * es, es, v->big_endian);
-			if ((c->flags & TB_PQ_SIGNED) && es < 8 && (e >> (8 * es - 1)) & 1)
-				e |= UINT64_MAX << (8 * es);
+			uint64_t e = tb_extend(tb_load_n(p + i * es, es, v->big_endian), es,
+					       (c->flags & TB_PQ_SIGNED) != 0);
 			put_int(c->buf + c->vlen_, e, w);
 			c->vlen_ += w;
 			put_level(c, md, i ? 1 : 0);

@@ -180,21 +180,12 @@ const char *tb_pf_typed_name(tb_pf_writer *w, const tb_format *f)
 
 /* ---- values ---- */
 
-static uint64_t sign_extend(uint64_t v, uint32_t size)
-{
-	uint64_t m;
-	if (size >= 8)
-		return v;
-	m = (uint64_t)1 << (size * 8 - 1);
-	return (v ^ m) - m;
-}
-
 static void put_number(tb_pb *pb, uint32_t num, unsigned type, uint64_t v)
 {
 	switch (type) {
 	case TB_PF_T_INT32:
 	case TB_PF_T_ENUM:
-		tb_pb_int(pb, num, (int64_t)sign_extend(v & 0xffffffffu, 4));
+		tb_pb_int(pb, num, (int64_t)tb_extend(v & 0xffffffffu, 4, 1));
 		break;
 	case TB_PF_T_INT64:
 		tb_pb_int(pb, num, (int64_t)v);
@@ -206,7 +197,7 @@ static void put_number(tb_pb *pb, uint32_t num, unsigned type, uint64_t v)
 		tb_pb_uint(pb, num, v != 0);
 		break;
 	case TB_PF_T_SINT32:
-		tb_pb_sint(pb, num, (int64_t)sign_extend(v & 0xffffffffu, 4));
+		tb_pb_sint(pb, num, (int64_t)tb_extend(v & 0xffffffffu, 4, 1));
 		break;
 	case TB_PF_T_SINT64:
 		tb_pb_sint(pb, num, (int64_t)v);
@@ -229,7 +220,7 @@ static void put_number(tb_pb *pb, uint32_t num, unsigned type, uint64_t v)
 static uint64_t elem(const tb_field_value *v, uint32_t size, int sign, size_t i, int be)
 {
 	uint64_t x = tb_load_n(v->data + i * size, size, be);
-	return sign ? sign_extend(x, size) : x;
+	return tb_extend(x, size, sign);
 }
 
 static size_t text_len(const tb_field_value *v)

@@ -491,10 +491,9 @@ static char *fop_fast(const tb_render_fop_ *op, const uint8_t *data, size_t len,
 	if (op->keep < 8)
 		v &= (UINT64_C(1) << (8u * op->keep)) - 1;
 	if (op->sext) {
-		uint64_t top = UINT64_C(1) << (8u * op->sext - 1);
 		if (op->sext < 8)
-			v &= (top << 1) - 1;
-		v = (v ^ top) - top; /* sign-extended */
+			v &= (UINT64_C(1) << (8u * op->sext)) - 1;
+		v = tb_extend(v, op->sext, 1);
 		if (v >> 63) {
 			sign = '-';
 			v = 0 - v;

@@ -86,6 +86,15 @@ TB_ALWAYS_INLINE uint64_t tb_load_n(const uint8_t *p, size_t n, int be)
 	}
 }
 
+/* A size-byte value (size 1..8, the bits above it 0) sign-extended when
+ * is_signed, branch-free: with m the sign bit, (v ^ m) - m.  (The mask
+ * keeps the shift defined for any size a caller-built format might hold.) */
+static inline uint64_t tb_extend(uint64_t v, uint32_t size, int is_signed)
+{
+	uint64_t m = (uint64_t)(is_signed != 0) << ((8 * size - 1) & 63u);
+	return (v ^ m) - m;
+}
+
 /* ---- checked random access at an absolute offset ---- */
 
 static inline int tb_rd_ptr_at(const tb_reader *r, size_t off, size_t n,
