@@ -243,12 +243,14 @@ $(BUILD)/afl/%: fuzz/%_fuzzer.c $(AFL_OBJ) $(FUZZ_HDR) $(CLI_SRC) $(CLI_HDR)
 # Coverage of lib/ by the Check suites plus the corpus replay, with clang's
 # source-based coverage; ci/coverage.sh prints the table and applies the goals.
 # The tests run unforked: a forked child writes its counts to its parent's
-# %p profile, and the next child or the parent overwrites them.
+# %p profile, and the next child or the parent overwrites them.  %m (the
+# binary's signature) turns on merging: a process whose pid an earlier one
+# had adds its counts to that profile instead of overwriting it.
 COV_BUILD := build/coverage
 COV_FLAGS := -fprofile-instr-generate -fcoverage-mapping
 coverage:
 	rm -rf $(COV_BUILD)/profiles && mkdir -p $(COV_BUILD)
-	LLVM_PROFILE_FILE=$(CURDIR)/$(COV_BUILD)/profiles/%p.profraw \
+	LLVM_PROFILE_FILE=$(CURDIR)/$(COV_BUILD)/profiles/%p-%m.profraw \
 	  $(MAKE) CC=clang BUILD=$(COV_BUILD) EXTRA_CFLAGS="$(COV_FLAGS)" \
 	  EXTRA_LDFLAGS="$(COV_FLAGS)" CHECK_ENV=CK_FORK=no check-run >$(COV_BUILD).log 2>&1 || \
 	  { tail -30 $(COV_BUILD).log; exit 1; }
