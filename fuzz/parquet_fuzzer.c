@@ -20,7 +20,9 @@
  * follows parquet.h's rule, from the values given and nothing else (not
  * the compressor, not the size of cscratch): a dictionary exactly when the
  * distinct values plus the index width byte and the packed indices take
- * fewer bytes than the values.
+ * fewer bytes than the values.  (The writer also goes PLAIN when a lookup
+ * probes more than 64 slots of a table at most half full: only values
+ * crafted against its hash do that, not a few hundred fuzzed ones.)
  *
  * Input: NCOLS CONFIG FAILAT COLUMN-SPEC... then per row, per column:
  * a tag byte (bit 0: null) and the value (INT: 8 bytes; BYTES:

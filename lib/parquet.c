@@ -43,6 +43,10 @@ enum {
 #define PQ_DICT_SLOTS (2u * TB_PQ_DICT_MAX)
 #define PQ_SLOT_BITS 15u
 #define PQ_SLOT_LOW ((1u << PQ_SLOT_BITS) - 1)
+/* Slots one lookup may probe.  A table at most half full rarely needs 20;
+ * more means values crafted to collide (a hostile capture's strings), and
+ * the chunk goes out PLAIN rather than take time quadratic in its values. */
+#define PQ_DICT_PROBES 64u
 
 /* ---- UTF-8 ---- */
 
@@ -127,26 +131,23 @@ TB_API int tb_pq_utf8_valid(const void *s, size_t n)
 
 /* ---- dictionaries ---- */
 
-/* A hash of n bytes for the dictionary's table, read a word at a time
- * (the last word overlapping, as in all_ascii: names and comms are
- * short). */
+/* A hash of n bytes for the dictionary's table, read a little-endian word
+ * at a time (the last word overlapping, as in all_ascii: names and comms
+ * are short), the same on every host, so whether a chunk hits
+ * PQ_DICT_PROBES is too. */
 static uint32_t value_hash(const uint8_t *p, size_t n)
 {
 	const uint64_t k = 0x9e3779b97f4a7c15ull;
 	uint64_t h = ((uint64_t)n + 1) * k, w = 0;
 	size_t i;
 	for (i = 0; n - i > 8; i += 8) {
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * k;
+		h = (h ^ tb_load64(p + i, 0)) * k;
 		h ^= h >> 29;
 	}
 	if (n >= 8) {
-		memcpy(&w, p + n - 8, 8);
+		w = tb_load64(p + n - 8, 0);
 	} else if (n >= 4) {
-		uint32_t a, b;
-		memcpy(&a, p, 4);
-		memcpy(&b, p + n - 4, 4);
-		w = (uint64_t)a << 32 | b;
+		w = (uint64_t)tb_load32(p, 0) << 32 | tb_load32(p + n - 4, 0);
 	} else if (n) {
 		w = (uint64_t)p[0] << 16 | (uint64_t)p[n / 2] << 8 | p[n - 1];
 	}
@@ -833,7 +834,7 @@ static size_t dict_build(const tb_pq_writer *w, const tb_pq_column *c, size_t *d
 		*idx = ents + (size_t)TB_PQ_DICT_MAX * 4;
 	uint64_t most = c->chunk_values_ < TB_PQ_DICT_MAX ? c->chunk_values_ : TB_PQ_DICT_MAX;
 	size_t nslots = 16, at = PQ_GAP, n = 0, nd = 0, bytes = 0, nv = c->vlen_ - PQ_GAP;
-	size_t prev = 0;
+	size_t prev = 0, probes;
 	uint32_t plen = 0;
 	while (nslots < 2 * most)
 		nslots <<= 1;
@@ -853,7 +854,9 @@ static size_t dict_build(const tb_pq_writer *w, const tb_pq_column *c, size_t *d
 		}
 		h = value_hash(v + 4, len);
 		k = h & (nslots - 1);
-		for (;;) {
+		for (probes = 0;; probes++) {
+			if (probes == PQ_DICT_PROBES)
+				return 0;
 			memcpy(&slot, slots + 4 * k, 4);
 			if (!slot) {
 				if (nd == TB_PQ_DICT_MAX)

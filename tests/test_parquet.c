@@ -991,6 +991,38 @@ START_TEST(dictionary_round_trips)
 }
 END_TEST
 
+/* One TB_PQ_DICT byte column "v" in buf[0..cap), its writer started. */
+typedef struct dcol {
+	tb_pq_column col;
+	tb_pq_config cfg;
+	tb_pq_writer w;
+	uint8_t footer[4096];
+	sink out;
+} dcol;
+
+static void dcol_init(dcol *d, uint8_t *buf, size_t cap, uint8_t *scratch, uint8_t *dict)
+{
+	tb_error e;
+	memset(&d->col, 0, sizeof(d->col));
+	d->col.name = "v";
+	d->col.name_len = 1;
+	d->col.kind = TB_PQ_BYTES;
+	d->col.flags = TB_PQ_DICT;
+	d->col.buf = buf;
+	d->col.cap = cap;
+	memset(&d->cfg, 0, sizeof(d->cfg));
+	sink_init(&d->out);
+	d->cfg.write = sink_write;
+	d->cfg.write_ctx = &d->out;
+	d->cfg.scratch = scratch;
+	d->cfg.scratch_cap = tb_pq_scratch_size(cap);
+	d->cfg.dict = dict;
+	d->cfg.dict_cap = tb_pq_dict_size(cap);
+	d->cfg.footer = d->footer;
+	d->cfg.footer_cap = sizeof(d->footer);
+	ck_assert_int_eq(tb_pq_writer_init(&d->w, &d->col, 1, &d->cfg, &e), TB_OK);
+}
+
 /* Dictionaries of k distinct values (indices of every bit width from 1 to
  * 14, runs and bit-packed groups), up to TB_PQ_DICT_MAX; one more value is
  * a plain chunk. */
@@ -1004,33 +1036,12 @@ START_TEST(dictionary_sizes)
 	size_t t;
 	for (t = 0; t < sizeof(ks) / sizeof(ks[0]); t++) {
 		size_t k = ks[t], nrows = 2 * k + 40, r;
-		tb_pq_column col;
-		tb_pq_config cfg;
-		tb_pq_writer w;
-		static uint8_t footer[4096];
-		sink out;
+		static dcol d;
 		tb_error e;
 		pqr_file f;
 		pqr_entry *ent;
 		size_t n;
-		memset(&col, 0, sizeof(col));
-		col.name = "v";
-		col.name_len = 1;
-		col.kind = TB_PQ_BYTES;
-		col.flags = TB_PQ_DICT;
-		col.buf = buf;
-		col.cap = cap;
-		memset(&cfg, 0, sizeof(cfg));
-		sink_init(&out);
-		cfg.write = sink_write;
-		cfg.write_ctx = &out;
-		cfg.scratch = scratch;
-		cfg.scratch_cap = tb_pq_scratch_size(cap);
-		cfg.dict = dict;
-		cfg.dict_cap = tb_pq_dict_size(cap);
-		cfg.footer = footer;
-		cfg.footer_cap = sizeof(footer);
-		ck_assert_int_eq(tb_pq_writer_init(&w, &col, 1, &cfg, &e), TB_OK);
+		dcol_init(&d, buf, cap, scratch, dict);
 		for (r = 0; r < nrows; r++) {
 			char v[32];
 			tb_pq_value val;
@@ -1039,12 +1050,12 @@ START_TEST(dictionary_sizes)
 			memset(&val, 0, sizeof(val));
 			val.n = (size_t)snprintf(v, sizeof(v), "value-%zu", x * 2654435761u % 1000003);
 			val.p = v;
-			ck_assert_int_eq(tb_pq_write_row(&w, &val, &e), TB_OK);
+			ck_assert_int_eq(tb_pq_write_row(&d.w, &val, &e), TB_OK);
 		}
-		ck_assert_int_eq(tb_pq_finish(&w, &e), TB_OK);
-		ck_assert_uint_eq(w.groups, 1);
-		ck_assert_uint_eq(w.dict_chunks, k <= TB_PQ_DICT_MAX ? 1 : 0);
-		ck_assert_int_eq(pqr_open(&f, out.p, out.len), 0);
+		ck_assert_int_eq(tb_pq_finish(&d.w, &e), TB_OK);
+		ck_assert_uint_eq(d.w.groups, 1);
+		ck_assert_uint_eq(d.w.dict_chunks, k <= TB_PQ_DICT_MAX ? 1 : 0);
+		ck_assert_int_eq(pqr_open(&f, d.out.p, d.out.len), 0);
 		ck_assert_int_eq(f.groups[0].chunks[0].dict_page_offset >= 0, k <= TB_PQ_DICT_MAX);
 		ck_assert_int_eq(pqr_leaf(&f, 0, &ent, &n, NULL, NULL), 0);
 		ck_assert_uint_eq(n, nrows);
@@ -1058,11 +1069,88 @@ START_TEST(dictionary_sizes)
 		}
 		free(ent);
 		pqr_close(&f);
-		free(out.p);
+		free(d.out.p);
 	}
 	free(buf);
 	free(scratch);
 	free(dict);
+}
+END_TEST
+
+/* The writer's value hash (lib/parquet.c), to craft values that collide. */
+static uint32_t writer_hash(const uint8_t *p, size_t n)
+{
+	const uint64_t k = 0x9e3779b97f4a7c15ull;
+	uint64_t h = ((uint64_t)n + 1) * k, w = 0;
+	size_t i, b;
+	for (i = 0; n - i > 8; i += 8) {
+		uint64_t x = 0;
+		for (b = 0; b < 8; b++)
+			x |= (uint64_t)p[i + b] << (8 * b);
+		h = (h ^ x) * k;
+		h ^= h >> 29;
+	}
+	if (n >= 8) {
+		for (b = 0; b < 8; b++)
+			w |= (uint64_t)p[n - 8 + b] << (8 * b);
+	} else if (n >= 4) {
+		uint64_t a = 0, c = 0;
+		for (b = 0; b < 4; b++) {
+			a |= (uint64_t)p[b] << (8 * b);
+			c |= (uint64_t)p[n - 4 + b] << (8 * b);
+		}
+		w = a << 32 | c;
+	} else if (n) {
+		w = (uint64_t)p[0] << 16 | (uint64_t)p[n / 2] << 8 | p[n - 1];
+	}
+	h = (h ^ w) * k;
+	return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
+/* 100 distinct values, each 3 times (300 rows: a table of 1024 slots).
+ * Ordinary ones get a dictionary; ones crafted to fall on one slot (what
+ * a hostile capture's strings could do) go out PLAIN, and the writer does
+ * not spend time quadratic in the values on them. */
+START_TEST(dictionary_crafted_collisions)
+{
+	static char vals[100][16];
+	int crafted;
+	for (crafted = 0; crafted < 2; crafted++) {
+		static uint8_t buf[8192], scratch[2 * 8192 + 64];
+		static dcol d;
+		uint8_t *dict = malloc(tb_pq_dict_size(sizeof(buf)));
+		tb_error e;
+		pqr_file f;
+		pqr_entry *ent;
+		size_t n, r, v;
+		uint32_t next = 0;
+		for (v = 0; v < 100; v++) {
+			/* crafted: the next name whose hash is 0 mod 1024 */
+			do
+				snprintf(vals[v], sizeof(vals[v]), "c%08u", next++);
+			while (crafted && (writer_hash((const uint8_t *)vals[v], 9) & 1023) != 0);
+		}
+		dcol_init(&d, buf, sizeof(buf), scratch, dict);
+		for (r = 0; r < 300; r++) {
+			tb_pq_value val;
+			memset(&val, 0, sizeof(val));
+			val.p = vals[(r * 37) % 100];
+			val.n = 9;
+			ck_assert_int_eq(tb_pq_write_row(&d.w, &val, &e), TB_OK);
+		}
+		ck_assert_int_eq(tb_pq_finish(&d.w, &e), TB_OK);
+		ck_assert_uint_eq(d.w.groups, 1);
+		ck_assert_uint_eq(d.w.dict_chunks, (crafted ? 0u : 1u));
+		ck_assert_int_eq(pqr_open(&f, d.out.p, d.out.len), 0);
+		ck_assert_int_eq(pqr_leaf(&f, 0, &ent, &n, NULL, NULL), 0);
+		ck_assert_uint_eq(n, 300);
+		for (r = 0; r < 300; r++)
+			ck_assert(ent[r].n == 9 && !memcmp(ent[r].p, vals[(r * 37) % 100], 9));
+		free(ent);
+		pqr_close(&f);
+		free(d.out.p);
+		free(dict);
+	}
 }
 END_TEST
 
@@ -2075,6 +2163,7 @@ Suite *tb_suite_parquet(void)
 	tcase_add_test(t, dictionary_round_trips);
 	tcase_add_test(t, dictionary_sizes);
 	tcase_add_test(t, dictionary_arguments);
+	tcase_add_test(t, dictionary_crafted_collisions);
 	tcase_add_test(t, utf8_rule);
 	tcase_add_test(t, int_ranges_every_width);
 	tcase_add_test(t, metadata_and_empty_file);

@@ -46,7 +46,8 @@
  * when there are at most TB_PQ_DICT_MAX and the dictionary page plus the
  * packed indices are smaller than the values, the chunk is a dictionary
  * page (PLAIN) and a data page of RLE_DICTIONARY indices, else PLAIN as
- * always.  For columns whose values repeat (names, comms) the file is
+ * always (PLAIN too when the values' hashes crowd one place of the table,
+ * as only values crafted to collide do: the work stays linear).  For columns whose values repeat (names, comms) the file is
  * smaller, the compressor has less to do, and readers compare indices.
  * The choice depends on the chunk's values only, so it is the same for
  * the same rows whatever the memory given.
