@@ -47,6 +47,11 @@ enum {
  * more means values crafted to collide (a hostile capture's strings), and
  * the chunk goes out PLAIN rather than take time quadratic in its values. */
 #define PQ_DICT_PROBES 64u
+/* The caller's dict memory (tb_pq_dict_size): the slots (4 bytes each),
+ * then each distinct value's offset in the column's buffer (4 bytes),
+ * then each value's index (2 bytes). */
+#define PQ_DICT_ENTS ((size_t)PQ_DICT_SLOTS * 4)
+#define PQ_DICT_IDX (PQ_DICT_ENTS + (size_t)TB_PQ_DICT_MAX * 4)
 
 /* ---- UTF-8 ---- */
 
@@ -273,9 +278,8 @@ TB_API size_t tb_pq_scratch_size(size_t cap)
 
 TB_API size_t tb_pq_dict_size(size_t cap)
 {
-	/* the hash slots and each distinct value's place (4 bytes each), and
-	 * an index (2 bytes) per value: a value takes 4 bytes at least */
-	return (size_t)(PQ_DICT_SLOTS + TB_PQ_DICT_MAX) * 4 + (cap / 4 + 1) * 2;
+	/* an index per value: a value takes 4 bytes of the column at least */
+	return PQ_DICT_IDX + (cap / 4 + 1) * 2;
 }
 
 static int column_ok(const tb_pq_column *c)
@@ -680,6 +684,17 @@ static size_t encode_levels(const tb_pq_column *c, unsigned shift, unsigned bw,
 	return pos;
 }
 
+/* Bytes put_levels can write: each stream's length word and hybrid. */
+static size_t levels_bound(const tb_pq_column *c)
+{
+	size_t b = 0;
+	if (max_rep(c))
+		b += 4 + hybrid_bound(c->nlev_, 1);
+	if (max_def(c))
+		b += 4 + hybrid_bound(c->nlev_, bit_width(max_def(c)));
+	return b;
+}
+
 /* The page's levels into s; returns their bytes. */
 static size_t put_levels(const tb_pq_column *c, uint8_t *s)
 {
@@ -830,8 +845,7 @@ static void chunk_meta(tb_thr *ft, const tb_pq_column *c, unsigned codec, uint64
 static size_t dict_build(const tb_pq_writer *w, const tb_pq_column *c, size_t *dbytes,
 			 size_t *nidx, unsigned *bw)
 {
-	uint8_t *slots = w->cfg.dict, *ents = slots + (size_t)PQ_DICT_SLOTS * 4,
-		*idx = ents + (size_t)TB_PQ_DICT_MAX * 4;
+	uint8_t *slots = w->cfg.dict, *ents = slots + PQ_DICT_ENTS, *idx = slots + PQ_DICT_IDX;
 	uint64_t most = c->chunk_values_ < TB_PQ_DICT_MAX ? c->chunk_values_ : TB_PQ_DICT_MAX;
 	size_t nslots = 16, at = PQ_GAP, n = 0, nd = 0, bytes = 0, nv = c->vlen_ - PQ_GAP;
 	size_t prev = 0, probes;
@@ -897,7 +911,7 @@ static size_t dict_data_page(const tb_pq_writer *w, const tb_pq_column *c, uint8
 	size_t len = put_levels(c, s);
 	pq_seq q;
 	s[len++] = (uint8_t)bw;
-	q.p = w->cfg.dict + (size_t)(PQ_DICT_SLOTS + TB_PQ_DICT_MAX) * 4;
+	q.p = w->cfg.dict + PQ_DICT_IDX;
 	q.n = n;
 	q.shift = 0;
 	q.idx = 1;
@@ -929,14 +943,14 @@ static tb_status flush_dict(tb_pq_writer *w, tb_pq_column *c, tb_thr *ft, uint64
 		return TB_OK;
 	/* (a scratch of tb_pq_scratch_size() always has the room: the levels
 	 * and the values fit in cap, the indices and dictionary in less) */
-	if (w->cfg.scratch_cap - put_levels(c, s) < 1 + hybrid_bound(n, bw) + dbytes)
+	if (w->cfg.scratch_cap < levels_bound(c) + 1 + hybrid_bound(n, bw) + dbytes)
 		return TB_OK;
 	dlen = dict_data_page(w, c, s, n, bw);
 	/* the dictionary page: the distinct values, PLAIN */
 	for (e = 0, at = dlen; e < nd; e++) {
 		uint32_t o;
 		size_t len;
-		memcpy(&o, w->cfg.dict + (size_t)PQ_DICT_SLOTS * 4 + 4 * e, 4);
+		memcpy(&o, w->cfg.dict + PQ_DICT_ENTS + 4 * e, 4);
 		len = 4 + (size_t)tb_load32(c->buf + o, 0);
 		memcpy(s + at, c->buf + o, len);
 		at += len;

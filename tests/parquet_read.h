@@ -501,6 +501,14 @@ static inline int pqr_open(pqr_file *f, const uint8_t *data, size_t len)
 	return 0;
 }
 
+static inline void pqr_put(uint8_t *out8, uint32_t *out32, size_t i, uint32_t v)
+{
+	if (out8)
+		out8[i] = (uint8_t)v;
+	else
+		out32[i] = v;
+}
+
 /* Decode n values of bit width bw (<= 32) of the RLE / bit-packed hybrid
  * into out8 (levels) or out32 (dictionary indices). */
 static inline int pqr_hybrid(pqr_rd *r, unsigned bw, uint8_t *out8, uint32_t *out32, size_t n)
@@ -526,13 +534,8 @@ static inline int pqr_hybrid(pqr_rd *r, unsigned bw, uint8_t *out8, uint32_t *ou
 						return -1;
 					v |= (uint32_t)(r->p[at] >> ((bit + b) % 8) & 1) << b;
 				}
-				if (got < n) {
-					if (out8)
-						out8[got] = (uint8_t)v;
-					else
-						out32[got] = v;
-					got++;
-				}
+				if (got < n)
+					pqr_put(out8, out32, got++, v);
 			}
 			r->pos += (size_t)groups * bw;
 		} else {
@@ -543,13 +546,8 @@ static inline int pqr_hybrid(pqr_rd *r, unsigned bw, uint8_t *out8, uint32_t *ou
 				v |= (uint32_t)pqr_byte(r) << (8 * b);
 			if (r->bad || !run)
 				return -1;
-			while (run-- && got < n) {
-				if (out8)
-					out8[got] = (uint8_t)v;
-				else
-					out32[got] = v;
-				got++;
-			}
+			while (run-- && got < n)
+				pqr_put(out8, out32, got++, v);
 		}
 	}
 	return 0;
@@ -605,20 +603,14 @@ static inline int pqr_page_header(pqr_rd *r, int *ptype, int32_t *usize, int32_t
 static inline int pqr_plain(pqr_rd *pr, int type, pqr_entry *e)
 {
 	e->has_value = 1;
-	if (type == 1) {
-		uint32_t x;
-		if (pr->len - pr->pos < 4)
+	if (type == 1 || type == 2) { /* INT32, INT64 */
+		size_t w = type == 1 ? 4 : 8;
+		uint64_t x = 0;
+		if (pr->len - pr->pos < w)
 			return -1;
-		memcpy(&x, pr->p + pr->pos, 4); /* little-endian host */
-		pr->pos += 4;
-		e->i = (int32_t)x;
-	} else if (type == 2) {
-		uint64_t x;
-		if (pr->len - pr->pos < 8)
-			return -1;
-		memcpy(&x, pr->p + pr->pos, 8);
-		pr->pos += 8;
-		e->i = (int64_t)x;
+		memcpy(&x, pr->p + pr->pos, w); /* little-endian host */
+		pr->pos += w;
+		e->i = type == 1 ? (int32_t)(uint32_t)x : (int64_t)x;
 	} else if (type == 6) {
 		uint32_t l;
 		if (pr->len - pr->pos < 4)
@@ -708,7 +700,10 @@ static inline int pqr_leaf(pqr_file *f, size_t leaf, pqr_entry **out, size_t *no
 			pr.bad = 0;
 			if (ptype == 2) {
 				/* the dictionary: first, once, the data right after */
-				if (dict || data_seen || (int64_t)pos != c->data_page_offset)
+				/* (every PLAIN value takes 4 bytes at least: a count
+				 * past that is damage, not an allocation to try) */
+				if (dict || data_seen || (int64_t)pos != c->data_page_offset ||
+				    (size_t)nv > pr.len / 4)
 					goto bad;
 				dict = calloc((size_t)nv + 1, sizeof(*dict));
 				if (!dict)
