@@ -860,6 +860,17 @@ tb_status tb_pf_threads(tb_pf_writer *w, const tb_cmdlines *c, tb_error *err)
 
 tb_status tb_pf_finish(tb_pf_writer *w, tb_error *err)
 {
+	return tb_pf_flush(w, err);
+}
+
+void tb_pf_set_clock(tb_pf_writer *w, uint64_t ts)
+{
+	w->clock_ts = ts;
+	w->have_clock_ts = 1;
+}
+
+tb_status tb_pf_flush(tb_pf_writer *w, tb_error *err)
+{
 	size_t i;
 	if (w->status)
 		return out_error(w, err);

@@ -1253,25 +1253,17 @@ static void side_free(pf_side *p)
 	free(p->scratch);
 }
 
-/*
- * Every event of a capture through tb_pf_session_event into one writer,
- * and through tb_pf_encode on a writer of its own + tb_pf_place into
- * another: the same bytes, the same stats.  Returns the events seen.
- */
-static uint64_t encode_place_same(const uint8_t *dat, size_t len, unsigned flags)
+/* A session over a capture in memory, damaged pages given in place (one
+ * at a time: the arena is this function's). */
+static tb_session *open_skipping(const uint8_t *dat, size_t len)
 {
 	static uint8_t arena_mem[64 << 20];
+	static tb_arena a;
 	tb_session_source src;
 	tb_session_options opt;
 	tb_session *s;
-	tb_arena a;
 	tb_mem m;
 	tb_error err;
-	pf_side *one = malloc(sizeof(*one)), *two = malloc(sizeof(*two)),
-		*enc = malloc(sizeof(*enc));
-	uint64_t n = 0, losses = 0;
-	tb_status st;
-	ck_assert(one && two && enc);
 	tb_arena_init(&a, arena_mem, sizeof(arena_mem));
 	m = tb_arena_mem(&a);
 	memset(&src, 0, sizeof(src));
@@ -1280,6 +1272,24 @@ static uint64_t encode_place_same(const uint8_t *dat, size_t len, unsigned flags
 	memset(&opt, 0, sizeof(opt));
 	opt.flags = TB_SESSION_SKIP_DAMAGED;
 	ck_assert_int_eq(tb_session_open(&s, &src, &opt, &m, &err), TB_OK);
+	return s;
+}
+
+/*
+ * Every event of a capture through tb_pf_session_event into one writer,
+ * and through tb_pf_encode on a writer of its own + tb_pf_place into
+ * another: the same bytes, the same stats.  Returns the events seen.
+ */
+static uint64_t encode_place_same(const uint8_t *dat, size_t len, unsigned flags)
+{
+	tb_session *s;
+	tb_error err;
+	pf_side *one = malloc(sizeof(*one)), *two = malloc(sizeof(*two)),
+		*enc = malloc(sizeof(*enc));
+	uint64_t n = 0, losses = 0;
+	tb_status st;
+	ck_assert(one && two && enc);
+	s = open_skipping(dat, len);
 	side_init(one, 4, flags, 0);
 	side_init(two, 4, flags, 0);
 	side_init(enc, 1, flags, 1);
@@ -1357,6 +1367,132 @@ START_TEST(encode_place_is_add)
 		ck_assert_uint_lt(encode_place_same(d, dlen, 0), 63844);
 		free(d);
 	}
+}
+END_TEST
+
+/* *a += b, field by field. */
+static void stats_sum(tb_pf_stats *a, const tb_pf_stats *b)
+{
+	a->events += b->events;
+	a->typed += b->typed;
+	a->generic += b->generic;
+	a->unknown += b->unknown;
+	a->dropped_fields += b->dropped_fields;
+	a->bad_fields += b->bad_fields;
+	a->packets += b->packets;
+	a->bytes += b->bytes;
+	a->lost_bundles += b->lost_bundles;
+	a->threads += b->threads;
+}
+
+/*
+ * A trace cut at its `cuts` event times: one writer that flushes before
+ * the first event at or past each time, against one writer per run
+ * between cuts (its clock pair set to the first event's time, flushed at
+ * the run's end), their outputs one after the other.  The same bytes and,
+ * summed, the same stats: what convert --to perfetto --jobs relies on.
+ * Returns the packets of the cut trace.
+ */
+static uint64_t flush_runs_same(const uint8_t *dat, size_t len, const uint64_t *cuts,
+				size_t ncuts)
+{
+	tb_session *s;
+	tb_error err;
+	pf_side *one = malloc(sizeof(*one)), *run = malloc(sizeof(*run));
+	grow_sink joined = { NULL, 0, 0 };
+	tb_pf_stats sum;
+	uint64_t first = 0, packets;
+	size_t next = 0, runs = 0, i;
+	int have_first = 0, started = 0;
+	tb_status st;
+	ck_assert(one && run);
+	memset(&sum, 0, sizeof(sum));
+	s = open_skipping(dat, len);
+	side_init(one, 4, 0, 0);
+	for (;;) {
+		tb_session_event ev;
+		size_t from = next;
+		st = tb_session_next(s, &ev, &err);
+		if (st == TB_END)
+			break;
+		if (st != TB_OK)
+			continue;
+		if (!have_first && ev.kind == TB_SEV_EVENT) {
+			first = ev.ts;
+			have_first = 1;
+		}
+		while (next < ncuts && ev.ts >= cuts[next])
+			next++;
+		if (next != from) {
+			ck_assert_int_eq(tb_pf_flush(&one->w, &err), TB_OK);
+			if (started) { /* the run ends: its writer flushed, its bytes kept */
+				ck_assert_int_eq(tb_pf_flush(&run->w, &err), TB_OK);
+				grow_write(&joined, run->out.buf, run->out.len);
+				stats_sum(&sum, &run->w.stats);
+				side_free(run);
+				started = 0;
+			}
+		}
+		if (!started) {
+			side_init(run, 4, 0, 0);
+			if (have_first)
+				tb_pf_set_clock(&run->w, first);
+			started = 1;
+			runs++;
+		}
+		do
+			st = side_grow(one, tb_pf_session_event(&one->w, &ev, &err));
+		while (st == TB_NEED_MORE);
+		ck_assert_int_eq(st, TB_OK);
+		do
+			st = side_grow(run, tb_pf_session_event(&run->w, &ev, &err));
+		while (st == TB_NEED_MORE);
+		ck_assert_int_eq(st, TB_OK);
+	}
+	ck_assert_int_eq(tb_pf_finish(&one->w, &err), TB_OK);
+	if (started) {
+		ck_assert_int_eq(tb_pf_finish(&run->w, &err), TB_OK);
+		grow_write(&joined, run->out.buf, run->out.len);
+		stats_sum(&sum, &run->w.stats);
+		side_free(run);
+	}
+	ck_assert_uint_eq(runs, ncuts + 1); /* every cut falls between events here */
+	ck_assert_uint_eq(joined.len, one->out.len);
+	ck_assert(memcmp(joined.buf, one->out.buf, one->out.len) == 0);
+	ck_assert(memcmp(&sum, &one->w.stats, sizeof(sum)) == 0);
+	packets = one->w.stats.packets;
+	/* a flush with nothing open writes nothing, and the writer goes on */
+	i = one->out.len;
+	ck_assert_int_eq(tb_pf_flush(&one->w, &err), TB_OK);
+	ck_assert_uint_eq(one->out.len, i);
+	tb_session_close(s);
+	side_free(one);
+	free(joined.buf);
+	free(one);
+	free(run);
+	return packets;
+}
+
+START_TEST(flush_cuts_runs)
+{
+	const char *v7 = tb_test_path("../shared/samples/sched4k.v7.dat");
+	static const uint64_t none[1] = { 0 };
+	/* times inside sched4k.v7.dat (its events run from 192.83 s to 193.38 s) */
+	static const uint64_t cuts[] = { 192900000000ull, 193000000000ull,
+					 193100000000ull, 193200000000ull };
+	size_t dlen;
+	uint8_t *d;
+	uint64_t whole, cut;
+	if (!tb_test_exists(v7))
+		return;
+	d = tb_test_read_file(v7, &dlen);
+	ck_assert_ptr_nonnull(d);
+	whole = flush_runs_same(d, dlen, none, 0);
+	ck_assert_uint_eq(whole, 275); /* the CLI's -v: 277, with system info and threads */
+	cut = flush_runs_same(d, dlen, cuts, 4);
+	/* each cut writes the open bundles early: here one packet more a cut */
+	ck_assert_uint_eq(cut, whole + 4);
+	free(d);
 }
 END_TEST
 
@@ -1577,6 +1713,7 @@ Suite *tb_suite_protobuf(void)
 	tcase_add_test(t, system_info);
 	tcase_add_test(t, output_errors_midway);
 	tcase_add_test(t, encode_place_is_add);
+	tcase_add_test(t, flush_cuts_runs);
 	tcase_add_test(t, encode_place_errors);
 	tcase_add_test(t, cli_convert);
 	tcase_add_test(t, table_matches_schema);

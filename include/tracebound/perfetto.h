@@ -237,6 +237,20 @@ TB_API TB_MUST_CHECK tb_status tb_pf_session_record(const tb_session_event *ev,
 /* Write every open bundle.  The trace is complete after TB_OK. */
 TB_API TB_MUST_CHECK tb_status tb_pf_finish(tb_pf_writer *w, tb_error *err);
 
+/*
+ * Write every open bundle now, in slot order, and go on: the next records
+ * open new bundles (a loss still pending is said by an empty bundle).
+ * Writers that each take a run of the capture and flush at its end give,
+ * one after the other, the bytes of one writer that flushes at the same
+ * points (with tb_pf_set_clock).  tb_pf_finish is a flush.
+ */
+TB_API TB_MUST_CHECK tb_status tb_pf_flush(tb_pf_writer *w, tb_error *err);
+
+/* The time of the clock pair written in each bundle (docs/perfetto.md),
+ * which is otherwise the first placed record's: for a writer that starts
+ * inside the capture. */
+TB_API void tb_pf_set_clock(tb_pf_writer *w, uint64_t ts);
+
 /* The typed message a format maps to ("sched_switch"), or NULL when its
  * records are written as generic events (or not at all mapped yet). */
 TB_API const char *tb_pf_typed_name(tb_pf_writer *w, const tb_format *f);
