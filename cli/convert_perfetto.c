@@ -15,13 +15,14 @@
  * sub-buffer size --subbuf-size, else subbuf_kb beside the first dump,
  * else header_page's.
  *
- * --jobs N (default: the online cores) encodes the events of one
- * trace.dat on N threads through the parts engine (parts.h): each worker
- * encodes its part's events with an encode-only writer of its own
- * (tb_pf_encode) and queues one record per event; the main thread places
- * them in order into the one writer (tb_pf_place), which makes the bundles
- * and packets exactly as the one-thread loop does.  Raw dumps and
- * captures the library cannot split run on one thread.
+ * --jobs N (default: the online cores) converts the parts of one
+ * trace.dat on N threads through the parts engine (parts.h).  The trace's
+ * bundles are cut (all written) at the times of a plan that does not
+ * depend on N, one cut per 8 MiB of capture, so each part's packets are
+ * its own: a worker makes them with a writer of its own, and the main
+ * thread writes them in order.  The output is the same for every N, and
+ * --jobs 1 cuts at the same times.  Raw dumps and captures the library
+ * cannot split run on one thread, without cuts.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -267,173 +268,176 @@ static tb_status grow_retry(tb_pf_writer *w, uint8_t **scratch, tb_status st)
 	return TB_NEED_MORE; /* call again */
 }
 
-/* ---- --jobs N: events encoded on the parts engine's workers ---- */
-
-enum { PF_REC_EVENT = 1, PF_REC_LOST, PF_REC_FAIL };
+/* ---- cuts, and --jobs N: each part's bundles made on a worker ---- */
 
 /*
- * A record in the engine's queues, one put (never split between chunks):
- * a pf_head, `len` bytes (the encoded event), then a pf_more when the
- * head says so (anything rare: a buffer, drops, dropped or bad fields, a
- * CPU above 2^24, or what failed).  16 bytes of header for most events.
+ * Every open bundle is written (tb_pf_flush) at the split times of a fixed
+ * plan, before the first event at or past each: one cut per 8 MiB of
+ * capture (tb_parts_count), the same whatever --jobs says.  So the
+ * bundles of a part are its own, and each worker of the parts engine makes
+ * its parts' packets with a writer of its own: the main thread only writes
+ * them in order.  A cut costs at most one short packet per CPU.
  */
-typedef struct pf_head {
-	uint32_t len;            /* bytes of the encoded event */
-	uint32_t cpu_flags;      /* CPU (low 24 bits) | PF_F_* << 24 */
-	uint64_t ts;             /* PF_REC_FAIL: the encoder's status */
-} pf_head;
 
-#define PF_F_KIND(f) ((f) & 3u)        /* PF_REC_* */
-#define PF_F_ENC(f) (((f) >> 2) & 3u)  /* TB_PF_ENC_* */
-#define PF_F_MORE 0x10u
-#define PF_CPU_MASK 0xffffffu
+/* 1 when ts passes one or more split times from *next on (a cut before it). */
+static int past_cut(const uint64_t *t, size_t nt, size_t *next, uint64_t ts)
+{
+	size_t from = *next;
+	while (*next < nt && ts >= t[*next])
+		(*next)++;
+	return *next != from;
+}
 
-typedef struct pf_more {
-	uint32_t cpu, buffer;
-	uint32_t dropped, bad;   /* the stats delta */
-	int64_t missed;
-	const char *what;        /* PF_REC_FAIL: its text (static) */
-} pf_more;
+enum { PF_REC_BYTES = 1, PF_REC_STATS, PF_REC_FAIL };
+
+/* A record in the engine's queues (one put, never split between chunks):
+ * a pf_rec, then `len` bytes: trace bytes, a tb_pf_stats (what the
+ * worker's writer added since its last), or a pf_fail. */
+typedef struct pf_rec {
+	uint32_t kind, len;
+} pf_rec;
+
+typedef struct pf_fail {
+	tb_status st;
+	const char *what;        /* static */
+} pf_fail;
+
+#define PF_NSTATS (sizeof(tb_pf_stats) / sizeof(uint64_t))
+
+/* *a += b (sign 1) or -= b (sign -1), field by field. */
+static void stats_add(tb_pf_stats *a, const tb_pf_stats *b, int sign)
+{
+	uint64_t x[PF_NSTATS], y[PF_NSTATS];
+	size_t i;
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
+	for (i = 0; i < PF_NSTATS; i++)
+		x[i] = sign > 0 ? x[i] + y[i] : x[i] - y[i];
+	memcpy(a, x, sizeof(x));
+}
 
 typedef struct pf_jobs {
 	tb_cli_capture *c;
-	tb_pf_writer *w;         /* the main thread's: places */
-	unsigned flags;
-	int big_endian;
-	tb_status st;            /* the first error placing (or encoding) */
+	const tb_pf_config *cfg; /* the main writer's: the workers' flags, sizes, clock */
+	pf_out *out;
+	uint64_t first_ts;       /* the first event's: every writer's clock pair */
+	int have_first;
+	tb_pf_stats stats;       /* what the workers' writers added */
+	tb_status st;            /* the first error (an event, or the output) */
 	tb_error e;
 } pf_jobs;
 
 typedef struct pf_worker {
-	tb_pf_writer w;          /* encode only: its bundle and output unused */
-	uint8_t bundle[TB_PF_MIN_BUNDLE];
-	uint8_t scratch[64];     /* until the first event: then the queue's room */
+	tb_pf_writer w;          /* writes to k, through queue_bytes */
+	tb_pf_stats told;        /* w.stats when last queued */
+	tb_parts_sink *k;        /* the part being made */
+	int oom;                 /* the queue had no memory (else it stopped) */
+	uint8_t *bundles, *scratch;
 } pf_worker;
 
-static tb_status no_write(void *ctx, const void *p, size_t n)
+/* The worker writer's output: its bytes queued, one record a call. */
+static tb_status queue_bytes(void *ctx, const void *p, size_t n)
 {
+	pf_worker *ws = ctx;
+	pf_rec r;
+	size_t room;
+	uint8_t *at;
+	if (n > UINT32_MAX - sizeof(r) || !(at = tb_parts_reserve(ws->k, sizeof(r) + n, &room))) {
+		ws->oom = 1; /* or cancelled: then nothing is said */
+		return TB_ERR_NO_SPACE;
+	}
+	r.kind = PF_REC_BYTES;
+	r.len = (uint32_t)n;
+	memcpy(at, &r, sizeof(r));
+	memcpy(at + sizeof(r), p, n);
+	return tb_parts_commit(ws->k, sizeof(r) + n) ? TB_ERR_NO_SPACE : TB_OK;
+}
+
+static int queue_rec(tb_parts_sink *k, unsigned kind, const void *p, size_t n)
+{
+	uint8_t buf[sizeof(pf_rec) + sizeof(tb_pf_stats) + sizeof(pf_fail)];
+	pf_rec r;
+	r.kind = kind;
+	r.len = (uint32_t)n;
+	memcpy(buf, &r, sizeof(r));
+	memcpy(buf + sizeof(r), p, n);
+	return tb_parts_put(k, buf, sizeof(r) + n);
+}
+
+/* A cut: every bundle written, then what the writer added since the
+ * last (nothing when nothing: an empty part queues nothing).  0 or -1. */
+static int cut(pf_worker *ws)
+{
+	tb_pf_stats d;
+	tb_error e;
+	if (tb_pf_flush(&ws->w, &e) != TB_OK)
+		return -1;
+	if (!memcmp(&ws->w.stats, &ws->told, sizeof(d)))
+		return 0;
+	d = ws->w.stats;
+	stats_add(&d, &ws->told, -1);
+	ws->told = ws->w.stats;
+	return queue_rec(ws->k, PF_REC_STATS, &d, sizeof(d));
+}
+
+static void pf_worker_free(void *ctx, void *p)
+{
+	pf_worker *ws = p;
 	(void)ctx;
-	(void)p;
-	(void)n;
-	return TB_ERR_ARG; /* never called: the encoder places nothing */
+	if (ws) {
+		free(ws->bundles);
+		free(ws->scratch);
+		free(ws);
+	}
 }
 
 static void *pf_worker_new(void *ctx)
 {
 	const pf_jobs *pj = ctx;
-	pf_worker *ws = malloc(sizeof(*ws));
-	tb_pf_config cfg;
+	pf_worker *ws = calloc(1, sizeof(*ws));
+	tb_pf_config cfg = *pj->cfg;
 	tb_error e;
 	if (!ws)
 		return NULL;
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.write = no_write;
-	cfg.bundles = ws->bundle;
-	cfg.nslots = 1;
-	cfg.bundle_size = sizeof(ws->bundle);
+	ws->bundles = malloc(cfg.nslots * cfg.bundle_size);
+	ws->scratch = malloc(TB_PF_DEFAULT_SCRATCH);
+	cfg.write = queue_bytes;
+	cfg.ctx = ws;
+	cfg.bundles = ws->bundles;
 	cfg.scratch = ws->scratch;
-	cfg.scratch_size = sizeof(ws->scratch);
-	cfg.big_endian = pj->big_endian;
-	cfg.flags = pj->flags;
-	if (tb_pf_init(&ws->w, &cfg, &e) != TB_OK) {
-		free(ws);
+	cfg.scratch_size = TB_PF_DEFAULT_SCRATCH;
+	if (!ws->bundles || !ws->scratch || tb_pf_init(&ws->w, &cfg, &e) != TB_OK) {
+		pf_worker_free(NULL, ws);
 		return NULL;
 	}
+	if (pj->have_first)
+		tb_pf_set_clock(&ws->w, pj->first_ts);
 	return ws;
 }
 
-static void pf_worker_free(void *ctx, void *p)
-{
-	(void)ctx;
-	free(p);
-}
-
-/* A record without bytes (PF_REC_LOST, PF_REC_FAIL): a head and a pf_more. */
-static int put_rec(tb_parts_sink *k, unsigned kind, uint64_t ts, const pf_more *m)
-{
-	uint8_t buf[sizeof(pf_head) + sizeof(pf_more)];
-	pf_head h;
-	h.len = 0;
-	h.cpu_flags = (m->cpu & PF_CPU_MASK) | (kind | PF_F_MORE) << 24;
-	h.ts = ts;
-	memcpy(buf, &h, sizeof(h));
-	memcpy(buf + sizeof(h), m, sizeof(*m));
-	return tb_parts_put(k, buf, sizeof(buf));
-}
-
-/* The record of an event, encoded in place in the queue (a header, then
- * its bytes: one put).  0; -1: stop (cancelled, or a write error of the
- * one-cursor walk: the main thread knows it); -2: out of memory; -3: the
- * encoder's error (*e). */
-static int put_event(tb_parts_sink *k, pf_worker *ws, const tb_session_event *ev,
-		     tb_error *e)
-{
-	const size_t extra = sizeof(pf_head) + sizeof(pf_more);
-	size_t want = extra + 256, room;
-	tb_pf_record r;
-	tb_pf_encoded enc;
-	pf_head h;
-	pf_more m;
-	uint8_t *at;
-	unsigned flags;
-	tb_status st = tb_pf_session_record(ev, &r, e);
-	if (st != TB_OK)
-		return -3;
-	for (;;) {
-		if (!(at = tb_parts_reserve(k, want, &room)))
-			return -2; /* or cancelled: then the message is not queued */
-		tb_pf_set_scratch(&ws->w, at + sizeof(pf_head), room - extra);
-		st = tb_pf_encode(&ws->w, &r, &enc, e);
-		if (st != TB_ERR_NO_SPACE)
-			break;
-		want = extra + ws->w.need; /* a chunk that holds it */
-	}
-	if (st != TB_OK)
-		return -3;
-	if (enc.len > UINT32_MAX)
-		return -2;
-	if (enc.data != at + sizeof(pf_head)) /* tb_pf_encode writes at the scratch */
-		memmove(at + sizeof(pf_head), enc.data, enc.len);
-	flags = PF_REC_EVENT | enc.kind << 2;
-	if (enc.cpu > PF_CPU_MASK || enc.buffer || enc.missed || enc.dropped_fields ||
-	    enc.bad_fields) {
-		flags |= PF_F_MORE;
-		memset(&m, 0, sizeof(m));
-		m.cpu = enc.cpu;
-		m.buffer = enc.buffer;
-		m.dropped = enc.dropped_fields;
-		m.bad = enc.bad_fields;
-		m.missed = enc.missed;
-		memcpy(at + sizeof(pf_head) + enc.len, &m, sizeof(m));
-	}
-	h.len = (uint32_t)enc.len;
-	h.cpu_flags = (enc.cpu & PF_CPU_MASK) | flags << 24;
-	h.ts = enc.ts;
-	memcpy(at, &h, sizeof(h));
-	return tb_parts_commit(k, sizeof(h) + enc.len + (flags & PF_F_MORE ? sizeof(m) : 0))
-	       ? -1 : 0;
-}
-
-/* The one-thread loop's walk over one part, each event encoded: 0 or -1. */
+/* The one-thread loop's walk over one part (or, when the parts did not
+ * tile, the whole capture, cut at the plan's times): 0 or -1. */
 static int pf_produce(void *ctx, void *p_ws, tb_session *p, tb_parts_sink *k, int *bad)
 {
 	const pf_jobs *pj = ctx;
 	pf_worker *ws = p_ws;
+	size_t ncuts, next = 0;
+	const uint64_t *cuts = tb_parts_bounds(k, &ncuts);
 	char msg[1024];
+	ws->k = k;
 	for (;;) {
 		tb_session_event ev;
-		pf_more m;
 		tb_error e;
-		int rc;
 		tb_status st = tb_session_next(p, &ev, &e);
 		if (st == TB_END)
-			return 0;
-		memset(&m, 0, sizeof(m));
+			break;
 		if (st != TB_OK) { /* a page the session could not skip in place */
 			if (tb_parts_page_error(k, pj->c->path, p, &e, bad))
 				return -1;
 			continue;
 		}
+		if (past_cut(cuts, ncuts, &next, ev.ts) && cut(ws))
+			goto stopped;
 		if (ev.kind == TB_SEV_DAMAGED) {
 			snprintf(msg, sizeof(msg), "tracebound: %s: CPU %u, file offset %llu: %s (%s); "
 				 "the page is skipped, its CPU's next bundle says lost_events\n",
@@ -443,81 +447,73 @@ static int pf_produce(void *ctx, void *p_ws, tb_session *p, tb_parts_sink *k, in
 				return -1;
 			if (*bad < 1)
 				*bad = 1;
-			m.cpu = ev.cpu;
-			m.buffer = ev.buffer;
-			if (put_rec(k, PF_REC_LOST, 0, &m))
-				return -1;
-			continue;
 		}
-		rc = put_event(k, ws, &ev, &e);
-		if (rc == -1)
-			return -1;
-		if (rc == -2) {
-			(void)tb_parts_msg(k, "tracebound: out of memory\n");
-			*bad = 2;
-			return -1;
-		}
-		if (rc == -3) {
+		do
+			st = grow_retry(&ws->w, &ws->scratch, tb_pf_session_event(&ws->w, &ev, &e));
+		while (st == TB_NEED_MORE);
+		if (st != TB_OK) {
+			pf_fail f;
+			if (ws->w.status != TB_OK)
+				goto stopped;
 			/* the one-thread loop stops here: the main thread says why */
-			m.what = e.what;
-			(void)put_rec(k, PF_REC_FAIL, (uint64_t)e.status, &m);
+			f.st = st;
+			f.what = e.what;
+			(void)queue_rec(k, PF_REC_FAIL, &f, sizeof(f));
 			return -1;
 		}
 	}
+	if (cut(ws))
+		goto stopped;
+	return 0;
+stopped:
+	if (ws->oom) {
+		(void)tb_parts_msg(k, "tracebound: out of memory\n");
+		*bad = 2;
+	}
+	return -1;
 }
 
-/* The main thread: the records placed in order.  0, or -1 (pj->st says). */
+/* The main thread: the records in order.  0, or -1 (pj->st says). */
 static int pf_consume(void *ctx, const uint8_t *p, size_t n)
 {
 	pf_jobs *pj = ctx;
 	while (n) {
-		pf_head h;
-		pf_more m;
-		unsigned flags;
-		size_t size;
-		tb_status st;
-		if (n < sizeof(h))
-			goto cut;
-		memcpy(&h, p, sizeof(h));
-		flags = h.cpu_flags >> 24;
-		size = sizeof(h) + (flags & PF_F_MORE ? sizeof(m) : 0);
-		if (n < size || h.len > n - size)
-			goto cut;
-		if (flags & PF_F_MORE) {
-			memcpy(&m, p + sizeof(h) + h.len, sizeof(m));
-		} else {
-			memset(&m, 0, sizeof(m));
-			m.cpu = h.cpu_flags & PF_CPU_MASK;
-		}
-		if (PF_F_KIND(flags) == PF_REC_EVENT) {
-			tb_pf_encoded enc;
-			enc.data = p + sizeof(h);
-			enc.len = h.len;
-			enc.ts = h.ts;
-			enc.missed = m.missed;
-			enc.cpu = m.cpu;
-			enc.buffer = m.buffer;
-			enc.kind = PF_F_ENC(flags);
-			enc.dropped_fields = m.dropped;
-			enc.bad_fields = m.bad;
-			st = tb_pf_place(pj->w, &enc, &pj->e);
-		} else if (PF_F_KIND(flags) == PF_REC_LOST) {
-			st = tb_pf_lost(pj->w, m.buffer, m.cpu, &pj->e);
-		} else {
-			st = (tb_status)h.ts;
-			pj->e.status = st;
+		pf_rec r;
+		pf_fail f;
+		tb_pf_stats d;
+		if (n < sizeof(r))
+			goto cut_short;
+		memcpy(&r, p, sizeof(r));
+		p += sizeof(r);
+		n -= sizeof(r);
+		if (r.len > n)
+			goto cut_short;
+		if (r.kind == PF_REC_BYTES) {
+			if (pf_write(pj->out, p, r.len) != TB_OK) {
+				pj->st = TB_ERR_ARG;
+				pj->e.status = TB_ERR_ARG;
+				pj->e.offset = 0;
+				pj->e.what = "perfetto writer: output failed";
+				return -1;
+			}
+		} else if (r.kind == PF_REC_STATS && r.len == sizeof(d)) {
+			memcpy(&d, p, sizeof(d));
+			stats_add(&pj->stats, &d, 1);
+		} else if (r.kind == PF_REC_FAIL && r.len == sizeof(f)) {
+			memcpy(&f, p, sizeof(f));
+			pj->st = f.st;
+			pj->e.status = f.st;
 			pj->e.offset = 0;
-			pj->e.what = m.what;
-		}
-		if (st != TB_OK) {
-			pj->st = st;
+			pj->e.what = f.what;
 			return -1;
+		} else {
+			goto cut_short;
 		}
-		p += size + h.len;
-		n -= size + h.len;
+		p += r.len;
+		n -= r.len;
 	}
 	return 0;
-cut:
+cut_short:
 	pj->st = TB_ERR_ARG;
 	pj->e.status = TB_ERR_ARG;
 	pj->e.offset = 0;
@@ -529,6 +525,26 @@ static void pf_message(void *ctx, const char *msg)
 {
 	(void)ctx;
 	fputs(msg, stderr);
+}
+
+/* The first event's time, which the clock pair of every bundle carries
+ * (otherwise each writer would take its own first event's): read ahead,
+ * then the session rewound.  *have 0: the capture has no event. */
+static tb_status first_event(tb_session *s, uint64_t *ts, int *have, tb_error *e)
+{
+	*have = 0;
+	for (;;) {
+		tb_session_event ev;
+		tb_status st = tb_session_next(s, &ev, e);
+		if (st == TB_END)
+			break;
+		if (st == TB_OK && ev.kind == TB_SEV_EVENT) {
+			*ts = ev.ts;
+			*have = 1;
+			break;
+		}
+	}
+	return tb_session_rewind(s, e);
 }
 
 static const tb_opt perfetto_options[] = {
@@ -564,6 +580,10 @@ int tb_convert_perfetto(int argc, char **argv)
 	uint64_t size;
 	uint64_t damaged = 0, page_errors = 0;
 	uint8_t *bundles = NULL, *scratch = NULL;
+	uint64_t *cuts = NULL;
+	size_t ncuts = 0, next_cut = 0;
+	uint64_t first_ts = 0;
+	int have_first = 0;
 	const char *outpath;
 	memset(&cap, 0, sizeof(cap));
 	memset(&in, 0, sizeof(in));
@@ -672,16 +692,24 @@ int tb_convert_perfetto(int argc, char **argv)
 	while (st == TB_NEED_MORE);
 	if (st != TB_OK)
 		goto failed;
+	if (!ro.events) {
+		/* cuts may write a bundle (a loss) before the first event */
+		if ((st = first_event(cap.s, &first_ts, &have_first, &e)) != TB_OK)
+			goto failed;
+		if (have_first)
+			tb_pf_set_clock(w, first_ts);
+	}
 	if (jobs > 1 && !ro.events) {
-		/* the parts on `jobs` threads, placed in order (see the top) */
+		/* the parts on `jobs` threads, written in order (see above) */
 		pf_jobs pj;
 		tb_parts_hooks h;
 		int r;
 		memset(&pj, 0, sizeof(pj));
 		pj.c = &cap;
-		pj.w = w;
-		pj.flags = flags;
-		pj.big_endian = info->big_endian;
+		pj.cfg = &cfg;
+		pj.out = &out;
+		pj.first_ts = first_ts;
+		pj.have_first = have_first;
 		memset(&h, 0, sizeof(h));
 		h.ctx = &pj;
 		h.worker_new = pf_worker_new;
@@ -689,7 +717,9 @@ int tb_convert_perfetto(int argc, char **argv)
 		h.produce = pf_produce;
 		h.consume = pf_consume;
 		h.message = pf_message;
+		h.parts = tb_parts_count(&cap);
 		r = tb_parts_run(&cap, jobs, &h);
+		stats_add(&w->stats, &pj.stats, 1); /* the trace's, for the notes below */
 		if (pj.st != TB_OK) {
 			st = pj.st;
 			e = pj.e;
@@ -704,6 +734,8 @@ int tb_convert_perfetto(int argc, char **argv)
 			goto finish;
 		}
 	}
+	if (!ro.events)
+		ncuts = tb_parts_plan(&cap, &cuts);
 	for (;;) {
 		tb_session_event ev;
 		st = tb_session_next(cap.s, &ev, &e);
@@ -714,6 +746,8 @@ int tb_convert_perfetto(int argc, char **argv)
 			page_errors++;
 			continue;
 		}
+		if (past_cut(cuts, ncuts, &next_cut, ev.ts) && (st = tb_pf_flush(w, &e)) != TB_OK)
+			goto failed;
 		if (ev.kind == TB_SEV_DAMAGED) {
 			damaged++;
 			fprintf(stderr, "tracebound: %s: CPU %u, file offset %llu: %s (%s); the page is "
@@ -764,6 +798,7 @@ done:
 	free(w);
 	free(bundles);
 	free(scratch);
+	free(cuts);
 	if (ro.events) {
 		tb_session_close(cap.s);
 		raw_free(&in);

@@ -124,6 +124,8 @@ struct tb_parts_sink {
 	int direct;              /* the part is live: written by this worker */
 	int failed;              /* a write of this worker's failed: stop */
 	int failed_errno;
+	const uint64_t *bounds;  /* the one-cursor walk: the plan's split times */
+	size_t nbounds;
 };
 
 /*
@@ -674,6 +676,70 @@ static int publish_bound(void *ctx, size_t i, uint64_t bound)
 	return stop;
 }
 
+/* Capture bytes per part of a fixed plan: PART_INPUT, or for tests
+ * TRACEBOUND_PART_SIZE (bytes, 4096 to 2^40) to split small captures. */
+static size_t part_input(void)
+{
+	const char *v = getenv("TRACEBOUND_PART_SIZE");
+	char *end;
+	unsigned long long n;
+	if (!v || !*v)
+		return PART_INPUT;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || *end || n < 4096 || n > (1ull << 40))
+		return PART_INPUT;
+	return (size_t)n;
+}
+
+size_t tb_parts_count(const tb_cli_capture *c)
+{
+	size_t k = c->f.len / part_input();
+	return k < 1 ? 1 : k > MAX_PARTS ? MAX_PARTS : k;
+}
+
+const uint64_t *tb_parts_bounds(const tb_parts_sink *k, size_t *n)
+{
+	*n = k->nbounds;
+	return k->bounds;
+}
+
+typedef struct bound_list {
+	uint64_t *t;
+	size_t n;
+} bound_list;
+
+static int keep_bound(void *ctx, size_t i, uint64_t bound)
+{
+	bound_list *b = ctx;
+	b->t[i] = bound;
+	b->n = i + 1;
+	return 0;
+}
+
+/* The whole plan of k parts into bounds (room for k): how many times.  As
+ * the planner thread, the times given before an error are kept. */
+static size_t plan_all(const tb_session *s, size_t k, uint64_t *bounds)
+{
+	bound_list b;
+	size_t nb = 0;
+	tb_error e;
+	b.t = bounds;
+	b.n = 0;
+	if (tb_session_plan_each(s, k, keep_bound, &b, &nb, &e) != TB_OK)
+		nb = b.n;
+	return nb;
+}
+
+size_t tb_parts_plan(const tb_cli_capture *c, uint64_t **out)
+{
+	size_t k = tb_parts_count(c);
+	*out = NULL;
+	if (k < 2 || !(*out = malloc(k * sizeof(**out))))
+		return 0;
+	return plan_all(c->s, k, *out);
+}
+
 /* The plan, on a thread of its own when it can be: the main thread
  * writes the first parts while the later bounds are worked out.  (When it
  * waited for the plan, the workers filled their whole budgets meanwhile:
@@ -714,11 +780,15 @@ int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h)
 		jobs = MAX_JOBS;
 	if (jobs < 2 || tb_session_prepare(s, &e) != TB_OK)
 		return -1;
-	k = c->f.len / PART_INPUT;
-	if (k < (size_t)jobs * 4)
-		k = (size_t)jobs * 4;
-	if (k > MAX_PARTS)
-		k = MAX_PARTS;
+	if (h->parts) {
+		k = h->parts < MAX_PARTS ? h->parts : MAX_PARTS;
+	} else {
+		k = c->f.len / PART_INPUT;
+		if (k < (size_t)jobs * 4)
+			k = (size_t)jobs * 4;
+		if (k > MAX_PARTS)
+			k = MAX_PARTS;
+	}
 	memset(&sh, 0, sizeof(sh));
 	sh.h = h;
 	sh.c = c;
@@ -786,8 +856,9 @@ int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h)
 	pthread_mutex_destroy(&sh.mu);
 	free(sh.parts);
 	free(marks);
-	free(bounds);
-	if (redo || (!nw && bad < 0)) {
+	/* no worker: the one-cursor walk here, or with a fixed plan the
+	 * caller's loop (which cuts at the plan's times itself) */
+	if (redo || (!nw && bad < 0 && !h->parts)) {
 		/* one cursor over the whole capture, past what was consumed */
 		tb_session *p;
 		tb_parts_sink out;
@@ -796,12 +867,19 @@ int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h)
 		out.h = h;
 		out.skip_bytes = bytes;
 		out.skip_msgs = msgs;
+		/* the plan's times for a fixed plan (the planner may have been
+		 * stopped early when the parts did not tile) */
+		if (h->parts) {
+			out.bounds = bounds;
+			out.nbounds = plan_all(s, k, bounds);
+		}
 		bad = 0;
 		if ((h->worker_new && !ws) ||
 		    tb_session_part_open(&p, s, &tb_cli_heap, NULL, NULL, &e) != TB_OK) {
 			if (ws && h->worker_free)
 				h->worker_free(h->ctx, ws);
 			h->message(h->ctx, "tracebound: out of memory\n");
+			free(bounds);
 			return 2;
 		}
 		(void)h->produce(h->ctx, ws, p, &out, &bad);
@@ -810,5 +888,6 @@ int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h)
 		if (ws && h->worker_free)
 			h->worker_free(h->ctx, ws);
 	}
+	free(bounds);
 	return bad;
 }

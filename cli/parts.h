@@ -67,7 +67,26 @@ typedef struct tb_parts_hooks {
 	 * the live part's lines go out from the worker's own buffer, with no
 	 * copy to a chunk and no wait for the main thread) */
 	int direct_ok;
+	/* 0: the engine picks the parts (at least 4 per thread).  Else a
+	 * fixed plan of this many parts whatever `jobs` (tb_parts_count):
+	 * for output that depends on where the parts are cut. */
+	size_t parts;
 } tb_parts_hooks;
+
+/* The part count of a fixed plan: one per 8 MiB of capture, 1 to 1024
+ * (TRACEBOUND_PART_SIZE=BYTES sets the 8 MiB, for tests).  The same on
+ * any number of threads. */
+size_t tb_parts_count(const tb_cli_capture *c);
+
+/* That fixed plan's split times, in a malloc'd array *out (NULL: none):
+ * how many.  For a one-thread loop that cuts where the parts would; the
+ * times given before an error are kept, as the engine keeps them. */
+size_t tb_parts_plan(const tb_cli_capture *c, uint64_t **out);
+
+/* The one-cursor walk (when the parts did not tile): the plan's split
+ * times, so that produce can cut where the parts were cut.  A part: NULL,
+ * *n = 0 (its cut is its end). */
+const uint64_t *tb_parts_bounds(const tb_parts_sink *k, size_t *n);
 
 /*
  * Run the capture c (opened) on `jobs` threads (>= 2).  -1 when it cannot

@@ -25,6 +25,16 @@ Suite *tb_suite_pfjobs(void);
 #define V6 "../shared/samples/sched4k.v6.dat"
 #define ZSTD "tests/data/sched4k.v7zstd.dat"
 
+/* The part size of the cut plan (TRACEBOUND_PART_SIZE; NULL: 8 MiB, so
+ * the samples are one part) for the runs that follow. */
+static void part_size(const char *bytes)
+{
+	if (bytes)
+		ck_assert_int_eq(setenv("TRACEBOUND_PART_SIZE", bytes, 1), 0);
+	else
+		ck_assert_int_eq(unsetenv("TRACEBOUND_PART_SIZE"), 0);
+}
+
 /* --jobs 2, 3, 7 against --jobs 1 (the trace on stdout); returns the
  * --jobs 1 trace's length.  *err_out (when not NULL) gets its stderr. */
 static size_t same_as_one_thread(const char *opts, const char *file, int want_status,
@@ -72,6 +82,15 @@ START_TEST(pfjobs_output_is_the_one_thread_output)
 				     "71 threads, 277 packets, 4471543 bytes"));
 	ck_assert_ptr_nonnull(strstr(err, "32 field values have no place"));
 	free(err);
+	/* cut every 64 KiB of capture (149 parts): the bundles open at each cut
+	 * are written there, on any number of threads */
+	part_size("65536");
+	ck_assert_uint_eq(same_as_one_thread("-v", V7, 0, &err), 4473749);
+	ck_assert_ptr_nonnull(strstr(err, "63844 events (7289 typed, 56555 generic, 0 unknown), "
+				     "71 threads, 362 packets, 4473749 bytes"));
+	free(err);
+	same_as_one_thread("--lossless", V6, 0, NULL);
+	part_size(NULL);
 	/* a capture cut short (an upload that stopped): the events before the
 	 * cut, status 1 as report gives (it was 0: the damage said when the
 	 * capture opened did not count) */
@@ -134,8 +153,29 @@ START_TEST(pfjobs_damaged_pages_said_in_place)
 				   "lost_events\n"), npages);
 	free(err);
 	same_as_one_thread("--lossless", path, 1, NULL);
+	part_size("65536"); /* damaged pages inside parts and at their ends */
+	same_as_one_thread("-v", path, 1, NULL);
+	part_size(NULL);
 	unlink(path);
 	free(d);
+}
+END_TEST
+
+/* A fuzzed capture (two buffers, damaged first pages): cut every 4 KiB, a
+ * bundle saying a loss goes out before the first event, and carries the
+ * first event's time on every thread count (it once carried 0 on one
+ * thread only: 10 bytes apart). */
+START_TEST(pfjobs_loss_before_first_event)
+{
+	char *err = NULL;
+	part_size("4096");
+	ck_assert_uint_eq(same_as_one_thread("-v", "corpus/tracedat/"
+					     "0318e09d7086b37fa097d6d016b08105404ef672", 1, &err),
+			  90883);
+	ck_assert_ptr_nonnull(strstr(err, "136 events (0 typed, 1 generic, 135 unknown), "
+				     "20 threads, 18 packets, 90883 bytes, 7 bundles after a loss"));
+	part_size(NULL);
+	free(err);
 }
 END_TEST
 
@@ -154,6 +194,11 @@ START_TEST(pfjobs_clock_going_back)
 	ck_assert_ptr_nonnull(strstr(err, "tracebound: 240 events (0 typed, 240 generic"));
 	free(err);
 	same_as_one_thread("--generic", path, 0, NULL);
+	/* parts of 4 KiB: the walk that follows the parts that tiled cuts
+	 * at the plan's times, as --jobs 1 does */
+	part_size("4096");
+	ck_assert_uint_gt(same_as_one_thread("-v", path, 0, NULL), 240 * 10);
+	part_size(NULL);
 	unlink(path);
 }
 END_TEST
@@ -214,6 +259,7 @@ Suite *tb_suite_pfjobs(void)
 	tcase_add_test(tc, pfjobs_output_is_the_one_thread_output);
 	tcase_add_test(tc, pfjobs_damaged_pages_said_in_place);
 	tcase_add_test(tc, pfjobs_clock_going_back);
+	tcase_add_test(tc, pfjobs_loss_before_first_event);
 	tcase_add_test(tc, pfjobs_raw_dumps_one_thread);
 	tcase_add_test(tc, pfjobs_write_error_and_option);
 	suite_add_tcase(s, tc);
