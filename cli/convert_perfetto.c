@@ -335,7 +335,9 @@ typedef struct pf_worker {
 	uint8_t *bundles, *scratch;
 } pf_worker;
 
-/* The worker writer's output: its bytes queued, one record a call. */
+/* The worker writer's output: its bytes queued, one record a call.  Its
+ * error is not TB_ERR_NO_SPACE, which the writer also returns for a
+ * scratch too small: grow_retry would grow the scratch for ever. */
 static tb_status queue_bytes(void *ctx, const void *p, size_t n)
 {
 	pf_worker *ws = ctx;
@@ -344,13 +346,13 @@ static tb_status queue_bytes(void *ctx, const void *p, size_t n)
 	uint8_t *at;
 	if (n > UINT32_MAX - sizeof(r) || !(at = tb_parts_reserve(ws->k, sizeof(r) + n, &room))) {
 		ws->oom = 1; /* or cancelled: then nothing is said */
-		return TB_ERR_NO_SPACE;
+		return TB_ERR_ARG;
 	}
 	r.kind = PF_REC_BYTES;
 	r.len = (uint32_t)n;
 	memcpy(at, &r, sizeof(r));
 	memcpy(at + sizeof(r), p, n);
-	return tb_parts_commit(ws->k, sizeof(r) + n) ? TB_ERR_NO_SPACE : TB_OK;
+	return tb_parts_commit(ws->k, sizeof(r) + n) ? TB_ERR_ARG : TB_OK;
 }
 
 static int queue_rec(tb_parts_sink *k, unsigned kind, const void *p, size_t n)
