@@ -268,6 +268,15 @@ static tb_status grow_retry(tb_pf_writer *w, uint8_t **scratch, tb_status st)
 	return TB_NEED_MORE; /* call again */
 }
 
+/* What a damaged page says on stderr, on one thread or several. */
+static void damage_msg(char *buf, size_t n, const char *path, const tb_session_event *ev)
+{
+	snprintf(buf, n, "tracebound: %s: CPU %u, file offset %llu: %s (%s); the page is skipped, "
+		 "its CPU's next bundle says lost_events\n", path, ev->cpu,
+		 (unsigned long long)ev->damage.offset, ev->damage.what,
+		 tb_strerror(ev->damage.status));
+}
+
 /* ---- cuts, and --jobs N: each part's bundles made on a worker ---- */
 
 /*
@@ -441,10 +450,7 @@ static int pf_produce(void *ctx, void *p_ws, tb_session *p, tb_parts_sink *k, in
 		if (past_cut(cuts, ncuts, &next, ev.ts) && cut(ws))
 			goto stopped;
 		if (ev.kind == TB_SEV_DAMAGED) {
-			snprintf(msg, sizeof(msg), "tracebound: %s: CPU %u, file offset %llu: %s (%s); "
-				 "the page is skipped, its CPU's next bundle says lost_events\n",
-				 pj->c->path, ev.cpu, (unsigned long long)ev.damage.offset,
-				 ev.damage.what, tb_strerror(ev.damage.status));
+			damage_msg(msg, sizeof(msg), pj->c->path, &ev);
 			if (tb_parts_msg(k, msg))
 				return -1;
 			if (*bad < 1)
@@ -475,6 +481,16 @@ stopped:
 	return -1;
 }
 
+/* The first error, for the main thread to say: -1. */
+static int jobs_fail(pf_jobs *pj, tb_status st, const char *what)
+{
+	pj->st = st;
+	pj->e.status = st;
+	pj->e.offset = 0;
+	pj->e.what = what;
+	return -1;
+}
+
 /* The main thread: the records in order.  0, or -1 (pj->st says). */
 static int pf_consume(void *ctx, const uint8_t *p, size_t n)
 {
@@ -491,23 +507,14 @@ static int pf_consume(void *ctx, const uint8_t *p, size_t n)
 		if (r.len > n)
 			goto cut_short;
 		if (r.kind == PF_REC_BYTES) {
-			if (pf_write(pj->out, p, r.len) != TB_OK) {
-				pj->st = TB_ERR_ARG;
-				pj->e.status = TB_ERR_ARG;
-				pj->e.offset = 0;
-				pj->e.what = "perfetto writer: output failed";
-				return -1;
-			}
+			if (pf_write(pj->out, p, r.len) != TB_OK)
+				return jobs_fail(pj, TB_ERR_ARG, "perfetto writer: output failed");
 		} else if (r.kind == PF_REC_STATS && r.len == sizeof(d)) {
 			memcpy(&d, p, sizeof(d));
 			stats_add(&pj->stats, &d, 1);
 		} else if (r.kind == PF_REC_FAIL && r.len == sizeof(f)) {
 			memcpy(&f, p, sizeof(f));
-			pj->st = f.st;
-			pj->e.status = f.st;
-			pj->e.offset = 0;
-			pj->e.what = f.what;
-			return -1;
+			return jobs_fail(pj, f.st, f.what);
 		} else {
 			goto cut_short;
 		}
@@ -516,11 +523,7 @@ static int pf_consume(void *ctx, const uint8_t *p, size_t n)
 	}
 	return 0;
 cut_short:
-	pj->st = TB_ERR_ARG;
-	pj->e.status = TB_ERR_ARG;
-	pj->e.offset = 0;
-	pj->e.what = "internal error: a queued record cut short";
-	return -1;
+	return jobs_fail(pj, TB_ERR_ARG, "internal error: a queued record cut short");
 }
 
 static void pf_message(void *ctx, const char *msg)
@@ -751,11 +754,10 @@ int tb_convert_perfetto(int argc, char **argv)
 		if (past_cut(cuts, ncuts, &next_cut, ev.ts) && (st = tb_pf_flush(w, &e)) != TB_OK)
 			goto failed;
 		if (ev.kind == TB_SEV_DAMAGED) {
+			char msg[1024];
 			damaged++;
-			fprintf(stderr, "tracebound: %s: CPU %u, file offset %llu: %s (%s); the page is "
-				"skipped, its CPU's next bundle says lost_events\n", cap.path, ev.cpu,
-				(unsigned long long)ev.damage.offset, ev.damage.what,
-				tb_strerror(ev.damage.status));
+			damage_msg(msg, sizeof(msg), cap.path, &ev);
+			fputs(msg, stderr);
 		}
 		do
 			st = grow_retry(w, &scratch, tb_pf_session_event(w, &ev, &e));

@@ -865,6 +865,8 @@ tb_status tb_pf_finish(tb_pf_writer *w, tb_error *err)
 
 void tb_pf_set_clock(tb_pf_writer *w, uint64_t ts)
 {
+	if (!w)
+		return;
 	w->clock_ts = ts;
 	w->have_clock_ts = 1;
 }
@@ -872,6 +874,8 @@ void tb_pf_set_clock(tb_pf_writer *w, uint64_t ts)
 tb_status tb_pf_flush(tb_pf_writer *w, tb_error *err)
 {
 	size_t i;
+	if (!w)
+		return tb_fail(err, TB_ERR_ARG, 0, "perfetto writer: no writer");
 	if (w->status)
 		return out_error(w, err);
 	for (i = 0; i < w->cfg.nslots; i++) {

@@ -1465,6 +1465,9 @@ static uint64_t flush_runs_same(const uint8_t *dat, size_t len, const uint64_t *
 	i = one->out.len;
 	ck_assert_int_eq(tb_pf_flush(&one->w, &err), TB_OK);
 	ck_assert_uint_eq(one->out.len, i);
+	ck_assert_int_eq(tb_pf_flush(NULL, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_pf_finish(NULL, &err), TB_ERR_ARG);
+	tb_pf_set_clock(NULL, 1); /* nothing to set */
 	tb_session_close(s);
 	side_free(one);
 	free(joined.buf);
