@@ -56,13 +56,19 @@ enum { E_SYSTEM = C_NFIXED, E_NAME, E_ID, E_BUFFER, E_TEXT, E_NCOLS };
 typedef struct pq_out pq_out;
 
 /*
- * --jobs 2 and more: two threads.  The main one walks the session and
- * writes the events table (R_EVENTS: the walk's stderr, the counts,
- * --text); it hands each event with a format, its record copied, to the
- * other through a bounded queue of chunks, and that one writes the
- * per-event tables (R_FORMATS).  Every table is written by one thread
- * with the state one thread would have, so every file is the one-thread
- * file byte for byte.
+ * --jobs 2 and more: two threads.  The main one walks the session (its
+ * stderr, the page counts) and hands each event, its record copied, to
+ * the other through a bounded queue of chunks; that one writes the
+ * per-event tables (R_FORMATS).  The events table's rows (R_EVENTS) are
+ * made from the queued chunks, in chunk order, by whichever thread has
+ * nothing else to do: the worker when it waits for a chunk, the main
+ * thread when it waits for a free one.  So that work goes to the thread
+ * with time for it, wherever the capture puts the load.
+ * With --text the rows are rendered, which needs the session the main
+ * thread walks: they stay on the main thread, and only events with a
+ * format are queued.  Every table is written by one thread at a time, in
+ * row order, with the state one thread would have, so every file is the
+ * one-thread file byte for byte.
  */
 enum { R_EVENTS = 1, R_FORMATS = 2 };
 
@@ -74,14 +80,15 @@ enum { R_EVENTS = 1, R_FORMATS = 2 };
 
 /* An event as the queue holds it, then the record's bytes.  The comm is
  * not copied: it is a string of the session's tables (or a static one),
- * valid until the capture closes, after both threads are done. */
+ * valid until the capture closes, after both threads are done.  Its
+ * length is cut to COMM_MAX + 1 (above COMM_MAX: a comm that was cut). */
 typedef struct q_rec {
 	uint64_t ts;
-	const tb_format *format;
+	const tb_format *format;  /* NULL: an event without one (events table only) */
 	const char *comm;
-	uint32_t cpu, buffer, len, comm_len;
+	uint32_t cpu, buffer, len, comm_len, id;
 	int32_t pid;
-	int has_id;
+	uint32_t has_id;
 } q_rec;
 
 /* Both threads read `stop` for every event, and the giver writes its fill
@@ -102,6 +109,11 @@ typedef struct pq_shared {
 	size_t used[Q_CHUNKS];    /* a given chunk's bytes */
 	uint64_t head, tail;      /* chunks taken, chunks given */
 	int done, quit;           /* no more chunks; the taker stopped */
+	/* share: the events table's rows come from the chunks; ev_done chunks
+	 * have theirs, and ev_busy says a thread makes chunk ev_done's, in evo */
+	int share, ev_busy;
+	uint64_t ev_done;
+	pq_out *evo;
 	/* the giver's alone: bytes in its chunk (tail % Q_CHUNKS) so far */
 	_Alignas(CACHE_LINE) size_t fill;
 } pq_shared;
@@ -751,8 +763,70 @@ static void format_row(pq_out *o, const tb_session_event *ev, pq_table *t)
 
 /* ---- the queue between the two threads ---- */
 
+/* The oldest chunk still in use: by the taker, or (share) by the events
+ * table's rows. */
+static uint64_t q_oldest(const pq_shared *sh)
+{
+	return sh->share && sh->ev_done < sh->head ? sh->ev_done : sh->head;
+}
+
+/* The queued event at p into ev; returns the record's size in the chunk. */
+static size_t q_event(const uint8_t *p, tb_session_event *ev)
+{
+	q_rec r;
+	memcpy(&r, p, sizeof(r));
+	ev->ts = r.ts;
+	ev->format = r.format;
+	ev->cpu = r.cpu;
+	ev->buffer = r.buffer;
+	ev->len = r.len;
+	ev->comm_len = r.comm_len;
+	ev->id = r.id;
+	ev->pid = r.pid;
+	ev->has_id = (int)r.has_id;
+	ev->comm = r.comm;
+	ev->data = p + sizeof(r);
+	return (sizeof(r) + (size_t)r.len + 7) & ~(size_t)7;
+}
+
+static int events_row(pq_out *o, const tb_session_event *ev);
+
+/*
+ * Under mu (share): make the events table's rows of the next chunk that
+ * has none when no other thread is making them, mu released meanwhile.
+ * 1 when it did (or skipped them: an output error stopped both), 0 when
+ * there was none to make.
+ */
+static int q_events_rows(pq_shared *sh)
+{
+	pq_out *eo = sh->evo;
+	tb_session_event ev;
+	const uint8_t *chunk;
+	size_t at = 0, used;
+	if (!sh->share || sh->ev_busy || sh->ev_done == sh->tail)
+		return 0;
+	sh->ev_busy = 1;
+	chunk = sh->chunk[sh->ev_done % Q_CHUNKS];
+	used = sh->used[sh->ev_done % Q_CHUNKS];
+	pthread_mutex_unlock(&sh->mu);
+	memset(&ev, 0, sizeof(ev)); /* what the queue does not carry stays 0 */
+	ev.kind = TB_SEV_EVENT;
+	while (at < used && !eo->failed && !atomic_load(&sh->stop)) {
+		at += q_event(chunk + at, &ev);
+		events_row(eo, &ev);
+	}
+	pthread_mutex_lock(&sh->mu);
+	sh->ev_done++;
+	sh->ev_busy = 0;
+	if (eo->failed)
+		sh->quit = 1;
+	pthread_cond_broadcast(&sh->cv);
+	return 1;
+}
+
 /* Give the filled chunk (the giver's chunk tail % Q_CHUNKS) and wait for a
- * free one: 0, or -1 when the taker stopped. */
+ * free one, making events rows meanwhile: 0, or -1 when the other side
+ * stopped. */
 static int q_give(pq_shared *sh)
 {
 	int rc;
@@ -760,8 +834,9 @@ static int q_give(pq_shared *sh)
 	sh->used[sh->tail % Q_CHUNKS] = sh->fill;
 	sh->tail++;
 	pthread_cond_broadcast(&sh->cv);
-	while (sh->tail - sh->head >= Q_CHUNKS && !sh->quit)
-		pthread_cond_wait(&sh->cv, &sh->mu);
+	while (sh->tail - q_oldest(sh) >= Q_CHUNKS && !sh->quit)
+		if (!q_events_rows(sh))
+			pthread_cond_wait(&sh->cv, &sh->mu);
 	rc = sh->quit ? -1 : 0;
 	pthread_mutex_unlock(&sh->mu);
 	sh->fill = 0;
@@ -770,8 +845,8 @@ static int q_give(pq_shared *sh)
 
 static void out_error(pq_out *o, const char *path, const char *what, int err);
 
-/* Queue the event for the per-event tables: 0, or -1 (the taker stopped,
- * or the record is longer than a page, which the walk never gives). */
+/* Queue the event: 0, or -1 (the other side stopped, or the record is
+ * longer than a page, which the walk never gives). */
 static int q_put(pq_out *o, const tb_session_event *ev)
 {
 	pq_shared *sh = o->sh;
@@ -795,15 +870,18 @@ static int q_put(pq_out *o, const tb_session_event *ev)
 	r.cpu = ev->cpu;
 	r.buffer = ev->buffer;
 	r.len = ev->len;
-	r.comm_len = (uint32_t)(ev->comm_len < COMM_MAX ? ev->comm_len : COMM_MAX);
+	r.comm_len = (uint32_t)(ev->comm_len <= COMM_MAX ? ev->comm_len : COMM_MAX + 1);
+	r.id = ev->id;
 	r.pid = ev->pid;
-	r.has_id = ev->has_id;
+	r.has_id = (uint32_t)ev->has_id;
 	memcpy(p, &r, sizeof(r));
 	memcpy(p + sizeof(r), ev->data, ev->len);
 	sh->fill += n;
 	return 0;
 }
 
+/* The last chunk given; with share, the events rows still to make are
+ * made here too, until none is left. */
 static void q_finish(pq_shared *sh)
 {
 	pthread_mutex_lock(&sh->mu);
@@ -811,12 +889,16 @@ static void q_finish(pq_shared *sh)
 	sh->tail++;
 	sh->done = 1;
 	pthread_cond_broadcast(&sh->cv);
+	while (sh->share && !sh->quit && (sh->ev_done < sh->tail || sh->ev_busy))
+		if (!q_events_rows(sh))
+			pthread_cond_wait(&sh->cv, &sh->mu);
 	pthread_mutex_unlock(&sh->mu);
 }
 
 static void format_event(pq_out *o, const tb_session_event *ev);
 
-/* The taker: every queued event into the per-event tables. */
+/* The taker: every queued event with a format into the per-event tables;
+ * with share, events rows while no chunk waits. */
 static void q_take_all(pq_out *o)
 {
 	pq_shared *sh = o->sh;
@@ -827,9 +909,14 @@ static void q_take_all(pq_out *o)
 		size_t at = 0, used;
 		const uint8_t *chunk;
 		pthread_mutex_lock(&sh->mu);
-		while (sh->head == sh->tail && !sh->done)
+		while (sh->head == sh->tail && !sh->quit) {
+			if (q_events_rows(sh))
+				continue;
+			if (sh->done && !sh->ev_busy)
+				break;
 			pthread_cond_wait(&sh->cv, &sh->mu);
-		if (sh->head == sh->tail) {
+		}
+		if (sh->head == sh->tail || sh->quit) {
 			pthread_mutex_unlock(&sh->mu);
 			break;
 		}
@@ -837,20 +924,9 @@ static void q_take_all(pq_out *o)
 		used = sh->used[sh->head % Q_CHUNKS];
 		pthread_mutex_unlock(&sh->mu);
 		while (at < used && !o->failed && !atomic_load(&sh->stop)) {
-			q_rec r;
-			memcpy(&r, chunk + at, sizeof(r));
-			ev.ts = r.ts;
-			ev.format = r.format;
-			ev.cpu = r.cpu;
-			ev.buffer = r.buffer;
-			ev.len = r.len;
-			ev.comm_len = r.comm_len;
-			ev.pid = r.pid;
-			ev.has_id = r.has_id;
-			ev.comm = r.comm;
-			ev.data = chunk + at + sizeof(r);
-			format_event(o, &ev);
-			at += (sizeof(r) + (size_t)r.len + 7) & ~(size_t)7;
+			at += q_event(chunk + at, &ev);
+			if (ev.format)
+				format_event(o, &ev);
 		}
 		pthread_mutex_lock(&sh->mu);
 		sh->head++;
@@ -880,7 +956,7 @@ static void on_event(pq_out *o, const tb_session_event *ev)
 	pq_table *t = NULL;
 	if (o->failed)
 		return;
-	if (o->queue && ev->format && q_put(o, ev)) {
+	if (o->queue && (ev->format || o->sh->share) && q_put(o, ev)) {
 		o->failed = 1; /* said by q_put or by the other side */
 		return;
 	}
@@ -914,7 +990,8 @@ static void json_clock(FILE *m, const char *key, tb_span clock)
 
 /* o wrote the events table, fo the per-event tables (the same with one
  * thread). */
-static int write_metadata(pq_out *o, const pq_out *fo, const char *src)
+/* o: the walk's side; eo: the events table's; fo: the per-event tables'. */
+static int write_metadata(pq_out *o, const pq_out *eo, const pq_out *fo, const char *src)
 {
 	const tb_session_info *in = o->info;
 	const tb_dat *d = tb_session_dat(o->c->s);
@@ -946,10 +1023,10 @@ static int write_metadata(pq_out *o, const pq_out *fo, const char *src)
 	fprintf(m, ",\"ts_offset\":%lld,\"big_endian\":%s,\"long_size\":%u",
 		(long long)in->ts_offset, in->big_endian ? "true" : "false", in->long_size);
 	fprintf(m, ",\"events\":%llu,\"events_without_format\":%llu,\"malformed_pages\":%llu",
-		(unsigned long long)o->events, (unsigned long long)o->no_format,
+		(unsigned long long)eo->events, (unsigned long long)eo->no_format,
 		(unsigned long long)o->bad_pages);
 	fprintf(m, ",\"records_with_unreadable_fields\":%llu,\"comms_cut\":%llu",
-		(unsigned long long)fo->bad_records, (unsigned long long)o->comms_cut);
+		(unsigned long long)fo->bad_records, (unsigned long long)eo->comms_cut);
 	for (i = 0; i < nd; i++)
 		nformat_damage += !strcmp(tb_session_damage_at(o->c->s, i)->where, "event format");
 	fprintf(m, ",\"formats_rejected\":%zu,\"damage\":[", nformat_damage);
@@ -989,7 +1066,7 @@ static int write_metadata(pq_out *o, const pq_out *fo, const char *src)
 		fprintf(m, "]}");
 	}
 	fprintf(m, "],\"tables\":[{\"file\":\"events.parquet\",\"rows\":%llu}",
-		(unsigned long long)o->all.rows);
+		(unsigned long long)eo->all.rows);
 	for (i = 0; i < fo->ntables; i++) {
 		const pq_table *t = fo->tables[i];
 		int fb = 1;
@@ -1174,52 +1251,55 @@ static void out_free(pq_out *o)
 	free(o->line.p);
 }
 
-/* Walk the capture into o's tables and finish them.  The events side
- * also says what the walk met on stderr, as it meets it. */
+/* The events table of the capture at path, in o. */
+static int events_start(pq_out *o, const char *path)
+{
+	tb_pq_kv *kv = o->kv; /* borrowed by the writer until it finishes */
+	kv[0].key = "tracebound.source";
+	kv[0].key_len = 17;
+	kv[0].value = path;
+	kv[0].value_len = strlen(path);
+	kv[1].key = "tracebound.table";
+	kv[1].key_len = 16;
+	kv[1].value = "events";
+	kv[1].value_len = 6;
+	return table_start(o, &o->all, NULL, "events.parquet", kv, 2);
+}
+
+/* Walk the capture (the main thread) into o's tables, or the queue, and
+ * say what the walk met on stderr, as it meets it; then finish o's
+ * tables. */
 static void out_walk(pq_out *o, const char *path)
 {
 	tb_session_event ev;
 	tb_error e;
 	tb_status st;
-	int progress = (o->roles & R_EVENTS) && isatty(2);
+	uint64_t seen = 0;
+	int progress = isatty(2);
 	size_t i;
-	if (o->roles & R_EVENTS) {
-		tb_pq_kv *kv = o->kv; /* borrowed by the writer until it finishes */
-		kv[0].key = "tracebound.source";
-		kv[0].key_len = 17;
-		kv[0].value = path;
-		kv[0].value_len = strlen(path);
-		kv[1].key = "tracebound.table";
-		kv[1].key_len = 16;
-		kv[1].value = "events";
-		kv[1].value_len = 6;
-		if (table_start(o, &o->all, NULL, "events.parquet", kv, 2))
-			return;
-	}
+	if (o->failed || ((o->roles & R_EVENTS) && events_start(o, path)))
+		return;
 	while (!o->failed && !atomic_load(&o->sh->stop) &&
 	       (st = tb_session_next(o->c->s, &ev, &e)) != TB_END) {
 		if (st != TB_OK) {
-			if (o->roles & R_EVENTS) {
-				o->bad_pages++;
-				o->malformed = 1;
-				tb_cli_print_page_error(o->c, &e);
-			}
+			o->bad_pages++;
+			o->malformed = 1;
+			tb_cli_print_page_error(o->c, &e);
 			continue;
 		}
-		if (progress && (o->events & 0xfffff) == 0 && o->events)
-			fprintf(stderr, "\r%s: %llu events", path, (unsigned long long)o->events);
+		if (progress && (seen & 0xfffff) == 0 && seen)
+			fprintf(stderr, "\r%s: %llu events", path, (unsigned long long)seen);
+		seen++;
 		on_event(o, &ev);
 	}
-	if (progress && o->events > 0xfffff)
+	if (progress && seen > 0xfffff)
 		fprintf(stderr, "\r\n");
-	if (o->roles & R_EVENTS) {
-		/* tables or formats that did not parse: said on stderr, malformed */
-		tb_cli_print_damage(o->c, stderr);
-		if (tb_session_ndamage(o->c->s))
-			o->malformed = 1;
-		if (!o->failed)
-			table_finish(o, &o->all);
-	}
+	/* tables or formats that did not parse: said on stderr, malformed */
+	tb_cli_print_damage(o->c, stderr);
+	if (tb_session_ndamage(o->c->s))
+		o->malformed = 1;
+	if ((o->roles & R_EVENTS) && !o->failed)
+		table_finish(o, &o->all);
 	for (i = 0; i < o->ntables && !o->failed; i++)
 		table_finish(o, o->tables[i]);
 }
@@ -1242,8 +1322,8 @@ static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path
 	tb_cli_capture c = *cp;
 	pq_shared sh;
 	/* the taker's state writes every event: lines of its own (pq_shared) */
-	struct { _Alignas(CACHE_LINE) pq_out o; } taker;
-	pq_out o, *o2 = &taker.o;
+	struct { _Alignas(CACHE_LINE) pq_out o; } taker, rows;
+	pq_out o, *o2 = &taker.o, *eo = &o;
 	pq_mem m2;
 	pthread_t th;
 	int two = 0, failed, malformed, k, nchunks = 0;
@@ -1252,6 +1332,7 @@ static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path
 	atomic_init(&sh.said, 0);
 	memset(&m2, 0, sizeof(m2));
 	memset(o2, 0, sizeof(*o2));
+	memset(&rows, 0, sizeof(rows));
 	out_init(&o, R_EVENTS | R_FORMATS, &sh, &c, dir, text, m, raw, nraw);
 	o.fv = calloc(TB_FORMAT_MAX_FIELDS, sizeof(*o.fv));
 	if (!o.fv || mkdir_p(dir)) {
@@ -1270,12 +1351,28 @@ static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path
 		o2->fv = o.fv;
 		o.roles = R_EVENTS;
 		o.queue = 1;
-		two = pthread_create(&th, NULL, formats_thread, o2) == 0;
+		if (!text) {
+			/* the events table's rows from the queue (pq_shared) */
+			eo = &rows.o;
+			out_init(eo, R_EVENTS, &sh, &c, dir, text, m, raw, nraw);
+			if (events_start(eo, path) == 0) {
+				o.roles = 0;
+				sh.share = 1;
+				sh.evo = eo;
+			}
+		}
+		two = !eo->failed && pthread_create(&th, NULL, formats_thread, o2) == 0;
 		if (!two) {
 			/* one thread after all */
 			o2->fv = NULL;
 			o.roles = R_EVENTS | R_FORMATS;
 			o.queue = 0;
+			sh.share = 0;
+			if (eo != &o) {
+				o.failed = eo->failed; /* (said) */
+				out_free(eo);
+				eo = &o;
+			}
 		} else {
 			o.fv = NULL;
 		}
@@ -1283,6 +1380,8 @@ static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path
 	out_walk(&o, path);
 	if (two) {
 		q_finish(&sh);
+		if (eo != &o && !eo->failed && !o.failed && !atomic_load(&sh.stop))
+			table_finish(eo, &eo->all);
 		pthread_join(th, NULL);
 		pthread_cond_destroy(&sh.cv);
 		pthread_mutex_destroy(&sh.mu);
@@ -1290,14 +1389,16 @@ static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path
 		pthread_cond_destroy(&sh.cv);
 		pthread_mutex_destroy(&sh.mu);
 	}
-	if (!o.failed && !(two && o2->failed))
-		write_metadata(&o, two ? o2 : &o, path);
+	if (!o.failed && !(two && o2->failed) && !eo->failed)
+		write_metadata(&o, eo, two ? o2 : &o, path);
 done:
-	failed = o.failed || (two && o2->failed);
+	failed = o.failed || (two && o2->failed) || eo->failed;
 	malformed = o.malformed;
 	out_free(&o);
 	if (two)
 		out_free(o2);
+	if (eo != &o)
+		out_free(eo);
 	for (k = 0; k < nchunks; k++)
 		free(sh.chunk[k]);
 	mem_free(&m2);
