@@ -110,9 +110,11 @@ typedef struct pq_shared {
 	uint64_t head, tail;      /* chunks taken, chunks given */
 	int done, quit;           /* no more chunks; the taker stopped */
 	/* share: the events table's rows come from the chunks; ev_done chunks
-	 * have theirs, and ev_busy says a thread makes chunk ev_done's, in evo */
+	 * have theirs, chunk ev_done's up to byte ev_at, and ev_busy says a
+	 * thread makes the next ones, in evo */
 	int share, ev_busy;
 	uint64_t ev_done;
+	size_t ev_at;
 	pq_out *evo;
 	/* the giver's alone: bytes in its chunk (tail % Q_CHUNKS) so far */
 	_Alignas(CACHE_LINE) size_t fill;
@@ -792,31 +794,39 @@ static size_t q_event(const uint8_t *p, tb_session_event *ev)
 static int events_row(pq_out *o, const tb_session_event *ev);
 
 /*
- * Under mu (share): make the events table's rows of the next chunk that
- * has none when no other thread is making them, mu released meanwhile.
- * 1 when it did (or skipped them: an output error stopped both), 0 when
- * there was none to make.
+ * Under mu (share): make the events table's next rows, those of up to
+ * EV_SLICE bytes of queued records, when no other thread is making them,
+ * mu released meanwhile.  1 when it did (or skipped them: an output
+ * error stopped both), 0 when there were none to make.  (Slices, not
+ * whole chunks: a thread that wants the rows, or waits for a chunk they
+ * hold, waits for less.)
  */
+#define EV_SLICE ((size_t)256 << 10)
 static int q_events_rows(pq_shared *sh)
 {
 	pq_out *eo = sh->evo;
 	tb_session_event ev;
 	const uint8_t *chunk;
-	size_t at = 0, used;
+	size_t at = sh->ev_at, used, end;
 	if (!sh->share || sh->ev_busy || sh->ev_done == sh->tail)
 		return 0;
 	sh->ev_busy = 1;
 	chunk = sh->chunk[sh->ev_done % Q_CHUNKS];
 	used = sh->used[sh->ev_done % Q_CHUNKS];
+	end = used - at > EV_SLICE ? at + EV_SLICE : used;
 	pthread_mutex_unlock(&sh->mu);
 	memset(&ev, 0, sizeof(ev)); /* what the queue does not carry stays 0 */
 	ev.kind = TB_SEV_EVENT;
-	while (at < used && !eo->failed && !atomic_load(&sh->stop)) {
+	while (at < end && !eo->failed && !atomic_load(&sh->stop)) {
 		at += q_event(chunk + at, &ev);
 		events_row(eo, &ev);
 	}
 	pthread_mutex_lock(&sh->mu);
-	sh->ev_done++;
+	if (at >= used || eo->failed || atomic_load(&sh->stop)) {
+		sh->ev_done++;
+		at = 0;
+	}
+	sh->ev_at = at;
 	sh->ev_busy = 0;
 	if (eo->failed)
 		sh->quit = 1;
