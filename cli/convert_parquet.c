@@ -998,9 +998,8 @@ static void json_clock(FILE *m, const char *key, tb_span clock)
 		json_kv(m, key, clock.ptr, clock.len, 1);
 }
 
-/* o wrote the events table, fo the per-event tables (the same with one
- * thread). */
-/* o: the walk's side; eo: the events table's; fo: the per-event tables'. */
+/* o: the walk's side; eo: the events table's; fo: the per-event tables'
+ * (with one thread, all three are the same). */
 static int write_metadata(pq_out *o, const pq_out *eo, const pq_out *fo, const char *src)
 {
 	const tb_session_info *in = o->info;
