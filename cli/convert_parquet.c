@@ -109,9 +109,10 @@ typedef struct pq_shared {
 	size_t used[Q_CHUNKS];    /* a given chunk's bytes */
 	uint64_t head, tail;      /* chunks taken, chunks given */
 	int done, quit;           /* no more chunks; the taker stopped */
-	/* share: the events table's rows come from the chunks; ev_done chunks
-	 * have theirs, chunk ev_done's up to byte ev_at, and ev_busy says a
-	 * thread makes the next ones, in evo */
+	/* share: the events table's rows, in evo, come from the chunks (both
+	 * set before the worker starts).  Under mu: ev_done chunks have their
+	 * rows, chunk ev_done's up to byte ev_at, and ev_busy says a thread
+	 * makes the next ones. */
 	int share, ev_busy;
 	uint64_t ev_done;
 	size_t ev_at;
@@ -1341,7 +1342,6 @@ static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path
 	atomic_init(&sh.said, 0);
 	memset(&m2, 0, sizeof(m2));
 	memset(o2, 0, sizeof(*o2));
-	memset(&rows, 0, sizeof(rows));
 	out_init(&o, R_EVENTS | R_FORMATS, &sh, &c, dir, text, m, raw, nraw);
 	o.fv = calloc(TB_FORMAT_MAX_FIELDS, sizeof(*o.fv));
 	if (!o.fv || mkdir_p(dir)) {
