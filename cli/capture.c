@@ -1,6 +1,7 @@
 /* Opening captures for the commands (see capture.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifdef TB_HAVE_ZSTD
 #include <zstd.h>
@@ -58,6 +59,22 @@ static void heap_free(void *ctx, void *p, size_t n)
 
 const tb_mem tb_cli_heap = { heap_alloc, heap_free, NULL };
 
+/* CPU data read through pread (src.read).  The library reads only within
+ * the length the file had when it was mapped, so a read that fails with
+ * the file now shorter than that is a file cut while we read it: stopped
+ * as the mapping's SIGBUS stops it (util.c), not a damaged page said for
+ * every sub-buffer left. */
+static int cli_pread(void *ctx, uint64_t offset, void *buf, size_t len)
+{
+	struct stat sb;
+	if (tb_file_pread(ctx, offset, buf, len) == 0)
+		return 0;
+	if (len <= UINT64_MAX - offset && fstat((int)(intptr_t)ctx, &sb) == 0 &&
+	    (uint64_t)sb.st_size < offset + len)
+		tb_cli_input_shrank();
+	return -1;
+}
+
 int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *data,
 			    size_t len, const tb_session_options *opt, FILE *warn, FILE *errs)
 {
@@ -73,7 +90,7 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 	src.decompress.fn = tb_cli_decompress;
 	if (c->f.mapped && tb_input_fd(&c->f) >= 0 && data == c->f.data && len == c->f.len) {
 		/* CPU data through reused buffers, not the mapping (tracedat.h) */
-		src.read = tb_file_pread;
+		src.read = cli_pread;
 		src.read_ctx = (void *)(intptr_t)tb_input_fd(&c->f);
 	}
 	st = tb_session_open(&c->s, &src, opt, &tb_cli_heap, &c->err);

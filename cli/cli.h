@@ -22,6 +22,8 @@ int tb_cli_load(const char *path, tb_cli_file *f);
 void tb_cli_unload(tb_cli_file *f);
 /* SIGBUS from a mapped input cut short: a message and exit 1. */
 void tb_cli_catch_shrinking_inputs(void);
+/* An input file shrank while it was read: said on stderr, exit 1. */
+_Noreturn void tb_cli_input_shrank(void);
 
 /* Write s[0..n) as a JSON string literal (quotes included). */
 void tb_cli_json_str(FILE *out, const char *s, size_t n);

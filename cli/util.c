@@ -13,16 +13,23 @@
 
 /* An input is mapped, not copied: if its file is cut short while we read
  * it (an upload still being written, a log rotated), touching the lost
- * pages raises SIGBUS.  Say so and stop with the damaged-input status
- * instead of dying of a signal.  Only async-signal-safe calls here. */
-static void input_shrank(int sig)
+ * pages raises SIGBUS, and a read of its CPU data comes up short
+ * (capture.c).  Either way: say so and stop with the damaged-input status,
+ * instead of dying of a signal or naming every page that is gone.  Only
+ * async-signal-safe calls here. */
+void tb_cli_input_shrank(void)
 {
 	static const char msg[] =
 		"tracebound: an input file shrank while it was being read: stopped\n";
 	ssize_t n = write(2, msg, sizeof(msg) - 1);
 	(void)n;
-	(void)sig;
 	_exit(TB_EXIT_MALFORMED);
+}
+
+static void input_shrank(int sig)
+{
+	(void)sig;
+	tb_cli_input_shrank();
 }
 
 void tb_cli_catch_shrinking_inputs(void)
