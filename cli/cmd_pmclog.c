@@ -354,6 +354,24 @@ static const char *part_name(uint8_t type)
 	}
 }
 
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Every v >= KADDR_BASE (every amd64 kernel address, from
+ * 0xffffffff80000000) is "1844674407" and 10 more digits, and those are
+ * v - KADDR_BASE < 2^64 - KADDR_BASE = 3709551616: a 32-bit number. */
+#define KADDR_BASE 18446744070000000000ull
+
+/* ",1844674407", the two digits hi < 100 and the 8 digits low8 (first in
+ * the low byte): one kernel address of a JSON list, 21 bytes. */
+static inline char *put_kaddr(char *p, uint32_t hi, uint64_t low8)
+{
+	memcpy(p, ",1844674", 8);
+	memcpy(p + 8, "407", 3);
+	memcpy(p + 11, digit_pairs + 2 * hi, 2);
+	store_le64(p + 13, low8);
+	return p + 21;
+}
+#endif
+
 /* How cc_slots writes each slot. */
 enum { SLOT_LINES, SLOT_SAME_LINE, SLOT_JSON };
 
@@ -384,6 +402,13 @@ static char *cc_slots(sink *s, char *p, const tb_pmclog_event *ev, uint32_t firs
 					p += lead8(p, (uint64_t)_mm_cvtsi128_si64(d));
 					*p++ = ',';
 					p += lead8(p, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(d, d)));
+				} else if (pcs[k] >= KADDR_BASE && pcs[k + 1] >= KADDR_BASE) {
+					uint32_t a = (uint32_t)(pcs[k] - KADDR_BASE);
+					uint32_t b = (uint32_t)(pcs[k + 1] - KADDR_BASE);
+					__m128i d = dig16(a % 100000000u, b % 100000000u);
+					p = put_kaddr(p, a / 100000000u, (uint64_t)_mm_cvtsi128_si64(d));
+					p = put_kaddr(p, b / 100000000u,
+						      (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(d, d)));
 				} else {
 					*p++ = ',';
 					p = put_u64(p, pcs[k]);

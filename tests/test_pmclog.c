@@ -1370,7 +1370,8 @@ END_TEST
  * sink and many 256 KiB reads; every line must be the golden line with
  * its offset moved by the copy's start. */
 /* Every path of the CLI's number printing (below 10^8, 9..16 digits,
- * 17..20 digits, the amd64 kernel range from 1844 * 10^16) against
+ * 17..20 digits, the amd64 kernel range from 1844 * 10^16, pairs from
+ * 1844674407 * 10^10) against
  * printf, in JSON ("%llu") and text ("0x%llx"), on a little-endian and a
  * big-endian 8-byte log and a 4-byte one (each PC cut to 32 bits). */
 START_TEST(cli_numbers_are_printfs)
@@ -1381,7 +1382,12 @@ START_TEST(cli_numbers_are_printfs)
 		9999999999999999999ull, 10000000000000000000ull, 18439999999999999999ull,
 		18440000000000000000ull, 18440000000000000001ull, 0xffffffff80000000ull,
 		0xffffffff80abcdefull, UINT64_MAX - 1, UINT64_MAX, 42, 0xffffffffull,
-		0x100000000ull};
+		0x100000000ull,
+		/* JSON's pairs from "1844674407" (slots 23-24 and 25-26 are
+		 * pairs; 22 and 27 are not in one) */
+		18446744069999999999ull, 18446744070000000000ull,
+		18446744070099999999ull, 18446744070100000000ull, 18446744073709551614ull,
+		18446744070000000001ull};
 	static const int arches[] = {TB_PLW_AMD64, TB_PLW_POWERPC64BE, TB_PLW_I386};
 	const uint32_t npc = (uint32_t)(sizeof(pcs) / sizeof(pcs[0]));
 	int arch = arches[_i];
