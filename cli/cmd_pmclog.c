@@ -6,7 +6,8 @@
  * stream (a pipe works; nothing is loaded whole), which is the fd mode of
  * libpmc's pmclog_open(fd) kept out of the library: a regular file is
  * mapped and fed in 1 MiB pieces of the mapping (no copy), anything else
- * is read in 256 KiB pieces.
+ * is read in 256 KiB pieces.  With --jobs N (a mapped file), the records
+ * are formatted on N threads and written in order (pmclog_jobs below).
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,19 +31,22 @@
 
 /*
  * The text sink: records are formatted by hand (no printf: it was 80% of
- * the time) into one large buffer that goes out with one fwrite when it
- * is nearly full and whenever the input runs dry (so a pipe fed slowly
- * still shows each record as it comes).  Every primitive first asks for
- * room for its longest text (SINK_ROOM covers any fixed part of a line);
- * strings, which may be long, ask byte by byte.  A failed write is kept:
- * the loop stops and the command exits 2.
+ * the time) into one large buffer.  The one-thread loop's sink goes out
+ * with one fwrite when it is nearly full and whenever the input runs dry
+ * (so a pipe fed slowly still shows each record as it comes); a --jobs
+ * batch's sink grows instead, and the main thread writes it in order.
+ * Every primitive first asks for room for its longest text (SINK_ROOM
+ * covers any fixed part of a line); strings, which may be long, ask byte
+ * by byte.  A failed write (or growth) is kept: the loop stops and the
+ * command exits 2.
  */
 #define SINK_CAP (1024u * 1024u)
 #define SINK_ROOM 256u
 
 typedef struct sink {
 	char *buf;
-	size_t len;
+	size_t len, cap;
+	int grow;   /* 1: make room by growing (a --jobs batch), else by writing */
 	int failed; /* errno of the failed write, or -1 when errno said nothing */
 } sink;
 
@@ -55,11 +60,34 @@ static void sink_flush(sink *s)
 	s->len = 0;
 }
 
+/* Room for n more bytes behind s->len: written out, or grown (a failed
+ * growth keeps the buffer and starts it again: the output is lost, and
+ * said). */
+static void sink_spill(sink *s, size_t n)
+{
+	size_t cap = s->cap * 2;
+	char *b;
+	if (!s->grow) {
+		sink_flush(s);
+		return;
+	}
+	while (cap - s->len < n)
+		cap *= 2;
+	b = realloc(s->buf, cap);
+	if (!b) {
+		s->failed = ENOMEM;
+		s->len = 0;
+		return;
+	}
+	s->buf = b;
+	s->cap = cap;
+}
+
 /* A cursor with at least n bytes (n <= SINK_ROOM) of room behind it. */
 static inline char *sink_room(sink *s, size_t n)
 {
-	if (SINK_CAP - s->len < n)
-		sink_flush(s);
+	if (s->cap - s->len < n)
+		sink_spill(s, n);
 	return s->buf + s->len;
 }
 
@@ -68,14 +96,14 @@ static inline void sink_done(sink *s, char *p)
 	s->len = (size_t)(p - s->buf);
 }
 
-/* The cursor p again, after a flush when fewer than n bytes are left. */
+/* The cursor p again, after making room when fewer than n bytes are left. */
 static inline char *sink_more(sink *s, char *p, size_t n)
 {
-	if (SINK_CAP - (size_t)(p - s->buf) >= n)
+	if (s->cap - (size_t)(p - s->buf) >= n)
 		return p;
 	sink_done(s, p);
-	sink_flush(s);
-	return s->buf;
+	sink_spill(s, n);
+	return s->buf + s->len;
 }
 
 static inline char *put(char *p, const char *str, size_t n)
@@ -834,10 +862,253 @@ static void print_json(sink *s, const tb_pmclog_event *ev)
 }
 
 
+/*
+ * The one-thread loop: decode p, fed from the mapping in MAP_PIECE pieces
+ * or read from fd, and print each record into out, which goes out
+ * whenever the input runs dry.  Returns the status that ended it: TB_END
+ * or an error (in *err), TB_NEED_MORE when a read failed (said here), or
+ * TB_OK when a write failed (in out->failed).
+ */
+static tb_status pmclog_loop(tb_pmclog *p, int json, int fd, const char *name,
+			     const uint8_t *map, size_t map_len, uint8_t *buf, tb_error *err,
+			     uint64_t *nrecords, sink *out)
+{
+	tb_pmclog_event ev;
+	size_t map_pos = 0;
+	while (!out->failed) {
+		tb_status st = tb_pmclog_next(p, &ev, err);
+		if (st == TB_OK) {
+			++*nrecords;
+			if (json)
+				print_json(out, &ev);
+			else
+				print_text(out, &ev);
+			continue;
+		}
+		/* Whatever comes next may wait or end: what is decoded goes out. */
+		sink_flush(out);
+		if (out->failed)
+			break;
+		if (st == TB_NEED_MORE && map) {
+			size_t k = map_len - map_pos < MAP_PIECE ? map_len - map_pos : MAP_PIECE;
+			if (k == 0)
+				tb_pmclog_close(p);
+			else if (tb_pmclog_feed(p, map + map_pos, k) != TB_OK)
+				abort(); /* next() said the last feed was used up */
+			map_pos += k;
+			continue;
+		}
+		if (st == TB_NEED_MORE) {
+			ssize_t n = read(fd, buf, READ_CHUNK);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				fprintf(stderr, "tracebound: %s: %s\n", name, strerror(errno));
+				return TB_NEED_MORE;
+			}
+			if (n == 0)
+				tb_pmclog_close(p);
+			else if (tb_pmclog_feed(p, buf, (size_t)n) != TB_OK)
+				abort(); /* next() said the last feed was used up */
+			continue;
+		}
+		return st;
+	}
+	return TB_OK;
+}
+
+/*
+ * --jobs N, for a mapped log: the main thread decodes (the mapping is fed
+ * whole, so every event points into it, and it outlives the run) into
+ * batches of events; N - 1 workers, and the main thread whenever it would
+ * wait, format the oldest batch not taken into the batch's own growing
+ * sink; the main thread writes the batches in order.  The bytes are the
+ * one-thread loop's; memory is PJ_SLOTS batches, each bounded by its
+ * PJ_BYTES of records.
+ */
+#define PJ_EVENTS 1024u         /* events in a batch at most */
+#define PJ_BYTES (256u * 1024u) /* a batch ends after this much input */
+#define PJ_SLOTS 8u             /* batches between decoding and writing */
+
+enum { PJ_FREE, PJ_FILLED, PJ_BUSY, PJ_DONE };
+
+typedef struct pj_batch {
+	tb_pmclog_event ev[PJ_EVENTS];
+	uint32_t n;
+	int state; /* PJ_*, under mu */
+	sink out;  /* grows; written by the main thread */
+} pj_batch;
+
+typedef struct pj_shared {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pj_batch *b;          /* PJ_SLOTS; batch k sits in b[k % PJ_SLOTS] */
+	uint64_t filled;      /* batches handed over */
+	uint64_t written;     /* batches written */
+	int json;
+	int stop;             /* 1: no more batches; 2: give up (write error) */
+} pj_shared;
+
+static void pj_format(const pj_shared *sh, pj_batch *b)
+{
+	uint32_t i;
+	for (i = 0; i < b->n && !b->out.failed; i++) {
+		if (sh->json)
+			print_json(&b->out, &b->ev[i]);
+		else
+			print_text(&b->out, &b->ev[i]);
+	}
+}
+
+/* The oldest batch no thread has taken yet, or NULL (mu held). */
+static pj_batch *pj_oldest_filled(pj_shared *sh)
+{
+	uint64_t k;
+	for (k = sh->written; k < sh->filled; k++)
+		if (sh->b[k % PJ_SLOTS].state == PJ_FILLED)
+			return &sh->b[k % PJ_SLOTS];
+	return NULL;
+}
+
+/* Take the oldest batch and format it (mu held; released meanwhile). */
+static int pj_take(pj_shared *sh)
+{
+	pj_batch *b = pj_oldest_filled(sh);
+	if (!b)
+		return 0;
+	b->state = PJ_BUSY;
+	pthread_mutex_unlock(&sh->mu);
+	pj_format(sh, b);
+	pthread_mutex_lock(&sh->mu);
+	b->state = PJ_DONE;
+	pthread_cond_broadcast(&sh->cv);
+	return 1;
+}
+
+static void *pj_worker(void *arg)
+{
+	pj_shared *sh = arg;
+	pthread_mutex_lock(&sh->mu);
+	while (sh->stop != 2) {
+		if (!pj_take(sh)) {
+			if (sh->stop)
+				break;
+			pthread_cond_wait(&sh->cv, &sh->mu);
+		}
+	}
+	pthread_mutex_unlock(&sh->mu);
+	return NULL;
+}
+
+/* Write the next batch if it is formatted (mu held; released for the
+ * write).  1: one was written; a failure is kept in *failed. */
+static int pj_write_next(pj_shared *sh, sink *failed)
+{
+	pj_batch *b = &sh->b[sh->written % PJ_SLOTS];
+	if (sh->written == sh->filled || b->state != PJ_DONE)
+		return 0;
+	pthread_mutex_unlock(&sh->mu);
+	if (b->out.failed) { /* its growth failed: the batch is lost */
+		failed->failed = b->out.failed;
+		b->out.failed = 0;
+	} else {
+		sink_flush(&b->out);
+		if (b->out.failed)
+			failed->failed = b->out.failed;
+	}
+	pthread_mutex_lock(&sh->mu);
+	b->state = PJ_FREE;
+	sh->written++;
+	return 1;
+}
+
+/*
+ * Decode the whole log in p (opened on the mapping) as the one-thread
+ * loop does, on `jobs` threads.  Returns the status that ended the
+ * decoding (TB_END or an error, in *err), the records in *nrecords; a
+ * write error or a lack of memory in out->failed.
+ */
+static tb_status pmclog_jobs(tb_pmclog *p, int json, int jobs, tb_error *err,
+			     uint64_t *nrecords, sink *out)
+{
+	pj_shared sh;
+	pthread_t th[TB_MAX_JOBS];
+	int nth = 0, k;
+	uint64_t seq = 0;
+	tb_status st = TB_OK;
+	memset(&sh, 0, sizeof(sh));
+	sh.json = json;
+	sh.b = calloc(PJ_SLOTS, sizeof(*sh.b));
+	if (!sh.b) {
+		out->failed = ENOMEM;
+		return TB_END;
+	}
+	for (k = 0; k < (int)PJ_SLOTS; k++) {
+		sh.b[k].out.grow = 1;
+		sh.b[k].out.cap = SINK_ROOM;
+		sh.b[k].out.buf = malloc(SINK_ROOM);
+		if (!sh.b[k].out.buf)
+			out->failed = ENOMEM;
+	}
+	pthread_mutex_init(&sh.mu, NULL);
+	pthread_cond_init(&sh.cv, NULL);
+	while (!out->failed && nth < jobs - 1 && pthread_create(&th[nth], NULL, pj_worker, &sh) == 0)
+		nth++;
+	pthread_mutex_lock(&sh.mu);
+	while (st == TB_OK && !out->failed) {
+		pj_batch *b = &sh.b[seq % PJ_SLOTS];
+		uint64_t start;
+		/* b is free once batch seq - PJ_SLOTS is written: until then,
+		 * write, or format, or wait */
+		while (sh.written + PJ_SLOTS <= seq && !out->failed)
+			if (!pj_write_next(&sh, out) && !pj_take(&sh))
+				pthread_cond_wait(&sh.cv, &sh.mu);
+		if (out->failed)
+			break;
+		pthread_mutex_unlock(&sh.mu);
+		b->n = 0;
+		start = p->offset;
+		while (b->n < PJ_EVENTS) {
+			st = tb_pmclog_next(p, &b->ev[b->n], err);
+			if (st != TB_OK)
+				break;
+			if (++b->n, p->offset - start >= PJ_BYTES)
+				break;
+		}
+		*nrecords += b->n;
+		pthread_mutex_lock(&sh.mu);
+		if (b->n) {
+			b->state = PJ_FILLED;
+			sh.filled = ++seq;
+			pthread_cond_broadcast(&sh.cv);
+		}
+		while (pj_write_next(&sh, out))
+			;
+	}
+	/* the rest: formatted by whoever is free, written in order */
+	sh.stop = out->failed ? 2 : 1;
+	pthread_cond_broadcast(&sh.cv);
+	while (!out->failed && sh.written < sh.filled)
+		if (!pj_write_next(&sh, out) && !pj_take(&sh))
+			pthread_cond_wait(&sh.cv, &sh.mu);
+	sh.stop = 2;
+	pthread_cond_broadcast(&sh.cv);
+	pthread_mutex_unlock(&sh.mu);
+	for (k = 0; k < nth; k++)
+		pthread_join(th[k], NULL);
+	for (k = 0; k < (int)PJ_SLOTS; k++)
+		free(sh.b[k].out.buf);
+	free(sh.b);
+	pthread_cond_destroy(&sh.cv);
+	pthread_mutex_destroy(&sh.mu);
+	return st;
+}
+
 static const tb_opt pmclog_options[] = {
 	{ 1, "--json", NULL, NULL, "one JSON object per record" },
 	{ 2, "--stop-at-closelog", NULL, NULL, "stop at the first CLOSELOG record" },
 	{ 3, "--addr-size", NULL, "4|8", "address width (default: guessed from INITIALIZE)" },
+	{ 4, "--jobs", "-j", "N", "format on N threads, output unchanged (default: the machine's cores; 1: one thread; a file, not a pipe)" },
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
@@ -845,15 +1116,15 @@ int tb_cmd_pmclog(int argc, char **argv)
 {
 	tb_pmclog_options opt;
 	tb_pmclog *p;
-	tb_pmclog_event ev;
 	tb_error err;
+	tb_status st;
 	sink out;
 	const char *path = NULL, *name;
 	uint8_t *buf;
 	const uint8_t *map = NULL;
-	size_t map_len = 0, map_pos = 0;
+	size_t map_len = 0;
 	struct stat stt;
-	int json = 0, fd, i, rc = TB_EXIT_OK;
+	int json = 0, fd, i, rc = TB_EXIT_OK, jobs = tb_opts_default_jobs();
 	uint64_t nrecords = 0;
 	tb_opts po;
 	const char *v;
@@ -870,6 +1141,10 @@ int tb_cmd_pmclog(int argc, char **argv)
 			if (strcmp(v, "4") && strcmp(v, "8"))
 				return tb_opts_fail(&po, "option '--addr-size': '%s' is not 4 or 8", v);
 			opt.addr_size = (unsigned)(v[0] - '0');
+			break;
+		case 4:
+			if (tb_opts_jobs(&po, v, &jobs))
+				return TB_EXIT_USAGE;
 			break;
 		default:
 			if (path)
@@ -897,59 +1172,30 @@ int tb_cmd_pmclog(int argc, char **argv)
 	p = malloc(sizeof(*p));
 	buf = malloc(READ_CHUNK);
 	out.buf = malloc(SINK_CAP);
+	out.cap = SINK_CAP;
 	if (!p || !buf || !out.buf) {
 		fprintf(stderr, "tracebound: out of memory\n");
 		rc = TB_EXIT_USAGE;
 		goto out;
 	}
-	tb_pmclog_init(p, &opt);
-	while (!out.failed) {
-		tb_status st = tb_pmclog_next(p, &ev, &err);
-		if (st == TB_OK) {
-			nrecords++;
-			if (json)
-				print_json(&out, &ev);
-			else
-				print_text(&out, &ev);
-			continue;
-		}
-		/* Whatever comes next may wait or end: what is decoded goes out. */
-		sink_flush(&out);
-		if (out.failed)
-			break;
-		if (st == TB_NEED_MORE && map) {
-			size_t k = map_len - map_pos < MAP_PIECE ? map_len - map_pos : MAP_PIECE;
-			if (k == 0)
-				tb_pmclog_close(p);
-			else if (tb_pmclog_feed(p, map + map_pos, k) != TB_OK)
-				abort(); /* next() said the last feed was used up */
-			map_pos += k;
-			continue;
-		}
-		if (st == TB_NEED_MORE) {
-			ssize_t n = read(fd, buf, READ_CHUNK);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				fprintf(stderr, "tracebound: %s: %s\n", name, strerror(errno));
-				rc = TB_EXIT_USAGE;
-				break;
-			}
-			if (n == 0)
-				tb_pmclog_close(p);
-			else if (tb_pmclog_feed(p, buf, (size_t)n) != TB_OK)
-				abort(); /* next() said the last feed was used up */
-			continue;
-		}
-		if (st != TB_END) {
-			fprintf(stderr, "tracebound: %s: offset %" PRIu64 ": %s: %s\n",
-				name, err.offset, tb_strerror(err.status), err.what);
-			rc = TB_EXIT_MALFORMED;
-		} else if (nrecords == 0) {
-			fprintf(stderr, "tracebound: %s: empty input (no pmclog records)\n", name);
-			rc = TB_EXIT_MALFORMED;
-		}
-		break;
+	if (jobs > 1 && map) {
+		/* fed whole: every event points into the mapping */
+		if (tb_pmclog_open_buffer(p, &opt, map, map_len) != TB_OK)
+			abort(); /* a fresh decoder takes any buffer */
+		st = pmclog_jobs(p, json, jobs, &err, &nrecords, &out);
+	} else {
+		tb_pmclog_init(p, &opt);
+		st = pmclog_loop(p, json, fd, name, map, map_len, buf, &err, &nrecords, &out);
+	}
+	if (st == TB_END && nrecords == 0 && !out.failed) {
+		fprintf(stderr, "tracebound: %s: empty input (no pmclog records)\n", name);
+		rc = TB_EXIT_MALFORMED;
+	} else if (st == TB_NEED_MORE) {
+		rc = TB_EXIT_USAGE; /* a read failed, said by pmclog_loop */
+	} else if (st != TB_END && !out.failed) {
+		fprintf(stderr, "tracebound: %s: offset %" PRIu64 ": %s: %s\n",
+			name, err.offset, tb_strerror(err.status), err.what);
+		rc = TB_EXIT_MALFORMED;
 	}
 	sink_flush(&out);
 	if (out.failed) {

@@ -168,6 +168,7 @@ START_TEST(converters_have_help_and_named_errors)
 	expect("pmclog --bogus x", 2, "tracebound pmclog: unknown option '--bogus'\n");
 	expect("pmclog a b", 2, "tracebound pmclog: a second input file 'b'\n");
 	expect("pmclog --addr-size 5 x", 2, "'5' is not 4 or 8");
+	expect("pmclog --jobs 0 x", 2, "tracebound pmclog: --jobs '0': a number of threads from 1 to");
 	expect("pmclog --help", 0, NULL);
 }
 END_TEST

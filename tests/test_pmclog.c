@@ -1481,6 +1481,69 @@ START_TEST(cli_output_across_blocks)
 }
 END_TEST
 
+/* pmclog with FLAGS and --jobs 1, then --jobs 2 and 3, on `path`: the same
+ * stdout, stderr and exit status, byte for byte.  Returns --jobs 1's. */
+static void jobs_same(const char *flags, const char *path, tb_test_run *one)
+{
+	char args[1024];
+	int j;
+	snprintf(args, sizeof(args), "\"$CLI\" pmclog --jobs 1 %s%s", flags, path);
+	tb_test_sh(args, one);
+	for (j = 2; j <= 3; j++) {
+		tb_test_run r;
+		snprintf(args, sizeof(args), "\"$CLI\" pmclog --jobs %d %s%s", j, flags, path);
+		tb_test_sh(args, &r);
+		ck_assert_msg(r.status == one->status && r.out_len == one->out_len &&
+			      memcmp(r.out, one->out, r.out_len) == 0 &&
+			      strcmp(r.err, one->err) == 0,
+			      "%s: status %d, %zu bytes, err '%.200s' (--jobs 1: %d, %zu, '%.200s')",
+			      args, r.status, r.out_len, r.err, one->status, one->out_len, one->err);
+		tb_test_run_free(&r);
+	}
+}
+
+/* --jobs: every record kind, then a sampling session of many batches
+ * (about 2 MiB of 8-byte PCs), text and JSON, whole and cut inside a
+ * callchain near the end: the one-thread output, byte for byte, with the
+ * same error at the same offset; and a write error still exits 2. */
+START_TEST(cli_jobs_output_is_the_one_thread_output)
+{
+	int arch = _i;
+	int a4 = arch == TB_PLW_LEGACY_I386 || arch == TB_PLW_LEGACY_BE32;
+	const char *fl[2] = { a4 ? "--addr-size 4 " : "", a4 ? "--json --addr-size 4 " : "--json " };
+	char path[256], cut[256], args[1024];
+	size_t at, k;
+	tb_test_run one;
+	tb_plw w;
+	write_arch(&w, arch, NULL);
+	tb_plw_session_sampling(&w, 16000, 32, 5);
+	snprintf(path, sizeof(path), "%s", tb_test_path("build/tests/jobs.pmclog"));
+	snprintf(cut, sizeof(cut), "%s", tb_test_path("build/tests/jobs-cut.pmclog"));
+	tb_test_write_file(path, w.buf, w.len);
+	at = w.len - w.len / 16; /* inside a record: the cut is said */
+	tb_test_write_file(cut, w.buf, at);
+	for (k = 0; k < 2; k++) {
+		jobs_same(fl[k], path, &one);
+		ck_assert_msg(one.status == 0 && one.err_len == 0, "%s: %d %s",
+			      tb_plw_arch_name(arch), one.status, one.err);
+		ck_assert_uint_gt(one.out_len, 1u << 20); /* many batches */
+		tb_test_run_free(&one);
+		jobs_same(fl[k], cut, &one);
+		ck_assert_int_eq(one.status, 1);
+		ck_assert_msg(strstr(one.err, "truncated input") != NULL, "%s", one.err);
+		tb_test_run_free(&one);
+	}
+	snprintf(args, sizeof(args), "\"$CLI\" pmclog --jobs 2 %s%s > /dev/full", fl[1], path);
+	tb_test_sh(args, &one);
+	ck_assert_int_eq(one.status, 2);
+	ck_assert_msg(strstr(one.err, "write error") != NULL, "%s", one.err);
+	tb_test_run_free(&one);
+	unlink(path);
+	unlink(cut);
+	tb_plw_free(&w);
+}
+END_TEST
+
 Suite *tb_suite_pmclog(void)
 {
 	Suite *s = suite_create("pmclog");
@@ -1529,6 +1592,7 @@ Suite *tb_suite_pmclog(void)
 	tcase_add_test(tc, cli_write_errors_exit_2);
 	tcase_add_test(tc, cli_output_across_blocks);
 	tcase_add_loop_test(tc, cli_numbers_are_printfs, 0, 3);
+	tcase_add_loop_test(tc, cli_jobs_output_is_the_one_thread_output, 0, TB_PLW_ARCH_COUNT);
 	suite_add_tcase(s, tc);
 	return s;
 }
