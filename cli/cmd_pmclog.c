@@ -42,6 +42,10 @@
  */
 #define SINK_CAP (1024u * 1024u)
 #define SINK_ROOM 256u
+/* The most any primitive asks for at once (cc_slots: a block of 256
+ * slots, 32 bytes each, and 64): every sink starts with at least this, so
+ * one that was just written out, or failed to grow, still has the room. */
+#define SINK_MAX_ASK (32u * 256u + 64u)
 
 typedef struct sink {
 	char *buf;
@@ -60,9 +64,9 @@ static void sink_flush(sink *s)
 	s->len = 0;
 }
 
-/* Room for n more bytes behind s->len: written out, or grown (a failed
- * growth keeps the buffer and starts it again: the output is lost, and
- * said). */
+/* Room for n <= SINK_MAX_ASK more bytes behind s->len: written out, or
+ * grown (a failed growth keeps the buffer and starts it again: the output
+ * is lost, and said). */
 static void sink_spill(sink *s, size_t n)
 {
 	size_t cap = s->cap * 2;
@@ -417,7 +421,7 @@ static char *cc_slots(sink *s, char *p, const tb_pmclog_event *ev, uint32_t firs
 			pcs[n] = 0;
 		/* room for the whole block at once: at most 32 bytes a slot
 		 * (",%llu" writes 1 + 24, "\n...      0x%x" 10 + 1 + 18) */
-		p = sink_more(s, p, 32u * n + 64u);
+		p = sink_more(s, p, 32u * n + 64u); /* <= SINK_MAX_ASK */
 		if (how == SLOT_JSON) {
 			if (first == 0 && n) /* no comma before slot 0 */
 				p = put_u64(p, pcs[k++]);
@@ -862,6 +866,14 @@ static void print_json(sink *s, const tb_pmclog_event *ev)
 }
 
 
+static void print_record(sink *s, const tb_pmclog_event *ev, int json)
+{
+	if (json)
+		print_json(s, ev);
+	else
+		print_text(s, ev);
+}
+
 /*
  * The one-thread loop: decode p, fed from the mapping in MAP_PIECE pieces
  * or read from fd, and print each record into out, which goes out
@@ -879,10 +891,7 @@ static tb_status pmclog_loop(tb_pmclog *p, int json, int fd, const char *name,
 		tb_status st = tb_pmclog_next(p, &ev, err);
 		if (st == TB_OK) {
 			++*nrecords;
-			if (json)
-				print_json(out, &ev);
-			else
-				print_text(out, &ev);
+			print_record(out, &ev, json);
 			continue;
 		}
 		/* Whatever comes next may wait or end: what is decoded goes out. */
@@ -952,12 +961,8 @@ typedef struct pj_shared {
 static void pj_format(const pj_shared *sh, pj_batch *b)
 {
 	uint32_t i;
-	for (i = 0; i < b->n && !b->out.failed; i++) {
-		if (sh->json)
-			print_json(&b->out, &b->ev[i]);
-		else
-			print_text(&b->out, &b->ev[i]);
-	}
+	for (i = 0; i < b->n && !b->out.failed; i++)
+		print_record(&b->out, &b->ev[i], sh->json);
 }
 
 /* The oldest batch no thread has taken yet, or NULL (mu held). */
@@ -1022,6 +1027,14 @@ static int pj_write_next(pj_shared *sh, sink *failed)
 	return 1;
 }
 
+/* One step towards batch `written` moving on (mu held): write it, or
+ * format the oldest batch, or wait for another thread. */
+static void pj_step(pj_shared *sh, sink *out)
+{
+	if (!pj_write_next(sh, out) && !pj_take(sh))
+		pthread_cond_wait(&sh->cv, &sh->mu);
+}
+
 /*
  * Decode the whole log in p (opened on the mapping) as the one-thread
  * loop does, on `jobs` threads.  Returns the status that ended the
@@ -1045,8 +1058,8 @@ static tb_status pmclog_jobs(tb_pmclog *p, int json, int jobs, tb_error *err,
 	}
 	for (k = 0; k < (int)PJ_SLOTS; k++) {
 		sh.b[k].out.grow = 1;
-		sh.b[k].out.cap = SINK_ROOM;
-		sh.b[k].out.buf = malloc(SINK_ROOM);
+		sh.b[k].out.cap = SINK_MAX_ASK;
+		sh.b[k].out.buf = malloc(SINK_MAX_ASK);
 		if (!sh.b[k].out.buf)
 			out->failed = ENOMEM;
 	}
@@ -1057,22 +1070,21 @@ static tb_status pmclog_jobs(tb_pmclog *p, int json, int jobs, tb_error *err,
 	pthread_mutex_lock(&sh.mu);
 	while (st == TB_OK && !out->failed) {
 		pj_batch *b = &sh.b[seq % PJ_SLOTS];
-		uint64_t start;
 		/* b is free once batch seq - PJ_SLOTS is written: until then,
 		 * write, or format, or wait */
 		while (sh.written + PJ_SLOTS <= seq && !out->failed)
-			if (!pj_write_next(&sh, out) && !pj_take(&sh))
-				pthread_cond_wait(&sh.cv, &sh.mu);
+			pj_step(&sh, out);
 		if (out->failed)
 			break;
 		pthread_mutex_unlock(&sh.mu);
 		b->n = 0;
-		start = p->offset;
 		while (b->n < PJ_EVENTS) {
+			const tb_pmclog_event *ev = &b->ev[b->n];
 			st = tb_pmclog_next(p, &b->ev[b->n], err);
 			if (st != TB_OK)
 				break;
-			if (++b->n, p->offset - start >= PJ_BYTES)
+			b->n++;
+			if (ev->offset + ev->len - b->ev[0].offset >= PJ_BYTES)
 				break;
 		}
 		*nrecords += b->n;
@@ -1089,8 +1101,7 @@ static tb_status pmclog_jobs(tb_pmclog *p, int json, int jobs, tb_error *err,
 	sh.stop = out->failed ? 2 : 1;
 	pthread_cond_broadcast(&sh.cv);
 	while (!out->failed && sh.written < sh.filled)
-		if (!pj_write_next(&sh, out) && !pj_take(&sh))
-			pthread_cond_wait(&sh.cv, &sh.mu);
+		pj_step(&sh, out);
 	sh.stop = 2;
 	pthread_cond_broadcast(&sh.cv);
 	pthread_mutex_unlock(&sh.mu);

@@ -1364,11 +1364,6 @@ START_TEST(cli_write_errors_exit_2)
 }
 END_TEST
 
-/* 300 copies of the golden sampling log in one stream (each copy starts
- * with its INITIALIZE, which the decoder accepts anew): about 8 MiB of
- * input, 26 MiB of JSON, so the output crosses many blocks of the CLI's
- * sink and many 256 KiB reads; every line must be the golden line with
- * its offset moved by the copy's start. */
 /* Every path of the CLI's number printing (below 10^8, 9..16 digits,
  * 17..20 digits, the amd64 kernel range from 1844 * 10^16, pairs from
  * 1844674407 * 10^10) against
@@ -1430,6 +1425,11 @@ START_TEST(cli_numbers_are_printfs)
 }
 END_TEST
 
+/* 300 copies of the golden sampling log in one stream (each copy starts
+ * with its INITIALIZE, which the decoder accepts anew): about 8 MiB of
+ * input, 26 MiB of JSON, so the output crosses many blocks of the CLI's
+ * sink and many 256 KiB reads; every line must be the golden line with
+ * its offset moved by the copy's start. */
 START_TEST(cli_output_across_blocks)
 {
 	char errbuf[1024], args[1024];
