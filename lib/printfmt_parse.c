@@ -1718,7 +1718,7 @@ tb_status tb_render_compile(tb_render_prog *prog, const tb_format *fmt,
 	if (!prog || !fmt || (fmt->nfields && !fmt->fields))
 		return tb_fail(err, TB_ERR_ARG, 0, "render: no program or no format");
 	/* the header only: dirs, text and nodes are written before read */
-	memset(prog, 0, offsetof(tb_render_prog, text));
+	memset(prog, 0, offsetof(tb_render_prog, nodes));
 	ev = &prog->ev;
 	ev->system = fmt->system;
 	ev->system_len = fmt->system ? fmt->system_len : 0;

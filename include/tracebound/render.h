@@ -134,14 +134,14 @@ typedef struct tb_render_prog {
 	uint8_t mode;          /* print fmt, fallback, or a kernel printer */
 	uint8_t pad_[3];
 	uint32_t n_nodes, n_dirs, text_len, n_fops;
-	/* a field listing keeps its conversions at the start of text and its
-	 * fields in fops: it touches three pages of the 54 KB */
-	char text[TB_RENDER_MAX_TEXT];
-	tb_render_dir_ dirs[TB_RENDER_MAX_DIRS];
+	/* what every event reads first, beside the header: a field listing's
+	 * or a syscall printer's fields (fops) share the header's page */
 	union {
 		tb_render_node_ nodes[TB_RENDER_MAX_NODES];
 		tb_render_fop_ fops[TB_FORMAT_MAX_FIELDS];
 	};
+	tb_render_dir_ dirs[TB_RENDER_MAX_DIRS];
+	char text[TB_RENDER_MAX_TEXT];
 } tb_render_prog;
 
 /* ---- lookups the renderer asks the caller for (all optional) ---- */
