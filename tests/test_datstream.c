@@ -328,7 +328,7 @@ static int mem_read(void *ctx, uint64_t offset, void *buf, size_t len)
 
 /*
  * With a read function (tracedat.h, tb_dat_read_fn) an uncompressed
- * buffer needs a read buffer per CPU: 64 KiB in whole pages, 16 KiB past
+ * buffer needs a read buffer per CPU: 32 KiB in whole pages, 16 KiB past
  * 32 CPUs, never less than a page; without one, none.  The stream through
  * it is the stream from memory, with its records in the read buffers.
  */
@@ -343,8 +343,8 @@ START_TEST(read_buffers)
 	static const struct {
 		uint32_t page, ncpus;
 		size_t want;
-	} sizes[] = { { 4096, 2, 65536 }, { 4096, 32, 65536 }, { 4096, 33, 16384 },
-		      { 12288, 2, 61440 }, { 1u << 20, 2, 1u << 20 }, { 1u << 20, 64, 1u << 20 },
+	} sizes[] = { { 4096, 2, 32768 }, { 4096, 32, 32768 }, { 4096, 33, 16384 },
+		      { 12288, 2, 24576 }, { 1u << 20, 2, 1u << 20 }, { 1u << 20, 64, 1u << 20 },
 		      { 8192, 33, 16384 }, { 65536, 33, 65536 } };
 	ck_assert_int_eq(open_dat(o, filebuf, n, NULL), TB_OK);
 	ck_assert_int_eq(tb_dat_chunk_max(&o->d, &o->d.buffers[0], &per_cpu, &o->err), TB_OK);

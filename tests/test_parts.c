@@ -280,7 +280,7 @@ START_TEST(parts_read_through_the_caller)
 		split_every_k(d, len, TB_SESSION_TC_DROPS | TB_SESSION_SKIP_DAMAGED, 8);
 		open_reader = NULL;
 		/* the whole walk alone (the first walk of split_every_k) read the
-		 * CPU data in 64 KiB buffers: 9.3 MiB in a few hundred reads */
+		 * CPU data in 32 KiB buffers: 9.3 MiB in a few hundred reads */
 		ck_assert_uint_gt(rd.bytes, len / 2);
 		ck_assert_uint_lt(rd.calls, rd.bytes / 4096);
 		free(d);
