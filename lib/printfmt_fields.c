@@ -404,6 +404,25 @@ enum {
 	FOP_ZERO = 32, FOP_LEFT = 64
 };
 
+/* The commonest shapes (op->kind), each written by tb_num_at with its
+ * flags constant: "%d" and "%u", "0x%lx" (a raw long or pointer), "%lx"
+ * after a literal 0x, and "%08lx" (syscall arguments). */
+enum { FK_ANY, FK_DEC, FK_HEX_PFX, FK_HEX, FK_HEX_ZERO };
+
+static uint8_t fop_kind(const tb_render_fop_ *op)
+{
+	unsigned sh = op->shape & ~(unsigned)FOP_LIT;
+	if (!(sh & (FOP_HEX | FOP_ZERO | FOP_LEFT)) && !op->width)
+		return FK_DEC;
+	if (sh == (FOP_HEX | FOP_PFX) && !op->width)
+		return FK_HEX_PFX;
+	if (sh == FOP_HEX && !op->width)
+		return FK_HEX;
+	if (sh == (FOP_HEX | FOP_ZERO) && op->width)
+		return FK_HEX_ZERO;
+	return FK_ANY;
+}
+
 /* The fast shape of field f printed raw or through d (NULL: raw); 0 when
  * it has none and takes the general path. */
 static int fop_shape(tb_render_fop_ *op, const tb_field *f, const tb_render_dir_ *d)
@@ -442,6 +461,7 @@ static int fop_shape(tb_render_fop_ *op, const tb_field *f, const tb_render_dir_
 		op->width = (uint8_t)(d->width > 0 ? d->width : 0);
 	}
 	op->size = (uint8_t)n;
+	op->kind = fop_kind(op);
 	return 1;
 }
 
@@ -467,8 +487,10 @@ void tb_pf_plan_fields(tb_render_prog *p)
 			op->shape = FOP_LIT;
 		if (m & ~TB_FM_0X)
 			tb_pf_fm_get(p, (m & ~TB_FM_0X) - 1, &d);
-		if (!fop_shape(op, f, (m & ~TB_FM_0X) ? &d : NULL))
+		if (!fop_shape(op, f, (m & ~TB_FM_0X) ? &d : NULL)) {
 			op->shape = 0;
+			op->kind = FK_ANY;
+		}
 		p->n_fops++;
 	}
 }
@@ -508,9 +530,20 @@ static char *fop_fast(const tb_render_fop_ *op, const uint8_t *data, size_t len,
 		q[1] = 'x';
 		q += 2;
 	}
-	return tb_num_at(q, v, (sh & FOP_HEX) != 0, (sh & FOP_UPPER) != 0, sign,
-			 (sh & FOP_PFX) || ((sh & FOP_PFX_NZ) && v), op->width,
-			 (sh & FOP_ZERO) != 0, (sh & FOP_LEFT) != 0, last);
+	switch (op->kind) {
+	case FK_DEC:
+		return tb_num_at(q, v, 0, 0, sign, 0, 0, 0, 0, last);
+	case FK_HEX_PFX:
+		return tb_num_at(q, v, 1, 0, 0, 1, 0, 0, 0, last);
+	case FK_HEX:
+		return tb_num_at(q, v, 1, 0, 0, 0, 0, 0, 0, last);
+	case FK_HEX_ZERO:
+		return tb_num_at(q, v, 1, 0, 0, 0, op->width, 1, 0, last);
+	default:
+		return tb_num_at(q, v, (sh & FOP_HEX) != 0, (sh & FOP_UPPER) != 0, sign,
+				 (sh & FOP_PFX) || ((sh & FOP_PFX_NZ) && v), op->width,
+				 (sh & FOP_ZERO) != 0, (sh & FOP_LEFT) != 0, last);
+	}
 }
 
 void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,

@@ -123,7 +123,7 @@ typedef struct tb_render_fop_ {
 	const char *name;
 	uint32_t offset;
 	uint16_t name_len, field, conv;
-	uint8_t tf, size, shape, width, sext, keep;
+	uint8_t tf, size, shape, width, sext, keep, kind;
 } tb_render_fop_;
 
 typedef struct tb_render_prog {
