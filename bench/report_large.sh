@@ -4,8 +4,9 @@
 # capture (issue 17: goal >= 12x each, one thread):
 #   bash bench/report_large.sh [FILE.dat]        after `make`
 # FILE defaults to build/bench/large.dat, captured on this machine by
-# bench/make_large.sh (root, tracefs, trace-cmd; about 340 MiB, 9.3 M
-# events, made once and reused: delete it to capture again).
+# bench/make_large.sh (root, tracefs, trace-cmd; 340-400 MiB, 9-11 M
+# events, most of them syscalls: the live workload's mix varies from one
+# capture to the next; made once and reused: delete it to capture again).
 #
 # First the outputs are compared, streamed (nothing written to disk):
 # --raw must be byte-identical to trace-cmd's; plain `report` renders
