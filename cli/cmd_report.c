@@ -161,7 +161,7 @@ static int prepare_sel(tb_cli_capture *caps, size_t ncaps, const report_opts *o,
 	return 0;
 }
 
-static int selected(const report_sel *sel, const tb_session *s, const tb_session_event *ev)
+static int selected_by(const report_sel *sel, const tb_session *s, const tb_session_event *ev)
 {
 	const tb_format *f = ev->format;
 	if (sel->have_cpus && !tb_cpu_list_has(sel->cpus, CPU_WORDS, ev->cpu))
@@ -185,6 +185,14 @@ static int selected(const report_sel *sel, const tb_session *s, const tb_session
 		return show;
 	}
 	return 1;
+}
+
+/* Whether ev is shown: every event when nothing selects (the usual
+ * report, checked without a call). */
+static inline int selected(const report_sel *sel, const tb_session *s,
+			   const tb_session_event *ev)
+{
+	return (!sel->have_cpus && !sel->have_events && !sel->nflt) || selected_by(sel, s, ev);
 }
 
 static int select_event(const void *ctx, const tb_session *s, const tb_session_event *ev)
