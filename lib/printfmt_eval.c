@@ -603,6 +603,15 @@ static void put_int_conv(ev *e, const spec *sp, uint64_t v)
 		if (sp->conv == 'X')
 			flags |= TB_NF_UPPER;
 	}
+	if (sp->width <= 0 && sp->prec < 0 && base != 8 &&
+	    !(flags & (TB_NF_PLUS | TB_NF_SPACE | TB_NF_SPECIAL | TB_NF_UPPER))) {
+		/* "%d", "%u", "%x" with no width, precision or flag (the
+		 * commonest): what tb_out_number prints, its flags constant */
+		int neg = (flags & TB_NF_SIGN) && (int64_t)v < 0;
+		if (base == 10 ? tb_out_int_fast(e->o, neg ? 0 - v : v, 0, 0, (char)(neg ? '-' : 0), 0, 0, 0, 0)
+			       : tb_out_int_fast(e->o, v, 1, 0, 0, 0, 0, 0, 0))
+			return;
+	}
 	tb_out_number(e->o, v, base, flags, sp->width, sp->prec);
 }
 
