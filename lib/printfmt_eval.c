@@ -1025,17 +1025,9 @@ static void run_syscall(ev *e, int enter)
 	}
 	if (!enter) {
 		uint64_t v = p->n_fops ? sys_value(e, &p->fops[0]) : ulong_of(e, scalar(e, NULL), 0);
-		char last;
-		/* "0x.." in place: one room check, as for the arguments */
-		if ((q = tb_out_room(o, TB_NUM_AT_ROOM)) != NULL) {
-			char *s = q;
-			q = tb_num_at(q, v, 1, 0, 0, 1, 0, 0, 0, &last);
-			o->len += (size_t)(q - s);
-			o->need = o->len;
-			o->last = last;
-		} else {
+		/* "0x.." in place, its flags constant */
+		if (!tb_out_int_fast(o, v, 1, 0, 0, 1, 0, 0, 0))
 			tb_out_hex(o, v);
-		}
 		return;
 	}
 	for (uint32_t k = 0; k < p->n_fops; k++) {

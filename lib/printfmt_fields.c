@@ -487,10 +487,8 @@ void tb_pf_plan_fields(tb_render_prog *p)
 			op->shape = FOP_LIT;
 		if (m & ~TB_FM_0X)
 			tb_pf_fm_get(p, (m & ~TB_FM_0X) - 1, &d);
-		if (!fop_shape(op, f, (m & ~TB_FM_0X) ? &d : NULL)) {
-			op->shape = 0;
-			op->kind = FK_ANY;
-		}
+		if (!fop_shape(op, f, (m & ~TB_FM_0X) ? &d : NULL))
+			op->shape = 0; /* kind stays FK_ANY (the memset) */
 		p->n_fops++;
 	}
 }
