@@ -28,6 +28,16 @@ _Noreturn void tb_cli_input_shrank(void);
 /* Write s[0..n) as a JSON string literal (quotes included). */
 void tb_cli_json_str(FILE *out, const char *s, size_t n);
 
+/* All of p[0..n) to the file descriptor fd with write(2), through EINTR
+ * and short writes: 0, or -1 with errno set (EIO when write said 0). */
+int tb_cli_write_all(int fd, const void *p, size_t n);
+
+/* Large blocks to stdout without stdio's copy into its buffer: what
+ * stdio holds goes first (fflush), then p[0..n) with write(2); a block
+ * under a few KiB goes through stdio, to be gathered.  0, or -1 with
+ * errno set. */
+int tb_cli_stdout_block(const void *p, size_t n);
+
 /* The N of a "cpuN" file name (basename, optional extension), else fallback. */
 int tb_cli_cpu_from_name(const char *path, int fallback);
 

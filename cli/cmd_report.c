@@ -216,18 +216,9 @@ typedef struct report_out {
 
 static int out_write(report_out *w, const char *p, size_t n)
 {
-	while (n && !w->failed) {
-		ssize_t k = write(STDOUT_FILENO, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			fprintf(stderr, "tracebound: error writing the output: %s\n",
-				k < 0 ? strerror(errno) : "write failed");
-			w->failed = 1;
-			break;
-		}
-		p += k;
-		n -= (size_t)k;
+	if (!w->failed && tb_cli_write_all(STDOUT_FILENO, p, n) != 0) {
+		fprintf(stderr, "tracebound: error writing the output: %s\n", strerror(errno));
+		w->failed = 1;
 	}
 	return w->failed ? -1 : 0;
 }

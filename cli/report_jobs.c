@@ -9,6 +9,8 @@
  * thread renders it again, through a cursor of its own, with the line
  * state the previous parts left.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +21,7 @@ typedef struct report_ctx {
 	const tb_report_job *job;
 	tb_session *wp;          /* the main thread's cursor for deferred lines */
 	tb_cli_line wline;
+	int werr;                /* errno of a failed write(2) of a block */
 } report_ctx;
 
 /* The event's line (and JSON's newline) straight into the part's chunk,
@@ -85,10 +88,15 @@ static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, 
 	}
 }
 
+/* One thread at a time (the main thread, or the live part's worker). */
 static int report_consume(void *ctx, const uint8_t *p, size_t n)
 {
-	(void)ctx;
-	return fwrite(p, 1, n, stdout) == n ? 0 : -1;
+	report_ctx *rc = ctx;
+	if (tb_cli_stdout_block(p, n) == 0)
+		return 0;
+	if (!ferror(stdout) && !rc->werr)
+		rc->werr = errno ? errno : EIO; /* write(2)'s: stdio never saw it */
+	return -1;
 }
 
 static void report_message(void *ctx, const char *msg)
@@ -134,5 +142,10 @@ int tb_report_jobs(const tb_report_job *job)
 	r = tb_parts_run(job->c, job->jobs, &h);
 	tb_session_close(rc.wp);
 	free(rc.wline.p);
+	if (rc.werr && !ferror(stdout)) {
+		/* main()'s check of stdout cannot see a failed write(2) */
+		fprintf(stderr, "tracebound: error writing the output: %s\n", strerror(rc.werr));
+		return 2;
+	}
 	return r;
 }

@@ -21,7 +21,9 @@ typedef struct tb_report_job {
  * Write every event as report's one-thread loop does, byte for byte on
  * stdout and stderr.  -1 when the capture cannot be split (nothing was
  * written: run the one-thread loop), else 0, 1 (damage seen) or 2 (out of
- * memory).  A write error stops it; the caller's stdout check reports it.
+ * memory).  A write error stops it: one of stdio's is left for the
+ * caller's stdout check to report; one of write(2) (large blocks bypass
+ * stdio's buffer) is said here, and 2 returned.
  */
 int tb_report_jobs(const tb_report_job *job);
 

@@ -181,6 +181,8 @@ START_TEST(full_stdout_is_exit_2)
 		"report --uname " V7, "report --version " V7, "report --stat " V7,
 		"report --cpus " V7, "report --first-event --last-event " V7,
 		"report --from 193.0 --to 193.1 " V7, "report -i " V7 " --ts-offset 5 -i " V7,
+		/* on threads: large blocks go out with write(2), past stdio */
+		"report --jobs 2 " V7, "report --jobs 2 --json " V7, "report --jobs 3 --raw " V7,
 		"raw tests/data/raw-sched4k/cpu0.raw",
 		"raw --json --events tests/data/render/events tests/data/render/cpu0.raw",
 		"formats tests/data/render/events", "pmclog tests/data/pmclog/amd64.pmclog",
