@@ -53,7 +53,15 @@ typedef struct report_opts {
 	uint64_t from, to;    /* the window (0, UINT64_MAX: none) */
 	const char *from_text, *to_text;
 	int jobs;             /* --jobs N (1: one thread) */
+	int jobs_given;       /* --jobs was on the command line */
 } report_opts;
+
+/* Without --jobs, a capture smaller than this is reported on one thread:
+ * a split parses every format first (2,300 on a recent kernel, 10-15 ms)
+ * and starts threads, which outweighed what the second core won on the
+ * 9.5 MiB sample (33-35 ms on one thread, 34-43 ms on two); at 15 MiB the
+ * two were even. */
+#define REPORT_SPLIT_MIN ((size_t)16 << 20)
 
 #define CPU_WORDS (TB_CPU_LIST_MAX / 64)
 
@@ -115,8 +123,10 @@ static int prepare_sel(tb_cli_capture *caps, size_t ncaps, const report_opts *o,
 			return TB_EXIT_USAGE;
 		}
 	}
-	/* every format of every capture: which items and filters meet one */
-	for (c = 0; c < ncaps; c++) {
+	/* every format of every capture: which items and filters meet one
+	 * (parsing all of them, 2,300 on a recent kernel, is 10-15 ms: only
+	 * when something selects) */
+	for (c = 0; (sel->have_events || sel->nflt) && c < ncaps; c++) {
 		tb_session *s = caps[c].s;
 		const tb_session_info *info = tb_session_get_info(s);
 		for (k = 0; k < info->nformats; k++) {
@@ -572,7 +582,7 @@ static int report_files(const report_opts *o)
 				width = strlen(label);
 		}
 	}
-	if (o->jobs > 1 && ncaps == 1) {
+	if (o->jobs > 1 && ncaps == 1 && (o->jobs_given || caps[0].f.len >= REPORT_SPLIT_MIN)) {
 		/* the parts on o->jobs threads, written in order (report_jobs.c) */
 		tb_report_job job = { &caps[0], how, o->json, o->jobs, select_event, &sel };
 		int r = tb_report_jobs(&job);
@@ -716,7 +726,7 @@ static const tb_opt report_options[] = {
 	{ O_STAT, "--stat", NULL, NULL, "only the kernel's buffer statistics and the CPU data (trace-cmd --stat)" },
 	{ O_UNAME, "--uname", NULL, NULL, "only the traced system's uname and the recorder's version (trace-cmd --uname)" },
 	{ O_VERSION, "--version", NULL, NULL, "only the version of the trace-cmd that recorded it (trace-cmd --version)" },
-	{ O_JOBS, "--jobs", "-j", "N", "format on N threads, output unchanged (default: the machine's cores; 1: one thread; one file)" },
+	{ O_JOBS, "--jobs", "-j", "N", "format on N threads, output unchanged (default: the machine's cores, one under 16 MiB; 1: one thread; one file)" },
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
@@ -796,6 +806,7 @@ int tb_cmd_report(int argc, char **argv)
 		case O_JOBS:
 			if (tb_opts_jobs(&p, v, &o.jobs))
 				return TB_EXIT_USAGE;
+			o.jobs_given = 1;
 			break;
 		case O_EVENTS: o.events = v; break;
 		case O_FILTER:
