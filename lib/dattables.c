@@ -269,18 +269,22 @@ tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 	while (tb_rd_line(&r, &s, &n)) {
 		size_t at = (size_t)(s - text), a, nm, tab, ml;
 		const char *mod;
-		uint64_t addr;
+		uint64_t addr = 0;
 		tb_ksym *k;
+		int fast;
 		if (n == 0)
 			continue;
-		a = find_char(s, n, ' ');
+		/* a 64-bit kernel's addresses are 16 digits: when those are,
+		 * the first space is at 16 without a search */
+		fast = n > 16 && s[16] == ' ' && tb_parse_hex64(s, 16, &addr);
+		a = fast ? 16 : find_char(s, n, ' ');
 		/* "<addr> <type> <name>": the type is one character */
 		if (a == n || a + 3 >= n || s[a + 2] != ' ') {
 			st = tb_fail(err, TB_ERR_SYNTAX, at,
 				     "kallsyms line is not '<addr> <type> <name>'");
 			goto done;
 		}
-		if (!tb_parse_hex64(s, a, &addr)) {
+		if (!fast && !tb_parse_hex64(s, a, &addr)) {
 			st = tb_fail(err, TB_ERR_SYNTAX, at,
 				     "kallsyms address is not hex");
 			goto done;

@@ -141,6 +141,35 @@ START_TEST(parse_numbers)
 	ck_assert(tb_parse_hex64("ffffffff81000000", 16, &v) && v == 0xffffffff81000000ULL);
 	ck_assert(!tb_parse_hex64("1ffffffff81000000", 17, &v));
 	ck_assert(!tb_parse_hex64("g", 1, &v));
+	ck_assert(tb_parse_hex64("0123456789aBcDeF", 16, &v) && v == 0x0123456789abcdefULL);
+	ck_assert(tb_parse_hex64("FEDCBA9876543210", 16, &v) && v == 0xfedcba9876543210ULL);
+}
+END_TEST
+
+/* Sixteen digits are read eight at a time: every byte value at every
+ * place must do what the digit-by-digit rule does. */
+START_TEST(parse_hex64_every_byte_everywhere)
+{
+	char s[17];
+	unsigned pos, c;
+	for (pos = 0; pos < 16; pos++)
+		for (c = 0; c < 256; c++) {
+			uint64_t v = 7, want = 0;
+			int ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+				 (c >= 'A' && c <= 'F');
+			unsigned i;
+			memcpy(s, "f0e1d2c3b4a59687", 17);
+			s[pos] = (char)c;
+			for (i = 0; ok && i < 16; i++) {
+				unsigned ch = (unsigned char)s[i];
+				want = want << 4 | (ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10);
+			}
+			ck_assert_int_eq(tb_parse_hex64(s, 16, &v), ok);
+			if (ok)
+				ck_assert_uint_eq(v, want);
+			else
+				ck_assert_uint_eq(v, 7); /* untouched */
+		}
 }
 END_TEST
 
@@ -156,6 +185,7 @@ Suite *tb_suite_core(void)
 	tcase_add_test(tc, reader_never_wraps);
 	tcase_add_test(tc, reader_strings_and_lines);
 	tcase_add_test(tc, parse_numbers);
+	tcase_add_test(tc, parse_hex64_every_byte_everywhere);
 	suite_add_tcase(s, tc);
 	return s;
 }

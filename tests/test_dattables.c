@@ -108,6 +108,9 @@ START_TEST(kallsyms_malformed)
 		"ffffffff81000000 T a\n1ffffffff81000000 T y\n",
 		"ffffffff81000000 T a\nffffffff81000000 T \n",
 		"ffffffff81000000 T a\nffffffff81000000 T \t[m]\n",
+		/* sixteen characters then a space, not all hex digits */
+		"ffffffff81000000 T a\nffffffff8100000g T y\n",
+		"ffffffff81000000 T a\nffffffff 1000000 T y\n",
 	};
 	tb_ksym v[4];
 	size_t i;
