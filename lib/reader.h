@@ -317,7 +317,6 @@ static inline int tb_parse_u64(const char *s, size_t n, uint64_t *out)
 	return 1;
 }
 
-/* Parse a hex number without prefix from the whole span. */
 /* 0x80 in each byte of w that lies in [lo, hi], for bytes under 0x80 and
  * 0x30 <= lo <= hi < 0x80 (no sum carries into the next byte). */
 static inline uint64_t tb_bytes_in(uint64_t w, unsigned lo, unsigned hi)
@@ -347,6 +346,7 @@ static inline int tb_hex8(const char *p, uint32_t *out)
 	return 1;
 }
 
+/* Parse a hex number without prefix from the whole span. */
 static inline int tb_parse_hex64(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;
