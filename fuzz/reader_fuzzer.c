@@ -92,19 +92,19 @@ static void one_op(tb_reader *r, uint8_t op, uint8_t arg)
 				/* sixteen digits are read eight at a time: the
 				 * digit-by-digit rule is the oracle */
 				uint64_t want = 0;
-				int ok = n > 0 && n <= 16;
+				int hex = n > 0 && n <= 16;
 				size_t i;
-				for (i = 0; ok && i < n; i++) {
+				for (i = 0; hex && i < n; i++) {
 					unsigned c = (unsigned char)t[i];
 					unsigned d = c >= '0' && c <= '9'   ? c - '0'
 						     : c >= 'a' && c <= 'f' ? c - 'a' + 10
 						     : c >= 'A' && c <= 'F' ? c - 'A' + 10
 									    : 16;
-					ok = d < 16;
+					hex = d < 16;
 					want = want << 4 | (d & 15);
 				}
-				TB_FUZZ_CHECK(tb_parse_hex64(t, n, &v64) == ok);
-				TB_FUZZ_CHECK(!ok || v64 == want);
+				TB_FUZZ_CHECK(tb_parse_hex64(t, n, &v64) == hex);
+				TB_FUZZ_CHECK(!hex || v64 == want);
 			}
 			(void)tb_span_eq(t, n, "0x");
 			(void)tb_span_starts(t, n, "field:");
