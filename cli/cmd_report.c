@@ -56,13 +56,6 @@ typedef struct report_opts {
 	int jobs_given;       /* --jobs was on the command line */
 } report_opts;
 
-/* Without --jobs, a capture smaller than this is reported on one thread:
- * a split parses every format first (2,300 on a recent kernel, 10-15 ms)
- * and starts threads, which outweighed what the second core won on the
- * 9.5 MiB sample (33-35 ms on one thread, 34-43 ms on two); at 15 MiB the
- * two were even. */
-#define REPORT_SPLIT_MIN ((size_t)16 << 20)
-
 #define CPU_WORDS (TB_CPU_LIST_MAX / 64)
 
 /* The selections, checked against the capture before the walk. */
@@ -582,7 +575,7 @@ static int report_files(const report_opts *o)
 				width = strlen(label);
 		}
 	}
-	if (o->jobs > 1 && ncaps == 1 && (o->jobs_given || caps[0].f.len >= REPORT_SPLIT_MIN)) {
+	if (ncaps == 1 && tb_opts_jobs_for(o->jobs, o->jobs_given, caps[0].f.len) > 1) {
 		/* the parts on o->jobs threads, written in order (report_jobs.c) */
 		tb_report_job job = { &caps[0], how, o->json, o->jobs, select_event, &sel };
 		int r = tb_report_jobs(&job);

@@ -15,7 +15,7 @@
  * sub-buffer size --subbuf-size, else subbuf_kb beside the first dump,
  * else header_page's.
  *
- * --jobs N (default: the online cores) converts the parts of one
+ * --jobs N (default: the online cores; one under 16 MiB) converts the parts of one
  * trace.dat on N threads through the parts engine (parts.h).  The trace's
  * bundles are cut (all written) at the times of a plan that does not
  * depend on N, one cut per 8 MiB of capture, so each part's packets are
@@ -561,7 +561,7 @@ static const tb_opt perfetto_options[] = {
 	{ 6, "--clock", NULL, "CLOCK", "the trace clock of raw inputs" },
 	{ 7, "--subbuf-size", NULL, "SIZE", "the sub-buffer size of raw inputs (16k)" },
 	{ 8, "--jobs", "-j", "N", "encode on N threads, output unchanged (default: the machine's "
-				  "cores; 1: one thread; one trace.dat)" },
+				  "cores, one under 16 MiB; 1: one thread; one trace.dat)" },
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
@@ -579,7 +579,7 @@ int tb_convert_perfetto(int argc, char **argv)
 	const tb_session_info *info;
 	unsigned flags = 0;
 	size_t b, ncpus = 1;
-	int i, rc, verbose = 0, nin, id, npos = 0, jobs = tb_opts_default_jobs();
+	int i, rc, verbose = 0, nin, id, npos = 0, jobs = tb_opts_default_jobs(), jobs_given = 0;
 	tb_opts po;
 	const char *v;
 	uint64_t size;
@@ -620,6 +620,7 @@ int tb_convert_perfetto(int argc, char **argv)
 		case 8:
 			if (tb_opts_jobs(&po, v, &jobs) != 0)
 				return TB_EXIT_USAGE;
+			jobs_given = 1;
 			break;
 		default: argv[++npos] = (char *)(uintptr_t)v; break;
 		}
@@ -704,7 +705,7 @@ int tb_convert_perfetto(int argc, char **argv)
 		if (have_first)
 			tb_pf_set_clock(w, first_ts);
 	}
-	if (jobs > 1 && !ro.events) {
+	if (!ro.events && tb_opts_jobs_for(jobs, jobs_given, cap.f.len) > 1) {
 		/* the parts on `jobs` threads, written in order (see above) */
 		pf_jobs pj;
 		tb_parts_hooks h;

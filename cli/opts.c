@@ -150,6 +150,13 @@ int tb_opts_default_jobs(void)
 	return n > 1 ? (n > TB_MAX_JOBS ? TB_MAX_JOBS : (int)n) : 1;
 }
 
+#define SPLIT_MIN_INPUT ((uint64_t)16 << 20)
+
+int tb_opts_jobs_for(int jobs, int given, uint64_t len)
+{
+	return given || len >= SPLIT_MIN_INPUT ? jobs : 1;
+}
+
 int tb_opts_jobs(const tb_opts *p, const char *val, int *jobs)
 {
 	char *end;
