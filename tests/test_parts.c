@@ -556,6 +556,158 @@ static size_t equal_times_file(uint8_t *out, size_t cap)
 	return dw_write(&spec, out, cap, NULL);
 }
 
+/* For qsort: page times in increasing order. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The plan by its definition, from every page header of the first buffer
+ * (s has one): bound i is the least t past bound i-1 such that the share
+ * i/k of the pages (total/k*i + total%k*i/k) start before t; a header
+ * that cannot be read starts later than any time; there is none past the
+ * last pages' latest time.  So bound i is the want-th smallest page time
+ * plus one, or bound i-1 plus one when that is not past it.
+ */
+static size_t plan_by_definition(tb_session *s, size_t k, uint64_t *out)
+{
+	const tb_dat *d = tb_session_dat(s);
+	const tb_dat_buffer *b = &d->buffers[0];
+	uint64_t *all, lo = UINT64_MAX, hi = 0, prev, total = 0, off =
+		(uint64_t)tb_session_get_info(s)->ts_offset;
+	size_t c, n = 0, nb = 0, i;
+	all = malloc((d->len / b->page_size + 1) * sizeof(*all));
+	ck_assert_ptr_nonnull(all);
+	for (c = 0; c < b->ncpus; c++) {
+		const tb_dat_cpu *cpu = &b->cpus[c];
+		uint64_t np = cpu->size / b->page_size + (cpu->size % b->page_size != 0), p;
+		total += np;
+		for (p = 0; p < np; p++) {
+			uint64_t at = p * b->page_size, ts = 0;
+			int j;
+			if (cpu->size - at < 8)
+				continue; /* a header that cannot be read */
+			for (j = 7; j >= 0; j--)
+				ts = ts << 8 | d->file[cpu->offset + at + (d->big_endian ? 7 - j : j)];
+			all[n++] = ts;
+			if (p == 0 && ts < lo)
+				lo = ts;
+			if (p == np - 1 && ts > hi)
+				hi = ts;
+		}
+	}
+	qsort(all, n, sizeof(*all), cmp_u64);
+	prev = lo;
+	for (i = 1; total >= 2 && lo < hi && i < k; i++) {
+		uint64_t want = total / k * i + total % k * i / k, t;
+		if (want > n)
+			break;
+		t = want && all[want - 1] + 1 > prev + 1 ? all[want - 1] + 1 : prev + 1;
+		if (t > hi)
+			break;
+		out[nb++] = t + off;
+		prev = t;
+	}
+	free(all);
+	return nb;
+}
+
+/* The plan is what plan_by_definition says, for every k in 2..kmax and
+ * a few large ones; returns the page headers it read per bound at k = 47,
+ * in hundredths. */
+static size_t check_plan_definition(const uint8_t *data, size_t len, size_t kmax)
+{
+	static const size_t big[] = { 47, 100, 190, 1024 };
+	test_reader rd;
+	tb_session *s;
+	tb_error err;
+	uint64_t *want = malloc(1024 * sizeof(*want)), *got = malloc(1024 * sizeof(*got));
+	size_t k, nw, ng, per = 0, i;
+	ck_assert(want && got);
+	memset(&rd, 0, sizeof(rd));
+	open_reader = &rd;
+	s = open_bytes(data, len, 0);
+	open_reader = NULL;
+	ck_assert_int_eq(tb_session_prepare(s, &err), TB_OK);
+	for (i = 0, k = 2; k <= kmax + sizeof(big) / sizeof(big[0]); k++) {
+		size_t kk = k <= kmax ? k : big[i++], before = rd.calls;
+		nw = plan_by_definition(s, kk, want);
+		ck_assert_int_eq(tb_session_plan(s, kk, got, &ng, &err), TB_OK);
+		if (ng != nw || memcmp(want, got, nw * sizeof(*want)))
+			ck_abort_msg("k=%zu: %zu bounds, %zu by the definition", kk, ng, nw);
+		if (kk == 47 && ng)
+			per = (rd.calls - before) * 100 / ng;
+	}
+	tb_session_close(s);
+	free(want);
+	free(got);
+	return per;
+}
+
+/* 4 CPUs whose events come in bursts: 1 to 3 pages with one time, gaps
+ * of 1 ns to 50 ms, one CPU idle for its second half, one with no pages. */
+static uint8_t burst_pages[3][320][4096];
+
+static size_t bursty_file(uint8_t *out, size_t cap)
+{
+	static const size_t np[3] = { 320, 200, 160 };
+	uint64_t x = 88172645463325252ull;
+	dw_spec spec;
+	size_t c, p;
+	dw_default(&spec, 7);
+	spec.ncpus = 4;
+	for (c = 0; c < 3; c++) {
+		uint64_t t = 1000 + c;
+		for (p = 0; p < np[c]; p++) {
+			tbt_pw w;
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			if (x % 3)  /* else the page before's time again */
+				t += x % 5 == 0 ? 50000000 : x % 5 == 1 ? 1 : (x >> 8) % 200000;
+			if (c == 2 && p == np[c] / 2)
+				t += 4000000000ull; /* idle, then on again */
+			tbt_pw_init(&w, burst_pages[c][p], 4096, 0, 8, t);
+			put(&w, 0, (uint8_t)p);
+			tbt_pw_finish(&w, 0, 0, 0);
+		}
+		spec.cpu_data[c] = burst_pages[c][0];
+		spec.cpu_size[c] = np[c] * 4096;
+	}
+	spec.cpu_data[3] = NULL;
+	spec.cpu_size[3] = 0;
+	return dw_write(&spec, out, cap, NULL);
+}
+
+/*
+ * The plan is its definition (plan_by_definition) on the real samples and
+ * on bursty pages, and it aims its probes: on the samples it reads under
+ * 50 page headers a bound where halving the time range read 83.
+ */
+START_TEST(parts_plan_is_the_share_of_page_times)
+{
+	static const char *names[] = { "../shared/samples/sched4k.v7.dat",
+				       "../shared/samples/sched4k.v6.dat" };
+	static uint8_t file[(3 * 320 + 64) * 4096];
+	size_t i, len, per;
+	for (i = 0; i < 2; i++) {
+		uint8_t *d = load(names[i], &len);
+		if (!d)
+			continue;
+		per = check_plan_definition(d, len, 64);
+		ck_assert_uint_gt(per, 0);
+		ck_assert_uint_lt(per, 5000);
+		free(d);
+	}
+	len = bursty_file(file, sizeof(file));
+	ck_assert_uint_gt(len, 0);
+	(void)check_plan_definition(file, len, 120);
+	ck_assert_uint_eq(live, 0);
+}
+END_TEST
+
 /* The tags of part [from, to) (NULL: open), in order. */
 static size_t part_tags(tb_session *s, const uint64_t *from, const uint64_t *to, uint8_t *tags,
 			int64_t *missed)
@@ -901,6 +1053,7 @@ Suite *tb_suite_parts(void)
 	tcase_add_test(tc, parts_of_the_samples_are_the_whole_stream);
 	tcase_add_test(tc, parts_read_through_the_caller);
 	tcase_add_test(tc, parts_plan_each_bound_as_found);
+	tcase_add_test(tc, parts_plan_is_the_share_of_page_times);
 	tcase_add_test(tc, parts_a_failed_read_loses_its_page_only);
 	tcase_add_test(tc, parts_of_a_fresh_capture);
 	tcase_add_test(tc, parts_keep_damage_marks_in_place);
