@@ -435,7 +435,10 @@ TB_API TB_MUST_CHECK tb_status tb_session_prepare(tb_session *s, tb_error *err);
  * times past 2^64).  Part i is [bounds[i-1], bounds[i]), the first from
  * the start and the last to the end.  Parts keep the session's window
  * (tb_session_set_window) and added offset (tb_session_add_ts_offset):
- * set them before tb_session_prepare.
+ * set them before tb_session_prepare.  When every CPU's page times are in
+ * order, bound i is exactly the least time past bound i-1 before which
+ * the share i/k of the pages start (total/k*i + total%k*i/k of them): the
+ * want-th smallest page time plus one.
  */
 TB_API TB_MUST_CHECK tb_status tb_session_plan(const tb_session *s, size_t k,
 					       uint64_t *bounds, size_t *nbounds,
@@ -444,8 +447,8 @@ TB_API TB_MUST_CHECK tb_status tb_session_plan(const tb_session *s, size_t k,
 /*
  * tb_session_plan giving each split time to each(ctx, i, bound) as soon as
  * it is found, in order, so that a program can start on part i while the
- * later times are still being worked out (each bound costs a few hundred
- * page-header reads).  each returns 0 to go on, anything else to stop:
+ * later times are still being worked out (each bound costs a few dozen
+ * page-header reads per CPU).  each returns 0 to go on, anything else to stop:
  * *nbounds then counts the bounds given before.  The bounds are
  * tb_session_plan's.
  */
