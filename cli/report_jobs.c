@@ -24,29 +24,53 @@ typedef struct report_ctx {
 	int werr;                /* errno of a failed write(2) of a block */
 } report_ctx;
 
-/* The event's line (and JSON's newline) straight into the part's chunk,
- * as report's one-thread loop renders into its output buffer: no copy.
- * Put when `put`, else only rendered (the line state moves on).  0, or -1:
+/* Room in the sink for many lines: taken with tb_parts_reserve, given back
+ * with what the lines used (tb_parts_commit, one put) when it runs short
+ * and before anything else goes to the sink.  Two calls a block of lines
+ * instead of two a line. */
+typedef struct line_room {
+	char *to;
+	size_t room, used;
+} line_room;
+
+static int room_commit(tb_parts_sink *k, line_room *lr)
+{
+	int r = lr->to ? tb_parts_commit(k, lr->used) : 0;
+	lr->to = NULL;
+	lr->room = lr->used = 0;
+	return r;
+}
+
+/* The event's line (and JSON's newline) straight into the sink's room, as
+ * report's one-thread loop renders into its output buffer: no copy.  Kept
+ * when `put`, else only rendered (the line state moves on).  0, or -1:
  * stop. */
 static int render_into(const tb_report_job *job, tb_session *p, const tb_session_event *ev,
-		       tb_parts_sink *k, int put)
+		       tb_parts_sink *k, line_room *lr, int put)
 {
 	size_t want = 1024;
-	for (int tries = 0; tries < 2; tries++) {
+	for (int tries = 0; tries < 3; tries++) {
 		tb_render_result r;
 		tb_status st;
-		size_t room;
-		char *to = tb_parts_reserve(k, want, &room);
-		if (!to)
-			return -1;
+		char *to;
+		if (lr->room - lr->used < want) {
+			if (room_commit(k, lr) || !(lr->to = tb_parts_reserve(k, want, &lr->room)))
+				return -1;
+		}
+		to = lr->to + lr->used;
 		/* the NUL's byte takes JSON's newline: r.len < room */
-		st = tb_session_text(p, ev, job->how, to, room, &r);
+		st = tb_session_text(p, ev, job->how, to, lr->room - lr->used, &r);
 		if (st == TB_OK || (st == TB_ERR_NO_SPACE && r.needed == 0)) {
 			if (job->json)
 				to[r.len++] = '\n';
-			return put ? tb_parts_commit(k, r.len) : 0;
+			if (put)
+				lr->used += r.len;
+			/* a line too long for the staging buffer was given room
+			 * in a chunk: the lines after it go back to the stage */
+			return want > 1024 ? room_commit(k, lr) : 0;
 		}
-		want = r.needed + 2; /* a fresh chunk holds it */
+		/* room for it: what is left, else a fresh reserve */
+		want = r.needed + 2;
 	}
 	return -1;
 }
@@ -56,6 +80,7 @@ static int render_into(const tb_report_job *job, tb_session *p, const tb_session
 static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, int *bad)
 {
 	const tb_report_job *job = ((report_ctx *)ctx)->job;
+	line_room lr = { NULL, 0, 0 };
 	tb_session_event ev;
 	(void)ws; /* no state of its own: it renders into the sink */
 	tb_error e;
@@ -63,15 +88,16 @@ static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, 
 	for (;;) {
 		st = tb_session_next(p, &ev, &e);
 		if (st == TB_END)
-			return 0;
+			return room_commit(k, &lr);
 		if (st != TB_OK) {
-			if (tb_parts_page_error(k, job->c->path, p, &e, bad))
+			if (room_commit(k, &lr) || tb_parts_page_error(k, job->c->path, p, &e, bad))
 				return -1;
 			continue;
 		}
 		if (ev.kind == TB_SEV_DAMAGED) {
-			if (tb_parts_page_error(k, job->c->path, p, &ev.damage, bad) ||
-			    render_into(job, p, &ev, k, 1))
+			if (room_commit(k, &lr) ||
+			    tb_parts_page_error(k, job->c->path, p, &ev.damage, bad) ||
+			    render_into(job, p, &ev, k, &lr, 1))
 				return -1;
 			continue;
 		}
@@ -79,11 +105,12 @@ static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, 
 			continue;
 		if (ev.format && tb_parts_want_defer(k)) {
 			/* rendered (its line state counts), then handed over */
-			if (render_into(job, p, &ev, k, 0) || tb_parts_defer(k, &ev))
+			if (render_into(job, p, &ev, k, &lr, 0) || room_commit(k, &lr) ||
+			    tb_parts_defer(k, &ev))
 				return -1;
 			continue;
 		}
-		if (render_into(job, p, &ev, k, 1))
+		if (render_into(job, p, &ev, k, &lr, 1))
 			return -1;
 	}
 }
