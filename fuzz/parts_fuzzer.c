@@ -11,10 +11,12 @@
  * reads the CPU data through a read function (tb_session_source.read, as
  * the CLI does), which with bit 4 fails for every read that touches 4 KiB
  * at an offset taken from the input.  When every CPU's page times are in
- * order, the plan is also checked against its definition (plan_defined).
+ * order, the plan is also checked against its definition
+ * (tests/plan_oracle.h).
  */
 #include <string.h>
 
+#include "../tests/plan_oracle.h"
 #include "fuzz.h"
 #include "reader.h"
 #include "tracebound/tracebound.h"
@@ -103,76 +105,6 @@ static size_t walk(tb_session *s, uint64_t *out, size_t cap, int *more)
 #define MAX_PAGES 65536u
 static uint64_t page_ts[MAX_PAGES];
 
-/*
- * The plan by its definition (session.h) from every page header, when s
- * merges one buffer whose CPUs' page times are each in order: bound i is
- * the want-th smallest page time plus one (want = total/k*i +
- * total%k*i/k), or bound i-1 plus one when that is not past it, none past
- * the last pages' latest time.  0 when it does not apply (more than one
- * buffer, times out of order, too many pages, a time of 2^64 - 1, an
- * offset that wraps), else 1 with the bounds in out.  Page headers too
- * short to read start later than every time, as in the library.
- */
-static int plan_defined(const tb_session *s, size_t k, uint64_t *out, size_t *nout)
-{
-	const tb_dat *d = tb_session_dat(s);
-	const tb_dat_buffer *b = NULL;
-	uint64_t lo = UINT64_MAX, hi = 0, prev, total = 0,
-		 off = (uint64_t)tb_session_get_info(s)->ts_offset;
-	size_t c, n = 0, i, j;
-	*nout = 0;
-	if (!d || tb_session_get_info(s)->nbuffers != 1)
-		return 0;
-	for (i = 0; i < d->nbuffers && !b; i++)
-		if (!d->buffers[i].latency && d->buffers[i].ncpus)
-			b = &d->buffers[i];
-	if (!b || b->compressed || b->page_size != tb_session_buffer(s, 0)->page_size ||
-	    b->page_size < 8)
-		return 0;
-	for (c = 0; c < b->ncpus; c++) {
-		const tb_dat_cpu *cpu = &b->cpus[c];
-		uint64_t np = cpu->size / b->page_size + (cpu->size % b->page_size != 0), p, last = 0;
-		total += np;
-		for (p = 0; p < np; p++) {
-			uint64_t at = p * b->page_size, ts;
-			if (cpu->size - at < 8)
-				continue;
-			if (n == MAX_PAGES)
-				return 0;
-			ts = tb_load64(d->file + cpu->offset + at, d->big_endian);
-			if ((p && ts < last) || ts == UINT64_MAX)
-				return 0;
-			last = ts;
-			page_ts[n++] = ts;
-			if (p == 0 && ts < lo)
-				lo = ts;
-			if (p == np - 1 && ts > hi)
-				hi = ts;
-		}
-	}
-	if (hi + off < lo + off)
-		return 0;
-	/* insertion sort: a few thousand pages at most in practice */
-	for (i = 1; i < n; i++) {
-		uint64_t v = page_ts[i];
-		for (j = i; j && page_ts[j - 1] > v; j--)
-			page_ts[j] = page_ts[j - 1];
-		page_ts[j] = v;
-	}
-	prev = lo;
-	for (i = 1; total >= 2 && lo < hi && i < k; i++) {
-		uint64_t want = total / k * i + total % k * i / k, t;
-		if (want > n)
-			break;
-		t = want && page_ts[want - 1] + 1 > prev + 1 ? page_ts[want - 1] + 1 : prev + 1;
-		if (t > hi)
-			break;
-		out[(*nout)++] = t + off;
-		prev = t;
-	}
-	return 1;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	tb_session_source src;
@@ -224,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!(src.read && file.failing)) {
 		uint64_t def[8];
 		size_t nd;
-		if (plan_defined(s, k, def, &nd))
+		if (tbt_plan_defined(s, k, page_ts, MAX_PAGES, def, &nd))
 			TB_FUZZ_CHECK(nd == nb && !memcmp(def, bounds, nb * sizeof(bounds[0])));
 	}
 	for (j = 1; j < nb; j++)

@@ -15,6 +15,7 @@
 
 #include "datwriter.h"
 #include "pagewriter.h"
+#include "plan_oracle.h"
 #include "testutil.h"
 #include "zstd_dl.h"
 
@@ -556,61 +557,15 @@ static size_t equal_times_file(uint8_t *out, size_t cap)
 	return dw_write(&spec, out, cap, NULL);
 }
 
-/* For qsort: page times in increasing order. */
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/*
- * The plan by its definition, from every page header of the first buffer
- * (s has one): bound i is the least t past bound i-1 such that the share
- * i/k of the pages (total/k*i + total%k*i/k) start before t; a header
- * that cannot be read starts later than any time; there is none past the
- * last pages' latest time.  So bound i is the want-th smallest page time
- * plus one, or bound i-1 plus one when that is not past it.
- */
+/* The plan by its definition (plan_oracle.h), which applies to s. */
 static size_t plan_by_definition(tb_session *s, size_t k, uint64_t *out)
 {
 	const tb_dat *d = tb_session_dat(s);
-	const tb_dat_buffer *b = &d->buffers[0];
-	uint64_t *all, lo = UINT64_MAX, hi = 0, prev, total = 0, off =
-		(uint64_t)tb_session_get_info(s)->ts_offset;
-	size_t c, n = 0, nb = 0, i;
-	all = malloc((d->len / b->page_size + 1) * sizeof(*all));
-	ck_assert_ptr_nonnull(all);
-	for (c = 0; c < b->ncpus; c++) {
-		const tb_dat_cpu *cpu = &b->cpus[c];
-		uint64_t np = cpu->size / b->page_size + (cpu->size % b->page_size != 0), p;
-		total += np;
-		for (p = 0; p < np; p++) {
-			uint64_t at = p * b->page_size, ts = 0;
-			int j;
-			if (cpu->size - at < 8)
-				continue; /* a header that cannot be read */
-			for (j = 7; j >= 0; j--)
-				ts = ts << 8 | d->file[cpu->offset + at + (d->big_endian ? 7 - j : j)];
-			all[n++] = ts;
-			if (p == 0 && ts < lo)
-				lo = ts;
-			if (p == np - 1 && ts > hi)
-				hi = ts;
-		}
-	}
-	qsort(all, n, sizeof(*all), cmp_u64);
-	prev = lo;
-	for (i = 1; total >= 2 && lo < hi && i < k; i++) {
-		uint64_t want = total / k * i + total % k * i / k, t;
-		if (want > n)
-			break;
-		t = want && all[want - 1] + 1 > prev + 1 ? all[want - 1] + 1 : prev + 1;
-		if (t > hi)
-			break;
-		out[nb++] = t + off;
-		prev = t;
-	}
-	free(all);
+	size_t cap = d->len / 8, nb = 0;
+	uint64_t *ts = malloc(cap * sizeof(*ts));
+	ck_assert_ptr_nonnull(ts);
+	ck_assert(tbt_plan_defined(s, k, ts, cap, out, &nb));
+	free(ts);
 	return nb;
 }
 
