@@ -49,7 +49,7 @@ static int render_into(const tb_report_job *job, tb_session *p, const tb_session
 		       tb_parts_sink *k, line_room *lr, int put)
 {
 	size_t want = 1024;
-	for (int tries = 0; tries < 3; tries++) {
+	for (int tries = 0; tries < 2; tries++) {
 		tb_render_result r;
 		tb_status st;
 		char *to;
@@ -65,11 +65,12 @@ static int render_into(const tb_report_job *job, tb_session *p, const tb_session
 				to[r.len++] = '\n';
 			if (put)
 				lr->used += r.len;
-			/* a line too long for the staging buffer was given room
-			 * in a chunk: the lines after it go back to the stage */
+			/* a long line's room may be a chunk of its own (over
+			 * the 64 KiB stage): committed at once, the lines after
+			 * it go back to the stage */
 			return want > 1024 ? room_commit(k, lr) : 0;
 		}
-		/* room for it: what is left, else a fresh reserve */
+		/* it did not fit what was left: a fresh reserve of its size */
 		want = r.needed + 2;
 	}
 	return -1;

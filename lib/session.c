@@ -2099,9 +2099,9 @@ static int splittable(const tb_session *s)
  * aimed (plan_aim) rather than halving the time range, and once every
  * range is one page wide the answer is read off those pages
  * (plan_finish): 4,421 header reads for 46 bounds of that capture, where
- * halving read 11,307.  The bounds are those of
- * the unnarrowed bisection on every capture whose CPUs' pages are in time
- * order: any probe inside the range keeps the bisection's answer. */
+ * halving read 11,307.  The bounds are those of the unnarrowed bisection
+ * on every capture whose CPUs' pages are in time order: any probe inside
+ * the range keeps the bisection's answer. */
 #define PLAN_NARROW 128
 /* After this many aimed probes in a row that did not halve the time range,
  * the next one halves it: a bound never takes many more probes than the
