@@ -209,8 +209,11 @@ static tb_status open_page(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
 	return TB_OK;
 }
 
-/* Make sure c has a record at irec: TB_OK, TB_END or a page's error. */
-static tb_status fill(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
+/* Make sure c has a record at irec: TB_OK, TB_END or a page's error.
+ * fill_more is the rare path (a batch used up): kept out of line, so the
+ * per-event check (every cursor, every event) is a compare, not a call
+ * that saves and restores six registers. */
+static TB_NOINLINE tb_status fill_more(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
 {
 	while (c->irec >= c->nrecs) {
 		tb_status st;
@@ -242,6 +245,11 @@ static tb_status fill(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
 			return st;
 	}
 	return TB_OK;
+}
+
+static inline tb_status fill(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
+{
+	return c->irec < c->nrecs ? TB_OK : fill_more(s, c, err);
 }
 
 tb_status tb_dat_stream_next(tb_dat_stream *s, tb_dat_event *ev, tb_error *err)

@@ -32,4 +32,13 @@ static inline void tb_error_clear(tb_error *err)
 
 #define TB_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Out of line: a rare path kept apart from a hot caller (whose every call
+ * would otherwise save and restore the registers the rare path needs), or
+ * a step whose large locals must not share one stack frame. */
+#if defined(__GNUC__)
+#define TB_NOINLINE __attribute__((noinline))
+#else
+#define TB_NOINLINE
+#endif
+
 #endif /* TB_LIB_INTERNAL_H */

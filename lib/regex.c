@@ -14,12 +14,7 @@
 #include "tracebound/filter.h"
 
 /* The compile steps each hold a token or fragment array: kept out of
- * line so no one stack frame holds two of them. */
-#if defined(__GNUC__)
-#define TB_NOINLINE __attribute__((noinline))
-#else
-#define TB_NOINLINE
-#endif
+ * line (TB_NOINLINE) so no one stack frame holds two of them. */
 
 enum { S_CHAR = 1, S_CLASS, S_ANY, S_BOL, S_EOL, S_NOP, S_SPLIT, S_MATCH };
 enum { T_CHAR = 1, T_CLASS, T_ANY, T_BOL, T_EOL, T_EMPTY, T_CAT, T_ALT, T_STAR,

@@ -1471,28 +1471,51 @@ tb_status tb_session_field(const tb_session *s, const tb_session_event *ev, cons
 
 /* ---- renderings ---- */
 
-static const tb_render_prog *part_program(tb_session *s, const fmt_entry *e,
-					  const tb_format *f, unsigned which);
+/* A part's own programs, by entry (parts below). */
+typedef struct part_prog {
+	tb_render_prog *p[2];
+	uint8_t tried[2];
+} part_prog;
 
-static const tb_render_prog *program(tb_session *s, const tb_format *f, unsigned which)
+/* The program of entry e, compiled now (the first event of its format):
+ * in the part's own memory for a part. */
+static TB_NOINLINE const tb_render_prog *compile_program(tb_session *s, fmt_entry *e,
+							 const tb_format *f, unsigned which)
 {
-	fmt_entry *e = s->last_entry && s->last_entry->fmt == f ? s->last_entry : entry_of(s, f->id);
-	unsigned opts = s->opt.render_options;
-	if (!e || e->fmt != f)
-		return NULL;
-	if (s->pprog)
-		return part_program(s, e, f, which);
-	if (e->prog_tried[which])
-		return e->prog[which];
-	e->prog_tried[which] = 1;
-	e->prog[which] = take_small(s, sizeof(tb_render_prog));
-	if (!e->prog[which])
+	tb_render_prog **slot;
+	if (s->pprog) {
+		part_prog *pp = &s->pprog[e - s->fe];
+		pp->tried[which] = 1;
+		slot = &pp->p[which];
+	} else {
+		e->prog_tried[which] = 1;
+		slot = &e->prog[which];
+	}
+	*slot = take_small(s, sizeof(tb_render_prog));
+	if (!*slot)
 		return NULL;
 	/* always usable: a print fmt that does not compile renders the
 	 * [FAILED TO PARSE] listing (the -R listing: every field raw) */
-	(void)tb_render_compile(e->prog[which], f, s->info.long_size, s->info.big_endian,
-				which == 1 ? TB_RENDER_FIELD_LIST : opts, NULL);
-	return e->prog[which];
+	(void)tb_render_compile(*slot, f, s->info.long_size, s->info.big_endian,
+				which == 1 ? TB_RENDER_FIELD_LIST : s->opt.render_options, NULL);
+	return *slot;
+}
+
+/* The program of format f (which: 0 its print fmt, 1 the -R listing),
+ * compiled on first use.  Per event: the last event's entry first. */
+static const tb_render_prog *program(tb_session *s, const tb_format *f, unsigned which)
+{
+	fmt_entry *e = s->last_entry && s->last_entry->fmt == f ? s->last_entry : entry_of(s, f->id);
+	if (!e || e->fmt != f)
+		return NULL;
+	if (s->pprog) {
+		const part_prog *pp = &s->pprog[e - s->fe];
+		if (pp->tried[which])
+			return pp->p[which];
+	} else if (e->prog_tried[which]) {
+		return e->prog[which];
+	}
+	return compile_program(s, e, f, which);
 }
 
 /* The event's payload text (print fmt or -R listing) appended to t. */
@@ -2027,11 +2050,6 @@ tb_status tb_session_text(tb_session *s, const tb_session_event *ev, unsigned ho
  * the records before `from` are consumed there (tb_dat_stream_skip_before);
  * next_dat stops once every head is at or past `to`. */
 
-typedef struct part_prog {
-	tb_render_prog *p[2];
-	uint8_t tried[2];
-} part_prog;
-
 tb_status tb_session_prepare(tb_session *s, tb_error *err)
 {
 	size_t i;
@@ -2043,21 +2061,6 @@ tb_status tb_session_prepare(tb_session *s, tb_error *err)
 			(void)entry_format(s, &s->fe[i]);
 	s->prepared = 1;
 	return TB_OK;
-}
-
-static const tb_render_prog *part_program(tb_session *s, const fmt_entry *e,
-					  const tb_format *f, unsigned which)
-{
-	part_prog *pp = &s->pprog[e - s->fe];
-	if (pp->tried[which])
-		return pp->p[which];
-	pp->tried[which] = 1;
-	pp->p[which] = take_small(s, sizeof(tb_render_prog));
-	if (!pp->p[which])
-		return NULL;
-	(void)tb_render_compile(pp->p[which], f, s->info.long_size, s->info.big_endian,
-				which == 1 ? TB_RENDER_FIELD_LIST : s->opt.render_options, NULL);
-	return pp->p[which];
 }
 
 /* The first of the CPU's pages [lo, hi) whose header time is >= t (pages
