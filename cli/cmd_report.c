@@ -602,6 +602,7 @@ static int report_files(const report_opts *o)
 		size_t best = SIZE_MAX;
 		report_head *h;
 		tb_cli_capture *c;
+		/* each file's next event (one file: its next, no merge) */
 		for (k = 0; k < ncaps; k++) {
 			h = &heads[k];
 			while (!h->has && !h->done) {
@@ -615,8 +616,13 @@ static int report_files(const report_opts *o)
 					bad = 1;
 				} else {
 					h->has = 1;
-					h->rank = multi ? merge_rank(caps, ncaps, k, h->ev.buffer) : 0;
+					if (multi)
+						h->rank = merge_rank(caps, ncaps, k, h->ev.buffer);
 				}
+			}
+			if (!multi) {
+				best = h->has ? 0 : SIZE_MAX;
+				break;
 			}
 			if (h->has && (best == SIZE_MAX || h->ev.ts < heads[best].ev.ts ||
 				       (h->ev.ts == heads[best].ev.ts && h->rank < heads[best].rank)))
