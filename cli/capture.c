@@ -44,17 +44,21 @@ tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t
 	return TB_ERR_UNSUPPORTED;
 }
 
+/* The sessions' memory: large blocks (a kallsyms table is 3 MiB) as huge
+ * pages, the rest from malloc. */
 static void *heap_alloc(void *ctx, size_t n)
 {
 	(void)ctx;
-	return malloc(n ? n : 1);
+	return n >= TB_CLI_BIG_BLOCK ? tb_cli_big_alloc(n) : malloc(n ? n : 1);
 }
 
 static void heap_free(void *ctx, void *p, size_t n)
 {
 	(void)ctx;
-	(void)n;
-	free(p);
+	if (n >= TB_CLI_BIG_BLOCK)
+		tb_cli_big_free(p, n);
+	else
+		free(p);
 }
 
 const tb_mem tb_cli_heap = { heap_alloc, heap_free, NULL };

@@ -31,11 +31,9 @@
  *    through the same hooks, skipping the bytes and messages consumed
  *    already.
  */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
-#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,9 +72,7 @@ typedef struct elem {
 	int kind, owner;
 	size_t len, cap;
 	tb_session_event ev;     /* EL_DEFER: its data copied into buf */
-	char *buf;
-	void *map_base;          /* a data chunk's mapping (chunk_map), or NULL */
-	size_t map_len;
+	char *buf;               /* a data chunk's: tb_cli_big_alloc */
 } elem;
 
 typedef struct part_out {
@@ -138,39 +134,14 @@ struct tb_parts_sink {
 	size_t nbounds;
 };
 
-/*
- * A chunk's memory.  Chunks are written once each, then reused: the first
- * write of each 4 KiB page of fresh memory is a page fault, and on a KVM
- * guest also a page-table fill by the host (about 12 us a page measured
- * here: 4 MiB chunks cost 9,000 faults and 0.1 s of CPU on a 386 MiB
- * report).  So a data chunk is mapped on 2 MiB boundaries and asked for
- * as transparent huge pages, two faults a chunk where the kernel has
- * them; elsewhere it is ordinary memory.
- */
-#define HUGE_PAGE ((size_t)2 << 20)
-
-static char *chunk_map(size_t cap, void **base, size_t *maplen)
-{
-#if defined(MAP_ANONYMOUS) && defined(MADV_HUGEPAGE)
-	size_t len = cap + HUGE_PAGE;
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m != MAP_FAILED) {
-		uintptr_t at = ((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-		(void)madvise((void *)at, cap, MADV_HUGEPAGE);
-		*base = m;
-		*maplen = len;
-		return (char *)at;
-	}
-#endif
-	*base = NULL;
-	*maplen = 0;
-	return malloc(cap ? cap : 1);
-}
+/* A chunk's memory: a big block (cli.h), written once, then reused.
+ * As small pages, 4 MiB chunks cost 9,000 faults and 0.1 s of CPU on a
+ * 386 MiB report (about 12 us a page on this KVM guest). */
 
 static void free_elem(elem *e)
 {
-	if (e->map_base)
-		munmap(e->map_base, e->map_len);
+	if (e->kind == EL_DATA && e->cap == CHUNK_SIZE)
+		tb_cli_big_free(e->buf, e->cap);
 	else
 		free(e->buf);
 	free(e);
@@ -212,13 +183,9 @@ static elem *new_elem(tb_parts_sink *k, int kind, size_t cap)
 	pthread_mutex_unlock(&sh->mu);
 	if (!e) {
 		e = malloc(sizeof(*e));
-		if (e) {
-			e->map_base = NULL;
-			e->map_len = 0;
-			e->buf = kind == EL_DATA && cap == CHUNK_SIZE
-					 ? chunk_map(cap, &e->map_base, &e->map_len)
-					 : malloc(cap ? cap : 1);
-		}
+		if (e)
+			e->buf = kind == EL_DATA && cap == CHUNK_SIZE ? tb_cli_big_alloc(cap)
+								      : malloc(cap ? cap : 1);
 		if (e && !e->buf) {
 			free(e);
 			e = NULL;
