@@ -577,7 +577,9 @@ static int report_files(const report_opts *o)
 	}
 	if (ncaps == 1 && tb_opts_jobs_for(o->jobs, o->jobs_given, caps[0].f.len) > 1) {
 		/* the parts on o->jobs threads, written in order (report_jobs.c) */
-		tb_report_job job = { &caps[0], how, o->json, o->jobs, select_event, &sel };
+		/* no selection: no call per event to learn so */
+		int all = !sel.have_cpus && !sel.have_events && !sel.nflt;
+		tb_report_job job = { &caps[0], how, o->json, o->jobs, all ? NULL : select_event, &sel };
 		int r = tb_report_jobs(&job);
 		if (r >= 0) {
 			if (r == 2)

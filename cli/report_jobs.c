@@ -76,6 +76,13 @@ static int render_into(const tb_report_job *job, tb_session *p, const tb_session
 	return -1;
 }
 
+/* Whether a part's first line waits for the parts before: --ts-diff's
+ * "(+N)" needs the line before it. */
+static int defers_first(const tb_report_job *job)
+{
+	return !job->json && (job->how & TB_TEXT_TSDIFF);
+}
+
 /* report's one-thread loop over one part: 0, or -1 (stop: out of memory
  * said, cancelled, or a write error). */
 static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, int *bad)
@@ -86,6 +93,7 @@ static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, 
 	(void)ws; /* no state of its own: it renders into the sink */
 	tb_error e;
 	tb_status st;
+	int may_defer = defers_first(job);
 	for (;;) {
 		st = tb_session_next(p, &ev, &e);
 		if (st == TB_END)
@@ -102,9 +110,9 @@ static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, 
 				return -1;
 			continue;
 		}
-		if (!job->select(job->select_ctx, p, &ev))
+		if (job->select && !job->select(job->select_ctx, p, &ev))
 			continue;
-		if (ev.format && tb_parts_want_defer(k)) {
+		if (may_defer && ev.format && tb_parts_want_defer(k)) {
 			/* rendered (its line state counts), then handed over */
 			if (render_into(job, p, &ev, k, &lr, 0) || room_commit(k, &lr) ||
 			    tb_parts_defer(k, &ev))
@@ -165,7 +173,7 @@ int tb_report_jobs(const tb_report_job *job)
 	h.consume = report_consume;
 	h.message = report_message;
 	h.defer = report_defer;
-	h.defer_first = !job->json && (job->how & TB_TEXT_TSDIFF);
+	h.defer_first = defers_first(job);
 	h.direct_ok = 1;
 	r = tb_parts_run(job->c, job->jobs, &h);
 	tb_session_close(rc.wp);

@@ -13,7 +13,7 @@ typedef struct tb_report_job {
 	unsigned how;            /* tb_session_text flags */
 	int json;                /* a newline after each object */
 	int jobs;                /* threads, >= 2 */
-	tb_report_select_fn select;
+	tb_report_select_fn select; /* NULL: every event */
 	const void *select_ctx;
 } tb_report_job;
 
