@@ -190,12 +190,18 @@ static int selected_by(const report_sel *sel, const tb_session *s, const tb_sess
 	return 1;
 }
 
+/* No --cpu, --events or -F: every event is shown. */
+static int selects_all(const report_sel *sel)
+{
+	return !sel->have_cpus && !sel->have_events && !sel->nflt;
+}
+
 /* Whether ev is shown: every event when nothing selects (the usual
  * report, checked without a call). */
 static inline int selected(const report_sel *sel, const tb_session *s,
 			   const tb_session_event *ev)
 {
-	return (!sel->have_cpus && !sel->have_events && !sel->nflt) || selected_by(sel, s, ev);
+	return selects_all(sel) || selected_by(sel, s, ev);
 }
 
 static int select_event(const void *ctx, const tb_session *s, const tb_session_event *ev)
@@ -576,10 +582,10 @@ static int report_files(const report_opts *o)
 		}
 	}
 	if (ncaps == 1 && tb_opts_jobs_for(o->jobs, o->jobs_given, caps[0].f.len) > 1) {
-		/* the parts on o->jobs threads, written in order (report_jobs.c) */
-		/* no selection: no call per event to learn so */
-		int all = !sel.have_cpus && !sel.have_events && !sel.nflt;
-		tb_report_job job = { &caps[0], how, o->json, o->jobs, all ? NULL : select_event, &sel };
+		/* the parts on o->jobs threads, written in order (report_jobs.c);
+		 * with nothing selected, no call per event to learn so */
+		tb_report_job job = { &caps[0], how, o->json, o->jobs,
+				      selects_all(&sel) ? NULL : select_event, &sel };
 		int r = tb_report_jobs(&job);
 		if (r >= 0) {
 			if (r == 2)
