@@ -58,14 +58,16 @@ typedef struct report_opts {
 
 #define CPU_WORDS (TB_CPU_LIST_MAX / 64)
 
-/* --events' verdict on each format of the captures, found once before
- * the walk (a glob match per event was a quarter of report --events'
- * instructions): format -> kept, by open addressing on the pointer (a
- * part's events carry its session's formats).  Read-only in the walk, so
- * the --jobs workers share it. */
+/* What --events and -F make of each format of the captures, found once
+ * before the walk (the glob and regex matches of every event's name were
+ * a quarter to a third of report --events' and -F's instructions), kept
+ * by open addressing on the format pointer (a part's events carry its
+ * session's formats).  Read-only in the walk, so the --jobs workers share
+ * it. */
 typedef struct fmt_verdict {
 	const tb_format *f; /* NULL: an empty slot */
-	int keep;
+	int keep;           /* --events keeps it */
+	uint64_t applies;   /* bit i: -F number i applies to it */
 } fmt_verdict;
 
 typedef struct fmt_verdicts {
@@ -87,11 +89,12 @@ static fmt_verdict *verdict_slot(const fmt_verdicts *v, const tb_format *f)
 typedef struct report_sel {
 	tb_select events;
 	int have_events;
-	fmt_verdicts kept;  /* --events on every format (slot NULL: none) */
+	fmt_verdicts known; /* with --events or -F (else slot NULL) */
 	uint64_t cpus[CPU_WORDS];
 	int have_cpus;
 	tb_filter *flt[REPORT_MAX_FILTERS];
 	size_t nflt;
+	int any_positive;   /* a -F before -v: events none applies to are hidden */
 } report_sel;
 
 static void say_at(const char *opt, const char *text, const tb_error *e)
@@ -136,20 +139,22 @@ static int prepare_sel(tb_cli_capture *caps, size_t ncaps, const report_opts *o,
 			return TB_EXIT_USAGE;
 		}
 		sel->nflt++;
+		if (i < o->negate_from)
+			sel->any_positive = 1;
 		if (tb_filter_compile(sel->flt[i], o->filters[i], strlen(o->filters[i]),
 				      i >= o->negate_from ? TB_FILTER_NEGATE : 0u, &e) != TB_OK) {
 			say_at("-F", o->filters[i], &e);
 			return TB_EXIT_USAGE;
 		}
 	}
-	if (sel->have_events) {
+	if (sel->have_events || sel->nflt) {
 		size_t nf = 0;
 		for (c = 0; c < ncaps; c++)
 			nf += tb_session_get_info(caps[c].s)->nformats;
-		for (sel->kept.bits = 4; ((size_t)1 << sel->kept.bits) < 2 * nf; sel->kept.bits++)
+		for (sel->known.bits = 4; ((size_t)1 << sel->known.bits) < 2 * nf; sel->known.bits++)
 			;
-		sel->kept.slot = calloc((size_t)1 << sel->kept.bits, sizeof(fmt_verdict));
-		if (!sel->kept.slot) {
+		sel->known.slot = calloc((size_t)1 << sel->known.bits, sizeof(fmt_verdict));
+		if (!sel->known.slot) {
 			fprintf(stderr, "tracebound: out of memory\n");
 			return TB_EXIT_USAGE;
 		}
@@ -163,21 +168,22 @@ static int prepare_sel(tb_cli_capture *caps, size_t ncaps, const report_opts *o,
 		for (k = 0; k < info->nformats; k++) {
 			uint32_t id;
 			const tb_format *f;
+			fmt_verdict *v;
 			if (!tb_session_format_at(s, k, NULL, NULL, &id) ||
 			    !(f = tb_session_format(s, id)))
 				continue;
-			if (sel->have_events) {
-				fmt_verdict *v = verdict_slot(&sel->kept, f);
-				v->f = f;
+			v = verdict_slot(&sel->known, f);
+			v->f = f;
+			if (sel->have_events)
 				v->keep = tb_select_match(&sel->events, f->system, f->system_len,
 							  f->name, f->name_len, &hits);
-			}
 			for (i = 0; i < sel->nflt; i++) {
 				uint64_t found[2] = { 0, 0 };
 				if (!tb_filter_applies(sel->flt[i], f->system, f->system_len,
 						       f->name, f->name_len))
 					continue;
 				applies |= 1ull << i;
+				v->applies |= 1ull << i;
 				if (tb_filter_check(sel->flt[i], f, found, &e) != TB_OK) {
 					fprintf(stderr, "tracebound: -F '%s': %.*s: %s at byte %llu "
 							"(%s)\n",
@@ -205,30 +211,25 @@ static int prepare_sel(tb_cli_capture *caps, size_t ncaps, const report_opts *o,
 	return 0;
 }
 
-/* Does --events keep f?  Its verdict, or a match for a format the
- * captures did not list (none should reach here). */
-static int events_keep(const report_sel *sel, const tb_format *f)
-{
-	const fmt_verdict *v;
-	if (!f)
-		return 0;
-	v = verdict_slot(&sel->kept, f);
-	if (v->f)
-		return v->keep;
-	return tb_select_match(&sel->events, f->system, f->system_len, f->name, f->name_len, NULL);
-}
-
 static int selected_by(const report_sel *sel, const tb_session *s, const tb_session_event *ev)
 {
 	const tb_format *f = ev->format;
+	/* f's verdicts (v->f NULL for a format the captures did not list:
+	 * none should come, and it is then matched here) */
+	const fmt_verdict *v = f && sel->known.slot ? verdict_slot(&sel->known, f) : NULL;
 	if (sel->have_cpus && !tb_cpu_list_has(sel->cpus, CPU_WORDS, ev->cpu))
 		return 0;
-	if (sel->have_events && !events_keep(sel, f))
+	if (sel->have_events &&
+	    !(f && (v->f ? v->keep
+			 : tb_select_match(&sel->events, f->system, f->system_len, f->name,
+					   f->name_len, NULL))))
 		return 0;
 	if (sel->nflt) {
 		tb_filter_record r;
 		tb_error e;
 		int show = 0;
+		if (!f || (v->f && !v->applies))
+			return !sel->any_positive; /* trace-cmd's rule when no -F applies */
 		r.format = f;
 		r.data = ev->data;
 		r.len = ev->len;
@@ -236,7 +237,12 @@ static int selected_by(const report_sel *sel, const tb_session *s, const tb_sess
 		r.cpu = ev->cpu;
 		r.comm = ev->comm;
 		r.comm_len = ev->comm_len;
-		(void)tb_filter_select((const tb_filter *const *)sel->flt, sel->nflt, &r, &show, &e);
+		if (v->f)
+			(void)tb_filter_select_applying((const tb_filter *const *)sel->flt, sel->nflt,
+							v->applies, &r, &show, &e);
+		else
+			(void)tb_filter_select((const tb_filter *const *)sel->flt, sel->nflt, &r,
+					       &show, &e);
 		return show;
 	}
 	return 1;
@@ -752,7 +758,7 @@ static int report_files(const report_opts *o)
 done:
 	for (i = 0; i < sel.nflt; i++)
 		free(sel.flt[i]);
-	free(sel.kept.slot);
+	free(sel.known.slot);
 	free(line.p);
 	free(out.buf);
 	for (k = 0; k < ncaps; k++)

@@ -117,7 +117,15 @@ static void fuzz_filter(unsigned flags, const char *text, size_t len)
 		es = tb_filter_select(list, 1, &r[i], &show, &e);
 		TB_FUZZ_CHECK(show == 0 || show == 1);
 		TB_FUZZ_CHECK(!show || !r[i].format || (flags & TB_FILTER_NEGATE) || m);
-		(void)es;
+		{
+			/* the same with the EVENTS part decided once (report -F) */
+			const tb_format *rf = r[i].format;
+			int show2 = -1;
+			uint64_t applies = rf && tb_filter_applies(&flt, rf->system, rf->system_len,
+								    rf->name, rf->name_len);
+			tb_status es2 = tb_filter_select_applying(list, 1, applies, &r[i], &show2, &e);
+			TB_FUZZ_CHECK(es2 == es && show2 == show);
+		}
 	}
 	if (st == TB_OK) {
 		size_t k, off, nl;

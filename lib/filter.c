@@ -701,22 +701,21 @@ tb_status tb_filter_eval(const tb_filter *f, const tb_filter_record *rec, int *m
 	return st;
 }
 
-tb_status tb_filter_select(const tb_filter *const *filters, size_t n,
-			   const tb_filter_record *rec, int *show, tb_error *err)
+/* trace-cmd's rule over filters[0..n): whether filter k applies to the
+ * record's event is bit k of *applies when given, else asked of its
+ * EVENTS part (only for the filters still to be decided). */
+static tb_status select_by_rule(const tb_filter *const *filters, size_t n,
+				const uint64_t *applies, const tb_filter_record *rec, int *show,
+				tb_error *err)
 {
 	size_t k;
 	int any_pos = 0, pos_hit = 0, neg_hit = 0;
 	tb_status first = TB_OK;
-	tb_error_clear(err);
-	if (show)
-		*show = 0;
-	if (!rec || !show || (!filters && n))
-		return tb_fail(err, TB_ERR_ARG, 0, "NULL filters, record or result");
 	for (k = 0; k < n; k++) {
 		const tb_filter *f = filters[k];
 		const tb_format *fmt = rec->format;
 		int neg, m = 0;
-		tb_error e = { TB_OK, 0, "no error" };
+		tb_error e;
 		tb_status st;
 		if (!f)
 			return tb_fail(err, TB_ERR_ARG, 0, "NULL filter in the list");
@@ -724,8 +723,11 @@ tb_status tb_filter_select(const tb_filter *const *filters, size_t n,
 		if (!neg)
 			any_pos = 1;
 		if ((neg ? neg_hit : pos_hit) || !fmt ||
-		    !tb_filter_applies(f, fmt->system, fmt->system_len, fmt->name, fmt->name_len))
+		    !(applies ? (*applies >> k & 1u) != 0
+			      : tb_filter_applies(f, fmt->system, fmt->system_len, fmt->name,
+						  fmt->name_len)))
 			continue;
+		tb_error_clear(&e);
 		st = tb_filter_eval(f, rec, &m, &e);
 		if (st != TB_OK && first == TB_OK) {
 			first = st;
@@ -741,6 +743,29 @@ tb_status tb_filter_select(const tb_filter *const *filters, size_t n,
 	}
 	*show = (!any_pos || pos_hit) && !neg_hit;
 	return first;
+}
+
+tb_status tb_filter_select(const tb_filter *const *filters, size_t n,
+			   const tb_filter_record *rec, int *show, tb_error *err)
+{
+	tb_error_clear(err);
+	if (show)
+		*show = 0;
+	if (!rec || !show || (!filters && n))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL filters, record or result");
+	return select_by_rule(filters, n, NULL, rec, show, err);
+}
+
+tb_status tb_filter_select_applying(const tb_filter *const *filters, size_t n,
+				    uint64_t applies, const tb_filter_record *rec, int *show,
+				    tb_error *err)
+{
+	tb_error_clear(err);
+	if (show)
+		*show = 0;
+	if (!rec || !show || (!filters && n) || n > 64)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL filters, record or result, or over 64");
+	return select_by_rule(filters, n, &applies, rec, show, err);
 }
 
 /* ---- checking against a format ---- */

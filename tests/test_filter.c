@@ -929,6 +929,62 @@ START_TEST(filter_select_rule)
 }
 END_TEST
 
+/* tb_filter_select_applying: the rule with the EVENTS parts given as a
+ * mask; a filter whose bit is clear is not evaluated, whatever it says. */
+START_TEST(filter_select_applying)
+{
+	static tb_filter a, b, n1;
+	const tb_filter *list[65];
+	tb_error e;
+	int show, i;
+	use_sw(0, "swapper/0", 0, 120, 0, "bash", 42, 0, "<idle>");
+	ck_assert_int_eq(tb_filter_compile(&a, "sched_switch: prev_pid == 0", strlen("sched_switch: prev_pid == 0"), 0, NULL), TB_OK);
+	ck_assert_int_eq(tb_filter_compile(&b, "sched_switch: prev_pid != 0", strlen("sched_switch: prev_pid != 0"), 0, NULL), TB_OK);
+	ck_assert_int_eq(tb_filter_compile(&n1, "sched_switch: next_pid == 42", strlen("sched_switch: next_pid == 42"),
+					   TB_FILTER_NEGATE, NULL), TB_OK);
+	list[0] = &b;
+	list[1] = &a;
+	list[2] = &n1;
+	/* every filter applies: as tb_filter_select (0, 1, then hidden by -v) */
+	ck_assert_int_eq(tb_filter_select_applying(list, 1, 1, &g_r, &show, NULL), TB_OK);
+	ck_assert_int_eq(show, 0);
+	ck_assert_int_eq(tb_filter_select_applying(list, 2, 3, &g_r, &show, NULL), TB_OK);
+	ck_assert_int_eq(show, 1);
+	ck_assert_int_eq(tb_filter_select_applying(list, 3, 7, &g_r, &show, NULL), TB_OK);
+	ck_assert_int_eq(show, 0);
+	/* the true positive does not apply: hidden; the negative does not: shown */
+	ck_assert_int_eq(tb_filter_select_applying(list, 2, 1, &g_r, &show, NULL), TB_OK);
+	ck_assert_int_eq(show, 0);
+	ck_assert_int_eq(tb_filter_select_applying(list, 3, 3, &g_r, &show, NULL), TB_OK);
+	ck_assert_int_eq(show, 1);
+	/* none applies: shown only without a positive filter */
+	ck_assert_int_eq(tb_filter_select_applying(list, 3, 0, &g_r, &show, NULL), TB_OK);
+	ck_assert_int_eq(show, 0);
+	ck_assert_int_eq(tb_filter_select_applying(list + 2, 1, 0, &g_r, &show, NULL), TB_OK);
+	ck_assert_int_eq(show, 1);
+	/* no format: no filter applies, whatever the mask says */
+	g_r.format = NULL;
+	ck_assert_int_eq(tb_filter_select_applying(list + 2, 1, 1, &g_r, &show, NULL), TB_OK);
+	ck_assert_int_eq(show, 1);
+	ck_assert_int_eq(tb_filter_select_applying(list, 2, 3, &g_r, &show, NULL), TB_OK);
+	ck_assert_int_eq(show, 0);
+	g_r.format = &g_sw;
+	/* the arguments */
+	for (i = 0; i < 65; i++)
+		list[i] = &a;
+	ck_assert_int_eq(tb_filter_select_applying(list, 64, ~0ull, &g_r, &show, NULL), TB_OK);
+	ck_assert_int_eq(show, 1);
+	ck_assert_int_eq(tb_filter_select_applying(list, 65, ~0ull, &g_r, &show, &e), TB_ERR_ARG);
+	ck_assert_int_eq(show, 0);
+	ck_assert_int_eq(tb_filter_select_applying(NULL, 1, 1, &g_r, &show, NULL), TB_ERR_ARG);
+	ck_assert_int_eq(tb_filter_select_applying(list, 1, 1, NULL, &show, NULL), TB_ERR_ARG);
+	ck_assert_int_eq(tb_filter_select_applying(list, 1, 1, &g_r, NULL, NULL), TB_ERR_ARG);
+	list[0] = NULL;
+	ck_assert_int_eq(tb_filter_select_applying(list, 1, 1, &g_r, &show, &e), TB_ERR_ARG);
+}
+END_TEST
+
+
 static const struct f_err {
 	const char *text;
 	tb_status st;
@@ -1282,6 +1338,19 @@ static char *select_text(capture *c, const tb_filter *const *filters, size_t n, 
 			r.comm_len = strlen(r.comm);
 		ck_assert_uint_lt(k, c->nlines);
 		ck_assert_int_eq(tb_filter_select(filters, n, &r, &show, &e), TB_OK);
+		{
+			/* the same with the EVENTS parts decided by the caller */
+			uint64_t applies = 0;
+			size_t i;
+			int show2 = -1;
+			for (i = 0; f && i < n; i++)
+				if (tb_filter_applies(filters[i], f->system, f->system_len, f->name,
+						      f->name_len))
+					applies |= 1ull << i;
+			ck_assert_int_eq(tb_filter_select_applying(filters, n, applies, &r, &show2,
+								   &e), TB_OK);
+			ck_assert_int_eq(show2, show);
+		}
 		if (show) {
 			if (len + c->line_len[k] + 1 > cap) {
 				cap *= 2;
@@ -1458,6 +1527,7 @@ Suite *tb_suite_filter(void)
 	tcase_add_test(t, filter_dynamic_string);
 	tcase_add_test(t, filter_check);
 	tcase_add_test(t, filter_select_rule);
+	tcase_add_test(t, filter_select_applying);
 	tcase_add_test(t, filter_errors);
 	tcase_add_test(t, filter_limits);
 	suite_add_tcase(s, t);

@@ -263,6 +263,17 @@ TB_API tb_status tb_filter_eval(const tb_filter *f, const tb_filter_record *rec,
 TB_API tb_status tb_filter_select(const tb_filter *const *filters, size_t n,
 				  const tb_filter_record *rec, int *show, tb_error *err);
 
+/*
+ * The same, with which filters apply to the record's event already known:
+ * bit k of applies is tb_filter_applies(filters[k], its system and name),
+ * found once per format by the caller instead of a regex match per event
+ * and filter (a record without a format still has none apply).  n <= 64,
+ * else TB_ERR_ARG.
+ */
+TB_API tb_status tb_filter_select_applying(const tb_filter *const *filters, size_t n,
+					   uint64_t applies, const tb_filter_record *rec,
+					   int *show, tb_error *err);
+
 #ifdef __cplusplus
 }
 #endif
