@@ -95,6 +95,7 @@ typedef struct report_sel {
 	tb_filter *flt[REPORT_MAX_FILTERS];
 	size_t nflt;
 	int any_positive;   /* a -F before -v: events none applies to are hidden */
+	uint64_t *ids[REPORT_MAX_FILES]; /* each capture's tb_session_keep_ids */
 } report_sel;
 
 static void say_at(const char *opt, const char *text, const tb_error *e)
@@ -246,6 +247,47 @@ static int selected_by(const report_sel *sel, const tb_session *s, const tb_sess
 		return show;
 	}
 	return 1;
+}
+
+/* Can --events and -F show events of this format?  (-F decides on the
+ * record, only for the formats a filter applies to.) */
+static int may_show(const report_sel *sel, const fmt_verdict *v)
+{
+	return (!sel->have_events || v->keep) &&
+	       (!sel->nflt || !sel->any_positive || v->applies);
+}
+
+/* Hand each session the ids of the formats --events and -F may show
+ * (tb_session_keep_ids): the rest are read and counted but not described.
+ * Only when an event without a format is hidden anyway (--events, or a
+ * -F before -v), so the ids of no format may be left out too; every event
+ * kept still goes through selected().  0, or an exit status. */
+static int keep_ids(tb_cli_capture *caps, size_t ncaps, report_sel *sel)
+{
+	size_t c, k;
+	if (!sel->have_events && !sel->any_positive)
+		return 0;
+	for (c = 0; c < ncaps; c++) {
+		tb_session *s = caps[c].s;
+		size_t n = tb_session_get_info(s)->nformats, words = 1;
+		uint32_t id;
+		const tb_format *f;
+		for (k = 0; k < n; k++)
+			if (tb_session_format_at(s, k, NULL, NULL, &id) && id / 64u + 1u > words)
+				words = id / 64u + 1u;
+		sel->ids[c] = calloc(words, sizeof(uint64_t));
+		if (!sel->ids[c]) {
+			fprintf(stderr, "tracebound: out of memory\n");
+			return TB_EXIT_USAGE;
+		}
+		for (k = 0; k < n; k++)
+			if (tb_session_format_at(s, k, NULL, NULL, &id) &&
+			    (f = tb_session_format(s, id)) != NULL &&
+			    may_show(sel, verdict_slot(&sel->known, f)))
+				sel->ids[c][id / 64u] |= 1ull << (id % 64u);
+		tb_session_keep_ids(s, sel->ids[c], words);
+	}
+	return 0;
 }
 
 /* No --cpu, --events or -F: every event is shown. */
@@ -627,6 +669,8 @@ static int report_files(const report_opts *o)
 		rc = rc == TB_EXIT_USAGE ? TB_EXIT_USAGE : TB_EXIT_MALFORMED;
 		goto done;
 	}
+	if ((rc = keep_ids(caps, ncaps, &sel)) != 0)
+		goto done;
 	/* "cpus=" per file; trace-cmd's name width then has only the
 	 * instances of the files before (it learns them file by file) */
 	for (k = 0; !o->json && k < ncaps; k++) {
@@ -759,6 +803,8 @@ done:
 	for (i = 0; i < sel.nflt; i++)
 		free(sel.flt[i]);
 	free(sel.known.slot);
+	for (k = 0; k < ncaps; k++)
+		free(sel.ids[k]);
 	free(line.p);
 	free(out.buf);
 	for (k = 0; k < ncaps; k++)

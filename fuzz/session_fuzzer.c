@@ -151,6 +151,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				TB_FUZZ_CHECK(ev.kind == TB_SEV_DAMAGED ||
 					      (ev.ts >= from && ev.ts <= to));
 		}
+		/* and with ids kept too (the input's last byte picks them):
+		 * only those, still in the window, each described */
+		if (seen && tb_session_rewind(s, &err) == TB_OK) {
+			uint64_t from = lo + (hi - lo) / 4, to = hi - (hi - lo) / 4;
+			uint64_t keep[2] = { 0x5555555555555555ull * (data[size - 1] & 1u),
+					     ~0ull << (data[size - 1] >> 2 & 63u) }, k = 0;
+			tb_session_keep_ids(s, keep, 2);
+			while ((st = tb_session_next(s, &ev, &err)) == TB_OK && k++ < 100000) {
+				if (ev.kind == TB_SEV_DAMAGED)
+					continue;
+				TB_FUZZ_CHECK(ev.has_id && ev.id < 128 &&
+					      (keep[ev.id / 64] >> (ev.id % 64) & 1u));
+				TB_FUZZ_CHECK(ev.ts >= from && ev.ts <= to);
+				render(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE);
+			}
+		}
 	}
 	tb_session_close(s);
 	return 0;

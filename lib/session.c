@@ -186,6 +186,9 @@ struct tb_session {
 	int have_prev_line;
 	uint64_t win_from, win_to;   /* tb_session_set_window */
 	int win_on;
+	const uint64_t *keep;        /* tb_session_keep_ids (NULL: every id) */
+	size_t keep_words;
+	int leave_out;               /* win_on || keep: left_out() is asked */
 	char *rbuf;                  /* one rendering, for JSON's "text" */
 	size_t rcap, rlen;
 
@@ -999,6 +1002,36 @@ const tb_session_error_info *tb_session_error(const tb_session *s) { return s ? 
 
 /* ---- the walk ---- */
 
+/* The record's event id (common_type) in *id: 0 when the record is too
+ * short to hold one. */
+TB_ALWAYS_INLINE int event_id(const tb_session *s, const tb_session_event *ev, uint32_t *id)
+{
+	int has = s->type_size <= ev->len && s->type_off <= ev->len - s->type_size &&
+		  (s->type_size == 2 || s->type_size == 4 || s->type_size == 1);
+	*id = has ? (uint32_t)tb_load_n(ev->data + s->type_off, s->type_size,
+					s->info.big_endian) : 0;
+	return has;
+}
+
+/* next_dat / next_raw: a record the window or the ids kept leave out
+ * (read and counted, not described): tb_session_next reads on.  One past
+ * the last status, so never one a stream returns. */
+#define LEFT_OUT TB_STATUS_END_
+
+/* Does the window or tb_session_keep_ids leave ev (not yet described:
+ * its time without the offsets) out? */
+static int left_out(const tb_session *s, const tb_session_event *ev)
+{
+	uint32_t id;
+	if (s->win_on) {
+		uint64_t ts = ev->ts + (uint64_t)s->info.ts_offset; /* as fill_event adds it */
+		if (ts < s->win_from || ts > s->win_to)
+			return 1;
+	}
+	return s->keep && !(event_id(s, ev, &id) && id / 64u < s->keep_words &&
+			    (s->keep[id / 64u] >> (id % 64u) & 1u) != 0);
+}
+
 static void fill_event(tb_session *s, tb_session_event *ev)
 {
 	fmt_entry *e;
@@ -1008,9 +1041,7 @@ static void fill_event(tb_session *s, tb_session_event *ev)
 	struct last_task *lt;
 	ev->kind = TB_SEV_EVENT;
 	ev->ts += (uint64_t)s->info.ts_offset; /* modulo 2^64: no signed overflow */
-	ev->has_id = s->type_size <= ev->len && s->type_off <= ev->len - s->type_size &&
-		     (s->type_size == 2 || s->type_size == 4 || s->type_size == 1);
-	ev->id = ev->has_id ? (uint32_t)tb_load_n(ev->data + s->type_off, s->type_size, be) : 0;
+	ev->has_id = event_id(s, ev, &ev->id);
 	e = ev->has_id ? entry_of(s, ev->id) : NULL;
 	if (e)
 		f = entry_format(s, e);
@@ -1153,6 +1184,11 @@ static tb_status next_dat(tb_session *s, tb_session_event *ev, tb_error *err)
 		}
 	}
 	s->last_ts = ev->ts;
+	if (s->leave_out && left_out(s, ev)) {
+		if (cs)
+			note_ts(cs, ev->ts + (uint64_t)s->info.ts_offset);
+		return LEFT_OUT;
+	}
 	fill_event(s, ev);
 	if (cs)
 		note_ts(cs, ev->ts);
@@ -1228,6 +1264,10 @@ static tb_status next_raw(tb_session *s, tb_session_event *ev, tb_error *err)
 	else if (ev->missed < 0)
 		c->st.drops_unknown++;
 	s->last_ts = ev->ts;
+	if (s->leave_out && left_out(s, ev)) {
+		note_ts(&c->st, ev->ts + (uint64_t)s->info.ts_offset);
+		return LEFT_OUT;
+	}
 	fill_event(s, ev);
 	note_ts(&c->st, ev->ts);
 	return TB_OK;
@@ -1254,11 +1294,18 @@ tb_status tb_session_next(tb_session *s, tb_session_event *ev, tb_error *err)
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
 	for (;;) {
 		tb_status st = s->info.is_dat ? next_dat(s, ev, err) : next_raw(s, ev, err);
-		/* the window: events outside it are read (and counted), not given */
-		if (st != TB_OK || !s->win_on || ev->kind != TB_SEV_EVENT ||
-		    (ev->ts >= s->win_from && ev->ts <= s->win_to))
+		if (st != LEFT_OUT)
 			return st;
 	}
+}
+
+void tb_session_keep_ids(tb_session *s, const uint64_t *keep, size_t words)
+{
+	if (!s)
+		return;
+	s->keep = words ? keep : NULL;
+	s->keep_words = keep ? words : 0;
+	s->leave_out = s->win_on || s->keep;
 }
 
 tb_status tb_session_set_window(tb_session *s, uint64_t from, uint64_t to)
@@ -1268,6 +1315,7 @@ tb_status tb_session_set_window(tb_session *s, uint64_t from, uint64_t to)
 	s->win_from = from;
 	s->win_to = to;
 	s->win_on = from != 0 || to != UINT64_MAX;
+	s->leave_out = s->win_on || s->keep;
 	return TB_OK;
 }
 

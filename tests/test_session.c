@@ -326,6 +326,31 @@ START_TEST(session_raw_dumps_with_formats)
 	}
 	ck_assert_uint_eq(named, n); /* every id has its format */
 	ck_assert_uint_gt(n, 15353);
+	{
+		/* the dumps' sched_switch events, then only them through
+		 * tb_session_keep_ids, counted the same, CPU stats whole */
+		const tb_format *sw = tb_session_find_format(s, "sched", "sched_switch");
+		uint64_t keep[1024], nsw = 0, k = 0;
+		tb_session_cpu_stats cs;
+		ck_assert_ptr_nonnull(sw);
+		ck_assert_uint_lt(sw->id, 64 * 1024);
+		ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+		while ((st = tb_session_next(s, &ev, &err)) == TB_OK)
+			nsw += ev.format == sw;
+		ck_assert_uint_gt(nsw, 0);
+		memset(keep, 0, sizeof(keep));
+		keep[sw->id / 64] = 1ull << (sw->id % 64);
+		tb_session_keep_ids(s, keep, 1024);
+		ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+		while ((st = tb_session_next(s, &ev, &err)) == TB_OK) {
+			ck_assert_ptr_eq(ev.format, sw);
+			k++;
+		}
+		ck_assert_int_eq(st, TB_END);
+		ck_assert_uint_eq(k, nsw);
+		ck_assert_int_eq(tb_session_cpu_stats_get(s, 0, 0, &cs), TB_OK);
+		ck_assert_uint_eq(cs.events, 15353);
+	}
 	tb_session_close(s);
 	tb_tarball_free(&tb);
 	free(ft);
@@ -404,6 +429,151 @@ START_TEST(session_damaged_page_is_reported_in_place)
 		ck_assert_uint_eq(n2, n);
 	}
 	ck_assert_uint_eq(damaged, 1);
+	tb_session_close(s);
+	free(smp.data);
+}
+END_TEST
+
+/* What one walk saw: the kept events' count and a hash of their report
+ * lines (names, comms and fields all described), and CPU 0's stats. */
+typedef struct kept_walk {
+	uint64_t n, h, damaged;
+	tb_session_cpu_stats cpu0;
+} kept_walk;
+
+static kept_walk walk_kept(tb_session *s, const uint32_t *ids, size_t nids, uint64_t from,
+			   uint64_t to)
+{
+	kept_walk w;
+	tb_session_event ev;
+	tb_error err;
+	tb_status st;
+	char line[1024];
+	memset(&w, 0, sizeof(w));
+	w.h = 1469598103934665603ull;
+	while ((st = tb_session_next(s, &ev, &err)) == TB_OK) {
+		size_t i, k;
+		int want = nids == 0;
+		if (ev.kind == TB_SEV_DAMAGED) {
+			w.damaged++;
+			continue;
+		}
+		for (k = 0; k < nids; k++)
+			want |= ev.has_id && ev.id == ids[k];
+		if (!want || ev.ts < from || ev.ts > to)
+			continue;
+		ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE, line,
+						 sizeof(line), NULL), TB_OK);
+		for (i = 0; line[i]; i++)
+			w.h = (w.h ^ (uint8_t)line[i]) * 1099511628211ull;
+		w.n++;
+	}
+	ck_assert_int_eq(st, TB_END);
+	ck_assert_int_eq(tb_session_cpu_stats_get(s, 0, 0, &w.cpu0), TB_OK);
+	return w;
+}
+
+/* tb_session_keep_ids: only the ids kept come out, described as in a
+ * whole walk (the same report lines), every event still counted; damage
+ * and the window still apply; parts keep the set. */
+START_TEST(session_keep_ids)
+{
+	sample smp;
+	tb_session *s, *p;
+	tb_status st;
+	tb_error err;
+	const tb_format *sw, *wk;
+	uint32_t ids[2];
+	uint64_t keep[1024], mid;
+	kept_walk all, want, got;
+	size_t page;
+	if (!load_sample("../shared/samples/sched4k.v7.dat", &smp))
+		return;
+	s = open_dat(&smp, TB_SESSION_SKIP_DAMAGED, &st);
+	ck_assert_int_eq(st, TB_OK);
+	sw = tb_session_find_format(s, "sched", "sched_switch");
+	wk = tb_session_find_format(s, "sched", "sched_wakeup");
+	ck_assert_ptr_nonnull(sw);
+	ck_assert_ptr_nonnull(wk);
+	ids[0] = sw->id;
+	ids[1] = wk->id;
+	ck_assert_uint_lt(ids[0], 64 * 1024);
+	ck_assert_uint_lt(ids[1], 64 * 1024);
+	all = walk_kept(s, NULL, 0, 0, UINT64_MAX);
+	ck_assert_uint_eq(all.n, 63844);
+	ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+	want = walk_kept(s, ids, 2, 0, UINT64_MAX);
+	ck_assert_uint_gt(want.n, 0);
+	ck_assert_uint_lt(want.n, all.n);
+	/* kept: the same lines, the same stats */
+	memset(keep, 0, sizeof(keep));
+	keep[ids[0] / 64] |= 1ull << (ids[0] % 64);
+	keep[ids[1] / 64] |= 1ull << (ids[1] % 64);
+	ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+	tb_session_keep_ids(s, keep, 1024);
+	got = walk_kept(s, NULL, 0, 0, UINT64_MAX);
+	ck_assert_uint_eq(got.n, want.n);
+	ck_assert_uint_eq(got.h, want.h);
+	ck_assert_uint_eq(got.cpu0.events, all.cpu0.events);
+	ck_assert_uint_eq(got.cpu0.first_ts, all.cpu0.first_ts);
+	ck_assert_uint_eq(got.cpu0.last_ts, all.cpu0.last_ts);
+	/* with a window: both apply */
+	mid = all.cpu0.first_ts + (all.cpu0.last_ts - all.cpu0.first_ts) / 2;
+	ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+	tb_session_keep_ids(s, NULL, 0);
+	want = walk_kept(s, ids, 2, mid, UINT64_MAX);
+	ck_assert_uint_gt(want.n, 0);
+	ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+	ck_assert_int_eq(tb_session_set_window(s, mid, UINT64_MAX), TB_OK);
+	tb_session_keep_ids(s, keep, 1024);
+	got = walk_kept(s, NULL, 0, 0, UINT64_MAX);
+	ck_assert_uint_eq(got.n, want.n);
+	ck_assert_uint_eq(got.h, want.h);
+	ck_assert_uint_eq(got.cpu0.events, all.cpu0.events);
+	/* a part keeps the set (and the window) */
+	ck_assert_int_eq(tb_session_prepare(s, &err), TB_OK);
+	ck_assert_int_eq(tb_session_part_open(&p, s, &heap, NULL, NULL, &err), TB_OK);
+	got = walk_kept(p, NULL, 0, 0, UINT64_MAX);
+	ck_assert_uint_eq(got.n, want.n);
+	ck_assert_uint_eq(got.h, want.h);
+	tb_session_close(p);
+	ck_assert_int_eq(tb_session_set_window(s, 0, UINT64_MAX), TB_OK);
+	/* ids from 64 * words up are not kept; NULL or 0 words: all again */
+	{
+		/* words up to the higher id's: only a lower id's word is read */
+		uint32_t lo = ids[0] < ids[1] ? ids[0] : ids[1], hi = ids[0] ^ ids[1] ^ lo;
+		ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+		want = walk_kept(s, &lo, 1, 0, UINT64_MAX);
+		ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+		tb_session_keep_ids(s, keep, hi / 64);
+		got = walk_kept(s, NULL, 0, 0, UINT64_MAX);
+		ck_assert_uint_eq(got.n, lo / 64 < hi / 64 ? want.n : 0);
+		ck_assert_uint_eq(got.cpu0.events, all.cpu0.events);
+	}
+	ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+	tb_session_keep_ids(s, keep, 0);
+	ck_assert_uint_eq(walk_kept(s, NULL, 0, 0, UINT64_MAX).n, all.n);
+	ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+	tb_session_keep_ids(s, NULL, 1024);
+	ck_assert_uint_eq(walk_kept(s, NULL, 0, 0, UINT64_MAX).n, all.n);
+	tb_session_keep_ids(NULL, keep, 1024); /* no effect, no crash */
+	tb_session_close(s);
+	/* a damaged page still comes out, in its place */
+	s = open_dat(&smp, 0, &st);
+	ck_assert_int_eq(st, TB_OK);
+	page = (size_t)tb_session_dat(s)->buffers[0].cpus[0].offset + 2 * 4096;
+	tb_session_close(s);
+	memset(smp.data + page + 8, 0xff, 4);
+	s = open_dat(&smp, TB_SESSION_SKIP_DAMAGED, &st);
+	ck_assert_int_eq(st, TB_OK);
+	want = walk_kept(s, ids, 2, 0, UINT64_MAX);
+	ck_assert_uint_eq(want.damaged, 1);
+	ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+	tb_session_keep_ids(s, keep, 1024);
+	got = walk_kept(s, NULL, 0, 0, UINT64_MAX);
+	ck_assert_uint_eq(got.damaged, 1);
+	ck_assert_uint_eq(got.n, want.n);
+	ck_assert_uint_eq(got.h, want.h);
 	tb_session_close(s);
 	free(smp.data);
 }
@@ -1078,6 +1248,7 @@ Suite *tb_suite_session(void)
 	tcase_add_test(tc, session_every_allocation_can_fail);
 	tcase_add_test(tc, json_strings_are_always_valid);
 	tcase_add_test(tc, session_examples_build_and_run);
+	tcase_add_test(tc, session_keep_ids);
 	suite_add_tcase(s, tc);
 	return s;
 }

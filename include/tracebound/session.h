@@ -328,6 +328,21 @@ TB_API TB_MUST_CHECK tb_status tb_session_set_window(tb_session *s, uint64_t fro
 						   uint64_t to);
 
 /*
+ * Only events whose id (common_type) has its bit set in keep (bit id % 64
+ * of keep[id / 64]) come out of tb_session_next() from the next call on:
+ * ids from 64 * words up are not kept, nor records too short to hold an
+ * id.  The others are read and counted (tb_session_cpu_stats, drops) but
+ * never described, so a program that shows some events pays no name,
+ * field or comm lookup for the rest (report --events and -F).  Like a
+ * filter of trace-cmd, a record left out takes its drop report (missed)
+ * with it; TB_SEV_DAMAGED events still come out.  keep stays the
+ * caller's: it is read until the session and its parts (which keep it)
+ * are closed or the next call.  NULL or words 0: every event (the
+ * default).
+ */
+TB_API void tb_session_keep_ids(tb_session *s, const uint64_t *keep, size_t words);
+
+/*
  * A time as a person types it, for a window: nanoseconds ("193379737000")
  * or seconds with a fraction of 1 to 9 digits ("193.379737",
  * "193.379737123", "193.5").  Six digits are the microsecond a report line
