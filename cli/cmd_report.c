@@ -671,6 +671,8 @@ static int report_files(const report_opts *o)
 	}
 	if ((rc = keep_ids(caps, ncaps, &sel)) != 0)
 		goto done;
+	for (k = 0; sel.have_cpus && k < ncaps; k++)
+		tb_session_keep_cpus(caps[k].s, sel.cpus, CPU_WORDS); /* describe only those */
 	/* "cpus=" per file; trace-cmd's name width then has only the
 	 * instances of the files before (it learns them file by file) */
 	for (k = 0; !o->json && k < ncaps; k++) {

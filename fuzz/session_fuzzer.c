@@ -157,10 +157,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint64_t from = lo + (hi - lo) / 4, to = hi - (hi - lo) / 4;
 			uint64_t keep[2] = { 0x5555555555555555ull * (data[size - 1] & 1u),
 					     ~0ull << (data[size - 1] >> 2 & 63u) }, k = 0;
+			uint64_t cpus = data[size - 1] & 2u ? 0x5555555555555555ull : ~0ull;
 			tb_session_keep_ids(s, keep, 2);
+			tb_session_keep_cpus(s, &cpus, 1);
 			while ((st = tb_session_next(s, &ev, &err)) == TB_OK && k++ < 100000) {
 				if (ev.kind == TB_SEV_DAMAGED)
 					continue;
+				TB_FUZZ_CHECK(ev.cpu < 64 && (cpus >> ev.cpu & 1u));
 				TB_FUZZ_CHECK(ev.has_id && ev.id < 128 &&
 					      (keep[ev.id / 64] >> (ev.id % 64) & 1u));
 				TB_FUZZ_CHECK(ev.ts >= from && ev.ts <= to);

@@ -188,7 +188,9 @@ struct tb_session {
 	int win_on;
 	const uint64_t *keep;        /* tb_session_keep_ids (NULL: every id) */
 	size_t keep_words;
-	int leave_out;               /* win_on || keep: left_out() is asked */
+	const uint64_t *keep_cpus;   /* tb_session_keep_cpus (NULL: every CPU) */
+	size_t keep_cpu_words;
+	int leave_out;               /* any of the three: left_out() is asked */
 	char *rbuf;                  /* one rendering, for JSON's "text" */
 	size_t rcap, rlen;
 
@@ -1018,18 +1020,25 @@ TB_ALWAYS_INLINE int event_id(const tb_session *s, const tb_session_event *ev, u
  * the last status, so never one a stream returns. */
 #define LEFT_OUT TB_STATUS_END_
 
-/* Does the window or tb_session_keep_ids leave ev (not yet described:
- * its time without the offsets) out? */
+/* Is bit i of the words set? */
+static int bit_set(const uint64_t *w, size_t words, uint32_t i)
+{
+	return i / 64u < words && (w[i / 64u] >> (i % 64u) & 1u) != 0;
+}
+
+/* Does the window, tb_session_keep_ids or tb_session_keep_cpus leave ev
+ * (not yet described: its time without the offsets) out? */
 static int left_out(const tb_session *s, const tb_session_event *ev)
 {
 	uint32_t id;
+	if (s->keep_cpus && !bit_set(s->keep_cpus, s->keep_cpu_words, ev->cpu))
+		return 1;
 	if (s->win_on) {
 		uint64_t ts = ev->ts + (uint64_t)s->info.ts_offset; /* as fill_event adds it */
 		if (ts < s->win_from || ts > s->win_to)
 			return 1;
 	}
-	return s->keep && !(event_id(s, ev, &id) && id / 64u < s->keep_words &&
-			    (s->keep[id / 64u] >> (id % 64u) & 1u) != 0);
+	return s->keep && !(event_id(s, ev, &id) && bit_set(s->keep, s->keep_words, id));
 }
 
 static void fill_event(tb_session *s, tb_session_event *ev)
@@ -1305,7 +1314,16 @@ void tb_session_keep_ids(tb_session *s, const uint64_t *keep, size_t words)
 		return;
 	s->keep = words ? keep : NULL;
 	s->keep_words = keep ? words : 0;
-	s->leave_out = s->win_on || s->keep;
+	s->leave_out = s->win_on || s->keep || s->keep_cpus;
+}
+
+void tb_session_keep_cpus(tb_session *s, const uint64_t *keep, size_t words)
+{
+	if (!s)
+		return;
+	s->keep_cpus = words ? keep : NULL;
+	s->keep_cpu_words = keep ? words : 0;
+	s->leave_out = s->win_on || s->keep || s->keep_cpus;
 }
 
 tb_status tb_session_set_window(tb_session *s, uint64_t from, uint64_t to)
@@ -1315,7 +1333,7 @@ tb_status tb_session_set_window(tb_session *s, uint64_t from, uint64_t to)
 	s->win_from = from;
 	s->win_to = to;
 	s->win_on = from != 0 || to != UINT64_MAX;
-	s->leave_out = s->win_on || s->keep;
+	s->leave_out = s->win_on || s->keep || s->keep_cpus;
 	return TB_OK;
 }
 

@@ -475,7 +475,8 @@ static kept_walk walk_kept(tb_session *s, const uint32_t *ids, size_t nids, uint
 
 /* tb_session_keep_ids: only the ids kept come out, described as in a
  * whole walk (the same report lines), every event still counted; damage
- * and the window still apply; parts keep the set. */
+ * and the window still apply; parts keep the set.  tb_session_keep_cpus
+ * the same by CPU. */
 START_TEST(session_keep_ids)
 {
 	sample smp;
@@ -557,6 +558,43 @@ START_TEST(session_keep_ids)
 	tb_session_keep_ids(s, NULL, 1024);
 	ck_assert_uint_eq(walk_kept(s, NULL, 0, 0, UINT64_MAX).n, all.n);
 	tb_session_keep_ids(NULL, keep, 1024); /* no effect, no crash */
+	{
+		/* tb_session_keep_cpus: CPU 1's events only, CPU 0 still read */
+		uint64_t cpus[1] = { 2 }, n1 = 0, k = 0;
+		tb_session_event ev;
+		tb_session_cpu_stats cs;
+		ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+		while ((st = tb_session_next(s, &ev, &err)) == TB_OK)
+			n1 += ev.cpu == 1;
+		ck_assert_uint_gt(n1, 0);
+		ck_assert_uint_lt(n1, all.n);
+		ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+		tb_session_keep_cpus(s, cpus, 1);
+		while ((st = tb_session_next(s, &ev, &err)) == TB_OK) {
+			ck_assert_uint_eq(ev.cpu, 1);
+			ck_assert_ptr_nonnull(ev.format);
+			k++;
+		}
+		ck_assert_int_eq(st, TB_END);
+		ck_assert_uint_eq(k, n1);
+		ck_assert_int_eq(tb_session_cpu_stats_get(s, 0, 0, &cs), TB_OK);
+		ck_assert_uint_eq(cs.events, all.cpu0.events);
+		/* with the ids: both */
+		ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+		tb_session_keep_ids(s, keep, 1024);
+		k = 0;
+		while ((st = tb_session_next(s, &ev, &err)) == TB_OK) {
+			ck_assert(ev.cpu == 1 && (ev.id == ids[0] || ev.id == ids[1]));
+			k++;
+		}
+		ck_assert_uint_gt(k, 0);
+		ck_assert_uint_lt(k, n1);
+		tb_session_keep_ids(s, NULL, 0);
+		tb_session_keep_cpus(s, cpus, 0);
+		ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+		ck_assert_uint_eq(walk_kept(s, NULL, 0, 0, UINT64_MAX).n, all.n);
+		tb_session_keep_cpus(NULL, cpus, 1);
+	}
 	tb_session_close(s);
 	/* a damaged page still comes out, in its place */
 	s = open_dat(&smp, 0, &st);
@@ -574,6 +612,13 @@ START_TEST(session_keep_ids)
 	ck_assert_uint_eq(got.damaged, 1);
 	ck_assert_uint_eq(got.n, want.n);
 	ck_assert_uint_eq(got.h, want.h);
+	{
+		/* CPU 0's damaged page even with only CPU 1 kept */
+		uint64_t cpus[1] = { 2 };
+		ck_assert_int_eq(tb_session_rewind(s, &err), TB_OK);
+		tb_session_keep_cpus(s, cpus, 1);
+		ck_assert_uint_eq(walk_kept(s, NULL, 0, 0, UINT64_MAX).damaged, 1);
+	}
 	tb_session_close(s);
 	free(smp.data);
 }

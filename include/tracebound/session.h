@@ -342,6 +342,11 @@ TB_API TB_MUST_CHECK tb_status tb_session_set_window(tb_session *s, uint64_t fro
  */
 TB_API void tb_session_keep_ids(tb_session *s, const uint64_t *keep, size_t words);
 
+/* The same by CPU number (bit cpu % 64 of keep[cpu / 64]; report --cpu):
+ * every CPU's pages are still read, so damage on the others still comes
+ * out in its place. */
+TB_API void tb_session_keep_cpus(tb_session *s, const uint64_t *keep, size_t words);
+
 /*
  * A time as a person types it, for a window: nanoseconds ("193379737000")
  * or seconds with a fraction of 1 to 9 digits ("193.379737",
