@@ -746,7 +746,7 @@ PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
 		}
 	}
 	builder_free(&b);
+	tbpy_walker_put(ss); /* before the filter it was handed goes */
 	tbpy_filter_free(&f);
-	tbpy_walker_put(ss);
 	return out;
 }

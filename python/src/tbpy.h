@@ -131,6 +131,11 @@ typedef struct tbpy_filter {
 	size_t ncpus;
 	uint64_t start, end;       /* ts in [start, end) */
 	int has_start, has_end;
+	/* the same as bits for the session (tbpy_filter_push): events it
+	 * leaves out are never described */
+	uint64_t *keep_ids;        /* the formats' ids (NULL: every id) */
+	size_t id_words;
+	uint64_t *keep_cpus;       /* NULL: every CPU */
 } tbpy_filter;
 
 /* Fill *f from Python arguments (name, cpus, start, end), looking the
@@ -142,6 +147,11 @@ int tbpy_filter_parse(tbpy_filter *f, tb_session *s, PyObject *name,
 int tbpy_filter_parse_locked(tbpy_sess *ss, tbpy_filter *f, PyObject *name,
 			     PyObject *cpus, PyObject *start, PyObject *end);
 void tbpy_filter_free(tbpy_filter *f);
+/* Hand f's formats, CPUs and times to s (tb_session_keep_ids,
+ * tb_session_keep_cpus, the window) so that the walk does not describe
+ * what f drops; NULL: all of them again.  tbpy_next still applies f.  The
+ * caller holds s's lock and owns its walk. */
+void tbpy_filter_push(const tbpy_filter *f, tb_session *s);
 
 /*
  * The one place events come from: the next event of s that passes f

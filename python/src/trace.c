@@ -97,6 +97,7 @@ tbpy_sess *tbpy_walker_get(tbpy_trace *t)
 		Py_BEGIN_ALLOW_THREADS
 		PyThread_acquire_lock(ss->lock, WAIT_LOCK);
 		st = tb_session_rewind(ss->s, &err);
+		tbpy_filter_push(NULL, ss->s); /* no walk's filter before this one's */
 		PyThread_release_lock(ss->lock);
 		Py_END_ALLOW_THREADS
 		if (st != TB_OK) {
@@ -116,6 +117,12 @@ void tbpy_walker_put(tbpy_sess *ss)
 {
 	if (!ss)
 		return;
+	/* the walk's filter is freed after this: the session forgets it */
+	Py_BEGIN_ALLOW_THREADS
+	PyThread_acquire_lock(ss->lock, WAIT_LOCK);
+	tbpy_filter_push(NULL, ss->s);
+	PyThread_release_lock(ss->lock);
+	Py_END_ALLOW_THREADS
 	ss->walking = 0;
 	Py_DECREF(ss);
 }
@@ -243,6 +250,31 @@ int tbpy_filter_parse(tbpy_filter *f, tb_session *s, PyObject *name,
 			goto fail;
 		f->has_end = 1;
 	}
+	if (f->formats) {
+		size_t i;
+		f->id_words = 1;
+		for (i = 0; i < f->nformats; i++)
+			if (f->formats[i]->id / 64u + 1u > f->id_words)
+				f->id_words = f->formats[i]->id / 64u + 1u;
+		f->keep_ids = PyMem_RawCalloc(f->id_words, sizeof(uint64_t));
+		if (!f->keep_ids) {
+			PyErr_NoMemory();
+			goto fail;
+		}
+		for (i = 0; i < f->nformats; i++)
+			f->keep_ids[f->formats[i]->id / 64u] |= 1ull << (f->formats[i]->id % 64u);
+	}
+	if (f->cpus) {
+		size_t c;
+		f->keep_cpus = PyMem_RawCalloc(f->ncpus / 64u, sizeof(uint64_t));
+		if (!f->keep_cpus) {
+			PyErr_NoMemory();
+			goto fail;
+		}
+		for (c = 0; c < f->ncpus; c++)
+			if (f->cpus[c])
+				f->keep_cpus[c / 64u] |= 1ull << (c % 64u);
+	}
 	return 0;
 fail:
 	tbpy_filter_free(f);
@@ -275,6 +307,8 @@ int tbpy_filter_parse_locked(tbpy_sess *ss, tbpy_filter *f, PyObject *name,
 	PyThread_acquire_lock(ss->lock, WAIT_LOCK);
 	Py_END_ALLOW_THREADS
 	rc = tbpy_filter_parse(f, ss->s, name, cpus, start, end);
+	if (rc == 0)
+		tbpy_filter_push(f, ss->s);
 	PyThread_release_lock(ss->lock);
 	Py_XDECREF(names);
 	Py_XDECREF(cpu_list);
@@ -285,7 +319,26 @@ void tbpy_filter_free(tbpy_filter *f)
 {
 	PyMem_RawFree(f->formats);
 	PyMem_RawFree(f->cpus);
+	PyMem_RawFree(f->keep_ids);
+	PyMem_RawFree(f->keep_cpus);
 	memset(f, 0, sizeof(*f));
+}
+
+void tbpy_filter_push(const tbpy_filter *f, tb_session *s)
+{
+	uint64_t from = 0, to = UINT64_MAX;
+	tb_session_keep_ids(s, f ? f->keep_ids : NULL, f ? f->id_words : 0);
+	tb_session_keep_cpus(s, f ? f->keep_cpus : NULL, f && f->cpus ? f->ncpus / 64u : 0);
+	if (f && f->has_start)
+		from = f->start;
+	if (f && f->has_end)
+		to = f->end ? f->end - 1 : 0; /* [start, end) */
+	if (to < from) { /* an empty range: left to f */
+		from = 0;
+		to = UINT64_MAX;
+	}
+	if (tb_session_set_window(s, from, to) != TB_OK)
+		return; /* never: to >= from */
 }
 
 static int filter_match(const tbpy_filter *f, const tb_session_event *ev)

@@ -157,6 +157,26 @@ def test_filters_run_in_c_and_equal_python_filtering(cli):
     assert [x for x in ref if lo <= x[0] < hi] == want
 
 
+def test_a_walks_filter_ends_with_it():
+    """A walk's formats, CPUs and times go down to the session (events it
+    drops are never described); the next walk sees every event again."""
+    path = dat_files()[0]
+    with tracebound.open(path) as t:
+        n = sum(1 for _ in t)
+        every = [e.ts for e in t]
+        lo, hi = every[n // 4], every[3 * n // 4]
+        it = t.events(name="sched_switch", cpus=[1], start=lo, end=hi)
+        first = next(it)
+        assert (first.name, first.cpu) == ("sched_switch", 1) and lo <= first.ts < hi
+        assert sum(1 for _ in t) == n      # a walk of its own meanwhile
+        del it                             # the filtered walk ends unfinished
+        assert t.stats()["events"] == n    # a walk without a filter of its own
+        assert sum(1 for _ in t) == n      # the main session, its filter gone
+        nsw = sum(1 for e in t if e.name == "sched_switch")
+        assert len(t.columns("sched_switch")["__ts"]) == nsw > 0
+        assert sum(1 for _ in t) == n
+
+
 def test_trace_metadata():
     path = dat_files()[0]
     with tracebound.open(path) as t:
