@@ -1308,22 +1308,26 @@ tb_status tb_session_next(tb_session *s, tb_session_event *ev, tb_error *err)
 	}
 }
 
+/* Set one of the keep sets (NULL or 0 words: none) and whether any
+ * selection is on. */
+static void set_keep(tb_session *s, const uint64_t **set, size_t *set_words,
+		     const uint64_t *keep, size_t words)
+{
+	*set = words ? keep : NULL;
+	*set_words = keep ? words : 0;
+	s->leave_out = s->win_on || s->keep || s->keep_cpus;
+}
+
 void tb_session_keep_ids(tb_session *s, const uint64_t *keep, size_t words)
 {
-	if (!s)
-		return;
-	s->keep = words ? keep : NULL;
-	s->keep_words = keep ? words : 0;
-	s->leave_out = s->win_on || s->keep || s->keep_cpus;
+	if (s)
+		set_keep(s, &s->keep, &s->keep_words, keep, words);
 }
 
 void tb_session_keep_cpus(tb_session *s, const uint64_t *keep, size_t words)
 {
-	if (!s)
-		return;
-	s->keep_cpus = words ? keep : NULL;
-	s->keep_cpu_words = keep ? words : 0;
-	s->leave_out = s->win_on || s->keep || s->keep_cpus;
+	if (s)
+		set_keep(s, &s->keep_cpus, &s->keep_cpu_words, keep, words);
 }
 
 tb_status tb_session_set_window(tb_session *s, uint64_t from, uint64_t to)

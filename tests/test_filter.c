@@ -890,6 +890,17 @@ START_TEST(filter_check)
 }
 END_TEST
 
+/* The record: a switch from pid 0 to pid 42.  a: prev_pid == 0 (true),
+ * b: prev_pid != 0 (false), n1: -v next_pid == 42 (true). */
+static void rule_filters(tb_filter *a, tb_filter *b, tb_filter *n1)
+{
+	use_sw(0, "swapper/0", 0, 120, 0, "bash", 42, 0, "<idle>");
+	ck_assert_int_eq(tb_filter_compile(a, "sched_switch: prev_pid == 0", strlen("sched_switch: prev_pid == 0"), 0, NULL), TB_OK);
+	ck_assert_int_eq(tb_filter_compile(b, "sched_switch: prev_pid != 0", strlen("sched_switch: prev_pid != 0"), 0, NULL), TB_OK);
+	ck_assert_int_eq(tb_filter_compile(n1, "sched_switch: next_pid == 42", strlen("sched_switch: next_pid == 42"),
+					   TB_FILTER_NEGATE, NULL), TB_OK);
+}
+
 /* trace-cmd's rule for several -F and -v, on the counts measured on the
  * sample (see filter_real_records): positives are or-ed, a negative
  * hides what it matches. */
@@ -898,11 +909,7 @@ START_TEST(filter_select_rule)
 	static tb_filter a, b, n1;
 	const tb_filter *list[3];
 	int show;
-	use_sw(0, "swapper/0", 0, 120, 0, "bash", 42, 0, "<idle>");
-	ck_assert_int_eq(tb_filter_compile(&a, "sched_switch: prev_pid == 0", strlen("sched_switch: prev_pid == 0"), 0, NULL), TB_OK);
-	ck_assert_int_eq(tb_filter_compile(&b, "sched_switch: prev_pid != 0", strlen("sched_switch: prev_pid != 0"), 0, NULL), TB_OK);
-	ck_assert_int_eq(tb_filter_compile(&n1, "sched_switch: next_pid == 42", strlen("sched_switch: next_pid == 42"),
-					   TB_FILTER_NEGATE, NULL), TB_OK);
+	rule_filters(&a, &b, &n1);
 	list[0] = &b;
 	ck_assert_int_eq(tb_filter_select(list, 1, &g_r, &show, NULL), TB_OK);
 	ck_assert_int_eq(show, 0);
@@ -935,33 +942,27 @@ START_TEST(filter_select_applying)
 {
 	static tb_filter a, b, n1;
 	const tb_filter *list[65];
+	/* list: b (false), a (true), n1 (-v, true) */
+	static const struct { size_t first, n; uint64_t applies; int show; } rules[] = {
+		/* every filter applies: as tb_filter_select (0, 1, then hidden by -v) */
+		{ 0, 1, 1, 0 }, { 0, 2, 3, 1 }, { 0, 3, 7, 0 },
+		/* the true positive does not apply: hidden; the negative does not: shown */
+		{ 0, 2, 1, 0 }, { 0, 3, 3, 1 },
+		/* none applies: shown only without a positive filter */
+		{ 0, 3, 0, 0 }, { 2, 1, 0, 1 },
+	};
 	tb_error e;
 	int show, i;
-	use_sw(0, "swapper/0", 0, 120, 0, "bash", 42, 0, "<idle>");
-	ck_assert_int_eq(tb_filter_compile(&a, "sched_switch: prev_pid == 0", strlen("sched_switch: prev_pid == 0"), 0, NULL), TB_OK);
-	ck_assert_int_eq(tb_filter_compile(&b, "sched_switch: prev_pid != 0", strlen("sched_switch: prev_pid != 0"), 0, NULL), TB_OK);
-	ck_assert_int_eq(tb_filter_compile(&n1, "sched_switch: next_pid == 42", strlen("sched_switch: next_pid == 42"),
-					   TB_FILTER_NEGATE, NULL), TB_OK);
+	rule_filters(&a, &b, &n1);
 	list[0] = &b;
 	list[1] = &a;
 	list[2] = &n1;
-	/* every filter applies: as tb_filter_select (0, 1, then hidden by -v) */
-	ck_assert_int_eq(tb_filter_select_applying(list, 1, 1, &g_r, &show, NULL), TB_OK);
-	ck_assert_int_eq(show, 0);
-	ck_assert_int_eq(tb_filter_select_applying(list, 2, 3, &g_r, &show, NULL), TB_OK);
-	ck_assert_int_eq(show, 1);
-	ck_assert_int_eq(tb_filter_select_applying(list, 3, 7, &g_r, &show, NULL), TB_OK);
-	ck_assert_int_eq(show, 0);
-	/* the true positive does not apply: hidden; the negative does not: shown */
-	ck_assert_int_eq(tb_filter_select_applying(list, 2, 1, &g_r, &show, NULL), TB_OK);
-	ck_assert_int_eq(show, 0);
-	ck_assert_int_eq(tb_filter_select_applying(list, 3, 3, &g_r, &show, NULL), TB_OK);
-	ck_assert_int_eq(show, 1);
-	/* none applies: shown only without a positive filter */
-	ck_assert_int_eq(tb_filter_select_applying(list, 3, 0, &g_r, &show, NULL), TB_OK);
-	ck_assert_int_eq(show, 0);
-	ck_assert_int_eq(tb_filter_select_applying(list + 2, 1, 0, &g_r, &show, NULL), TB_OK);
-	ck_assert_int_eq(show, 1);
+	for (i = 0; i < (int)(sizeof(rules) / sizeof(rules[0])); i++) {
+		ck_assert_int_eq(tb_filter_select_applying(list + rules[i].first, rules[i].n,
+							   rules[i].applies, &g_r, &show, NULL),
+				 TB_OK);
+		ck_assert_msg(show == rules[i].show, "rule %d", i);
+	}
 	/* no format: no filter applies, whatever the mask says */
 	g_r.format = NULL;
 	ck_assert_int_eq(tb_filter_select_applying(list + 2, 1, 1, &g_r, &show, NULL), TB_OK);
