@@ -1,7 +1,9 @@
 #!/bin/bash
 # `tracebound report --raw` against `trace-cmd report -N -R`, and
 # `tracebound report` against `trace-cmd report -N`, on a large real
-# capture (issue 17: goal >= 12x each, one thread):
+# capture (issue 17: goal >= 12x each, one thread), and
+# `tracebound report --raw -F sched_switch` against trace-cmd's -F (every
+# event read, the 4% that are sched_switch shown; no goal, kept as a figure):
 #   bash bench/report_large.sh [FILE.dat]        after `make`
 # FILE defaults to build/bench/large.dat, captured on this machine by
 # bench/make_large.sh (root, tracefs, trace-cmd; 340-400 MiB, 9-11 M
@@ -42,6 +44,13 @@ if cmp -s <(n "$cli" report --raw "$file" 2>/dev/null) <(n trace-cmd report -N -
 	raw_same=byte-identical
 else
 	raw_same=DIFFERENT
+fi
+# -F: trace-cmd's event filter, one event of the capture kept (sched_switch)
+if cmp -s <(n "$cli" report --raw -F sched_switch "$file" 2>/dev/null) \
+	<(n trace-cmd report -N -R -F sched_switch "$file" 2>/dev/null); then
+	filter_same=byte-identical
+else
+	filter_same=DIFFERENT
 fi
 plain_check=$(python3 - "$cli" "$file" <<'EOF'
 import collections, re, subprocess, sys
@@ -126,6 +135,10 @@ pairs
 ours_plain=$(echo "$tb_times" | median); theirs_plain=$(echo "$tc_times" | median)
 r_plain=$(echo "$ratios" | median | awk '{ printf "%.2f", $1 }')
 plain_pairs=$ratios
+pairs -R -F sched_switch
+ours_flt=$(echo "$tb_times" | median); theirs_flt=$(echo "$tc_times" | median)
+r_flt=$(echo "$ratios" | median | awk '{ printf "%.2f", $1 }')
+flt_pairs=$ratios
 jobs_raw=$(med3 "$(wall "$cli" report --raw "$file")" "$(wall "$cli" report --raw "$file")" \
 	"$(wall "$cli" report --raw "$file")")
 jobs_plain=$(med3 "$(wall "$cli" report "$file")" "$(wall "$cli" report "$file")" \
@@ -136,16 +149,20 @@ ok() { if [ "$(echo "$1 >= 12" | bc)" = 1 ]; then echo "goal met"; else echo "go
 
 echo "report_large: $file ($(($(wc -c < "$file") >> 20)) MiB), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  --raw: $raw_same to trace-cmd report -N -R"
+echo "  --raw -F sched_switch: $filter_same to trace-cmd report -N -R -F sched_switch"
 echo "  plain: $plain_check"
 echo "  $tc_runs pair(s) each: trace-cmd once between three tracebound runs (their median), output to /dev/null, nice 5; medians"
 printf '  tracebound report --jobs 1 --raw  %7.3f s   trace-cmd report -N -R  %7.3f s   %6.2fx (goal 12x: %s; pairs:%s)\n' \
 	"$ours_raw" "$theirs_raw" "$r_raw" "$(ok "$r_raw")" "$raw_pairs"
 printf '  tracebound report --jobs 1        %7.3f s   trace-cmd report -N     %7.3f s   %6.2fx (goal 12x: %s; pairs:%s)\n' \
 	"$ours_plain" "$theirs_plain" "$r_plain" "$(ok "$r_plain")" "$plain_pairs"
+printf '  tracebound report --jobs 1 -R -F sched_switch  %7.3f s   trace-cmd  %7.3f s   %6.2fx (every event read, 4%% shown; pairs:%s)\n' \
+	"$ours_flt" "$theirs_flt" "$r_flt" "$flt_pairs"
 printf '  tracebound report --raw (%s cores) %7.3f s   %6.2fx (median of 3)\n' "$(nproc)" "$jobs_raw" "$j_raw"
 printf '  tracebound report (%s cores)       %7.3f s   %6.2fx (median of 3)\n' "$(nproc)" "$jobs_plain" "$j_plain"
-case "$raw_same $plain_check" in
+case "$raw_same $plain_check $filter_same" in
 *DIFFERENT*) echo "report_large: outputs differ: figures not printed" >&2; exit 1 ;;
 esac
 echo "figure: report_large_raw_vs_trace_cmd $r_raw"
 echo "figure: report_large_vs_trace_cmd $r_plain"
+echo "figure: report_large_filter_vs_trace_cmd $r_flt"

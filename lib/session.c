@@ -1021,14 +1021,14 @@ TB_ALWAYS_INLINE int event_id(const tb_session *s, const tb_session_event *ev, u
 #define LEFT_OUT TB_STATUS_END_
 
 /* Is bit i of the words set? */
-static int bit_set(const uint64_t *w, size_t words, uint32_t i)
+TB_ALWAYS_INLINE int bit_set(const uint64_t *w, size_t words, uint32_t i)
 {
 	return i / 64u < words && (w[i / 64u] >> (i % 64u) & 1u) != 0;
 }
 
 /* Does the window, tb_session_keep_ids or tb_session_keep_cpus leave ev
  * (not yet described: its time without the offsets) out? */
-static int left_out(const tb_session *s, const tb_session_event *ev)
+TB_ALWAYS_INLINE int left_out(const tb_session *s, const tb_session_event *ev)
 {
 	uint32_t id;
 	if (s->keep_cpus && !bit_set(s->keep_cpus, s->keep_cpu_words, ev->cpu))
