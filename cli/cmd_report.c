@@ -275,6 +275,8 @@ static int keep_ids(tb_cli_capture *caps, size_t ncaps, report_sel *sel)
 		for (k = 0; k < n; k++)
 			if (tb_session_format_at(s, k, NULL, NULL, &id) && id / 64u + 1u > words)
 				words = id / 64u + 1u;
+		if (words > TB_SESSION_KEEP_ID_WORDS)
+			continue; /* an id past 2 bytes: no set, every event described */
 		sel->ids[c] = calloc(words, sizeof(uint64_t));
 		if (!sel->ids[c]) {
 			fprintf(stderr, "tracebound: out of memory\n");

@@ -283,6 +283,56 @@ static void write_tmp(const char *path, const uint8_t *p, size_t n)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
+/* A format whose ID: line reads past 2 bytes (here the ftrace one's, 4e9,
+ * in a file whose common_type has 4) gets no keep set from --events or -F
+ * (one sized from it would be 500 MB): the selections show the same
+ * events, under a 400 MB address-space limit (not under ASan, which
+ * reserves more than that for itself). */
+START_TEST(selection_with_an_id_past_two_bytes)
+{
+	static uint8_t file[1 << 16], pg[2][4096];
+	static const char *sel[] = { "--events sched_wakeup", "-F sched_wakeup",
+				     "--events 'sched*' -F sched_wakeup" };
+	dw_spec s;
+	dw_layout lay;
+	tbt_pw w;
+	size_t n, i;
+	char path[128], cmd[512];
+	dw_default(&s, 6);
+	/* a 4-byte common_type: ids up to 2^32 are the file's to use */
+	s.ftrace_format = "name: function\nID: 4000000000\nformat:\n\tfield:unsigned "
+			  "int common_type;\toffset:0;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
+	s.event_format = "name: sched_wakeup\nID: 300\nformat:\n\tfield:unsigned "
+			 "int common_type;\toffset:0;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
+	tbt_pw_init(&w, pg[0], 4096, 0, 8, 1000);
+	tbt_pw_data(&w, 0, rec300, 4, 0);
+	tbt_pw_data(&w, 500, rec300, 4, 0);
+	tbt_pw_finish(&w, 0, 0, 0);
+	tbt_pw_init(&w, pg[1], 4096, 0, 8, 777);
+	tbt_pw_finish(&w, 0, 0, 0);
+	for (i = 0; i < 2; i++) {
+		s.cpu_data[i] = pg[i];
+		s.cpu_size[i] = 4096;
+	}
+	n = dw_write(&s, file, sizeof(file), &lay);
+	ck_assert_uint_gt(n, 0);
+	snprintf(path, sizeof(path), "/tmp/tb-reportopts-%d-bigid.dat", (int)getpid());
+	write_tmp(path, file, n);
+	for (i = 0; i < sizeof(sel) / sizeof(sel[0]); i++) {
+		tb_test_run r;
+		snprintf(cmd, sizeof(cmd), "ldd \"$CLI\" | grep -q asan || ulimit -v 409600; "
+			 "\"$CLI\" report --jobs 1 %s %s", sel[i], path);
+		tb_test_sh(cmd, &r);
+		ck_assert_msg(r.status == 0, "%s: %s", sel[i], r.err);
+		ck_assert_str_eq(r.out, "cpus=2\n"
+			 "          <idle>-0     [000]     0.000001: sched_wakeup:         \n"
+			 "          <idle>-0     [000]     0.000002: sched_wakeup:         \n");
+		tb_test_run_free(&r);
+	}
+	remove(path);
+}
+END_TEST
+
 START_TEST(written_file_cpus_and_table)
 {
 	static uint8_t file[1 << 16];
@@ -765,6 +815,7 @@ Suite *tb_suite_reportopts(void)
 	tcase_add_test(t, window_matches_json_selection);
 	tcase_add_test(t, ts_offset_per_file);
 	tcase_add_test(t, several_files_json_and_errors);
+	tcase_add_test(t, selection_with_an_id_past_two_bytes);
 	suite_add_tcase(s, t);
 	return s;
 }

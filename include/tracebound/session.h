@@ -341,6 +341,10 @@ TB_API TB_MUST_CHECK tb_status tb_session_set_window(tb_session *s, uint64_t fro
  * default).
  */
 TB_API void tb_session_keep_ids(tb_session *s, const uint64_t *keep, size_t words);
+/* Words enough for every id a 2-byte common_type holds (every trace.dat
+ * seen).  A format whose ID: line reads past that (a damaged or hostile
+ * file) is better served by no set than by a set sized from it. */
+#define TB_SESSION_KEEP_ID_WORDS 1024u
 
 /* The same by CPU number (bit cpu % 64 of keep[cpu / 64]; report --cpu):
  * every CPU's pages are still read, so damage on the others still comes

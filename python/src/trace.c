@@ -256,13 +256,18 @@ int tbpy_filter_parse(tbpy_filter *f, tb_session *s, PyObject *name,
 		for (i = 0; i < f->nformats; i++)
 			if (f->formats[i]->id / 64u + 1u > f->id_words)
 				f->id_words = f->formats[i]->id / 64u + 1u;
-		f->keep_ids = PyMem_RawCalloc(f->id_words, sizeof(uint64_t));
-		if (!f->keep_ids) {
-			PyErr_NoMemory();
-			goto fail;
+		if (f->id_words > TB_SESSION_KEEP_ID_WORDS) {
+			f->id_words = 0; /* an id past 2 bytes: no set, tbpy_next decides */
+		} else {
+			f->keep_ids = PyMem_RawCalloc(f->id_words, sizeof(uint64_t));
+			if (!f->keep_ids) {
+				PyErr_NoMemory();
+				goto fail;
+			}
+			for (i = 0; i < f->nformats; i++)
+				f->keep_ids[f->formats[i]->id / 64u] |=
+					1ull << (f->formats[i]->id % 64u);
 		}
-		for (i = 0; i < f->nformats; i++)
-			f->keep_ids[f->formats[i]->id / 64u] |= 1ull << (f->formats[i]->id % 64u);
 	}
 	if (f->cpus) {
 		size_t c;
