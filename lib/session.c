@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "tracebound/filter.h"
 #include "tracebound/session.h"
 #include "tracebound/text.h"
 
@@ -1020,25 +1021,20 @@ TB_ALWAYS_INLINE int event_id(const tb_session *s, const tb_session_event *ev, u
  * the last status, so never one a stream returns. */
 #define LEFT_OUT TB_STATUS_END_
 
-/* Is bit i of the words set? */
-TB_ALWAYS_INLINE int bit_set(const uint64_t *w, size_t words, uint32_t i)
-{
-	return i / 64u < words && (w[i / 64u] >> (i % 64u) & 1u) != 0;
-}
-
 /* Does the window, tb_session_keep_ids or tb_session_keep_cpus leave ev
- * (not yet described: its time without the offsets) out? */
+ * (not yet described: its time without the offsets) out?  Both sets are
+ * bit sets of the CPU lists' shape (filter.h's tb_cpu_list_has). */
 TB_ALWAYS_INLINE int left_out(const tb_session *s, const tb_session_event *ev)
 {
 	uint32_t id;
-	if (s->keep_cpus && !bit_set(s->keep_cpus, s->keep_cpu_words, ev->cpu))
+	if (s->keep_cpus && !tb_cpu_list_has(s->keep_cpus, s->keep_cpu_words, ev->cpu))
 		return 1;
 	if (s->win_on) {
 		uint64_t ts = ev->ts + (uint64_t)s->info.ts_offset; /* as fill_event adds it */
 		if (ts < s->win_from || ts > s->win_to)
 			return 1;
 	}
-	return s->keep && !(event_id(s, ev, &id) && bit_set(s->keep, s->keep_words, id));
+	return s->keep && !(event_id(s, ev, &id) && tb_cpu_list_has(s->keep, s->keep_words, id));
 }
 
 static void fill_event(tb_session *s, tb_session_event *ev)
@@ -1308,14 +1304,20 @@ tb_status tb_session_next(tb_session *s, tb_session_event *ev, tb_error *err)
 	}
 }
 
-/* Set one of the keep sets (NULL or 0 words: none) and whether any
- * selection is on. */
+/* Whether any of the window and the keep sets is on (the walk's one
+ * test), after one of them changed. */
+static void selection_changed(tb_session *s)
+{
+	s->leave_out = s->win_on || s->keep || s->keep_cpus;
+}
+
+/* Set one of the keep sets (NULL or 0 words: none). */
 static void set_keep(tb_session *s, const uint64_t **set, size_t *set_words,
 		     const uint64_t *keep, size_t words)
 {
 	*set = words ? keep : NULL;
 	*set_words = keep ? words : 0;
-	s->leave_out = s->win_on || s->keep || s->keep_cpus;
+	selection_changed(s);
 }
 
 void tb_session_keep_ids(tb_session *s, const uint64_t *keep, size_t words)
@@ -1337,7 +1339,7 @@ tb_status tb_session_set_window(tb_session *s, uint64_t from, uint64_t to)
 	s->win_from = from;
 	s->win_to = to;
 	s->win_on = from != 0 || to != UINT64_MAX;
-	s->leave_out = s->win_on || s->keep || s->keep_cpus;
+	selection_changed(s);
 	return TB_OK;
 }
 

@@ -127,15 +127,14 @@ void tbpy_walker_put(tbpy_sess *ss);
 typedef struct tbpy_filter {
 	const tb_format **formats; /* NULL: every event (with or without format) */
 	size_t nformats;
-	uint8_t *cpus;             /* NULL: every CPU; else cpus[cpu] != 0 */
-	size_t ncpus;
+	uint64_t *cpus;            /* NULL: every CPU; else a CPU list's bits */
+	size_t cpu_words;          /* (tb_cpu_list_has; tb_session_keep_cpus) */
 	uint64_t start, end;       /* ts in [start, end) */
 	int has_start, has_end;
-	/* the same as bits for the session (tbpy_filter_push): events it
-	 * leaves out are never described */
-	uint64_t *keep_ids;        /* the formats' ids (NULL: every id) */
+	/* the formats as their ids' bits, for the session (tbpy_filter_push,
+	 * with cpus and the times): events it leaves out are never described */
+	uint64_t *keep_ids;        /* NULL: every id */
 	size_t id_words;
-	uint64_t *keep_cpus;       /* NULL: every CPU */
 } tbpy_filter;
 
 /* Fill *f from Python arguments (name, cpus, start, end), looking the

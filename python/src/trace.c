@@ -222,8 +222,8 @@ int tbpy_filter_parse(tbpy_filter *f, tb_session *s, PyObject *name,
 		if (!seq)
 			goto fail;
 		n = PyTuple_GET_SIZE(seq);
-		f->ncpus = TB_DAT_MAX_CPUS;
-		f->cpus = PyMem_RawCalloc(f->ncpus, 1);
+		f->cpu_words = TB_DAT_MAX_CPUS / 64u;
+		f->cpus = PyMem_RawCalloc(f->cpu_words, sizeof(uint64_t));
 		if (!f->cpus) {
 			Py_DECREF(seq);
 			PyErr_NoMemory();
@@ -235,8 +235,8 @@ int tbpy_filter_parse(tbpy_filter *f, tb_session *s, PyObject *name,
 				Py_DECREF(seq);
 				goto fail;
 			}
-			if (c >= 0 && (size_t)c < f->ncpus)
-				f->cpus[c] = 1;
+			if (c >= 0 && (size_t)c < TB_DAT_MAX_CPUS)
+				f->cpus[c / 64] |= 1ull << (c % 64);
 		}
 		Py_DECREF(seq);
 	}
@@ -268,17 +268,6 @@ int tbpy_filter_parse(tbpy_filter *f, tb_session *s, PyObject *name,
 				f->keep_ids[f->formats[i]->id / 64u] |=
 					1ull << (f->formats[i]->id % 64u);
 		}
-	}
-	if (f->cpus) {
-		size_t c;
-		f->keep_cpus = PyMem_RawCalloc(f->ncpus / 64u, sizeof(uint64_t));
-		if (!f->keep_cpus) {
-			PyErr_NoMemory();
-			goto fail;
-		}
-		for (c = 0; c < f->ncpus; c++)
-			if (f->cpus[c])
-				f->keep_cpus[c / 64u] |= 1ull << (c % 64u);
 	}
 	return 0;
 fail:
@@ -325,7 +314,6 @@ void tbpy_filter_free(tbpy_filter *f)
 	PyMem_RawFree(f->formats);
 	PyMem_RawFree(f->cpus);
 	PyMem_RawFree(f->keep_ids);
-	PyMem_RawFree(f->keep_cpus);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -333,7 +321,7 @@ void tbpy_filter_push(const tbpy_filter *f, tb_session *s)
 {
 	uint64_t from = 0, to = UINT64_MAX;
 	tb_session_keep_ids(s, f ? f->keep_ids : NULL, f ? f->id_words : 0);
-	tb_session_keep_cpus(s, f ? f->keep_cpus : NULL, f && f->cpus ? f->ncpus / 64u : 0);
+	tb_session_keep_cpus(s, f ? f->cpus : NULL, f ? f->cpu_words : 0);
 	if (f && f->has_start)
 		from = f->start;
 	if (f && f->has_end)
@@ -352,7 +340,7 @@ static int filter_match(const tbpy_filter *f, const tb_session_event *ev)
 		return 0;
 	if (f->has_end && ev->ts >= f->end)
 		return 0;
-	if (f->cpus && (ev->cpu >= f->ncpus || !f->cpus[ev->cpu]))
+	if (f->cpus && !tb_cpu_list_has(f->cpus, f->cpu_words, ev->cpu))
 		return 0;
 	if (f->formats) {
 		size_t i;
