@@ -351,17 +351,12 @@ static tb_status queue_bytes(void *ctx, const void *p, size_t n)
 {
 	pf_worker *ws = ctx;
 	pf_rec r;
-	size_t room;
-	uint8_t *at;
-	if (n > UINT32_MAX - sizeof(r) || !(at = tb_parts_reserve(ws->k, sizeof(r) + n, &room))) {
-		ws->oom = 1; /* or cancelled: then nothing is said */
-		return TB_ERR_ARG;
-	}
+	int rc = -1;
 	r.kind = PF_REC_BYTES;
 	r.len = (uint32_t)n;
-	memcpy(at, &r, sizeof(r));
-	memcpy(at + sizeof(r), p, n);
-	return tb_parts_commit(ws->k, sizeof(r) + n) ? TB_ERR_ARG : TB_OK;
+	if (n > UINT32_MAX - sizeof(r) || (rc = tb_parts_put2(ws->k, &r, sizeof(r), p, n)) == -1)
+		ws->oom = 1; /* or cancelled: then nothing is said */
+	return rc ? TB_ERR_ARG : TB_OK;
 }
 
 static int queue_rec(tb_parts_sink *k, unsigned kind, const void *p, size_t n)

@@ -208,6 +208,33 @@ START_TEST(pfjobs_clock_going_back)
 }
 END_TEST
 
+/* Records longer than a worker's staging buffer go straight to a chunk:
+ * generic events with two strings of 60,000 letters, many to a chunk;
+ * then with eighty, each longer than a chunk (4 MiB), to one of its size. */
+START_TEST(pfjobs_records_longer_than_the_stage)
+{
+	static uint8_t file[2 << 20];
+	static const unsigned nstrings[] = { 2, 80 };
+	char path[] = "/tmp/tb-pfjobs-long.XXXXXX", *err = NULL;
+	int fd = mkstemp(path);
+	size_t i;
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	part_size("4096");
+	for (i = 0; i < 2; i++) {
+		size_t len = dw_long_lines_file(file, sizeof(file), nstrings[i]);
+		ck_assert_uint_gt(len, 0);
+		tb_test_write_file(path, file, len);
+		ck_assert_uint_gt(same_as_one_thread("-v --generic", path, 0, &err),
+				  8 * 60000 * nstrings[i]);
+		ck_assert_ptr_nonnull(strstr(err, "24 events (0 typed, 24 generic"));
+		free(err);
+	}
+	part_size(NULL);
+	unlink(path);
+}
+END_TEST
+
 /* Raw dumps are not split: --jobs runs the one-thread loop, same trace. */
 START_TEST(pfjobs_raw_dumps_one_thread)
 {
@@ -265,6 +292,7 @@ Suite *tb_suite_pfjobs(void)
 	tcase_add_test(tc, pfjobs_damaged_pages_said_in_place);
 	tcase_add_test(tc, pfjobs_clock_going_back);
 	tcase_add_test(tc, pfjobs_fuzzed_captures_cut_small);
+	tcase_add_test(tc, pfjobs_records_longer_than_the_stage);
 	tcase_add_test(tc, pfjobs_raw_dumps_one_thread);
 	tcase_add_test(tc, pfjobs_write_error_and_option);
 	suite_add_tcase(s, tc);
