@@ -395,14 +395,9 @@ int tb_parts_commit(tb_parts_sink *k, size_t used)
 
 int tb_parts_put(tb_parts_sink *k, const void *p, size_t n)
 {
-	size_t room;
-	uint8_t *to;
 	if (!k->sh)
 		return consume_direct(k, p, n);
-	if (!(to = tb_parts_reserve(k, n, &room)))
-		return -1;
-	memcpy(to, p, n);
-	return tb_parts_commit(k, n);
+	return tb_parts_put2(k, NULL, 0, p, n) ? -1 : 0;
 }
 
 int tb_parts_put2(tb_parts_sink *k, const void *a, size_t an, const void *b, size_t bn)
@@ -416,15 +411,19 @@ int tb_parts_put2(tb_parts_sink *k, const void *a, size_t an, const void *b, siz
 			if (!(k->cur = new_elem(k, EL_DATA, n > CHUNK_SIZE ? n : CHUNK_SIZE)))
 				return -1;
 		}
-		memcpy(k->cur->buf + k->cur->len, a, an);
-		copy_out(k->cur->buf + k->cur->len + an, b, bn);
+		if (an)
+			memcpy(k->cur->buf + k->cur->len, a, an);
+		if (bn)
+			copy_out(k->cur->buf + k->cur->len + an, b, bn);
 		k->cur->len += n;
 		return 0;
 	}
 	if (!(to = tb_parts_reserve(k, n, &room)))
 		return -1;
-	memcpy(to, a, an);
-	memcpy(to + an, b, bn);
+	if (an)
+		memcpy(to, a, an);
+	if (bn)
+		memcpy(to + an, b, bn);
 	return tb_parts_commit(k, n) ? -2 : 0;
 }
 

@@ -22,8 +22,9 @@ typedef struct tb_parts_sink tb_parts_sink;
  * (consume may get several puts at once).  0, or -1: stop (cancelled, out
  * of memory, or a write error in the one-cursor walk). */
 int tb_parts_put(tb_parts_sink *k, const void *p, size_t n);
-/* One put of two pieces, a then b (a record's header and its body): 0,
- * -1 as tb_parts_reserve's NULL, -2 a write error (the one-cursor walk). */
+/* One put of two pieces, a then b (a record's header and its body; either
+ * may be empty): 0, -1 as tb_parts_reserve's NULL, -2 a write error (the
+ * one-cursor walk).  tb_parts_put is this with no header. */
 int tb_parts_put2(tb_parts_sink *k, const void *a, size_t an, const void *b, size_t bn);
 /* Room to build a put in place (no copy): at least n bytes, *room says
  * how many (NULL: stop, as above).  tb_parts_commit(k, used) then puts the

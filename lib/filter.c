@@ -745,27 +745,30 @@ static tb_status select_by_rule(const tb_filter *const *filters, size_t n,
 	return first;
 }
 
-tb_status tb_filter_select(const tb_filter *const *filters, size_t n,
-			   const tb_filter_record *rec, int *show, tb_error *err)
+/* The arguments of both entry points checked, then the rule. */
+static tb_status select_checked(const tb_filter *const *filters, size_t n,
+				const uint64_t *applies, const tb_filter_record *rec, int *show,
+				tb_error *err)
 {
 	tb_error_clear(err);
 	if (show)
 		*show = 0;
-	if (!rec || !show || (!filters && n))
-		return tb_fail(err, TB_ERR_ARG, 0, "NULL filters, record or result");
-	return select_by_rule(filters, n, NULL, rec, show, err);
+	if (!rec || !show || (!filters && n) || (applies && n > 64))
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL filters, record or result, or over 64");
+	return select_by_rule(filters, n, applies, rec, show, err);
+}
+
+tb_status tb_filter_select(const tb_filter *const *filters, size_t n,
+			   const tb_filter_record *rec, int *show, tb_error *err)
+{
+	return select_checked(filters, n, NULL, rec, show, err);
 }
 
 tb_status tb_filter_select_applying(const tb_filter *const *filters, size_t n,
 				    uint64_t applies, const tb_filter_record *rec, int *show,
 				    tb_error *err)
 {
-	tb_error_clear(err);
-	if (show)
-		*show = 0;
-	if (!rec || !show || (!filters && n) || n > 64)
-		return tb_fail(err, TB_ERR_ARG, 0, "NULL filters, record or result, or over 64");
-	return select_by_rule(filters, n, &applies, rec, show, err);
+	return select_checked(filters, n, &applies, rec, show, err);
 }
 
 /* ---- checking against a format ---- */

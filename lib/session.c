@@ -1315,8 +1315,9 @@ static void selection_changed(tb_session *s)
 static void set_keep(tb_session *s, const uint64_t **set, size_t *set_words,
 		     const uint64_t *keep, size_t words)
 {
-	*set = words ? keep : NULL;
-	*set_words = keep ? words : 0;
+	int on = keep && words;
+	*set = on ? keep : NULL;
+	*set_words = on ? words : 0;
 	selection_changed(s);
 }
 
