@@ -37,19 +37,64 @@ tb_status tb_dat_chunk_max(const tb_dat *d, const tb_dat_buffer *b,
 	return TB_OK;
 }
 
-tb_status tb_dat_stream_init(tb_dat_stream *s, const tb_dat *d,
-			     const tb_dat_buffer *b,
-			     const tb_kbuf_layout *layout,
-			     tb_dat_cursor *cursors, size_t ncursors,
-			     uint8_t *chunk_mem, size_t per_cpu,
-			     unsigned flags, tb_error *err)
+/* Each CPU's own chunk memory (see tracedat.h): what it holds, so that
+ * empty CPUs cost nothing and none costs another's largest chunk. */
+tb_status tb_dat_chunk_caps(const tb_dat *d, const tb_dat_buffer *b, size_t *caps,
+			    size_t *total, tb_error *err)
 {
-	size_t i;
+	size_t i, sum = 0, want = 0, ps;
+	if (!d || !b || (!caps && b->ncpus) || !total)
+		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
+	ps = b->page_size;
+	if (!b->compressed && d->read && ps) {
+		want = b->ncpus > TB_DAT_READ_MANY ? TB_DAT_READ_SMALL : TB_DAT_READ_CHUNK;
+		want = want > ps ? want - want % ps : ps;
+	}
+	for (i = 0; i < b->ncpus; i++) {
+		const tb_dat_cpu *cpu = &b->cpus[i];
+		size_t cap = 0;
+		if (b->compressed && cpu->size) {
+			tb_dat_chunk_iter it;
+			tb_dat_chunk ch;
+			tb_status s = tb_dat_chunks_begin(&it, d, b, cpu, err);
+			if (s)
+				return s;
+			while ((s = tb_dat_chunk_next(&it, &ch, err)) == TB_OK)
+				if (ch.usize > cap)
+					cap = ch.usize;
+			if (s != TB_END)
+				return s;
+			if (cap < 16)
+				cap = 16; /* a place to point at, chunks of 0 bytes or none */
+		} else if (want && cpu->size) {
+			/* a read buffer, no larger than the CPU's pages */
+			cap = cpu->size < want ? (size_t)cpu->size : want;
+			cap = cap % ps ? cap - cap % ps + ps : cap;
+		}
+		if (cap > SIZE_MAX / 2 - sum)
+			return tb_fail(err, TB_ERR_LIMIT, b->section_offset,
+				       "chunk memory past the address space");
+		caps[i] = cap;
+		sum += cap;
+	}
+	*total = sum;
+	return TB_OK;
+}
+
+/* The cursors of tb_dat_stream_init and _init_caps: cursor i's chunk
+ * memory is per_cpu bytes at i * per_cpu, or caps[i] bytes after the
+ * caps before it. */
+static tb_status stream_init(tb_dat_stream *s, const tb_dat *d, const tb_dat_buffer *b,
+			     const tb_kbuf_layout *layout, tb_dat_cursor *cursors,
+			     size_t ncursors, uint8_t *chunk_mem, size_t per_cpu,
+			     const size_t *caps, unsigned flags, tb_error *err)
+{
+	size_t i, at = 0;
 	tb_error_clear(err);
 	if (!s || !d || !b || !layout || (!cursors && b->ncpus) ||
 	    ncursors < b->ncpus ||
-	    ((b->compressed || d->read) && b->ncpus && !chunk_mem) ||
-	    (d->read && !b->compressed && b->ncpus && per_cpu < b->page_size))
+	    (!caps && (b->compressed || d->read) && b->ncpus && !chunk_mem) ||
+	    (!caps && d->read && !b->compressed && b->ncpus && per_cpu < b->page_size))
 		return tb_fail(err, TB_ERR_ARG, 0, "invalid stream arguments");
 	if (b->latency)
 		return tb_fail(err, TB_ERR_UNSUPPORTED, b->section_offset,
@@ -66,7 +111,14 @@ tb_status tb_dat_stream_init(tb_dat_stream *s, const tb_dat *d,
 	s->flags = flags;
 	for (i = 0; i < b->ncpus; i++) {
 		tb_dat_cursor *c = &cursors[i];
+		size_t cap = caps ? caps[i] : per_cpu;
+		uint8_t *mem = NULL;
 		tb_status st;
+		if (chunk_mem && cap) /* (no NULL + 0) */
+			mem = chunk_mem + (caps ? at : i * per_cpu);
+		else if (chunk_mem && !caps)
+			mem = chunk_mem;
+		at += caps ? cap : 0;
 		memset(c, 0, sizeof(*c));
 		c->cpu = &b->cpus[i];
 		c->batch_status = TB_END;
@@ -74,9 +126,11 @@ tb_status tb_dat_stream_init(tb_dat_stream *s, const tb_dat *d,
 			c->done = 1;
 			continue;
 		}
+		if ((b->compressed || d->read) && (!mem || (!b->compressed && cap < b->page_size)))
+			return tb_fail(err, TB_ERR_ARG, 0, "invalid stream arguments");
 		if (b->compressed) {
-			c->chunk = chunk_mem + i * per_cpu;
-			c->chunk_cap = per_cpu;
+			c->chunk = mem;
+			c->chunk_cap = cap;
 			st = tb_dat_chunks_begin(&c->chunks, d, b, c->cpu, err);
 			if (st)
 				return st;
@@ -84,12 +138,33 @@ tb_status tb_dat_stream_init(tb_dat_stream *s, const tb_dat *d,
 			c->next = c->cpu->offset;
 			c->end = c->cpu->offset + c->cpu->size;
 			if (d->read) {
-				c->chunk = chunk_mem + i * per_cpu;
-				c->chunk_cap = per_cpu - per_cpu % b->page_size;
+				c->chunk = mem;
+				c->chunk_cap = cap - cap % b->page_size;
 			}
 		}
 	}
 	return TB_OK;
+}
+
+tb_status tb_dat_stream_init(tb_dat_stream *s, const tb_dat *d,
+			     const tb_dat_buffer *b,
+			     const tb_kbuf_layout *layout,
+			     tb_dat_cursor *cursors, size_t ncursors,
+			     uint8_t *chunk_mem, size_t per_cpu,
+			     unsigned flags, tb_error *err)
+{
+	return stream_init(s, d, b, layout, cursors, ncursors, chunk_mem, per_cpu, NULL, flags,
+			   err);
+}
+
+tb_status tb_dat_stream_init_caps(tb_dat_stream *s, const tb_dat *d, const tb_dat_buffer *b,
+				  const tb_kbuf_layout *layout, tb_dat_cursor *cursors,
+				  size_t ncursors, uint8_t *chunk_mem, const size_t *caps,
+				  unsigned flags, tb_error *err)
+{
+	if (!caps && b && b->ncpus)
+		return tb_fail(err, TB_ERR_ARG, 0, "invalid stream arguments");
+	return stream_init(s, d, b, layout, cursors, ncursors, chunk_mem, 0, caps, flags, err);
 }
 
 /* The file offset of a fault at byte `at` of the cursor's page.  A page

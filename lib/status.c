@@ -21,6 +21,7 @@ TB_API const char *tb_strerror(tb_status status)
 	case TB_ERR_LIMIT: return "limit exceeded";
 	case TB_ERR_NO_SPACE: return "caller storage too small";
 	case TB_ERR_ARG: return "invalid argument";
+	case TB_ERR_BUDGET: return "over the memory budget";
 	case TB_STATUS_END_: break;
 	}
 	return "unknown status";

@@ -250,11 +250,15 @@ static tb_dat_cpu *take_cpus(ctx *c, size_t n)
 	return p;
 }
 
+/* Scratch for n bytes, counted in need.scratch whether it fits or not.
+ * Once one did not fit, none does: the open is called again with need
+ * anyway, so nothing more is decompressed in vain, and every later
+ * section is still counted (one retry holds them all). */
 static uint8_t *take_scratch(ctx *c, size_t n)
 {
 	tb_dat *d = c->d;
 	uint8_t *p = NULL;
-	if (d->st_.scratch && n <= d->st_.scratch_cap &&
+	if (!c->no_scratch && d->st_.scratch && n <= d->st_.scratch_cap &&
 	    d->scratch_used_ <= d->st_.scratch_cap - n) {
 		p = d->st_.scratch + d->scratch_used_;
 		d->scratch_used_ += n;
@@ -1290,7 +1294,7 @@ static tb_status walk_v7_sections(ctx *c, size_t start, int pass)
 	} else if (nstr > 0) {
 		/* several (or compressed): gather them into scratch */
 		uint8_t *dst = NULL;
-		size_t total = 0, pos = 0;
+		size_t total = 0;
 		off = start;
 		while (off < limit) {
 			sect s;
@@ -1307,30 +1311,27 @@ static tb_status walk_v7_sections(ctx *c, size_t start, int pass)
 					damage(c, TB_DAT_PART_SECTIONS, 16 + s.size);
 					break;
 				}
-				if (skipped)
-					return TB_OK;
-				total += b.r.len;
-				if (!b.in_file) {
-					/* already in scratch: it is contiguous */
-					if (!dst)
-						dst = (uint8_t *)(uintptr_t)b.r.data;
-				} else {
+				/* a section that does not fit is still counted
+				 * (take_scratch): one retry holds them all */
+				if (!skipped && b.in_file) {
 					uint8_t *cp = take_scratch(c, b.r.len);
-					if (!cp)
-						return TB_OK;
+					if (cp && b.r.len)
+						memcpy(cp, b.r.data, b.r.len);
 					if (!dst)
 						dst = cp;
-					if (b.r.len)
-						memcpy(cp, b.r.data, b.r.len);
+				} else if (!skipped && !dst) {
+					/* already in scratch: it is contiguous */
+					dst = (uint8_t *)(uintptr_t)b.r.data;
 				}
-				pos += b.r.len;
+				total += b.r.len;
 			}
 			off += 16 + s.size;
 		}
-		d->strings.ptr = (const char *)dst;
+		if (c->no_scratch)
+			total = 0; /* not all of them are there: call again */
+		d->strings.ptr = total ? (const char *)dst : NULL;
 		d->strings.len = total;
 		d->strings.offset = start;
-		(void)pos;
 	}
 	return TB_OK;
 }

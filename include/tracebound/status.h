@@ -37,7 +37,8 @@ extern "C" {
  * Results.  Values below TB_ERR_FIRST are not errors: they steer the
  * caller (go on, stop, feed more, look elsewhere).  Every value from
  * TB_ERR_FIRST on is an error; the malformed-input kinds come first, then
- * the limits, the caller's storage and the caller's arguments.
+ * the limits, the caller's storage and the caller's arguments, then the
+ * caller's budget (a capture that needs more memory than allowed).
  */
 typedef enum tb_status {
 	TB_OK = 0,          /* done; a result is available */
@@ -59,6 +60,9 @@ typedef enum tb_status {
 	TB_ERR_LIMIT,       /* a named limit of the library was exceeded */
 	TB_ERR_NO_SPACE,    /* caller-provided storage is too small */
 	TB_ERR_ARG,         /* the caller passed an invalid argument */
+	TB_ERR_BUDGET,      /* sound as far as read, but decoding it needs more
+			       memory than the caller's budget allows (nothing
+			       was asked for past it: see tb_session_need) */
 	TB_STATUS_END_      /* not a status: one past the last value */
 } tb_status;
 

@@ -454,6 +454,26 @@ TB_API TB_MUST_CHECK tb_status tb_dat_stream_init(tb_dat_stream *s,
 						  tb_error *err);
 
 /*
+ * Chunk memory that follows what each CPU holds: caps[i] (b->ncpus
+ * entries) for b->cpus[i]: 0 for an empty CPU, else its own largest
+ * decompressed chunk (compressed b) or a read buffer of TB_DAT_READ_CHUNK
+ * at most, no larger than its pages (d->read set), else 0; *total is
+ * their sum.  Chunk headers are read, nothing is decompressed.  Errors:
+ * the chunk table's, TB_ERR_LIMIT when the sum passes SIZE_MAX / 2.
+ */
+TB_API TB_MUST_CHECK tb_status tb_dat_chunk_caps(const tb_dat *d, const tb_dat_buffer *b,
+						 size_t *caps, size_t *total, tb_error *err);
+
+/* tb_dat_stream_init with chunk_mem laid out by caps (tb_dat_chunk_caps):
+ * cursor i's caps[i] bytes follow those of the cursors before it. */
+TB_API TB_MUST_CHECK tb_status tb_dat_stream_init_caps(tb_dat_stream *s, const tb_dat *d,
+						       const tb_dat_buffer *b,
+						       const tb_kbuf_layout *layout,
+						       tb_dat_cursor *cursors, size_t ncursors,
+						       uint8_t *chunk_mem, const size_t *caps,
+						       unsigned flags, tb_error *err);
+
+/*
  * The next event by time (ties: the lower CPU first, as trace-cmd).
  * TB_OK, TB_END, or an error for one page (err->offset is a file offset,
  * s->error_cpu and s->error_page say which); the stream then goes on with
