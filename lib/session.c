@@ -22,6 +22,15 @@
 #define TB_SESSION_MAX_BUFFERS 256u /* buffers (instances) merged */
 #define NO_ENTRY UINT32_MAX
 
+/* The parts of the memory budget (tb_session_need.refused names them). */
+static const char part_session[] = "memory budget: the session itself";
+static const char part_container[] = "memory budget: the trace.dat tables and decompressed sections";
+static const char part_tables[] = "memory budget: the format index and symbol tables";
+static const char part_streams[] = "memory budget: the per-CPU cursors and chunk buffers";
+static const char part_format[] = "memory budget: an event format's fields";
+static const char part_program[] = "memory budget: a print fmt program";
+static const char part_render[] = "memory budget: the JSON text buffer";
+
 /* ---- the arena ---- */
 
 #define ALIGN_UP(n) (((n) + 15u) & ~(size_t)15u)
@@ -91,6 +100,7 @@ typedef struct fmt_entry {
 	uint8_t ok;              /* parsed at open */
 	uint8_t tried;           /* fields allocated / parse attempted */
 	uint8_t prog_tried[2];   /* print, fields listing */
+	uint8_t used;            /* a record of it was described (the session's walk) */
 	uint32_t pid_off, pid_size;  /* its common_pid (size 0: none) */
 	tb_format *fmt;
 	tb_render_prog *prog[2];
@@ -116,6 +126,7 @@ typedef struct dat_src {
 	tb_dat_cursor *cur;
 	uint8_t *chunks;
 	size_t chunks_len;
+	size_t *caps;                /* per CPU: its part of chunks (tb_dat_chunk_caps) */
 	tb_kbuf_layout layout;
 	tb_dat_event head;
 	int has_head, done;
@@ -124,6 +135,9 @@ typedef struct dat_src {
 
 struct tb_session {
 	tb_mem mem;
+	uint64_t budget;             /* tb_session_open_budget (0: none) */
+	uint64_t held, peak;         /* bytes from mem now, and at most */
+	tb_session_need nd;          /* parts, refused / asked */
 	tb_session_options opt;
 	tb_session_source src;
 	tb_session_info info;
@@ -214,24 +228,71 @@ struct tb_session {
 	uint64_t from_raw, to_raw;   /* file clock, before the ts offset */
 };
 
-static void *take_raw(tb_session *s, size_t n)
+/* Every byte of the session comes through here: held to the budget
+ * before mem is asked (a refusal names the part and says how much). */
+static void *mem_get(tb_session *s, size_t n, const char *part)
+{
+	void *p;
+	if (s->budget && (n > s->budget || s->held > s->budget - n)) {
+		if (!s->nd.refused) {
+			s->nd.refused = part;
+			s->nd.asked = n;
+		}
+		return NULL;
+	}
+	p = s->mem.alloc(s->mem.ctx, n);
+	if (p) {
+		s->held += n;
+		if (s->held > s->peak)
+			s->peak = s->held;
+	}
+	return p;
+}
+
+static void mem_put(tb_session *s, void *p, size_t n)
+{
+	if (!p || !s->mem.free)
+		return; /* an arena without free: held until dropped */
+	s->mem.free(s->mem.ctx, p, n);
+	s->held -= n;
+}
+
+/* The error for an allocation that failed: over the budget, or mem had none. */
+static tb_status no_memory(const tb_session *s, tb_error *err, uint64_t off, const char *what)
+{
+	if (s->nd.refused)
+		return tb_fail(err, TB_ERR_BUDGET, off, s->nd.refused);
+	return tb_fail(err, TB_ERR_NO_SPACE, off, what);
+}
+
+/* What a call whose memory could not be had returns (no error record). */
+static tb_status mem_status(const tb_session *s)
+{
+	return s->nd.refused ? TB_ERR_BUDGET : TB_ERR_NO_SPACE;
+}
+
+static void *take_raw(tb_session *s, size_t n, const char *part)
 {
 	void *p;
 	if (s->nregions >= TB_ARRAY_LEN(s->regions))
 		return NULL;
-	p = s->mem.alloc(s->mem.ctx, n);
+	p = mem_get(s, n, part);
 	if (!p)
 		return NULL;
 	s->regions[s->nregions].p = p;
 	s->regions[s->nregions].n = n;
 	s->nregions++;
+	if (part == part_tables)
+		s->nd.tables += n;
+	else if (part == part_streams)
+		s->nd.streams += n;
 	return p;
 }
 
 /* A zeroed region. */
-static void *take(tb_session *s, size_t n)
+static void *take(tb_session *s, size_t n, const char *part)
 {
-	void *p = take_raw(s, n);
+	void *p = take_raw(s, n, part);
 	if (p)
 		memset(p, 0, n);
 	return p;
@@ -243,15 +304,17 @@ static void give_back_last(tb_session *s)
 	if (!s->nregions)
 		return;
 	s->nregions--;
-	if (s->mem.free)
-		s->mem.free(s->mem.ctx, s->regions[s->nregions].p, s->regions[s->nregions].n);
+	mem_put(s, s->regions[s->nregions].p, s->regions[s->nregions].n);
 }
 
 /* Per-format memory is not a region: it is taken and kept separately
  * (not zeroed: every user fills what it reads). */
-static void *take_small(tb_session *s, size_t n)
+static void *take_small(tb_session *s, size_t n, const char *part)
 {
-	return s->mem.alloc(s->mem.ctx, n);
+	void *p = mem_get(s, n, part);
+	if (p)
+		s->nd.formats += n;
+	return p;
 }
 
 /* Record damage; the entry (NULL once the list is full: then counted). */
@@ -313,18 +376,24 @@ static tb_status open_container(tb_session *s, tb_error *err)
 			sizeof(tb_dat_damage);
 		for (i = 0; i < 6; i++) {
 			off[i] = total;
-			if (sz[i] > SIZE_MAX / 4 || total > SIZE_MAX / 4)
-				return tb_fail(err, TB_ERR_NO_SPACE, 0, "trace.dat tables too large");
+			if (sz[i] > SIZE_MAX / 4 || total > SIZE_MAX / 4) {
+				if (s->budget && !s->nd.refused) { /* past any budget */
+					s->nd.refused = part_container;
+					s->nd.asked = UINT64_MAX;
+				}
+				return no_memory(s, err, 0, "trace.dat tables too large");
+			}
 			total += ALIGN_UP(sz[i]);
 		}
 		if (s->dat_store) {
 			give_back_last(s);
 			s->dat_store = NULL;
 		}
-		p = take(s, total ? total : 1);
+		s->nd.sections = s->d.need.scratch;
+		s->nd.container = total;
+		p = take(s, total ? total : 1, part_container);
 		if (!p)
-			return tb_fail(err, TB_ERR_NO_SPACE, 0,
-				       "no memory for the trace.dat tables");
+			return no_memory(s, err, 0, "no memory for the trace.dat tables");
 		s->dat_store = p;
 		s->dat_store_len = total;
 		st.events = (tb_dat_event_text *)(void *)(p + off[0]);
@@ -443,12 +512,13 @@ static void learn_common(tb_session *s, const tb_format *f)
 static tb_status load_formats(tb_session *s, tb_error *err)
 {
 	size_t i, n = s->ntexts;
-	s->fe = take(s, (n ? n : 1) * sizeof(fmt_entry));
+	s->fe = take(s, (n ? n : 1) * sizeof(fmt_entry), part_tables);
 	s->index_len = pow2_at_least(2 * n + 1);
-	s->index = take(s, s->index_len * sizeof(id_slot));
-	s->scratch_fields = take(s, TB_FORMAT_MAX_FIELDS * sizeof(tb_field));
-	if (!s->fe || !s->index || !s->scratch_fields)
-		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the format index");
+	s->index = s->fe ? take(s, s->index_len * sizeof(id_slot), part_tables) : NULL;
+	s->scratch_fields = s->index ? take(s, TB_FORMAT_MAX_FIELDS * sizeof(tb_field),
+					    part_tables) : NULL;
+	if (!s->scratch_fields)
+		return no_memory(s, err, 0, "no memory for the format index");
 	s->type_off = 0;
 	s->type_size = 2;
 	s->pid_off = 4;
@@ -508,10 +578,11 @@ static const tb_format *entry_format(tb_session *s, fmt_entry *e)
 		return NULL;
 	}
 	e->nfields = f.nfields;
-	p = take_small(s, fsz + (size_t)f.nfields * sizeof(tb_field));
+	p = take_small(s, fsz + (size_t)f.nfields * sizeof(tb_field), part_format);
 	if (!p) {
-		add_damage(s, "event format", TB_ERR_NO_SPACE, text_file_offset(s, e->text),
-			   "no memory for the format's fields", e->text);
+		add_damage(s, "event format", s->nd.refused ? TB_ERR_BUDGET : TB_ERR_NO_SPACE,
+			   text_file_offset(s, e->text),
+			   s->nd.refused ? part_format : "no memory for the format's fields", e->text);
 		return NULL;
 	}
 	out = (tb_format *)(void *)p;
@@ -603,11 +674,12 @@ static tb_status load_tables(tb_session *s, const tb_span *cmd, const tb_span *k
 	s->ks.cap = tb_kallsyms_count(ks->ptr, ks->len);
 	s->pk.cap = tb_printk_count(pk->ptr, pk->len);
 	/* the parsers fill what they count: no need to zero */
-	s->cmd.v = take_raw(s, (s->cmd.cap + 1) * sizeof(tb_cmdline));
-	s->ks.v = take_raw(s, (s->ks.cap + 1) * sizeof(tb_ksym));
-	s->pk.v = take_raw(s, (s->pk.cap + 1) * sizeof(tb_printk_fmt));
-	if (!s->cmd.v || !s->ks.v || !s->pk.v)
-		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the symbol tables");
+	s->cmd.v = take_raw(s, (s->cmd.cap + 1) * sizeof(tb_cmdline), part_tables);
+	s->ks.v = s->cmd.v ? take_raw(s, (s->ks.cap + 1) * sizeof(tb_ksym), part_tables) : NULL;
+	s->pk.v = s->ks.v ? take_raw(s, (s->pk.cap + 1) * sizeof(tb_printk_fmt), part_tables)
+			  : NULL;
+	if (!s->pk.v)
+		return no_memory(s, err, 0, "no memory for the symbol tables");
 	if (cmd->len && tb_cmdlines_parse(&s->cmd, cmd->ptr, cmd->len, &e))
 		add_damage(s, "saved cmdlines", e.status, table_offset(s, cmd, e.offset), e.what, 0);
 	if (ks->len && tb_kallsyms_parse(&s->ks, ks->ptr, ks->len, &e))
@@ -704,6 +776,14 @@ static int64_t parse_ts_offset(const tb_dat_text *t)
 
 /* ---- opening ---- */
 
+/* (Re)start the merged stream of one buffer, its chunk memory laid out
+ * as its CPUs hold it. */
+static tb_status stream_start(const tb_session *s, dat_src *ds, tb_error *err)
+{
+	return tb_dat_stream_init_caps(&ds->s, &s->d, ds->b, &ds->layout, ds->cur, ds->b->ncpus,
+				       ds->chunks, ds->caps, ds->s.flags, err);
+}
+
 static tb_status open_dat_buffers(tb_session *s, tb_error *err)
 {
 	size_t i, n = 0;
@@ -713,15 +793,16 @@ static tb_status open_dat_buffers(tb_session *s, tb_error *err)
 			n++;
 	if (n > TB_SESSION_MAX_BUFFERS)
 		return tb_fail(err, TB_ERR_LIMIT, 0, "more buffers than the session merges");
-	s->bufs = take(s, (n ? n : 1) * sizeof(dat_src));
-	s->binfo = take(s, (n ? n : 1) * sizeof(tb_session_buffer_info));
-	if (!s->bufs || !s->binfo)
-		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the buffers");
+	s->bufs = take(s, (n ? n : 1) * sizeof(dat_src), part_streams);
+	s->binfo = s->bufs ? take(s, (n ? n : 1) * sizeof(tb_session_buffer_info), part_streams)
+			   : NULL;
+	if (!s->binfo)
+		return no_memory(s, err, 0, "no memory for the buffers");
 	for (i = 0; i < s->d.nbuffers; i++) {
 		const tb_dat_buffer *b = &s->d.buffers[i];
 		dat_src *ds = &s->bufs[s->nbufs];
 		tb_session_buffer_info *bi = &s->binfo[s->nbufs];
-		size_t per_cpu = 0;
+		size_t chunks = 0;
 		tb_status st;
 		tb_error e;
 		if (b->latency || !b->ncpus)
@@ -736,25 +817,33 @@ static tb_status open_dat_buffers(tb_session *s, tb_error *err)
 				   "buffer page size unusable for the sub-buffer walker", i);
 			continue;
 		}
-		if ((st = tb_dat_chunk_max(&s->d, b, &per_cpu, &e)) != TB_OK) {
+		/* one region of cursors, counts and chunk sizes; then the
+		 * chunks, each CPU's what it holds (known before they are
+		 * taken) */
+		ds->cur = take(s, ALIGN_UP(b->ncpus * sizeof(tb_dat_cursor)) +
+					  ALIGN_UP(b->ncpus * sizeof(tb_session_cpu_stats)) +
+					  b->ncpus * sizeof(size_t),
+			       part_streams);
+		if (!ds->cur)
+			return no_memory(s, err, b->section_offset,
+					 "no memory for the buffer's cursors");
+		ds->cst = (tb_session_cpu_stats *)(void *)((uint8_t *)ds->cur +
+							   ALIGN_UP(b->ncpus * sizeof(tb_dat_cursor)));
+		ds->caps = (size_t *)(void *)((uint8_t *)ds->cst +
+					      ALIGN_UP(b->ncpus * sizeof(tb_session_cpu_stats)));
+		if ((st = tb_dat_chunk_caps(&s->d, b, ds->caps, &chunks, &e)) != TB_OK) {
+			s->nd.streams -= s->regions[s->nregions - 1].n;
+			give_back_last(s);
 			add_damage(s, "buffer", st, e.offset, e.what, i);
 			continue;
 		}
-		if (per_cpu && b->ncpus > SIZE_MAX / 2 / per_cpu)
-			return tb_fail(err, TB_ERR_NO_SPACE, b->section_offset,
-				       "compressed chunks too large");
-		ds->cur = take(s, b->ncpus * sizeof(tb_dat_cursor));
-		ds->cst = take(s, b->ncpus * sizeof(tb_session_cpu_stats));
-		ds->chunks_len = per_cpu * b->ncpus;
-		ds->chunks = per_cpu ? take(s, ds->chunks_len) : NULL;
-		if (!ds->cur || !ds->cst || (per_cpu && !ds->chunks))
-			return tb_fail(err, TB_ERR_NO_SPACE, b->section_offset,
-				       "no memory for the buffer's cursors");
-		st = tb_dat_stream_init(&ds->s, &s->d, b, &ds->layout, ds->cur, b->ncpus,
-					ds->chunks, per_cpu,
-					(s->opt.flags & TB_SESSION_TC_DROPS) ? TB_DAT_STREAM_TC_DROPS
-									      : 0u,
-					&e);
+		ds->chunks_len = chunks;
+		ds->chunks = chunks ? take(s, chunks, part_streams) : NULL;
+		if (chunks && !ds->chunks)
+			return no_memory(s, err, b->section_offset,
+					 "no memory for the buffer's chunks");
+		ds->s.flags = (s->opt.flags & TB_SESSION_TC_DROPS) ? TB_DAT_STREAM_TC_DROPS : 0u;
+		st = stream_start(s, ds, &e);
 		if (st != TB_OK) {
 			add_damage(s, "buffer", st, e.offset, e.what, i);
 			continue;
@@ -837,9 +926,10 @@ static tb_status open_dat(tb_session *s, tb_error *err)
 				       "no header_page and a page size no sub-buffer can have");
 	}
 	s->ntexts = s->d.nevents;
-	s->texts_ = take(s, (s->ntexts ? s->ntexts : 1) * sizeof(tb_session_format_text));
+	s->texts_ = take(s, (s->ntexts ? s->ntexts : 1) * sizeof(tb_session_format_text),
+			 part_tables);
 	if (!s->texts_)
-		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the format list");
+		return no_memory(s, err, 0, "no memory for the format list");
 	for (i = 0; i < s->ntexts; i++) {
 		s->texts_[i].system.ptr = s->d.events[i].system.ptr;
 		s->texts_[i].system.len = s->d.events[i].system.len;
@@ -894,10 +984,10 @@ static tb_status open_raw(tb_session *s, tb_error *err)
 	if ((st = load_tables(s, &src->cmdlines, &src->kallsyms, &src->printk, err)) != TB_OK)
 		return st;
 	s->nraw = src->nraw;
-	s->raw = take(s, (s->nraw ? s->nraw : 1) * sizeof(raw_cursor));
-	s->binfo = take(s, sizeof(tb_session_buffer_info));
-	if (!s->raw || !s->binfo)
-		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the raw cursors");
+	s->raw = take(s, (s->nraw ? s->nraw : 1) * sizeof(raw_cursor), part_streams);
+	s->binfo = s->raw ? take(s, sizeof(tb_session_buffer_info), part_streams) : NULL;
+	if (!s->binfo)
+		return no_memory(s, err, 0, "no memory for the raw cursors");
 	for (i = 0; i < s->nraw; i++) {
 		s->raw[i].src = &src->raw[i];
 		tb_kbuf_stream_init(&s->raw[i].ks, &s->layout, src->raw[i].data, src->raw[i].len);
@@ -919,12 +1009,33 @@ static tb_status open_raw(tb_session *s, tb_error *err)
 	return TB_OK;
 }
 
-tb_status tb_session_open(tb_session **out, const tb_session_source *src,
-			  const tb_session_options *opt, const tb_mem *mem, tb_error *err)
+/* The bytes decompression makes in one walk: the sections, and every
+ * chunk of compressed CPU data as its header declares it. */
+static void count_decompressed(tb_session *s)
+{
+	size_t i, k;
+	s->nd.decompressed = s->d.need.scratch;
+	for (i = 0; i < s->nbufs; i++) {
+		for (k = 0; s->bufs[i].b->compressed && k < s->bufs[i].b->ncpus; k++) {
+			tb_session_cpu_data cd;
+			tb_error e;
+			if (tb_session_cpu_data_at(s, i, k, &cd, &e) == TB_OK)
+				s->nd.decompressed += cd.data_size;
+		}
+	}
+}
+
+tb_status tb_session_open_budget(tb_session **out, const tb_session_source *src,
+				 const tb_session_options *opt, const tb_mem *mem,
+				 uint64_t max_memory, tb_session_need *need, tb_error *err)
 {
 	tb_session *s;
 	tb_status st;
 	tb_error_clear(err);
+	if (need) {
+		memset(need, 0, sizeof(*need));
+		need->budget = max_memory;
+	}
 	if (!out || !src || !mem || !mem->alloc)
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
 	*out = NULL;
@@ -932,21 +1043,66 @@ tb_status tb_session_open(tb_session **out, const tb_session_source *src,
 		return tb_fail(err, TB_ERR_ARG, 0, "raw dumps without their array");
 	if (!src->dat && src->nformats && !src->formats)
 		return tb_fail(err, TB_ERR_ARG, 0, "format texts without their array");
+	if (max_memory && max_memory < sizeof(*s)) {
+		if (need) {
+			need->refused = part_session;
+			need->asked = need->total = sizeof(*s);
+		}
+		return tb_fail(err, TB_ERR_BUDGET, 0, part_session);
+	}
 	s = mem->alloc(mem->ctx, sizeof(*s));
 	if (!s)
 		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the session");
 	memset(s, 0, sizeof(*s));
 	s->mem = *mem;
 	s->src = *src;
+	s->budget = max_memory;
+	s->held = s->peak = sizeof(*s);
 	if (opt)
 		s->opt = *opt;
 	st = src->dat ? open_dat(s, err) : open_raw(s, err);
+	if (st == TB_OK && src->dat)
+		count_decompressed(s);
+	if (need)
+		tb_session_need_get(s, need);
 	if (st != TB_OK) {
 		tb_session_close(s);
 		return st;
 	}
 	*out = s;
 	return TB_OK;
+}
+
+tb_status tb_session_open(tb_session **out, const tb_session_source *src,
+			  const tb_session_options *opt, const tb_mem *mem, tb_error *err)
+{
+	return tb_session_open_budget(out, src, opt, mem, 0, NULL, err);
+}
+
+void tb_session_need_get(const tb_session *s, tb_session_need *out)
+{
+	size_t i;
+	uint64_t more = 0;
+	if (!out)
+		return;
+	memset(out, 0, sizeof(*out));
+	if (!s)
+		return;
+	*out = s->nd;
+	out->budget = s->budget;
+	out->held = s->held;
+	out->peak = s->peak;
+	/* the programs not made yet of the formats that had records */
+	for (i = 0; s->fe && !s->parent && i < s->ntexts; i++) {
+		const fmt_entry *e = &s->fe[i];
+		if (e->used)
+			more += (uint64_t)(!e->prog[0]) * sizeof(tb_render_prog) +
+				(uint64_t)(!e->prog[1]) * sizeof(tb_render_prog);
+	}
+	out->total = s->held + more > s->peak ? s->held + more : s->peak;
+	if (s->nd.refused && s->held + s->nd.asked > out->total)
+		out->total = s->nd.asked > UINT64_MAX - s->held ? UINT64_MAX
+								 : s->held + s->nd.asked;
 }
 
 static void part_close(tb_session *p);
@@ -1048,8 +1204,11 @@ static void fill_event(tb_session *s, tb_session_event *ev)
 	ev->ts += (uint64_t)s->info.ts_offset; /* modulo 2^64: no signed overflow */
 	ev->has_id = event_id(s, ev, &ev->id);
 	e = ev->has_id ? entry_of(s, ev->id) : NULL;
-	if (e)
+	if (e) {
 		f = entry_format(s, e);
+		if (f && !s->parent)
+			e->used = 1; /* (a part's entries are the session's: read only) */
+	}
 	s->last_entry = e;
 	ev->format = f;
 	ev->system.ptr = ev->name.ptr = NULL;
@@ -1469,9 +1628,7 @@ tb_status tb_session_rewind(tb_session *s, tb_error *err)
 		return part_position(s, err);
 	for (i = 0; i < s->nbufs; i++) {
 		dat_src *ds = &s->bufs[i];
-		size_t per_cpu = ds->b->ncpus ? ds->chunks_len / ds->b->ncpus : 0;
-		tb_status st = tb_dat_stream_init(&ds->s, &s->d, ds->b, &ds->layout, ds->cur,
-						  ds->b->ncpus, ds->chunks, per_cpu, ds->s.flags, err);
+		tb_status st = stream_start(s, ds, err);
 		if (st != TB_OK)
 			return st;
 		ds->has_head = ds->done = 0;
@@ -1564,7 +1721,7 @@ static TB_NOINLINE const tb_render_prog *compile_program(tb_session *s, fmt_entr
 		e->prog_tried[which] = 1;
 		slot = &e->prog[which];
 	}
-	*slot = take_small(s, sizeof(tb_render_prog));
+	*slot = take_small(s, sizeof(tb_render_prog), part_program);
 	if (!*slot)
 		return NULL;
 	/* always usable: a print fmt that does not compile renders the
@@ -1599,7 +1756,7 @@ static tb_status payload(tb_session *s, const tb_session_event *ev, unsigned whi
 	char *at;
 	size_t room;
 	if (!p)
-		return TB_ERR_NO_SPACE;
+		return mem_status(s);
 	at = tb_text_tail(t, &room);
 	(void)tb_render(p, which == 1 ? &s->env_fields : &s->env, ev->data, ev->len, at, room,
 			&r);
@@ -1961,7 +2118,7 @@ static tb_status render_scratch(tb_session *s, const tb_session_event *ev)
 	const tb_render_prog *p = program(s, ev->format, 0);
 	tb_render_result r;
 	if (!p)
-		return TB_ERR_NO_SPACE;
+		return mem_status(s);
 	for (;;) {
 		if (s->rbuf)
 			(void)tb_render(p, &s->env, ev->data, ev->len, s->rbuf, s->rcap, &r);
@@ -1973,13 +2130,12 @@ static tb_status render_scratch(tb_session *s, const tb_session_event *ev)
 		}
 		if (r.needed >= SIZE_MAX / 2)
 			return TB_ERR_NO_SPACE;
-		if (s->rbuf && s->mem.free)
-			s->mem.free(s->mem.ctx, s->rbuf, s->rcap);
+		mem_put(s, s->rbuf, s->rcap);
 		s->rcap = r.needed + 1 > 4096 ? r.needed + 1 : 4096;
-		s->rbuf = take_small(s, s->rcap);
+		s->rbuf = mem_get(s, s->rcap, part_render);
 		if (!s->rbuf) {
 			s->rcap = 0;
-			return TB_ERR_NO_SPACE;
+			return mem_status(s);
 		}
 	}
 }
@@ -2061,9 +2217,8 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 		tb_text_putc(t, '}');
 		if (how & TB_TEXT_WITH_PRINT) {
 			tb_text_puts(t, ",\"text\":");
-			if (render_scratch(s, ev) != TB_OK) {
+			if ((st = render_scratch(s, ev)) != TB_OK) {
 				tb_text_puts(t, "null");
-				st = TB_ERR_NO_SPACE;
 			} else {
 				tb_json_str(t, s->rbuf, s->rlen);
 			}
@@ -2444,11 +2599,9 @@ static tb_status part_position(tb_session *p, tb_error *err)
 	size_t i, k, m = 0;
 	for (i = 0; i < p->nbufs; i++) {
 		dat_src *ds = &p->bufs[i];
-		size_t per_cpu = ds->b->ncpus ? ds->chunks_len / ds->b->ncpus : 0;
-		tb_status st = tb_dat_stream_init(&ds->s, &p->d, ds->b, &ds->layout, ds->cur,
-						  ds->b->ncpus, ds->chunks, per_cpu,
-						  p->parent->bufs[i].s.flags, err);
-		if (st != TB_OK)
+		tb_status st;
+		ds->s.flags = p->parent->bufs[i].s.flags;
+		if ((st = stream_start(p, ds, err)) != TB_OK)
 			return st;
 		ds->has_head = ds->done = 0;
 		memset(ds->cst, 0, ds->b->ncpus * sizeof(*ds->cst));
@@ -2548,22 +2701,29 @@ tb_status tb_session_part_open(tb_session **out, const tb_session *s, const tb_m
 	}
 	total += ALIGN_UP((ncpu ? ncpu : 1) * sizeof(tb_session_mark)) +
 		 ALIGN_UP((s->ntexts ? s->ntexts : 1) * sizeof(part_prog));
+	if (s->budget && (s->held >= s->budget || sizeof(*p) > s->budget - s->held))
+		return tb_fail(err, TB_ERR_BUDGET, 0, part_session);
 	p = mem->alloc(mem->ctx, sizeof(*p));
 	if (!p)
 		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the part");
 	*p = *s;
 	p->mem = *mem;
 	p->parent = s;
+	/* what the session left of its budget */
+	p->budget = s->budget ? s->budget - s->held : 0;
+	p->held = p->peak = sizeof(*p);
+	memset(&p->nd, 0, sizeof(p->nd));
 	p->nregions = 0;
 	p->rbuf = NULL;
 	p->rcap = p->rlen = 0;
 	p->raw = NULL;
 	p->nraw = 0;
 	p->pprog = NULL;
-	base = take(p, total);
+	base = take(p, total, part_streams);
 	if (!base) {
+		st = no_memory(p, err, 0, "no memory for the part's cursors");
 		part_close(p);
-		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the part's cursors");
+		return st;
 	}
 	at = 0;
 	p->bufs = (dat_src *)(void *)base;
@@ -2578,6 +2738,7 @@ tb_status tb_session_part_open(tb_session **out, const tb_session *s, const tb_m
 		ds->cst = (tb_session_cpu_stats *)(void *)(base + at);
 		at += ALIGN_UP(nc * sizeof(tb_session_cpu_stats));
 		ds->chunks_len = s->bufs[i].chunks_len;
+		ds->caps = s->bufs[i].caps; /* read only */
 		ds->chunks = ds->chunks_len ? base + at : NULL;
 		at += ALIGN_UP(ds->chunks_len);
 	}

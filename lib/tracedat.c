@@ -22,6 +22,7 @@ typedef struct ctx {
 	tb_error *err;
 	int no_space;   /* some storage was too small: finish counting */
 	int no_scratch; /* scratch too small: compressed contents unseen */
+	int options_unseen; /* a compressed options section among them */
 	uint64_t sect_off[TB_DAT_OPT_COUNT_]; /* sections named by options */
 	int have_clock_option;
 	/* salvage */
@@ -1035,8 +1036,10 @@ static tb_status parse_v7_options(ctx *c)
 			       c->cut_end ? UINT64_MAX : 0);
 			return TB_OK;
 		}
-		if (skipped)
+		if (skipped) {
+			c->options_unseen = 1;
 			return TB_OK; /* scratch too small; NO_SPACE follows */
+		}
 		off = next;
 	}
 	return TB_OK;
@@ -1776,9 +1779,9 @@ static tb_status parse_v7(ctx *c, body *b)
 	}
 	if ((st = walk_v7_sections(c, start, 0)))
 		return st;
-	if (c->no_scratch)
-		return TB_OK; /* the strings are unseen: call again */
-	if ((st = walk_v7_sections(c, start, 1)))
+	/* the strings unseen (a call again follows), the descriptions are
+	 * not checked; what the options declare is still counted */
+	if (!c->no_scratch && (st = walk_v7_sections(c, start, 1)))
 		return st;
 	if ((st = parse_v7_options(c))) {
 		if (!c->salvage)
@@ -1786,7 +1789,7 @@ static tb_status parse_v7(ctx *c, body *b)
 		c->chain_damaged = 1; /* a loop or too many sections */
 		damage(c, TB_DAT_PART_OPTIONS, 0);
 	}
-	if (c->no_scratch)
+	if (c->options_unseen)
 		return TB_OK; /* a compressed options section is unseen, and with
 				 it the section offsets: call again */
 	if ((st = parse_v7_sections(c)))

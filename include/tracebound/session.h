@@ -169,6 +169,60 @@ TB_API TB_MUST_CHECK tb_status tb_session_open(tb_session **out,
 					       const tb_mem *mem,
 					       tb_error *err);
 
+/* ---- a memory budget ---- */
+
+/*
+ * What decoding a capture takes from mem, in bytes, part by part.  The
+ * open computes each part from what the file declares (section sizes,
+ * table lines, CPUs and their chunks) before it asks for it, and a part
+ * that would take the session past its budget is never asked for: the
+ * call fails with TB_ERR_BUDGET (err->what names the part) and refused /
+ * asked say which part wanted how much.  Memory asked for later, where
+ * nothing declares it (a format's fields on its first record, a print fmt
+ * program on its first rendering, JSON's render buffer), is held to the
+ * same budget as it is asked for.
+ */
+typedef struct tb_session_need {
+	uint64_t budget;           /* the budget (0: none) */
+	uint64_t container;        /* trace.dat tables and decompressed sections
+				      (the last storage round; the smaller ones
+				      were given back before it) */
+	uint64_t sections;         /* of container: decompressed metadata
+				      sections (STRINGS included), summed */
+	uint64_t tables;           /* format list and index, cmdline / kallsyms /
+				      printk tables (per line of their texts) */
+	uint64_t streams;          /* per CPU: cursors, counts, chunk buffers
+				      (each CPU its own largest chunk) */
+	uint64_t formats;          /* fields and programs of the formats held now */
+	uint64_t decompressed;     /* bytes decompression makes in one walk: the
+				      sections and every CPU chunk, as declared */
+	uint64_t held;             /* bytes held from mem now */
+	uint64_t peak;             /* most bytes held at once */
+	uint64_t total;            /* what decoding the capture needs: the peak,
+				      or what is held plus both programs of every
+				      format that had a record so far (after a
+				      whole walk: what rendering it all takes) */
+	const char *refused;       /* static: the part asked for past the budget,
+				      NULL when none was */
+	uint64_t asked;            /* bytes that part asked for */
+} tb_session_need;
+
+/*
+ * tb_session_open with a budget: the session never holds more than
+ * max_memory bytes from mem (0: no budget; parts of the session get what
+ * it left: see tb_session_part_open).  need (may be NULL) is filled on
+ * return, on failure too: over the budget, TB_ERR_BUDGET and need says
+ * which part asked for how much, past what was held.
+ */
+TB_API TB_MUST_CHECK tb_status tb_session_open_budget(tb_session **out,
+						      const tb_session_source *src,
+						      const tb_session_options *opt,
+						      const tb_mem *mem, uint64_t max_memory,
+						      tb_session_need *need, tb_error *err);
+
+/* The figures now (after a walk: total says what decoding needs). */
+TB_API void tb_session_need_get(const tb_session *s, tb_session_need *out);
+
 /* Give back every region (NULL is fine). */
 TB_API void tb_session_close(tb_session *s);
 
@@ -421,7 +475,8 @@ enum tb_session_text_kind {
  * Render ev into out[0..cap) (NUL-terminated when cap > 0).  TB_OK, or
  * TB_ERR_NO_SPACE when truncated: res->needed is the full length, so a
  * buffer of needed + 1 bytes holds it.  TB_ERR_NO_SPACE also when mem
- * could not give the event's print fmt program (res->needed is then 0).
+ * could not give the event's print fmt program (res->needed is then 0),
+ * TB_ERR_BUDGET when the session's budget could not (tb_session_need).
  * res may be NULL.
  */
 TB_API tb_status tb_session_text(tb_session *s, const tb_session_event *ev,
@@ -490,9 +545,12 @@ TB_API TB_MUST_CHECK tb_status tb_session_plan_each(const tb_session *s, size_t 
  * _close work on it; it reads s's formats, tables and capture, which must
  * outlive it and stay untouched (no tb_session_next on s) while parts
  * are open.  Parts of one session share nothing they write: each may be
- * used on its own thread.  Errors: TB_ERR_ARG (s not prepared, or
- * itself a part), TB_ERR_UNSUPPORTED (from given for raw dumps or
- * compressed CPU data), TB_ERR_NO_SPACE.
+ * used on its own thread.  A session with a budget gives each part the
+ * budget less what the session holds (parts open at once together may
+ * take more: a caller running k of them divides it further, as the CLI
+ * does).  Errors: TB_ERR_ARG (s not prepared, or itself a part),
+ * TB_ERR_UNSUPPORTED (from given for raw dumps or compressed CPU data),
+ * TB_ERR_NO_SPACE, TB_ERR_BUDGET.
  */
 TB_API TB_MUST_CHECK tb_status tb_session_part_open(tb_session **out, const tb_session *s,
 						    const tb_mem *mem, const uint64_t *from,

@@ -1,0 +1,493 @@
+/*
+ * The memory budget of a session (session.h: tb_session_open_budget,
+ * tb_session_need): the hostile shapes of issue 37, built small with the
+ * spec writer, are refused with TB_ERR_BUDGET before their memory is
+ * asked for or their bytes decompressed; sound captures read exactly as
+ * without a budget, within what tb_session_need says; and many STRINGS
+ * sections are counted in one retry round.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracebound/tracebound.h"
+
+#include "datwriter.h"
+#include "testutil.h"
+#include "zstd_dl.h"
+
+Suite *tb_suite_budget(void);
+
+/* ---- a heap that counts what it holds ---- */
+
+typedef struct counted {
+	size_t held, peak, calls;
+} counted;
+
+static void *c_alloc(void *ctx, size_t n)
+{
+	counted *c = ctx;
+	void *p = malloc(n ? n : 1);
+	if (p) {
+		c->held += n;
+		c->calls++;
+		if (c->held > c->peak)
+			c->peak = c->held;
+	}
+	return p;
+}
+
+static void c_free(void *ctx, void *p, size_t n)
+{
+	counted *c = ctx;
+	if (p)
+		c->held -= n;
+	free(p);
+}
+
+/* The "copy" decompressor, counting the bytes it was asked to make. */
+static size_t dc_bytes;
+
+static tb_status counting_dc(void *ctx, const char *algo, const void *src, size_t src_len,
+			     void *dst, size_t dst_cap, size_t *produced)
+{
+	dc_bytes += dst_cap;
+	return dw_copy_decompress(ctx, algo, src, src_len, dst, dst_cap, produced);
+}
+
+typedef struct opened {
+	counted c;
+	tb_mem mem;
+	tb_session *s;
+	tb_session_need need;
+	tb_error err;
+	tb_status st;
+} opened;
+
+static tb_status open_with(opened *o, const uint8_t *p, size_t n, uint64_t budget,
+			   tb_dat_decompress_fn dc)
+{
+	tb_session_source src;
+	memset(o, 0, sizeof(*o));
+	o->mem.alloc = c_alloc;
+	o->mem.free = c_free;
+	o->mem.ctx = &o->c;
+	memset(&src, 0, sizeof(src));
+	src.dat = p;
+	src.dat_len = n;
+	src.decompress.fn = dc;
+	dc_bytes = 0;
+	o->st = tb_session_open_budget(&o->s, &src, NULL, &o->mem, budget, &o->need, &o->err);
+	return o->st;
+}
+
+static void close_opened(opened *o)
+{
+	tb_session_close(o->s);
+	ck_assert_uint_eq(o->c.held, 0);
+	o->s = NULL;
+}
+
+/* A refusal: the status, the part, how much it asked, nothing held after. */
+static void expect_refused(opened *o, const char *part, uint64_t at_least)
+{
+	ck_assert_int_eq(o->st, TB_ERR_BUDGET);
+	ck_assert_ptr_null(o->s);
+	ck_assert_ptr_nonnull(o->need.refused);
+	ck_assert_str_eq(o->err.what, o->need.refused);
+	ck_assert_msg(strstr(o->need.refused, part) != NULL, "refused: %s", o->need.refused);
+	ck_assert_uint_ge(o->need.asked, at_least);
+	ck_assert_uint_gt(o->need.total, o->need.budget);
+	ck_assert_uint_le(o->c.peak, o->need.budget);
+	ck_assert_uint_eq(o->c.held, 0);
+}
+
+static uint8_t *wbuf;
+static size_t wcap = (size_t)8 << 20;
+
+static void setup(void)
+{
+	wbuf = malloc(wcap);
+	ck_assert_ptr_nonnull(wbuf);
+}
+
+static void teardown(void)
+{
+	free(wbuf);
+	wbuf = NULL;
+}
+
+static size_t write_spec(const dw_spec *s, dw_layout *lay)
+{
+	size_t n = dw_write(s, wbuf, wcap, lay);
+	ck_assert_uint_gt(n, 0);
+	return n;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	dw_store(p, v, 4, 0);
+}
+
+/* ---- STRINGS sections: one retry round ---- */
+
+/* 40 STRINGS sections of 16 bytes past the writer's: the first call with
+ * no storage already counts them all, so one retry with that much opens
+ * the file (it took a round per section, and six failed the session). */
+START_TEST(many_strings_sections_one_round)
+{
+	dw_spec spec;
+	dw_layout lay;
+	tb_dat d;
+	tb_dat_storage st;
+	tb_error e;
+	size_t n, k, base_strings;
+	int compress = _i;
+	opened o;
+	const tb_dat_decompressor dc = { dw_copy_decompress, NULL };
+	dw_default(&spec, 7);
+	spec.compress = compress;
+	n = write_spec(&spec, &lay);
+	ck_assert_int_eq(open_with(&o, wbuf, n, 0, dw_copy_decompress), TB_OK);
+	base_strings = tb_session_dat(o.s)->strings.len;
+	close_opened(&o);
+	for (k = 0; k < 40; k++) {
+		char body[16];
+		snprintf(body, sizeof(body), "section%07zu", k);
+		n = dw_append_sect(wbuf, n, wcap, 0, TB_DAT_OPT_STRINGS, (unsigned)compress,
+				   UINT32_MAX, body, 16);
+		ck_assert_uint_gt(n, 0);
+	}
+	memset(&st, 0, sizeof(st));
+	ck_assert_int_eq(tb_dat_open(&d, wbuf, n, &st, &dc, &e), TB_ERR_NO_SPACE);
+	ck_assert_uint_ge(d.need.scratch, 40 * 16);
+	/* the retry with what the first call said */
+	{
+		tb_dat_needs need = d.need;
+		size_t scratch = need.scratch + (compress ? 4096 : 0);
+		st.events = calloc(need.events + 1, sizeof(tb_dat_event_text));
+		st.events_cap = need.events + 1;
+		st.buffers = calloc(need.buffers + 1, sizeof(tb_dat_buffer));
+		st.buffers_cap = need.buffers + 1;
+		st.cpus = calloc(need.cpus + 1, sizeof(tb_dat_cpu));
+		st.cpus_cap = need.cpus + 1;
+		st.cpustats = calloc(need.cpustats + 1, sizeof(tb_dat_text));
+		st.cpustats_cap = need.cpustats + 1;
+		st.scratch = malloc(scratch);
+		st.scratch_cap = scratch;
+		if (!compress) {
+			/* uncompressed sections: every one was counted */
+			ck_assert_uint_eq(need.scratch, base_strings + 40 * 16);
+			ck_assert_int_eq(tb_dat_open(&d, wbuf, n, &st, &dc, &e), TB_OK);
+			ck_assert_uint_eq(d.strings.len, base_strings + 40 * 16);
+		}
+		free(st.events);
+		free(st.buffers);
+		free(st.cpus);
+		free(st.cpustats);
+		free(st.scratch);
+	}
+	/* the session opens it, and names the last section's string */
+	ck_assert_int_eq(open_with(&o, wbuf, n, 0, dw_copy_decompress), TB_OK);
+	ck_assert_uint_eq(tb_session_dat(o.s)->strings.len, base_strings + 40 * 16);
+	ck_assert_str_eq(tb_dat_section_name(tb_session_dat(o.s),
+					     (uint32_t)(base_strings + 39 * 16)),
+			 "section0000039");
+	ck_assert_uint_ge(o.need.sections, compress ? base_strings + 40 * 16 : 40 * 16);
+	close_opened(&o);
+}
+END_TEST
+
+/* The issue's file: the bundled capture with 5 (and 50) STRINGS sections
+ * of 16 bytes added reads every event the capture has. */
+START_TEST(sample_with_extra_strings_sections)
+{
+	static const unsigned extra[] = { 5, 50 };
+	size_t len, i, k;
+	uint8_t *data = tb_test_read_file(tb_test_path("tests/data/sched4k.v7zstd.dat"), &len);
+	uint64_t want = 0;
+	if (!data || !tb_test_have_zstd()) {
+		printf("budget: sched4k.v7zstd.dat or zstd missing, test skipped\n");
+		free(data);
+		return;
+	}
+	for (i = 0; i <= 2; i++) {
+		size_t cap = len + 50 * 32, n = len;
+		uint8_t *f = malloc(cap);
+		opened o;
+		tb_session_event ev;
+		tb_error e;
+		uint64_t events = 0;
+		memcpy(f, data, len);
+		for (k = 0; i && k < extra[i - 1]; k++)
+			n = dw_append_sect(f, n, cap, 0, TB_DAT_OPT_STRINGS, 0, UINT32_MAX,
+					   "0123456789abcde", 16);
+		ck_assert_int_eq(open_with(&o, f, n, 0, tb_test_zstd), TB_OK);
+		while (tb_session_next(o.s, &ev, &e) == TB_OK)
+			events++;
+		if (!i)
+			want = events;
+		ck_assert_uint_eq(events, want);
+		ck_assert_uint_gt(events, 1000);
+		close_opened(&o);
+		free(f);
+	}
+	free(data);
+}
+END_TEST
+
+/* ---- hostile shapes, refused before they cost ---- */
+
+/* A compressed CPU chunk that declares 64 MiB: refused under a 1 MiB
+ * budget before its buffer is asked for or a byte is decompressed. */
+START_TEST(chunk_bomb_refused)
+{
+	dw_spec spec;
+	dw_layout lay;
+	size_t n;
+	opened o;
+	dw_default(&spec, 7);
+	spec.compress = 1;
+	n = write_spec(&spec, &lay);
+	put32(wbuf + lay.cpu_off[0] + 8, 64u << 20); /* CPU 0's chunk: usize */
+	open_with(&o, wbuf, n, 1u << 20, counting_dc);
+	expect_refused(&o, "chunk", 64u << 20);
+	ck_assert_uint_lt(dc_bytes, 1u << 20); /* only the small sections */
+	/* with room for it, it opens (and fails where the walk inflates it) */
+	ck_assert_int_eq(open_with(&o, wbuf, n, 80u << 20, counting_dc), TB_OK);
+	ck_assert_uint_ge(o.need.streams, 64u << 20);
+	ck_assert_uint_ge(o.need.decompressed, (64u << 20) + 4096);
+	close_opened(&o);
+}
+END_TEST
+
+static char *repeat_lines(const char *line, size_t count)
+{
+	size_t l = strlen(line), i;
+	char *t = malloc(l * count + 1);
+	for (i = 0; i < count; i++)
+		memcpy(t + i * l, line, l);
+	t[l * count] = 0;
+	return t;
+}
+
+/* kallsyms and saved cmdlines of 4- and 6-byte lines: about 24 bytes of
+ * table per line, refused under the budget before the table is taken. */
+START_TEST(symbol_table_bombs_refused)
+{
+	dw_spec spec;
+	dw_layout lay;
+	size_t n, lines = 200000;
+	opened o;
+	char *ks = repeat_lines("0 T a\n", lines), *cmd = repeat_lines("1 a\n", lines);
+	dw_default(&spec, 7);
+	spec.kallsyms = ks;
+	n = write_spec(&spec, &lay);
+	open_with(&o, wbuf, n, 3u << 20, dw_copy_decompress);
+	expect_refused(&o, "symbol tables", lines * sizeof(tb_ksym));
+	ck_assert_int_eq(open_with(&o, wbuf, n, 0, dw_copy_decompress), TB_OK);
+	ck_assert_uint_ge(o.need.tables, lines * sizeof(tb_ksym));
+	close_opened(&o);
+	dw_default(&spec, 7);
+	spec.cmdlines = cmd;
+	n = write_spec(&spec, &lay);
+	open_with(&o, wbuf, n, 3u << 20, dw_copy_decompress);
+	expect_refused(&o, "symbol tables", lines * sizeof(tb_cmdline));
+	free(ks);
+	free(cmd);
+}
+END_TEST
+
+/* Four compressed STRINGS sections declaring 256 MiB each: their sum is
+ * refused under a 16 MiB budget, nothing of them decompressed. */
+START_TEST(compressed_strings_bomb_refused)
+{
+	dw_spec spec;
+	dw_layout lay;
+	size_t n, k, at;
+	opened o;
+	dw_default(&spec, 7);
+	spec.compress = 1;
+	n = write_spec(&spec, &lay);
+	for (k = 0; k < 4; k++) {
+		at = n;
+		n = dw_append_sect(wbuf, n, wcap, 0, TB_DAT_OPT_STRINGS, 1, UINT32_MAX, "zz", 2);
+		put32(wbuf + at + 20, 256u << 20); /* the declared usize */
+	}
+	open_with(&o, wbuf, n, 16u << 20, counting_dc);
+	expect_refused(&o, "decompressed sections", (uint64_t)1 << 30);
+	ck_assert_uint_ge(o.need.sections, (uint64_t)1 << 30);
+	ck_assert_uint_eq(dc_bytes, 0); /* refused before any section was inflated */
+}
+END_TEST
+
+/* Chunk memory follows what CPUs hold: three empty CPUs beside one of 16
+ * pages cost no chunk memory; four CPUs over the same range each hold
+ * its chunk, and the budget refuses them where one fits. */
+START_TEST(empty_and_overlapping_cpus)
+{
+	static uint8_t pages[16 * 4096];
+	dw_spec spec;
+	dw_layout lay;
+	size_t n, k, caps[4], total, one;
+	opened o;
+	tb_error e;
+	const tb_dat *d;
+	uint64_t need1;
+	dw_default(&spec, 7);
+	spec.compress = 1;
+	memset(pages, 0, sizeof(pages));
+	for (k = 0; k < 16; k++)
+		pages[k * 4096] = (uint8_t)(k + 1); /* timestamps, commit 0 */
+	spec.ncpus = 4;
+	spec.cpu_data[0] = pages;
+	spec.cpu_size[0] = sizeof(pages);
+	for (k = 1; k < 4; k++) {
+		spec.cpu_data[k] = pages;
+		spec.cpu_size[k] = 0;
+	}
+	n = write_spec(&spec, &lay);
+	ck_assert_int_eq(open_with(&o, wbuf, n, 0, dw_copy_decompress), TB_OK);
+	d = tb_session_dat(o.s);
+	ck_assert_int_eq(tb_dat_chunk_caps(d, &d->buffers[0], caps, &total, &e), TB_OK);
+	ck_assert_uint_eq(caps[0], sizeof(pages));
+	for (k = 1; k < 4; k++) /* (one empty chunk each) */
+		ck_assert_uint_le(caps[k], 16);
+	ck_assert_uint_le(total, sizeof(pages) + 48);
+	/* it was the largest chunk times 4 */
+	ck_assert_uint_lt(o.need.streams, 2 * sizeof(pages));
+	one = o.need.streams;
+	need1 = o.need.total;
+	close_opened(&o);
+	/* the other three CPUs over CPU 0's chunk */
+	for (k = 1; k < 4; k++) {
+		memcpy(wbuf + lay.buffer_cpu0 + 20 * k + 4, wbuf + lay.buffer_cpu0 + 4, 16);
+	}
+	ck_assert_int_eq(open_with(&o, wbuf, n, 0, dw_copy_decompress), TB_OK);
+	ck_assert_uint_ge(o.need.streams, one - 48 + 3 * sizeof(pages));
+	ck_assert_uint_ge(o.need.total, need1 - 48 + 3 * sizeof(pages));
+	close_opened(&o);
+	open_with(&o, wbuf, n, need1 + sizeof(pages), dw_copy_decompress);
+	expect_refused(&o, "chunk", 4 * sizeof(pages));
+}
+END_TEST
+
+/* ---- sound captures ---- */
+
+static uint64_t walk_all(opened *o, int render, tb_status *last)
+{
+	tb_session_event ev;
+	tb_error e;
+	tb_status st;
+	uint64_t h = 1469598103934665603ull;
+	char line[4096];
+	*last = TB_END;
+	while ((st = tb_session_next(o->s, &ev, &e)) != TB_END) {
+		if (st != TB_OK) {
+			*last = st;
+			continue;
+		}
+		h = (h ^ ev.ts) * 1099511628211ull;
+		h = (h ^ ev.id) * 1099511628211ull;
+		if (render && ev.format) {
+			tb_status r1 = tb_session_text(o->s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE, line,
+						       sizeof(line), NULL);
+			tb_status r2 = tb_session_text(o->s, &ev, TB_TEXT_FIELDS, line,
+						       sizeof(line), NULL);
+			if (r1 == TB_ERR_BUDGET || r2 == TB_ERR_BUDGET) {
+				*last = TB_ERR_BUDGET;
+				return h;
+			}
+		}
+	}
+	return h;
+}
+
+/* The bundled capture under the CLI's default budget reads exactly as
+ * without one; tb_session_need's total after a walk is a budget it reads
+ * and renders within, and one byte less is refused somewhere, never
+ * exceeded. */
+START_TEST(sound_capture_within_its_need)
+{
+	size_t len;
+	uint8_t *data = tb_test_read_file(tb_test_path("tests/data/sched4k.v7zstd.dat"), &len);
+	opened o;
+	uint64_t h0, h1, total, budget;
+	tb_status last;
+	if (!data || !tb_test_have_zstd()) {
+		printf("budget: sched4k.v7zstd.dat or zstd missing, test skipped\n");
+		free(data);
+		return;
+	}
+	ck_assert_int_eq(open_with(&o, data, len, 0, tb_test_zstd), TB_OK);
+	h0 = walk_all(&o, 1, &last);
+	ck_assert_int_eq(last, TB_END);
+	tb_session_need_get(o.s, &o.need);
+	total = o.need.total;
+	ck_assert_uint_eq(o.need.peak, o.c.peak);
+	ck_assert_uint_eq(o.need.held, o.c.held);
+	ck_assert_uint_gt(o.need.decompressed, len);
+	close_opened(&o);
+	budget = 16 * (uint64_t)len > (64u << 20) ? 16 * (uint64_t)len : (64u << 20);
+	ck_assert_uint_le(total, budget);
+	ck_assert_int_eq(open_with(&o, data, len, budget, tb_test_zstd), TB_OK);
+	h1 = walk_all(&o, 1, &last);
+	ck_assert_int_eq(last, TB_END);
+	ck_assert_uint_eq(h1, h0);
+	close_opened(&o);
+	/* exactly its need */
+	ck_assert_int_eq(open_with(&o, data, len, total, tb_test_zstd), TB_OK);
+	h1 = walk_all(&o, 1, &last);
+	ck_assert_int_eq(last, TB_END);
+	ck_assert_uint_eq(h1, h0);
+	ck_assert_uint_le(o.c.peak, total);
+	close_opened(&o);
+	/* a byte less: refused (at the open or at a program), never exceeded */
+	if (open_with(&o, data, len, total - 1, tb_test_zstd) == TB_OK) {
+		(void)walk_all(&o, 1, &last);
+		ck_assert_int_eq(last, TB_ERR_BUDGET);
+		ck_assert_uint_le(o.c.peak, total - 1);
+		close_opened(&o);
+	} else {
+		ck_assert_int_eq(o.st, TB_ERR_BUDGET);
+	}
+	free(data);
+}
+END_TEST
+
+/* A budget smaller than the session itself, and the status's name. */
+START_TEST(tiny_budget_and_name)
+{
+	dw_spec spec;
+	dw_layout lay;
+	size_t n;
+	opened o;
+	dw_default(&spec, 7);
+	n = write_spec(&spec, &lay);
+	open_with(&o, wbuf, n, 100, dw_copy_decompress);
+	expect_refused(&o, "session", 101);
+	ck_assert_uint_eq(o.c.calls, 0);
+	ck_assert_str_eq(tb_strerror(TB_ERR_BUDGET), "over the memory budget");
+	ck_assert(!tb_is_malformed(TB_ERR_BUDGET));
+	ck_assert(tb_is_error(TB_ERR_BUDGET));
+}
+END_TEST
+
+Suite *tb_suite_budget(void)
+{
+	Suite *s = suite_create("budget");
+	TCase *tc = tcase_create("budget");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, many_strings_sections_one_round, 0, 2);
+	tcase_add_test(tc, sample_with_extra_strings_sections);
+	tcase_add_test(tc, chunk_bomb_refused);
+	tcase_add_test(tc, symbol_table_bombs_refused);
+	tcase_add_test(tc, compressed_strings_bomb_refused);
+	tcase_add_test(tc, empty_and_overlapping_cpus);
+	tcase_add_test(tc, sound_capture_within_its_need);
+	tcase_add_test(tc, tiny_budget_and_name);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	return s;
+}
