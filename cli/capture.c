@@ -44,24 +44,6 @@ tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t
 	return TB_ERR_UNSUPPORTED;
 }
 
-/* The sessions' memory: large blocks (a kallsyms table is 3 MiB) as huge
- * pages, the rest from malloc. */
-static void *heap_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return n >= TB_CLI_BIG_BLOCK ? tb_cli_big_alloc(n) : malloc(n ? n : 1);
-}
-
-static void heap_free(void *ctx, void *p, size_t n)
-{
-	(void)ctx;
-	if (n >= TB_CLI_BIG_BLOCK)
-		tb_cli_big_free(p, n);
-	else
-		free(p);
-}
-
-const tb_mem tb_cli_heap = { heap_alloc, heap_free, NULL };
 
 /* CPU data read through pread (src.read).  The library reads only within
  * the length the file had when it was mapped, so a read that fails with
@@ -97,7 +79,12 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 		src.read = cli_pread;
 		src.read_ctx = (void *)(intptr_t)tb_input_fd(&c->f);
 	}
-	st = tb_session_open(&c->s, &src, opt, &tb_cli_heap, &c->err);
+	st = tb_cli_session_open(&c->s, &src, opt, path, NULL, &c->err);
+	if (st == TB_ERR_BUDGET) {
+		if (errs == stderr)
+			return tb_cli_budget_fail();
+		return TB_EXIT_BUDGET; /* the caller says it (check) */
+	}
 	if (st != TB_OK) {
 		fprintf(errs, "%s%s: %s at offset %llu (%s)%s\n", errs == stderr ? "tracebound: " : "",
 			path, c->err.what,
@@ -118,6 +105,7 @@ int tb_cli_capture_open(tb_cli_capture *c, const char *path, const tb_session_op
 	memset(c, 0, sizeof(*c));
 	if (tb_cli_load(path, &c->f) != 0)
 		return TB_EXIT_USAGE;
+	tb_cli_budget_add_input(c->f.len);
 	if (c->f.len == 0) {
 		fprintf(stderr, "tracebound: %s: empty input (no trace.dat header)\n", path);
 		tb_cli_unload(&c->f);
@@ -131,6 +119,7 @@ int tb_cli_capture_open(tb_cli_capture *c, const char *path, const tb_session_op
 
 void tb_cli_capture_close(tb_cli_capture *c)
 {
+	tb_cli_budget_note_session(c->s, c->path);
 	tb_session_close(c->s);
 	if (c->f.data)
 		tb_cli_unload(&c->f);
@@ -194,6 +183,10 @@ int tb_cli_render_in(tb_session *s, const tb_session_event *ev, unsigned how, tb
 	for (;;) {
 		tb_render_result r;
 		tb_status st = tb_session_text(s, ev, how, line->p, line->cap, &r);
+		if (st == TB_ERR_BUDGET) {
+			tb_cli_budget_note_session(s, NULL);
+			return -1;
+		}
 		if (st == TB_OK || (st == TB_ERR_NO_SPACE && r.needed == 0)) {
 			line->len = r.len;
 			return 0;

@@ -2,6 +2,7 @@
 #ifndef TB_CLI_CAPTURE_H
 #define TB_CLI_CAPTURE_H
 
+#include "budget.h"
 #include "cli.h"
 
 typedef struct tb_cli_capture {
@@ -15,8 +16,6 @@ typedef struct tb_cli_capture {
 tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t src_len,
 			    void *dst, size_t dst_cap, size_t *produced);
 
-/* The heap as a tb_mem. */
-extern const tb_mem tb_cli_heap;
 
 /*
  * Open path as a trace.dat session.  Returns TB_EXIT_OK, TB_EXIT_MALFORMED

@@ -10,7 +10,7 @@
 #include "fmtdir.h"
 
 /* Exit statuses every command uses. */
-enum { TB_EXIT_OK = 0, TB_EXIT_MALFORMED = 1, TB_EXIT_USAGE = 2 };
+enum { TB_EXIT_OK = 0, TB_EXIT_MALFORMED = 1, TB_EXIT_USAGE = 2, TB_EXIT_BUDGET = 3 };
 
 /* A whole input file in memory (fmtdir.h's tb_input): mapped when it is a
  * regular file (its descriptor kept for tb_file_pread), read into the heap

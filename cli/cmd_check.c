@@ -8,8 +8,14 @@
  * INITIALIZE record).
  *
  * Every anomaly is printed with its location (section or CPU, file
- * offset), then one summary line per file.  Exit 0 when every file is
- * sound, 1 when any is malformed, 2 on usage or I/O errors.
+ * offset), then one summary line per file; for a trace.dat a second line
+ * says what decoding it needs (the session's memory, with every program
+ * its events render through) against the budget (budget.h): what check
+ * calls sound, report, stats and convert read within the same budget.
+ * Exit 0 when every file is sound, 1 when any is malformed, 3 when one
+ * is sound as far as read but over the budget (and none malformed), 2 on
+ * usage or I/O errors.  --json writes one object per file on stdout and
+ * the lines above on stderr.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -20,6 +26,10 @@
 #include "opts.h"
 
 #define CHECK_MAX_SHOWN 100
+
+/* check --json: one object per file (schema below), the text on stderr. */
+#define CHECK_SCHEMA_VERSION 1
+static FILE *json_out;
 
 typedef struct chk {
 	const char *path;
@@ -69,6 +79,44 @@ static void check_event(chk *c, const tb_session_event *ev)
 	}
 }
 
+/* The file's verdict as JSON (need and budget: trace.dat, else 0). */
+static void json_verdict(const char *path, const char *kind, int rc, uint64_t events,
+			 uint64_t anomalies, uint64_t need)
+{
+	if (!json_out)
+		return;
+	fprintf(json_out, "{\"schema_version\":%d,\"file\":", CHECK_SCHEMA_VERSION);
+	tb_cli_json_str(json_out, path, strlen(path));
+	fprintf(json_out,
+		",\"kind\":\"%s\",\"verdict\":\"%s\",\"exit\":%d,\"events\":%llu,"
+		"\"anomalies\":%llu,\"need\":%llu,\"budget\":%llu}\n",
+		kind,
+		rc == TB_EXIT_OK ? "ok" : rc == TB_EXIT_BUDGET ? "over_budget"
+				       : rc == TB_EXIT_MALFORMED ? "malformed" : "error",
+		rc, (unsigned long long)events, (unsigned long long)anomalies,
+		(unsigned long long)need, (unsigned long long)tb_cli_budget_limit());
+}
+
+/* What decoding the capture needs after check's walk (every format's
+ * programs its records render through), against the budget: 0 within,
+ * else the message and TB_EXIT_BUDGET. */
+static int check_need(const char *path, const tb_session *s, uint64_t *need)
+{
+	tb_session_need nd;
+	char msg[256];
+	tb_session_need_get(s, &nd);
+	*need = nd.total;
+	if (nd.refused || nd.total > tb_cli_budget_limit()) {
+		tb_cli_budget_note(nd.total, path);
+		(void)tb_cli_budget_message(msg, sizeof(msg));
+		printf("%s: trace.dat: %s\n", path, msg);
+		return TB_EXIT_BUDGET;
+	}
+	printf("%s: decoding needs %llu bytes of memory, within the budget of %llu\n", path,
+	       (unsigned long long)nd.total, (unsigned long long)tb_cli_budget_limit());
+	return TB_EXIT_OK;
+}
+
 static int check_dat(const char *path, const uint8_t *p, size_t n)
 {
 	tb_session_options so = { 0, 0 };
@@ -86,8 +134,16 @@ static int check_dat(const char *path, const uint8_t *p, size_t n)
 	c.path = path;
 	memset(&cap, 0, sizeof(cap));
 	rc = tb_cli_capture_open_mem(&cap, path, p, n, &so, NULL, stdout);
+	if (rc == TB_EXIT_BUDGET) {
+		char msg[256];
+		(void)tb_cli_budget_message(msg, sizeof(msg));
+		printf("%s: trace.dat: %s\n", path, msg);
+		json_verdict(path, "trace.dat", rc, 0, 0, tb_cli_budget_need());
+		return rc;
+	}
 	if (rc) {
 		printf("%s: trace.dat: MALFORMED\n", path);
+		json_verdict(path, "trace.dat", rc, 0, 1, 0);
 		return rc;
 	}
 	d = tb_session_dat(cap.s);
@@ -153,8 +209,14 @@ static int check_dat(const char *path, const uint8_t *p, size_t n)
 		       drops_unknown ? " (and drops of unknown size)" : "",
 		       (unsigned long long)c.anomalies, c.anomalies ? "MALFORMED" : "ok");
 	}
+	{
+		uint64_t need = 0;
+		int over = check_need(path, cap.s, &need);
+		rc = c.anomalies ? TB_EXIT_MALFORMED : over;
+		json_verdict(path, "trace.dat", rc, c.events, c.anomalies, need);
+	}
 	tb_cli_capture_close(&cap);
-	return c.anomalies ? TB_EXIT_MALFORMED : TB_EXIT_OK;
+	return rc;
 }
 
 /* The layout of a raw dump: header_page / subbuf_kb beside it, else the
@@ -238,6 +300,7 @@ static int check_raw(const char *path, const tb_kbuf_layout *l, const uint8_t *p
 	       "%llu anomalies: %s\n", path, l->subbuf_size, (unsigned long long)pages,
 	       (unsigned long long)events, (unsigned long long)dropped,
 	       (unsigned long long)anomalies, anomalies ? "MALFORMED" : "ok");
+	json_verdict(path, "raw", anomalies ? TB_EXIT_MALFORMED : TB_EXIT_OK, events, anomalies, 0);
 	return anomalies ? TB_EXIT_MALFORMED : TB_EXIT_OK;
 }
 
@@ -277,17 +340,21 @@ static int check_pmclog(const char *path, tb_pmclog *pl, const tb_pmclog_options
 	       "%llu anomalies: %s\n", path, (unsigned long long)records,
 	       (unsigned long long)drops, (unsigned long long)unknown,
 	       (unsigned long long)anomalies, anomalies ? "MALFORMED" : "ok");
+	json_verdict(path, "pmclog", anomalies ? TB_EXIT_MALFORMED : TB_EXIT_OK, records, anomalies,
+		     0);
 	return anomalies ? TB_EXIT_MALFORMED : TB_EXIT_OK;
 }
 
 static const tb_opt check_options[] = {
 	{ 1, "--addr-size", NULL, "4|8", "pmclog address width (legacy 32-bit logs need 4)" },
+	TB_CLI_MAX_MEMORY_OPT,
+	{ 1 + 1, "--json", NULL, NULL, "one JSON object per file (schema_version 1): what a service reads" },
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
 int tb_cmd_check(int argc, char **argv)
 {
-	int i, worst = TB_EXIT_OK, files = 0, id, n = 0;
+	int i, worst = TB_EXIT_OK, files = 0, id, n = 0, json = 0, saved = -1;
 	tb_pmclog *pl;
 	tb_opts p;
 	tb_pmclog_options po;
@@ -299,6 +366,15 @@ int tb_cmd_check(int argc, char **argv)
 			return TB_EXIT_OK;
 		if (id == TB_OPTS_ERROR)
 			return TB_EXIT_USAGE;
+		if (id == TB_OPT_MAX_MEMORY) {
+			if (tb_cli_budget_option(&p, v) != 0)
+				return TB_EXIT_USAGE;
+			continue;
+		}
+		if (id == 2) {
+			json = 1;
+			continue;
+		}
 		if (id == 1) {
 			if (strcmp(v, "4") && strcmp(v, "8"))
 				return tb_opts_fail(&p, "option '--addr-size': '%s' is not 4 or 8", v);
@@ -313,21 +389,36 @@ int tb_cmd_check(int argc, char **argv)
 		fprintf(stderr, "tracebound: out of memory\n");
 		return TB_EXIT_USAGE;
 	}
+	if (json) {
+		/* the JSON on the real stdout, the text lines on stderr */
+		fflush(stdout);
+		saved = dup(1);
+		json_out = saved >= 0 ? fdopen(saved, "w") : NULL;
+		if (!json_out || dup2(2, 1) < 0) {
+			fprintf(stderr, "tracebound: cannot set up the JSON output\n");
+			free(pl);
+			return TB_EXIT_USAGE;
+		}
+	}
 	for (i = 1; i < argc; i++) {
 		tb_cli_file f;
 		tb_kbuf_layout l;
 		int rc;
 		files++;
+		tb_cli_budget_restart(); /* each file its own budget */
 		if (tb_cli_load(argv[i], &f) != 0) {
 			worst = TB_EXIT_USAGE;
+			json_verdict(argv[i], "unreadable", TB_EXIT_USAGE, 0, 0, 0);
 			continue;
 		}
+		tb_cli_budget_add_input(f.len);
 		raw_layout(argv[i], &l);
 		if (f.len == 0) {
 			/* said as raw, pmclog, report and stats say it */
 			printf("%s: empty input (not a trace.dat, a pmclog stream or raw "
 			       "sub-buffers)\n", argv[i]);
 			rc = TB_EXIT_MALFORMED;
+			json_verdict(argv[i], "empty", rc, 0, 1, 0);
 		} else if (tb_dat_probe(f.data, f.len)) {
 			rc = check_dat(argv[i], f.data, f.len);
 		} else if (looks_pmclog(pl, &po, f.data, f.len)) {
@@ -338,13 +429,21 @@ int tb_cmd_check(int argc, char **argv)
 			printf("%s: not recognised (not a trace.dat, a pmclog stream or raw "
 			       "sub-buffers)\n", argv[i]);
 			rc = TB_EXIT_MALFORMED;
+			json_verdict(argv[i], "unknown", rc, 0, 1, 0);
 		}
 		fflush(stdout);
 		tb_cli_unload(&f);
-		if (rc == TB_EXIT_USAGE || (rc == TB_EXIT_MALFORMED && worst == TB_EXIT_OK))
+		/* usage before malformed before over the budget */
+		if (rc == TB_EXIT_USAGE || (rc == TB_EXIT_MALFORMED && worst != TB_EXIT_USAGE) ||
+		    (rc == TB_EXIT_BUDGET && worst == TB_EXIT_OK))
 			worst = rc;
 	}
+	tb_cli_budget_restart(); /* said per file: not again by main */
 	free(pl);
+	if (json_out && (fflush(json_out) != 0 || ferror(json_out) || fclose(json_out) != 0)) {
+		fprintf(stderr, "tracebound: error writing the output\n");
+		worst = TB_EXIT_USAGE;
+	}
 	if (!files)
 		return tb_opts_usage(&p);
 	return worst;

@@ -333,6 +333,7 @@ static const tb_opt raw_options[] = {
 	{ O_SUBBUF, "--subbuf-size", NULL, "SIZE", "the sub-buffer size in bytes (16k; at least 4096)" },
 	{ O_ALL, "--all-records", NULL, NULL, "also list padding and time records" },
 	{ O_JSON, "--json", NULL, NULL, "one JSON object per event (docs/json.md)" },
+	TB_CLI_MAX_MEMORY_OPT,
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
@@ -357,6 +358,10 @@ int tb_cmd_raw(int argc, char **argv)
 			       "size than the one used is named on stderr.\n");
 			return TB_EXIT_OK;
 		case TB_OPTS_ERROR: return TB_EXIT_USAGE;
+		case TB_OPT_MAX_MEMORY:
+			if (tb_cli_budget_option(&p, v) != 0)
+				return TB_EXIT_USAGE;
+			break;
 		case O_HP: o.header_page = v; break;
 		case O_EVDIR: o.events_dir = v; break;
 		case O_SUBBUF:
@@ -417,7 +422,9 @@ int tb_cmd_raw(int argc, char **argv)
 		src.long_size = have_hp ? hp.long_size : (unsigned)sizeof(long);
 		src.formats = tb_cli_events_texts(o.events, &src.nformats);
 		if ((o.events && !src.formats) ||
-		    tb_session_open(&o.s, &src, NULL, &tb_cli_heap, &e) != TB_OK) {
+		    tb_cli_session_open(&o.s, &src, NULL, NULL, NULL, &e) != TB_OK) {
+			if (tb_cli_budget_over())
+				return tb_cli_budget_fail();
 			fprintf(stderr, "tracebound: out of memory\n");
 			tb_cli_events_free(o.events);
 			free(events_hp);

@@ -774,7 +774,8 @@ static int report_files(const report_opts *o)
 		if (how & TB_TEXT_TSDIFF)
 			tb_session_set_tsdiff_prev(c->s, tsdiff_prev); /* one delta across files */
 		if (tb_cli_render(c, &h->ev, how, &line) != 0) {
-			fprintf(stderr, "tracebound: out of memory\n");
+			if (!tb_cli_budget_over())
+				fprintf(stderr, "tracebound: out of memory\n");
 			rc = TB_EXIT_USAGE;
 			break;
 		}
@@ -843,6 +844,7 @@ static const tb_opt report_options[] = {
 	{ O_UNAME, "--uname", NULL, NULL, "only the traced system's uname and the recorder's version (trace-cmd --uname)" },
 	{ O_VERSION, "--version", NULL, NULL, "only the version of the trace-cmd that recorded it (trace-cmd --version)" },
 	{ O_JOBS, "--jobs", "-j", "N", "format on N threads, output unchanged (default: the machine's cores, one under 16 MiB; 1: one thread; one file)" },
+	TB_CLI_MAX_MEMORY_OPT,
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
@@ -923,6 +925,10 @@ int tb_cmd_report(int argc, char **argv)
 			if (tb_opts_jobs(&p, v, &o.jobs))
 				return TB_EXIT_USAGE;
 			o.jobs_given = 1;
+			break;
+		case TB_OPT_MAX_MEMORY:
+			if (tb_cli_budget_option(&p, v) != 0)
+				return TB_EXIT_USAGE;
 			break;
 		case O_EVENTS: o.events = v; break;
 		case O_FILTER:

@@ -207,7 +207,7 @@ int tb_cmd_stats(int argc, char **argv)
 	tb_status st;
 
 	{
-		static const tb_opt none[] = { { 0, NULL, NULL, NULL, NULL } };
+		static const tb_opt none[] = { TB_CLI_MAX_MEMORY_OPT, { 0, NULL, NULL, NULL, NULL } };
 		tb_opts p;
 		const char *v, *file = NULL;
 		int id;
@@ -217,6 +217,11 @@ int tb_cmd_stats(int argc, char **argv)
 				return TB_EXIT_OK;
 			if (id == TB_OPTS_ERROR)
 				return TB_EXIT_USAGE;
+			if (id == TB_OPT_MAX_MEMORY) {
+				if (tb_cli_budget_option(&p, v) != 0)
+					return TB_EXIT_USAGE;
+				continue;
+			}
 			if (file)
 				return tb_opts_fail(&p, "a second input file '%s'", v);
 			file = v;

@@ -1521,7 +1521,13 @@ static int convert_raw(const char *dir, const char *events, const char *hp_path,
 	src.formats = r.fmts.texts;
 	src.nformats = r.fmts.n;
 	c.path = files[0];
-	st = tb_session_open(&c.s, &src, &so, &tb_cli_heap, &c.err);
+	for (size_t k = 0; k < r.ncpus; k++)
+		tb_cli_budget_add_input(r.cpus[k].len);
+	st = tb_cli_session_open(&c.s, &src, &so, files[0], NULL, &c.err);
+	if (st == TB_ERR_BUDGET) {
+		raw_free(&r);
+		return tb_cli_budget_fail();
+	}
 	if (st != TB_OK) {
 		fprintf(stderr, "tracebound: %s: %s at offset %llu (%s)\n", files[0], c.err.what,
 			(unsigned long long)c.err.offset, tb_strerror(st));
@@ -1538,6 +1544,7 @@ static const tb_opt parquet_options[] = {
 	{ 2, "--events", NULL, "DIR", "event formats for raw cpuN.raw inputs" },
 	{ 3, "--header-page", NULL, "FILE", "the sub-buffer layout of raw inputs" },
 	{ 4, "--jobs", "-j", "N", "write on 2 threads when N > 1, files unchanged (default: the machine's cores)" },
+	TB_CLI_MAX_MEMORY_OPT,
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
@@ -1558,6 +1565,10 @@ int tb_convert_parquet(int argc, char **argv)
 		switch (id) {
 		case TB_OPTS_HELP: return TB_EXIT_OK;
 		case TB_OPTS_ERROR: return TB_EXIT_USAGE;
+		case TB_OPT_MAX_MEMORY:
+			if (tb_cli_budget_option(&po, v) != 0)
+				return TB_EXIT_USAGE;
+			break;
 		case 1: text = 1; break;
 		case 2: events = v; break;
 		case 3: hp = v; break;

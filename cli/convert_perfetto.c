@@ -194,7 +194,11 @@ static int open_raw(tb_cli_capture *cap, raw_inputs *in, const raw_opts *o, char
 	src.nformats = in->fmts.n;
 	memset(cap, 0, sizeof(*cap));
 	cap->path = files[0];
-	st = tb_session_open(&cap->s, &src, sopt, &tb_cli_heap, &cap->err);
+	for (i = 0; i < nfiles; i++)
+		tb_cli_budget_add_input(in->cpus[i].len);
+	st = tb_cli_session_open(&cap->s, &src, sopt, files[0], NULL, &cap->err);
+	if (st == TB_ERR_BUDGET)
+		return tb_cli_budget_fail();
 	if (st != TB_OK) {
 		fprintf(stderr, "tracebound: %s: %s at offset %llu (%s)\n", files[0], cap->err.what,
 			(unsigned long long)cap->err.offset, tb_strerror(st));
@@ -557,6 +561,7 @@ static const tb_opt perfetto_options[] = {
 	{ 7, "--subbuf-size", NULL, "SIZE", "the sub-buffer size of raw inputs (16k)" },
 	{ 8, "--jobs", "-j", "N", "encode on N threads, output unchanged (default: the machine's "
 				  "cores, one under 16 MiB; 1: one thread; one trace.dat)" },
+	TB_CLI_MAX_MEMORY_OPT,
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
@@ -597,6 +602,10 @@ int tb_convert_perfetto(int argc, char **argv)
 		switch (id) {
 		case TB_OPTS_HELP: return TB_EXIT_OK;
 		case TB_OPTS_ERROR: return TB_EXIT_USAGE;
+		case TB_OPT_MAX_MEMORY:
+			if (tb_cli_budget_option(&po, v) != 0)
+				return TB_EXIT_USAGE;
+			break;
 		case 1: flags |= TB_PF_LOSSLESS; break;
 		case 2: flags |= TB_PF_ALL_GENERIC; break;
 		case 3: verbose = 1; break;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "budget.h"
 #include "cli.h"
 
 static const struct {
@@ -67,9 +68,16 @@ int main(int argc, char **argv)
 		return TB_EXIT_OK;
 	}
 	tb_cli_catch_shrinking_inputs();
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return finish_output(commands[i].run(argc - 1, argv + 1));
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			int rc = commands[i].run(argc - 1, argv + 1);
+			/* memory refused for the budget anywhere (a --jobs part, a
+			 * format's program) is the command's outcome: exit 3 */
+			if (tb_cli_budget_over() && rc != TB_EXIT_BUDGET)
+				rc = tb_cli_budget_fail();
+			return finish_output(rc);
+		}
+	}
 	fprintf(stderr, "tracebound: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return TB_EXIT_USAGE;

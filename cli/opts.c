@@ -135,6 +135,8 @@ int tb_opts_size(const tb_opts *p, const char *opt, const char *val, uint64_t *o
 		shift = 10, end++;
 	else if (*end == 'm' || *end == 'M')
 		shift = 20, end++;
+	else if (*end == 'g' || *end == 'G')
+		shift = 30, end++;
 	if (*end || v > (UINT64_MAX >> shift))
 		goto bad;
 	*out = (uint64_t)v << shift;

@@ -55,7 +55,7 @@ int tb_opts_usage(const tb_opts *p);
 /* Print the usage and the option list to stdout. */
 void tb_opts_help(const tb_opts *p);
 
-/* "16k", "1m", "4096": a size in bytes with k/m suffixes (1024-based).
+/* "16k", "1m", "2g", "4096": a size in bytes with k/m/g suffixes (1024-based).
  * 0 on success; else prints a message naming opt and returns -1. */
 int tb_opts_size(const tb_opts *p, const char *opt, const char *val, uint64_t *out);
 

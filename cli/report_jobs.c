@@ -153,7 +153,8 @@ static int report_defer(void *ctx, const tb_session_event *ev, const tb_session_
 	if (rc->wp)
 		tb_session_line_state_set(rc->wp, ls);
 	if (!rc->wp || tb_cli_render_in(rc->wp, ev, rc->job->how, &rc->wline) != 0) {
-		fprintf(stderr, "tracebound: out of memory\n");
+		if (!tb_cli_budget_over())
+			fprintf(stderr, "tracebound: out of memory\n");
 		return -2;
 	}
 	*bytes += rc->wline.len;
