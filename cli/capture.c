@@ -79,11 +79,14 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 		src.read = cli_pread;
 		src.read_ctx = (void *)(intptr_t)tb_input_fd(&c->f);
 	}
+	if (data == c->f.data)
+		tb_cli_budget_add_input(len); /* a file of its own (not one of check's) */
 	st = tb_cli_session_open(&c->s, &src, opt, path, NULL, &c->err);
 	if (st == TB_ERR_BUDGET) {
-		if (errs == stderr)
-			return tb_cli_budget_fail();
-		return TB_EXIT_BUDGET; /* the caller says it (check) */
+		char msg[256];
+		(void)tb_cli_budget_message(msg, sizeof(msg));
+		fprintf(errs, "%s%s: %s\n", errs == stderr ? "tracebound: " : "", path, msg);
+		return TB_EXIT_BUDGET;
 	}
 	if (st != TB_OK) {
 		fprintf(errs, "%s%s: %s at offset %llu (%s)%s\n", errs == stderr ? "tracebound: " : "",
@@ -105,7 +108,6 @@ int tb_cli_capture_open(tb_cli_capture *c, const char *path, const tb_session_op
 	memset(c, 0, sizeof(*c));
 	if (tb_cli_load(path, &c->f) != 0)
 		return TB_EXIT_USAGE;
-	tb_cli_budget_add_input(c->f.len);
 	if (c->f.len == 0) {
 		fprintf(stderr, "tracebound: %s: empty input (no trace.dat header)\n", path);
 		tb_cli_unload(&c->f);

@@ -134,10 +134,7 @@ static int check_dat(const char *path, const uint8_t *p, size_t n)
 	c.path = path;
 	memset(&cap, 0, sizeof(cap));
 	rc = tb_cli_capture_open_mem(&cap, path, p, n, &so, NULL, stdout);
-	if (rc == TB_EXIT_BUDGET) {
-		char msg[256];
-		(void)tb_cli_budget_message(msg, sizeof(msg));
-		printf("%s: trace.dat: %s\n", path, msg);
+	if (rc == TB_EXIT_BUDGET) { /* said on stdout */
 		json_verdict(path, "trace.dat", rc, 0, 0, tb_cli_budget_need());
 		return rc;
 	}

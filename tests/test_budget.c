@@ -474,6 +474,67 @@ START_TEST(tiny_budget_and_name)
 }
 END_TEST
 
+
+/* ---- the CLI: exit 3 with the message, everywhere ---- */
+
+static void expect_cli(const char *args, int status, const char *in_err, const char *in_out)
+{
+	tb_test_run r;
+	tb_test_cli(args, &r);
+	ck_assert_msg(r.status == status, "%s: exit %d, want %d (%s)", args, r.status, status,
+		      r.err);
+	if (in_err)
+		ck_assert_msg(strstr(r.err, in_err) != NULL, "%s: stderr %s", args, r.err);
+	if (in_out)
+		ck_assert_msg(strstr(r.out, in_out) != NULL, "%s: stdout %s", args, r.out);
+	tb_test_run_free(&r);
+}
+
+/* The kallsyms bomb and the chunk bomb under a small --max-memory: every
+ * command that decodes says so and exits 3; check --json too; a malformed
+ * file stays 1 and the sound file passes. */
+START_TEST(cli_over_budget_exits_3)
+{
+	static const char *cmds[] = { "report", "report --raw", "report --json", "stats", "check",
+				      "convert --to perfetto", "convert --to parquet" };
+	static const char *outs[] = { "", "", "", "", "", "/out.pftrace", "/pq" };
+	char dir[] = "/tmp/tb-budget-XXXXXX", path[2][256], args[2048];
+	dw_spec spec;
+	dw_layout lay;
+	size_t n, i, k;
+	char *ks = repeat_lines("0 T a\n", 200000);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	dw_default(&spec, 7);
+	spec.kallsyms = ks;
+	n = write_spec(&spec, &lay);
+	snprintf(path[0], sizeof(path[0]), "%s/kallsyms.dat", dir);
+	tb_test_write_file(path[0], wbuf, n);
+	free(ks);
+	snprintf(path[1], sizeof(path[1]), "%s", tb_test_path("tests/data/sched4k.v7zstd.dat"));
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+			snprintf(args, sizeof(args), "%s --max-memory %s %s%s %s", cmds[i],
+				 k ? "2m" : "3m", outs[i][0] ? dir : "", outs[i], path[k]);
+			expect_cli(args, 3, i == 4 ? NULL : "sound as far as read, but needs ",
+				   i == 4 ? "over the budget of " : NULL);
+		}
+		snprintf(args, sizeof(args), "check --json --max-memory 1m %s", path[k]);
+		expect_cli(args, 3, NULL, "\"schema_version\":1,");
+		expect_cli(args, 3, NULL, "\"verdict\":\"over_budget\",\"exit\":3,");
+	}
+	/* within the default budget both are read */
+	snprintf(args, sizeof(args), "check %s", path[0]);
+	expect_cli(args, 0, NULL, "decoding needs ");
+	snprintf(args, sizeof(args), "stats %s", path[1]);
+	expect_cli(args, 0, NULL, NULL);
+	/* usage stays 2 */
+	expect_cli("report --max-memory 0 x", 2, "reads nothing", NULL);
+	expect_cli("report --max-memory 12q x", 2, "is not a size", NULL);
+	snprintf(args, sizeof(args), "rm -rf %s", dir);
+	ck_assert_int_eq(system(args), 0);
+}
+END_TEST
+
 Suite *tb_suite_budget(void)
 {
 	Suite *s = suite_create("budget");
@@ -487,6 +548,7 @@ Suite *tb_suite_budget(void)
 	tcase_add_test(tc, empty_and_overlapping_cpus);
 	tcase_add_test(tc, sound_capture_within_its_need);
 	tcase_add_test(tc, tiny_budget_and_name);
+	tcase_add_test(tc, cli_over_budget_exits_3);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
