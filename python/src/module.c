@@ -24,6 +24,7 @@ static const char *status_key(tb_status st)
 	case TB_ERR_LIMIT: return "limit";
 	case TB_ERR_NO_SPACE: return "no_space";
 	case TB_ERR_ARG: return "arg";
+	case TB_ERR_BUDGET: return "budget";
 	default: return "error";
 	}
 }

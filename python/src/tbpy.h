@@ -64,6 +64,7 @@ typedef struct tbpy_input {
 	char errmsg[512];               /* why opening failed (not a tb_error) */
 	Py_ssize_t refs;                /* the Trace and each session (GIL held) */
 	unsigned flags;                 /* TB_SESSION_* for every session */
+	uint64_t budget;                /* each session's memory budget (open's max_memory) */
 } tbpy_input;
 
 /*

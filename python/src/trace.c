@@ -47,6 +47,7 @@ PyTypeObject tbpy_SessType = {
 static tbpy_sess *sess_new(tbpy_input *in)
 {
 	tb_session_options opt;
+	tb_session_need need;
 	tb_error err;
 	tb_status st;
 	tb_session *s = NULL;
@@ -56,8 +57,16 @@ static tbpy_sess *sess_new(tbpy_input *in)
 	opt.flags = in->flags;
 	opt.render_options = TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE;
 	Py_BEGIN_ALLOW_THREADS
-	st = tb_session_open(&s, &in->src, &opt, &tbpy_mem, &err);
+	st = tb_session_open_budget(&s, &in->src, &opt, &tbpy_mem, in->budget, &need, &err);
 	Py_END_ALLOW_THREADS
+	if (st == TB_ERR_BUDGET) {
+		char what[160];
+		snprintf(what, sizeof(what),
+			 "sound as far as read, but needs %llu bytes, over the budget of %llu "
+			 "(max_memory)",
+			 (unsigned long long)need.total, (unsigned long long)need.budget);
+		return (tbpy_sess *)tbpy_raise("cannot open the capture", st, err.offset, what);
+	}
 	if (st != TB_OK) {
 		if (st == TB_ERR_NO_SPACE && !err.what)
 			return (tbpy_sess *)PyErr_NoMemory();
@@ -387,17 +396,19 @@ PyObject *tbpy_raise_walk(tb_session *s, const tb_error *e)
 
 static int trace_init(tbpy_trace *self, PyObject *args, PyObject *kw)
 {
-	static char *kwlist[] = { "path", "events", "skip_damaged", NULL };
+	static char *kwlist[] = { "path", "events", "skip_damaged", "max_memory", NULL };
 	PyObject *path = NULL, *events = NULL, *pathobj = NULL;
+	unsigned long long max_memory = 0;
 	int skip = 0, rc;
+	size_t i;
 	const char *events_dir = NULL;
 	tbpy_input *in;
 	if (self->in) {
 		PyErr_SetString(PyExc_RuntimeError, "Trace.__init__ called twice");
 		return -1;
 	}
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|O&p", kwlist, PyUnicode_FSConverter,
-					 &path, tbpy_fs_or_none, &events, &skip))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|O&pK", kwlist, PyUnicode_FSConverter,
+					 &path, tbpy_fs_or_none, &events, &skip, &max_memory))
 		return -1;
 	if (events)
 		events_dir = PyBytes_AS_STRING(events);
@@ -425,6 +436,13 @@ static int trace_init(tbpy_trace *self, PyObject *args, PyObject *kw)
 	}
 	in->refs = 1;
 	in->flags = skip ? TB_SESSION_SKIP_DAMAGED : 0;
+	/* the CLI's default budget: max(64 MiB, 16 x the input) */
+	in->budget = (uint64_t)in->src.dat_len;
+	for (i = 0; i < in->nraw; i++)
+		in->budget += in->raw[i].len;
+	in->budget = in->budget > (4ull << 20) ? 16 * in->budget : (64ull << 20);
+	if (max_memory)
+		in->budget = max_memory;
 	self->in = in;
 	pathobj = PyUnicode_DecodeFSDefault(PyBytes_AS_STRING(path));
 	Py_XDECREF(path);

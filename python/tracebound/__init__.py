@@ -102,11 +102,15 @@ def _frame(pd, cols):
     return pd.DataFrame(flat, copy=False)
 
 
-def open(path, events=None, skip_damaged=False):
+def open(path, events=None, skip_damaged=False, max_memory=0):
     """Open a capture: a trace.dat, or a directory of cpuN.raw dumps.
 
     events: for a raw dump directory, the events directory laid out like
     /sys/kernel/tracing/events (default: PATH/events).  skip_damaged: a
     damaged page is skipped (counted) instead of raising Error.
+    max_memory: the decoding memory each walk of the capture may take, in
+    bytes (0: the CLI's default, max(64 MiB, 16 x the input's size)); a
+    capture that needs more raises Error with status "budget" ("sound as
+    far as read, but needs N bytes, over the budget of M").
     """
-    return Trace(path, events, skip_damaged)
+    return Trace(path, events, skip_damaged, max_memory)

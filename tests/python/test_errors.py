@@ -190,3 +190,27 @@ def test_corpus_formats_in_an_events_directory(tmp_path, small_events, raw_dir):
             assert n > 0
         except tracebound.Error:
             pass
+
+
+def test_over_the_budget_is_its_own_error(tmp_path):
+    """max_memory: a capture that needs more is refused before it costs
+    (status "budget", the numbers in the message); the default reads it."""
+    path = os.path.join(DATA, "sched4k.v7zstd.dat")
+    with pytest.raises(tracebound.Error) as e:
+        tracebound.open(path, max_memory=1 << 20)
+    assert e.value.status == "budget"
+    assert e.value.code == 29
+    assert "sound as far as read, but needs " in str(e.value)
+    assert "over the budget of 1048576" in str(e.value)
+    assert walk(path) == walk(path, max_memory=64 << 20) > 60000
+
+
+def test_many_strings_sections(tmp_path):
+    """Five (and 50) extra STRINGS sections of 16 bytes: read as the capture."""
+    import struct
+    data = open(os.path.join(DATA, "sched4k.v7zstd.dat"), "rb").read()
+    want = walk(os.path.join(DATA, "sched4k.v7zstd.dat"))
+    for k in (5, 50):
+        p = tmp_path / ("strings%d.dat" % k)
+        p.write_bytes(data + (struct.pack("<HHIQ", 15, 0, 0xFFFFFFFF, 16) + b"0123456789abcde\0") * k)
+        assert walk(str(p)) == want
