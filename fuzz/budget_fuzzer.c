@@ -56,21 +56,6 @@ static void c_free(void *ctx, void *p, size_t n)
 	free(p);
 }
 
-static tb_status copy_dc(void *ctx, const char *algo, const void *src, size_t src_len,
-			 void *dst, size_t dst_cap, size_t *produced)
-{
-	(void)ctx;
-	if (strcmp(algo, "copy") != 0)
-		return TB_ERR_UNSUPPORTED;
-	if (src_len > dst_cap)
-		src_len = dst_cap;
-	if (src_len)
-		memcpy(dst, src, src_len);
-	*produced = src_len;
-	dc_made += src_len;
-	return TB_OK;
-}
-
 static char text[1 << 16];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -89,7 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dc_made = 0;
 	src.dat = data;
 	src.dat_len = size;
-	src.decompress.fn = copy_dc;
+	src.decompress.fn = tb_fuzz_copy_dc;
+	src.decompress.ctx = &dc_made;
 	st = tb_session_open_budget(&s, &src, &opt, &m, BUDGET, &need, &err);
 	TB_FUZZ_CHECK(need.budget == BUDGET);
 	if (st != TB_OK) {

@@ -14,6 +14,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "tracebound/status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,6 +35,25 @@ static inline int tb_fuzz_inside(const void *p, size_t n, const void *base,
 {
 	uintptr_t a = (uintptr_t)p, b = (uintptr_t)base;
 	return a >= b && a - b <= len && n <= len - (a - b);
+}
+
+/* The "copy" decompressor of the harnesses' trace.dat inputs (what
+ * tests/datwriter.h writes): the bytes as they are, cut to dst_cap; ctx,
+ * when not NULL, a uint64_t that counts the bytes made. */
+static inline tb_status tb_fuzz_copy_dc(void *ctx, const char *algo, const void *src,
+					size_t src_len, void *dst, size_t dst_cap,
+					size_t *produced)
+{
+	if (strcmp(algo, "copy") != 0)
+		return TB_ERR_UNSUPPORTED;
+	if (src_len > dst_cap)
+		src_len = dst_cap;
+	if (src_len)
+		memcpy(dst, src, src_len);
+	*produced = src_len;
+	if (ctx)
+		*(uint64_t *)ctx += src_len;
+	return TB_OK;
 }
 
 #endif

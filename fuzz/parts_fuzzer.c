@@ -23,19 +23,6 @@
 
 #define MAX_ITEMS 20000u
 
-static tb_status copy_dc(void *ctx, const char *algo, const void *src, size_t src_len,
-			 void *dst, size_t dst_cap, size_t *produced)
-{
-	(void)ctx;
-	if (strcmp(algo, "copy") != 0)
-		return TB_ERR_UNSUPPORTED;
-	if (src_len > dst_cap)
-		src_len = dst_cap;
-	memcpy(dst, src, src_len);
-	*produced = src_len;
-	return TB_OK;
-}
-
 /* The input as the caller's file: reads fail where they touch
  * [fail_at, fail_at + 4096) when failing is set. */
 typedef struct fuzz_file {
@@ -121,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&src, 0, sizeof(src));
 	src.dat = data;
 	src.dat_len = size;
-	src.decompress.fn = copy_dc;
+	src.decompress.fn = tb_fuzz_copy_dc;
 	if (size && (data[size - 1] & 1))
 		opt.flags = 0; /* drops as the library reports them, page errors as errors */
 	if (size >= 5 && (data[size - 1] & 8)) {

@@ -20,19 +20,6 @@
 #include "fuzz.h"
 #include "tracebound/tracebound.h"
 
-static tb_status copy_dc(void *ctx, const char *algo, const void *src, size_t src_len,
-			 void *dst, size_t dst_cap, size_t *produced)
-{
-	(void)ctx;
-	if (strcmp(algo, "copy") != 0)
-		return TB_ERR_UNSUPPORTED;
-	if (src_len > dst_cap)
-		src_len = dst_cap;
-	memcpy(dst, src, src_len);
-	*produced = src_len;
-	return TB_OK;
-}
-
 static uint8_t arena_mem[32u << 20];
 static tb_pf_writer w;
 static uint8_t bundles[8 * 1024];
@@ -355,7 +342,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&src, 0, sizeof(src));
 	src.dat = data;
 	src.dat_len = size;
-	src.decompress.fn = copy_dc;
+	src.decompress.fn = tb_fuzz_copy_dc;
 	memset(&opt, 0, sizeof(opt));
 	opt.flags = TB_SESSION_SKIP_DAMAGED | (size & 16 ? TB_SESSION_TC_DROPS : 0);
 	if (tb_session_open(&ses, &src, &opt, &mem, &err) != TB_OK)

@@ -12,19 +12,6 @@
 #include "fuzz.h"
 #include "tracebound/tracebound.h"
 
-static tb_status copy_dc(void *ctx, const char *algo, const void *src, size_t src_len,
-			 void *dst, size_t dst_cap, size_t *produced)
-{
-	(void)ctx;
-	if (strcmp(algo, "copy") != 0)
-		return TB_ERR_UNSUPPORTED;
-	if (src_len > dst_cap)
-		src_len = dst_cap;
-	memcpy(dst, src, src_len);
-	*produced = src_len;
-	return TB_OK;
-}
-
 static uint8_t arena_mem[32u << 20];
 static char text[1 << 16], small[1 << 16];
 
@@ -99,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&src, 0, sizeof(src));
 	src.dat = data;
 	src.dat_len = size;
-	src.decompress.fn = copy_dc;
+	src.decompress.fn = tb_fuzz_copy_dc;
 	tb_arena_init(&a, arena_mem, sizeof(arena_mem));
 	m = tb_arena_mem(&a);
 	if (tb_session_open(&s, &src, &opt, &m, &err) != TB_OK) {
