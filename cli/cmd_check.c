@@ -100,12 +100,13 @@ static void json_verdict(const char *path, const char *kind, int rc, uint64_t ev
 /* What decoding the capture needs after check's walk (every format's
  * programs its records render through), against the budget: 0 within,
  * else the message and TB_EXIT_BUDGET. */
-static int check_need(const char *path, const tb_session *s, uint64_t *need)
+static int check_need(const char *path, const tb_session *s, uint64_t *need, int *refused)
 {
 	tb_session_need nd;
 	char msg[256];
 	tb_session_need_get(s, &nd);
 	*need = nd.total;
+	*refused = nd.refused != NULL;
 	if (nd.refused || nd.total > tb_cli_budget_limit()) {
 		tb_cli_budget_note(nd.total, path);
 		(void)tb_cli_budget_message(msg, sizeof(msg));
@@ -117,7 +118,7 @@ static int check_need(const char *path, const tb_session *s, uint64_t *need)
 	return TB_EXIT_OK;
 }
 
-static int check_dat(const char *path, const uint8_t *p, size_t n)
+static int check_dat(const char *path, const tb_cli_file *f)
 {
 	tb_session_options so = { 0, 0 };
 	tb_cli_capture cap;
@@ -133,7 +134,10 @@ static int check_dat(const char *path, const uint8_t *p, size_t n)
 	memset(&c, 0, sizeof(c));
 	c.path = path;
 	memset(&cap, 0, sizeof(cap));
-	rc = tb_cli_capture_open_mem(&cap, path, p, n, &so, NULL, stdout);
+	/* the file as report has it (CPU data read through its buffers), so
+	 * that the need is report's; it stays ours to unload */
+	cap.f = *f;
+	rc = tb_cli_capture_open_mem(&cap, path, f->data, f->len, &so, NULL, stdout);
 	if (rc == TB_EXIT_BUDGET) { /* said on stdout */
 		json_verdict(path, "trace.dat", rc, 0, 0, tb_cli_budget_need());
 		return rc;
@@ -208,10 +212,13 @@ static int check_dat(const char *path, const uint8_t *p, size_t n)
 	}
 	{
 		uint64_t need = 0;
-		int over = check_need(path, cap.s, &need);
-		rc = c.anomalies ? TB_EXIT_MALFORMED : over;
+		int refused = 0, over = check_need(path, cap.s, &need, &refused);
+		/* memory refused in the walk (a format's fields) makes anomalies
+		 * of its own: the budget is the outcome then */
+		rc = c.anomalies && !refused ? TB_EXIT_MALFORMED : over;
 		json_verdict(path, "trace.dat", rc, c.events, c.anomalies, need);
 	}
+	memset(&cap.f, 0, sizeof(cap.f));
 	tb_cli_capture_close(&cap);
 	return rc;
 }
@@ -408,7 +415,6 @@ int tb_cmd_check(int argc, char **argv)
 			json_verdict(argv[i], "unreadable", TB_EXIT_USAGE, 0, 0, 0);
 			continue;
 		}
-		tb_cli_budget_add_input(f.len);
 		raw_layout(argv[i], &l);
 		if (f.len == 0) {
 			/* said as raw, pmclog, report and stats say it */
@@ -417,7 +423,7 @@ int tb_cmd_check(int argc, char **argv)
 			rc = TB_EXIT_MALFORMED;
 			json_verdict(argv[i], "empty", rc, 0, 1, 0);
 		} else if (tb_dat_probe(f.data, f.len)) {
-			rc = check_dat(argv[i], f.data, f.len);
+			rc = check_dat(argv[i], &f);
 		} else if (looks_pmclog(pl, &po, f.data, f.len)) {
 			rc = check_pmclog(argv[i], pl, &po, f.data, f.len);
 		} else if (looks_raw(&l, f.data, f.len)) {
