@@ -90,6 +90,8 @@ static void fuzz_filter(unsigned flags, const char *text, size_t len)
 	size_t i;
 	tb_status st = tb_filter_compile(&flt, text, len, flags, &e);
 	check_error(st, &e, len);
+	if (memchr(text, 0, len)) /* filter.h: NUL bytes are errors */
+		TB_FUZZ_CHECK(st != TB_OK);
 	memset(r, 0, sizeof r);
 	r[0].format = &sw;
 	r[0].data = sw_rec;
@@ -223,6 +225,12 @@ static void fuzz_regex(unsigned mode, const uint8_t *in, size_t len)
 	unsigned t;
 	regex_t g;
 	tb_status st;
+	tb_error e;
+	/* the bytes themselves as a pattern: errors inside it, NUL an error */
+	st = tb_regex_compile(&re, (const char *)in, len, (mode >> 2) & 3u, &e);
+	check_error(st, &e, len);
+	if (memchr(in, 0, len))
+		TB_FUZZ_CHECK(st != TB_OK);
 	if (mode & 0x10u)
 		pat[n++] = '^';
 	for (i = 0; i < len && i < 12; i++) {

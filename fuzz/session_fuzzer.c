@@ -3,7 +3,8 @@
  * every CPU of every buffer, render every event in all three renderings.
  * Promises checked: memory stays inside the arena; every rendering is
  * NUL-terminated within its buffer and its `needed` does not depend on the
- * buffer's size (a small buffer holds a prefix of the whole text); JSON
+ * buffer's size (a small buffer holds a prefix of the whole text, no
+ * buffer counts it); JSON
  * lines are well formed (strings closed, no raw control bytes, brackets
  * balanced); a damaged page's offset, an error's and every damage entry's
  * lie inside the input.  Then the same walk again through a tb_mem that
@@ -149,6 +150,9 @@ static void render(tb_session *s, const tb_session_event *ev, unsigned how)
 	TB_FUZZ_CHECK(r2.needed == r.needed);
 	TB_FUZZ_CHECK(r2.len == cap - 1 && !memcmp(small, text, r2.len));
 	TB_FUZZ_CHECK(st == TB_ERR_NO_SPACE);
+	/* and into no buffer at all: counted only */
+	st = tb_session_text(s, ev, how, NULL, 0, &r2);
+	TB_FUZZ_CHECK(st == TB_ERR_NO_SPACE && r2.len == 0 && r2.needed == r.needed);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
