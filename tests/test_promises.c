@@ -371,6 +371,21 @@ START_TEST(parsers_with_null_storage)
 			ck_assert_int_eq(st, TB_ERR_ARG);
 		}
 	}
+	/* records of a page into no array; a container into no storage */
+	{
+		size_t n = events_file(NULL);
+		tb_kbuf_layout l;
+		tb_kbuf kb;
+		tb_status st = TB_OK;
+		tb_dat d;
+		tb_dat_storage none;
+		ck_assert_int_eq(tb_kbuf_layout_init(&l, 0, 8, 4096, 0), TB_OK);
+		ck_assert_int_eq(tb_kbuf_open(&kb, &l, pages[0], sizeof(pages[0]), &e), TB_OK);
+		ck_assert_uint_eq(tb_kbuf_next_events(&kb, NULL, 0, &st), 0);
+		memset(&none, 0, sizeof(none));
+		ck_assert_int_eq(tb_dat_open(&d, file, n, &none, NULL, &e), TB_ERR_NO_SPACE);
+		ck_assert_uint_gt(d.need.events, 0);
+	}
 	/* CPU lists into a mask of no words (a NULL mask is TB_ERR_ARG) */
 	{
 		uint64_t mask = 7;
