@@ -3,6 +3,7 @@
 #   make            libtracebound.a, libtracebound.so.0 and the tracebound CLI
 #   make check      every Check suite, the corpus replay, the symbol gates
 #   make sanitize   the same under ASan+UBSan in build/sanitize/
+#   make sanitize-ub  the same under clang's UBSan alone in build/ubsan/
 #   make fuzz       libFuzzer targets (clang) in build/fuzz/
 #   make afl        AFL++ targets (afl-clang-fast) in build/afl/
 #   make coverage   line and branch coverage of lib/ (clang source-based)
@@ -51,7 +52,10 @@ HARDEN   := -fstack-protector-strong $(call probe,-fstack-clash-protection) \
 ifeq ($(SANITIZE),)
 HARDEN   += -D_FORTIFY_SOURCE=2
 endif
-SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# SANITIZE=ub: UBSan alone (clang's checks pointer overflow, NULL + 0
+# among it, which gcc's does not); any other value: ASan+UBSan.
+SAN_FLAGS := $(if $(filter ub,$(SANITIZE)),-fsanitize=undefined,-fsanitize=address,undefined) \
+             -fno-sanitize-recover=all -fno-omit-frame-pointer
 ifneq ($(SANITIZE),)
 OPT      := -O1 -g
 EXTRA_CFLAGS += $(SAN_FLAGS)
@@ -103,7 +107,7 @@ CLI       := $(BUILD)/tracebound
 CHECK_BIN := $(BUILD)/tests/check_all
 REPLAY    := $(FUZZ_NAMES:%=$(BUILD)/replay/%)
 
-.PHONY: examples all check check-run sanitize fuzz afl bench install uninstall clean symbols \
+.PHONY: examples all check check-run sanitize sanitize-ub fuzz afl bench install uninstall clean symbols \
         exported-symbols coverage analyze python python-check python-sanitize
 
 # What a harness needs besides the library: one named *_diff_fuzzer.c
@@ -215,6 +219,11 @@ exported-symbols: $(SHARED)
 # run keeps Check's fork per test, and with it the per-test time limit.
 sanitize:
 	$(MAKE) BUILD=build/sanitize SANITIZE=1 CHECK_ENV=CK_FORK=no check-run
+
+# clang's UBSan without ASan: the suites and the corpus replay again, cheap
+# (no shadow memory), for the checks only clang has (pointer-overflow).
+sanitize-ub:
+	$(MAKE) CC=clang BUILD=build/ubsan SANITIZE=ub CHECK_ENV=CK_FORK=no check-run
 
 # The fuzz and AFL++ builds compile the library once per flavour, not once
 # per harness (13 harnesses: that was most of CI's fuzz step).

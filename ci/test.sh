@@ -4,8 +4,8 @@
 #   1. build and check with gcc (suites, corpus replay, allocation/I/O,
 #      export-list and stack-frame gates); build with clang (-Werror; its
 #      run of the suites is step 4's, instrumented for coverage)
-#   2. the same under ASan+UBSan; the Parquet output read by DuckDB and
-#      hyparquet (tests/parquet_check.sh)
+#   2. the same under ASan+UBSan, and under clang's UBSan alone; the
+#      Parquet output read by DuckDB and hyparquet (tests/parquet_check.sh)
 #   3. static analysis of lib/ (scan-build, cppcheck, clang-tidy)
 #   4. line and branch coverage of lib/ (table; goals enforced)
 #   5. the OSS-Fuzz build script run as OSS-Fuzz would, each target briefly
@@ -56,6 +56,10 @@ make -j"$jobs" CC=clang BUILD=build/clang all examples symbols build/clang/tests
 # trace-cmd output is kept: tests/oracle)
 step "sanitize (ASan+UBSan)"
 TB_KEEP_CAPTURES=1 make -j"$jobs" sanitize
+# clang's UBSan checks pointer overflow (NULL + 0), gcc's does not: the
+# suites and the replay once more, UBSan alone (no shadow memory: cheap)
+step "sanitize-ub (clang UBSan)"
+TB_KEEP_CAPTURES=1 make -j"$jobs" sanitize-ub
 
 step "Parquet tables read by DuckDB and hyparquet (samples, corpus)"
 [ -d tests/node/node_modules/@duckdb/node-api ] || sh ci/setup.sh

@@ -5,7 +5,8 @@
  * then the rows.  The written file must parse back with the test reader
  * (tests/parquet_read.h, independent of lib/parquet.c) to exactly the
  * values given; a failing output must make a call fail, and what was
- * written before must not parse as a file.
+ * written before must not parse as a file.  A footer that is full says
+ * footer_need: a footer of exactly that many bytes must take the call.
  *
  * CONFIG bit 7 moves every column to a buffer twice as large after the
  * second row (tb_pq_column_resize: the values and levels go along).
@@ -338,12 +339,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		st = tb_pq_write_row(&w, v, &e);
 		if (st == TB_ERR_NO_SPACE && !w.sticky) {
-			/* the footer: grow once into the big buffer and retry */
+			/* the footer: grow once into the big buffer and retry;
+			 * footer_need bytes are enough (parquet.h), so first
+			 * with exactly those, then with all of it */
 			static uint8_t big[1 << 16];
-			TB_FUZZ_CHECK(w.footer_need > w.footer_cap);
-			if (w.footer_need <= sizeof(big) && w.footer != big) {
-				TB_FUZZ_CHECK(tb_pq_writer_set_footer(&w, big, sizeof(big), &e) == TB_OK);
+			size_t need = w.footer_need;
+			TB_FUZZ_CHECK(need > w.footer_cap);
+			if (need <= sizeof(big) && w.footer != big) {
+				TB_FUZZ_CHECK(tb_pq_writer_set_footer(&w, big, need, &e) == TB_OK);
 				st = tb_pq_write_row(&w, v, &e);
+				TB_FUZZ_CHECK(st != TB_ERR_NO_SPACE || w.sticky);
+				TB_FUZZ_CHECK(tb_pq_writer_set_footer(&w, big, sizeof(big), &e) == TB_OK);
 			}
 		}
 		if (st == TB_ERR_LIMIT) { /* a value larger than its column: skip the row */
@@ -365,9 +371,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (st == TB_ERR_NO_SPACE && !w.sticky) {
 			static uint8_t big2[1 << 16];
 			if (w.footer_need <= sizeof(big2)) {
-				TB_FUZZ_CHECK(tb_pq_writer_set_footer(&w, big2, sizeof(big2), &e) ==
+				TB_FUZZ_CHECK(tb_pq_writer_set_footer(&w, big2, w.footer_need, &e) ==
 					      TB_OK);
 				st = tb_pq_finish(&w, &e);
+				TB_FUZZ_CHECK(st != TB_ERR_NO_SPACE || w.sticky);
 			}
 		}
 	}

@@ -13,7 +13,9 @@
  * splitting and retry paths run.  The events also go through the two
  * halves of tb_pf_add, as convert --jobs uses them: tb_pf_encode on an
  * encode-only writer, tb_pf_place into a third; its bytes and stats must
- * be the first writer's (after the prologue).
+ * be the first writer's (after the prologue).  A record the encoder refuses
+ * for want of scratch is refused with the same w->need at need - 1 bytes
+ * and encoded at need bytes, into exactly need bytes.
  */
 #include <string.h>
 
@@ -83,9 +85,20 @@ static void encode_place(const tb_session_event *ev, int fits)
 	TB_FUZZ_CHECK(tb_pf_session_record(ev, &r, &err) == TB_OK);
 	s = tb_pf_encode(&ew, &r, &e, &err);
 	if (s == TB_ERR_NO_SPACE) {
-		TB_FUZZ_CHECK(ew.need > ew.cfg.scratch_size);
-		tb_pf_set_scratch(&ew, escratch, sizeof(escratch));
+		size_t need = ew.need;
+		TB_FUZZ_CHECK(need > ew.cfg.scratch_size);
+		/* need is the encoding's size, whatever the scratch: one byte
+		 * less is refused with the same need, need bytes hold it */
+		if (need <= sizeof(escratch)) {
+			tb_pf_set_scratch(&ew, escratch, need - 1);
+			TB_FUZZ_CHECK(tb_pf_encode(&ew, &r, &e, &err) == TB_ERR_NO_SPACE);
+			TB_FUZZ_CHECK(ew.need == need);
+			tb_pf_set_scratch(&ew, escratch, need);
+		} else {
+			tb_pf_set_scratch(&ew, escratch, sizeof(escratch));
+		}
 		s = tb_pf_encode(&ew, &r, &e, &err);
+		TB_FUZZ_CHECK(s != TB_OK || e.len == need);
 		tb_pf_set_scratch(&ew, escratch, 300);
 	}
 	if (!fits) {

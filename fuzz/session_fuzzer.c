@@ -3,9 +3,15 @@
  * every CPU of every buffer, render every event in all three renderings.
  * Promises checked: memory stays inside the arena; every rendering is
  * NUL-terminated within its buffer and its `needed` does not depend on the
- * buffer's size (a small buffer holds a prefix of the whole text); JSON
+ * buffer's size (a small buffer holds a prefix of the whole text, no
+ * buffer counts it); JSON
  * lines are well formed (strings closed, no raw control bytes, brackets
- * balanced); a damaged page's offset lies inside the input.
+ * balanced); a damaged page's offset, an error's and every damage entry's
+ * lie inside the input.  Then the same walk again through a tb_mem that
+ * refuses one request (which one: from the first walk's count and the
+ * input): a call during which a request was refused never says TB_OK
+ * (session.h: such a call fails with TB_ERR_NO_SPACE), and once the
+ * refusal is past the walk goes on.
  */
 #include <string.h>
 
@@ -14,6 +20,68 @@
 
 static uint8_t arena_mem[32u << 20];
 static char text[1 << 16], small[1 << 16];
+
+/* The arena behind a tb_mem that refuses request number refuse_at (from
+ * 1; 0: none) and notes that it did. */
+typedef struct refusing {
+	tb_arena *a;
+	size_t calls, refuse_at;
+	int refused;
+} refusing;
+
+static void *refusing_alloc(void *ctx, size_t size)
+{
+	refusing *r = ctx;
+	tb_mem m = tb_arena_mem(r->a);
+	if (++r->calls == r->refuse_at) {
+		r->refused = 1;
+		return NULL;
+	}
+	return m.alloc(m.ctx, size);
+}
+
+static void refusing_free(void *ctx, void *p, size_t size)
+{
+	refusing *r = ctx;
+	tb_mem m = tb_arena_mem(r->a);
+	m.free(m.ctx, p, size);
+}
+
+/* A call that had a request refused must not return TB_OK. */
+static void check_refusal(refusing *r, tb_status st)
+{
+	if (r->refused)
+		TB_FUZZ_CHECK(st != TB_OK);
+	r->refused = 0;
+}
+
+/* The walk again with request k refused. */
+static void walk_refusing(const tb_session_source *src, const tb_session_options *opt,
+			  size_t k)
+{
+	static const unsigned how[] = { TB_TEXT_PRINT | TB_TEXT_LINE, TB_TEXT_JSON | TB_TEXT_WITH_PRINT };
+	tb_arena a;
+	refusing r = { &a, 0, k, 0 };
+	tb_mem m = { refusing_alloc, refusing_free, &r };
+	tb_session *s;
+	tb_session_event ev;
+	tb_error err;
+	tb_status st;
+	size_t n = 0;
+	tb_arena_init(&a, arena_mem, sizeof(arena_mem));
+	st = tb_session_open(&s, src, opt, &m, &err);
+	check_refusal(&r, st);
+	if (st != TB_OK)
+		return;
+	while ((st = tb_session_next(s, &ev, &err)) != TB_END && n++ < 20000) {
+		check_refusal(&r, st);
+		if (st != TB_OK)
+			continue;
+		st = tb_session_text(s, &ev, how[n & 1], text, sizeof(text), NULL);
+		check_refusal(&r, st);
+	}
+	tb_session_close(s);
+}
 
 /* A JSON object: quotes paired, escapes known, no control bytes, brackets balanced. */
 static int json_ok(const char *s, size_t n)
@@ -69,6 +137,9 @@ static void render(tb_session *s, const tb_session_event *ev, unsigned how)
 	TB_FUZZ_CHECK(r2.needed == r.needed);
 	TB_FUZZ_CHECK(r2.len == cap - 1 && !memcmp(small, text, r2.len));
 	TB_FUZZ_CHECK(st == TB_ERR_NO_SPACE);
+	/* and into no buffer at all: counted only */
+	st = tb_session_text(s, ev, how, NULL, 0, &r2);
+	TB_FUZZ_CHECK(st == TB_ERR_NO_SPACE && r2.len == 0 && r2.needed == r.needed);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -79,6 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tb_session *s;
 	tb_session_event ev;
 	tb_arena a;
+	refusing counted = { &a, 0, 0, 0 };
 	tb_mem m;
 	tb_error err;
 	tb_status st;
@@ -88,14 +160,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	src.dat_len = size;
 	src.decompress.fn = tb_fuzz_copy_dc;
 	tb_arena_init(&a, arena_mem, sizeof(arena_mem));
-	m = tb_arena_mem(&a);
+	m.alloc = refusing_alloc;
+	m.free = refusing_free;
+	m.ctx = &counted;
 	if (tb_session_open(&s, &src, &opt, &m, &err) != TB_OK) {
 		TB_FUZZ_CHECK(tb_is_error(err.status));
 		return 0;
 	}
 	while ((st = tb_session_next(s, &ev, &err)) == TB_OK && n++ < 100000) {
 		if (ev.kind == TB_SEV_DAMAGED) {
-			TB_FUZZ_CHECK(ev.damage.offset <= size);
+			TB_FUZZ_CHECK(ev.damage.offset <= size && ev.page_offset <= size);
 			render(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE);
 			continue;
 		}
@@ -106,7 +180,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		render(s, &ev, TB_TEXT_JSON | TB_TEXT_WITH_PRINT);
 	}
 	TB_FUZZ_CHECK(st == TB_OK || st == TB_END || tb_is_error(st));
+	TB_FUZZ_CHECK(st == TB_OK || st == TB_END || err.offset <= size);
 	TB_FUZZ_CHECK(a.used <= sizeof(arena_mem));
+	{
+		size_t i;
+		for (i = 0; i < tb_session_ndamage(s); i++)
+			TB_FUZZ_CHECK(tb_session_damage_at(s, i)->error.offset <= size);
+	}
 	/* the CPU tables (report --stat), each CPU's first/last (--first-event) */
 	{
 		const tb_session_info *info = tb_session_get_info(s);
@@ -159,5 +239,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	tb_session_close(s);
+	/* one request refused, of those the walk above made (the one below
+	 * renders less, so a late one may never come), picked by the input */
+	{
+		size_t k;
+		uint32_t h = 2166136261u;
+		for (k = 0; k < size; k += 1 + size / 64)
+			h = (h ^ data[k]) * 16777619u;
+		walk_refusing(&src, &opt, 1 + h % counted.calls);
+	}
 	return 0;
 }

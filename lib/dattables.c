@@ -241,6 +241,8 @@ static size_t ksym_lookable_count(const tb_kallsyms *t)
 static void ksym_order(tb_kallsyms *t)
 {
 	size_t i, k = 0;
+	if (!t->n)
+		return; /* v may be NULL (capacity 0): no NULL + 0 */
 	for (i = 0; i < t->n; i++)
 		if (ksym_lookable(t, &t->v[i])) {
 			if (i != k)

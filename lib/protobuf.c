@@ -66,6 +66,8 @@ static void set_error(tb_pb *pb, tb_status s)
  * dropped before (a message is stored whole or counted only). */
 static void put(tb_pb *pb, const void *p, size_t n)
 {
+	if (!n)
+		return; /* nothing to count: no NULL + len in count-only mode */
 	if (n > SIZE_MAX - pb->len) {
 		set_error(pb, TB_ERR_LIMIT);
 		pb->overflow = 1;

@@ -36,6 +36,8 @@ typedef struct level {
 	uint16_t group_start; /* where the group's tokens begin */
 	uint16_t last_start;  /* where the branch's last operand begins */
 	uint16_t lead_bol;    /* BRE: the branch so far is just its leading '^' */
+	uint8_t last_rep;     /* the last operand ends with a repetition */
+	uint8_t last_anchor;  /* the last operand is a bare '^' or '$' */
 	uint32_t pos;         /* the '(' (for "unmatched") */
 } level;
 
@@ -75,6 +77,7 @@ static tb_status operand_begins(rd *r, level *lv)
 		lv->items = 1;
 	}
 	lv->lead_bol = 0;
+	lv->last_rep = lv->last_anchor = 0;
 	lv->last_start = (uint16_t)r->n;
 	return st;
 }
@@ -92,6 +95,7 @@ static tb_status branch_ends(rd *r, level *lv)
 	lv->branches = 1;
 	lv->items = 0;
 	lv->lead_bol = 0;
+	lv->last_rep = lv->last_anchor = 0;
 	return st;
 }
 
@@ -191,6 +195,7 @@ static tb_status bracket(rd *r, size_t open)
 	}
 	for (;;) {
 		unsigned lo, hi;
+		size_t at = r->i;
 		if (r->i >= r->len)
 			return tb_fail(r->err, TB_ERR_SYNTAX, open, "'[' without its ']'");
 		lo = (unsigned char)r->p[r->i];
@@ -229,6 +234,8 @@ static tb_status bracket(rd *r, size_t open)
 					       "range out of order in [...]");
 			r->i += 2;
 		}
+		if (lo == 0 || hi == 0)
+			return tb_fail(r->err, TB_ERR_SYNTAX, at, "NUL in a regex");
 		for (c = lo; c <= hi; c++)
 			class_set(cl, c);
 	}
@@ -262,15 +269,21 @@ static TB_NOINLINE tb_status interval(rd *r, level *lv, size_t open)
 {
 	int bre = (r->flags & TB_REGEX_BRE) != 0;
 	long m, n;
-	size_t s = lv->last_start, xl = r->n - s, k, total;
+	size_t s = lv->last_start, xl = r->n - s, k, total, comma;
 	tok x[MAX_TOKENS];
 	tb_status st = TB_OK;
+	/* As glibc reads them: {,n} is {0,n}, {,} is {0,}, {} is an error,
+	 * and the comma may be written "\\," */
 	m = interval_num(r);
-	if (m < 0)
+	comma = r->i < r->len && r->p[r->i] == ',' ? 1
+		: r->i + 1 < r->len && r->p[r->i] == '\\' && r->p[r->i + 1] == ',' ? 2 : 0;
+	if (m < 0 && !comma)
 		return tb_fail(r->err, TB_ERR_SYNTAX, open, "interval without a count");
+	if (m < 0)
+		m = 0;
 	n = m;
-	if (r->i < r->len && r->p[r->i] == ',') {
-		r->i++;
+	if (comma) {
+		r->i += comma;
 		n = interval_num(r); /* -1: no upper bound */
 	}
 	if (bre) {
@@ -367,9 +380,8 @@ static TB_NOINLINE tb_status to_postfix(rd *r)
 				continue;
 			}
 		} else if (!bre && (c == '(' || c == ')' || c == '|' || c == '+' || c == '?' ||
-				    (c == '{' && r->i < r->len && r->p[r->i] >= '0' &&
-				     r->p[r->i] <= '9'))) {
-			sp = (int)c;
+				    c == '{')) {
+			sp = (int)c; /* ERE: '{' always opens an interval (glibc) */
 		}
 		if (sp == '(') {
 			if (depth >= TB_REGEX_MAX_DEPTH)
@@ -384,6 +396,10 @@ static TB_NOINLINE tb_status to_postfix(rd *r)
 		}
 		if (sp == ')') {
 			uint16_t gs;
+			if (depth == 0 && !bre) { /* ERE: a ')' of its own (glibc) */
+				c = ')';
+				goto literal;
+			}
 			if (depth == 0)
 				return tb_fail(r->err, TB_ERR_SYNTAX, at, "')' without its '('");
 			st = branch_ends(r, L);
@@ -391,14 +407,17 @@ static TB_NOINLINE tb_status to_postfix(rd *r)
 			depth--;
 			lv[depth].items++;
 			lv[depth].last_start = gs;
+			lv[depth].last_rep = lv[depth].last_anchor = 0;
 			continue;
 		}
 		if (sp == '|') {
 			st = branch_ends(r, L);
 			continue;
 		}
-		if (sp == '}')
-			return tb_fail(r->err, TB_ERR_SYNTAX, at, "'\\}' without its '\\{'");
+		if (sp == '}') { /* BRE: '\\}' without its '\\{' is a '}' (glibc) */
+			c = '}';
+			goto literal;
+		}
 		/* A repetition.  In BRE, '*' '\+' '\?' with nothing before them
 		 * (or only the leading '^') are literals, as GNU reads them. */
 		if (c == '*' || sp == '+' || sp == '?' || sp == '{') {
@@ -406,8 +425,16 @@ static TB_NOINLINE tb_status to_postfix(rd *r)
 				c = sp ? (unsigned)sp : c;
 				goto literal;
 			}
-			if (L->items == 0)
+			/* glibc's errors: nothing before; ERE: an anchor before;
+			 * BRE: '\\{' after the leading '^', '*' or '\\{' right
+			 * after a repetition */
+			if (L->items == 0 || (!bre && L->last_anchor) ||
+			    (bre && sp == '{' && L->lead_bol))
 				return tb_fail(r->err, TB_ERR_SYNTAX, at, "nothing to repeat");
+			if (bre && L->last_rep && (sp == '{' || !sp))
+				return tb_fail(r->err, TB_ERR_SYNTAX, at,
+					       "'*' or '\\{' right after a repetition");
+			L->last_rep = 1;
 			if (sp == '{')
 				st = interval(r, L, at);
 			else
@@ -421,6 +448,7 @@ static TB_NOINLINE tb_status to_postfix(rd *r)
 				st = emit(r, T_BOL, 0);
 			L->items++;
 			L->lead_bol = (uint16_t)bre;
+			L->last_anchor = 1;
 			continue;
 		}
 		if (c == '$') {
@@ -432,6 +460,7 @@ static TB_NOINLINE tb_status to_postfix(rd *r)
 				if (st == TB_OK)
 					st = emit(r, T_EOL, 0);
 				L->items++;
+				L->last_anchor = 1;
 				continue;
 			}
 		}

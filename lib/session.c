@@ -472,9 +472,34 @@ static fmt_entry *entry_of(const tb_session *s, uint32_t id)
 	return NULL;
 }
 
-static uint64_t text_file_offset(const tb_session *s, size_t i)
+/*
+ * Damage at in_text in a text of the capture (a format, a table, the
+ * header_page) starting at ptr, file_off as tracedat.h gives it.  The
+ * error's offset is in the file: the faulty byte's when the text lies in
+ * the file; a text decompressed from a v7 section has no bytes there, so
+ * its section's offset stands for it.  text_offset keeps in_text either
+ * way (raw dumps: the caller's texts, offsets in them).
+ */
+static void add_text_damage(tb_session *s, const char *where, tb_status st, const char *ptr,
+			    uint64_t file_off, uint64_t in_text, const char *what, size_t index)
 {
-	return s->src.dat ? s->d.events[i].format.offset : 0;
+	uintptr_t p = (uintptr_t)ptr, f = (uintptr_t)s->d.file;
+	uint64_t off = in_text;
+	tb_session_damage *d;
+	if (s->src.dat)
+		off = p >= f && p - f <= s->d.len && in_text <= s->d.len - (p - f)
+			      ? file_off + in_text : file_off;
+	d = add_damage(s, where, st, off, what, index);
+	if (d)
+		d->text_offset = in_text;
+}
+
+static void add_format_damage(tb_session *s, tb_status st, size_t i, uint64_t in_text,
+			      const char *what)
+{
+	const tb_dat_text *t = s->src.dat ? &s->d.events[i].format : NULL;
+	add_text_damage(s, "event format", st, t ? t->ptr : NULL, t ? t->offset : 0, in_text,
+			what, i);
 }
 
 static void index_entry(tb_session *s, uint32_t i)
@@ -541,14 +566,13 @@ static tb_status load_formats(tb_session *s, tb_error *err)
 					     &f, &fe);
 		}
 		if (st != TB_OK && !(st == TB_ERR_NO_SPACE && f.name)) {
-			add_damage(s, "event format", st, text_file_offset(s, i) + fe.error.offset,
-				   fe.error.what, i);
+			add_format_damage(s, st, i, fe.error.offset, fe.error.what);
 			continue;
 		}
 		e->id = f.id;
 		if (entry_of(s, f.id)) {
-			add_damage(s, "event format", TB_ERR_DUPLICATE, text_file_offset(s, i),
-				   "a second format with the same ID (the first is used)", i);
+			add_format_damage(s, TB_ERR_DUPLICATE, i, 0,
+					  "a second format with the same ID (the first is used)");
 			continue;
 		}
 		e->ok = 1;
@@ -557,7 +581,10 @@ static tb_status load_formats(tb_session *s, tb_error *err)
 	return TB_OK;
 }
 
-/* The parsed format of an entry (parsed into its own memory on first use). */
+/* The parsed format of an entry (parsed into its own memory on first
+ * use).  NULL when it does not parse (once: listed as damage) or when mem
+ * refused its fields: then e->tried is 0 again (see format_refused), so
+ * the next use asks again. */
 static const tb_format *entry_format(tb_session *s, fmt_entry *e)
 {
 	const tb_session_format_text *t;
@@ -573,16 +600,13 @@ static const tb_format *entry_format(tb_session *s, fmt_entry *e)
 	st = tb_format_parse(t->text.ptr, t->text.len, s->scratch_fields, TB_FORMAT_MAX_FIELDS,
 			     s->info.long_size, &f, &fe);
 	if (st != TB_OK) {
-		add_damage(s, "event format", st, text_file_offset(s, e->text) + fe.error.offset,
-			   fe.error.what, e->text);
+		add_format_damage(s, st, e->text, fe.error.offset, fe.error.what);
 		return NULL;
 	}
 	e->nfields = f.nfields;
 	p = take_small(s, fsz + (size_t)f.nfields * sizeof(tb_field), part_format);
 	if (!p) {
-		add_damage(s, "event format", s->nd.refused ? TB_ERR_BUDGET : TB_ERR_NO_SPACE,
-			   text_file_offset(s, e->text),
-			   s->nd.refused ? part_format : "no memory for the format's fields", e->text);
+		e->tried = 0;
 		return NULL;
 	}
 	out = (tb_format *)(void *)p;
@@ -653,17 +677,12 @@ static int printk_lookup(void *ctx, uint64_t addr, const char **str, size_t *len
 	return 1;
 }
 
-static uint64_t table_offset(const tb_session *s, const tb_span *t, uint64_t in_text)
+/* A table's parse error e (offset in its text t: for raw dumps the
+ * caller's, with t zero) as damage. */
+static void table_damage(tb_session *s, const char *where, const tb_dat_text *t,
+			 const tb_error *e)
 {
-	if (!s->src.dat)
-		return in_text;
-	if (t->ptr == s->d.kallsyms.ptr)
-		return s->d.kallsyms.offset + in_text;
-	if (t->ptr == s->d.printk.ptr)
-		return s->d.printk.offset + in_text;
-	if (t->ptr == s->d.cmdlines.ptr)
-		return s->d.cmdlines.offset + in_text;
-	return in_text;
+	add_text_damage(s, where, e->status, t->ptr, t->offset, e->offset, e->what, 0);
 }
 
 static tb_status load_tables(tb_session *s, const tb_span *cmd, const tb_span *ks,
@@ -681,11 +700,11 @@ static tb_status load_tables(tb_session *s, const tb_span *cmd, const tb_span *k
 	if (!s->pk.v)
 		return no_memory(s, err, 0, "no memory for the symbol tables");
 	if (cmd->len && tb_cmdlines_parse(&s->cmd, cmd->ptr, cmd->len, &e))
-		add_damage(s, "saved cmdlines", e.status, table_offset(s, cmd, e.offset), e.what, 0);
+		table_damage(s, "saved cmdlines", &s->d.cmdlines, &e);
 	if (ks->len && tb_kallsyms_parse(&s->ks, ks->ptr, ks->len, &e))
-		add_damage(s, "kallsyms", e.status, table_offset(s, ks, e.offset), e.what, 0);
+		table_damage(s, "kallsyms", &s->d.kallsyms, &e);
 	if (pk->len && tb_printk_parse(&s->pk, pk->ptr, pk->len, &e))
-		add_damage(s, "printk formats", e.status, table_offset(s, pk, e.offset), e.what, 0);
+		table_damage(s, "printk formats", &s->d.printk, &e);
 	/* symbols from the table: the alias rule session.h documents, and
 	 * sizes for the kernel's "%pS" (fn+0x10/0x2a0) */
 	s->env.sym = NULL;
@@ -915,10 +934,8 @@ static tb_status open_dat(tb_session *s, tb_error *err)
 	if (st != TB_OK) {
 		/* without a usable header_page: the layout every kernel writes for
 		 * this long size and page size (the damage says why) */
-		add_damage(s, "header_page", st,
-			   s->d.header_page.offset +
-				   (e.offset <= s->d.header_page.len ? e.offset : 0),
-			   e.what, 0);
+		add_text_damage(s, "header_page", st, s->d.header_page.ptr, s->d.header_page.offset,
+				e.offset <= s->d.header_page.len ? e.offset : 0, e.what, 0);
 		st = tb_kbuf_layout_init(&s->layout, s->d.big_endian, s->d.long_size,
 					 s->d.page_size, 0);
 		if (st != TB_OK) /* the file's page size (under 4096): its value */
@@ -1193,7 +1210,9 @@ TB_ALWAYS_INLINE int left_out(const tb_session *s, const tb_session_event *ev)
 	return s->keep && !(event_id(s, ev, &id) && tb_cpu_list_has(s->keep, s->keep_words, id));
 }
 
-static void fill_event(tb_session *s, tb_session_event *ev)
+/* Describe ev: TB_OK, or TB_ERR_NO_SPACE when mem refused its format's
+ * fields (ev is then described without its format). */
+static tb_status fill_event(tb_session *s, tb_session_event *ev)
 {
 	fmt_entry *e;
 	const tb_format *f = NULL;
@@ -1236,6 +1255,24 @@ static void fill_event(tb_session *s, tb_session_event *ev)
 	ev->damage.status = TB_OK;
 	ev->damage.offset = 0;
 	ev->damage.what = NULL;
+	return e && !f && !e->tried ? mem_status(s) : TB_OK;
+}
+
+/* ev's format could not be had for want of memory: said as the error of
+ * this call (where, as for a page: tb_session_error) instead of an event
+ * quietly without its format.  ev stays as described. */
+static tb_status format_refused(tb_session *s, const tb_session_event *ev, tb_error *err)
+{
+	const fmt_entry *e = s->last_entry;
+	uint64_t off = s->src.dat ? s->d.events[e->text].format.offset : 0;
+	s->last.error.status = mem_status(s);
+	s->last.error.offset = off;
+	s->last.error.what = s->nd.refused ? s->nd.refused : "no memory for the event's format";
+	s->last.buffer = ev->buffer;
+	s->last.cpu = ev->cpu;
+	s->last.page = ev->page_index;
+	s->last.valid = 1;
+	return tb_fail(err, s->last.error.status, off, s->last.error.what);
 }
 
 static tb_status page_error(tb_session *s, tb_session_event *ev, uint32_t buffer, uint32_t cpu,
@@ -1307,6 +1344,7 @@ static tb_status next_dat(tb_session *s, tb_session_event *ev, tb_error *err)
 	size_t i, best = SIZE_MAX;
 	dat_src *ds;
 	tb_session_cpu_stats *cs = NULL;
+	tb_status described;
 	for (i = 0; i < s->nbufs; i++) {
 		tb_error e;
 		tb_status st = dat_refill(&s->bufs[i], &e);
@@ -1353,10 +1391,10 @@ static tb_status next_dat(tb_session *s, tb_session_event *ev, tb_error *err)
 			note_ts(cs, ev->ts + (uint64_t)s->info.ts_offset);
 		return LEFT_OUT;
 	}
-	fill_event(s, ev);
+	described = fill_event(s, ev);
 	if (cs)
 		note_ts(cs, ev->ts);
-	return TB_OK;
+	return described == TB_OK ? TB_OK : format_refused(s, ev, err);
 }
 
 /* Make a raw cursor's next record ready: 0 ready or done, else a page error. */
@@ -1397,6 +1435,7 @@ static tb_status next_raw(tb_session *s, tb_session_event *ev, tb_error *err)
 	size_t i, best = SIZE_MAX;
 	raw_cursor *c;
 	const tb_kbuf_record *r;
+	tb_status described;
 	for (i = 0; i < s->nraw; i++) {
 		tb_error e;
 		tb_status st = raw_refill(&s->raw[i], &e);
@@ -1432,9 +1471,9 @@ static tb_status next_raw(tb_session *s, tb_session_event *ev, tb_error *err)
 		note_ts(&c->st, ev->ts + (uint64_t)s->info.ts_offset);
 		return LEFT_OUT;
 	}
-	fill_event(s, ev);
+	described = fill_event(s, ev);
 	note_ts(&c->st, ev->ts);
-	return TB_OK;
+	return described == TB_OK ? TB_OK : format_refused(s, ev, err);
 }
 
 tb_status tb_session_describe(tb_session *s, uint32_t cpu, uint64_t ts, const void *rec,
@@ -1447,8 +1486,7 @@ tb_status tb_session_describe(tb_session *s, uint32_t cpu, uint64_t ts, const vo
 	ev->ts = ts;
 	ev->data = rec;
 	ev->len = (uint32_t)len;
-	fill_event(s, ev);
-	return TB_OK;
+	return fill_event(s, ev);
 }
 
 tb_status tb_session_next(tb_session *s, tb_session_event *ev, tb_error *err)
@@ -2285,8 +2323,8 @@ tb_status tb_session_prepare(tb_session *s, tb_error *err)
 	if (!s || s->parent)
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument or a part");
 	for (i = 0; i < s->ntexts; i++)
-		if (s->fe[i].ok)
-			(void)entry_format(s, &s->fe[i]);
+		if (s->fe[i].ok && !entry_format(s, &s->fe[i]) && !s->fe[i].tried)
+			return no_memory(s, err, 0, "no memory for an event's format");
 	s->prepared = 1;
 	return TB_OK;
 }

@@ -231,6 +231,7 @@ void tb_json_str(tb_text *t, const char *str, size_t n)
 		}
 		i++;
 	}
-	tb_text_put(t, (const char *)s + i - run, run);
+	if (run) /* (s may be NULL when n is 0: no NULL + 0) */
+		tb_text_put(t, (const char *)s + i - run, run);
 	tb_text_putc(t, '"');
 }

@@ -105,8 +105,10 @@ static const struct re_case {
 	{ "^a{0}b$", ERE, "b", 1 },
 	{ "^(ab){2}$", ERE, "abab", 1 },
 	{ "^(a|b){1,2}c$", ERE, "bac", 1 },
-	{ "a{", ERE, "a{", 1 },
 	{ "x}", ERE, "x}", 1 },
+	{ "a{,1}b", ERE, "b", 1 },
+	{ "ab)", ERE, "ab)", 1 },
+	{ "a\\}", BRE, "a}", 1 },
 	/* case folding */
 	{ "LS", IC, "ls", 1 },
 	{ "ls", IC, "LS", 1 },
@@ -172,7 +174,7 @@ static const struct re_err {
 } re_errs[] = {
 	{ "(ab", ERE, TB_ERR_SYNTAX, 0 },
 	{ "a(b(c)", ERE, TB_ERR_SYNTAX, 1 },
-	{ "ab)", ERE, TB_ERR_SYNTAX, 2 },
+	{ "a{", ERE, TB_ERR_SYNTAX, 1 },
 	{ "\\(ab", BRE, TB_ERR_SYNTAX, 0 },
 	{ "ab\\)", BRE, TB_ERR_SYNTAX, 2 },
 	{ "[ab", ERE, TB_ERR_SYNTAX, 0 },
@@ -185,7 +187,8 @@ static const struct re_err {
 	{ "a{3,2}", ERE, TB_ERR_SYNTAX, 1 },
 	{ "a{2", ERE, TB_ERR_SYNTAX, 1 },
 	{ "a\\{2", BRE, TB_ERR_SYNTAX, 1 },
-	{ "a\\}", BRE, TB_ERR_SYNTAX, 1 },
+	{ "a{}", ERE, TB_ERR_SYNTAX, 1 },
+	{ "a\\{1\\}\\{2\\}", BRE, TB_ERR_SYNTAX, 6 },
 	{ "a\\{x\\}", BRE, TB_ERR_SYNTAX, 1 },
 	{ "[[:alpha:", ERE, TB_ERR_SYNTAX, 1 },
 	{ "(a)\\1", ERE, TB_ERR_UNSUPPORTED, 3 },
@@ -344,6 +347,120 @@ START_TEST(regex_vs_glibc)
 	}
 	ck_assert_uint_gt(both, 1500);
 	ck_assert_uint_gt(checks, 60000);
+}
+END_TEST
+
+/* filter.h: NUL bytes in a pattern are errors, inside a bracket
+ * expression too (a range, a class, its first byte). */
+START_TEST(regex_nul_in_brackets)
+{
+	static const struct { const char *p; size_t len; uint64_t off; } pats[] = {
+		{ "a[\0]b", 5, 2 }, { "[\0-a]", 5, 1 }, { "[]\0]", 4, 2 },
+		{ "[^\0]", 4, 2 }, { "[a\0]", 4, 2 },
+	};
+	size_t i;
+	unsigned bre;
+	for (bre = 0; bre <= TB_REGEX_BRE; bre += TB_REGEX_BRE)
+		for (i = 0; i < ARRAY_LEN(pats); i++) {
+			tb_error e;
+			ck_assert_int_eq(tb_regex_compile(&g_re, pats[i].p, pats[i].len, bre, &e),
+					 TB_ERR_SYNTAX);
+			ck_assert_uint_eq(e.offset, pats[i].off);
+			ck_assert_str_eq(e.what, "NUL in a regex");
+		}
+	/* and the events part of a filter, whose patterns are such regexes */
+	{
+		tb_filter f;
+		tb_error e;
+		ck_assert_int_eq(tb_filter_compile(&f, "x[\0]", 5, 0, &e), TB_ERR_SYNTAX);
+		ck_assert_uint_eq(e.offset, 2);
+		ck_assert_int_eq(tb_filter_compile(&f, "x[\0]:COMM == \"a\"", 17, 0, &e),
+				 TB_ERR_SYNTAX);
+	}
+}
+END_TEST
+
+/*
+ * Intervals (and what glibc reads around them) as glibc's regcomp reads
+ * them, which is what trace-cmd's -F filters get: each pattern compiles
+ * in both engines or in neither, and where it compiles both agree on every
+ * text.  First the forms that once differed ({,n} is {0,n}; ERE '{' always
+ * opens an interval; BRE '\}' alone is a '}'; BRE '*' or '\{' right after
+ * a repetition is an error; ERE ')' alone is a ')'), then every pattern of
+ * up to 4 bytes over an alphabet of the operators.  tracebound's own
+ * limits (TB_ERR_LIMIT) and what it does not support are left out.
+ */
+static const char *const iv_texts[] = { "", "a", "aa", "aaa", "aaaa", "b", "ab", "ba",
+					"{", "}", "a{", "a}", "{1}", "a{1}", ",", "1", "*",
+					"a*", "^", "$", "a^", "$a", "\\", "{}", "a,1", ")", "a)" };
+
+static unsigned iv_compare(const char *pat, size_t len, int bre)
+{
+	regex_t g;
+	tb_error e;
+	int grc = regcomp(&g, pat, (bre ? 0 : REG_EXTENDED) | REG_NOSUB);
+	tb_status st = tb_regex_compile(&g_re, pat, len, bre ? TB_REGEX_BRE : 0, &e);
+	size_t t;
+	if (st == TB_ERR_LIMIT || st == TB_ERR_UNSUPPORTED) {
+		if (!grc)
+			regfree(&g);
+		return 0;
+	}
+	ck_assert_msg((grc == 0) == (st == TB_OK), "%s '%s': glibc %s, tracebound %s (%s)",
+		      bre ? "BRE" : "ERE", pat, grc ? "rejects" : "accepts", tb_strerror(st),
+		      st ? e.what : "");
+	if (grc)
+		return 0;
+	for (t = 0; t < ARRAY_LEN(iv_texts); t++)
+		ck_assert_msg(tb_regex_match(&g_re, iv_texts[t], strlen(iv_texts[t])) ==
+				      (regexec(&g, iv_texts[t], 0, NULL, 0) == 0),
+			      "%s '%s' on '%s': glibc says %d", bre ? "BRE" : "ERE", pat,
+			      iv_texts[t], regexec(&g, iv_texts[t], 0, NULL, 0) == 0);
+	regfree(&g);
+	return 1;
+}
+
+START_TEST(regex_intervals_as_glibc)
+{
+	static const char *const ere[] = {
+		"{", "a{", "a{,", "a{,1}", "a{1,}", "a{1", "a{a}", "a{,}", "a{}", "{1}",
+		"a{1}{2}", "a{2}{3}", "a{1,}b{,1}", "x{,2}y", "a{,0}b", "a{0}", "a{0,}",
+		"a{1,2", "a{1,2}}", "a{ 1}", "a{1 }", "a{1,2,3}", "^{1}", "(a){,2}", "a|{,2}",
+		"a*{2}", "a{2}*", "a+{2}", "a{2}?", "a{2,1}", "a{01}", "}", "a}", "(){2}",
+		"a{1,a}", "a{,b}", "{,1}", "ab{0,}c", "^*", "a^*", "$*", "a$?", "(^){2}",
+		"a|^{1}", "a{\\,}", "a{1\\,2}", "x(a|){,2}y", "a{,1}{,1}{,1}", "ab)", ")a{,2}",
+	};
+	static const char *const bre[] = {
+		"\\{", "a\\{", "a\\{,", "a\\{,1\\}", "a\\{1,\\}", "a\\{1", "a\\{a\\}",
+		"a\\{,\\}", "a\\{\\}", "\\{1\\}", "a\\{1\\}\\{2\\}", "a\\{2\\}\\{3\\}",
+		"a\\{1,\\}b\\{,1\\}", "x\\{,2\\}y", "a\\{,0\\}b", "a\\{1,2\\}\\}", "a\\{ 1\\}",
+		"^\\{1\\}", "^*", "\\(a\\)\\{,2\\}", "a*\\{2\\}", "a\\{2\\}*", "a\\+*", "a\\?*",
+		"a**", "**", "*\\{2\\}", "a\\{1\\}\\?", "\\}", "a\\}", "{", "a{1}", "a{,1}",
+		"a\\{1}", "\\(\\)\\{2\\}", "x\\|\\{1\\}", "\\(\\{1\\}\\)", "a\\{\\,1\\}",
+	};
+	static const char alpha[] = "a{},1*^\\()|$";
+	char p[5];
+	unsigned both = 0;
+	size_t i, len, n = sizeof(alpha) - 1;
+	for (i = 0; i < ARRAY_LEN(ere); i++)
+		both += iv_compare(ere[i], strlen(ere[i]), 0);
+	for (i = 0; i < ARRAY_LEN(bre); i++)
+		both += iv_compare(bre[i], strlen(bre[i]), 1);
+	ck_assert_uint_ge(both, 40);
+	/* every pattern of 1 to 4 bytes of alpha, in both syntaxes */
+	for (len = 1; len <= 4; len++) {
+		size_t total = 1, idx, k;
+		for (k = 0; k < len; k++)
+			total *= n;
+		for (idx = 0; idx < total; idx++) {
+			size_t x = idx;
+			for (k = 0; k < len; k++, x /= n)
+				p[k] = alpha[x % n];
+			p[len] = 0;
+			both += iv_compare(p, len, 0) + iv_compare(p, len, 1);
+		}
+	}
+	ck_assert_uint_gt(both, 5000);
 }
 END_TEST
 
@@ -1512,6 +1629,8 @@ Suite *tb_suite_filter(void)
 	tcase_add_test(t, regex_limits);
 	tcase_add_test(t, regex_no_blowup);
 	tcase_add_test(t, regex_vs_glibc);
+	tcase_add_test(t, regex_nul_in_brackets);
+	tcase_add_test(t, regex_intervals_as_glibc);
 	suite_add_tcase(s, t);
 	t = tcase_create("select");
 	tcase_add_test(t, glob_cases);

@@ -1623,7 +1623,10 @@ START_TEST(entry_point_arguments)
 	ck_assert_int_eq(tb_dat_chunk_max(&o.d, top, NULL, &e), TB_ERR_ARG);
 	ck_assert_int_eq(tb_dat_chunk_max(&o.d, top, &max, &e), TB_OK);
 	ck_assert_uint_eq(max, 4096);
-	/* a hand-made CPU range whose count lies past the end of the file */
+	/* a hand-made CPU range whose count lies past the end of the file
+	 * (zeroed first: cut set by chance took the salvage path, which
+	 * clang's UBSan build showed) */
+	memset(&fc, 0, sizeof(fc));
 	fc.cpu = 0;
 	fc.offset = n - 2;
 	fc.size = 100;

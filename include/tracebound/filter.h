@@ -52,10 +52,13 @@ typedef struct tb_regex {
 } tb_regex;
 
 /*
- * Compile pattern[0..len) (NUL bytes are errors).  Errors, offset = the
- * byte in the pattern: TB_ERR_SYNTAX (unbalanced group or bracket,
- * nothing to repeat, bad interval, trailing backslash, range out of
- * order), TB_ERR_UNSUPPORTED (back-references, \b \< \> word anchors,
+ * Compile pattern[0..len) (NUL bytes are errors, in [...] too), as
+ * glibc's regcomp reads it (docs/filter.md: {,n} is {0,n}; ERE: '{'
+ * always opens an interval, a ')' alone is a ')'; BRE: a '\}' alone is a
+ * '}').  Errors, offset = the byte in the pattern: TB_ERR_SYNTAX
+ * (unbalanced group or bracket, nothing to repeat, bad interval, a
+ * repetition of an ERE anchor, BRE '*' or '\{' right after a repetition,
+ * trailing backslash, range out of order), TB_ERR_UNSUPPORTED (back-references, \b \< \> word anchors,
  * [=x=] [.x.], unknown [:class:]), TB_ERR_LIMIT (the TB_REGEX_MAX_*),
  * TB_ERR_ARG.
  */

@@ -76,14 +76,16 @@ TB_API void tb_pb_int(tb_pb *pb, uint32_t field, int64_t v);     /* int32/64: tw
 TB_API void tb_pb_sint(tb_pb *pb, uint32_t field, int64_t v);    /* sint32/64: zigzag */
 TB_API void tb_pb_fixed32(tb_pb *pb, uint32_t field, uint32_t v);
 TB_API void tb_pb_fixed64(tb_pb *pb, uint32_t field, uint64_t v);
-TB_API void tb_pb_bytes(tb_pb *pb, uint32_t field, const void *p, size_t n); /* bytes, string */
+/* bytes, string (p may be NULL when n is 0) */
+TB_API void tb_pb_bytes(tb_pb *pb, uint32_t field, const void *p, size_t n);
 TB_API void tb_pb_str(tb_pb *pb, uint32_t field, const char *s);  /* NUL-terminated */
 
 /* Open / close a nested message in `field`. */
 TB_API void tb_pb_begin(tb_pb *pb, uint32_t field);
 TB_API void tb_pb_end(tb_pb *pb);
 
-/* Append bytes that are already encoded fields (a message built elsewhere). */
+/* Append bytes that are already encoded fields (a message built elsewhere;
+ * p may be NULL when n is 0). */
 TB_API void tb_pb_raw(tb_pb *pb, const void *p, size_t n);
 
 /*

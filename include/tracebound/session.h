@@ -264,6 +264,11 @@ typedef struct tb_session_damage {
 	uint64_t length;           /* bytes of the file given up from error.offset */
 	uint64_t missing;          /* bytes declared past the end of the file */
 	uint64_t units;            /* "CPU data": pages (compressed: chunks) lost */
+	uint64_t text_offset;      /* a format, table or header_page: the byte at fault
+				      in its text.  error.offset is that byte's in the
+				      file, or for a text decompressed from a v7
+				      section (no byte of the file is the text's)
+				      the section's */
 } tb_session_damage;
 
 TB_API size_t tb_session_ndamage(const tb_session *s);
@@ -299,7 +304,14 @@ typedef struct tb_session_event {
 } tb_session_event;
 
 /* The next event by time (ties: lower buffer, then lower CPU).  TB_OK,
- * TB_END, or an error for one page (see the top of this file). */
+ * TB_END, or an error for one page (see the top of this file).
+ * TB_ERR_NO_SPACE when mem refused the fields of the event's format (it is
+ * asked for on the first event of an id): ev is then that event without
+ * its format (format NULL, no name), err->offset the format's text in the
+ * file, tb_session_error() says where.  The next call goes on after it;
+ * nothing is kept of the refusal, so the format is asked for again on the
+ * next event of that id (and by tb_session_describe of this one), and a
+ * tb_mem that has room by then describes them. */
 TB_API TB_MUST_CHECK tb_status tb_session_next(tb_session *s, tb_session_event *ev,
 					       tb_error *err);
 
@@ -308,7 +320,8 @@ TB_API TB_MUST_CHECK tb_status tb_session_next(tb_session *s, tb_session_event *
  * tb_kbuf_*, say) as an event of this session: its format, pid, comm and
  * name, ready for tb_session_field and tb_session_text.  ts as given (the
  * file's offset applied), page_index / offset 0 for the caller to set.
- * The record is borrowed until the next call.
+ * The record is borrowed until the next call.  TB_ERR_NO_SPACE as for
+ * tb_session_next (ev described without its format).
  */
 TB_API TB_MUST_CHECK tb_status tb_session_describe(tb_session *s, uint32_t cpu, uint64_t ts,
 						   const void *rec, size_t len,
@@ -502,7 +515,9 @@ TB_API tb_status tb_session_text(tb_session *s, const tb_session_event *ev,
 
 /* Make every format of the capture ready (parsed whole), so that parts
  * only read what they share with the session.  Call once before
- * tb_session_part_open; formats that do not parse are listed as damage. */
+ * tb_session_part_open; formats that do not parse are listed as damage.
+ * TB_ERR_NO_SPACE when mem refused a format's fields: no part opens until
+ * a later call (with room) succeeds. */
 TB_API TB_MUST_CHECK tb_status tb_session_prepare(tb_session *s, tb_error *err);
 
 /*

@@ -69,6 +69,7 @@ static inline void tb_text_putc(tb_text *t, char c)
 	t->last = (unsigned char)c;
 }
 
+/* s may be NULL when n is 0 (as for tb_text_fill, n 0 appends nothing). */
 static inline void tb_text_put(tb_text *t, const char *s, size_t n)
 {
 	if (!n)
@@ -143,7 +144,8 @@ TB_API void tb_text_hex(tb_text *t, uint64_t v, unsigned width, unsigned flags);
  * s[0..n) as a JSON string literal, quotes included.  '"', '\\' and
  * control bytes are escaped; valid UTF-8 is kept; a byte that is not part
  * of valid UTF-8 is written as \u00XX (its Latin-1 reading), so every
- * output is valid JSON and no byte is lost.
+ * output is valid JSON and no byte is lost.  s may be NULL when n is 0
+ * (an empty string, "").
  */
 TB_API void tb_json_str(tb_text *t, const char *s, size_t n);
 
