@@ -49,6 +49,11 @@ int tb_cli_input_piece(tb_cli_input *in, size_t n, const uint8_t **p, size_t *le
  * read (a mapping is not read): the one way in for what cannot stream.
  * Before any piece; closes in, whatever the result. */
 int tb_cli_input_take(tb_cli_input *in, size_t max, tb_cli_file *f);
+/* tb_kbuf_stream_next over a raw dump read from in (s initialised with no
+ * data), fed a sub-buffer at a time: its result in *st (TB_END at the
+ * input's end); -1 when a read failed. */
+int tb_cli_input_subbuf(tb_cli_input *in, tb_kbuf_stream *s, tb_kbuf *kb, tb_error *e,
+			tb_status *st);
 void tb_cli_input_close(tb_cli_input *in);
 /* No limit on what tb_cli_input_take reads (the budget will set one). */
 #define TB_CLI_NO_LIMIT SIZE_MAX

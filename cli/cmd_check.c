@@ -234,17 +234,10 @@ static int check_raw(const char *path, const tb_kbuf_layout *l, tb_cli_input *in
 	tb_kbuf_stream_init(&s, l, NULL, 0);
 	for (;;) {
 		tb_kbuf_record r;
-		st = tb_kbuf_stream_next(&s, &kb, &e);
-		if (st == TB_END) {
-			const uint8_t *p;
-			size_t n;
-			if (tb_cli_input_piece(in, l->subbuf_size, &p, &n) != 0)
-				return TB_EXIT_USAGE;
-			if (n == 0)
-				break;
-			tb_kbuf_stream_feed(&s, p, n);
-			continue;
-		}
+		if (tb_cli_input_subbuf(in, &s, &kb, &e, &st) != 0)
+			return TB_EXIT_USAGE;
+		if (st == TB_END)
+			break;
 		if (st) {
 			anomalies++;
 			printf("%s: sub-buffer %llu at file offset %llu: %s at offset %llu (%s)\n", path,

@@ -292,19 +292,12 @@ static int raw_file(const char *path, int position, raw_opts *o,
 	tb_kbuf_stream_init(&s, &layout, NULL, 0);
 	for (;;) {
 		int64_t missed;
-		st = tb_kbuf_stream_next(&s, &kb, &e);
-		if (st == TB_END) {
-			const uint8_t *p;
-			size_t n;
-			if (tb_cli_input_piece(&in, layout.subbuf_size, &p, &n) != 0) {
-				rc = TB_EXIT_USAGE;
-				break;
-			}
-			if (n == 0)
-				break;
-			tb_kbuf_stream_feed(&s, p, n);
-			continue;
+		if (tb_cli_input_subbuf(&in, &s, &kb, &e, &st) != 0) {
+			rc = TB_EXIT_USAGE;
+			break;
 		}
+		if (st == TB_END)
+			break;
 		if (st != TB_OK) {
 			/* The open failed; e.offset counts from the start of the file. */
 			rc = fault(stdout, path, &s, &e, e.offset - s.subbuf_offset);

@@ -119,6 +119,21 @@ int tb_cli_input_take(tb_cli_input *in, size_t max, tb_cli_file *f)
 	return rc;
 }
 
+int tb_cli_input_subbuf(tb_cli_input *in, tb_kbuf_stream *s, tb_kbuf *kb, tb_error *e,
+			tb_status *st)
+{
+	while ((*st = tb_kbuf_stream_next(s, kb, e)) == TB_END) {
+		const uint8_t *p;
+		size_t n;
+		if (tb_cli_input_piece(in, s->layout.subbuf_size, &p, &n) != 0)
+			return -1;
+		if (n == 0)
+			break;
+		tb_kbuf_stream_feed(s, p, n);
+	}
+	return 0;
+}
+
 void tb_cli_input_close(tb_cli_input *in)
 {
 	tb_input_free(&in->f);
