@@ -52,8 +52,8 @@ run() {
 	else
 		verdict=$(head -n 1 "$WORK/err")
 	fi
-	verdict=$(printf '%s' "$verdict" | sed -e "s|$input: ||; s|^tracebound: ||; s|(stdin): ||" |
-		cut -c 1-90)
+	verdict=$(printf '%s' "$verdict" | sed -e "s|$input: ||; s|^tracebound: ||; s|(stdin): ||" \
+		-e 's/^\(trace.dat v7\) [^:]*: /\1: /' | cut -c 1-100)
 	printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$what" "$added" "$cmd" "$rss" "$cpu" \
 		"$rc" "$verdict"
 }
