@@ -43,7 +43,8 @@ run() {
 	rc=$(cat "$WORK/rc")
 	# the last line /usr/bin/time wrote (before it: "Command exited ...")
 	set -- $(tail -n 1 "$WORK/time")
-	rss=$(awk -v k="$1" 'BEGIN { printf "%.2f GB", k * 1024 / 1e9 }')
+	rss=$(awk -v k="$1" 'BEGIN { b = k * 1024; if (b < 1e9) printf "%.1f MB", b / 1e6
+		else printf "%.2f GB", b / 1e9 }')
 	cpu=$(awk -v u="$2" -v s="$3" 'BEGIN { printf "%.1f s", u + s }')
 	if [ "$cmd" = check ]; then
 		verdict=$(tail -n 1 "$WORK/out")
