@@ -101,12 +101,33 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 	return TB_EXIT_OK;
 }
 
+/* What tells a trace.dat from anything else: its 10-byte magic (tracedat.h). */
+#define DAT_HEAD 10
+
 int tb_cli_capture_open(tb_cli_capture *c, const char *path, const tb_session_options *opt,
 			FILE *warn)
 {
+	tb_cli_input in;
+	const uint8_t *head;
+	size_t n;
 	int rc;
 	memset(c, 0, sizeof(*c));
-	if (tb_cli_load(path, &c->f) != 0)
+	if (tb_cli_input_open(&in, path) != 0 || tb_cli_input_head(&in, DAT_HEAD, &head, &n) != 0) {
+		tb_cli_input_close(&in);
+		return TB_EXIT_USAGE;
+	}
+	if (n > 0 && !tb_dat_probe(head, n)) {
+		/* not a trace.dat: refused from its first bytes, as the
+		 * library refuses the whole file, before a pipe is read on */
+		rc = tb_cli_capture_open_mem(c, path, head, n, opt, warn, stderr);
+		tb_cli_input_close(&in);
+		if (rc == TB_EXIT_OK) {
+			tb_cli_capture_close(c);
+			rc = TB_EXIT_MALFORMED;
+		}
+		return rc;
+	}
+	if (tb_cli_input_take(&in, TB_CLI_NO_LIMIT, &c->f) != 0)
 		return TB_EXIT_USAGE;
 	if (c->f.len == 0) {
 		fprintf(stderr, "tracebound: %s: empty input (no trace.dat header)\n", path);

@@ -20,6 +20,44 @@ typedef tb_input tb_cli_file;
 /* 0 on success; on failure prints "tracebound: PATH: reason" and returns -1. */
 int tb_cli_load(const char *path, tb_cli_file *f);
 void tb_cli_unload(tb_cli_file *f);
+/*
+ * An input read as far as its format needs: a regular file is mapped
+ * whole; anything else (a pipe, "-") is read on demand, its first bytes to
+ * tell what it is, then pieces of it for the formats that stream (raw
+ * sub-buffers, pmclog), or the rest into memory, up to a byte limit, for
+ * those that cannot (trace.dat).  Every call says its failure on stderr
+ * ("tracebound: NAME: reason") and returns -1.
+ */
+typedef struct tb_cli_input {
+	const char *name;   /* the path; "(stdin)" for "-" */
+	tb_cli_file f;      /* the mapping (fd < 0) */
+	size_t f_pos;       /* the mapping's bytes handed out as pieces */
+	int fd;             /* not mapped: read from (a copy of stdin's), else -1 */
+	uint8_t *buf;       /* not mapped: bytes read, [pos, have) not handed out */
+	size_t cap, have, pos;
+	int eof;
+} tb_cli_input;
+
+int tb_cli_input_open(tb_cli_input *in, const char *path);
+/* The first bytes, not handed out: at least n of them unless the input is
+ * shorter (a mapping: all of it). */
+int tb_cli_input_head(tb_cli_input *in, size_t n, const uint8_t **p, size_t *len);
+/* The next piece: n bytes (fewer only at the end; *len 0 there), or all
+ * that is left of a mapping.  Valid until the next call. */
+int tb_cli_input_piece(tb_cli_input *in, size_t n, const uint8_t **p, size_t *len);
+/* All of the input into *f (free with tb_cli_unload), at most max bytes
+ * read (a mapping is not read): the one way in for what cannot stream.
+ * Before any piece; closes in, whatever the result. */
+int tb_cli_input_take(tb_cli_input *in, size_t max, tb_cli_file *f);
+/* tb_kbuf_stream_next over a raw dump read from in (s initialised with no
+ * data), fed a sub-buffer at a time: its result in *st (TB_END at the
+ * input's end); -1 when a read failed. */
+int tb_cli_input_subbuf(tb_cli_input *in, tb_kbuf_stream *s, tb_kbuf *kb, tb_error *e,
+			tb_status *st);
+void tb_cli_input_close(tb_cli_input *in);
+/* No limit on what tb_cli_input_take reads (the budget will set one). */
+#define TB_CLI_NO_LIMIT SIZE_MAX
+
 /* SIGBUS from a mapped input cut short: a message and exit 1. */
 void tb_cli_catch_shrinking_inputs(void);
 /* An input file shrank while it was read: said on stderr, exit 1. */

@@ -118,7 +118,7 @@ static int check_need(const char *path, const tb_session *s, uint64_t *need, int
 	return TB_EXIT_OK;
 }
 
-static int check_dat(const char *path, const tb_cli_file *f)
+static int check_dat_file(const char *path, const tb_cli_file *f)
 {
 	tb_session_options so = { 0, 0 };
 	tb_cli_capture cap;
@@ -223,6 +223,18 @@ static int check_dat(const char *path, const tb_cli_file *f)
 	return rc;
 }
 
+/* A trace.dat cannot stream (its metadata may sit anywhere): read whole. */
+static int check_dat(const char *path, tb_cli_input *in)
+{
+	tb_cli_file f;
+	int rc;
+	if (tb_cli_input_take(in, TB_CLI_NO_LIMIT, &f) != 0)
+		return TB_EXIT_USAGE;
+	rc = check_dat_file(path, &f);
+	tb_cli_unload(&f);
+	return rc;
+}
+
 /* The layout of a raw dump: header_page / subbuf_kb beside it, else the
  * common 64-bit little-endian 4 KiB one. */
 static void raw_layout(const char *path, tb_kbuf_layout *l)
@@ -267,17 +279,29 @@ static int looks_raw(const tb_kbuf_layout *l, const uint8_t *p, size_t n)
 	return n >= l->header_size && tb_kbuf_open(&kb, l, p, n, &e) == TB_OK;
 }
 
-static int check_raw(const char *path, const tb_kbuf_layout *l, const uint8_t *p, size_t n)
+/*
+ * A raw dump walked as it is read: a pipe a sub-buffer at a time, in
+ * constant memory.  A page whose commit is 0 holds no record: the page
+ * header a zero-filled page shows (time 0, commit 0, no missed-events
+ * flag).  trace_pipe_raw hands out only pages that hold data (the kernel
+ * gives a reader a page only when its CPU has events), so a few empty ones
+ * can only be filler (a tail written by dd conv=sync, a file grown by
+ * truncate) and are let pass; but an input of nothing but empty pages is
+ * not a dump at all (a gigabyte of zeros would otherwise pass as a sound
+ * one) and is one anomaly: "every sub-buffer is empty".
+ */
+static int check_raw(const char *path, const tb_kbuf_layout *l, tb_cli_input *in)
 {
 	tb_kbuf_stream s;
 	tb_kbuf kb;
 	tb_error e;
 	tb_status st;
-	uint64_t events = 0, pages = 0, dropped = 0, anomalies = 0;
-	tb_kbuf_stream_init(&s, l, p, n);
+	uint64_t events = 0, pages = 0, empty = 0, dropped = 0, anomalies = 0;
+	tb_kbuf_stream_init(&s, l, NULL, 0);
 	for (;;) {
 		tb_kbuf_record r;
-		st = tb_kbuf_stream_next(&s, &kb, &e);
+		if (tb_cli_input_subbuf(in, &s, &kb, &e, &st) != 0)
+			return TB_EXIT_USAGE;
 		if (st == TB_END)
 			break;
 		if (st) {
@@ -288,6 +312,7 @@ static int check_raw(const char *path, const tb_kbuf_layout *l, const uint8_t *p
 			continue;
 		}
 		pages++;
+		empty += tb_kbuf_commit(&kb) == 0;
 		if (tb_kbuf_missed(&kb) > 0)
 			dropped += (uint64_t)tb_kbuf_missed(&kb);
 		while ((st = tb_kbuf_next_event(&kb, &r)) == TB_OK)
@@ -299,6 +324,11 @@ static int check_raw(const char *path, const tb_kbuf_layout *l, const uint8_t *p
 			       (unsigned long long)s.subbuf_index, (unsigned long long)s.subbuf_offset,
 			       ke.what, (unsigned long long)ke.offset, tb_strerror(st));
 		}
+	}
+	if (pages > 0 && empty == pages) {
+		anomalies++;
+		printf("%s: every sub-buffer is empty (commit 0, as in zero-filled bytes): not a "
+		       "trace_pipe_raw dump, which holds only pages with events\n", path);
 	}
 	printf("%s: raw sub-buffers (%u-byte): %llu sub-buffers, %llu events, %llu dropped, "
 	       "%llu anomalies: %s\n", path, l->subbuf_size, (unsigned long long)pages,
@@ -318,21 +348,37 @@ static int looks_pmclog(tb_pmclog *pl, const tb_pmclog_options *po, const uint8_
 	return tb_pmclog_next(pl, &ev, &e) == TB_OK && ev.type == TB_PMCLOG_INITIALIZE;
 }
 
+/* A pipe is fed to the decoder in pieces of this size. */
+#define PMCLOG_PIECE ((size_t)64 << 10)
+
 static int check_pmclog(const char *path, tb_pmclog *pl, const tb_pmclog_options *po,
-			const uint8_t *p, size_t n)
+			tb_cli_input *in)
 {
 	tb_pmclog_event ev;
 	tb_error e;
 	tb_status st;
 	uint64_t records = 0, drops = 0, unknown = 0, anomalies = 0;
-	if (tb_pmclog_open_buffer(pl, po, p, n) != TB_OK)
-		return TB_EXIT_USAGE;
-	while ((st = tb_pmclog_next(pl, &ev, &e)) == TB_OK) {
-		records++;
-		if (ev.type == TB_PMCLOG_DROPNOTIFY)
-			drops++;
-		else if (ev.type == TB_PMCLOG_UNKNOWN)
-			unknown++;
+	tb_pmclog_init(pl, po);
+	for (;;) {
+		const uint8_t *p;
+		size_t n;
+		st = tb_pmclog_next(pl, &ev, &e);
+		if (st == TB_OK) {
+			records++;
+			if (ev.type == TB_PMCLOG_DROPNOTIFY)
+				drops++;
+			else if (ev.type == TB_PMCLOG_UNKNOWN)
+				unknown++;
+			continue;
+		}
+		if (st != TB_NEED_MORE)
+			break;
+		if (tb_cli_input_piece(in, PMCLOG_PIECE, &p, &n) != 0)
+			return TB_EXIT_USAGE;
+		if (n == 0)
+			tb_pmclog_close(pl);
+		else if (tb_pmclog_feed(pl, p, n) != TB_OK)
+			return TB_EXIT_USAGE; /* not after NEED_MORE */
 	}
 	if (st != TB_END) {
 		anomalies++;
@@ -405,29 +451,35 @@ int tb_cmd_check(int argc, char **argv)
 		}
 	}
 	for (i = 1; i < argc; i++) {
-		tb_cli_file f;
+		tb_cli_input in;
 		tb_kbuf_layout l;
+		const uint8_t *head;
+		size_t len;
 		int rc;
 		files++;
 		tb_cli_budget_restart(); /* each file its own budget */
-		if (tb_cli_load(argv[i], &f) != 0) {
+		raw_layout(argv[i], &l);
+		/* enough to tell the kind: a trace.dat's magic, a pmclog's
+		 * INITIALIZE record, a raw dump's first sub-buffer */
+		if (tb_cli_input_open(&in, argv[i]) != 0 ||
+		    tb_cli_input_head(&in, l.subbuf_size, &head, &len) != 0) {
+			tb_cli_input_close(&in);
 			worst = TB_EXIT_USAGE;
 			json_verdict(argv[i], "unreadable", TB_EXIT_USAGE, 0, 0, 0);
 			continue;
 		}
-		raw_layout(argv[i], &l);
-		if (f.len == 0) {
+		if (len == 0) {
 			/* said as raw, pmclog, report and stats say it */
 			printf("%s: empty input (not a trace.dat, a pmclog stream or raw "
 			       "sub-buffers)\n", argv[i]);
 			rc = TB_EXIT_MALFORMED;
 			json_verdict(argv[i], "empty", rc, 0, 1, 0);
-		} else if (tb_dat_probe(f.data, f.len)) {
-			rc = check_dat(argv[i], &f);
-		} else if (looks_pmclog(pl, &po, f.data, f.len)) {
-			rc = check_pmclog(argv[i], pl, &po, f.data, f.len);
-		} else if (looks_raw(&l, f.data, f.len)) {
-			rc = check_raw(argv[i], &l, f.data, f.len);
+		} else if (tb_dat_probe(head, len)) {
+			rc = check_dat(argv[i], &in);
+		} else if (looks_pmclog(pl, &po, head, len)) {
+			rc = check_pmclog(argv[i], pl, &po, &in);
+		} else if (looks_raw(&l, head, len)) {
+			rc = check_raw(argv[i], &l, &in);
 		} else {
 			printf("%s: not recognised (not a trace.dat, a pmclog stream or raw "
 			       "sub-buffers)\n", argv[i]);
@@ -435,7 +487,7 @@ int tb_cmd_check(int argc, char **argv)
 			json_verdict(argv[i], "unknown", rc, 0, 1, 0);
 		}
 		fflush(stdout);
-		tb_cli_unload(&f);
+		tb_cli_input_close(&in);
 		/* usage before malformed before over the budget */
 		if (rc == TB_EXIT_USAGE || (rc == TB_EXIT_MALFORMED && worst != TB_EXIT_USAGE) ||
 		    (rc == TB_EXIT_BUDGET && worst == TB_EXIT_OK))

@@ -258,7 +258,7 @@ static int raw_file(const char *path, int position, raw_opts *o,
 	tb_kbuf_stream s;
 	tb_kbuf kb;
 	tb_kbuf_record r;
-	tb_cli_file f;
+	tb_cli_input in;
 	tb_error e;
 	tb_status st;
 	raw_ctx c;
@@ -280,20 +280,30 @@ static int raw_file(const char *path, int position, raw_opts *o,
 			return TB_EXIT_USAGE;
 		}
 	}
-	if (tb_cli_load(path, &f) != 0)
+	/* a pipe is walked a sub-buffer at a time, in constant memory */
+	if (tb_cli_input_open(&in, path) != 0) {
+		tb_cli_input_close(&in);
 		return TB_EXIT_USAGE;
-	if (f.len == 0) {
-		fprintf(stderr, "tracebound: %s: empty input (no ring-buffer sub-buffers)\n", path);
-		tb_cli_unload(&f);
-		return TB_EXIT_MALFORMED;
 	}
 	c.out = stdout;
 	c.opt = o;
 	c.missed = 0;
 	c.cpu = tb_cli_cpu_from_name(path, position);
-	tb_kbuf_stream_init(&s, &layout, f.data, f.len);
-	while ((st = tb_kbuf_stream_next(&s, &kb, &e)) == TB_OK) {
-		int64_t missed = tb_kbuf_missed(&kb);
+	tb_kbuf_stream_init(&s, &layout, NULL, 0);
+	for (;;) {
+		int64_t missed;
+		if (tb_cli_input_subbuf(&in, &s, &kb, &e, &st) != 0) {
+			rc = TB_EXIT_USAGE;
+			break;
+		}
+		if (st == TB_END)
+			break;
+		if (st != TB_OK) {
+			/* The open failed; e.offset counts from the start of the file. */
+			rc = fault(stdout, path, &s, &e, e.offset - s.subbuf_offset);
+			break;
+		}
+		missed = tb_kbuf_missed(&kb);
 		c.subbuf = s.subbuf_index;
 		if (s.ts_went_back) {
 			fflush(stdout);
@@ -317,11 +327,11 @@ static int raw_file(const char *path, int position, raw_opts *o,
 			break;
 		}
 	}
-	if (st != TB_END && rc == TB_EXIT_OK) {
-		/* The open failed; e.offset counts from the start of the file. */
-		rc = fault(stdout, path, &s, &e, e.offset - s.subbuf_offset);
+	if (rc == TB_EXIT_OK && s.base + s.len == 0) {
+		fprintf(stderr, "tracebound: %s: empty input (no ring-buffer sub-buffers)\n", path);
+		rc = TB_EXIT_MALFORMED;
 	}
-	tb_cli_unload(&f);
+	tb_cli_input_close(&in);
 	return rc;
 }
 

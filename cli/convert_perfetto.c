@@ -208,30 +208,6 @@ static int open_raw(tb_cli_capture *cap, raw_inputs *in, const raw_opts *o, char
 	return TB_EXIT_OK;
 }
 
-/* tb_cli_capture_open, with its message prefixed only when there is one. */
-static int open_dat(tb_cli_capture *cap, const char *path, const tb_session_options *opt)
-{
-	char *msg = NULL;
-	size_t n = 0;
-	FILE *errs = open_memstream(&msg, &n);
-	int rc;
-	memset(cap, 0, sizeof(*cap));
-	if (!errs || tb_cli_load(path, &cap->f) != 0) {
-		if (errs)
-			fclose(errs);
-		free(msg);
-		return TB_EXIT_USAGE;
-	}
-	rc = tb_cli_capture_open_mem(cap, path, cap->f.data, cap->f.len, opt, stderr, errs);
-	fclose(errs);
-	if (rc) {
-		fprintf(stderr, "tracebound: %s", msg ? msg : "cannot open\n");
-		tb_cli_unload(&cap->f);
-	}
-	free(msg);
-	return rc;
-}
-
 /* ---- the conversion ---- */
 
 /* The clock in use: the bracketed name of a trace_clock text, else its
@@ -644,7 +620,7 @@ int tb_convert_perfetto(int argc, char **argv)
 	if (ro.events)
 		rc = open_raw(&cap, &in, &ro, argv + i + 1, nin, &sopt);
 	else
-		rc = open_dat(&cap, argv[i + 1], &sopt);
+		rc = tb_cli_capture_open(&cap, argv[i + 1], &sopt, stderr);
 	if (rc) {
 		if (ro.events)
 			raw_free(&in);

@@ -94,12 +94,22 @@ static void close_keeping_errno(int fd)
 
 int tb_input_read_fd(int fd, tb_input *in, size_t max_read)
 {
-	size_t cap = 4096, n = 0;
-	uint8_t *buf = malloc(cap);
+	return tb_input_read_rest(fd, NULL, 0, in, max_read);
+}
+
+int tb_input_read_rest(int fd, const uint8_t *head, size_t head_len, tb_input *in,
+		       size_t max_read)
+{
+	/* head_len + 1 bytes at least: the head, and room to read on */
+	size_t cap = head_len < 4096 ? 4096 : head_len <= SIZE_MAX / 2 ? head_len * 2 : 0;
+	size_t n = head_len;
+	uint8_t *buf = cap ? malloc(cap) : NULL;
 	int e = 0;
 	memset(in, 0, sizeof(*in));
 	if (!buf)
 		e = ENOMEM;
+	else if (head_len)
+		memcpy(buf, head, head_len);
 	while (buf) {
 		ssize_t got;
 		if (n + 1 >= cap) { /* room for the NUL */
@@ -150,11 +160,23 @@ int tb_input_read_fd(int fd, tb_input *in, size_t max_read)
 
 int tb_input_load(const char *path, tb_input *in, int keep_fd, size_t max_read)
 {
-	struct stat st;
 	int rc, fd = open(path, O_RDONLY | O_CLOEXEC);
 	memset(in, 0, sizeof(*in));
 	if (fd < 0)
 		return -1;
+	rc = tb_input_map(fd, in, keep_fd);
+	if (rc == 1) {
+		rc = tb_input_read_fd(fd, in, max_read);
+		close_keeping_errno(fd);
+	}
+	return rc;
+}
+
+int tb_input_map(int fd, tb_input *in, int keep_fd)
+{
+	struct stat st;
+	void *p;
+	memset(in, 0, sizeof(*in));
 	if (fstat(fd, &st) != 0) {
 		close_keeping_errno(fd);
 		return -1;
@@ -164,28 +186,24 @@ int tb_input_load(const char *path, tb_input *in, int keep_fd, size_t max_read)
 		errno = EISDIR;
 		return -1;
 	}
-	if (S_ISREG(st.st_mode) && st.st_size > 0) {
-		void *p;
-		if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
-			close(fd);
-			errno = EFBIG;
-			return -1;
-		}
-		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p != MAP_FAILED) {
-			if (keep_fd)
-				in->fd1 = fd + 1;
-			else
-				close(fd);
-			in->data = p;
-			in->len = (size_t)st.st_size;
-			in->mapped = 1;
-			return 0;
-		}
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0)
+		return 1;
+	if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
+		close(fd);
+		errno = EFBIG;
+		return -1;
 	}
-	rc = tb_input_read_fd(fd, in, max_read);
-	close_keeping_errno(fd);
-	return rc;
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return 1;
+	if (keep_fd)
+		in->fd1 = fd + 1;
+	else
+		close(fd);
+	in->data = p;
+	in->len = (size_t)st.st_size;
+	in->mapped = 1;
+	return 0;
 }
 
 void tb_input_free(tb_input *in)

@@ -41,8 +41,16 @@ typedef struct tb_input {
  * past them): 0, or -1 with errno (EISDIR for a directory).  keep_fd: a
  * mapped file's descriptor stays open (tb_input_fd) until tb_input_free. */
 int tb_input_load(const char *path, tb_input *in, int keep_fd, size_t max_read);
+/* fd mapped when it is a regular file with bytes: 0 (fd closed unless
+ * keep_fd), 1 when it cannot be (fd left open, *in zeroed: read it), -1
+ * with errno (fd closed). */
+int tb_input_map(int fd, tb_input *in, int keep_fd);
 /* fd (left open) read to its end, as above. */
 int tb_input_read_fd(int fd, tb_input *in, size_t max_read);
+/* The same after head[0..head_len) (bytes of fd already read, counted
+ * in max_read): what cannot stream is read through this one. */
+int tb_input_read_rest(int fd, const uint8_t *head, size_t head_len, tb_input *in,
+		       size_t max_read);
 /* The kept descriptor, or -1. */
 static inline int tb_input_fd(const tb_input *in)
 {

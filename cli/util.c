@@ -44,17 +44,11 @@ void tb_cli_catch_shrinking_inputs(void)
 
 int tb_cli_load(const char *path, tb_cli_file *f)
 {
-	int rc;
-	if (!strcmp(path, "-")) {
-		path = "(stdin)";
-		rc = tb_input_read_fd(0, f, SIZE_MAX);
-	} else {
-		rc = tb_input_load(path, f, 1, SIZE_MAX);
-	}
-	if (rc)
-		fprintf(stderr, "tracebound: %s: %s\n", path,
-			errno == ENOMEM ? "out of memory" : strerror(errno));
-	return rc;
+	tb_cli_input in;
+	memset(f, 0, sizeof(*f));
+	if (tb_cli_input_open(&in, path) != 0)
+		return -1;
+	return tb_cli_input_take(&in, TB_CLI_NO_LIMIT, f);
 }
 
 void tb_cli_unload(tb_cli_file *f)

@@ -542,6 +542,16 @@ void tb_kbuf_stream_init(tb_kbuf_stream *s, const tb_kbuf_layout *layout,
 	s->len = data ? len : 0;
 }
 
+void tb_kbuf_stream_feed(tb_kbuf_stream *s, const void *data, size_t len)
+{
+	if (!s)
+		return;
+	s->base += s->len;
+	s->data = (const uint8_t *)data;
+	s->len = data ? len : 0;
+	s->next = 0;
+}
+
 tb_status tb_kbuf_stream_next(tb_kbuf_stream *s, tb_kbuf *kb, tb_error *err)
 {
 	size_t off, n;
@@ -562,13 +572,13 @@ tb_status tb_kbuf_stream_next(tb_kbuf_stream *s, tb_kbuf *kb, tb_error *err)
 	if (n > s->layout.subbuf_size)
 		n = s->layout.subbuf_size;
 	s->subbuf_index = s->started ? s->subbuf_index + 1 : 0;
-	s->subbuf_offset = off;
+	s->subbuf_offset = s->base + off;
 	s->next = off + n; /* n > 0: off < len */
 	st = tb_kbuf_open(kb, &s->layout, s->data + off, n, err);
 	s->ts_went_back = 0;
 	if (st != TB_OK) {
 		s->started = 1;
-		return tb_fail(err, st, off + kb->err.offset, kb->err.what);
+		return tb_fail(err, st, s->subbuf_offset + kb->err.offset, kb->err.what);
 	}
 	/* Empty (zero-filled) sub-buffers carry no time. */
 	if (s->started && kb->commit > 0 && kb->page_ts < s->last_ts) {

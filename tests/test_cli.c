@@ -313,6 +313,128 @@ START_TEST(inputs_mapped_or_piped_alike)
 }
 END_TEST
 
+/*
+ * Standard input is read only as far as the format needs.  The writer
+ * offers 64 MiB (16384 blocks of 4 KiB) after what it starts with, and
+ * ignores SIGPIPE so that dd says how many blocks went out before the
+ * pipe closed: a command that refuses the input from its first bytes (a
+ * bad magic: report, stats, check), or stops at a damaged sub-buffer (raw),
+ * leaves all but a pipe's worth unread.  They read it all before.
+ */
+static long blocks_taken(const char *cmd, const char *first, int status, const char *err)
+{
+	char sh[2048];
+	const char *w;
+	tb_test_run r;
+	long n;
+	snprintf(sh, sizeof(sh),
+		 "T=$(mktemp -d) && cp tests/data/raw-sched4k/cpu0.raw $T/ && "
+		 "printf '\377\377\377\377' | dd of=$T/cpu0.raw bs=1 seek=12296 conv=notrunc "
+		 "2>/dev/null && (trap '' PIPE; %s; dd if=/dev/zero bs=4096 count=16384 2>$T/dd) | "
+		 "$CLI %s -; rc=$?; echo \"written $(sed -n 's/+.* records out$//p' $T/dd)\" >&2; "
+		 "rm -rf $T; exit $rc", first, cmd);
+	tb_test_sh(sh, &r);
+	w = strstr(r.err, "written ");
+	if (r.status != status || !strstr(r.err, err) || !w)
+		ck_abort_msg("%s after %s: status %d, stderr '%s'", cmd, first, r.status, r.err);
+	n = atol(w + 8);
+	tb_test_run_free(&r);
+	return n;
+}
+
+START_TEST(pipes_are_read_only_as_far_as_needed)
+{
+	static const char *const dat[] = { "report", "stats", "convert --to perfetto /dev/null" };
+	size_t i;
+	/* a pipe holds 16 blocks: the rest is left unread */
+	for (i = 0; i < sizeof(dat) / sizeof(dat[0]); i++)
+		ck_assert_int_lt(blocks_taken(dat[i], "printf NOT-A-TRACE.DAT", 1,
+					      "-: not a trace.dat (magic) at offset 0 (bad magic "
+					      "number)\n"), 64);
+	ck_assert_int_lt(blocks_taken("check", "printf NOT-A-TRACE.DAT", 1, ""), 64);
+	/* raw stops at sub-buffer 3, whose commit lies */
+	ck_assert_int_lt(blocks_taken("raw", "cat $T/cpu0.raw", 1,
+				      "tracebound: -: sub-buffer 3, offset 8 (file offset 12296): "),
+			 64);
+}
+END_TEST
+
+/*
+ * Zero-filled bytes read as raw sub-buffers are empty pages (time 0,
+ * commit 0).  A dump of nothing else is not sound (it passed as "ok"); a
+ * dump with events and an empty tail is.
+ */
+START_TEST(zeros_are_not_a_raw_dump)
+{
+	tb_test_run r;
+	tb_test_sh("head -c 16777216 /dev/zero | $CLI check -", &r);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_str_eq(r.out, "-: every sub-buffer is empty (commit 0, as in zero-filled bytes): "
+				"not a trace_pipe_raw dump, which holds only pages with events\n"
+				"-: raw sub-buffers (4096-byte): 4096 sub-buffers, 0 events, "
+				"0 dropped, 1 anomalies: MALFORMED\n");
+	tb_test_run_free(&r);
+	tb_test_sh("{ cat tests/data/raw-sched4k/cpu0.raw; head -c 8192 /dev/zero; } | $CLI check -",
+		   &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "-: raw sub-buffers (4096-byte): 147 sub-buffers, "
+					    "15353 events, "));
+	ck_assert_ptr_nonnull(strstr(r.out, " 0 anomalies: ok\n"));
+	tb_test_run_free(&r);
+}
+END_TEST
+
+/*
+ * What streams from a pipe (raw and check of raw dumps, pmclog and check
+ * of pmclog logs) prints what it prints from the file, whatever sizes the
+ * writer hands the pipe: dd writes blocks of 1 byte to 64 KiB.  The raw
+ * dump is also damaged (sub-buffer 3's commit), so the error lines and
+ * their offsets are compared too.
+ */
+static void piped_as_file(const char *dir, const char *file, const char *cmd, const char *sizes)
+{
+	char sh[2048];
+	tb_test_run r;
+	snprintf(sh, sizeof(sh),
+		 "T=$(mktemp -d) && cp %s/* $T/ && cd $T && "
+		 "printf '\377\377\377\377' | dd of=cpu0.raw bs=1 seek=12296 conv=notrunc 2>/dev/null "
+		 "&& { $CLI %s %s 2>&1; echo \"status $?\"; } >file; n=0; for bs in %s; do "
+		 "{ dd if=%s bs=$bs 2>/dev/null | $CLI %s - 2>&1; echo \"status $?\"; } | "
+		 "sed 's|^-:|%s:|; s|^tracebound: [(stdin)-]*:|tracebound: %s:|' >pipe; "
+		 "cmp -s file pipe && n=$((n+1)); done; echo \"$n same, $(wc -l <file) lines\"; "
+		 "cd / && rm -rf $T",
+		 dir, cmd, file, sizes, file, cmd, file, file);
+	tb_test_sh(sh, &r);
+	ck_assert_int_eq(r.status, 0);
+	{
+		int same = atoi(r.out), words = 0;
+		const char *p;
+		for (p = sizes; *p; p++)
+			words += *p != ' ' && (p == sizes || p[-1] == ' ');
+		if (same != words || atol(strstr(r.out, ", ") + 2) < 2)
+			ck_abort_msg("%s %s: %s", cmd, file, r.out);
+	}
+	tb_test_run_free(&r);
+}
+
+START_TEST(streams_from_a_pipe_as_from_the_file)
+{
+	static const char *const logs[] = { "amd64.pmclog", "legacy-be32.pmclog",
+					    "sampling-amd64.pmclog" };
+	size_t i;
+	const char *raw = "tests/data/raw-sched4k";
+	piped_as_file(raw, "cpu0.raw", "raw", "7 4097 65536");
+	piped_as_file(raw, "cpu0.raw", "raw --json --all-records", "4096");
+	piped_as_file(raw, "cpu0.raw", "check", "4095 65536");
+	piped_as_file(raw, "cpu1.raw", "check", "4097");
+	for (i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
+		piped_as_file("tests/data/pmclog", logs[i], "pmclog", "1 3 64 65536");
+		piped_as_file("tests/data/pmclog", logs[i], "pmclog --json", "5");
+		piped_as_file("tests/data/pmclog", logs[i], "check", "1 3 4097");
+	}
+}
+END_TEST
+
 /* An empty input is said as "empty input" by every command, and exits 1. */
 START_TEST(empty_inputs_are_said)
 {
@@ -530,6 +652,9 @@ Suite *tb_suite_cli(void)
 	tcase_add_test(t, full_stdout_is_exit_2);
 	tcase_add_test(t, empty_inputs_are_said);
 	tcase_add_test(t, inputs_mapped_or_piped_alike);
+	tcase_add_test(t, pipes_are_read_only_as_far_as_needed);
+	tcase_add_test(t, zeros_are_not_a_raw_dump);
+	tcase_add_test(t, streams_from_a_pipe_as_from_the_file);
 	tcase_add_test(t, cut_capture_is_status_1_everywhere);
 	tcase_add_test(t, raw_says_which_subbuf_size_disagrees);
 	tcase_add_test(t, line_options_match_trace_cmd);

@@ -1287,6 +1287,95 @@ START_TEST(cli_raw_faults_and_usage)
 }
 END_TEST
 
+/* What a walk of a stream shows, folded into one number (FNV-1a): every
+ * result with its offsets, index and time flag, every record. */
+static void fold(uint64_t *h, uint64_t v)
+{
+	int i;
+	for (i = 0; i < 8; i++, v >>= 8)
+		*h = (*h ^ (v & 0xff)) * 0x100000001b3ull;
+}
+
+/* The stream walked to TB_END; the dump given in pieces of `piece` bytes
+ * (0: whole).  Returns the fold; *pages counts the sub-buffers opened. */
+static uint64_t walk_pieces(const tb_kbuf_layout *l, const uint8_t *d, size_t len, size_t piece,
+			    size_t *pages)
+{
+	tb_kbuf_stream s;
+	tb_kbuf kb;
+	tb_kbuf_record r;
+	tb_error e;
+	tb_status st;
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t at = piece && piece < len ? piece : len;
+	*pages = 0;
+	tb_kbuf_stream_init(&s, l, d, at);
+	for (;;) {
+		st = tb_kbuf_stream_next(&s, &kb, &e);
+		if (st == TB_END && at < len) {
+			size_t n = len - at < piece ? len - at : piece;
+			tb_kbuf_stream_feed(&s, d + at, n);
+			at += n;
+			continue;
+		}
+		fold(&h, (uint64_t)st);
+		if (st == TB_END)
+			break;
+		++*pages;
+		fold(&h, s.subbuf_index);
+		fold(&h, s.subbuf_offset);
+		fold(&h, (uint64_t)s.ts_went_back);
+		if (st != TB_OK) {
+			fold(&h, e.offset);
+			continue;
+		}
+		while ((st = tb_kbuf_next(&kb, &r)) == TB_OK) {
+			fold(&h, r.ts);
+			fold(&h, (uint64_t)(r.payload ? r.payload - d : 0));
+			fold(&h, r.size);
+		}
+		fold(&h, (uint64_t)st);
+		fold(&h, tb_kbuf_error(&kb).offset);
+	}
+	fold(&h, s.backwards);
+	fold(&h, s.last_ts);
+	return h;
+}
+
+/* A dump fed in pieces of whole sub-buffers (as `raw -` and `check -` read
+ * a pipe) walks exactly as the whole dump: 40 real pages, then one that
+ * goes back in time, one whose commit lies, and a 100-byte tail, in every
+ * piece size from one sub-buffer to all of them. */
+START_TEST(stream_fed_in_pieces_walks_as_whole)
+{
+	sample s = load_sample("cpu0.raw");
+	tb_kbuf_layout l = lay(0, 8);
+	const size_t real = 40, len = (real + 2) * PAGE + 100;
+	uint8_t *dump = calloc(1, len);
+	size_t k, pages, whole_pages;
+	uint64_t whole;
+	tbt_pw w;
+	ck_assert_ptr_nonnull(dump);
+	memcpy(dump, s.data, real * PAGE);
+	tbt_pw_init(&w, dump + real * PAGE, PAGE, 0, 8, 1000); /* before the sample's time */
+	tbt_pw_data(&w, 0, "abcd", 4, 0);
+	tbt_pw_finish(&w, 0, 0, 0);
+	tbt_pw_init(&w, dump + (real + 1) * PAGE, PAGE, 0, 8, 9000);
+	tbt_pw_commit(&w, PAGE); /* past the data capacity */
+	memcpy(dump + (real + 2) * PAGE, s.data, 100);
+	whole = walk_pieces(&l, dump, len, 0, &whole_pages);
+	ck_assert_uint_eq(whole_pages, real + 3);
+	for (k = 1; k <= real + 3; k++) {
+		ck_assert_uint_eq(walk_pieces(&l, dump, len, k * PAGE, &pages), whole);
+		ck_assert_uint_eq(pages, whole_pages);
+	}
+	/* a piece that is not whole sub-buffers cuts one short: not the same walk */
+	ck_assert_uint_ne(walk_pieces(&l, dump, len, PAGE + 8, &pages), whole);
+	free(dump);
+	free(s.data);
+}
+END_TEST
+
 Suite *tb_suite_kbuf(void);
 Suite *tb_suite_kbuf(void)
 {
@@ -1322,6 +1411,7 @@ Suite *tb_suite_kbuf(void)
 	tcase_add_test(t, read_buffer_reserialises);
 	tcase_add_test(t, batch_matches_single_steps);
 	tcase_add_test(t, stream_time_continuity_and_tail);
+	tcase_add_test(t, stream_fed_in_pieces_walks_as_whole);
 	tcase_add_test(t, cli_raw_text_and_json);
 	tcase_add_test(t, cli_raw_faults_and_usage);
 	suite_add_tcase(s, t);

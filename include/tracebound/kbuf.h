@@ -180,10 +180,11 @@ TB_API const char *tb_kbuf_kind_name(unsigned kind);
 /* ---- a whole trace_pipe_raw dump: consecutive sub-buffers of one CPU ---- */
 
 typedef struct tb_kbuf_stream {
-	const uint8_t *data;
+	const uint8_t *data;    /* the dump, or the piece of it fed last */
 	size_t len;
-	size_t next;            /* offset of the next sub-buffer */
-	size_t subbuf_offset;   /* offset of the current sub-buffer */
+	size_t next;            /* offset in data of the next sub-buffer */
+	uint64_t base;          /* offset in the dump of data[0] (pieces before it) */
+	uint64_t subbuf_offset; /* offset in the dump of the current sub-buffer */
 	uint64_t subbuf_index;  /* index of the current sub-buffer */
 	uint64_t last_ts;       /* highest timestamp seen so far */
 	uint64_t backwards;     /* how many sub-buffers went back in time */
@@ -204,6 +205,18 @@ TB_API void tb_kbuf_stream_init(tb_kbuf_stream *s, const tb_kbuf_layout *layout,
  */
 TB_API tb_status tb_kbuf_stream_next(tb_kbuf_stream *s, tb_kbuf *kb,
 				     tb_error *err);
+
+/*
+ * A dump that arrives in pieces (a pipe, read a sub-buffer at a time):
+ * after tb_kbuf_stream_next said TB_END, give it the next piece and go on.
+ * Sub-buffer indexes, offsets (in the dump, pieces before counted) and
+ * time continuity carry on as if the pieces were one dump, so a dump fed
+ * in pieces of whole sub-buffers walks as the whole dump does.  Each piece
+ * is cut into sub-buffers from its start: a piece shorter than a
+ * sub-buffer is opened as the dump's final piece would be.  The records of
+ * the current sub-buffer point into the piece: keep it until they are used.
+ */
+TB_API void tb_kbuf_stream_feed(tb_kbuf_stream *s, const void *data, size_t len);
 
 #ifdef __cplusplus
 }
