@@ -118,6 +118,15 @@ static int check_need(const char *path, const tb_session *s, uint64_t *need, int
 	return TB_EXIT_OK;
 }
 
+/* Memory refused for the budget in the walk: the anomalies it made (a
+ * format without its fields) are not the file's. */
+static int refused_in_walk(const tb_session *s)
+{
+	tb_session_need nd;
+	tb_session_need_get(s, &nd);
+	return nd.refused != NULL;
+}
+
 static int check_dat_file(const char *path, const tb_cli_file *f)
 {
 	tb_session_options so = { 0, 0 };
@@ -208,7 +217,8 @@ static int check_dat_file(const char *path, const tb_cli_file *f)
 		       d->nbuffers == 1 ? "" : "s", nformats, (unsigned long long)c.events,
 		       (unsigned long long)dropped,
 		       drops_unknown ? " (and drops of unknown size)" : "",
-		       (unsigned long long)c.anomalies, c.anomalies ? "MALFORMED" : "ok");
+		       (unsigned long long)c.anomalies,
+		       !c.anomalies ? "ok" : refused_in_walk(cap.s) ? "over the budget" : "MALFORMED");
 	}
 	{
 		uint64_t need = 0;
