@@ -28,6 +28,13 @@ uint64_t tb_cli_budget_limit(void)
 	return d > TB_CLI_BUDGET_MIN ? d : TB_CLI_BUDGET_MIN;
 }
 
+size_t tb_cli_budget_read_limit(void)
+{
+	if (!budget.explicit_max)
+		return TB_CLI_NO_LIMIT; /* the default grows with the input read */
+	return budget.explicit_max > SIZE_MAX ? SIZE_MAX : (size_t)budget.explicit_max;
+}
+
 uint64_t tb_cli_budget_held(void)
 {
 	return atomic_load(&budget.held);

@@ -33,6 +33,10 @@ void tb_cli_budget_restart(void);
 /* The budget now, and what is held of it. */
 uint64_t tb_cli_budget_limit(void);
 uint64_t tb_cli_budget_held(void);
+/* At most how many bytes of an input that cannot stream (a trace.dat on
+ * a pipe) are read into memory: --max-memory, else no limit (the default
+ * budget grows with the input). */
+size_t tb_cli_budget_read_limit(void);
 
 /*
  * tb_session_open_budget with what is left of the budget.  A refusal

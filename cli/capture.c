@@ -127,8 +127,9 @@ int tb_cli_capture_open(tb_cli_capture *c, const char *path, const tb_session_op
 		}
 		return rc;
 	}
-	if (tb_cli_input_take(&in, TB_CLI_NO_LIMIT, &c->f) != 0)
-		return TB_EXIT_USAGE;
+	rc = tb_cli_input_take(&in, tb_cli_budget_read_limit(), &c->f);
+	if (rc != 0)
+		return rc == -2 ? TB_EXIT_BUDGET : TB_EXIT_USAGE;
 	if (c->f.len == 0) {
 		fprintf(stderr, "tracebound: %s: empty input (no trace.dat header)\n", path);
 		tb_cli_unload(&c->f);

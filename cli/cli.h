@@ -47,7 +47,8 @@ int tb_cli_input_head(tb_cli_input *in, size_t n, const uint8_t **p, size_t *len
 int tb_cli_input_piece(tb_cli_input *in, size_t n, const uint8_t **p, size_t *len);
 /* All of the input into *f (free with tb_cli_unload), at most max bytes
  * read (a mapping is not read): the one way in for what cannot stream.
- * Before any piece; closes in, whatever the result. */
+ * Before any piece; closes in, whatever the result.  -2 (said on stderr as
+ * over the budget) when there were more than max bytes, -1 on a failed read. */
 int tb_cli_input_take(tb_cli_input *in, size_t max, tb_cli_file *f);
 /* tb_kbuf_stream_next over a raw dump read from in (s initialised with no
  * data), fed a sub-buffer at a time: its result in *st (TB_END at the
@@ -55,7 +56,7 @@ int tb_cli_input_take(tb_cli_input *in, size_t max, tb_cli_file *f);
 int tb_cli_input_subbuf(tb_cli_input *in, tb_kbuf_stream *s, tb_kbuf *kb, tb_error *e,
 			tb_status *st);
 void tb_cli_input_close(tb_cli_input *in);
-/* No limit on what tb_cli_input_take reads (the budget will set one). */
+/* No limit on what tb_cli_input_take reads (tb_cli_budget_read_limit). */
 #define TB_CLI_NO_LIMIT SIZE_MAX
 
 /* SIGBUS from a mapped input cut short: a message and exit 1. */

@@ -238,8 +238,9 @@ static int check_dat(const char *path, tb_cli_input *in)
 {
 	tb_cli_file f;
 	int rc;
-	if (tb_cli_input_take(in, TB_CLI_NO_LIMIT, &f) != 0)
-		return TB_EXIT_USAGE;
+	rc = tb_cli_input_take(in, tb_cli_budget_read_limit(), &f);
+	if (rc != 0)
+		return rc == -2 ? TB_EXIT_BUDGET : TB_EXIT_USAGE;
 	rc = check_dat_file(path, &f);
 	tb_cli_unload(&f);
 	return rc;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "cli.h"
 
 /* Said once, as tb_cli_load says it; -1. */
@@ -107,11 +108,16 @@ int tb_cli_input_take(tb_cli_input *in, size_t max, tb_cli_file *f)
 	int rc = 0;
 	if (in->fd >= 0 &&
 	    tb_input_read_rest(in->fd, left(in), in->have - in->pos, &in->f, max) != 0) {
-		if (errno == EFBIG)
-			fprintf(stderr, "tracebound: %s: more than %zu bytes\n", in->name, max);
-		else
+		if (errno == EFBIG) {
+			char msg[256];
+			tb_cli_budget_note((uint64_t)max + 1, in->name);
+			(void)tb_cli_budget_message(msg, sizeof(msg));
+			fprintf(stderr, "tracebound: %s: %s (reading it whole)\n", in->name, msg);
+			rc = -2;
+		} else {
 			(void)input_error(in, errno);
-		rc = -1;
+			rc = -1;
+		}
 	}
 	*f = in->f;
 	memset(&in->f, 0, sizeof(in->f));

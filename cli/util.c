@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "cli.h"
 
 /* An input is mapped, not copied: if its file is cut short while we read
@@ -48,7 +49,7 @@ int tb_cli_load(const char *path, tb_cli_file *f)
 	memset(f, 0, sizeof(*f));
 	if (tb_cli_input_open(&in, path) != 0)
 		return -1;
-	return tb_cli_input_take(&in, TB_CLI_NO_LIMIT, f);
+	return tb_cli_input_take(&in, tb_cli_budget_read_limit(), f);
 }
 
 void tb_cli_unload(tb_cli_file *f)

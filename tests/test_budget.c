@@ -17,6 +17,37 @@
 #include "testutil.h"
 #include "zstd_dl.h"
 
+/* A trace.dat on a pipe cannot stream: it is read whole, and that read is
+ * held to --max-memory (the sample followed by 20 MB, under a 4 MiB
+ * budget: exit 3 after reading at most the budget); within it, read. */
+START_TEST(pipe_read_held_to_the_budget)
+{
+	static const char *cmds[] = { "report", "check", "stats" };
+	char cmd[1024];
+	size_t i;
+	const char *s = tb_test_path("tests/data/sched4k.v7zstd.dat");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		tb_test_run r;
+		snprintf(cmd, sizeof(cmd),
+			 "(cat %s; head -c 20000000 /dev/zero) | $CLI %s --max-memory 4m - >/dev/null",
+			 s, cmds[i]);
+		tb_test_sh(cmd, &r);
+		ck_assert_msg(r.status == 3, "%s: exit %d (%s)", cmds[i], r.status, r.err);
+		ck_assert_msg(strstr(r.err, "over the budget of 4194304") != NULL, "%s: %s", cmds[i],
+			      r.err);
+		tb_test_run_free(&r);
+	}
+	snprintf(cmd, sizeof(cmd), "$CLI report --max-memory 64m - <%s | wc -l", s);
+	{
+		tb_test_run r;
+		tb_test_sh(cmd, &r);
+		ck_assert_int_eq(r.status, 0);
+		ck_assert_str_eq(r.out, "63846\n");
+		tb_test_run_free(&r);
+	}
+}
+END_TEST
+
 Suite *tb_suite_budget(void);
 
 /* ---- a heap that counts what it holds ---- */
@@ -549,6 +580,7 @@ Suite *tb_suite_budget(void)
 	tcase_add_test(tc, sound_capture_within_its_need);
 	tcase_add_test(tc, tiny_budget_and_name);
 	tcase_add_test(tc, cli_over_budget_exits_3);
+	tcase_add_test(tc, pipe_read_held_to_the_budget);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
