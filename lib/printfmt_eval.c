@@ -1200,9 +1200,10 @@ static void run_bprint(ev *e)
 
 /* ------------------------------------------------------------ entry */
 
-tb_status tb_render(const tb_render_prog *prog, const tb_render_env *env,
-		    const void *record, size_t record_len, char *out, size_t cap,
-		    tb_render_result *res)
+/* tb_render and tb_render_stateful (keep: NULL, or prog itself). */
+static tb_status render(const tb_render_prog *prog, tb_render_prog *keep,
+			const tb_render_env *env, const void *record, size_t record_len,
+			char *out, size_t cap, tb_render_result *res)
 {
 	tb_out o;
 	ev e;
@@ -1235,7 +1236,7 @@ tb_status tb_render(const tb_render_prog *prog, const tb_render_env *env,
 		run_bprint(&e);
 		break;
 	case TB_M_FIELDS:
-		tb_pf_run_fields(prog, env, &e.rec, &o, &e.notes);
+		tb_pf_run_fields(prog, keep, env, &e.rec, &o, &e.notes);
 		break;
 	default:
 		run_fallback(&e);
@@ -1257,4 +1258,18 @@ tb_status tb_render(const tb_render_prog *prog, const tb_render_env *env,
 		res->notes = e.notes;
 	}
 	return o.len < o.need ? TB_ERR_NO_SPACE : TB_OK;
+}
+
+tb_status tb_render(const tb_render_prog *prog, const tb_render_env *env,
+		    const void *record, size_t record_len, char *out, size_t cap,
+		    tb_render_result *res)
+{
+	return render(prog, NULL, env, record, record_len, out, cap, res);
+}
+
+tb_status tb_render_stateful(tb_render_prog *prog, const tb_render_env *env,
+			     const void *record, size_t record_len, char *out, size_t cap,
+			     tb_render_result *res)
+{
+	return render(prog, prog, env, record, record_len, out, cap, res);
 }

@@ -188,7 +188,10 @@ static void put_cstr_in_record(fctx *c, const uint8_t *d)
 	tb_out_put(c->o, (const char *)s, z ? (size_t)(z - s) : n);
 }
 
-static void put_raw(fctx *c, const tb_field *f, unsigned fl)
+/* A field printed raw.  Returns 1 when it was a char array (text so far)
+ * printed as ARRAY[], which libtraceevent then never prints as text
+ * again. */
+static int put_raw(fctx *c, const tb_field *f, unsigned fl)
 {
 	uint64_t v;
 	if (fl & TB_TF_ARRAY) {
@@ -197,13 +200,14 @@ static void put_raw(fctx *c, const tb_field *f, unsigned fl)
 		int text = (fl & TB_TF_STRING) != 0;
 		if (!array_bytes(c, f, fl, &d, &n)) {
 			put_oor(c);
-			return;
+			return 0;
 		}
+		/* text: every byte before the first NUL printable (none: text) */
 		for (i = 0; text && i < n && d[i]; i++)
 			text = printable(d[i]);
 		if (text) {
 			put_cstr_in_record(c, d);
-			return;
+			return 0;
 		}
 		tb_out_puts(c->o, "ARRAY[");
 		for (i = 0; i < n; i++) {
@@ -212,11 +216,11 @@ static void put_raw(fctx *c, const tb_field *f, unsigned fl)
 			tb_pf_put_byte_hex(c->o, d[i]);
 		}
 		tb_out_putc(c->o, ']');
-		return;
+		return (fl & TB_TF_STRING) != 0;
 	}
 	if (!field_num(c, f, &v)) {
 		put_oor(c);
-		return;
+		return 0;
 	}
 	if ((fl & TB_TF_POINTER) || ((fl & TB_TF_LONG) && (!(fl & TB_TF_SIGNED) || f->size == 4)))
 		put_hex(c->o, v); /* a 4-byte value read as 4 bytes: no mask needed */
@@ -226,6 +230,7 @@ static void put_raw(fctx *c, const tb_field *f, unsigned fl)
 		put_c_int(c->o, v, 'd', f->size == 1 ? TB_L_HH : f->size == 2 ? TB_L_H
 				 : f->size == 4 ? TB_L_NONE : TB_L_LL,
 			  0, f->size == 2 ? 2 : 0, -1);
+	return 0;
 }
 
 static void put_symbol(fctx *c, char k, uint64_t v)
@@ -359,7 +364,7 @@ static void put_conv(fctx *c, const tb_render_dir_ *d, const tb_field *f, unsign
 		return;
 	}
 	if (d->kind == TB_D_WIDE) {
-		put_raw(c, f, fl);
+		(void)put_raw(c, f, fl); /* a scalar: the print fmt binds no array */
 		return;
 	}
 	if (width == -2 || prec == -2) {
@@ -544,8 +549,9 @@ static char *fop_fast(const tb_render_fop_ *op, const uint8_t *data, size_t len,
 	}
 }
 
-void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
-		      const tb_reader *rec, tb_out *o, unsigned *notes)
+void tb_pf_run_fields(const tb_render_prog *p, tb_render_prog *keep,
+		      const tb_render_env *env, const tb_reader *rec, tb_out *o,
+		      unsigned *notes)
 {
 	fctx c;
 	tb_render_dir_ d;
@@ -601,7 +607,8 @@ void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
 			tb_out_putc(o, '=');
 		}
 		if (!(m & ~TB_FM_0X)) {
-			put_raw(&c, f, op->tf);
+			if (put_raw(&c, f, op->tf) && keep)
+				keep->fops[k].tf &= (uint8_t)~TB_TF_STRING;
 			continue;
 		}
 		if (m & TB_FM_0X)

@@ -1552,8 +1552,8 @@ typedef struct part_prog {
 
 /* The program of entry e, compiled now (the first event of its format):
  * in the part's own memory for a part. */
-static TB_NOINLINE const tb_render_prog *compile_program(tb_session *s, fmt_entry *e,
-							 const tb_format *f, unsigned which)
+static TB_NOINLINE tb_render_prog *compile_program(tb_session *s, fmt_entry *e,
+						   const tb_format *f, unsigned which)
 {
 	tb_render_prog **slot;
 	if (s->pprog) {
@@ -1576,7 +1576,7 @@ static TB_NOINLINE const tb_render_prog *compile_program(tb_session *s, fmt_entr
 
 /* The program of format f (which: 0 its print fmt, 1 the -R listing),
  * compiled on first use.  Per event: the last event's entry first. */
-static const tb_render_prog *program(tb_session *s, const tb_format *f, unsigned which)
+static tb_render_prog *program(tb_session *s, const tb_format *f, unsigned which)
 {
 	fmt_entry *e = s->last_entry && s->last_entry->fmt == f ? s->last_entry : entry_of(s, f->id);
 	if (!e || e->fmt != f)
@@ -1591,18 +1591,22 @@ static const tb_render_prog *program(tb_session *s, const tb_format *f, unsigned
 	return compile_program(s, e, f, which);
 }
 
-/* The event's payload text (print fmt or -R listing) appended to t. */
+/* The event's payload text (print fmt or -R listing) appended to t.  The
+ * listing remembers the char arrays it printed as ARRAY[], as trace-cmd
+ * does over a file (tb_render_stateful). */
 static tb_status payload(tb_session *s, const tb_session_event *ev, unsigned which, tb_text *t)
 {
-	const tb_render_prog *p = program(s, ev->format, which);
+	tb_render_prog *p = program(s, ev->format, which);
 	tb_render_result r;
 	char *at;
 	size_t room;
 	if (!p)
 		return TB_ERR_NO_SPACE;
 	at = tb_text_tail(t, &room);
-	(void)tb_render(p, which == 1 ? &s->env_fields : &s->env, ev->data, ev->len, at, room,
-			&r);
+	if (which == 1)
+		(void)tb_render_stateful(p, &s->env_fields, ev->data, ev->len, at, room, &r);
+	else
+		(void)tb_render(p, &s->env, ev->data, ev->len, at, room, &r);
 	tb_text_advance(t, r.len, r.needed);
 	return TB_OK;
 }
