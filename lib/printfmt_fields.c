@@ -159,14 +159,27 @@ static int printable(uint8_t b)
 }
 
 /* The bytes of an array field as libtraceevent locates them: a dynamic
- * one through its loc word (lib/field.c), a fixed one at offset/size. */
+ * one through its loc word (lib/field.c), a fixed one at offset/size.
+ * An empty dynamic one still points where its offset says (*d, or NULL
+ * past the record): libtraceevent prints the text found there. */
 static int array_bytes(const fctx *c, const tb_field *f, unsigned fl,
 		       const uint8_t **d, size_t *n)
 {
 	if ((fl & TB_TF_DYNAMIC) && f->kind == TB_FIELD_DYNAMIC) {
 		tb_error e;
-		return tb_field_bytes(f, c->rec->data, c->rec->len, c->rec->big_endian,
-				      d, n, &e) == TB_OK;
+		uint64_t loc;
+		size_t o;
+		if (tb_field_bytes(f, c->rec->data, c->rec->len, c->rec->big_endian,
+				   d, n, &e) != TB_OK)
+			return 0;
+		if (*n || (f->flags & TB_FIELD_LEGACY) || !tb_rd_uN_at(c->rec, f->offset, 4, &loc))
+			return 1;
+		o = (size_t)(loc & 0xffffu);
+		if (f->flags & TB_FIELD_REL)
+			o += (size_t)f->offset + 4;
+		if (o < c->rec->len)
+			(void)tb_rd_ptr_at(c->rec, o, 0, d);
+		return 1;
 	}
 	*n = f->size;
 	return tb_rd_ptr_at(c->rec, f->offset, f->size, d);
