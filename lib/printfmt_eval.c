@@ -497,6 +497,14 @@ static void ev_text(ev *e, unsigned n)
 	case TB_N_CALL:
 		switch (nd->v & 0xff) {
 		case TB_H_GET_STR:
+			/* to its NUL, as %s reads it in the kernel and in
+			 * trace-cmd, past a length that has none (but never
+			 * past the record) */
+			r = ev_ref(e, n);
+			if (r.ok && r.len)
+				r.len = e->rec.len - (size_t)(r.p - e->rec.data);
+			put_ref_text(e, &r);
+			return;
 		case TB_H_GET_DYN:
 		case TB_H_GET_SOCKADDR:
 			r = ev_ref(e, n);
