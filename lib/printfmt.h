@@ -181,6 +181,10 @@ void tb_pf_plan_fields(tb_render_prog *p);
  * nodes, which that mode does not run). */
 void tb_pf_plan_syscall(tb_render_prog *p, int enter);
 
+/* Fop k of p: a char array that p, a TB_M_FIELDS program run through
+ * tb_render_stateful, now prints as ARRAY[] for having printed it so? */
+int tb_pf_forgot_text(const tb_render_prog *p, uint32_t k);
+
 /* Run a TB_M_FIELDS program over the record into o (notes: TB_RENDER_N_*).
  * keep: NULL, or p itself, which then remembers each char array it
  * printed as ARRAY[] (tb_render_stateful). */

@@ -562,6 +562,14 @@ static char *fop_fast(const tb_render_fop_ *op, const uint8_t *data, size_t len,
 	}
 }
 
+int tb_pf_forgot_text(const tb_render_prog *p, uint32_t k)
+{
+	if (p->mode != TB_M_FIELDS || k >= p->n_fops)
+		return 0;
+	return ((uint8_t)p->text[TB_FM_ENTRY * p->fops[k].field] & TB_TF_STRING) &&
+	       !(p->fops[k].tf & TB_TF_STRING);
+}
+
 void tb_pf_run_fields(const tb_render_prog *p, tb_render_prog *keep,
 		      const tb_render_env *env, const tb_reader *rec, tb_out *o,
 		      unsigned *notes)

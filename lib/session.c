@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "digits.h"
+#include "printfmt.h"
 
 #define TB_SESSION_MAX_DAMAGE 64u   /* damage entries kept (more are counted) */
 #define TB_SESSION_DAT_ROUNDS 8u    /* tb_dat_open storage rounds */
@@ -2625,6 +2626,22 @@ size_t tb_session_part_marks(const tb_session *p, unsigned which, tb_session_mar
 		}
 	}
 	return m;
+}
+
+size_t tb_session_listing_memory(const tb_session *s, uint64_t *out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; s && s->fe && i < s->ntexts; i++) {
+		const tb_render_prog *p = s->pprog ? s->pprog[i].p[1] : s->fe[i].prog[1];
+		for (uint32_t k = 0; p && k < p->n_fops; k++) {
+			if (!tb_pf_forgot_text(p, k))
+				continue;
+			if (out && n < cap)
+				out[n] = (uint64_t)i << 16 | p->fops[k].field;
+			n++;
+		}
+	}
+	return n;
 }
 
 void tb_session_line_state_get(const tb_session *s, tb_session_line_state *out)
