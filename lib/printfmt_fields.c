@@ -628,7 +628,10 @@ void tb_pf_run_fields(const tb_render_prog *p, tb_render_prog *keep,
 			tb_out_putc(o, '=');
 		}
 		if (!(m & ~TB_FM_0X)) {
-			if (put_raw(&c, f, op->tf) && keep)
+			/* tb_render: the flags as compiled, whatever a
+			 * tb_render_stateful before remembered */
+			unsigned tf = keep ? op->tf : (uint8_t)p->text[TB_FM_ENTRY * op->field];
+			if (put_raw(&c, f, tf) && keep)
 				keep->fops[k].tf &= (uint8_t)~TB_TF_STRING;
 			continue;
 		}

@@ -477,6 +477,66 @@ START_TEST(raw_fields_print_by_type)
 }
 END_TEST
 
+/* libtraceevent forgets that a char array is text once it printed it as
+ * ARRAY[]: tb_render_stateful remembers it in the program, tb_render
+ * renders each record alone.  Checked against one libtraceevent handle
+ * printing the records in turn.  An empty dynamic array prints the text
+ * its offset points to. */
+START_TEST(stateful_listing_remembers_array_fields)
+{
+	static const char *const bodies[] = {
+		"\x00\x00\x00\x00" "ab\0\0", "\x7f\x00\x00\x01" "ab\0\0",
+		"\x00\x00\x00\x00" "ab\0\0", "abc\0" "\xe9\0\0\0", "abc\0" "cd\0\0",
+	};
+	static const char *const want[] = {
+		" a= s=ab d=xy", " a=ARRAY[7f, 00, 00, 01] s=ab d=xy",
+		" a=ARRAY[00, 00, 00, 00] s=ab d=xy", " a=ARRAY[61, 62, 63, 00] s=ARRAY[e9, 00, 00, 00] d=xy",
+		" a=ARRAY[61, 62, 63, 00] s=ARRAY[63, 64, 00, 00] d=xy",
+	};
+	const char *f = "\tfield:__u8 a[4];\toffset:8;\tsize:4;\tsigned:0;\n"
+			"\tfield:char s[4];\toffset:12;\tsize:4;\tsigned:0;\n"
+			"\tfield:__data_loc char[] d;\toffset:16;\tsize:4;\tsigned:0;\n";
+	const char *text = event_text(f, "\"a=%pI4\", REC->a");
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *ev = NULL;
+	uint8_t rec[64], body[24];
+	char out[256];
+	tb_render_result res;
+	size_t i, n;
+	tep_set_long_size(tep, 8);
+	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+	(void)tep_parse_format(tep, &ev, text, strlen(text), "sys");
+	ck_assert_ptr_nonnull(ev);
+	compile_text(text, TB_OK);
+	for (i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
+		struct tep_record r;
+		struct trace_seq sq;
+		memset(body, 0, sizeof(body));
+		memcpy(body, bodies[i], 8);
+		put32(body + 8, 0u << 16 | 20); /* d: empty, at "xy" */
+		memcpy(body + 12, "xy", 3);
+		n = rec_of(rec, sizeof(rec), body, 16);
+		/* each record alone: the first's text, whatever came before */
+		ck_assert_int_eq(tb_render(&prog, NULL, rec, n, out, sizeof(out), &res), TB_OK);
+		if (i == 2)
+			ck_assert_str_eq(out, " a= s=ab d=xy");
+		ck_assert_int_eq(tb_render_stateful(&prog, NULL, rec, n, out, sizeof(out), &res),
+				 TB_OK);
+		ck_assert_str_eq(out, want[i]);
+		memset(&r, 0, sizeof(r));
+		r.data = rec;
+		r.size = (int)n;
+		trace_seq_init(&sq);
+		tep_record_print_fields(&sq, &r, ev);
+		trace_seq_terminate(&sq);
+		ck_assert_str_eq(sq.buffer, want[i]);
+		trace_seq_destroy(&sq);
+	}
+	tep_free(tep);
+}
+END_TEST
+
 /* ---- which conversion prints which field ---- */
 
 START_TEST(search_follows_libtraceevent)
@@ -972,6 +1032,7 @@ Suite *tb_suite_render_fields(void)
 	tcase_add_test(t, pointers_and_symbols);
 	tcase_add_test(t, strings_and_printk);
 	tcase_add_test(t, raw_fields_print_by_type);
+	tcase_add_test(t, stateful_listing_remembers_array_fields);
 	tcase_add_test(t, search_follows_libtraceevent);
 	tcase_add_test(t, print_fmts_libtraceevent_refuses_print_raw);
 	tcase_add_test(t, fields_outside_the_record_are_marked);

@@ -99,7 +99,8 @@ enum {
 	 * ARRAY[]; an empty dynamic array prints the text its offset points
 	 * to.  libtraceevent remembers a char array it printed as ARRAY[]
 	 * and prints that field as ARRAY[] for the rest of the file:
-	 * tb_render_stateful does too, tb_render renders each record alone.
+	 * tb_render_stateful does too, tb_render renders each record alone
+	 * (as if nothing was remembered).
 	 * Other options do not apply.
 	 */
 	TB_RENDER_FIELD_LIST = 1u << 3
