@@ -85,12 +85,24 @@ static int test_printk(void *ctx, uint64_t addr, const char **s, size_t *n)
 	return 1;
 }
 
+/* libtraceevent's -R fields of one record into a fresh s (the caller
+ * destroys it). */
+static void tep_print_rec(struct trace_seq *s, struct tep_event *ev, const void *rec, size_t len)
+{
+	struct tep_record r;
+	memset(&r, 0, sizeof(r));
+	r.data = (void *)(uintptr_t)rec;
+	r.size = (int)len;
+	trace_seq_init(s);
+	tep_record_print_fields(s, &r, ev);
+	trace_seq_terminate(s);
+}
+
 /* libtraceevent's -R fields for the same event and record. */
 static char *tep_fields(const char *text, const void *rec, size_t len, int with_syms)
 {
 	struct tep_handle *tep = tep_alloc();
 	struct tep_event *ev = NULL;
-	struct tep_record r;
 	struct trace_seq s;
 	char *out;
 	tep_set_long_size(tep, 8);
@@ -106,12 +118,7 @@ static char *tep_fields(const char *text, const void *rec, size_t len, int with_
 	}
 	(void)tep_parse_format(tep, &ev, text, strlen(text), "sys");
 	ck_assert_ptr_nonnull(ev);
-	memset(&r, 0, sizeof(r));
-	r.data = (void *)(uintptr_t)rec;
-	r.size = (int)len;
-	trace_seq_init(&s);
-	tep_record_print_fields(&s, &r, ev);
-	trace_seq_terminate(&s);
+	tep_print_rec(&s, ev, rec, len);
 	out = strdup(s.buffer);
 	trace_seq_destroy(&s);
 	tep_free(tep);
@@ -510,7 +517,6 @@ START_TEST(stateful_listing_remembers_array_fields)
 	ck_assert_ptr_nonnull(ev);
 	compile_text(text, TB_OK);
 	for (i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
-		struct tep_record r;
 		struct trace_seq sq;
 		memset(body, 0, sizeof(body));
 		memcpy(body, bodies[i], 8);
@@ -524,12 +530,7 @@ START_TEST(stateful_listing_remembers_array_fields)
 		ck_assert_int_eq(tb_render_stateful(&prog, NULL, rec, n, out, sizeof(out), &res),
 				 TB_OK);
 		ck_assert_str_eq(out, want[i]);
-		memset(&r, 0, sizeof(r));
-		r.data = rec;
-		r.size = (int)n;
-		trace_seq_init(&sq);
-		tep_record_print_fields(&sq, &r, ev);
-		trace_seq_terminate(&sq);
+		tep_print_rec(&sq, ev, rec, n);
 		ck_assert_str_eq(sq.buffer, want[i]);
 		trace_seq_destroy(&sq);
 	}
@@ -814,17 +815,11 @@ START_TEST(fields_equal_libtraceevent_on_every_real_format)
 		with_conv += prog.n_dirs > 0;
 		for (int v = 0; v < 4; v++) {
 			struct trace_seq s;
-			struct tep_record r;
 			tb_render_result res;
 			size_t len = make_record(f, rec, sizeof(rec), order[v]);
 			if (!len)
 				break;
-			memset(&r, 0, sizeof(r));
-			r.data = rec;
-			r.size = (int)len;
-			trace_seq_init(&s);
-			tep_record_print_fields(&s, &r, tev);
-			trace_seq_terminate(&s);
+			tep_print_rec(&s, tev, rec, len);
 			ck_assert_int_eq(tb_render(&prog, NULL, rec, len, buf, 1 << 16, &res), TB_OK);
 			if (res.len != s.len || memcmp(buf, s.buffer, res.len) != 0)
 				ck_abort_msg("%.*s (variant %d):\n  tep:  %s\n  ours: %s",
