@@ -655,10 +655,11 @@ static int consume_parts(shared *sh, int *redo, uint64_t *bytes, uint64_t *msgs)
 			break;
 		/* part j starts where j-1 stopped, and its -R listing
 		 * remembers every char array printed as ARRAY[] before (its
-		 * worker saw only its own earlier parts) */
+		 * worker saw only its own earlier parts; a deferred first
+		 * line is rendered again by a cursor that never does) */
 		if (j && !po->abort &&
 		    (memcmp(sh->parts[j - 1].stop, po->start, sh->nmarks * sizeof(*po->start)) ||
-		     (nmem && (!po->mem_start ||
+		     (nmem && (h->defer_first || !po->mem_start ||
 			       !holds_all(po->mem_start, po->nmem_start, mem, nmem))))) {
 			*redo = 1;
 			break;
