@@ -90,6 +90,10 @@ typedef struct part_out {
 	uint64_t direct_bytes, direct_msgs; /* what the worker wrote itself */
 	tb_session_line_state ls;
 	tb_session_mark *start, *stop;
+	/* the -R listing's memory when the part started and stopped
+	 * (tb_session_listing_memory; malloc'd, NULL when empty) */
+	uint64_t *mem_start, *mem_stop;
+	size_t nmem_start, nmem_stop;
 } part_out;
 
 typedef struct shared {
@@ -350,6 +354,20 @@ static int check_live(tb_parts_sink *k)
 	return k->direct;
 }
 
+/* The cursor's -R listing memory, malloc'd: NULL when empty (*n 0) or
+ * out of memory (*n > 0: then nothing can be checked against it). */
+static uint64_t *listing_memory(const tb_session *p, size_t *n)
+{
+	uint64_t *m;
+	*n = tb_session_listing_memory(p, NULL, 0);
+	if (!*n)
+		return NULL;
+	m = malloc(*n * sizeof(*m));
+	if (m)
+		(void)tb_session_listing_memory(p, m, *n);
+	return m;
+}
+
 /* The staged puts to the chunk, whole: a put is never split.  Live, the
  * chunk's (a put too big for the stage, or what was there when the part
  * went live) and the stage's go to the consume hook, and the chunk back
@@ -532,6 +550,7 @@ static void *worker(void *arg)
 			 : tb_session_part_open(&p, sh->c->s, &tb_cli_heap, from, to, &e);
 		if (st == TB_OK) {
 			(void)tb_session_part_marks(p, TB_SESSION_MARK_START, po->start, sh->nmarks);
+			po->mem_start = listing_memory(p, &po->nmem_start);
 			pthread_mutex_lock(&sh->mu);
 			po->started = 1;
 			pthread_cond_signal(&sh->cv_writer);
@@ -549,6 +568,8 @@ static void *worker(void *arg)
 			give_back(sh, k.cur);
 			k.cur = NULL;
 		}
+		if (p && st == TB_OK)
+			po->mem_stop = listing_memory(p, &po->nmem_stop);
 		pthread_mutex_lock(&sh->mu);
 		if (p && st == TB_OK) {
 			tb_session_line_state_get(p, &po->ls);
@@ -575,12 +596,51 @@ static void *worker(void *arg)
 
 /* Consume the parts in order.  Returns bad; *redo set when a part did not
  * start where the one before stopped (then *bytes / *msgs were consumed). */
+/* Does the sorted key list a hold every key of the sorted list b? */
+static int holds_all(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+{
+	size_t i = 0;
+	for (size_t j = 0; j < nb; j++) {
+		while (i < na && a[i] < b[j])
+			i++;
+		if (i == na || a[i] != b[j])
+			return 0;
+	}
+	return 1;
+}
+
+/* *g (n keys, sorted) with the keys of b added; 0, or -1 out of memory. */
+static int merge_keys(uint64_t **g, size_t *n, const uint64_t *b, size_t nb)
+{
+	uint64_t *m;
+	size_t i = 0, j = 0, k = 0;
+	if (!nb)
+		return 0;
+	if (!(m = malloc((*n + nb) * sizeof(*m))))
+		return -1;
+	while (i < *n || j < nb) {
+		if (j == nb || (i < *n && (*g)[i] < b[j]))
+			m[k++] = (*g)[i++];
+		else if (i == *n || b[j] < (*g)[i])
+			m[k++] = b[j++];
+		else {
+			m[k++] = b[j++];
+			i++;
+		}
+	}
+	free(*g);
+	*g = m;
+	*n = k;
+	return 0;
+}
+
 static int consume_parts(shared *sh, int *redo, uint64_t *bytes, uint64_t *msgs)
 {
 	const tb_parts_hooks *h = sh->h;
 	tb_session_line_state carried = { 0, 0 };
 	int bad = 0, failed = 0;
-	size_t j;
+	size_t j, nmem = 0;
+	uint64_t *mem = NULL; /* the listing memory the parts before end with */
 	for (j = 0; j < sh->maxparts && !failed; j++) {
 		part_out *po = &sh->parts[j];
 		int started;
@@ -593,8 +653,14 @@ static int consume_parts(shared *sh, int *redo, uint64_t *bytes, uint64_t *msgs)
 		pthread_mutex_unlock(&sh->mu);
 		if (!started)
 			break;
+		/* part j starts where j-1 stopped, and its -R listing
+		 * remembers every char array printed as ARRAY[] before (its
+		 * worker saw only its own earlier parts; a deferred first
+		 * line is rendered again by a cursor that never does) */
 		if (j && !po->abort &&
-		    memcmp(sh->parts[j - 1].stop, po->start, sh->nmarks * sizeof(*po->start))) {
+		    (memcmp(sh->parts[j - 1].stop, po->start, sh->nmarks * sizeof(*po->start)) ||
+		     (nmem && (h->defer_first || !po->mem_start ||
+			       !holds_all(po->mem_start, po->nmem_start, mem, nmem))))) {
 			*redo = 1;
 			break;
 		}
@@ -650,6 +716,11 @@ static int consume_parts(shared *sh, int *redo, uint64_t *bytes, uint64_t *msgs)
 			bad = po->bad;
 		if (po->has_ls)
 			carried = po->ls;
+		if (po->nmem_stop && (!po->mem_stop ||
+				      merge_keys(&mem, &nmem, po->mem_stop, po->nmem_stop))) {
+			*redo = 1; /* out of memory: the one walk decides */
+			break;
+		}
 		if (po->abort) {
 			/* stopped short: out of memory (said by the worker when it could) */
 			if (po->bad < 2)
@@ -658,6 +729,7 @@ static int consume_parts(shared *sh, int *redo, uint64_t *bytes, uint64_t *msgs)
 			break;
 		}
 	}
+	free(mem);
 	return bad;
 }
 
@@ -851,8 +923,11 @@ int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h)
 		pthread_join(plan_th, NULL);
 	if (!nw || !sh.planned)
 		bad = -1; /* nothing was consumed: the caller's loop does it all */
-	for (i = 0; i < sh.nparts; i++)
+	for (i = 0; i < sh.nparts; i++) {
 		drop_queue(&sh.parts[i]);
+		free(sh.parts[i].mem_start);
+		free(sh.parts[i].mem_stop);
+	}
 	while (sh.free_chunks) {
 		elem *f = sh.free_chunks;
 		sh.free_chunks = f->next;

@@ -88,6 +88,28 @@ static void render_cap(const tb_render_prog *prog, const tb_render_env *env,
 }
 
 /* The same text, needed and notes for every capacity. */
+/* tb_render_stateful of one record, twice, prints what tb_render prints
+ * (the -R listing only remembers fields that were not text in this very
+ * record), and tb_render after it stays history-free. */
+static void stateful_same_text(tb_render_prog *prog, const tb_render_env *env,
+			       const uint8_t *rec, size_t rlen, size_t needed)
+{
+	char *a = malloc(needed + 1), *b = malloc(needed + 1);
+	tb_render_result ra, rb;
+	const uint8_t *r = rlen ? rec : NULL;
+	if (a && b) {
+		TB_FUZZ_CHECK(tb_render(prog, env, r, rlen, a, needed + 1, &ra) == TB_OK);
+		for (int k = 0; k < 3; k++) {
+			TB_FUZZ_CHECK((k == 2 ? tb_render(prog, env, r, rlen, b, needed + 1, &rb)
+					      : tb_render_stateful(prog, env, r, rlen, b, needed + 1,
+								   &rb)) == TB_OK);
+			TB_FUZZ_CHECK(rb.len == ra.len && !memcmp(a, b, ra.len));
+		}
+	}
+	free(a);
+	free(b);
+}
+
 static void same_text_any_cap(const tb_render_prog *prog, const tb_render_env *env,
 			      const uint8_t *rec, size_t rlen, unsigned knob)
 {
@@ -180,6 +202,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!cap)
 		TB_FUZZ_CHECK(out[0] == 0x5a);
 	same_text_any_cap(&prog, &env, rec, rlen, (unsigned)data[1] * 7u + data[0]);
+	stateful_same_text(&prog, &env, rec, rlen, res.needed);
 	free(out);
 	free(rec);
 	free(text);

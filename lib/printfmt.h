@@ -181,9 +181,16 @@ void tb_pf_plan_fields(tb_render_prog *p);
  * nodes, which that mode does not run). */
 void tb_pf_plan_syscall(tb_render_prog *p, int enter);
 
-/* Run a TB_M_FIELDS program over the record into o (notes: TB_RENDER_N_*). */
-void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
-		      const tb_reader *rec, tb_out *o, unsigned *notes);
+/* Fop k of p: a char array that p, a TB_M_FIELDS program run through
+ * tb_render_stateful, now prints as ARRAY[] for having printed it so? */
+int tb_pf_forgot_text(const tb_render_prog *p, uint32_t k);
+
+/* Run a TB_M_FIELDS program over the record into o (notes: TB_RENDER_N_*).
+ * keep: NULL, or p itself, which then remembers each char array it
+ * printed as ARRAY[] (tb_render_stateful). */
+void tb_pf_run_fields(const tb_render_prog *p, tb_render_prog *keep,
+		      const tb_render_env *env, const tb_reader *rec, tb_out *o,
+		      unsigned *notes);
 
 /* The symbol containing addr through env (its callback, else its table
  * with env->ksym_how).  1 and the name, start and size (0 unknown) and

@@ -497,6 +497,14 @@ static void ev_text(ev *e, unsigned n)
 	case TB_N_CALL:
 		switch (nd->v & 0xff) {
 		case TB_H_GET_STR:
+			/* to its NUL, as %s reads it in the kernel and in
+			 * trace-cmd, past a length that has none (but never
+			 * past the record) */
+			r = ev_ref(e, n);
+			if (r.ok && r.len)
+				r.len = e->rec.len - (size_t)(r.p - e->rec.data);
+			put_ref_text(e, &r);
+			return;
 		case TB_H_GET_DYN:
 		case TB_H_GET_SOCKADDR:
 			r = ev_ref(e, n);
@@ -1200,9 +1208,10 @@ static void run_bprint(ev *e)
 
 /* ------------------------------------------------------------ entry */
 
-tb_status tb_render(const tb_render_prog *prog, const tb_render_env *env,
-		    const void *record, size_t record_len, char *out, size_t cap,
-		    tb_render_result *res)
+/* tb_render and tb_render_stateful (keep: NULL, or prog itself). */
+static tb_status render(const tb_render_prog *prog, tb_render_prog *keep,
+			const tb_render_env *env, const void *record, size_t record_len,
+			char *out, size_t cap, tb_render_result *res)
 {
 	tb_out o;
 	ev e;
@@ -1235,7 +1244,7 @@ tb_status tb_render(const tb_render_prog *prog, const tb_render_env *env,
 		run_bprint(&e);
 		break;
 	case TB_M_FIELDS:
-		tb_pf_run_fields(prog, env, &e.rec, &o, &e.notes);
+		tb_pf_run_fields(prog, keep, env, &e.rec, &o, &e.notes);
 		break;
 	default:
 		run_fallback(&e);
@@ -1257,4 +1266,18 @@ tb_status tb_render(const tb_render_prog *prog, const tb_render_env *env,
 		res->notes = e.notes;
 	}
 	return o.len < o.need ? TB_ERR_NO_SPACE : TB_OK;
+}
+
+tb_status tb_render(const tb_render_prog *prog, const tb_render_env *env,
+		    const void *record, size_t record_len, char *out, size_t cap,
+		    tb_render_result *res)
+{
+	return render(prog, NULL, env, record, record_len, out, cap, res);
+}
+
+tb_status tb_render_stateful(tb_render_prog *prog, const tb_render_env *env,
+			     const void *record, size_t record_len, char *out, size_t cap,
+			     tb_render_result *res)
+{
+	return render(prog, prog, env, record, record_len, out, cap, res);
 }

@@ -159,14 +159,27 @@ static int printable(uint8_t b)
 }
 
 /* The bytes of an array field as libtraceevent locates them: a dynamic
- * one through its loc word (lib/field.c), a fixed one at offset/size. */
+ * one through its loc word (lib/field.c), a fixed one at offset/size.
+ * An empty dynamic one still points where its offset says (*d, or NULL
+ * past the record): libtraceevent prints the text found there. */
 static int array_bytes(const fctx *c, const tb_field *f, unsigned fl,
 		       const uint8_t **d, size_t *n)
 {
 	if ((fl & TB_TF_DYNAMIC) && f->kind == TB_FIELD_DYNAMIC) {
 		tb_error e;
-		return tb_field_bytes(f, c->rec->data, c->rec->len, c->rec->big_endian,
-				      d, n, &e) == TB_OK;
+		uint64_t loc;
+		size_t o;
+		if (tb_field_bytes(f, c->rec->data, c->rec->len, c->rec->big_endian,
+				   d, n, &e) != TB_OK)
+			return 0;
+		if (*n || (f->flags & TB_FIELD_LEGACY) || !tb_rd_uN_at(c->rec, f->offset, 4, &loc))
+			return 1;
+		o = (size_t)(loc & 0xffffu);
+		if (f->flags & TB_FIELD_REL)
+			o += (size_t)f->offset + 4;
+		if (o < c->rec->len)
+			(void)tb_rd_ptr_at(c->rec, o, 0, d);
+		return 1;
 	}
 	*n = f->size;
 	return tb_rd_ptr_at(c->rec, f->offset, f->size, d);
@@ -188,7 +201,10 @@ static void put_cstr_in_record(fctx *c, const uint8_t *d)
 	tb_out_put(c->o, (const char *)s, z ? (size_t)(z - s) : n);
 }
 
-static void put_raw(fctx *c, const tb_field *f, unsigned fl)
+/* A field printed raw.  Returns 1 when it was a char array (text so far)
+ * printed as ARRAY[], which libtraceevent then never prints as text
+ * again. */
+static int put_raw(fctx *c, const tb_field *f, unsigned fl)
 {
 	uint64_t v;
 	if (fl & TB_TF_ARRAY) {
@@ -197,13 +213,14 @@ static void put_raw(fctx *c, const tb_field *f, unsigned fl)
 		int text = (fl & TB_TF_STRING) != 0;
 		if (!array_bytes(c, f, fl, &d, &n)) {
 			put_oor(c);
-			return;
+			return 0;
 		}
+		/* text: every byte before the first NUL printable (none: text) */
 		for (i = 0; text && i < n && d[i]; i++)
 			text = printable(d[i]);
 		if (text) {
 			put_cstr_in_record(c, d);
-			return;
+			return 0;
 		}
 		tb_out_puts(c->o, "ARRAY[");
 		for (i = 0; i < n; i++) {
@@ -212,11 +229,11 @@ static void put_raw(fctx *c, const tb_field *f, unsigned fl)
 			tb_pf_put_byte_hex(c->o, d[i]);
 		}
 		tb_out_putc(c->o, ']');
-		return;
+		return (fl & TB_TF_STRING) != 0;
 	}
 	if (!field_num(c, f, &v)) {
 		put_oor(c);
-		return;
+		return 0;
 	}
 	if ((fl & TB_TF_POINTER) || ((fl & TB_TF_LONG) && (!(fl & TB_TF_SIGNED) || f->size == 4)))
 		put_hex(c->o, v); /* a 4-byte value read as 4 bytes: no mask needed */
@@ -226,6 +243,7 @@ static void put_raw(fctx *c, const tb_field *f, unsigned fl)
 		put_c_int(c->o, v, 'd', f->size == 1 ? TB_L_HH : f->size == 2 ? TB_L_H
 				 : f->size == 4 ? TB_L_NONE : TB_L_LL,
 			  0, f->size == 2 ? 2 : 0, -1);
+	return 0;
 }
 
 static void put_symbol(fctx *c, char k, uint64_t v)
@@ -359,7 +377,7 @@ static void put_conv(fctx *c, const tb_render_dir_ *d, const tb_field *f, unsign
 		return;
 	}
 	if (d->kind == TB_D_WIDE) {
-		put_raw(c, f, fl);
+		(void)put_raw(c, f, fl); /* a scalar: the print fmt binds no array */
 		return;
 	}
 	if (width == -2 || prec == -2) {
@@ -544,8 +562,17 @@ static char *fop_fast(const tb_render_fop_ *op, const uint8_t *data, size_t len,
 	}
 }
 
-void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
-		      const tb_reader *rec, tb_out *o, unsigned *notes)
+int tb_pf_forgot_text(const tb_render_prog *p, uint32_t k)
+{
+	if (p->mode != TB_M_FIELDS || k >= p->n_fops)
+		return 0;
+	return ((uint8_t)p->text[TB_FM_ENTRY * p->fops[k].field] & TB_TF_STRING) &&
+	       !(p->fops[k].tf & TB_TF_STRING);
+}
+
+void tb_pf_run_fields(const tb_render_prog *p, tb_render_prog *keep,
+		      const tb_render_env *env, const tb_reader *rec, tb_out *o,
+		      unsigned *notes)
 {
 	fctx c;
 	tb_render_dir_ d;
@@ -601,7 +628,11 @@ void tb_pf_run_fields(const tb_render_prog *p, const tb_render_env *env,
 			tb_out_putc(o, '=');
 		}
 		if (!(m & ~TB_FM_0X)) {
-			put_raw(&c, f, op->tf);
+			/* tb_render: the flags as compiled, whatever a
+			 * tb_render_stateful before remembered */
+			unsigned tf = keep ? op->tf : (uint8_t)p->text[TB_FM_ENTRY * op->field];
+			if (put_raw(&c, f, tf) && keep)
+				keep->fops[k].tf &= (uint8_t)~TB_TF_STRING;
 			continue;
 		}
 		if (m & TB_FM_0X)

@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "digits.h"
+#include "printfmt.h"
 
 #define TB_SESSION_MAX_DAMAGE 64u   /* damage entries kept (more are counted) */
 #define TB_SESSION_DAT_ROUNDS 8u    /* tb_dat_open storage rounds */
@@ -1747,8 +1748,8 @@ typedef struct part_prog {
 
 /* The program of entry e, compiled now (the first event of its format):
  * in the part's own memory for a part. */
-static TB_NOINLINE const tb_render_prog *compile_program(tb_session *s, fmt_entry *e,
-							 const tb_format *f, unsigned which)
+static TB_NOINLINE tb_render_prog *compile_program(tb_session *s, fmt_entry *e,
+						   const tb_format *f, unsigned which)
 {
 	tb_render_prog **slot;
 	if (s->pprog) {
@@ -1771,7 +1772,7 @@ static TB_NOINLINE const tb_render_prog *compile_program(tb_session *s, fmt_entr
 
 /* The program of format f (which: 0 its print fmt, 1 the -R listing),
  * compiled on first use.  Per event: the last event's entry first. */
-static const tb_render_prog *program(tb_session *s, const tb_format *f, unsigned which)
+static tb_render_prog *program(tb_session *s, const tb_format *f, unsigned which)
 {
 	fmt_entry *e = s->last_entry && s->last_entry->fmt == f ? s->last_entry : entry_of(s, f->id);
 	if (!e || e->fmt != f)
@@ -1786,18 +1787,22 @@ static const tb_render_prog *program(tb_session *s, const tb_format *f, unsigned
 	return compile_program(s, e, f, which);
 }
 
-/* The event's payload text (print fmt or -R listing) appended to t. */
+/* The event's payload text (print fmt or -R listing) appended to t.  The
+ * listing remembers the char arrays it printed as ARRAY[], as trace-cmd
+ * does over a file (tb_render_stateful). */
 static tb_status payload(tb_session *s, const tb_session_event *ev, unsigned which, tb_text *t)
 {
-	const tb_render_prog *p = program(s, ev->format, which);
+	tb_render_prog *p = program(s, ev->format, which);
 	tb_render_result r;
 	char *at;
 	size_t room;
 	if (!p)
 		return mem_status(s);
 	at = tb_text_tail(t, &room);
-	(void)tb_render(p, which == 1 ? &s->env_fields : &s->env, ev->data, ev->len, at, room,
-			&r);
+	if (which == 1)
+		(void)tb_render_stateful(p, &s->env_fields, ev->data, ev->len, at, room, &r);
+	else
+		(void)tb_render(p, &s->env, ev->data, ev->len, at, room, &r);
 	tb_text_advance(t, r.len, r.needed);
 	return TB_OK;
 }
@@ -2820,6 +2825,22 @@ size_t tb_session_part_marks(const tb_session *p, unsigned which, tb_session_mar
 		}
 	}
 	return m;
+}
+
+size_t tb_session_listing_memory(const tb_session *s, uint64_t *out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; s && s->fe && i < s->ntexts; i++) {
+		const tb_render_prog *p = s->pprog ? s->pprog[i].p[1] : s->fe[i].prog[1];
+		for (uint32_t k = 0; p && k < p->n_fops; k++) {
+			if (!tb_pf_forgot_text(p, k))
+				continue;
+			if (out && n < cap)
+				out[n] = (uint64_t)i << 16 | p->fops[k].field;
+			n++;
+		}
+	}
+	return n;
 }
 
 void tb_session_line_state_get(const tb_session *s, tb_session_line_state *out)

@@ -14,6 +14,7 @@
 
 #define DW_MAX_CPUS 4
 #define DW_MAX_OPTS 8
+#define DW_MAX_MORE 3
 
 /* An extra option {id, size, payload} the writer appends after its common
  * options (v6 list, v7 first options section). */
@@ -47,6 +48,7 @@ typedef struct dw_spec {
 	const char *ftrace_format;   /* one ftrace event (or NULL) */
 	const char *system;          /* one system with one event */
 	const char *event_format;
+	const char *more_formats[DW_MAX_MORE]; /* more events of the system */
 	const char *kallsyms, *printk, *cmdlines;
 	unsigned ncpus;
 	const uint8_t *cpu_data[DW_MAX_CPUS];

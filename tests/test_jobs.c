@@ -176,6 +176,59 @@ START_TEST(jobs_lines_longer_than_the_stage)
 }
 END_TEST
 
+/* -R: a char array printed as ARRAY[] stays so for the rest of the file
+ * (libtraceevent's memory).  Its first record prints a as ARRAY[], every
+ * later one would be text: a part whose worker did not see that record
+ * must not print text, so report walks on one cursor then. */
+START_TEST(jobs_listing_memory_crosses_parts)
+{
+	static const char fmt[] =
+		"name: mem\nID: 300\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:__u8 a[4];\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:char s[8];\toffset:12;\tsize:8;\tsigned:0;\n\n"
+		"print fmt: \"a=%pI4\", REC->a\n";
+	static uint8_t pages[64][4096], file[1 << 20];
+	uint8_t rec[20] = { 44, 1, 0, 0, 42, 0, 0, 0, 127, 0, 0, 1, 'a', 'b', 0 };
+	char path[] = "/tmp/tb-jobs-mem.XXXXXX", args[256];
+	tb_test_run one;
+	dw_spec s;
+	size_t len, p, i;
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	for (p = 0; p < 64; p++) {
+		tbt_pw w;
+		tbt_pw_init(&w, pages[p], sizeof(pages[p]), 0, 8, 1000000 + p * 1000000);
+		for (i = 0; i < 150; i++) {
+			tbt_pw_data(&w, 1000, rec, sizeof(rec), 0);
+			rec[8] = 'A'; /* 65.0.0.1: text */
+		}
+		tbt_pw_finish(&w, 0, 0, 0);
+	}
+	dw_default(&s, 7);
+	s.event_format = fmt;
+	s.system = "test";
+	s.ftrace_format = NULL;
+	s.ncpus = 1;
+	s.cpu_data[0] = &pages[0][0];
+	s.cpu_size[0] = sizeof(pages);
+	len = dw_write(&s, file, sizeof(file), NULL);
+	ck_assert_uint_gt(len, 0);
+	tb_test_write_file(path, file, len);
+	ck_assert_uint_gt(same_as_one_thread("-R", path, 0), 64 * 150 * 60);
+	snprintf(args, sizeof(args), "report --jobs 1 -R %s | tail -1", path);
+	tb_test_cli(args, &one);
+	ck_assert(strstr(one.out, " mem: ") && strstr(one.out, " a=ARRAY[41, 00, 00, 01] s=ab\n"));
+	tb_test_run_free(&one);
+	same_as_one_thread("-R --ts-diff", path, 0);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(jobs_option_checked)
 {
 	tb_test_run r;
@@ -204,6 +257,7 @@ Suite *tb_suite_jobs(void)
 	tcase_add_test(tc, jobs_damaged_pages_said_in_place);
 	tcase_add_test(tc, jobs_clock_going_back);
 	tcase_add_test(tc, jobs_lines_longer_than_the_stage);
+	tcase_add_test(tc, jobs_listing_memory_crosses_parts);
 	tcase_add_test(tc, jobs_option_checked);
 	suite_add_tcase(s, tc);
 	return s;

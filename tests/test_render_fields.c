@@ -85,12 +85,24 @@ static int test_printk(void *ctx, uint64_t addr, const char **s, size_t *n)
 	return 1;
 }
 
+/* libtraceevent's -R fields of one record into a fresh s (the caller
+ * destroys it). */
+static void tep_print_rec(struct trace_seq *s, struct tep_event *ev, const void *rec, size_t len)
+{
+	struct tep_record r;
+	memset(&r, 0, sizeof(r));
+	r.data = (void *)(uintptr_t)rec;
+	r.size = (int)len;
+	trace_seq_init(s);
+	tep_record_print_fields(s, &r, ev);
+	trace_seq_terminate(s);
+}
+
 /* libtraceevent's -R fields for the same event and record. */
 static char *tep_fields(const char *text, const void *rec, size_t len, int with_syms)
 {
 	struct tep_handle *tep = tep_alloc();
 	struct tep_event *ev = NULL;
-	struct tep_record r;
 	struct trace_seq s;
 	char *out;
 	tep_set_long_size(tep, 8);
@@ -106,12 +118,7 @@ static char *tep_fields(const char *text, const void *rec, size_t len, int with_
 	}
 	(void)tep_parse_format(tep, &ev, text, strlen(text), "sys");
 	ck_assert_ptr_nonnull(ev);
-	memset(&r, 0, sizeof(r));
-	r.data = (void *)(uintptr_t)rec;
-	r.size = (int)len;
-	trace_seq_init(&s);
-	tep_record_print_fields(&s, &r, ev);
-	trace_seq_terminate(&s);
+	tep_print_rec(&s, ev, rec, len);
 	out = strdup(s.buffer);
 	trace_seq_destroy(&s);
 	tep_free(tep);
@@ -477,6 +484,60 @@ START_TEST(raw_fields_print_by_type)
 }
 END_TEST
 
+/* libtraceevent forgets that a char array is text once it printed it as
+ * ARRAY[]: tb_render_stateful remembers it in the program, tb_render
+ * renders each record alone.  Checked against one libtraceevent handle
+ * printing the records in turn.  An empty dynamic array prints the text
+ * its offset points to. */
+START_TEST(stateful_listing_remembers_array_fields)
+{
+	static const char *const bodies[] = {
+		"\x00\x00\x00\x00" "ab\0\0", "\x7f\x00\x00\x01" "ab\0\0",
+		"\x00\x00\x00\x00" "ab\0\0", "abc\0" "\xe9\0\0\0", "abc\0" "cd\0\0",
+	};
+	static const char *const want[] = {
+		" a= s=ab d=xy", " a=ARRAY[7f, 00, 00, 01] s=ab d=xy",
+		" a=ARRAY[00, 00, 00, 00] s=ab d=xy", " a=ARRAY[61, 62, 63, 00] s=ARRAY[e9, 00, 00, 00] d=xy",
+		" a=ARRAY[61, 62, 63, 00] s=ARRAY[63, 64, 00, 00] d=xy",
+	};
+	const char *f = "\tfield:__u8 a[4];\toffset:8;\tsize:4;\tsigned:0;\n"
+			"\tfield:char s[4];\toffset:12;\tsize:4;\tsigned:0;\n"
+			"\tfield:__data_loc char[] d;\toffset:16;\tsize:4;\tsigned:0;\n";
+	const char *text = event_text(f, "\"a=%pI4\", REC->a");
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *ev = NULL;
+	uint8_t rec[64], body[24];
+	char out[256];
+	tb_render_result res;
+	size_t i, n;
+	tep_set_long_size(tep, 8);
+	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+	(void)tep_parse_format(tep, &ev, text, strlen(text), "sys");
+	ck_assert_ptr_nonnull(ev);
+	compile_text(text, TB_OK);
+	for (i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
+		struct trace_seq sq;
+		memset(body, 0, sizeof(body));
+		memcpy(body, bodies[i], 8);
+		put32(body + 8, 0u << 16 | 20); /* d: empty, at "xy" */
+		memcpy(body + 12, "xy", 3);
+		n = rec_of(rec, sizeof(rec), body, 16);
+		/* each record alone: the first's text, whatever came before */
+		ck_assert_int_eq(tb_render(&prog, NULL, rec, n, out, sizeof(out), &res), TB_OK);
+		if (i == 2)
+			ck_assert_str_eq(out, " a= s=ab d=xy");
+		ck_assert_int_eq(tb_render_stateful(&prog, NULL, rec, n, out, sizeof(out), &res),
+				 TB_OK);
+		ck_assert_str_eq(out, want[i]);
+		tep_print_rec(&sq, ev, rec, n);
+		ck_assert_str_eq(sq.buffer, want[i]);
+		trace_seq_destroy(&sq);
+	}
+	tep_free(tep);
+}
+END_TEST
+
 /* ---- which conversion prints which field ---- */
 
 START_TEST(search_follows_libtraceevent)
@@ -754,17 +815,11 @@ START_TEST(fields_equal_libtraceevent_on_every_real_format)
 		with_conv += prog.n_dirs > 0;
 		for (int v = 0; v < 4; v++) {
 			struct trace_seq s;
-			struct tep_record r;
 			tb_render_result res;
 			size_t len = make_record(f, rec, sizeof(rec), order[v]);
 			if (!len)
 				break;
-			memset(&r, 0, sizeof(r));
-			r.data = rec;
-			r.size = (int)len;
-			trace_seq_init(&s);
-			tep_record_print_fields(&s, &r, tev);
-			trace_seq_terminate(&s);
+			tep_print_rec(&s, tev, rec, len);
 			ck_assert_int_eq(tb_render(&prog, NULL, rec, len, buf, 1 << 16, &res), TB_OK);
 			if (res.len != s.len || memcmp(buf, s.buffer, res.len) != 0)
 				ck_abort_msg("%.*s (variant %d):\n  tep:  %s\n  ours: %s",
@@ -972,6 +1027,7 @@ Suite *tb_suite_render_fields(void)
 	tcase_add_test(t, pointers_and_symbols);
 	tcase_add_test(t, strings_and_printk);
 	tcase_add_test(t, raw_fields_print_by_type);
+	tcase_add_test(t, stateful_listing_remembers_array_fields);
 	tcase_add_test(t, search_follows_libtraceevent);
 	tcase_add_test(t, print_fmts_libtraceevent_refuses_print_raw);
 	tcase_add_test(t, fields_outside_the_record_are_marked);

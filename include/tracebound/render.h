@@ -93,10 +93,15 @@ enum {
 	 * not know, a statement expression, a control byte in the format
 	 * string...) print raw: text, ARRAY[hex bytes], or the number by
 	 * the field's type.  prog->status says whether the print fmt was
-	 * understood; the program is usable either way.  One difference
-	 * from libtraceevent: after printing a char array as ARRAY[] once it
-	 * prints that field as ARRAY[] for the rest of the file, where a
-	 * program renders each record alone.  Other options do not apply.
+	 * understood; the program is usable either way.  A char, u8 or s8
+	 * array prints as text when every byte before its first NUL is
+	 * printable or a space (an all-zero one too: empty text), else as
+	 * ARRAY[]; an empty dynamic array prints the text its offset points
+	 * to.  libtraceevent remembers a char array it printed as ARRAY[]
+	 * and prints that field as ARRAY[] for the rest of the file:
+	 * tb_render_stateful does too, tb_render renders each record alone
+	 * (as if nothing was remembered).
+	 * Other options do not apply.
 	 */
 	TB_RENDER_FIELD_LIST = 1u << 3
 };
@@ -216,6 +221,18 @@ TB_API tb_status tb_render(const tb_render_prog *prog,
 			   const tb_render_env *env, const void *record,
 			   size_t record_len, char *out, size_t cap,
 			   tb_render_result *res);
+
+/*
+ * tb_render for records rendered in file order, the way trace-cmd prints
+ * a whole file: a TB_RENDER_FIELD_LIST program remembers in *prog each
+ * char array it printed as ARRAY[] and prints it as ARRAY[] in every
+ * later record (libtraceevent's rule); other programs render as
+ * tb_render does.  The program is written to: one thread at a time.
+ */
+TB_API tb_status tb_render_stateful(tb_render_prog *prog,
+				    const tb_render_env *env, const void *record,
+				    size_t record_len, char *out, size_t cap,
+				    tb_render_result *res);
 
 /* Did the print fmt compile (0: the program renders the fallback)? */
 static inline int tb_render_ok(const tb_render_prog *prog)

@@ -597,6 +597,18 @@ TB_API size_t tb_session_part_marks(const tb_session *part, unsigned which,
 				    tb_session_mark *out, size_t cap);
 
 /*
+ * The -R listing's memory (tb_render_stateful): the char array fields the
+ * cursor's listing now prints as ARRAY[] for having printed them so, as
+ * keys (format's index << 16 | field index) in increasing order, the same
+ * for a session and its parts.  Up to cap into out (may be NULL); returns
+ * how many there are.  A part starts without any: its output equals the
+ * one walk's when its memory at its start holds every key that the parts
+ * before it end with (report --jobs checks that, else walks on one
+ * cursor).
+ */
+TB_API size_t tb_session_listing_memory(const tb_session *s, uint64_t *out, size_t cap);
+
+/*
  * The --ts-diff state of report lines (TB_TEXT_TSDIFF): the time shown on
  * the previous line rendered with it, in that line's unit.  A part starts
  * without one; a program that knows the line before a part's first one

@@ -150,9 +150,14 @@ static void put_systems(w *o, const dw_spec *s, dw_layout *lay)
 	lay->systems_count = o->b.len;
 	put_n(o, s->system ? 1 : 0, 4);
 	if (s->system) {
+		unsigned k, n = 1;
+		while (n <= DW_MAX_MORE && s->more_formats[n - 1])
+			n++;
 		put_cstr(o, s->system);
-		put_n(o, 1, 4);
+		put_n(o, n, 4);
 		put_sized(o, s->event_format, 8);
+		for (k = 1; k < n; k++)
+			put_sized(o, s->more_formats[k - 1], 8);
 	}
 }
 
