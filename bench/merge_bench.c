@@ -1,8 +1,11 @@
 /*
  * The merge of N CPUs (issue 37): tb_dat_stream_next over captures of
- * 1..8192 sparse CPUs, each CPU one 4 KiB page of small events, written by
- * the test writers (tests/support/datwriter.c, pagewriter.c).  Prints the
- * time per event for each N in two layouts:
+ * 1..8192 CPUs, written by the test writers (tests/support/datwriter.c,
+ * pagewriter.c).  Every capture holds the same 8192 pages of 4 KiB (204
+ * small events each, 32 MiB), spread over its N CPUs: at 8192 CPUs each
+ * holds one page (sparse CPUs), at 1 CPU one CPU holds them all, so that
+ * every N walks as many bytes and events and the time per event shows what
+ * the merge costs as N grows.  Two layouts:
  *   staggered:   CPU c's events follow CPU c-1's, half overlapping (at any
  *                time two CPUs interleave: a large machine mostly idle);
  *   interleaved: every CPU's events interleave with every other's (each
@@ -13,6 +16,7 @@
  * 2..16 CPUs.  Prints "figure: NAME VALUE" lines for bench/check.sh, each
  * the time per event at 1 CPU over that at N (higher is better):
  * merge_N_vs_1 (staggered).
+ *   merge_bench [MAX_N]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -25,8 +29,9 @@
 #include "../tests/support/datwriter.c"
 
 #define PAGE 4096u
-#define MAX_N 8192u
-#define EVENTS_PER_ROUND (1u << 21) /* events walked per timing, about */
+#define PAGES 8192u   /* in every capture, spread over its CPUs */
+#define MAX_N PAGES
+#define PER_PAGE 204u /* events of 20 bytes in a page's 4080 */
 #define ROUNDS 5
 
 static double now(void)
@@ -46,21 +51,22 @@ static void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-/* One page of CPU c: events at first, first + step, ...; its count. */
-static size_t make_page(uint8_t *page, uint64_t first, uint32_t step, unsigned c)
+/* One page of CPU c: PER_PAGE events at first, first + step, ... */
+static void make_page(uint8_t *page, uint64_t first, uint32_t step, unsigned c)
 {
 	tbt_pw w;
-	size_t n = 0;
+	unsigned n;
 	uint8_t payload[16] = { 0 };
 	payload[0] = 44; /* an id, as sched events' common_type */
 	payload[4] = (uint8_t)c;
 	tbt_pw_init(&w, page, PAGE, 0, 8, first);
-	while (w.pos + 4 + sizeof(payload) <= PAGE) {
+	for (n = 0; n < PER_PAGE; n++)
 		tbt_pw_data(&w, n ? step : 0, payload, sizeof(payload), 0);
-		n++;
-	}
 	tbt_pw_finish(&w, 0, 0, 0);
-	return n;
+	if (w.overflow) {
+		fprintf(stderr, "merge_bench: a page holds fewer events\n");
+		exit(2);
+	}
 }
 
 typedef struct capture {
@@ -75,21 +81,28 @@ typedef struct capture {
 
 static void build(capture *cap, unsigned n, int interleaved)
 {
-	uint8_t *pages = xcalloc(n, PAGE);
+	uint8_t *pages = xcalloc(PAGES, PAGE);
 	const uint8_t **data = xcalloc(n, sizeof(*data));
-	size_t *sizes = xcalloc(n, sizeof(*sizes)), cap_len = (size_t)n * PAGE * 2 + (1u << 20);
+	size_t *sizes = xcalloc(n, sizeof(*sizes)), cap_len = (size_t)PAGES * PAGE * 2 + (1u << 20);
 	dw_spec spec;
 	tb_error err;
 	tb_status s = TB_ERR_NO_SPACE;
 	unsigned c, i;
+	unsigned per_cpu = PAGES / n, pg;
 	memset(cap, 0, sizeof(*cap));
 	for (c = 0; c < n; c++) {
-		/* staggered: CPU c starts halfway through CPU c-1 (about 170
-		 * events a page, 1 ns apart); interleaved: round the CPUs */
-		uint64_t first = interleaved ? 1000 + c : 1000 + (uint64_t)c * 85;
-		cap->events += make_page(pages + (size_t)c * PAGE, first, interleaved ? n : 1, c);
-		data[c] = pages + (size_t)c * PAGE;
-		sizes[c] = PAGE;
+		/* staggered: CPU c starts halfway through CPU c-1, events 1 ns
+		 * apart; interleaved: round the CPUs, N ns apart on one */
+		uint64_t span = (uint64_t)per_cpu * PER_PAGE;
+		uint64_t first = interleaved ? 1000 + c : 1000 + c * (span / 2);
+		uint32_t step = interleaved ? n : 1;
+		uint8_t *mine = pages + (size_t)c * per_cpu * PAGE;
+		for (pg = 0; pg < per_cpu; pg++)
+			make_page(mine + (size_t)pg * PAGE, first + (uint64_t)pg * PER_PAGE * step,
+				  step, c);
+		cap->events += (size_t)per_cpu * PER_PAGE;
+		data[c] = mine;
+		sizes[c] = (size_t)per_cpu * PAGE;
 	}
 	dw_default(&spec, 6);
 	spec.ncpus = n;
@@ -191,15 +204,12 @@ static double per_event(unsigned n, int interleaved)
 {
 	capture cap;
 	double t[ROUNDS];
-	size_t r, walks, w;
+	size_t r;
 	build(&cap, n, interleaved);
-	walks = EVENTS_PER_ROUND / cap.events ? EVENTS_PER_ROUND / cap.events : 1;
 	(void)walk(&cap); /* warm */
 	for (r = 0; r < ROUNDS; r++) {
-		size_t events = 0;
 		double t0 = now();
-		for (w = 0; w < walks; w++)
-			events += walk(&cap);
+		size_t events = walk(&cap);
 		t[r] = (now() - t0) * 1e9 / (double)events;
 	}
 	release(&cap);
@@ -212,7 +222,8 @@ int main(int argc, char **argv)
 	double one[2] = { 0, 0 };
 	unsigned n, max = argc > 1 ? (unsigned)atoi(argv[1]) : MAX_N;
 	int lay;
-	printf("merge of N sparse CPUs (one 4 KiB page of ~200 events each): ns per event\n");
+	printf("merge of N CPUs, %u pages of %u events over them: ns per event\n", PAGES,
+	       PER_PAGE);
 	printf("%6s %12s %12s\n", "CPUs", "staggered", "interleaved");
 	for (n = 1; n <= max && n <= MAX_N; n *= 2) {
 		double v[2];
