@@ -16,7 +16,7 @@
  * 2..16 CPUs.  Prints "figure: NAME VALUE" lines for bench/check.sh, each
  * the time per event at 1 CPU over that at N (higher is better):
  * merge_N_vs_1 (staggered).
- *   merge_bench [MAX_N]
+ *   merge_bench [MAX_N [PAGES]]   (PAGES: fewer, for a run under valgrind)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -29,8 +29,8 @@
 #include "../tests/support/datwriter.c"
 
 #define PAGE 4096u
-#define PAGES 8192u   /* in every capture, spread over its CPUs */
-#define MAX_N PAGES
+#define MAX_N 8192u
+static unsigned PAGES = MAX_N; /* in every capture, spread over its CPUs */
 #define PER_PAGE 204u /* events of 20 bytes in a page's 4080 */
 #define ROUNDS 5
 
@@ -222,10 +222,12 @@ int main(int argc, char **argv)
 	double one[2] = { 0, 0 };
 	unsigned n, max = argc > 1 ? (unsigned)atoi(argv[1]) : MAX_N;
 	int lay;
+	if (argc > 2 && atoi(argv[2]) > 0)
+		PAGES = (unsigned)atoi(argv[2]);
 	printf("merge of N CPUs, %u pages of %u events over them: ns per event\n", PAGES,
 	       PER_PAGE);
 	printf("%6s %12s %12s\n", "CPUs", "staggered", "interleaved");
-	for (n = 1; n <= max && n <= MAX_N; n *= 2) {
+	for (n = 1; n <= max && n <= PAGES; n *= 2) {
 		double v[2];
 		for (lay = 0; lay < 2; lay++) {
 			v[lay] = per_event(n, lay);

@@ -279,7 +279,7 @@ tb_status tb_dat_stream_next(tb_dat_stream *s, tb_dat_event *ev, tb_error *err)
 			return st;
 		}
 	}
-	i = tb_merge_top_(&s->merge);
+	i = tb_merge_ready_top_(&s->merge);
 	if (i == SIZE_MAX)
 		return TB_END;
 	tb_merge_take_(&s->merge, i);

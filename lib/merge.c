@@ -20,13 +20,13 @@ size_t tb_merge_want(const tb_merge *m)
 
 void tb_merge_put(tb_merge *m, size_t src, uint64_t ts, uint32_t rank)
 {
-	if (m)
+	if (m && src == m->pending && rank != UINT32_MAX)
 		tb_merge_put_(m, src, ts, rank);
 }
 
 void tb_merge_end(tb_merge *m, size_t src)
 {
-	if (m)
+	if (m && src == m->pending)
 		tb_merge_end_(m, src);
 }
 

@@ -1180,7 +1180,7 @@ static tb_status next_dat(tb_session *s, tb_session_event *ev, tb_error *err)
 		else
 			tb_merge_end_(&s->buf_merge, i);
 	}
-	best = tb_merge_top_(&s->buf_merge);
+	best = tb_merge_ready_top_(&s->buf_merge);
 	if (best == SIZE_MAX)
 		return TB_END;
 	if (s->has_to && s->bufs[best].head.ts >= s->to_raw)
@@ -1270,7 +1270,7 @@ static tb_status next_raw(tb_session *s, tb_session_event *ev, tb_error *err)
 		else
 			tb_merge_end_(&s->raw_merge, i);
 	}
-	best = tb_merge_top_(&s->raw_merge);
+	best = tb_merge_ready_top_(&s->raw_merge);
 	if (best == SIZE_MAX)
 		return TB_END;
 	tb_merge_take_(&s->raw_merge, best);

@@ -2,8 +2,7 @@
  * Merging sources by time: the order in which N sources (the CPUs of a
  * buffer, the buffers of a session, the files of a report) give their
  * next items, the least (timestamp, rank, source index) first, at
- * O(log N) per item (a loser tree; a plain scan up to a handful of
- * sources, where it is faster).
+ * O(log N) per item (a loser tree).
  *
  * The caller keeps each source's next item and storage for one
  * tb_merge_slot per source, which may sit inside its own per-source
@@ -39,9 +38,6 @@
 extern "C" {
 #endif
 
-/* Up to this many sources the least key is found by a scan. */
-#define TB_MERGE_SCAN_MAX 4u
-
 /* A source's key: its item's timestamp, then ord = rank << 32 | source. */
 typedef struct tb_merge_key {
 	uint64_t ts;
@@ -59,7 +55,8 @@ typedef struct tb_merge {
 	size_t stride;           /* bytes from one source's slot to the next's */
 	size_t n;                /* sources */
 	size_t filled;           /* sources [0, filled) have keys */
-	size_t pending;          /* taken, to refill (SIZE_MAX: none) */
+	size_t pending;          /* to refill: the next of the first pass, or
+				    the one taken last (SIZE_MAX: none) */
 	tb_merge_key win;        /* the least key, once every source has one */
 } tb_merge;
 
