@@ -13,10 +13,13 @@
  *                case for the caches, whatever the merge).
  * The merge must cost O(log N) per event: the goal is the time per event
  * at 8192 CPUs at most twice that at 1 CPU (staggered), and no loss at
- * 2..16 CPUs.  Prints "figure: NAME VALUE" lines for bench/check.sh, each
- * the time per event at 1 CPU over that at N (higher is better):
- * merge_N_vs_1 (staggered).
+ * 2..16 CPUs.  With --figures (bench/check.sh) it prints only "figure:
+ * merge_N_vs_1 VALUE" lines for N = 2, 16, 1024, 8192 (staggered): the
+ * time per event at 1 CPU over that at N (higher is better), each the
+ * median of rounds that walk the 1-CPU capture and the N-CPU one in turn,
+ * so that a machine whose speed wanders moves both alike.
  *   merge_bench [MAX_N [PAGES]]   (PAGES: fewer, for a run under valgrind)
+ *   merge_bench --figures
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -217,11 +220,47 @@ static double per_event(unsigned n, int interleaved)
 	return t[ROUNDS / 2];
 }
 
+/* The median over rounds of (time per event at 1 CPU) / (at n CPUs). */
+static double paired_ratio(capture *one, unsigned n)
+{
+	capture cap;
+	double q[ROUNDS];
+	size_t r;
+	build(&cap, n, 0);
+	(void)walk(&cap);
+	for (r = 0; r < ROUNDS; r++) {
+		double t0 = now(), t1, t2;
+		size_t e1 = walk(one), e2;
+		t1 = now();
+		e2 = walk(&cap);
+		t2 = now();
+		q[r] = ((t1 - t0) / (double)e1) / ((t2 - t1) / (double)e2);
+	}
+	release(&cap);
+	qsort(q, ROUNDS, sizeof(q[0]), cmp_double);
+	return q[ROUNDS / 2];
+}
+
+static int figures(void)
+{
+	static const unsigned ns[] = { 2, 16, 1024, 8192 };
+	capture one;
+	size_t i;
+	build(&one, 1, 0);
+	(void)walk(&one);
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		printf("figure: merge_%u_vs_1 %.3f\n", ns[i], paired_ratio(&one, ns[i]));
+	release(&one);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double one[2] = { 0, 0 };
 	unsigned n, max = argc > 1 ? (unsigned)atoi(argv[1]) : MAX_N;
 	int lay;
+	if (argc > 1 && !strcmp(argv[1], "--figures"))
+		return figures();
 	if (argc > 2 && atoi(argv[2]) > 0)
 		PAGES = (unsigned)atoi(argv[2]);
 	printf("merge of N CPUs, %u pages of %u events over them: ns per event\n", PAGES,
@@ -234,10 +273,9 @@ int main(int argc, char **argv)
 			if (n == 1)
 				one[lay] = v[lay];
 		}
-		printf("%6u %12.2f %12.2f\n", n, v[0], v[1]);
+		printf("%6u %12.2f %12.2f   (%.2fx, %.2fx the time at 1 CPU)\n", n, v[0], v[1],
+		       v[0] / one[0], v[1] / one[1]);
 		fflush(stdout);
-		if (n == 2 || n == 16 || n == 1024 || n == 8192)
-			printf("figure: merge_%u_vs_1 %.3f\n", n, one[0] / v[0]);
 	}
 	return 0;
 }
