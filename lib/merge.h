@@ -13,7 +13,7 @@
  * level, no recursion.  A plain scan of the sources is not kept for
  * few of them: from 2 sources on the tree took fewer instructions a pick
  * than the scan it replaced (bench/merge_bench.c under callgrind: equal
- * at 2 CPUs, 14% fewer at 4), and one source plays no match at all.
+ * at 2 CPUs, 16% fewer at 4), and one source plays no match at all.
  */
 #ifndef TB_LIB_MERGE_H
 #define TB_LIB_MERGE_H
