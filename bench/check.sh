@@ -80,9 +80,12 @@ trap 'cd "$here"; [ -z "$against" ] || git worktree remove --force "$tmp/base" 2
 mkdir -p "$tmp/out"
 out_of() { if [ "$1" = "$here" ]; then echo "$tmp/out"; else echo "$tmp/out-base"; fi; }
 
+# the merge of N CPUs (issue 37; bench/merge_bench.c): in trees that have it
+merge_of() { [ ! -f "$1/bench/merge_bench.c" ] || echo merge_bench; }
 for t in $trees; do
 	(cd "$t" && make -s -j"$(nproc)" all build/bench/format_bench build/bench/kbuf_bench \
-		build/bench/render_bench build/bench/pmclog_bench >&2)
+		build/bench/render_bench build/bench/pmclog_bench \
+		$(merge_of "$t" | sed 's|^|build/bench/|') >&2)
 done
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 for r in $(seq "$runs"); do
@@ -90,8 +93,9 @@ for r in $(seq "$runs"); do
 	for t in $trees; do
 		o=$(out_of "$t")
 		cd "$t"
-		for b in format_bench kbuf_bench render_bench; do
-			TB_SRCDIR=$PWD nice -n 5 "build/bench/$b" > "$o/$b.$r" 2>&1 ||
+		for b in format_bench kbuf_bench render_bench $(merge_of "$t"); do
+			a=; [ "$b" != merge_bench ] || a=--figures
+			TB_SRCDIR=$PWD nice -n 5 "build/bench/$b" $a > "$o/$b.$r" 2>&1 ||
 				{ cat "$o/$b.$r" >&2; echo "check: $t: $b failed" >&2; exit 1; }
 		done
 		nice -n 5 bash bench/pmclog_print_bench.sh 128 3 > "$o/pmclog.$r" 2>&1 ||

@@ -601,6 +601,7 @@ typedef struct report_head {
 	tb_session_event ev;
 	size_t rank;
 	int has, done;
+	tb_merge_slot slot;      /* in report_files' merge of the files */
 } report_head;
 
 static int report_files(const report_opts *o)
@@ -609,6 +610,7 @@ static int report_files(const report_opts *o)
 				  TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE };
 	static tb_cli_capture caps[REPORT_MAX_FILES];
 	static report_head heads[REPORT_MAX_FILES];
+	static tb_merge order; /* of the files' events: time, then trace-cmd's rank */
 	static report_sel sel;
 	static char outbuf[1 << 18];
 	tb_cli_line line = { NULL, 0, 0 };
@@ -712,12 +714,16 @@ static int report_files(const report_opts *o)
 		rc = TB_EXIT_USAGE;
 		goto done;
 	}
+	if (tb_merge_init(&order, &heads[0].slot, sizeof(heads[0]), ncaps) != TB_OK) {
+		rc = TB_EXIT_USAGE;
+		goto done;
+	}
 	for (;;) {
-		size_t best = SIZE_MAX;
+		size_t best;
 		report_head *h;
 		tb_cli_capture *c;
-		/* each file's next event (one file: its next, no merge) */
-		for (k = 0; k < ncaps; k++) {
+		/* the next event of each file taken (at the start: of every file) */
+		while ((k = tb_merge_want(&order)) != SIZE_MAX) {
 			h = &heads[k];
 			while (!h->has && !h->done) {
 				st = tb_session_next(caps[k].s, &h->ev, &e);
@@ -734,16 +740,15 @@ static int report_files(const report_opts *o)
 						h->rank = merge_rank(caps, ncaps, k, h->ev.buffer);
 				}
 			}
-			if (!multi) {
-				best = h->has ? 0 : SIZE_MAX;
-				break;
-			}
-			if (h->has && (best == SIZE_MAX || h->ev.ts < heads[best].ev.ts ||
-				       (h->ev.ts == heads[best].ev.ts && h->rank < heads[best].rank)))
-				best = k;
+			if (h->has)
+				tb_merge_put(&order, k, h->ev.ts, (uint32_t)h->rank);
+			else
+				tb_merge_end(&order, k);
 		}
+		best = tb_merge_top(&order);
 		if (best == SIZE_MAX)
 			break;
+		tb_merge_take(&order);
 		h = &heads[best];
 		c = &caps[best];
 		h->has = 0;

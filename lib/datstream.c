@@ -1,11 +1,13 @@
 /*
  * The events of one trace.dat buffer, every CPU's pages walked with the
  * sub-buffer walker and merged by timestamp (ties: the lower CPU index
- * first, as trace-cmd picks them).  Drop reports travel with the next
+ * first, as trace-cmd picks them; lib/merge.c keeps that order in
+ * O(log CPUs) per event).  Drop reports travel with the next
  * event of their CPU.  A bad page is reported once and skipped.
  */
 #include "tracebound/tracedat.h"
 #include "internal.h"
+#include "merge.h"
 
 tb_status tb_dat_chunk_max(const tb_dat *d, const tb_dat_buffer *b,
 			   size_t *max, tb_error *err)
@@ -109,6 +111,9 @@ static tb_status stream_init(tb_dat_stream *s, const tb_dat *d, const tb_dat_buf
 	s->cur = cursors;
 	s->ncur = b->ncpus;
 	s->flags = flags;
+	if (tb_merge_init_(&s->merge, b->ncpus ? &cursors[0].merge : NULL, sizeof(*cursors),
+			  b->ncpus) != TB_OK)
+		return tb_fail(err, TB_ERR_LIMIT, b->section_offset, "too many CPUs to merge");
 	for (i = 0; i < b->ncpus; i++) {
 		tb_dat_cursor *c = &cursors[i];
 		size_t cap = caps ? caps[i] : per_cpu;
@@ -286,7 +291,7 @@ static tb_status open_page(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
 
 /* Make sure c has a record at irec: TB_OK, TB_END or a page's error.
  * fill_more is the rare path (a batch used up): kept out of line, so the
- * per-event check (every cursor, every event) is a compare, not a call
+ * per-event check is a compare, not a call
  * that saves and restores six registers. */
 static TB_NOINLINE tb_status fill_more(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
 {
@@ -329,30 +334,31 @@ static inline tb_status fill(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
 
 tb_status tb_dat_stream_next(tb_dat_stream *s, tb_dat_event *ev, tb_error *err)
 {
-	size_t i, best = SIZE_MAX;
-	uint64_t best_ts = 0;
+	size_t i;
 	tb_dat_cursor *c;
 	const tb_kbuf_record *r;
 	if (!s || !ev)
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
-	for (i = 0; i < s->ncur; i++) {
-		tb_status st = fill(s, &s->cur[i], err);
-		if (st == TB_END)
-			continue;
-		if (st) {
-			s->error_cpu = s->cur[i].cpu->cpu;
-			s->error_page = s->cur[i].page_index ? s->cur[i].page_index - 1 : 0;
+	/* refill the CPU taken last (at the start: every CPU, in order) */
+	while ((i = tb_merge_want_(&s->merge)) != SIZE_MAX) {
+		tb_status st;
+		c = &s->cur[i];
+		st = fill(s, c, err);
+		if (st == TB_OK) {
+			tb_merge_put_(&s->merge, i, c->recs[c->irec].ts, 0);
+		} else if (st == TB_END) {
+			tb_merge_end_(&s->merge, i);
+		} else {
+			s->error_cpu = c->cpu->cpu;
+			s->error_page = c->page_index ? c->page_index - 1 : 0;
 			return st;
 		}
-		r = &s->cur[i].recs[s->cur[i].irec];
-		if (best == SIZE_MAX || r->ts < best_ts) {
-			best = i;
-			best_ts = r->ts;
-		}
 	}
-	if (best == SIZE_MAX)
+	i = tb_merge_ready_top_(&s->merge);
+	if (i == SIZE_MAX)
 		return TB_END;
-	c = &s->cur[best];
+	tb_merge_take_(&s->merge, i);
+	c = &s->cur[i];
 	r = &c->recs[c->irec++];
 	ev->data = r->payload;
 	ev->len = r->payload_len;
@@ -445,6 +451,7 @@ tb_status tb_dat_stream_seek(tb_dat_stream *s, size_t slot, uint64_t page, tb_er
 	c->batch_status = TB_END;  /* the next fill opens a page */
 	c->missed = 0;
 	c->first_in_page = 0;
+	tb_merge_restart_(&s->merge);
 	if (page >= npages) {
 		c->done = 1;
 		c->next = c->end;
@@ -465,6 +472,7 @@ tb_status tb_dat_stream_skip_before(tb_dat_stream *s, size_t slot, uint64_t ts,
 	if (!s || slot >= s->ncur)
 		return TB_ERR_ARG;
 	c = &s->cur[slot];
+	tb_merge_restart_(&s->merge);
 	for (;;) {
 		tb_error e;
 		tb_status st = fill(s, c, &e);

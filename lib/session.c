@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "digits.h"
+#include "merge.h"
 #include "printfmt.h"
 
 #define TB_SESSION_MAX_DAMAGE 64u   /* damage entries kept (more are counted) */
@@ -118,6 +119,7 @@ typedef struct raw_cursor {
 	int page_open, done;
 	uint64_t page_index;
 	tb_session_cpu_stats st;
+	tb_merge_slot merge;         /* in s->raw_merge */
 } raw_cursor;
 
 /* One trace.dat buffer's merged stream. */
@@ -132,6 +134,7 @@ typedef struct dat_src {
 	tb_dat_event head;
 	int has_head, done;
 	tb_session_cpu_stats *cst;   /* per CPU of b */
+	tb_merge_slot merge;         /* in s->buf_merge */
 } dat_src;
 
 struct tb_session {
@@ -174,6 +177,7 @@ struct tb_session {
 	size_t maxname;              /* longest instance name (report lines) */
 	raw_cursor *raw;
 	size_t nraw;
+	tb_merge buf_merge, raw_merge; /* the buffers, the raw CPUs by time (start_merges) */
 	uint64_t last_ts;
 	fmt_entry *last_entry;       /* the entry of the last event (rendering looks it up) */
 #define LAST_SLOTS 4
@@ -1027,6 +1031,18 @@ static tb_status open_raw(tb_session *s, tb_error *err)
 	return TB_OK;
 }
 
+/* The merges of the buffers' and the raw CPUs' next events, from the
+ * start (after open, rewind, and a part's positioning). */
+static tb_status start_merges(tb_session *s, tb_error *err)
+{
+	if (tb_merge_init_(&s->buf_merge, s->nbufs ? &s->bufs[0].merge : NULL, sizeof(dat_src),
+			   s->nbufs) != TB_OK ||
+	    tb_merge_init_(&s->raw_merge, s->nraw ? &s->raw[0].merge : NULL, sizeof(raw_cursor),
+			   s->nraw) != TB_OK)
+		return tb_fail(err, TB_ERR_LIMIT, 0, "too many sources to merge");
+	return TB_OK;
+}
+
 /* The bytes decompression makes in one walk: the sections, and every
  * chunk of compressed CPU data as its header declares it. */
 static void count_decompressed(tb_session *s)
@@ -1079,6 +1095,8 @@ tb_status tb_session_open_budget(tb_session **out, const tb_session_source *src,
 	if (opt)
 		s->opt = *opt;
 	st = src->dat ? open_dat(s, err) : open_raw(s, err);
+	if (st == TB_OK)
+		st = start_merges(s, err);
 	if (st == TB_OK && src->dat)
 		count_decompressed(s);
 	if (need)
@@ -1342,11 +1360,11 @@ static void note_ts(tb_session_cpu_stats *cs, uint64_t ts)
 
 static tb_status next_dat(tb_session *s, tb_session_event *ev, tb_error *err)
 {
-	size_t i, best = SIZE_MAX;
+	size_t i, best;
 	dat_src *ds;
 	tb_session_cpu_stats *cs = NULL;
 	tb_status described;
-	for (i = 0; i < s->nbufs; i++) {
+	while ((i = tb_merge_want_(&s->buf_merge)) != SIZE_MAX) {
 		tb_error e;
 		tb_status st = dat_refill(&s->bufs[i], &e);
 		if (st != TB_OK) {
@@ -1355,14 +1373,17 @@ static tb_status next_dat(tb_session *s, tb_session_event *ev, tb_error *err)
 					  s->bufs[i].s.error_page, st, &e,
 					  k != SIZE_MAX ? &s->bufs[i].cst[k] : NULL, err);
 		}
-		if (s->bufs[i].has_head &&
-		    (best == SIZE_MAX || s->bufs[i].head.ts < s->bufs[best].head.ts))
-			best = i;
+		if (s->bufs[i].has_head)
+			tb_merge_put_(&s->buf_merge, i, s->bufs[i].head.ts, 0);
+		else
+			tb_merge_end_(&s->buf_merge, i);
 	}
+	best = tb_merge_ready_top_(&s->buf_merge);
 	if (best == SIZE_MAX)
 		return TB_END;
 	if (s->has_to && s->bufs[best].head.ts >= s->to_raw)
 		return TB_END; /* a part: every head is at or past its end */
+	tb_merge_take_(&s->buf_merge, best);
 	ds = &s->bufs[best];
 	ds->has_head = 0;
 	ev->buffer = (uint32_t)best;
@@ -1433,23 +1454,25 @@ static tb_status raw_refill(raw_cursor *c, tb_error *e)
 
 static tb_status next_raw(tb_session *s, tb_session_event *ev, tb_error *err)
 {
-	size_t i, best = SIZE_MAX;
+	size_t i, best;
 	raw_cursor *c;
 	const tb_kbuf_record *r;
 	tb_status described;
-	for (i = 0; i < s->nraw; i++) {
+	while ((i = tb_merge_want_(&s->raw_merge)) != SIZE_MAX) {
 		tb_error e;
 		tb_status st = raw_refill(&s->raw[i], &e);
 		if (st != TB_OK)
 			return page_error(s, ev, 0, s->raw[i].src->cpu, s->raw[i].page_index, st, &e,
 					  &s->raw[i].st, err);
-		if (s->raw[i].irec < s->raw[i].nrecs &&
-		    (best == SIZE_MAX ||
-		     s->raw[i].recs[s->raw[i].irec].ts < s->raw[best].recs[s->raw[best].irec].ts))
-			best = i;
+		if (s->raw[i].irec < s->raw[i].nrecs)
+			tb_merge_put_(&s->raw_merge, i, s->raw[i].recs[s->raw[i].irec].ts, 0);
+		else
+			tb_merge_end_(&s->raw_merge, i);
 	}
+	best = tb_merge_ready_top_(&s->raw_merge);
 	if (best == SIZE_MAX)
 		return TB_END;
+	tb_merge_take_(&s->raw_merge, best);
 	c = &s->raw[best];
 	r = &c->recs[c->irec++];
 	ev->buffer = 0;
@@ -1682,7 +1705,7 @@ tb_status tb_session_rewind(tb_session *s, tb_error *err)
 	}
 	s->last_ts = 0;
 	memset(&s->last, 0, sizeof(s->last));
-	return TB_OK;
+	return start_merges(s, err);
 }
 
 tb_status tb_session_cpu_stats_get(const tb_session *s, size_t buffer, uint32_t cpu,
@@ -2671,7 +2694,7 @@ static tb_status part_position(tb_session *p, tb_error *err)
 	p->prev_line_ts = p->pending_line_ts = 0;
 	p->have_prev_line = 0;
 	memset(&p->last, 0, sizeof(p->last));
-	return TB_OK;
+	return start_merges(p, err);
 }
 
 tb_status tb_session_part_seek(tb_session *p, const uint64_t *from, const uint64_t *to,

@@ -53,6 +53,12 @@ typedef struct dw_spec {
 	unsigned ncpus;
 	const uint8_t *cpu_data[DW_MAX_CPUS];
 	size_t cpu_size[DW_MAX_CPUS]; /* whole pages */
+	/* Any number of CPUs (ncpus of them, for merges of many): when set,
+	 * CPU c's data is cpu_datav[c], cpu_sizev[c] bytes (cpu_data and
+	 * cpu_size are unused; the layout's cpu_off holds the first
+	 * DW_MAX_CPUS). */
+	const uint8_t *const *cpu_datav;
+	const size_t *cpu_sizev;
 	const char *instance;        /* a second buffer with the same data */
 	const char *algo;            /* compressed v7: the name (default "copy") */
 	int compress_options;        /* v7 + compress: options sections too */

@@ -16,6 +16,7 @@
 
 #include "tracebound/status.h"
 #include "tracebound/kbuf.h"
+#include "tracebound/merge.h"
 #include "tracebound/format.h"
 #include "tracebound/pmclog.h"
 #include "tracebound/tracedat.h"

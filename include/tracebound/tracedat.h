@@ -24,6 +24,7 @@
 
 #include "tracebound/status.h"
 #include "tracebound/kbuf.h"
+#include "tracebound/merge.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -402,6 +403,7 @@ typedef struct tb_dat_cursor {
 	int64_t missed;          /* drops waiting for this CPU's next event */
 	int first_in_page;
 	int done;
+	tb_merge_slot merge;     /* the stream's merge of the CPUs */
 } tb_dat_cursor;
 
 typedef struct tb_dat_stream {
@@ -414,6 +416,7 @@ typedef struct tb_dat_stream {
 	uint32_t error_cpu;      /* the CPU of the last error returned */
 	uint64_t error_page;     /* and its page number on that CPU, from 0 */
 	uint64_t events, pages, dropped_known, drops_unknown;
+	tb_merge merge;          /* the CPUs by time, in the cursors' slots */
 } tb_dat_stream;
 
 /* One event of the merged stream. */

@@ -130,6 +130,22 @@ void dw_default(dw_spec *s, unsigned version)
 	}
 }
 
+static const uint8_t *cpu_data(const dw_spec *s, unsigned c)
+{
+	return s->cpu_datav ? s->cpu_datav[c] : s->cpu_data[c];
+}
+
+static size_t cpu_size(const dw_spec *s, unsigned c)
+{
+	return s->cpu_sizev ? s->cpu_sizev[c] : s->cpu_size[c];
+}
+
+static void set_cpu_off(dw_layout *lay, unsigned c, size_t off)
+{
+	if (c < DW_MAX_CPUS)
+		lay->cpu_off[c] = off;
+}
+
 static void put_headers(w *o, const dw_spec *s)
 {
 	put(o, "header_page", 12);
@@ -180,8 +196,7 @@ static void put_common_options(w *o, const dw_spec *s, dw_layout *lay)
 	put_n(o, 0xD848CBCC0F220130ull, 8);
 	for (c = 0; c < s->ncpus; c++) {
 		size_t n;
-		memcpy(stat, "CPU: 0\nentries: 0\n", 19);
-		stat[5] = (char)('0' + c);
+		snprintf(stat, sizeof(stat), "CPU: %u\nentries: 0\n", c);
 		n = strlen(stat) + 1;
 		if (c == 0)
 			lay->cpustat_opt = o->b.len;
@@ -265,7 +280,7 @@ static size_t write_v6(w *o, const dw_spec *s, dw_layout *lay)
 	lay->v6_fly = o->b.len;
 	for (c = 0; c < s->ncpus; c++) {
 		put_n(o, 0, 8);
-		put_n(o, s->cpu_size[c], 8);
+		put_n(o, cpu_size(s, c), 8);
 	}
 	lay->v6_clock = o->b.len;
 	put_sized(o, "[local]", 8);
@@ -275,16 +290,16 @@ static size_t write_v6(w *o, const dw_spec *s, dw_layout *lay)
 		put(o, "flyrecord", 10);
 		for (c = 0; c < s->ncpus; c++) {
 			put_n(o, 0, 8);
-			put_n(o, s->cpu_size[c], 8);
+			put_n(o, cpu_size(s, c), 8);
 		}
 	}
 	for (c = 0; c < s->ncpus; c++) {
 		pad_to(o, s->page_size);
-		lay->cpu_off[c] = o->b.len;
+		set_cpu_off(lay, c, o->b.len);
 		patch_n(o, lay->v6_fly + 16 * c, o->b.len, 8);
 		if (fly_inst)
 			patch_n(o, fly_inst + 10 + 16 * c, o->b.len, 8);
-		put(o, s->cpu_data[c], s->cpu_size[c]);
+		put(o, cpu_data(s, c), cpu_size(s, c));
 	}
 	return o->b.len;
 }
@@ -302,10 +317,11 @@ static size_t put_buffer_text_option(w *o, const char *name)
 	return field;
 }
 
-static void put_buffer_option(w *o, const dw_spec *s, const char *name,
-			      size_t sect, size_t *cpu_fields)
+/* Returns where CPU 0's {cpu, offset, size} entry is (20 bytes each). */
+static size_t put_buffer_option(w *o, const dw_spec *s, const char *name, size_t sect)
 {
 	unsigned c;
+	size_t first;
 	put_n(o, TB_DAT_OPT_BUFFER, 2);
 	put_n(o, 8 + strlen(name) + 1 + 6 + 4 + 4 + 20 * s->ncpus, 4);
 	put_n(o, sect, 8);
@@ -313,16 +329,17 @@ static void put_buffer_option(w *o, const dw_spec *s, const char *name,
 	put_cstr(o, "local");
 	put_n(o, s->page_size, 4);
 	put_n(o, s->ncpus, 4);
+	first = o->b.len;
 	for (c = 0; c < s->ncpus; c++) {
-		cpu_fields[c] = o->b.len;
 		put_n(o, c, 4);
 		put_n(o, 0, 8);
 		put_n(o, 0, 8);
 	}
+	return first;
 }
 
 static void put_buffer_section(w *o, const dw_spec *s, size_t opt_sect,
-			       size_t *cpu_fields, dw_layout *lay, int top)
+			       size_t cpu_fields, dw_layout *lay, int top)
 {
 	unsigned c;
 	size_t at = o->b.len;
@@ -337,15 +354,15 @@ static void put_buffer_section(w *o, const dw_spec *s, size_t opt_sect,
 		start = o->b.len;
 		if (s->compress) {
 			put_n(o, 1, 4);
-			put_n(o, s->cpu_size[c], 4);
-			put_n(o, s->cpu_size[c], 4);
+			put_n(o, cpu_size(s, c), 4);
+			put_n(o, cpu_size(s, c), 4);
 		}
-		put(o, s->cpu_data[c], s->cpu_size[c]);
+		put(o, cpu_data(s, c), cpu_size(s, c));
 		size = o->b.len - start - (s->compress ? 4 : 0);
 		if (top)
-			lay->cpu_off[c] = start;
-		patch_n(o, cpu_fields[c] + 4, start, 8);
-		patch_n(o, cpu_fields[c] + 12, size, 8);
+			set_cpu_off(lay, c, start);
+		patch_n(o, cpu_fields + 20 * c + 4, start, 8);
+		patch_n(o, cpu_fields + 20 * c + 12, size, 8);
 	}
 	patch_n(o, at + 8, o->b.len - at - 16, 8);
 }
@@ -353,7 +370,7 @@ static void put_buffer_section(w *o, const dw_spec *s, size_t opt_sect,
 static size_t write_v7(w *o, const dw_spec *s, dw_layout *lay)
 {
 	size_t first_field, sects[7], opt1, opt2, done1, strings_at;
-	size_t top_cpu[DW_MAX_CPUS], inst_cpu[DW_MAX_CPUS];
+	size_t top_cpu = 0, inst_cpu = 0;
 	size_t top_field = 0, inst_field = 0;
 	int z = s->compress, zo = z && s->compress_options;
 	unsigned i, nsects = 6;
@@ -412,11 +429,11 @@ static size_t write_v7(w *o, const dw_spec *s, dw_layout *lay)
 	if (s->latency)
 		top_field = put_buffer_text_option(o, "");
 	else
-		put_buffer_option(o, s, "", 0, top_cpu);
-	lay->buffer_cpu0 = s->latency ? 0 : top_cpu[0];
+		top_cpu = put_buffer_option(o, s, "", 0);
+	lay->buffer_cpu0 = top_cpu;
 	if (s->instance) {
 		inst_field = o->b.len + 6;
-		put_buffer_option(o, s, s->instance, 0, inst_cpu);
+		inst_cpu = put_buffer_option(o, s, s->instance, 0);
 	}
 	lay->done_opt2 = o->b.len;
 	put_n(o, TB_DAT_OPT_DONE, 2);
