@@ -1,4 +1,6 @@
 /* Opening captures for the commands (see capture.h). */
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +15,57 @@
 #include "capture.h"
 #include "fmtdir.h"
 
+#ifdef TB_HAVE_ZSTD
+/* A frame one call could not decode: streamed, for what a cut one holds. */
+static tb_status zstd_partial(const void *src, size_t src_len, void *dst, size_t dst_cap,
+			      size_t *produced)
+{
+	ZSTD_DCtx *z = ZSTD_createDCtx();
+	ZSTD_inBuffer in = { src, src_len, 0 };
+	ZSTD_outBuffer out = { dst, dst_cap, 0 };
+	size_t r = 1;
+	tb_status st;
+	if (!z)
+		return TB_ERR_VALUE;
+	for (;;) {
+		size_t ip = in.pos, op = out.pos;
+		r = ZSTD_decompressStream(z, &out, &in);
+		if (ZSTD_isError(r) || !r || (in.pos == ip && out.pos == op))
+			break;
+	}
+	/* more to come, all the input used and room left: the input was cut */
+	st = !ZSTD_isError(r) && r && in.pos == in.size && out.pos < out.size ? TB_ERR_TRUNCATED
+									       : TB_ERR_VALUE;
+	*produced = out.pos;
+	ZSTD_freeDCtx(z);
+	return st;
+}
+#endif
+
+#ifdef TB_HAVE_ZLIB
+/* zlib's uncompress, but a stream that ends early gives what it held. */
+static tb_status zlib_inflate(const void *src, size_t src_len, void *dst, size_t dst_cap,
+			      size_t *produced)
+{
+	z_stream z;
+	int r;
+	memset(&z, 0, sizeof(z));
+	if (src_len > UINT_MAX || dst_cap > UINT_MAX || inflateInit(&z) != Z_OK)
+		return TB_ERR_VALUE;
+	z.next_in = (Bytef *)(uintptr_t)src;
+	z.avail_in = (uInt)src_len;
+	z.next_out = dst;
+	z.avail_out = (uInt)dst_cap;
+	r = inflate(&z, Z_FINISH);
+	*produced = z.total_out;
+	inflateEnd(&z);
+	if (r == Z_STREAM_END)
+		return TB_OK;
+	return r == Z_BUF_ERROR && z.avail_in == 0 && z.avail_out ? TB_ERR_TRUNCATED
+								    : TB_ERR_VALUE;
+}
+#endif
+
 tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t src_len,
 			    void *dst, size_t dst_cap, size_t *produced)
 {
@@ -26,19 +79,14 @@ tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t
 	if (!strcmp(algo, "zstd")) {
 		size_t r = ZSTD_decompress(dst, dst_cap, src, src_len);
 		if (ZSTD_isError(r))
-			return TB_ERR_VALUE;
+			return zstd_partial(src, src_len, dst, dst_cap, produced);
 		*produced = r;
 		return TB_OK;
 	}
 #endif
 #ifdef TB_HAVE_ZLIB
-	if (!strcmp(algo, "zlib")) {
-		uLongf out = (uLongf)dst_cap;
-		if (src_len > (uLong)-1 || uncompress(dst, &out, src, (uLong)src_len) != Z_OK)
-			return TB_ERR_VALUE;
-		*produced = out;
-		return TB_OK;
-	}
+	if (!strcmp(algo, "zlib"))
+		return zlib_inflate(src, src_len, dst, dst_cap, produced);
 #endif
 	(void)algo;
 	return TB_ERR_UNSUPPORTED;
