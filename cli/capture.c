@@ -33,9 +33,8 @@ static tb_status zstd_partial(const void *src, size_t src_len, void *dst, size_t
 		if (ZSTD_isError(r) || !r || (in.pos == ip && out.pos == op))
 			break;
 	}
-	/* more to come, all the input used and room left: the input was cut */
-	st = !ZSTD_isError(r) && r && in.pos == in.size && out.pos < out.size ? TB_ERR_TRUNCATED
-									       : TB_ERR_VALUE;
+	/* more to come when all the input is used: it was cut */
+	st = !ZSTD_isError(r) && r && in.pos == in.size ? TB_ERR_TRUNCATED : TB_ERR_VALUE;
 	*produced = out.pos;
 	ZSTD_freeDCtx(z);
 	return st;
@@ -61,8 +60,9 @@ static tb_status zlib_inflate(const void *src, size_t src_len, void *dst, size_t
 	inflateEnd(&z);
 	if (r == Z_STREAM_END)
 		return TB_OK;
-	return r == Z_BUF_ERROR && z.avail_in == 0 && z.avail_out ? TB_ERR_TRUNCATED
-								    : TB_ERR_VALUE;
+	/* not over when all the input is used: it was cut (maybe only its
+	 * check value) */
+	return r == Z_BUF_ERROR && z.avail_in == 0 ? TB_ERR_TRUNCATED : TB_ERR_VALUE;
 }
 #endif
 
@@ -199,12 +199,19 @@ void tb_cli_print_damage(const tb_cli_capture *c, FILE *warn)
 				(unsigned long long)d->error.offset, d->error.what,
 				tb_strerror(d->error.status));
 		} else if (d->cut) {
+			/* compressed data counts chunks: the first of them cut,
+			 * its whole pages before the cut read */
+			tb_session_cpu_data cd;
+			int z = tb_session_cpu_data_at(c->s, d->index, 0, &cd, NULL) == TB_OK &&
+				cd.compressed;
 			fprintf(warn, "tracebound: %s: CPU %u: data cut short at file offset %llu: "
-				      "%llu %s lost (%llu bytes past the end of the file); the pages "
-				      "before it are read\n",
+				      "%llu %s (%llu bytes past the end of the file); the %s\n",
 				c->path, d->cpu, (unsigned long long)d->error.offset,
-				(unsigned long long)d->units, d->units == 1 ? "page" : "pages",
-				(unsigned long long)d->missing);
+				(unsigned long long)d->units,
+				z ? (d->units == 1 ? "chunk cut" : "chunks cut or lost")
+				  : (d->units == 1 ? "page lost" : "pages lost"),
+				(unsigned long long)d->missing,
+				z ? "whole pages before the cut are read" : "pages before it are read");
 		} else {
 			fprintf(warn, "tracebound: %s: %s: %s at file offset %llu (%s)\n", c->path,
 				d->where, d->error.what, (unsigned long long)d->error.offset,

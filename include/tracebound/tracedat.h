@@ -133,8 +133,8 @@ typedef struct tb_dat_buffer {
  * compressed data does: then *produced says how much of dst it could
  * decode from what is there (a file cut inside a chunk keeps the chunk's
  * whole pages; a decompressor that cannot decode a cut input may return
- * TB_ERR_VALUE, and the chunk is lost).  Output past dst_cap is an
- * error (TB_ERR_VALUE), never a truncation. */
+ * TB_ERR_VALUE, and the chunk is lost).  The library keeps at most
+ * dst_cap bytes either way and checks *produced against it. */
 typedef tb_status (*tb_dat_decompress_fn)(void *ctx, const char *algo,
 					  const void *src, size_t src_len,
 					  void *dst, size_t dst_cap,

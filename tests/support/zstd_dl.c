@@ -81,12 +81,13 @@ tb_status tb_test_zstd(void *ctx, const char *algo, const void *src,
 	}
 	dl.free_dctx(z);
 	*produced = out.pos;
-	return !dl.is_err(r) && r && in.pos == in.size && out.pos < out.size ? TB_ERR_TRUNCATED
-									      : TB_ERR_VALUE;
+	/* more to come when all the input is used: it was cut */
+	return !dl.is_err(r) && r && in.pos == in.size ? TB_ERR_TRUNCATED : TB_ERR_VALUE;
 }
 
-/* uncompress2 says how much input it used: an error after all of it,
- * with room left, is a stream that ends early. */
+/* uncompress2 says how much input it used: a stream that is not over
+ * when all of it is used ends early (its end, or only its check value,
+ * cut). */
 tb_status tb_test_zlib(void *ctx, const char *algo, const void *src,
 		       size_t src_len, void *dst, size_t dst_cap,
 		       size_t *produced)
@@ -103,8 +104,8 @@ tb_status tb_test_zlib(void *ctx, const char *algo, const void *src,
 	*produced = out;
 	if (r == 0)
 		return TB_OK;
-	return r == -3 /* Z_DATA_ERROR */ && used == src_len && out < dst_cap ? TB_ERR_TRUNCATED
-									      : TB_ERR_VALUE;
+	/* Z_DATA_ERROR (room left) or Z_BUF_ERROR (output full) */
+	return (r == -3 || r == -5) && used == src_len ? TB_ERR_TRUNCATED : TB_ERR_VALUE;
 }
 
 int tb_test_have_zstd(void)
