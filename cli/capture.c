@@ -220,14 +220,24 @@ void tb_cli_print_damage(const tb_cli_capture *c, FILE *warn)
 	}
 }
 
-int tb_cli_format_page_error(char *buf, size_t cap, const char *path, const tb_session *s,
+const char *tb_cli_capture_path(const tb_cli_capture *c, uint32_t cpu)
+{
+	size_t i;
+	for (i = 0; c->raw_paths && i < c->nraw; i++)
+		if (c->raw[i].cpu == cpu)
+			return c->raw_paths[i];
+	return c->path;
+}
+
+int tb_cli_format_page_error(char *buf, size_t cap, const tb_cli_capture *c, const tb_session *s,
 			     const tb_error *e)
 {
 	const tb_session_error_info *ei = tb_session_error(s);
 	const tb_session_buffer_info *b = tb_session_buffer(s, ei->buffer);
 	return snprintf(buf, cap, "tracebound: %s: buffer \"%.*s\" CPU %u, sub-buffer %llu, file "
 				  "offset %llu: %s (%s)\n",
-			path, b ? (int)b->name.len : 0, b ? b->name.ptr : "", ei->cpu,
+			tb_cli_capture_path(c, ei->cpu), b ? (int)b->name.len : 0,
+			b ? b->name.ptr : "", ei->cpu,
 			(unsigned long long)ei->page, (unsigned long long)e->offset, e->what,
 			tb_strerror(e->status));
 }
@@ -235,7 +245,7 @@ int tb_cli_format_page_error(char *buf, size_t cap, const char *path, const tb_s
 void tb_cli_print_page_error(const tb_cli_capture *c, const tb_error *e)
 {
 	char msg[1024];
-	(void)tb_cli_format_page_error(msg, sizeof(msg), c->path, c->s, e);
+	(void)tb_cli_format_page_error(msg, sizeof(msg), c, c->s, e);
 	fputs(msg, stderr);
 }
 

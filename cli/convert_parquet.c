@@ -1521,6 +1521,9 @@ static int convert_raw(const char *dir, const char *events, const char *hp_path,
 	src.formats = r.fmts.texts;
 	src.nformats = r.fmts.n;
 	c.path = files[0];
+	c.raw_paths = (const char *const *)files;
+	c.raw = r.cpus;
+	c.nraw = r.ncpus;
 	st = tb_session_open(&c.s, &src, &so, &tb_cli_heap, &c.err);
 	if (st != TB_OK) {
 		fprintf(stderr, "tracebound: %s: %s at offset %llu (%s)\n", files[0], c.err.what,

@@ -373,6 +373,71 @@ START_TEST(cut_capture_is_status_1_everywhere)
 }
 END_TEST
 
+/* Damaged pages of one of several raw dumps are said with that dump's
+ * name (they were said as the first file's: "cpu0.raw: ... CPU 1"), by
+ * every command that reads several dumps, with and without --jobs. */
+START_TEST(raw_dump_errors_name_their_file)
+{
+	static const char *const cmds[] = {
+		"convert --to perfetto --events $E /dev/null",
+		"convert --to perfetto --jobs 2 --events $E /dev/null",
+		"convert --to parquet --events $E $T/pq",
+		"convert --to parquet --jobs 2 --events $E $T/pq",
+		"raw", "check",
+	};
+	char tmp[] = "/tmp/tb-cli-dumps-XXXXXX", args[900], path[600];
+	size_t n, i, pg;
+	uint8_t *d = tb_test_read_file(tb_test_path("tests/data/raw-sched4k/cpu1.raw"), &n);
+	tb_test_run r;
+	ck_assert_ptr_nonnull(d);
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	/* CPU 1's sub-buffers 5 and 9: a commit far past the page */
+	for (pg = 5; pg <= 9; pg += 4)
+		for (i = 0; i < 8; i++)
+			d[pg * 4096 + 8 + i] = i < 3 ? 0xff : 0;
+	snprintf(path, sizeof(path), "%s/cpu1.raw", tmp);
+	tb_test_write_file(path, d, n);
+	free(d);
+	snprintf(args, sizeof(args), "cp %s %s/", tb_test_path("tests/data/raw-sched4k/cpu0.raw"),
+		 tmp);
+	tb_test_sh(args, &r);
+	ck_assert_int_eq(r.status, 0);
+	tb_test_run_free(&r);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char want[700];
+		/* (check says it on stdout, the others on stderr) */
+		snprintf(args, sizeof(args), "T=%s; E=%s; rm -rf $T/pq; $CLI %s $T/cpu0.raw $T/cpu1.raw "
+			 "%s", tmp, tb_test_path("tests/data/render/events"), cmds[i],
+			 strcmp(cmds[i], "check") ? "2>&1 >/dev/null" : "2>&1");
+		tb_test_sh(args, &r);
+		ck_assert_msg(r.status == 1, "%s: status %d", cmds[i], r.status);
+		/* the pages at file offsets 20480 and 36864 of cpu1.raw, named
+		 * so (raw stops a dump at its first fault) */
+		snprintf(want, sizeof(want), "%s/cpu1.raw: ", tmp);
+		ck_assert_msg(strstr(r.out, want) && strstr(r.out, "20488") &&
+			      (strstr(r.out, "36872") || !strcmp(cmds[i], "raw")),
+			      "%s: %s", cmds[i], r.out);
+		snprintf(want, sizeof(want), "%s/cpu0.raw: %s", tmp,
+			 i < 2 ? "CPU 1" : i < 4 ? "buffer" : "sub-buffer");
+		ck_assert_msg(!strstr(r.out, want), "%s: %s", cmds[i], r.out);
+		if (i == 0) {
+			snprintf(want, sizeof(want), "tracebound: %s/cpu1.raw: CPU 1, file offset 20488: "
+						     "commit exceeds the sub-buffer data capacity", tmp);
+			ck_assert_msg(strstr(r.out, want) != NULL, "%s", r.out);
+		}
+		if (i == 2) {
+			snprintf(want, sizeof(want), "tracebound: %s/cpu1.raw: buffer \"\" CPU 1, "
+						     "sub-buffer 9, file offset 36872: ", tmp);
+			ck_assert_msg(strstr(r.out, want) != NULL, "%s", r.out);
+		}
+		tb_test_run_free(&r);
+	}
+	snprintf(args, sizeof(args), "rm -rf %s", tmp);
+	tb_test_sh(args, &r);
+	tb_test_run_free(&r);
+}
+END_TEST
+
 /* report --raw -t / --ts-diff / -l equal trace-cmd report -N -R with them on
  * the three samples, byte for byte (run when trace-cmd is installed). */
 START_TEST(line_options_match_trace_cmd)
@@ -531,6 +596,7 @@ Suite *tb_suite_cli(void)
 	tcase_add_test(t, empty_inputs_are_said);
 	tcase_add_test(t, inputs_mapped_or_piped_alike);
 	tcase_add_test(t, cut_capture_is_status_1_everywhere);
+	tcase_add_test(t, raw_dump_errors_name_their_file);
 	tcase_add_test(t, raw_says_which_subbuf_size_disagrees);
 	tcase_add_test(t, line_options_match_trace_cmd);
 	tcase_add_test(t, stats_sorted_with_uname_clock_and_cpu_drops);
