@@ -136,6 +136,11 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 	memset(c, 0, sizeof(*c));
 	c->f = keep;
 	c->path = path;
+	if (len == 0) { /* every command says it so, not the library's "shorter than the magic" */
+		fprintf(errs, "%s%s: empty input (no trace.dat header)\n",
+			errs == stderr ? "tracebound: " : "", path);
+		return TB_EXIT_MALFORMED;
+	}
 	memset(&src, 0, sizeof(src));
 	src.dat = data;
 	src.dat_len = len;
@@ -166,11 +171,6 @@ int tb_cli_capture_open(tb_cli_capture *c, const char *path, const tb_session_op
 	memset(c, 0, sizeof(*c));
 	if (tb_cli_load(path, &c->f) != 0)
 		return TB_EXIT_USAGE;
-	if (c->f.len == 0) {
-		fprintf(stderr, "tracebound: %s: empty input (no trace.dat header)\n", path);
-		tb_cli_unload(&c->f);
-		return TB_EXIT_MALFORMED;
-	}
 	rc = tb_cli_capture_open_mem(c, path, c->f.data, c->f.len, opt, warn, stderr);
 	if (rc)
 		tb_cli_unload(&c->f);

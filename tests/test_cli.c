@@ -335,6 +335,41 @@ START_TEST(empty_inputs_are_said)
 	expect("report /dev/null", 1, "tracebound: /dev/null: empty input (no trace.dat header)\n");
 	expect("stats /dev/null", 1, "tracebound: /dev/null: empty input (no trace.dat header)\n");
 	expect("pmclog --addr-size 4 /dev/null", 1, "empty input (no pmclog records)");
+	{
+		/* the same words and status from every command that reads a
+		 * trace.dat (convert --to perfetto said "shorter than the magic
+		 * at offset 0"), and formats of a file is status 1 too (it was
+		 * 2, as for a path that cannot be read) */
+		static const char *const cmds[] = {
+			"report", "report --raw", "report --jobs 2", "stats",
+			"convert --to perfetto /dev/null", "convert --to perfetto --jobs 2 /dev/null",
+			"convert --to parquet $T/pq", "convert --to parquet --jobs 2 $T/pq",
+		};
+		char tmp[] = "/tmp/tb-cli-empty-XXXXXX", args[600], want[600];
+		size_t i;
+		ck_assert_ptr_nonnull(mkdtemp(tmp));
+		for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+			snprintf(args, sizeof(args), "T=%s; : > $T/e.dat; $CLI %s $T/e.dat", tmp,
+				 cmds[i]);
+			tb_test_sh(args, &r);
+			snprintf(want, sizeof(want),
+				 "tracebound: %s/e.dat: empty input (no trace.dat header)\n", tmp);
+			ck_assert_msg(r.status == 1 && !strcmp(r.err, want), "%s: %d '%s'", cmds[i],
+				      r.status, r.err);
+			tb_test_run_free(&r);
+		}
+		snprintf(args, sizeof(args), "T=%s; $CLI formats $T/e.dat; echo x > $T/x; "
+			 "$CLI formats $T/x; echo rc=$?; $CLI formats $T/nosuch; echo rc=$?; rm -rf $T", tmp);
+		tb_test_sh(args, &r);
+		ck_assert_int_eq(r.status, 0);
+		ck_assert_str_eq(r.out, "rc=1\nrc=2\n");
+		ck_assert_ptr_nonnull(strstr(r.err, "/e.dat: empty input (no <system>/<event>/format "
+						    "files)\n"));
+		ck_assert_ptr_nonnull(strstr(r.err, "/x: not a directory of <system>/<event>/format "
+						    "files\n"));
+		tb_test_run_free(&r);
+	}
+	expect("formats /dev/null", 1, "tracebound: /dev/null: empty input (no <system>/<event>/format files)\n");
 }
 END_TEST
 
@@ -529,12 +564,16 @@ END_TEST
 START_TEST(selections_match_trace_cmd_or_say_why_not)
 {
 	static const char *const errs[][2] = {
-		{ "--events nosuch", "no event matches 'nosuch'" },
-		{ "--cpu 99", "--cpu '99': " },
-		{ "--cpu 1-0", "--cpu '1-0': " },
-		{ "-F 'nosuch: x == 1'", "-F 'nosuch: x == 1': no event of the capture matches it" },
-		{ "-F 'sched_switch: prev_pid =='", "-F 'sched_switch: prev_pid ==': " },
-		{ "-v -v", "-v given twice" },
+		/* every one named by its command, as the option parser's are */
+		{ "--events nosuch", "tracebound report: no event matches 'nosuch'" },
+		{ "--events 'a:b:c'", "tracebound report: --events 'a:b:c': " },
+		{ "--cpu 99", "tracebound report: --cpu '99': " },
+		{ "--cpu 1-0", "tracebound report: --cpu '1-0': " },
+		{ "--cpu x", "tracebound report: --cpu 'x': " },
+		{ "-F 'nosuch: x == 1'",
+		  "tracebound report: -F 'nosuch: x == 1': no event of the capture matches it" },
+		{ "-F 'sched_switch: prev_pid =='", "tracebound report: -F 'sched_switch: prev_pid ==': " },
+		{ "-v -v", "tracebound report: -v given twice" },
 	};
 	static const char *const filters[] = {
 		"-F 'sched_switch: prev_pid == 0 || next_comm =~ \"^kworker\"'",
