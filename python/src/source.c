@@ -5,8 +5,8 @@
  */
 #define _DEFAULT_SOURCE
 #include "tbpy.h"
+#include "dlcodec.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,74 +33,13 @@ void tbpy_unmap(tbpy_map *m)
 
 /* ---- decompressors, loaded when present ---- */
 
-typedef size_t (*zstd_decompress_fn)(void *, size_t, const void *, size_t);
-typedef unsigned (*zstd_iserror_fn)(size_t);
-/* zstd's streaming buffers (zstd.h, stable ABI) */
-typedef struct zin {
-	const void *src;
-	size_t size, pos;
-} zin;
-typedef struct zout {
-	void *dst;
-	size_t size, pos;
-} zout;
-typedef int (*zlib_uncompress2_fn)(uint8_t *, unsigned long *, const uint8_t *,
-				   unsigned long *);
-
-static struct {
-	int tried;
-	zstd_decompress_fn zd;
-	zstd_iserror_fn ze;
-	void *(*zdctx)(void);
-	size_t (*zfree)(void *);
-	size_t (*zstream)(void *, zout *, zin *);
-	zlib_uncompress2_fn zu;
-} dl;
+static tb_dlcodec dl;
 
 static void load_decompressors(void)
 {
-	void *h;
 	/* Python's import lock serialises the first Trace of the module:
 	 * this runs once before any thread decodes (see tbpy_input_open). */
-	if (dl.tried)
-		return;
-	dl.tried = 1;
-	h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (h) {
-		*(void **)&dl.zd = dlsym(h, "ZSTD_decompress");
-		*(void **)&dl.ze = dlsym(h, "ZSTD_isError");
-		*(void **)&dl.zdctx = dlsym(h, "ZSTD_createDCtx");
-		*(void **)&dl.zfree = dlsym(h, "ZSTD_freeDCtx");
-		*(void **)&dl.zstream = dlsym(h, "ZSTD_decompressStream");
-		if (!dl.zd || !dl.ze || !dl.zdctx || !dl.zfree || !dl.zstream)
-			dl.zd = NULL;
-	}
-	h = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (h)
-		*(void **)&dl.zu = dlsym(h, "uncompress2");
-}
-
-/* A frame one call cannot decode is streamed: a cut one (a file cut
- * inside a chunk) gives what it holds, TB_ERR_TRUNCATED. */
-static tb_status zstd_partial(const void *src, size_t src_len, void *dst, size_t dst_cap,
-			      size_t *produced)
-{
-	zin in = { src, src_len, 0 };
-	zout out = { dst, dst_cap, 0 };
-	size_t r = 1;
-	void *z = dl.zdctx();
-	if (!z)
-		return TB_ERR_VALUE;
-	for (;;) {
-		size_t ip = in.pos, op = out.pos;
-		r = dl.zstream(z, &out, &in);
-		if (dl.ze(r) || !r || (in.pos == ip && out.pos == op))
-			break;
-	}
-	dl.zfree(z);
-	*produced = out.pos;
-	/* more to come when all the input is used: it was cut */
-	return !dl.ze(r) && r && in.pos == in.size ? TB_ERR_TRUNCATED : TB_ERR_VALUE;
+	tb_dlcodec_load(&dl);
 }
 
 tb_status tbpy_decompress(void *ctx, const char *algo, const void *src,
@@ -108,27 +47,7 @@ tb_status tbpy_decompress(void *ctx, const char *algo, const void *src,
 			  size_t *produced)
 {
 	(void)ctx;
-	if (!strcmp(algo, "zstd") && dl.zd) {
-		size_t r = dl.zd(dst, dst_cap, src, src_len);
-		if (dl.ze(r))
-			return zstd_partial(src, src_len, dst, dst_cap, produced);
-		*produced = r;
-		return TB_OK;
-	}
-	if (!strcmp(algo, "zlib") && dl.zu) {
-		unsigned long out = (unsigned long)dst_cap, used = (unsigned long)src_len;
-		int r;
-		if (src_len > (unsigned long)-1)
-			return TB_ERR_VALUE;
-		r = dl.zu(dst, &out, src, &used);
-		*produced = out;
-		if (r == 0)
-			return TB_OK;
-		/* not over when all the input is used (Z_DATA_ERROR with room
-		 * left, Z_BUF_ERROR when full): it was cut */
-		return (r == -3 || r == -5) && used == src_len ? TB_ERR_TRUNCATED : TB_ERR_VALUE;
-	}
-	return TB_ERR_UNSUPPORTED;
+	return tb_dlcodec_decompress(&dl, algo, src, src_len, dst, dst_cap, produced);
 }
 
 /* ---- raw dump directories ---- */
