@@ -1224,7 +1224,11 @@ static void cut_big_chunk(const char *algo,
 	ck_assert_uint_ge(prev, BIG_CHUNK / 2);
 	ck_assert_uint_gt(total, 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
-	tb_test_sh(cmd, &(tb_test_run){ 0 });
+	{
+		tb_test_run r;
+		tb_test_sh(cmd, &r);
+		tb_test_run_free(&r);
+	}
 	sv_free(o);
 	free(o);
 	free_full(&f);
