@@ -1630,7 +1630,9 @@ START_TEST(entry_point_arguments)
 	ck_assert_int_eq(tb_dat_chunk_max(&o.d, top, NULL, &e), TB_ERR_ARG);
 	ck_assert_int_eq(tb_dat_chunk_max(&o.d, top, &max, &e), TB_OK);
 	ck_assert_uint_eq(max, 4096);
-	/* a hand-made CPU range whose count lies past the end of the file */
+	/* a hand-made CPU range whose count lies past the end of the file
+	 * (not cut: no salvage fields) */
+	memset(&fc, 0, sizeof(fc));
 	fc.cpu = 0;
 	fc.offset = n - 2;
 	fc.size = 100;
