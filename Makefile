@@ -93,7 +93,7 @@ CLI_SRC   := $(sort $(wildcard cli/*.c))
 CLI_HDR   := $(wildcard cli/*.h)
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TEST_SUP  := $(sort $(wildcard tests/support/*.c))
-TEST_HDR  := $(wildcard tests/*.h tests/support/*.h)
+TEST_HDR  := $(wildcard tests/*.h tests/support/*.h) cli/dlcodec.h
 FUZZ_SRC  := $(sort $(wildcard fuzz/*_fuzzer.c))
 FUZZ_NAMES := $(FUZZ_SRC:fuzz/%_fuzzer.c=%)
 FUZZ_HDR  := $(wildcard fuzz/*.h) tests/parquet_read.h tests/pmclog_snap.h tests/plan_oracle.h

@@ -1,4 +1,6 @@
 /* Opening captures for the commands (see capture.h). */
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +15,57 @@
 #include "capture.h"
 #include "fmtdir.h"
 
+#ifdef TB_HAVE_ZSTD
+/* A frame one call could not decode: streamed, for what a cut one holds. */
+static tb_status zstd_partial(const void *src, size_t src_len, void *dst, size_t dst_cap,
+			      size_t *produced)
+{
+	ZSTD_DCtx *z = ZSTD_createDCtx();
+	ZSTD_inBuffer in = { src, src_len, 0 };
+	ZSTD_outBuffer out = { dst, dst_cap, 0 };
+	size_t r = 1;
+	tb_status st;
+	if (!z)
+		return TB_ERR_VALUE;
+	for (;;) {
+		size_t ip = in.pos, op = out.pos;
+		r = ZSTD_decompressStream(z, &out, &in);
+		if (ZSTD_isError(r) || !r || (in.pos == ip && out.pos == op))
+			break;
+	}
+	/* more to come when all the input is used: it was cut */
+	st = !ZSTD_isError(r) && r && in.pos == in.size ? TB_ERR_TRUNCATED : TB_ERR_VALUE;
+	*produced = out.pos;
+	ZSTD_freeDCtx(z);
+	return st;
+}
+#endif
+
+#ifdef TB_HAVE_ZLIB
+/* zlib's uncompress, but a stream that ends early gives what it held. */
+static tb_status zlib_inflate(const void *src, size_t src_len, void *dst, size_t dst_cap,
+			      size_t *produced)
+{
+	z_stream z;
+	int r;
+	memset(&z, 0, sizeof(z));
+	if (src_len > UINT_MAX || dst_cap > UINT_MAX || inflateInit(&z) != Z_OK)
+		return TB_ERR_VALUE;
+	z.next_in = (Bytef *)(uintptr_t)src;
+	z.avail_in = (uInt)src_len;
+	z.next_out = dst;
+	z.avail_out = (uInt)dst_cap;
+	r = inflate(&z, Z_FINISH);
+	*produced = z.total_out;
+	inflateEnd(&z);
+	if (r == Z_STREAM_END)
+		return TB_OK;
+	/* not over when all the input is used: it was cut (maybe only its
+	 * check value) */
+	return r == Z_BUF_ERROR && z.avail_in == 0 ? TB_ERR_TRUNCATED : TB_ERR_VALUE;
+}
+#endif
+
 tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t src_len,
 			    void *dst, size_t dst_cap, size_t *produced)
 {
@@ -26,19 +79,14 @@ tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t
 	if (!strcmp(algo, "zstd")) {
 		size_t r = ZSTD_decompress(dst, dst_cap, src, src_len);
 		if (ZSTD_isError(r))
-			return TB_ERR_VALUE;
+			return zstd_partial(src, src_len, dst, dst_cap, produced);
 		*produced = r;
 		return TB_OK;
 	}
 #endif
 #ifdef TB_HAVE_ZLIB
-	if (!strcmp(algo, "zlib")) {
-		uLongf out = (uLongf)dst_cap;
-		if (src_len > (uLong)-1 || uncompress(dst, &out, src, (uLong)src_len) != Z_OK)
-			return TB_ERR_VALUE;
-		*produced = out;
-		return TB_OK;
-	}
+	if (!strcmp(algo, "zlib"))
+		return zlib_inflate(src, src_len, dst, dst_cap, produced);
 #endif
 	(void)algo;
 	return TB_ERR_UNSUPPORTED;
@@ -70,6 +118,11 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 	memset(c, 0, sizeof(*c));
 	c->f = keep;
 	c->path = path;
+	if (len == 0) { /* every command says it so, not the library's "shorter than the magic" */
+		fprintf(errs, "%s%s: empty input (no trace.dat header)\n",
+			errs == stderr ? "tracebound: " : "", path);
+		return TB_EXIT_MALFORMED;
+	}
 	memset(&src, 0, sizeof(src));
 	src.dat = data;
 	src.dat_len = len;
@@ -130,11 +183,6 @@ int tb_cli_capture_open(tb_cli_capture *c, const char *path, const tb_session_op
 	rc = tb_cli_input_take(&in, tb_cli_budget_read_limit(), &c->f);
 	if (rc != 0)
 		return rc == -2 ? TB_EXIT_BUDGET : TB_EXIT_USAGE;
-	if (c->f.len == 0) {
-		fprintf(stderr, "tracebound: %s: empty input (no trace.dat header)\n", path);
-		tb_cli_unload(&c->f);
-		return TB_EXIT_MALFORMED;
-	}
 	rc = tb_cli_capture_open_mem(c, path, c->f.data, c->f.len, opt, warn, stderr);
 	if (rc)
 		tb_cli_unload(&c->f);
@@ -164,12 +212,19 @@ void tb_cli_print_damage(const tb_cli_capture *c, FILE *warn)
 				(unsigned long long)d->error.offset, d->error.what,
 				tb_strerror(d->error.status));
 		} else if (d->cut) {
+			/* compressed data counts chunks: the first of them cut,
+			 * its whole pages before the cut read */
+			tb_session_cpu_data cd;
+			int z = tb_session_cpu_data_at(c->s, d->index, 0, &cd, NULL) == TB_OK &&
+				cd.compressed;
 			fprintf(warn, "tracebound: %s: CPU %u: data cut short at file offset %llu: "
-				      "%llu %s lost (%llu bytes past the end of the file); the pages "
-				      "before it are read\n",
+				      "%llu %s (%llu bytes past the end of the file); the %s\n",
 				c->path, d->cpu, (unsigned long long)d->error.offset,
-				(unsigned long long)d->units, d->units == 1 ? "page" : "pages",
-				(unsigned long long)d->missing);
+				(unsigned long long)d->units,
+				z ? (d->units == 1 ? "chunk cut" : "chunks cut or lost")
+				  : (d->units == 1 ? "page lost" : "pages lost"),
+				(unsigned long long)d->missing,
+				z ? "whole pages before the cut are read" : "pages before it are read");
 		} else {
 			fprintf(warn, "tracebound: %s: %s: %s at file offset %llu (%s)\n", c->path,
 				d->where, d->error.what, (unsigned long long)d->error.offset,
@@ -178,14 +233,24 @@ void tb_cli_print_damage(const tb_cli_capture *c, FILE *warn)
 	}
 }
 
-int tb_cli_format_page_error(char *buf, size_t cap, const char *path, const tb_session *s,
+const char *tb_cli_capture_path(const tb_cli_capture *c, uint32_t cpu)
+{
+	size_t i;
+	for (i = 0; c->raw_paths && i < c->nraw; i++)
+		if (c->raw[i].cpu == cpu)
+			return c->raw_paths[i];
+	return c->path;
+}
+
+int tb_cli_format_page_error(char *buf, size_t cap, const tb_cli_capture *c, const tb_session *s,
 			     const tb_error *e)
 {
 	const tb_session_error_info *ei = tb_session_error(s);
 	const tb_session_buffer_info *b = tb_session_buffer(s, ei->buffer);
 	return snprintf(buf, cap, "tracebound: %s: buffer \"%.*s\" CPU %u, sub-buffer %llu, file "
 				  "offset %llu: %s (%s)\n",
-			path, b ? (int)b->name.len : 0, b ? b->name.ptr : "", ei->cpu,
+			tb_cli_capture_path(c, ei->cpu), b ? (int)b->name.len : 0,
+			b ? b->name.ptr : "", ei->cpu,
 			(unsigned long long)ei->page, (unsigned long long)e->offset, e->what,
 			tb_strerror(e->status));
 }
@@ -193,7 +258,7 @@ int tb_cli_format_page_error(char *buf, size_t cap, const char *path, const tb_s
 void tb_cli_print_page_error(const tb_cli_capture *c, const tb_error *e)
 {
 	char msg[1024];
-	(void)tb_cli_format_page_error(msg, sizeof(msg), c->path, c->s, e);
+	(void)tb_cli_format_page_error(msg, sizeof(msg), c, c->s, e);
 	fputs(msg, stderr);
 }
 

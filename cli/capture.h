@@ -7,6 +7,11 @@
 
 typedef struct tb_cli_capture {
 	const char *path;
+	/* raw dumps: each CPU's file (raw[i].cpu is in raw_paths[i]), so
+	 * that a message names the file of its CPU */
+	const char *const *raw_paths;
+	const tb_session_raw_cpu *raw;
+	size_t nraw;
 	tb_cli_file f;
 	tb_session *s;
 	tb_error err;            /* why opening failed */
@@ -33,6 +38,9 @@ void tb_cli_capture_close(tb_cli_capture *c);
 /* "tracebound: PATH: <where> ...: what at file offset N (status)" per damage entry. */
 void tb_cli_print_damage(const tb_cli_capture *c, FILE *warn);
 
+/* The file of a CPU's data: a raw dump's own, else the capture's. */
+const char *tb_cli_capture_path(const tb_cli_capture *c, uint32_t cpu);
+
 /* One line for a page error tb_session_next returned. */
 void tb_cli_print_page_error(const tb_cli_capture *c, const tb_error *e);
 
@@ -44,8 +52,9 @@ typedef struct tb_cli_line {
 int tb_cli_render(tb_cli_capture *c, const tb_session_event *ev, unsigned how, tb_cli_line *line);
 /* The same through any session (a part of the capture's, say). */
 int tb_cli_render_in(tb_session *s, const tb_session_event *ev, unsigned how, tb_cli_line *line);
-/* The line tb_cli_print_page_error prints, into buf (snprintf's result). */
-int tb_cli_format_page_error(char *buf, size_t cap, const char *path, const tb_session *s,
+/* The line tb_cli_print_page_error prints for an error of s (c's session
+ * or a part of it), into buf (snprintf's result). */
+int tb_cli_format_page_error(char *buf, size_t cap, const tb_cli_capture *c, const tb_session *s,
 			     const tb_error *e);
 
 #endif

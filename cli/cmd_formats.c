@@ -8,6 +8,7 @@
  * why), the others are listed, and the exit status is 1.
  */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "events.h"
@@ -22,6 +23,7 @@ int tb_cmd_formats(int argc, char **argv)
 	};
 	int json = 0, rc = TB_EXIT_OK, id;
 	tb_opts p;
+	struct stat sb;
 	const char *v, *dir = NULL;
 	tb_opts_init(&p, "formats", "[--json] DIR", opts, argc, argv);
 	while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
@@ -39,6 +41,14 @@ int tb_cmd_formats(int argc, char **argv)
 	}
 	if (!dir)
 		return tb_opts_usage(&p);
+	if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+		/* a file is input that is not formats (status 1, as the other
+		 * commands say of theirs), not a path that cannot be read */
+		fprintf(stderr, "tracebound: %s: %s\n", dir,
+			sb.st_size ? "not a directory of <system>/<event>/format files"
+				   : "empty input (no <system>/<event>/format files)");
+		return TB_EXIT_MALFORMED;
+	}
 	if (!(ev = tb_cli_events_load(dir, (unsigned)sizeof(long))))
 		return TB_EXIT_USAGE;
 	tb_cli_events_list(ev, stdout, json);

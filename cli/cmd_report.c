@@ -100,7 +100,7 @@ typedef struct report_sel {
 
 static void say_at(const char *opt, const char *text, const tb_error *e)
 {
-	fprintf(stderr, "tracebound: %s '%s': %s at byte %llu (%s)\n", opt, text, e->what,
+	fprintf(stderr, "tracebound report: %s '%s': %s at byte %llu (%s)\n", opt, text, e->what,
 		(unsigned long long)e->offset, tb_strerror(e->status));
 }
 
@@ -126,7 +126,7 @@ static int prepare_sel(tb_cli_capture *caps, size_t ncaps, const report_opts *o,
 	if (o->cpus) {
 		if (tb_cpu_list_parse(o->cpus, strlen(o->cpus), maxcpus, sel->cpus, CPU_WORDS,
 				      &e) != TB_OK) {
-			fprintf(stderr, "tracebound: --cpu '%s': %s at byte %llu (the capture has "
+			fprintf(stderr, "tracebound report: --cpu '%s': %s at byte %llu (the capture has "
 					"%u CPUs)\n", o->cpus, e.what, (unsigned long long)e.offset,
 				maxcpus);
 			return TB_EXIT_USAGE;
@@ -186,7 +186,7 @@ static int prepare_sel(tb_cli_capture *caps, size_t ncaps, const report_opts *o,
 				applies |= 1ull << i;
 				v->applies |= 1ull << i;
 				if (tb_filter_check(sel->flt[i], f, found, &e) != TB_OK) {
-					fprintf(stderr, "tracebound: -F '%s': %.*s: %s at byte %llu "
+					fprintf(stderr, "tracebound report: -F '%s': %.*s: %s at byte %llu "
 							"(%s)\n",
 						o->filters[i], (int)f->name_len, f->name, e.what,
 						(unsigned long long)e.offset, tb_strerror(e.status));
@@ -199,13 +199,13 @@ static int prepare_sel(tb_cli_capture *caps, size_t ncaps, const report_opts *o,
 		if (!(hits >> i & 1u)) {
 			size_t n;
 			const char *t = tb_select_item_text(&sel->events, i, &n);
-			fprintf(stderr, "tracebound: no event matches '%.*s'\n", (int)n, t);
+			fprintf(stderr, "tracebound report: no event matches '%.*s'\n", (int)n, t);
 			return TB_EXIT_USAGE;
 		}
 	for (i = 0; i < sel->nflt; i++)
 		if (!(applies >> i & 1u)) {
 			/* trace-cmd: "Failed to create event filter: X" */
-			fprintf(stderr, "tracebound: -F '%s': no event of the capture matches it\n",
+			fprintf(stderr, "tracebound report: -F '%s': no event of the capture matches it\n",
 				o->filters[i]);
 			return TB_EXIT_USAGE;
 		}

@@ -1523,6 +1523,9 @@ static int convert_raw(const char *dir, const char *events, const char *hp_path,
 	c.path = files[0];
 	for (size_t k = 0; k < r.ncpus; k++)
 		tb_cli_budget_add_input(r.cpus[k].len);
+	c.raw_paths = (const char *const *)files;
+	c.raw = r.cpus;
+	c.nraw = r.ncpus;
 	st = tb_cli_session_open(&c.s, &src, &so, files[0], NULL, &c.err);
 	if (st == TB_ERR_BUDGET) {
 		raw_free(&r);

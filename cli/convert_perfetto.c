@@ -196,6 +196,9 @@ static int open_raw(tb_cli_capture *cap, raw_inputs *in, const raw_opts *o, char
 	cap->path = files[0];
 	for (i = 0; i < nfiles; i++)
 		tb_cli_budget_add_input(in->cpus[i].len);
+	cap->raw_paths = (const char *const *)files;
+	cap->raw = in->cpus;
+	cap->nraw = (size_t)nfiles;
 	st = tb_cli_session_open(&cap->s, &src, sopt, files[0], NULL, &cap->err);
 	if (st == TB_ERR_BUDGET)
 		return tb_cli_budget_fail();
@@ -418,14 +421,14 @@ static int pf_produce(void *ctx, void *p_ws, tb_session *p, tb_parts_sink *k, in
 		if (st == TB_END)
 			break;
 		if (st != TB_OK) { /* a page the session could not skip in place */
-			if (tb_parts_page_error(k, pj->c->path, p, &e, bad))
+			if (tb_parts_page_error(k, pj->c, p, &e, bad))
 				return -1;
 			continue;
 		}
 		if (past_cut(cuts, ncuts, &next, ev.ts) && cut(ws))
 			goto stopped;
 		if (ev.kind == TB_SEV_DAMAGED) {
-			damage_msg(msg, sizeof(msg), pj->c->path, &ev);
+			damage_msg(msg, sizeof(msg), tb_cli_capture_path(pj->c, ev.cpu), &ev);
 			if (tb_parts_msg(k, msg))
 				return -1;
 			if (*bad < 1)
@@ -737,7 +740,7 @@ int tb_convert_perfetto(int argc, char **argv)
 		if (ev.kind == TB_SEV_DAMAGED) {
 			char msg[1024];
 			damaged++;
-			damage_msg(msg, sizeof(msg), cap.path, &ev);
+			damage_msg(msg, sizeof(msg), tb_cli_capture_path(&cap, ev.cpu), &ev);
 			fputs(msg, stderr);
 		}
 		do

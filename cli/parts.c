@@ -445,11 +445,11 @@ int tb_parts_put2(tb_parts_sink *k, const void *a, size_t an, const void *b, siz
 	return tb_parts_commit(k, n) ? -2 : 0;
 }
 
-int tb_parts_page_error(tb_parts_sink *k, const char *path, const tb_session *p,
+int tb_parts_page_error(tb_parts_sink *k, const tb_cli_capture *c, const tb_session *p,
 			const tb_error *e, int *bad)
 {
 	char msg[1024];
-	(void)tb_cli_format_page_error(msg, sizeof(msg), path, p, e);
+	(void)tb_cli_format_page_error(msg, sizeof(msg), c, p, e);
 	if (*bad < 1)
 		*bad = 1;
 	return tb_parts_msg(k, msg);

@@ -35,7 +35,7 @@ int tb_parts_commit(tb_parts_sink *k, size_t used);
 int tb_parts_msg(tb_parts_sink *k, const char *msg);
 /* A page the cursor p could not read (e, its offset in the file), said as
  * the one-thread loops say it, in its place; *bad raised to 1.  0 or -1. */
-int tb_parts_page_error(tb_parts_sink *k, const char *path, const tb_session *p,
+int tb_parts_page_error(tb_parts_sink *k, const tb_cli_capture *c, const tb_session *p,
 			const tb_error *e, int *bad);
 /* With defer_first: 1 when the producer must hand this part's first
  * formatted event to tb_parts_defer instead of putting its bytes. */

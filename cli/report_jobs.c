@@ -99,13 +99,13 @@ static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, 
 		if (st == TB_END)
 			return room_commit(k, &lr);
 		if (st != TB_OK) {
-			if (room_commit(k, &lr) || tb_parts_page_error(k, job->c->path, p, &e, bad))
+			if (room_commit(k, &lr) || tb_parts_page_error(k, job->c, p, &e, bad))
 				return -1;
 			continue;
 		}
 		if (ev.kind == TB_SEV_DAMAGED) {
 			if (room_commit(k, &lr) ||
-			    tb_parts_page_error(k, job->c->path, p, &ev.damage, bad) ||
+			    tb_parts_page_error(k, job->c, p, &ev.damage, bad) ||
 			    render_into(job, p, &ev, k, &lr, 1))
 				return -1;
 			continue;

@@ -255,9 +255,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			while (tb_dat_chunk_next(&it, &ch, &err) == TB_OK) {
 				TB_FUZZ_CHECK(tb_fuzz_inside(ch.data, ch.csize,
 							     data, size));
+				size_t got = 1;
 				s = tb_dat_chunk_inflate(&d, b, &ch, page,
-							 sizeof(page), &err);
+							 sizeof(page), &got, &err);
 				TB_FUZZ_CHECK(s == TB_OK || tb_is_error(s));
+				/* whole pages only, all of them unless cut (and
+				 * only a salvage open cuts) */
+				TB_FUZZ_CHECK(!ch.cut);
+				TB_FUZZ_CHECK(s == TB_OK ? got == ch.usize : got == 0);
 			}
 		}
 	}

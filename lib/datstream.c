@@ -95,7 +95,7 @@ static tb_status stream_init(tb_dat_stream *s, const tb_dat *d, const tb_dat_buf
 	tb_error_clear(err);
 	if (!s || !d || !b || !layout || (!cursors && b->ncpus) ||
 	    ncursors < b->ncpus ||
-	    (!caps && (b->compressed || d->read) && b->ncpus && !chunk_mem) ||
+	    (!caps && (b->compressed || d->read) && b->ncpus && per_cpu && !chunk_mem) ||
 	    (!caps && d->read && !b->compressed && b->ncpus && per_cpu < b->page_size))
 		return tb_fail(err, TB_ERR_ARG, 0, "invalid stream arguments");
 	if (b->latency)
@@ -127,7 +127,7 @@ static tb_status stream_init(tb_dat_stream *s, const tb_dat *d, const tb_dat_buf
 		memset(c, 0, sizeof(*c));
 		c->cpu = &b->cpus[i];
 		c->batch_status = TB_END;
-		if (c->cpu->size == 0) {
+		if (c->cpu->size == 0 && !c->cpu->tail) {
 			c->done = 1;
 			continue;
 		}
@@ -213,8 +213,9 @@ static tb_status open_page(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
 	tb_error e;
 	tb_status st;
 	if (s->b->compressed) {
-		if (c->chunk_next >= c->chunk_len) {
+		if (c->chunk_next >= c->chunk_len && !c->chunk_cut) {
 			tb_dat_chunk ch;
+			size_t got;
 			st = tb_dat_chunk_next(&c->chunks, &ch, err);
 			if (st == TB_END)
 				return TB_END;
@@ -226,10 +227,21 @@ static tb_status open_page(tb_dat_stream *s, tb_dat_cursor *c, tb_error *err)
 			c->chunk_len = 0;
 			c->chunk_next = 0;
 			st = tb_dat_chunk_inflate(s->d, s->b, &ch, c->chunk,
-						  c->chunk_cap, err);
-			if (st)
+						  c->chunk_cap, &got, err);
+			if (st == TB_ERR_TRUNCATED && ch.cut)
+				c->chunk_cut = 1; /* its whole pages first */
+			else if (st)
 				return st; /* next call tries the next chunk */
-			c->chunk_len = ch.usize;
+			c->chunk_len = got;
+		}
+		if (c->chunk_next >= c->chunk_len && c->chunk_cut) {
+			/* the pages of a cut chunk past its whole ones: one
+			 * error, at the first of them */
+			c->chunk_cut = 0;
+			c->page_index++;
+			c->batch_status = TB_END;
+			return tb_fail(err, TB_ERR_TRUNCATED, c->chunk_off,
+				       "compressed chunk cut short: its pages from here are lost");
 		}
 		page = c->chunk + c->chunk_next;
 		len = c->chunk_len - c->chunk_next < ps ? c->chunk_len - c->chunk_next

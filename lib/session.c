@@ -1614,7 +1614,7 @@ tb_status tb_session_cpu_data_at(const tb_session *s, size_t buffer, size_t i,
 		tb_dat_chunk ch;
 		tb_status st;
 		out->data_size = 0;
-		if (!c->size)
+		if (!c->size && !c->tail)
 			return TB_OK;
 		if ((st = tb_dat_chunks_begin(&it, &s->d, b, c, err)) != TB_OK)
 			return st;

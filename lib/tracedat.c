@@ -273,13 +273,18 @@ static uint8_t *take_scratch(ctx *c, size_t n)
 
 /* ---- decompression ---- */
 
+/* Decompress csize bytes into usize; *got is the bytes produced.  A cut
+ * input (a chunk the file ends in) may give fewer: the decompressor says
+ * TB_ERR_TRUNCATED ("copy", which cannot tell, TB_OK). */
 static tb_status inflate(ctx *c, const uint8_t *src, uint32_t csize,
-			 uint32_t usize, uint8_t *dst, uint64_t off)
+			 uint32_t usize, uint8_t *dst, uint64_t off, int cut,
+			 size_t *got)
 {
 	const tb_dat *d = c->d;
 	char algo[32];
 	size_t produced = 0;
 	tb_status s;
+	*got = 0;
 	if (!d->dc_.fn)
 		return fail(c, TB_ERR_UNSUPPORTED, off,
 			    "compressed section needs a decompressor");
@@ -291,11 +296,19 @@ static tb_status inflate(ctx *c, const uint8_t *src, uint32_t csize,
 	s = d->dc_.fn(d->dc_.ctx, algo, src, csize, dst, usize, &produced);
 	if (s == TB_ERR_UNSUPPORTED)
 		return fail(c, s, off, "decompressor lacks this algorithm");
+	if (cut && (s == TB_OK || s == TB_ERR_TRUNCATED)) {
+		if (produced > usize)
+			return fail(c, TB_ERR_LENGTH, off,
+				    "decompressed size over the declared size");
+		*got = produced;
+		return TB_OK;
+	}
 	if (s != TB_OK)
 		return fail(c, TB_ERR_VALUE, off, "compressed data is corrupt");
 	if (produced != usize)
 		return fail(c, TB_ERR_LENGTH, off,
 			    "decompressed size differs from the declared size");
+	*got = produced;
 	return TB_OK;
 }
 
@@ -387,7 +400,8 @@ static tb_status open_sect(ctx *c, uint64_t off, unsigned id, body *out,
 			*skipped = 1;
 			return TB_OK;
 		}
-		if ((st = inflate(c, src, csize, usize, dst, off)))
+		size_t got;
+		if ((st = inflate(c, src, csize, usize, dst, off, 0, &got)))
 			return st;
 		tb_rd_init(&out->r, dst, usize, c->f.big_endian);
 		out->in_file = 0;
@@ -486,17 +500,44 @@ static tb_status opt_text(ctx *c, body *p, tb_dat_text *t, const char *what)
 }
 
 /*
+ * The chunks of the framing whose count is at p (p + 4 <= hi): how many
+ * lie whole before hi (*k) and where they end (returned); *tail: the
+ * bytes of the next declared chunk when hi cuts it past its header
+ * (else 0).
+ */
+static uint64_t whole_chunks(ctx *c, uint64_t p, uint64_t hi, uint32_t count,
+			     uint32_t *k, uint64_t *tail)
+{
+	uint64_t q = p + 4;
+	*k = 0;
+	*tail = 0;
+	while (*k < count) {
+		uint32_t cs;
+		if (hi - q < 8 || !tb_rd_u32_at(&c->f, (size_t)q, &cs))
+			break;
+		if (cs > hi - q - 8) {
+			*tail = hi - q;
+			break;
+		}
+		q += 8 + (uint64_t)cs;
+		(*k)++;
+	}
+	return q;
+}
+
+/*
  * Salvage: a CPU's data runs past the end of the file.  Keep the whole
  * pages that exist; compressed data keeps the whole chunks (walking the
- * count and chunk headers over the bytes present).
+ * count and chunk headers over the bytes present) and the part present
+ * of the chunk the cut falls in (cpu->tail).
  */
 static void clip_cpu(ctx *c, const tb_dat_buffer *bf, tb_dat_cpu *cpu)
 {
 	uint64_t off = cpu->offset, have = off < c->f.len ? c->f.len - off : 0;
-	uint32_t count, k = 0;
-	size_t q;
+	uint32_t count;
 	cpu->cut = 1;
 	cpu->chunks = 0;
+	cpu->tail = 0;
 	if (!bf->compressed) {
 		cpu->size = have - have % bf->page_size;
 		return;
@@ -504,16 +545,7 @@ static void clip_cpu(ctx *c, const tb_dat_buffer *bf, tb_dat_cpu *cpu)
 	cpu->size = 0;
 	if (!tb_rd_u32_at(&c->f, (size_t)off, &count))
 		return;
-	q = (size_t)off + 4;
-	while (k < count && c->f.len - q >= 8) {
-		uint32_t cs;
-		if (!tb_rd_u32_at(&c->f, q, &cs) || cs > c->f.len - q - 8)
-			break;
-		q += 8 + (size_t)cs;
-		k++;
-	}
-	cpu->chunks = k;
-	cpu->size = q - off - 4;
+	cpu->size = whole_chunks(c, off, c->f.len, count, &cpu->chunks, &cpu->tail) - off - 4;
 }
 
 /* CPU ranges: validated against the file and the enclosing section, and
@@ -1656,21 +1688,13 @@ static size_t split_cpus(ctx *c, const tb_dat_buffer *bf, uint64_t lo,
 		return n;
 	}
 	while (n < max && p < hi && hi - p >= 4) {
-		uint32_t count, k = 0;
-		uint64_t q = p + 4;
-		int cut = 0;
+		uint32_t count, k;
+		uint64_t q, tail;
+		int cut;
 		if (!tb_rd_u32_at(&c->f, (size_t)p, &count))
 			break;
-		while (k < count) {
-			uint32_t cs;
-			if (hi - q < 8 || !tb_rd_u32_at(&c->f, (size_t)q, &cs) ||
-			    cs > hi - q - 8) {
-				cut = 1;
-				break;
-			}
-			q += 8 + (uint64_t)cs;
-			k++;
-		}
+		q = whole_chunks(c, p, hi, count, &k, &tail);
+		cut = k < count;
 		if (out) {
 			memset(&out[n], 0, sizeof(out[n]));
 			out[n].cpu = (uint32_t)n;
@@ -1678,6 +1702,7 @@ static size_t split_cpus(ctx *c, const tb_dat_buffer *bf, uint64_t lo,
 			out[n].size = out[n].declared = q - p - 4;
 			out[n].chunks = k;
 			out[n].cut = cut;
+			out[n].tail = tail;
 		}
 		n++;
 		if (cut)
@@ -1832,9 +1857,10 @@ static void damage_cpus(ctx *c)
 					bf->page_size;
 			}
 			(void)fail(c, TB_ERR_TRUNCATED, stop,
-				   bf->compressed
-					   ? "CPU data cut short: chunks from here are lost"
-					   : "CPU data cut short: pages from here are lost");
+				   !bf->compressed ? "CPU data cut short: pages from here are lost"
+				   : cpu->tail ? "CPU data cut short inside this chunk: its whole "
+						 "pages present are read, the chunks after it lost"
+					       : "CPU data cut short: chunks from here are lost");
 			g = damage(c, TB_DAT_PART_CPU_DATA, UINT64_MAX);
 			if (g) {
 				/* the bytes of this CPU's data the file lacks */
@@ -2020,18 +2046,21 @@ tb_status tb_dat_chunks_begin(tb_dat_chunk_iter *it, const tb_dat *d,
 	memset(it, 0, sizeof(*it));
 	it->d = d;
 	it->cpu = cpu;
-	if (cpu->size == 0) {
+	if (cpu->size == 0 && !cpu->tail) {
 		it->end = it->pos = 0;
 		return TB_OK;
 	}
 	if (cpu->cut) {
-		/* salvage clipped it to its whole chunks (checked at open) */
-		it->count = cpu->chunks;
+		/* salvage clipped it to its whole chunks and the cut one
+		 * (checked at open) */
+		it->count = cpu->chunks + (cpu->tail != 0);
 		it->pos = cpu->offset + 4;
 		it->end = cpu->offset + cpu->size + 4;
-		if (it->end > d->len || it->pos > it->end)
+		if (cpu->tail > d->len || it->end > d->len - cpu->tail ||
+		    it->pos > it->end)
 			return tb_fail(err, TB_ERR_RANGE, cpu->offset,
 				       "CPU range outside the file");
+		it->end += cpu->tail;
 		return TB_OK;
 	}
 	tb_rd_init(&f, d->file, d->len, d->big_endian);
@@ -2072,9 +2101,15 @@ tb_status tb_dat_chunk_next(tb_dat_chunk_iter *it, tb_dat_chunk *out,
 	    !tb_rd_u32_at(&f, (size_t)it->pos + 4, &us))
 		return tb_fail(err, TB_ERR_TRUNCATED, it->pos,
 			       "chunk header truncated");
-	if (cs > it->end - it->pos - 8)
-		return tb_fail(err, TB_ERR_LENGTH, it->pos,
-			       "chunk runs past the CPU data");
+	out->cut = 0;
+	if (cs > it->end - it->pos - 8) {
+		/* the chunk a cut file ends in: what is there of it */
+		if (!it->cpu->cut || !it->cpu->tail || it->index + 1 != it->count)
+			return tb_fail(err, TB_ERR_LENGTH, it->pos,
+				       "chunk runs past the CPU data");
+		cs = (uint32_t)(it->end - it->pos - 8);
+		out->cut = 1;
+	}
 	if (us > TB_DAT_MAX_UNCOMPRESSED)
 		return tb_fail(err, TB_ERR_LIMIT, it->pos + 4,
 			       "declared uncompressed size over the limit");
@@ -2089,10 +2124,14 @@ tb_status tb_dat_chunk_next(tb_dat_chunk_iter *it, tb_dat_chunk *out,
 
 tb_status tb_dat_chunk_inflate(const tb_dat *d, const tb_dat_buffer *b,
 			       const tb_dat_chunk *ch, void *dst,
-			       size_t dst_cap, tb_error *err)
+			       size_t dst_cap, size_t *len, tb_error *err)
 {
 	ctx c;
-	if (!d || !b || !ch || (!dst && ch->usize))
+	size_t got;
+	tb_status st;
+	if (len)
+		*len = 0;
+	if (!d || !b || !ch || !len || (!dst && ch->usize))
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
 	if (ch->usize > dst_cap)
 		return tb_fail(err, TB_ERR_NO_SPACE, ch->offset,
@@ -2103,8 +2142,15 @@ tb_status tb_dat_chunk_inflate(const tb_dat *d, const tb_dat_buffer *b,
 	memset(&c, 0, sizeof(c));
 	c.d = (tb_dat *)(uintptr_t)d;
 	c.err = err;
-	return inflate(&c, ch->data, ch->csize, ch->usize, (uint8_t *)dst,
-		       ch->offset);
+	st = inflate(&c, ch->data, ch->csize, ch->usize, (uint8_t *)dst,
+		     ch->offset, ch->cut, &got);
+	if (st)
+		return st;
+	*len = got - got % b->page_size;
+	if (*len < ch->usize)
+		return tb_fail(err, TB_ERR_TRUNCATED, ch->offset,
+			       "compressed chunk cut short: its pages from here are lost");
+	return TB_OK;
 }
 
 /* ---- options walk for callers ---- */

@@ -69,6 +69,11 @@ typedef struct dw_spec {
 	int no_options;              /* v6: no options tag at all */
 	dw_option opts[DW_MAX_OPTS]; /* extra options */
 	unsigned nopts;
+	/* compressed v7: a real compressor for `algo` (compressed size, 0 when
+	 * it fails) instead of "copy" framing, and the CPU data in chunks of
+	 * chunk_pages pages (0: one chunk per CPU), as trace-cmd writes it */
+	size_t (*squeeze)(const void *src, size_t n, void *dst, size_t cap);
+	unsigned chunk_pages;
 } dw_spec;
 
 /* Where the writer put things (file offsets), for patching. */

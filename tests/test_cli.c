@@ -457,6 +457,41 @@ START_TEST(empty_inputs_are_said)
 	expect("report /dev/null", 1, "tracebound: /dev/null: empty input (no trace.dat header)\n");
 	expect("stats /dev/null", 1, "tracebound: /dev/null: empty input (no trace.dat header)\n");
 	expect("pmclog --addr-size 4 /dev/null", 1, "empty input (no pmclog records)");
+	{
+		/* the same words and status from every command that reads a
+		 * trace.dat (convert --to perfetto said "shorter than the magic
+		 * at offset 0"), and formats of a file is status 1 too (it was
+		 * 2, as for a path that cannot be read) */
+		static const char *const cmds[] = {
+			"report", "report --raw", "report --jobs 2", "stats",
+			"convert --to perfetto /dev/null", "convert --to perfetto --jobs 2 /dev/null",
+			"convert --to parquet $T/pq", "convert --to parquet --jobs 2 $T/pq",
+		};
+		char tmp[] = "/tmp/tb-cli-empty-XXXXXX", args[600], want[600];
+		size_t i;
+		ck_assert_ptr_nonnull(mkdtemp(tmp));
+		for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+			snprintf(args, sizeof(args), "T=%s; : > $T/e.dat; $CLI %s $T/e.dat", tmp,
+				 cmds[i]);
+			tb_test_sh(args, &r);
+			snprintf(want, sizeof(want),
+				 "tracebound: %s/e.dat: empty input (no trace.dat header)\n", tmp);
+			ck_assert_msg(r.status == 1 && !strcmp(r.err, want), "%s: %d '%s'", cmds[i],
+				      r.status, r.err);
+			tb_test_run_free(&r);
+		}
+		snprintf(args, sizeof(args), "T=%s; $CLI formats $T/e.dat; echo x > $T/x; "
+			 "$CLI formats $T/x; echo rc=$?; $CLI formats $T/nosuch; echo rc=$?; rm -rf $T", tmp);
+		tb_test_sh(args, &r);
+		ck_assert_int_eq(r.status, 0);
+		ck_assert_str_eq(r.out, "rc=1\nrc=2\n");
+		ck_assert_ptr_nonnull(strstr(r.err, "/e.dat: empty input (no <system>/<event>/format "
+						    "files)\n"));
+		ck_assert_ptr_nonnull(strstr(r.err, "/x: not a directory of <system>/<event>/format "
+						    "files\n"));
+		tb_test_run_free(&r);
+	}
+	expect("formats /dev/null", 1, "tracebound: /dev/null: empty input (no <system>/<event>/format files)\n");
 }
 END_TEST
 
@@ -487,6 +522,71 @@ START_TEST(cut_capture_is_status_1_everywhere)
 		ck_assert_msg(r.status == 1, "%s: status %d", cmds[i], r.status);
 		ck_assert_msg(strstr(r.err, "CPU 1: data cut short at file offset 8000000") ||
 			      !strcmp(cmds[i], "check"), "%s: %s", cmds[i], r.err);
+		tb_test_run_free(&r);
+	}
+	snprintf(args, sizeof(args), "rm -rf %s", tmp);
+	tb_test_sh(args, &r);
+	tb_test_run_free(&r);
+}
+END_TEST
+
+/* Damaged pages of one of several raw dumps are said with that dump's
+ * name (they were said as the first file's: "cpu0.raw: ... CPU 1"), by
+ * every command that reads several dumps, with and without --jobs. */
+START_TEST(raw_dump_errors_name_their_file)
+{
+	static const char *const cmds[] = {
+		"convert --to perfetto --events $E /dev/null",
+		"convert --to perfetto --jobs 2 --events $E /dev/null",
+		"convert --to parquet --events $E $T/pq",
+		"convert --to parquet --jobs 2 --events $E $T/pq",
+		"raw", "check",
+	};
+	char tmp[] = "/tmp/tb-cli-dumps-XXXXXX", args[900], path[600];
+	size_t n, i, pg;
+	uint8_t *d = tb_test_read_file(tb_test_path("tests/data/raw-sched4k/cpu1.raw"), &n);
+	tb_test_run r;
+	ck_assert_ptr_nonnull(d);
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	/* CPU 1's sub-buffers 5 and 9: a commit far past the page */
+	for (pg = 5; pg <= 9; pg += 4)
+		for (i = 0; i < 8; i++)
+			d[pg * 4096 + 8 + i] = i < 3 ? 0xff : 0;
+	snprintf(path, sizeof(path), "%s/cpu1.raw", tmp);
+	tb_test_write_file(path, d, n);
+	free(d);
+	snprintf(args, sizeof(args), "cp %s %s/", tb_test_path("tests/data/raw-sched4k/cpu0.raw"),
+		 tmp);
+	tb_test_sh(args, &r);
+	ck_assert_int_eq(r.status, 0);
+	tb_test_run_free(&r);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char want[700];
+		/* (check says it on stdout, the others on stderr) */
+		snprintf(args, sizeof(args), "T=%s; E=%s; rm -rf $T/pq; $CLI %s $T/cpu0.raw $T/cpu1.raw "
+			 "%s", tmp, tb_test_path("tests/data/render/events"), cmds[i],
+			 strcmp(cmds[i], "check") ? "2>&1 >/dev/null" : "2>&1");
+		tb_test_sh(args, &r);
+		ck_assert_msg(r.status == 1, "%s: status %d", cmds[i], r.status);
+		/* the pages at file offsets 20480 and 36864 of cpu1.raw, named
+		 * so (raw stops a dump at its first fault) */
+		snprintf(want, sizeof(want), "%s/cpu1.raw: ", tmp);
+		ck_assert_msg(strstr(r.out, want) && strstr(r.out, "20488") &&
+			      (strstr(r.out, "36872") || !strcmp(cmds[i], "raw")),
+			      "%s: %s", cmds[i], r.out);
+		snprintf(want, sizeof(want), "%s/cpu0.raw: %s", tmp,
+			 i < 2 ? "CPU 1" : i < 4 ? "buffer" : "sub-buffer");
+		ck_assert_msg(!strstr(r.out, want), "%s: %s", cmds[i], r.out);
+		if (i == 0) {
+			snprintf(want, sizeof(want), "tracebound: %s/cpu1.raw: CPU 1, file offset 20488: "
+						     "commit exceeds the sub-buffer data capacity", tmp);
+			ck_assert_msg(strstr(r.out, want) != NULL, "%s", r.out);
+		}
+		if (i == 2) {
+			snprintf(want, sizeof(want), "tracebound: %s/cpu1.raw: buffer \"\" CPU 1, "
+						     "sub-buffer 9, file offset 36872: ", tmp);
+			ck_assert_msg(strstr(r.out, want) != NULL, "%s", r.out);
+		}
 		tb_test_run_free(&r);
 	}
 	snprintf(args, sizeof(args), "rm -rf %s", tmp);
@@ -586,12 +686,16 @@ END_TEST
 START_TEST(selections_match_trace_cmd_or_say_why_not)
 {
 	static const char *const errs[][2] = {
-		{ "--events nosuch", "no event matches 'nosuch'" },
-		{ "--cpu 99", "--cpu '99': " },
-		{ "--cpu 1-0", "--cpu '1-0': " },
-		{ "-F 'nosuch: x == 1'", "-F 'nosuch: x == 1': no event of the capture matches it" },
-		{ "-F 'sched_switch: prev_pid =='", "-F 'sched_switch: prev_pid ==': " },
-		{ "-v -v", "-v given twice" },
+		/* every one named by its command, as the option parser's are */
+		{ "--events nosuch", "tracebound report: no event matches 'nosuch'" },
+		{ "--events 'a:b:c'", "tracebound report: --events 'a:b:c': " },
+		{ "--cpu 99", "tracebound report: --cpu '99': " },
+		{ "--cpu 1-0", "tracebound report: --cpu '1-0': " },
+		{ "--cpu x", "tracebound report: --cpu 'x': " },
+		{ "-F 'nosuch: x == 1'",
+		  "tracebound report: -F 'nosuch: x == 1': no event of the capture matches it" },
+		{ "-F 'sched_switch: prev_pid =='", "tracebound report: -F 'sched_switch: prev_pid ==': " },
+		{ "-v -v", "tracebound report: -v given twice" },
 	};
 	static const char *const filters[] = {
 		"-F 'sched_switch: prev_pid == 0 || next_comm =~ \"^kworker\"'",
@@ -656,6 +760,7 @@ Suite *tb_suite_cli(void)
 	tcase_add_test(t, zeros_are_not_a_raw_dump);
 	tcase_add_test(t, streams_from_a_pipe_as_from_the_file);
 	tcase_add_test(t, cut_capture_is_status_1_everywhere);
+	tcase_add_test(t, raw_dump_errors_name_their_file);
 	tcase_add_test(t, raw_says_which_subbuf_size_disagrees);
 	tcase_add_test(t, line_options_match_trace_cmd);
 	tcase_add_test(t, stats_sorted_with_uname_clock_and_cpu_drops);

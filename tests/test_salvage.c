@@ -33,6 +33,8 @@ typedef struct full_ev {
 	uint64_t ts;
 	uint32_t cpu, len;
 	uint64_t unit_end;   /* file offset where its page (chunk) ends */
+	uint64_t unit_off;   /* and where it starts (compressed: the header) */
+	uint32_t in_unit;    /* compressed: its page's index in the chunk */
 	size_t payload;      /* offset in the payload blob */
 } full_ev;
 
@@ -43,6 +45,9 @@ typedef struct full {
 	size_t blob_len;
 	uint64_t data_start, data_end; /* the top buffer's data */
 	uint64_t pages;
+	uint32_t page_size;
+	const tb_dat_decompressor *dc;
+	char algo[16];       /* the file's compression */
 } full;
 
 static void *grow(void *p, size_t *cap, size_t need, size_t elem)
@@ -171,15 +176,21 @@ static void load_full(full *f, const uint8_t *p, size_t n, const tb_dat_decompre
 				      (uint32_t)p[ev.page_off + 2] << 16 |
 				      (uint32_t)p[ev.page_off + 3] << 24;
 			e->unit_end = ev.page_off + 8 + cs;
+			e->in_unit = o->cur[ev.cpu].page_in_chunk / b->page_size;
 		} else {
 			e->unit_end = ev.page_off + b->page_size;
 		}
+		e->unit_off = ev.page_off;
 		e->payload = f->blob_len;
 		memcpy(f->blob + f->blob_len, ev.data, ev.len);
 		f->blob_len += ev.len;
 	}
 	ck_assert_int_eq(s, TB_END);
 	f->pages = o->s.pages;
+	f->page_size = b->page_size;
+	f->dc = dc;
+	snprintf(f->algo, sizeof(f->algo), "%.*s", (int)o->d.compression.len,
+		 o->d.compression.ptr);
 	sv_free(o);
 	free(o);
 }
@@ -190,14 +201,53 @@ static void free_full(full *f)
 	free(f->blob);
 }
 
+/* The whole pages the decompressor alone gets from the part of the chunk
+ * at `off` before the cut (0 when its header is cut). */
+static uint64_t pages_in_cut_chunk(const full *f, const uint8_t *p, uint64_t off, size_t cut)
+{
+	uint32_t usize;
+	size_t got = 0;
+	uint8_t *u;
+	tb_status s;
+	if (cut < off + 8)
+		return 0;
+	usize = (uint32_t)p[off + 4] | (uint32_t)p[off + 5] << 8 | (uint32_t)p[off + 6] << 16 |
+		(uint32_t)p[off + 7] << 24;
+	u = malloc(usize ? usize : 1);
+	s = f->dc->fn(NULL, f->algo, p + off + 8, cut - off - 8, u, usize, &got);
+	free(u);
+	if (s != TB_OK && s != TB_ERR_TRUNCATED)
+		return 0;
+	return got / f->page_size;
+}
+
+/* Whether the whole file's event e is in what a cut keeps: its page (chunk)
+ * ends by the cut, or it lies in a whole page decoded from the chunk the
+ * cut falls in (*cut_chunk, *cut_pages: that chunk, found once). */
+static int kept(const full *f, const uint8_t *p, const full_ev *e, size_t cut,
+		uint64_t *cut_chunk, uint64_t *cut_pages)
+{
+	if (e->unit_end <= cut)
+		return 1;
+	if (!f->dc || e->unit_off >= cut)
+		return 0;
+	if (*cut_chunk != e->unit_off) {
+		*cut_chunk = e->unit_off;
+		*cut_pages = pages_in_cut_chunk(f, p, e->unit_off, cut);
+	}
+	return e->in_unit < *cut_pages;
+}
+
 /* The salvage open of the first `cut` bytes gives exactly the whole
- * file's events whose unit ends by the cut; returns how many. */
+ * file's events it keeps (kept()); returns how many.  A compressed CPU
+ * cut inside a chunk reports its lost pages once, at the chunk. */
 static size_t check_cut(sv *o, const full *f, const uint8_t *p, size_t cut,
 			const tb_dat_decompressor *dc, const tb_kbuf_layout *layout)
 {
 	tb_dat_event ev;
 	tb_status s;
-	size_t i = 0, got = 0;
+	size_t i = 0, got = 0, tails = 0, lost = 0;
+	uint64_t cut_chunk = UINT64_MAX, cut_pages = 0;
 	ck_assert_msg(sv_open(o, p, cut, dc, 1) == TB_OK, "cut %zu: %s at %llu", cut,
 		      o->err.what, (unsigned long long)o->err.offset);
 	ck_assert_msg(o->d.damage_total > 0, "cut %zu: no damage reported", cut);
@@ -207,15 +257,30 @@ static size_t check_cut(sv *o, const full *f, const uint8_t *p, size_t cut,
 				     (unsigned long long)o->d.damage[i].error.offset);
 	if (!sv_start(o, layout))
 		return 0;
+	for (i = 0; i < o->s.b->ncpus; i++) {
+		/* a cut chunk that does not decode whole loses pages */
+		const tb_dat_cpu *c = &o->s.b->cpus[i];
+		uint64_t at = c->offset + 4 + c->size;
+		if (c->tail && pages_in_cut_chunk(f, p, at, cut) * f->page_size <
+				       ((uint32_t)p[at + 4] | (uint32_t)p[at + 5] << 8 |
+					(uint32_t)p[at + 6] << 16 | (uint32_t)p[at + 7] << 24))
+			tails++;
+	}
 	i = 0;
 	/* (Check's assertions write to a pipe each: the hot loop tests with
 	 * if and fails with ck_abort_msg) */
 	while ((s = tb_dat_stream_next(&o->s, &ev, &o->err)) != TB_END) {
 		const full_ev *e;
+		if (s == TB_ERR_TRUNCATED && o->s.b->compressed &&
+		    o->s.b->cpus[o->s.error_cpu].tail &&
+		    o->err.offset + o->s.b->cpus[o->s.error_cpu].tail == cut) {
+			lost++; /* the pages of the chunk the cut falls in */
+			continue;
+		}
 		if (s != TB_OK)
 			ck_abort_msg("cut %zu: stream error %s at %llu", cut, o->err.what,
 				     (unsigned long long)o->err.offset);
-		while (i < f->n && f->v[i].unit_end > cut)
+		while (i < f->n && !kept(f, p, &f->v[i], cut, &cut_chunk, &cut_pages))
 			i++;
 		if (i >= f->n)
 			ck_abort_msg("cut %zu: event %zu is not in the whole file", cut, got);
@@ -227,10 +292,12 @@ static size_t check_cut(sv *o, const full *f, const uint8_t *p, size_t cut,
 				     (unsigned long long)e->ts, e->cpu);
 		got++;
 	}
-	while (i < f->n && f->v[i].unit_end > cut)
+	while (i < f->n && !kept(f, p, &f->v[i], cut, &cut_chunk, &cut_pages))
 		i++;
 	if (i != f->n)
 		ck_abort_msg("cut %zu: %zu events missing after event %zu", cut, f->n - i, got);
+	if (lost != tails)
+		ck_abort_msg("cut %zu: %zu cut chunks reported, %zu cut", cut, lost, tails);
 	return got;
 }
 
@@ -756,20 +823,28 @@ static void crafted_cuts(int compress)
 		uint8_t *q = tb_test_dup(cfile, cut); /* exact size: ASan sees over-reads */
 		tb_dat_event ev;
 		tb_status s;
-		size_t kept[2], want = 0, got = 0, d, ncut = 0;
+		size_t kept[2], want = 0, got = 0, d, ncut = 0, tails = 0, lost = 0;
 		for (c = 0; c < 2; c++) {
+			/* compressed: one chunk of all three pages, of which
+			 * "copy" gives the whole pages present */
 			size_t start = lay.cpu_off[c] + (compress ? 12 : 0);
 			size_t have = cut > start ? cut - start : 0;
-			if (compress) /* one chunk of all three pages */
-				kept[c] = have >= 3 * 4096 ? 3 : 0;
-			else
-				kept[c] = have / 4096 > 3 ? 3 : have / 4096;
+			kept[c] = have / 4096 > 3 ? 3 : have / 4096;
 			want += 2 * kept[c];
+			tails += compress && cut >= start && have < 3 * 4096;
 		}
 		ck_assert_int_eq(sv_open(o, q, cut, compress ? &copy_dc : NULL, 1), TB_OK);
 		ck_assert_int_eq(o->d.buffers[0].inferred, 0);
 		ck_assert(sv_start(o, &layout));
 		while ((s = tb_dat_stream_next(&o->s, &ev, &o->err)) != TB_END) {
+			if (s == TB_ERR_TRUNCATED && compress) {
+				/* the cut chunk's pages past its whole ones */
+				c = o->s.error_cpu;
+				ck_assert_uint_eq(o->err.offset, lay.cpu_off[c] + 4);
+				ck_assert_uint_eq(o->s.error_page, kept[c]);
+				lost++;
+				continue;
+			}
 			ck_assert_int_eq(s, TB_OK);
 			c = ev.cpu;
 			/* the pages come in order: ids c*10+page, two per page */
@@ -778,6 +853,7 @@ static void crafted_cuts(int compress)
 			got++;
 		}
 		ck_assert_uint_eq(got, want);
+		ck_assert_uint_eq(lost, tails);
 		for (d = 0; d < o->d.ndamage; d++) {
 			const tb_dat_damage *g = &o->d.damage[d];
 			const tb_dat_cpu *cpu;
@@ -1017,6 +1093,171 @@ START_TEST(bad_page_then_cut_v6)
 }
 END_TEST
 
+/* ---- 64 KiB pages, a chunk of ten cut: its whole pages come back ---- */
+
+#define BIG_PAGE (64u << 10)
+#define BIG_CHUNK 10u /* pages per chunk, as trace-cmd writes them */
+
+static uint8_t big_pages[2][14][BIG_PAGE];
+static uint8_t big_file[4u << 20];
+
+/* Two CPUs (14 and 4 pages of 64 KiB) of records of 24 to 151 bytes,
+ * words from a small vocabulary (real traces compress about 5:1), in
+ * chunks of ten pages compressed with `squeeze` (algo "zstd" / "zlib"). */
+static size_t big_page_file(const char *algo,
+			    size_t (*squeeze)(const void *, size_t, void *, size_t))
+{
+	static const char hp[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+				 "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+				 "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+				 "\tfield: char data;\toffset:16;\tsize:65520;\tsigned:0;\n";
+	static const char *const words[8] = { "sched ", "wakeup ", "kworker/0:1 ", "bash ",
+					      "irq=19 ", "prio=120 ", "R+ ", "ts " };
+	uint32_t seed = 12345;
+	size_t c, pg;
+	dw_spec sp;
+	for (c = 0; c < 2; c++)
+		for (pg = 0; pg < (c ? 4u : 14u); pg++) {
+			tbt_pw w;
+			tbt_pw_init(&w, big_pages[c][pg], BIG_PAGE, 0, 8,
+				    1000000000ull * (pg + 1) + 1000 * c);
+			for (;;) {
+				uint8_t pl[152] = { 44, 1 }; /* common_type 300 */
+				size_t len, k = 8;
+				seed = seed * 1103515245u + 12345u;
+				len = 24 + (seed >> 16) % 128;
+				if (w.pos + 8 + len + 8 > BIG_PAGE)
+					break;
+				pl[4] = (uint8_t)c;
+				pl[5] = (uint8_t)pg;
+				while (k < len) {
+					const char *wd;
+					seed = seed * 1103515245u + 12345u;
+					wd = words[(seed >> 16) % 8];
+					while (*wd && k < len)
+						pl[k++] = (uint8_t)*wd++;
+				}
+				(void)tbt_pw_data(&w, 100 + (seed >> 20) % 64, pl, len, 0);
+			}
+			tbt_pw_finish(&w, 0, 0, 0);
+		}
+	dw_default(&sp, 7);
+	sp.page_size = BIG_PAGE;
+	sp.header_page = hp;
+	sp.compress = 1;
+	sp.algo = algo;
+	sp.squeeze = squeeze;
+	sp.chunk_pages = BIG_CHUNK;
+	for (c = 0; c < 2; c++) {
+		sp.cpu_data[c] = big_pages[c][0];
+		sp.cpu_size[c] = (c ? 4u : 14u) * BIG_PAGE;
+	}
+	return dw_write(&sp, big_file, sizeof(big_file), NULL);
+}
+
+/*
+ * Cuts through CPU 0's first chunk (ten 64 KiB pages): every cut keeps
+ * exactly the whole pages a decoder alone gets from the bytes present
+ * (`ref`: a shell command that decodes the file $F the way the codec's own
+ * tool does and prints the byte count), the events in them as the whole
+ * file has them, and the lost pages reported at the chunk.  The CLI
+ * (its own decompressor) counts the same events.
+ */
+static void cut_big_chunk(const char *algo,
+			  size_t (*squeeze)(const void *, size_t, void *, size_t),
+			  const tb_dat_decompressor *dc, const char *ref)
+{
+	static const unsigned pct[] = { 10, 30, 50, 70, 90, 100 };
+	char tmp[] = "/tmp/tb-salvage-XXXXXX", cmd[1024], path[600];
+	size_t n = big_page_file(algo, squeeze), i;
+	uint64_t prev = 0, total = 0;
+	tb_dat_chunk_iter it;
+	tb_dat_chunk ch;
+	tb_kbuf_layout layout;
+	full f;
+	sv *o = calloc(1, sizeof(*o));
+	ck_assert_uint_gt(n, 0);
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	load_full(&f, big_file, n, dc, &layout);
+	ck_assert_int_eq(sv_open(o, big_file, n, dc, 0), TB_OK);
+	ck_assert_int_eq(tb_dat_chunks_begin(&it, &o->d, &o->d.buffers[0], &o->d.buffers[0].cpus[0],
+					     &o->err),
+			 TB_OK);
+	ck_assert_int_eq(tb_dat_chunk_next(&it, &ch, &o->err), TB_OK);
+	ck_assert_uint_eq(ch.usize, BIG_CHUNK * BIG_PAGE);
+	for (i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
+		/* the last: one byte short of the whole chunk */
+		size_t cut = (size_t)ch.offset + 8 + (pct[i] < 100 ? ch.csize * pct[i] / 100
+								   : ch.csize - 1u);
+		size_t got = check_cut(o, &f, big_file, cut, dc, &layout);
+		uint64_t pages = o->s.pages, ref_bytes;
+		tb_test_run r;
+		/* what the codec's tool makes of the cut frame */
+		snprintf(path, sizeof(path), "%s/frame", tmp);
+		tb_test_write_file(path, ch.data, cut - (size_t)ch.offset - 8);
+		snprintf(cmd, sizeof(cmd), "F=%s; %s", path, ref);
+		tb_test_sh(cmd, &r);
+		ck_assert_msg(sscanf(r.out, "%llu", (unsigned long long *)&ref_bytes) == 1,
+			      "%s: %s", cmd, r.err);
+		tb_test_run_free(&r);
+		printf("salvage: %s, 64 KiB pages, cut at %u%% of CPU 0's first chunk "
+		       "(%zu of %u bytes): %llu of %u pages, %zu events kept; the codec's tool "
+		       "decodes %llu bytes\n",
+		       algo, pct[i], cut - (size_t)ch.offset - 8, ch.csize,
+		       (unsigned long long)pages, BIG_CHUNK, got, (unsigned long long)ref_bytes);
+		ck_assert_uint_eq(pages, ref_bytes / BIG_PAGE);
+		ck_assert_uint_ge(pages, prev);
+		ck_assert_uint_le(pages, BIG_CHUNK);
+		prev = pages;
+		total += pages;
+		/* the CLI's own decompressor: the same events */
+		snprintf(path, sizeof(path), "%s/cut.dat", tmp);
+		tb_test_write_file(path, big_file, cut);
+		snprintf(cmd, sizeof(cmd), "check %s", path);
+		tb_test_cli(cmd, &r);
+		snprintf(cmd, sizeof(cmd), ": %zu events,", got);
+		ck_assert_msg(strstr(r.out, cmd) != NULL, "%s / %s", r.out, r.err);
+		ck_assert_msg(strstr(r.out, "data cut short") != NULL, "%s", r.out);
+		tb_test_run_free(&r);
+	}
+	/* most of a chunk there: most of its pages back */
+	ck_assert_uint_ge(prev, BIG_CHUNK / 2);
+	ck_assert_uint_gt(total, 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	{
+		tb_test_run r;
+		tb_test_sh(cmd, &r);
+		tb_test_run_free(&r);
+	}
+	sv_free(o);
+	free(o);
+	free_full(&f);
+}
+
+START_TEST(cut_64k_chunk_zstd)
+{
+	if (!tb_test_have_zstd() || system("command -v zstd > /dev/null") != 0) {
+		printf("salvage: libzstd or the zstd tool missing, test skipped\n");
+		return;
+	}
+	cut_big_chunk("zstd", tb_test_zstd_compress, &zstd_dc, "zstd -dc \"$F\" 2>/dev/null | wc -c");
+}
+END_TEST
+
+START_TEST(cut_64k_chunk_zlib)
+{
+	static const tb_dat_decompressor zlib_dc = { tb_test_zlib, NULL };
+	if (!tb_test_have_zlib() || system("command -v python3 > /dev/null") != 0) {
+		printf("salvage: zlib or python3 missing, test skipped\n");
+		return;
+	}
+	cut_big_chunk("zlib", tb_test_zlib_compress, &zlib_dc,
+		      "python3 -c 'import sys, zlib; "
+		      "print(len(zlib.decompressobj().decompress(open(sys.argv[1], \"rb\").read())))' "
+		      "\"$F\"");
+}
+END_TEST
+
 Suite *tb_suite_salvage(void)
 {
 	Suite *s = suite_create("salvage");
@@ -1032,6 +1273,8 @@ Suite *tb_suite_salvage(void)
 	tcase_add_test(t, damaged_metadata_v7zstd);
 	tcase_add_test(t, crafted_cuts_plain);
 	tcase_add_test(t, crafted_cuts_compressed);
+	tcase_add_test(t, cut_64k_chunk_zstd);
+	tcase_add_test(t, cut_64k_chunk_zlib);
 	tcase_add_test(t, crafted_damage_v6);
 	tcase_add_test(t, crafted_damage_v7);
 	tcase_add_test(t, bad_page_then_cut_v6);

@@ -184,6 +184,7 @@ START_TEST(sample_v7zstd_matches_v7)
 	tb_dat_decompressor dc = { tb_test_zstd, NULL };
 	const tb_dat_buffer *top, *top7;
 	uint8_t *page;
+	size_t got;
 	if (!p || !p7) {
 		free(p);
 		free(p7);
@@ -229,8 +230,9 @@ START_TEST(sample_v7zstd_matches_v7)
 						     &o.err), TB_OK);
 		while ((s = tb_dat_chunk_next(&it, &ch, &o.err)) == TB_OK) {
 			ck_assert_int_eq(tb_dat_chunk_inflate(&o.d, top, &ch, page,
-							      1 << 20, &o.err),
+							      1 << 20, &got, &o.err),
 					 TB_OK);
+			ck_assert_uint_eq(got, ch.usize);
 			ck_assert(!memcmp(page, p7 + pos, ch.usize));
 			pos += ch.usize;
 			chunks++;
@@ -340,6 +342,7 @@ START_TEST(writer_v7_compressed)
 	tb_dat_chunk_iter it;
 	tb_dat_chunk ch;
 	uint8_t page[4096];
+	size_t got;
 	ck_assert_int_eq(dat_open(&o, wbuf, n, &copy_dc), TB_OK);
 	check_writer_file(&o.d, &lay);
 	ck_assert_int_eq(o.d.buffers[0].compressed, 1);
@@ -349,10 +352,12 @@ START_TEST(writer_v7_compressed)
 	ck_assert_int_eq(tb_dat_chunk_next(&it, &ch, &o.err), TB_OK);
 	ck_assert_uint_eq(ch.usize, 4096);
 	ck_assert_int_eq(tb_dat_chunk_inflate(&o.d, &o.d.buffers[0], &ch, page,
-					      sizeof(page), &o.err), TB_OK);
+					      sizeof(page), &got, &o.err), TB_OK);
+	ck_assert_uint_eq(got, 4096);
 	ck_assert_uint_eq(page[0], 2); /* CPU 1's page timestamp */
 	ck_assert_int_eq(tb_dat_chunk_inflate(&o.d, &o.d.buffers[0], &ch, page,
-					      100, &o.err), TB_ERR_NO_SPACE);
+					      100, &got, &o.err), TB_ERR_NO_SPACE);
+	ck_assert_uint_eq(got, 0);
 	ck_assert_int_eq(tb_dat_chunk_next(&it, &ch, &o.err), TB_END);
 	dat_close(&o);
 }
@@ -698,6 +703,7 @@ START_TEST(decompressor_contract)
 		tb_dat_chunk_iter it;
 		tb_dat_chunk ch;
 		uint8_t page[8192];
+		size_t got;
 		uint8_t *c;
 		size_t cpu0 = lay.cpu_off[0];
 		put_le(wbuf + cpu0 + 8, 4000, 4); /* usize */
@@ -708,7 +714,7 @@ START_TEST(decompressor_contract)
 						     &o.err), TB_OK);
 		ck_assert_int_eq(tb_dat_chunk_next(&it, &ch, &o.err), TB_OK);
 		ck_assert_int_eq(tb_dat_chunk_inflate(&o.d, &o.d.buffers[0], &ch,
-						      page, sizeof(page), &o.err),
+						      page, sizeof(page), &got, &o.err),
 				 TB_ERR_LENGTH);
 		ck_assert_uint_eq(o.err.offset, cpu0 + 4 + 4);
 		dat_close(&o);
@@ -1595,6 +1601,7 @@ START_TEST(entry_point_arguments)
 	tb_dat_cpu fc;
 	const tb_dat_buffer *top;
 	uint8_t page[4096];
+	size_t got;
 	size_t max;
 	ck_assert_int_eq(tb_dat_probe(NULL, 100), 0);
 	ck_assert_int_eq(tb_dat_probe(wbuf, 9), 0);
@@ -1639,19 +1646,21 @@ START_TEST(entry_point_arguments)
 	ck_assert_uint_eq(it.end, n);
 	ck_assert_int_eq(tb_dat_chunk_next(&it, &ch, &e), TB_OK);
 	ck_assert_uint_eq(ch.offset, lay.cpu_off[1] + 4);
-	ck_assert_int_eq(tb_dat_chunk_inflate(NULL, top, &ch, page, sizeof(page), &e), TB_ERR_ARG);
-	ck_assert_int_eq(tb_dat_chunk_inflate(&o.d, NULL, &ch, page, sizeof(page), &e), TB_ERR_ARG);
-	ck_assert_int_eq(tb_dat_chunk_inflate(&o.d, top, NULL, page, sizeof(page), &e), TB_ERR_ARG);
-	ck_assert_int_eq(tb_dat_chunk_inflate(&o.d, top, &ch, NULL, sizeof(page), &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_dat_chunk_inflate(NULL, top, &ch, page, sizeof(page), &got, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_dat_chunk_inflate(&o.d, NULL, &ch, page, sizeof(page), &got, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_dat_chunk_inflate(&o.d, top, NULL, page, sizeof(page), &got, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_dat_chunk_inflate(&o.d, top, &ch, NULL, sizeof(page), &got, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_dat_chunk_inflate(&o.d, top, &ch, page, sizeof(page), NULL, &e), TB_ERR_ARG);
 	/* a buffer without a page size cannot check the chunk */
 	fb = *top;
 	fb.page_size = 0;
-	ck_assert_int_eq(tb_dat_chunk_inflate(&o.d, &fb, &ch, page, sizeof(page), &e),
+	ck_assert_int_eq(tb_dat_chunk_inflate(&o.d, &fb, &ch, page, sizeof(page), &got, &e),
 			 TB_ERR_LENGTH);
 	ck_assert_uint_eq(e.offset, ch.offset + 4);
 	/* an empty chunk needs no memory */
 	ch.usize = ch.csize = 0;
-	ck_assert_int_eq(tb_dat_chunk_inflate(&o.d, top, &ch, NULL, 0, &e), TB_OK);
+	ck_assert_int_eq(tb_dat_chunk_inflate(&o.d, top, &ch, NULL, 0, &got, &e), TB_OK);
+	ck_assert_uint_eq(got, 0);
 	dat_close(&o);
 }
 END_TEST

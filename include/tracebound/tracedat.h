@@ -17,7 +17,8 @@
  * a second retry may be needed).
  *
  * Compressed sections are handed to a decompressor the caller supplies;
- * the library checks that it produced exactly the declared size.
+ * the library checks that it produced exactly the declared size (a chunk
+ * a cut file ends in: at most it, of which the whole pages are kept).
  */
 #ifndef TRACEBOUND_TRACEDAT_H
 #define TRACEBOUND_TRACEDAT_H
@@ -103,6 +104,11 @@ typedef struct tb_dat_cpu {
 				    empty CPU (whose `offset` is 0) */
 	uint32_t chunks;
 	int cut;
+	/* Salvage, compressed and cut: the bytes present (its 8-byte header
+	 * included) of the chunk the file ends in, after the `chunks` whole
+	 * ones; 0 when the cut falls between chunks or in a chunk header.
+	 * The chunk walk gives it as a cut chunk (tb_dat_chunk.cut). */
+	uint64_t tail;
 } tb_dat_cpu;
 
 typedef struct tb_dat_buffer {
@@ -123,8 +129,13 @@ typedef struct tb_dat_buffer {
 
 /* Decompress src[0..src_len) with algorithm `algo` ("zstd", "zlib") into
  * dst[0..dst_cap); store the bytes produced in *produced.  Return TB_OK,
- * TB_ERR_UNSUPPORTED for an algorithm it lacks, or TB_ERR_VALUE for data
- * that does not decompress. */
+ * TB_ERR_UNSUPPORTED for an algorithm it lacks, TB_ERR_VALUE for data
+ * that does not decompress, or TB_ERR_TRUNCATED when src ends before the
+ * compressed data does: then *produced says how much of dst it could
+ * decode from what is there (a file cut inside a chunk keeps the chunk's
+ * whole pages; a decompressor that cannot decode a cut input may return
+ * TB_ERR_VALUE, and the chunk is lost).  The library keeps at most
+ * dst_cap bytes either way and checks *produced against it. */
 typedef tb_status (*tb_dat_decompress_fn)(void *ctx, const char *algo,
 					  const void *src, size_t src_len,
 					  void *dst, size_t dst_cap,
@@ -345,9 +356,11 @@ TB_API int tb_dat_probe(const void *file, size_t len);
 
 typedef struct tb_dat_chunk {
 	const uint8_t *data;     /* compressed bytes, in the file */
-	uint32_t csize;
+	uint32_t csize;          /* (cut: the bytes present) */
 	uint32_t usize;          /* declared uncompressed size */
 	uint64_t offset;         /* file offset of the chunk header */
+	int cut;                 /* salvage: the file ends inside this chunk,
+				    the last of its CPU (tb_dat_cpu.tail) */
 } tb_dat_chunk;
 
 typedef struct tb_dat_chunk_iter {
@@ -368,12 +381,17 @@ TB_API TB_MUST_CHECK tb_status tb_dat_chunks_begin(tb_dat_chunk_iter *it,
 TB_API TB_MUST_CHECK tb_status tb_dat_chunk_next(tb_dat_chunk_iter *it,
 						 tb_dat_chunk *out,
 						 tb_error *err);
-/* Decompress one chunk into dst (usize bytes, a whole number of pages). */
+/* Decompress one chunk into dst (usize bytes, a whole number of pages);
+ * *len is the bytes of dst holding pages: usize, or for a cut chunk the
+ * whole pages decoded from the bytes present.  A cut chunk that gave
+ * fewer than usize bytes returns TB_ERR_TRUNCATED with *len (maybe 0)
+ * set and err->offset at its header: its pages from *len on are lost.
+ * Any other error sets *len to 0. */
 TB_API TB_MUST_CHECK tb_status tb_dat_chunk_inflate(const tb_dat *d,
 						    const tb_dat_buffer *b,
 						    const tb_dat_chunk *c,
 						    void *dst, size_t dst_cap,
-						    tb_error *err);
+						    size_t *len, tb_error *err);
 
 /* ---- the events of a buffer, all CPUs merged by time ---- */
 
@@ -400,6 +418,8 @@ typedef struct tb_dat_cursor {
 	tb_kbuf_record recs[TB_DAT_BATCH];
 	size_t nrecs, irec;
 	tb_status batch_status;  /* how the last batch ended */
+	int chunk_cut;           /* the chunk is cut: its lost pages are
+				    reported after its last whole one */
 	int64_t missed;          /* drops waiting for this CPU's next event */
 	int first_in_page;
 	int done;
@@ -442,8 +462,9 @@ TB_API TB_MUST_CHECK tb_status tb_dat_chunk_max(const tb_dat *d,
 /*
  * Start the merged stream of buffer b: cursors[0..b->ncpus) and, for a
  * compressed buffer or one read through d->read, chunk_mem of
- * b->ncpus * per_cpu bytes (per_cpu from tb_dat_chunk_max).  The layout
- * comes from the file's header_page.
+ * b->ncpus * per_cpu bytes (per_cpu from tb_dat_chunk_max; NULL when
+ * that is 0, as for a cut file with no chunk left).  The layout comes
+ * from the file's header_page.
  */
 TB_API TB_MUST_CHECK tb_status tb_dat_stream_init(tb_dat_stream *s,
 						  const tb_dat *d,

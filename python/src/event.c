@@ -289,7 +289,14 @@ static PyObject *event_text(tbpy_event *e, PyObject *args, PyObject *kw)
 				  "the session has no program for this rendering "
 				  "(out of memory, or a kind it lacks)");
 	}
-	out = tbpy_str(buf, res.len < cap ? res.len : cap - 1);
+	{
+		size_t n = res.len < cap ? res.len : cap - 1;
+		/* a line is a str like any other: the '\n' that ends it in
+		 * a report is the printer's (print() adds its own) */
+		if ((how & TB_TEXT_LINE) && n && buf[n - 1] == '\n')
+			n--;
+		out = tbpy_str(buf, n);
+	}
 	if (buf != small)
 		PyMem_Free(buf);
 	return out;

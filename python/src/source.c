@@ -5,8 +5,8 @@
  */
 #define _DEFAULT_SOURCE
 #include "tbpy.h"
+#include "dlcodec.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,36 +33,13 @@ void tbpy_unmap(tbpy_map *m)
 
 /* ---- decompressors, loaded when present ---- */
 
-typedef size_t (*zstd_decompress_fn)(void *, size_t, const void *, size_t);
-typedef unsigned (*zstd_iserror_fn)(size_t);
-typedef int (*zlib_uncompress_fn)(uint8_t *, unsigned long *, const uint8_t *,
-				  unsigned long);
-
-static struct {
-	int tried;
-	zstd_decompress_fn zd;
-	zstd_iserror_fn ze;
-	zlib_uncompress_fn zu;
-} dl;
+static tb_dlcodec dl;
 
 static void load_decompressors(void)
 {
-	void *h;
 	/* Python's import lock serialises the first Trace of the module:
 	 * this runs once before any thread decodes (see tbpy_input_open). */
-	if (dl.tried)
-		return;
-	dl.tried = 1;
-	h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (h) {
-		*(void **)&dl.zd = dlsym(h, "ZSTD_decompress");
-		*(void **)&dl.ze = dlsym(h, "ZSTD_isError");
-		if (!dl.zd || !dl.ze)
-			dl.zd = NULL;
-	}
-	h = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (h)
-		*(void **)&dl.zu = dlsym(h, "uncompress");
+	tb_dlcodec_load(&dl);
 }
 
 tb_status tbpy_decompress(void *ctx, const char *algo, const void *src,
@@ -70,21 +47,7 @@ tb_status tbpy_decompress(void *ctx, const char *algo, const void *src,
 			  size_t *produced)
 {
 	(void)ctx;
-	if (!strcmp(algo, "zstd") && dl.zd) {
-		size_t r = dl.zd(dst, dst_cap, src, src_len);
-		if (dl.ze(r))
-			return TB_ERR_VALUE;
-		*produced = r;
-		return TB_OK;
-	}
-	if (!strcmp(algo, "zlib") && dl.zu) {
-		unsigned long out = (unsigned long)dst_cap;
-		if (src_len > (unsigned long)-1 || dl.zu(dst, &out, src, (unsigned long)src_len) != 0)
-			return TB_ERR_VALUE;
-		*produced = out;
-		return TB_OK;
-	}
-	return TB_ERR_UNSUPPORTED;
+	return tb_dlcodec_decompress(&dl, algo, src, src_len, dst, dst_cap, produced);
 }
 
 /* ---- raw dump directories ---- */

@@ -5,7 +5,7 @@ import os
 import pytest
 
 import tracebound
-from conftest import dat_files, fresh_files, run_json, run_text
+from conftest import ROOT, dat_files, fresh_files, run_json, run_text
 
 
 def strip_common(fields):
@@ -53,7 +53,9 @@ def test_dat_text_lines_equal_report(cli, path):
     with tracebound.open(path) as t:
         assert lines[0] == "cpus=%d\n" % t.cpus
         text = [e.text("line") for e in t]
-    assert "".join(text) == "".join(lines[1:])
+    # each without the newline the report ends it with
+    assert not any(x.endswith("\n") for x in text)
+    assert "".join(x + "\n" for x in text) == "".join(lines[1:])
 
 
 @pytest.mark.parametrize("path", dat_files() + fresh_files(), ids=os.path.basename)
@@ -61,7 +63,19 @@ def test_raw_lines_equal_report_raw(cli, path):
     with tracebound.open(path) as t:
         text = [e.text("raw-line") for e in t]
     lines = run_text(cli, "report", "--raw", path).splitlines(keepends=True)
-    assert "".join(text) == "".join(lines[1:])
+    assert not any(x.endswith("\n") for x in text)
+    assert "".join(x + "\n" for x in text) == "".join(lines[1:])
+
+
+def test_line_has_no_trailing_newline():
+    with tracebound.open(os.path.join(ROOT, "tests", "data", "sched4k.v7zstd.dat")) as t:
+        ev = next(iter(t))
+        assert ev.text("line") == (" memfd:sealed-91-1573  [001]   192.833676: "
+                                   "sys_enter_newfstat:   sys_newfstat(fd: 5, "
+                                   "statbuf: 0x7fff89a3be00)")
+        assert ev.text("raw-line") == (" memfd:sealed-91-1573  [001]   192.833676: "
+                                       "sys_enter_newfstat:    __syscall_nr=5 "
+                                       "fd=0x00000005 statbuf=0x7fff89a3be00")
 
 
 def test_iteration_goes_on_after_a_damaged_page():

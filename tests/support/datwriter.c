@@ -3,12 +3,14 @@
 #include "pagewriter.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct w {
 	dw_bytes b;
 	char strings[512];
 	size_t nstrings;
+	size_t (*squeeze)(const void *src, size_t n, void *dst, size_t cap);
 } w;
 
 void dw_bytes_init(dw_bytes *b, uint8_t *p, size_t cap, int be)
@@ -231,13 +233,32 @@ static size_t begin_sect(w *o, unsigned id, int compress, const char *desc)
 	return at;
 }
 
+/* Replace the n bytes written at `at` (the end of the output) by their
+ * compressed form; its size, 0 when the compressor fails. */
+static size_t squeeze_tail(w *o, size_t at)
+{
+	size_t n = o->b.len - at, cap = 2 * n + 1024, z = 0;
+	uint8_t *t = malloc(cap);
+	if (t && !o->b.overflow)
+		z = o->squeeze(o->b.p + at, n, t, cap);
+	o->b.len = at;
+	if (z)
+		put(o, t, z);
+	else
+		o->b.overflow = 1;
+	free(t);
+	return z;
+}
+
 static void end_sect(w *o, size_t at, int compress)
 {
-	size_t body = o->b.len - at - 16;
+	size_t body = o->b.len - at - 16, usize = body - 8;
+	if (compress && o->squeeze)
+		body = squeeze_tail(o, at + 24) + 8;
 	patch_n(o, at + 8, body, 8);
 	if (compress) {
 		patch_n(o, at + 16, body - 8, 4);
-		patch_n(o, at + 20, body - 8, 4);
+		patch_n(o, at + 20, usize, 4);
 	}
 }
 
@@ -352,12 +373,27 @@ static void put_buffer_section(w *o, const dw_spec *s, size_t opt_sect,
 		size_t start, size;
 		pad_to(o, s->page_size);
 		start = o->b.len;
-		if (s->compress) {
+		if (s->compress && o->squeeze) {
+			/* chunks of chunk_pages pages, each compressed */
+			size_t step = s->chunk_pages ? (size_t)s->chunk_pages * s->page_size
+						     : cpu_size(s, c), k;
+			put_n(o, step ? (cpu_size(s, c) + step - 1) / step : 0, 4);
+			for (k = 0; k < cpu_size(s, c); k += step) {
+				size_t u = cpu_size(s, c) - k < step ? cpu_size(s, c) - k : step;
+				size_t hdr = o->b.len;
+				put_n(o, 0, 8);
+				put(o, cpu_data(s, c) + k, u);
+				patch_n(o, hdr, squeeze_tail(o, hdr + 8), 4);
+				patch_n(o, hdr + 4, u, 4);
+			}
+		} else if (s->compress) {
 			put_n(o, 1, 4);
 			put_n(o, cpu_size(s, c), 4);
 			put_n(o, cpu_size(s, c), 4);
+			put(o, cpu_data(s, c), cpu_size(s, c));
+		} else {
+			put(o, cpu_data(s, c), cpu_size(s, c));
 		}
-		put(o, cpu_data(s, c), cpu_size(s, c));
 		size = o->b.len - start - (s->compress ? 4 : 0);
 		if (top)
 			set_cpu_off(lay, c, start);
@@ -476,6 +512,7 @@ size_t dw_write(const dw_spec *s, uint8_t *out, size_t cap, dw_layout *lay)
 		lay = &tmp;
 	memset(lay, 0, sizeof(*lay));
 	memset(&o, 0, sizeof(o));
+	o.squeeze = s->squeeze;
 	dw_bytes_init(&o.b, out, cap, s->big_endian);
 	put(&o, "\x17\x08\x44tracing", 10);
 	put_cstr(&o, s->version == 6 ? "6" : "7");

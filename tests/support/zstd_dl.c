@@ -1,44 +1,77 @@
-/* A zstd decompressor for tests, loaded at run time (the test binary does
- * not link libzstd): lets the library tests read the real zstd sample. */
+/* zstd and zlib for tests, loaded at run time (the test binary does not
+ * link libzstd or zlib): lets the library tests read the real zstd sample
+ * and write compressed files of their own.  The decompressors are the
+ * Python module's (cli/dlcodec.h). */
 #include "zstd_dl.h"
 
-#include <dlfcn.h>
-#include <string.h>
+#include "../../cli/dlcodec.h"
 
-typedef size_t (*zstd_decompress_fn)(void *, size_t, const void *, size_t);
-typedef unsigned (*zstd_is_error_fn)(size_t);
+static tb_dlcodec dl;
+static size_t (*zcomp)(void *, size_t, const void *, size_t, int);
+static int (*zlcomp)(void *, unsigned long *, const void *, unsigned long, int);
+
+static void load(void)
+{
+	if (dl.tried)
+		return;
+	tb_dlcodec_load(&dl);
+	if (dl.zstd)
+		*(void **)&zcomp = dlsym(dl.zstd, "ZSTD_compress");
+	if (dl.zlib)
+		*(void **)&zlcomp = dlsym(dl.zlib, "compress2");
+}
+
+static tb_status only(const char *want, void *ctx, const char *algo, const void *src,
+		      size_t src_len, void *dst, size_t dst_cap, size_t *produced)
+{
+	(void)ctx;
+	if (strcmp(algo, want) != 0)
+		return TB_ERR_UNSUPPORTED;
+	load();
+	return tb_dlcodec_decompress(&dl, algo, src, src_len, dst, dst_cap, produced);
+}
 
 tb_status tb_test_zstd(void *ctx, const char *algo, const void *src,
 		       size_t src_len, void *dst, size_t dst_cap,
 		       size_t *produced)
 {
-	static void *lib;
-	static zstd_decompress_fn dec;
-	static zstd_is_error_fn is_err;
-	size_t r;
-	(void)ctx;
-	if (strcmp(algo, "zstd") != 0)
-		return TB_ERR_UNSUPPORTED;
-	if (!lib) {
-		lib = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
-		if (!lib)
-			return TB_ERR_UNSUPPORTED;
-		dec = (zstd_decompress_fn)dlsym(lib, "ZSTD_decompress");
-		is_err = (zstd_is_error_fn)dlsym(lib, "ZSTD_isError");
-	}
-	if (!dec || !is_err)
-		return TB_ERR_UNSUPPORTED;
-	r = dec(dst, dst_cap, src, src_len);
-	if (is_err(r))
-		return TB_ERR_VALUE;
-	*produced = r;
-	return TB_OK;
+	return only("zstd", ctx, algo, src, src_len, dst, dst_cap, produced);
+}
+
+tb_status tb_test_zlib(void *ctx, const char *algo, const void *src,
+		       size_t src_len, void *dst, size_t dst_cap,
+		       size_t *produced)
+{
+	return only("zlib", ctx, algo, src, src_len, dst, dst_cap, produced);
 }
 
 int tb_test_have_zstd(void)
 {
-	size_t p;
-	char out[1];
-	/* an empty frame fails to decode but proves the library loaded */
-	return tb_test_zstd(NULL, "zstd", "", 0, out, 0, &p) != TB_ERR_UNSUPPORTED;
+	load();
+	return dl.zd != NULL;
+}
+
+int tb_test_have_zlib(void)
+{
+	load();
+	return dl.zu && zlcomp;
+}
+
+size_t tb_test_zstd_compress(const void *src, size_t n, void *dst, size_t cap)
+{
+	size_t r;
+	load();
+	if (!zcomp || !dl.ze)
+		return 0;
+	r = zcomp(dst, cap, src, n, 3);
+	return dl.ze(r) ? 0 : r;
+}
+
+size_t tb_test_zlib_compress(const void *src, size_t n, void *dst, size_t cap)
+{
+	unsigned long out = (unsigned long)cap;
+	load();
+	if (!zlcomp || zlcomp(dst, &out, src, (unsigned long)n, 6) != 0)
+		return 0;
+	return (size_t)out;
 }
