@@ -55,7 +55,7 @@ tb_status tb_dat_chunk_caps(const tb_dat *d, const tb_dat_buffer *b, size_t *cap
 	for (i = 0; i < b->ncpus; i++) {
 		const tb_dat_cpu *cpu = &b->cpus[i];
 		size_t cap = 0;
-		if (b->compressed && cpu->size) {
+		if (b->compressed && (cpu->size || cpu->tail)) { /* a cut chunk too */
 			tb_dat_chunk_iter it;
 			tb_dat_chunk ch;
 			tb_status s = tb_dat_chunks_begin(&it, d, b, cpu, err);
