@@ -267,10 +267,11 @@ static size_t tep_numbers(struct tep_event *ev, void *data, uint64_t *out, size_
 			unsigned long long v;
 			if (!(tf->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
 			    tep_read_number_field(tf, data, &v) == 0) {
-				if ((tf->flags & TEP_FIELD_IS_SIGNED) && tf->size < 8) {
-					unsigned long long m = 1ull << (8 * tf->size - 1);
-					v = (v ^ m) - m;
-				}
+				/* branch-free: sizes are 1, 2, 4 or 8 here */
+				unsigned long long m =
+					(unsigned long long)!!(tf->flags & TEP_FIELD_IS_SIGNED)
+					<< (8 * tf->size - 1);
+				v = (v ^ m) - m;
 				if (n < max)
 					out[n] = v;
 				n++;
