@@ -550,8 +550,8 @@ int main(int argc, char **argv)
 	take_texts(sched);
 	tep_set_loglevel(TEP_LOG_NONE);
 
-	/* 1. parsing: best of several rounds each */
-	for (rounds = 0; rounds < 20; rounds++) {
+	/* 1. parsing: best of several rounds each (not when profiling) */
+	for (rounds = 0; rounds < 20 && argc < 3; rounds++) {
 		t0 = now();
 		if (tb_parse_all(sched) != 0) {
 			fprintf(stderr, "format_bench: tracebound failed to parse a format\n");
@@ -560,7 +560,7 @@ int main(int argc, char **argv)
 		if (now() - t0 < tb_parse)
 			tb_parse = now() - t0;
 	}
-	for (rounds = 0; rounds < 5; rounds++) {
+	for (rounds = 0; rounds < 5 && argc < 3; rounds++) {
 		struct tep_handle *tep;
 		t0 = now();
 		tep = tep_parse_all(sched);
@@ -572,9 +572,12 @@ int main(int argc, char **argv)
 		}
 		tep_free(tep);
 	}
-	printf("parse %zu formats: tracebound %.2f ms, libtraceevent %.2f ms, ratio %.1fx\n",
-	       sched->ntexts, tb_parse * 1e3, tep_parse * 1e3, tep_parse / tb_parse);
-	printf("figure: parse_formats_vs_tep %.2f\n", tep_parse / tb_parse);
+	if (argc < 3) {
+		printf("parse %zu formats: tracebound %.2f ms, libtraceevent %.2f ms, "
+		       "ratio %.1fx\n", sched->ntexts, tb_parse * 1e3, tep_parse * 1e3,
+		       tep_parse / tb_parse);
+		printf("figure: parse_formats_vs_tep %.2f\n", tep_parse / tb_parse);
+	}
 	sched->ntexts = 0;
 
 	/* 2. and 3. walk + every numeric field of every event, on ~64 MiB of pages */
