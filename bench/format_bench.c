@@ -536,7 +536,7 @@ int main(int argc, char **argv)
 	corpus *sched = &corpora[0], *mix = &corpora[1];
 	size_t rounds;
 	double t0, tb_parse = 1e9, tep_parse = 1e9;
-	int have_mix;
+	int have_mix, only_mix = argc == 4 && !strcmp(argv[3], "mix");
 
 	sched->what = "raw-sched4k";
 	sched->prefix = "";
@@ -549,6 +549,10 @@ int main(int argc, char **argv)
 	}
 	take_texts(sched);
 	tep_set_loglevel(TEP_LOG_NONE);
+	if (only_mix && load_mix(mix) != 0) {
+		fprintf(stderr, "format_bench: no mix capture to profile\n");
+		return 1;
+	}
 
 	/* 1. parsing: best of several rounds each (not when profiling) */
 	for (rounds = 0; rounds < 20 && argc < 3; rounds++) {
@@ -581,20 +585,20 @@ int main(int argc, char **argv)
 	sched->ntexts = 0;
 
 	/* 2. and 3. walk + every numeric field of every event, on ~64 MiB of pages */
-	if (load_raw(sched, src_path("tests/data/raw-sched4k/cpu0.raw")) != 0 ||
-	    load_raw(sched, src_path("tests/data/raw-sched4k/cpu1.raw")) != 0 ||
-	    prepare(sched) != 0) {
+	if (!only_mix && (load_raw(sched, src_path("tests/data/raw-sched4k/cpu0.raw")) != 0 ||
+			  load_raw(sched, src_path("tests/data/raw-sched4k/cpu1.raw")) != 0 ||
+			  prepare(sched) != 0)) {
 		fprintf(stderr, "format_bench: cannot read tests/data/raw-sched4k\n");
 		return 1;
 	}
-	have_mix = load_mix(mix);
+	have_mix = only_mix ? 0 : load_mix(mix);
 	if (have_mix < 0) {
 		fprintf(stderr, "format_bench: the mix capture is there but cannot be read\n");
 		return 1;
 	}
 	/* --profile N [mix]: only variant N (0..5), 20 times, for perf/callgrind */
 	if (argc >= 3 && !strcmp(argv[1], "--profile")) {
-		corpus *c = argc == 4 && !strcmp(argv[3], "mix") && have_mix == 0 ? mix : sched;
+		corpus *c = only_mix && have_mix == 0 ? mix : sched;
 		const char *r = getenv("TB_PROFILE_ROUNDS");
 		size_t ev0, n = r ? (size_t)atoi(r) : 20;
 		for (rounds = 0; rounds < n; rounds++)
