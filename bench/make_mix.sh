@@ -21,6 +21,7 @@
 # It runs until one CPU's buffer is about full or 60 s pass.
 set -eu
 cd "$(dirname "$0")/.."
+. bench/fill.sh
 out=${1:-build/bench/mix16k}
 mb=${2:-48}
 if [ -f "$out/done" ]; then
@@ -82,31 +83,7 @@ busy() {
 		head -c 100000 /dev/urandom | sort > /dev/null
 	done
 }
-echo 1 > "$inst/tracing_on"
-i=0
-while [ $i -lt "$ncpu" ]; do
-	busy &
-	pids="$pids $!"
-	i=$((i + 1))
-done
-full_kb=$((per_cpu_kb * 90 / 100))
-s=0
-while [ $s -lt 120 ]; do
-	sleep 0.5
-	s=$((s + 1))
-	done_=0
-	c=0
-	while [ $c -lt "$ncpu" ]; do
-		bytes=$(awk '$1 == "bytes:" {print $2}' "$inst/per_cpu/cpu$c/stats")
-		[ $((bytes / 1024)) -ge "$full_kb" ] && done_=1
-		c=$((c + 1))
-	done
-	[ $done_ = 1 ] && break
-done
-echo 0 > "$inst/tracing_on"
-for p in $pids; do kill "$p" 2>/dev/null || true; done
-wait 2>/dev/null || true
-pids=
+fill_buffers "$inst" "$per_cpu_kb" 90
 echo "make_mix: workload ran $((s / 2)) s" >&2
 
 mkdir -p "$work/out"
