@@ -19,6 +19,23 @@
  * VALUE" lines for bench/check.sh; TB_BENCH_ROUNDS=1 prints each round's
  * times to stderr.  Goals: parsing >= 10x (issue 3), walking plus field
  * reads >= 6x (issue 17), on the mix too (issue 38).
+ *
+ * Where the time goes on the mix (callgrind, instructions per event, one
+ * pass of --profile 2 mix / --profile 3 mix; the machine this was
+ * measured on was shared, so instruction counts, not times, decided each
+ * step, and times were compared in alternated runs):
+ *   tracebound 281: tb_field_reader_read 115 (the argument and record
+ *   length checks and the call ~35, the common header 8 from one load,
+ *   the other ~3.2 numeric fields ~15 each: window load, two variable
+ *   shifts, the sign), this loop's own work 80 (the calls, summing ~7.2
+ *   values), the sub-buffer walk 41, tb_format_set_lookup 37 (checks,
+ *   one load, one probe);
+ *   libtraceevent ~1,530: tep_read_number_field and tep_read_number per
+ *   field, tep_find_event's bsearch, kbuffer's walk.
+ * Before issue 38 tracebound took 370 (lookup 69: a size-generic read of
+ * common_type and a probe loop; reader 174: every common field through
+ * the per-field shifts).  Left: the per-field variable shifts (x86-64
+ * without BMI2 moves each count to %cl) and the caller's own loop.
  */
 #include <stdint.h>
 #include <stdio.h>
