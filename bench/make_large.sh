@@ -15,6 +15,7 @@
 # overwrite, events, tracing_on) are put back.  Disk: OUT only (about MB).
 set -eu
 cd "$(dirname "$0")/.."
+. bench/fill.sh
 out=${1:-build/bench/large.dat}
 mb=${2:-400}
 if [ -s "$out" ]; then
@@ -67,32 +68,8 @@ busy() {
 		sh -c 'i=0; while [ $i -lt 50 ]; do i=$((i + 1)); done; true'
 	done
 }
-echo 1 > "$t/tracing_on"
-i=0
-while [ $i -lt "$ncpu" ]; do
-	busy &
-	pids="$pids $!"
-	i=$((i + 1))
-done
 # stop when one CPU's buffer is about full (entries stop growing) or after 60 s
-full_kb=$((per_cpu_kb * 95 / 100))
-s=0
-while [ $s -lt 120 ]; do
-	sleep 0.5
-	s=$((s + 1))
-	done_=0
-	c=0
-	while [ $c -lt "$ncpu" ]; do
-		bytes=$(awk '$1 == "bytes:" {print $2}' "$t/per_cpu/cpu$c/stats")
-		[ $((bytes / 1024)) -ge "$full_kb" ] && done_=1
-		c=$((c + 1))
-	done
-	[ $done_ = 1 ] && break
-done
-echo 0 > "$t/tracing_on"
-for p in $pids; do kill "$p" 2>/dev/null || true; done
-wait 2>/dev/null || true
-pids=
+fill_buffers "$t" "$per_cpu_kb" 95
 echo "make_large: workload ran $((s / 2)) s; per-CPU stats:" >&2
 for c in $(seq 0 $((ncpu - 1))); do
 	echo "  cpu$c: $(tr '\n' ' ' < "$t/per_cpu/cpu$c/stats")" >&2

@@ -480,6 +480,67 @@ START_TEST(reader_integers_both_orders)
 }
 END_TEST
 
+/* The common fields are read without their ops only in the layout every
+ * kernel writes (u16, u8, u8, s32 at 0, 2, 3, 4); any other common
+ * layout, and big-endian records, go through the ops, with the values
+ * tb_field_int gives. */
+START_TEST(reader_common_header_layouts)
+{
+	static const char *const texts[3] = {
+		HEAD("std", "7") "\tfield:u8 a;\toffset:8;\tsize:1;\tsigned:0;\n" TAIL,
+		/* an unsigned common_pid */
+		"name: upid\nID: 7\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned int common_pid;\toffset:4;\tsize:4;\tsigned:0;\n\n"
+		"\tfield:u8 a;\toffset:8;\tsize:1;\tsigned:0;\n" TAIL,
+		/* flags and preempt_count in the other order, pid signed */
+		"name: swap\nID: 7\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:u8 a;\toffset:8;\tsize:1;\tsigned:0;\n" TAIL,
+	};
+	/* type 0x0107, flags 0x81, preempt 0x02, pid 0xfffffffe, a 0x90 */
+	static const uint8_t le[12] = { 7, 1, 0x81, 2, 0xfe, 0xff, 0xff, 0xff, 0x90, 0, 0, 0 };
+	static const uint8_t be[12] = { 1, 7, 0x81, 2, 0xff, 0xff, 0xff, 0xfe, 0x90, 0, 0, 0 };
+	static const uint64_t want[3][5] = {
+		{ 0x107, 0x81, 2, (uint64_t)-2, 0x90 },
+		{ 0x107, 0x81, 2, 0xfffffffeu, 0x90 },
+		{ 0x107, 2, 0x81, (uint64_t)-2, 0x90 },
+	};
+	size_t t, k;
+	int order;
+	for (t = 0; t < 3; t++) {
+		tb_format f = parse_or_die(texts[t]);
+		for (order = 0; order < 2; order++) {
+			uint8_t *r = rec_dup(order ? be : le, 12);
+			tb_field_op ops[8];
+			tb_field_reader rd;
+			uint64_t out[8];
+			size_t n;
+			tb_error e;
+			ck_assert_int_eq(tb_field_reader_init(&rd, &f, order, ops, 8, &e), TB_OK);
+			ck_assert_uint_eq(rd.nops, 5);
+			ck_assert_int_eq(tb_field_reader_read(&rd, r, 12, out, 8, &n, &e), TB_OK);
+			ck_assert_uint_eq(n, 5);
+			for (k = 0; k < 5; k++) {
+				ck_assert_uint_eq(out[k], get_int(&f.fields[ops[k].index], r, 12,
+								  order));
+				ck_assert_msg(order || out[k] == want[t][k], "%s op %zu: %llx",
+					      texts[t] + 6, k, (unsigned long long)out[k]);
+			}
+			/* the record one byte short of its static fields */
+			ck_assert_int_eq(tb_field_reader_read(&rd, r, 8, out, 8, &n, &e),
+					 TB_ERR_TRUNCATED);
+			free(r);
+		}
+	}
+}
+END_TEST
+
 /* A format of fewer than 8 static bytes (no 8-byte load may be used);
  * the storage check, NULL arguments and a caller-built format whose field
  * lies past its static size are errors. */
@@ -920,6 +981,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, dynamic_absent_and_partial);
 	tcase_add_test(tc, reader_integers_both_orders);
 	tcase_add_test(tc, reader_narrow_and_errors);
+	tcase_add_test(tc, reader_common_header_layouts);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("real");
 	tcase_set_timeout(tc, 120);

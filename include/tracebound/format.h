@@ -255,6 +255,8 @@ typedef struct tb_field_op {
 	uint8_t is_signed;
 	uint8_t lshift;      /* drops the loaded bytes past the field */
 	uint8_t rshift;      /* 64 - 8 * size: drops those before it */
+	uint8_t shape;       /* ops[0] only: a layout read without the ops (see field.c) */
+	uint8_t reserved_;
 } tb_field_op;
 
 /*
