@@ -426,6 +426,17 @@ TB_API tb_status tb_perf_feature_get(const tb_perf *f, unsigned id,
 	return feature_entry(f, id, out, err);
 }
 
+TB_API tb_status tb_perf_feature_string(const tb_perf *f, const tb_perf_feature *feat,
+					tb_perf_bytes *s, tb_error *err)
+{
+	tb_reader r;
+	size_t pos = 0;
+	if (!f || !feat || !s)
+		return fail(err, TB_ERR_ARG, 0, "NULL argument");
+	tb_rd_init(&r, feat->data.ptr, feat->data.len, f->big_endian);
+	return read_str(&r, &pos, feat->offset, s, err);
+}
+
 TB_API tb_status tb_perf_strings_begin(tb_perf_str_iter *it, const tb_perf *f,
 				       const tb_perf_feature *feat, tb_error *err)
 {

@@ -332,7 +332,14 @@ TB_API const char *tb_perf_feature_name(unsigned id);
  * HEADER_ATTR...), "unknown" otherwise. */
 TB_API const char *tb_perf_record_name(uint32_t type);
 
-/* ---- feature contents: string lists and event descriptions ---- */
+/* ---- feature contents: strings, string lists, event descriptions ---- */
+
+/* A one-string feature (HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC,
+ * CPUID): the string without its NUL padding. */
+TB_API TB_MUST_CHECK tb_status tb_perf_feature_string(const tb_perf *f,
+						      const tb_perf_feature *feat,
+						      tb_perf_bytes *s,
+						      tb_error *err);
 
 /* CMDLINE (and any u32 count + strings list): the strings in turn. */
 typedef struct tb_perf_str_iter {
