@@ -751,8 +751,9 @@ TB_API tb_status tb_perf_parse_sample(const tb_perf *f, const tb_perf_attr *a,
 	memset(s, 0, sizeof(*s));
 	t = a->sample_type;
 	if (t & ~TB_PERF_SAMPLE_KNOWN_)
-		return fail(err, TB_ERR_UNSUPPORTED, a->offset + 24,
-			    "sample_type has bits this decoder does not know");
+		return fail(err, TB_ERR_UNSUPPORTED, offset,
+			    "SAMPLE of an attr whose sample_type has bits this decoder "
+			    "does not know");
 	tb_rd_init(&c.r, rec, len, f->big_endian);
 	c.r.pos = REC_HDR;
 	c.end = len;
@@ -1058,6 +1059,12 @@ static tb_status parse_record(const tb_perf *f, const uint8_t *data, size_t len,
 	return TB_OK;
 }
 
+/* Records whose size does not count the bytes that follow them. */
+static int follows_data(uint32_t type)
+{
+	return type == TB_PERF_RECORD_AUXTRACE || type == TB_PERF_RECORD_HEADER_TRACING_DATA;
+}
+
 /* The record header at off of r: its size checked against min and room. */
 static tb_status check_header(const tb_reader *r, size_t off, uint64_t where, size_t room,
 			      uint16_t *size, tb_error *err)
@@ -1111,6 +1118,15 @@ TB_API tb_status tb_perf_record_next(tb_perf_iter *it, tb_perf_record *rec, tb_e
 	p = NULL;
 	(void)tb_rd_ptr_at(&r, (size_t)it->pos, size, &p);
 	st = parse_record(it->f, p, size, it->pos, rec, err);
+	if (st && follows_data(rec->type)) {
+		/* how many bytes follow is unknown: so is where the next
+		 * record starts */
+		it->sticky = fail(&it->err, st, it->pos,
+				  "record with data after it is too short to say how much");
+		if (err)
+			*err = it->err;
+		return st;
+	}
 	it->pos += size;
 	it->count++;
 	if (st == TB_OK && rec->extra_len) {
@@ -1302,6 +1318,8 @@ static tb_status stream_record(tb_perf_stream *p, const uint8_t *data, size_t le
 	p->offset += len;
 	p->count++;
 	st = parse_record(&p->f, data, len, off, rec, err);
+	if (st && follows_data(rec->type))
+		return stick(p, err, st, off, "record with data after it is too short to say how much");
 	if (st)
 		return st;
 	if (rec->type == TB_PERF_RECORD_HEADER_TRACING_DATA) {
