@@ -1078,6 +1078,121 @@ static tb_status check_header(const tb_reader *r, size_t off, uint64_t where, si
 	return TB_OK;
 }
 
+/* ------------------------------------------------------------------ */
+/* COMPRESSED records: one decompressed stream, drained record by      */
+/* record through the caller's window.                                */
+
+static int is_compressed(uint32_t type)
+{
+	return type == TB_PERF_RECORD_COMPRESSED || type == TB_PERF_RECORD_COMPRESSED2;
+}
+
+static tb_status set_decompressor(tb_perf_inflate *z, const tb_perf_decompressor *dc)
+{
+	if (!dc || !dc->fn || !dc->window || dc->window_cap < TB_PERF_WINDOW_MIN)
+		return TB_ERR_ARG;
+	memset(z, 0, sizeof(*z));
+	z->dc = *dc;
+	return TB_OK;
+}
+
+/* Start draining a COMPRESSED record's payload. */
+static tb_status inflate_start(const tb_perf *f, tb_perf_inflate *z, const tb_perf_record *rec,
+			       tb_error *err)
+{
+	tb_reader r;
+	uint64_t n;
+	tb_rd_init(&r, rec->data.ptr, rec->data.len, f->big_endian);
+	if (rec->type == TB_PERF_RECORD_COMPRESSED2) {
+		/* an explicit size: the record may be padded past it */
+		if (!tb_rd_u64_at(&r, REC_HDR, &n) || n > rec->data.len - 16u)
+			return fail(err, TB_ERR_LENGTH, rec->offset + REC_HDR,
+				    "COMPRESSED2 data size runs past the record");
+		z->src = rec->data.ptr + 16;
+	} else {
+		n = rec->data.len - REC_HDR;
+		z->src = rec->data.ptr + REC_HDR;
+	}
+	z->src_left = (size_t)n;
+	z->rec_off = rec->offset;
+	z->active = 1;
+	return TB_OK;
+}
+
+/*
+ * The next record out of the decompressed bytes: TB_OK, TB_END when the
+ * COMPRESSED records drained so far hold no further whole record (read
+ * the next record of the input), or an error (*sticky: the walk cannot
+ * go on).  Errors are at the offset of the COMPRESSED record drained.
+ */
+static tb_status inflate_next(const tb_perf *f, tb_perf_inflate *z, tb_perf_record *rec,
+			      int *sticky, tb_error *err)
+{
+	*sticky = 1;
+	for (;;) {
+		size_t have = z->wend - z->wpos, consumed = 0, produced = 0;
+		tb_status st;
+		if (have >= REC_HDR) {
+			const uint8_t *h = z->dc.window + z->wpos;
+			uint16_t size = tb_load16(h + 6, f->big_endian);
+			uint32_t type = tb_load32(h, f->big_endian);
+			if (size < REC_HDR)
+				return fail(err, TB_ERR_LENGTH, z->rec_off,
+					    "record inside compressed data: size below its header");
+			if (size <= have) {
+				uint64_t at = z->out_off + z->wpos;
+				z->wpos += size;
+				if (follows_data(type) || is_compressed(type))
+					return fail(err, TB_ERR_UNSUPPORTED, z->rec_off,
+						    "record inside compressed data that this version "
+						    "does not read there");
+				*sticky = 0;
+				z->records++;
+				st = parse_record(f, h, size, z->rec_off, rec, err);
+				rec->decompressed = 1;
+				rec->stream_offset = at;
+				return st;
+			}
+		}
+		if (!z->active)
+			return TB_END;
+		if (z->wpos) { /* room for more: what is left to the front */
+			memmove(z->dc.window, z->dc.window + z->wpos, have);
+			z->out_off += z->wpos;
+			z->wend = have;
+			z->wpos = 0;
+		}
+		st = z->dc.fn(z->dc.ctx, z->src, z->src_left, &consumed,
+			      z->dc.window + z->wend, z->dc.window_cap - z->wend, &produced);
+		if (st != TB_OK)
+			return fail(err, tb_is_error(st) ? st : TB_ERR_VALUE, z->rec_off,
+				    "COMPRESSED record does not decompress");
+		if (consumed > z->src_left || produced > z->dc.window_cap - z->wend)
+			return fail(err, TB_ERR_ARG, z->rec_off,
+				    "decompressor claims more bytes than it was given");
+		z->src += consumed;
+		z->src_left -= consumed;
+		z->wend += produced;
+		if (consumed == 0 && produced == 0) {
+			if (z->src_left)
+				return fail(err, TB_ERR_VALUE, z->rec_off,
+					    "decompressor makes no progress");
+			z->active = 0; /* this record's data is all out */
+		}
+	}
+}
+
+/* Bytes of decompressed data that no whole record took. */
+static size_t inflate_left(const tb_perf_inflate *z)
+{
+	return z->wend - z->wpos;
+}
+
+TB_API tb_status tb_perf_records_decompress(tb_perf_iter *it, const tb_perf_decompressor *dc)
+{
+	return it ? set_decompressor(&it->z, dc) : TB_ERR_ARG;
+}
+
 TB_API tb_status tb_perf_records_begin(tb_perf_iter *it, const tb_perf *f, tb_error *err)
 {
 	if (!it || !f)
@@ -1092,21 +1207,13 @@ TB_API tb_status tb_perf_records_begin(tb_perf_iter *it, const tb_perf *f, tb_er
 	return TB_OK;
 }
 
-TB_API tb_status tb_perf_record_next(tb_perf_iter *it, tb_perf_record *rec, tb_error *err)
+/* The next record of the data section itself. */
+static tb_status file_record(tb_perf_iter *it, tb_perf_record *rec, tb_error *err)
 {
 	tb_reader r;
 	uint16_t size;
 	tb_status st;
-	const uint8_t *p;
-	if (!it || !it->f || !rec)
-		return fail(err, TB_ERR_ARG, 0, "NULL argument");
-	if (it->sticky != TB_OK) {
-		if (err)
-			*err = it->err;
-		return it->sticky;
-	}
-	if (it->pos >= it->end)
-		return TB_END;
+	const uint8_t *p = NULL;
 	tb_rd_init(&r, it->f->file, it->f->len, it->f->big_endian);
 	st = check_header(&r, (size_t)it->pos, it->pos, (size_t)(it->end - it->pos), &size, &it->err);
 	if (st) {
@@ -1115,7 +1222,6 @@ TB_API tb_status tb_perf_record_next(tb_perf_iter *it, tb_perf_record *rec, tb_e
 			*err = it->err;
 		return st;
 	}
-	p = NULL;
 	(void)tb_rd_ptr_at(&r, (size_t)it->pos, size, &p);
 	st = parse_record(it->f, p, size, it->pos, rec, err);
 	if (st && follows_data(rec->type)) {
@@ -1142,11 +1248,51 @@ TB_API tb_status tb_perf_record_next(tb_perf_iter *it, tb_perf_record *rec, tb_e
 		rec->extra.len = (size_t)rec->extra_len;
 		it->pos += rec->extra_len;
 	}
-	if (st == TB_OK && (rec->type == TB_PERF_RECORD_COMPRESSED ||
-			    rec->type == TB_PERF_RECORD_COMPRESSED2))
-		return fail(err, TB_ERR_UNSUPPORTED, rec->offset,
-			    "COMPRESSED record: its records are not decompressed by this version");
 	return st;
+}
+
+TB_API tb_status tb_perf_record_next(tb_perf_iter *it, tb_perf_record *rec, tb_error *err)
+{
+	tb_status st;
+	tb_error e;
+	int sticky;
+	if (!it || !it->f || !rec)
+		return fail(err, TB_ERR_ARG, 0, "NULL argument");
+	for (;;) {
+		if (it->sticky != TB_OK) {
+			if (err)
+				*err = it->err;
+			return it->sticky;
+		}
+		if (it->z.dc.fn) {
+			st = inflate_next(it->f, &it->z, rec, &sticky, &e);
+			if (st != TB_END) {
+				if (st != TB_OK && sticky) {
+					it->sticky = st;
+					it->err = e;
+				}
+				if (err && st != TB_OK)
+					*err = e;
+				return st;
+			}
+		}
+		if (it->pos >= it->end) {
+			if (inflate_left(&it->z)) {
+				it->sticky = fail(&it->err, TB_ERR_TRUNCATED, it->end,
+						  "compressed data ends inside a record");
+				continue;
+			}
+			return TB_END;
+		}
+		st = file_record(it, rec, err);
+		if (st != TB_OK || !is_compressed(rec->type))
+			return st;
+		if (!it->z.dc.fn)
+			return fail(err, TB_ERR_UNSUPPORTED, rec->offset,
+				    "COMPRESSED record and no decompressor given");
+		if ((st = inflate_start(it->f, &it->z, rec, err)) != TB_OK)
+			return st;
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -1168,6 +1314,11 @@ TB_API void tb_perf_stream_init(tb_perf_stream *p, const tb_perf_storage *st)
 	p->f.header_size = TB_PERF_PIPE_HEADER_SIZE;
 	p->sticky = TB_OK;
 	tb_error_clear(&p->err);
+}
+
+TB_API tb_status tb_perf_stream_decompress(tb_perf_stream *p, const tb_perf_decompressor *dc)
+{
+	return p ? set_decompressor(&p->z, dc) : TB_ERR_ARG;
 }
 
 TB_API tb_status tb_perf_stream_feed(tb_perf_stream *p, const void *data, size_t len)
@@ -1201,6 +1352,9 @@ static tb_status out_of_input(tb_perf_stream *p, tb_error *err)
 {
 	if (!p->closed)
 		return TB_NEED_MORE;
+	if (inflate_left(&p->z) && p->saved == 0 && !p->pending && p->extra_left == 0)
+		return stick(p, err, TB_ERR_TRUNCATED, p->offset,
+			     "compressed data ends inside a record");
 	if (p->saved == 0 && !p->pending && p->extra_left == 0 && p->header_done) {
 		p->done = 1;
 		return TB_END;
@@ -1290,14 +1444,10 @@ static tb_status stream_apply(tb_perf_stream *p, const tb_perf_record *rec, tb_e
 
 /* Before a record that looks its attr up: the id table sorted (again,
  * after a late HEADER_ATTR, a bounded number of times). */
-static tb_status stream_ids(tb_perf_stream *p, const uint8_t *data, size_t len, tb_error *err)
+static tb_status resort_ids(tb_perf_stream *p, tb_error *err)
 {
-	uint32_t type;
 	tb_status st;
-	if (p->f.ids_sorted_ || len < 4)
-		return TB_OK;
-	type = tb_load32(data, p->f.big_endian);
-	if (type != TB_PERF_RECORD_SAMPLE && !has_trailer_type(type))
+	if (p->f.ids_sorted_)
 		return TB_OK;
 	if (p->f.late_attrs_++ > TB_PERF_MAX_LATE_ATTRS)
 		return stick(p, err, TB_ERR_LIMIT, p->offset,
@@ -1305,6 +1455,17 @@ static tb_status stream_ids(tb_perf_stream *p, const uint8_t *data, size_t len, 
 	if ((st = sort_ids(&p->f, &p->err)))
 		return stick(p, err, st, p->err.offset, p->err.what);
 	return TB_OK;
+}
+
+static tb_status stream_ids(tb_perf_stream *p, const uint8_t *data, size_t len, tb_error *err)
+{
+	uint32_t type;
+	if (p->f.ids_sorted_ || len < 4)
+		return TB_OK;
+	type = tb_load32(data, p->f.big_endian);
+	if (type != TB_PERF_RECORD_SAMPLE && !has_trailer_type(type))
+		return TB_OK;
+	return resort_ids(p, err);
 }
 
 /* A whole record at data: parse it, or start collecting what follows it. */
@@ -1342,10 +1503,14 @@ static tb_status stream_record(tb_perf_stream *p, const uint8_t *data, size_t le
 	}
 	if ((st = stream_apply(p, rec, err)))
 		return st;
-	if (rec->type == TB_PERF_RECORD_COMPRESSED || rec->type == TB_PERF_RECORD_COMPRESSED2)
-		return fail(err, TB_ERR_UNSUPPORTED, off,
-			    "COMPRESSED record: its records are not decompressed by this version");
-	return TB_OK;
+	if (!is_compressed(rec->type))
+		return TB_OK;
+	if (!p->z.dc.fn)
+		return fail(err, TB_ERR_UNSUPPORTED, off, "COMPRESSED record and no decompressor given");
+	/* the records inside look their attrs up */
+	if ((st = resort_ids(p, err)) || (st = inflate_start(&p->f, &p->z, rec, err)))
+		return st;
+	return TB_NEED_MORE; /* not a result: the caller loops to drain it */
 }
 
 /* HEADER_TRACING_DATA: collect its bytes, then give the record. */
@@ -1393,6 +1558,16 @@ TB_API tb_status tb_perf_stream_next(tb_perf_stream *p, tb_perf_record *rec, tb_
 				return st;
 			continue;
 		}
+		if (p->z.dc.fn) {
+			int sticky;
+			tb_error e;
+			st = inflate_next(&p->f, &p->z, rec, &sticky, &e);
+			if (st == TB_OK)
+				return stream_apply(p, rec, err);
+			if (st != TB_END)
+				return sticky ? stick(p, err, st, e.offset, e.what)
+					      : fail(err, st, e.offset, e.what);
+		}
 		if (p->pending)
 			return stream_tracing(p, rec, err);
 		if (p->extra_left) { /* AUXTRACE data: skipped */
@@ -1412,7 +1587,7 @@ TB_API tb_status tb_perf_stream_next(tb_perf_stream *p, tb_perf_record *rec, tb_
 			if (tb_rd_ptr_at(&in, p->in_pos, size, &data)) {
 				p->in_pos += size;
 				st = stream_record(p, data, size, rec, err);
-				if (st == TB_NEED_MORE && p->pending)
+				if (st == TB_NEED_MORE && (p->pending || p->z.active))
 					continue;
 				return st;
 			}
@@ -1432,7 +1607,7 @@ TB_API tb_status tb_perf_stream_next(tb_perf_stream *p, tb_perf_record *rec, tb_
 			return out_of_input(p, err);
 		p->saved = 0;
 		st = stream_record(p, p->buf, size, rec, err);
-		if (st == TB_NEED_MORE && p->pending)
+		if (st == TB_NEED_MORE && (p->pending || p->z.active))
 			continue;
 		return st;
 	}

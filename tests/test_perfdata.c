@@ -14,6 +14,7 @@
 #include "tracebound/tracedat.h"
 #include "perfwriter.h"
 #include "testutil.h"
+#include "zstd_dl.h"
 
 Suite *tb_suite_perfdata(void);
 
@@ -59,6 +60,11 @@ static char *load_text(const char *rel)
 	s[n] = 0;
 	free(b);
 	return s;
+}
+
+static int is_compressed_type(uint32_t t)
+{
+	return t == TB_PERF_RECORD_COMPRESSED || t == TB_PERF_RECORD_COMPRESSED2;
 }
 
 /* Storage big enough for every test file. */
@@ -1495,6 +1501,301 @@ START_TEST(names)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------------ */
+/* COMPRESSED records.                                                */
+
+static int cmp_lines(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines of t sorted bytewise (as LC_ALL=C sort). */
+static void sort_lines(text *t)
+{
+	size_t n = 0, i, cap = 16;
+	char **v = malloc(cap * sizeof(*v)), *p, *save = NULL;
+	text out = { 0 };
+	ck_assert_ptr_nonnull(v);
+	for (p = strtok_r(t->s, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+		if (n == cap)
+			v = realloc(v, (cap *= 2) * sizeof(*v));
+		ck_assert_ptr_nonnull(v);
+		v[n++] = p;
+	}
+	qsort(v, n, sizeof(*v), cmp_lines);
+	for (i = 0; i < n; i++) {
+		text_add(&out, v[i]);
+		text_add(&out, "\n");
+	}
+	free(v);
+	free(t->s);
+	*t = out;
+}
+
+/* perf record -z: the records inside the COMPRESSED ones are perf's (the
+ * golden lines sorted: perf prints the records of one COMPRESSED record
+ * in time order, the decoder in stream order). */
+START_TEST(real_zstd_file)
+{
+	size_t n, samples = 0, inside = 0;
+	uint8_t *b = load("schedz.data", &n);
+	store *s = new_store();
+	void *zs = NULL;
+	uint8_t *window = malloc(128 << 10);
+	tb_perf_decompressor dc = { tb_test_zstd_stream, &zs, window, 128 << 10 };
+	tb_perf f;
+	tb_perf_iter it;
+	tb_perf_record r;
+	tb_error e;
+	tb_status st;
+	uint64_t last = 0;
+	unsigned refused = 0;
+	text t = { 0 };
+	if (!tb_test_have_zstd()) {
+		free(window);
+		free(s);
+		free(b);
+		return;
+	}
+	ck_assert_int_eq(tb_perf_open(&f, b, n, &s->st, &e), TB_OK);
+	ck_assert(f.has_compression);
+	ck_assert_uint_eq(f.compression.type, 1); /* zstd */
+	ck_assert_uint_eq(f.compression.level, 1);
+	ck_assert_uint_eq(f.compression.ratio, 10);
+	/* without a decompressor: each COMPRESSED record refused, the rest read */
+	ck_assert_int_eq(tb_perf_records_begin(&it, &f, &e), TB_OK);
+	while ((st = tb_perf_record_next(&it, &r, &e)) != TB_END) {
+		if (st == TB_ERR_UNSUPPORTED)
+			refused++;
+		else
+			ck_assert_int_eq(st, TB_OK);
+	}
+	ck_assert_uint_eq(refused, 5);
+	ck_assert_int_eq(tb_perf_records_begin(&it, &f, &e), TB_OK);
+	ck_assert_int_eq(tb_perf_records_decompress(&it, &dc), TB_OK);
+	while ((st = tb_perf_record_next(&it, &r, &e)) == TB_OK) {
+		rec_line(&r, 0, &t);
+		check_raw(&r, &samples);
+		ck_assert(!is_compressed_type(r.type));
+		if (r.decompressed) {
+			ck_assert(inside == 0 || r.stream_offset > last);
+			last = r.stream_offset;
+			inside++;
+		}
+	}
+	ck_assert_msg(st == TB_END, "%s at %" PRIu64 ": %s", tb_strerror(st), e.offset, e.what);
+	ck_assert_uint_eq(samples, 122);
+	ck_assert_uint_eq(inside, it.z.records);
+	ck_assert_uint_eq(inside, 129); /* 122 samples, FORK, EXIT, COMM, 4 MMAP2 */
+	sort_lines(&t);
+	compare_golden(&t, "tests/golden/perf/schedz.records.sorted");
+	tb_test_zstd_stream_free(&zs);
+	free(t.s);
+	free(window);
+	free(s);
+	free(b);
+}
+END_TEST
+
+/* A decompressor that copies, at most `chunk` bytes a call. */
+static tb_status copy_fn(void *ctx, const uint8_t *src, size_t src_len, size_t *consumed,
+			 uint8_t *dst, size_t dst_cap, size_t *produced)
+{
+	size_t n = *(size_t *)ctx;
+	if (n > src_len)
+		n = src_len;
+	if (n > dst_cap)
+		n = dst_cap;
+	if (n)
+		memcpy(dst, src, n);
+	*consumed = *produced = n;
+	return TB_OK;
+}
+
+/* One attr (full_attr, id 77); data: COMM-less: [COMPRESSED: sample 1,
+ * half of sample 2] [FINISHED_ROUND] [COMPRESSED2: the rest, sample 3,
+ * 5 bytes of padding]. */
+static void build_compressed(pw *w, int be, int pipe)
+{
+	static const uint64_t ids[] = { 77 };
+	pw inner, data;
+	pw_file pf;
+	size_t cut, at;
+	pw_init(&inner, be);
+	(void)put_full_sample(&inner);
+	cut = inner.len + 100;
+	(void)put_full_sample(&inner);
+	(void)put_full_sample(&inner);
+	pw_init(&data, be);
+	at = pw_rec_begin(&data, TB_PERF_RECORD_COMPRESSED, 0);
+	pw_bytes(&data, inner.b, cut);
+	pw_rec_end(&data, at);
+	at = pw_rec_begin(&data, TB_PERF_RECORD_FINISHED_ROUND, 0);
+	pw_rec_end(&data, at);
+	at = pw_rec_begin(&data, TB_PERF_RECORD_COMPRESSED2, 0);
+	pw_u64(&data, inner.len - cut);
+	pw_bytes(&data, inner.b + cut, inner.len - cut);
+	pw_zeros(&data, 5);
+	pw_rec_end(&data, at);
+	if (pipe) {
+		pw_attr a = full_attr(128);
+		pw_init(w, be);
+		pw_pipe_header(w);
+		pw_header_attr(w, &a, ids, 1);
+		pw_bytes(w, data.b, data.len);
+	} else {
+		memset(&pf, 0, sizeof(pf));
+		pf.attrs[0] = full_attr(128);
+		pf.ids[0] = ids;
+		pf.nids[0] = 1;
+		pf.nattrs = 1;
+		pf.attr_entry = 144;
+		pf.data = data.b;
+		pf.data_len = data.len;
+		pw_init(w, be);
+		pw_build_file(w, &pf);
+	}
+	pw_free(&inner);
+	pw_free(&data);
+}
+
+START_TEST(compressed_records_straddle)
+{
+	static const size_t chunks[] = { 1, 7, 4096, 1 << 20 };
+	int be = _i & 1;
+	size_t chunk = chunks[_i / 2], i = 0;
+	uint8_t *window = malloc(TB_PERF_WINDOW_MIN);
+	tb_perf_decompressor dc = { copy_fn, &chunk, window, TB_PERF_WINDOW_MIN };
+	store *s = new_store();
+	pw w;
+	tb_perf f;
+	tb_perf_iter it;
+	tb_perf_record r;
+	tb_error e;
+	tb_status st;
+	uint64_t comp1, comp2;
+	build_compressed(&w, be, 0);
+	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_OK);
+	comp1 = f.data.offset;
+	comp2 = 0;
+	ck_assert_int_eq(tb_perf_records_begin(&it, &f, &e), TB_OK);
+	dc.window_cap = TB_PERF_WINDOW_MIN - 1;
+	ck_assert_int_eq(tb_perf_records_decompress(&it, &dc), TB_ERR_ARG);
+	dc.window_cap = TB_PERF_WINDOW_MIN;
+	ck_assert_int_eq(tb_perf_records_decompress(&it, &dc), TB_OK);
+	while ((st = tb_perf_record_next(&it, &r, &e)) == TB_OK) {
+		if (i == 1) { /* the round between the two */
+			ck_assert_uint_eq(r.type, TB_PERF_RECORD_FINISHED_ROUND);
+			ck_assert(!r.decompressed);
+			comp2 = r.offset + 8;
+		} else {
+			check_full_sample(&r);
+			ck_assert(r.decompressed);
+			/* each at the COMPRESSED record that completed it */
+			ck_assert_uint_eq(r.offset, i == 0 ? comp1 : comp2);
+		}
+		i++;
+	}
+	ck_assert_msg(st == TB_END, "%s at %" PRIu64 ": %s", tb_strerror(st), e.offset, e.what);
+	ck_assert_uint_eq(i, 4);
+	/* the same as a pipe, split everywhere */
+	{
+		tb_perf_stream *p = new_stream();
+		size_t k;
+		pw_free(&w);
+		build_compressed(&w, be, 1);
+		for (k = 1; k < w.len; k += (chunk == 1 ? 1 : 5)) {
+			uint8_t *a = tb_test_dup(w.b, k), *b2 = tb_test_dup(w.b + k, w.len - k);
+			int fed = 0;
+			i = 0;
+			tb_perf_stream_init(p, &s->st);
+			ck_assert_int_eq(tb_perf_stream_decompress(p, &dc), TB_OK);
+			ck_assert_int_eq(tb_perf_stream_feed(p, a, k), TB_OK);
+			for (;;) {
+				st = tb_perf_stream_next(p, &r, &e);
+				if (st == TB_NEED_MORE) {
+					if (fed++ == 0)
+						ck_assert_int_eq(tb_perf_stream_feed(p, b2, w.len - k), TB_OK);
+					else
+						tb_perf_stream_close(p);
+					continue;
+				}
+				if (st != TB_OK)
+					break;
+				if (r.type == TB_PERF_RECORD_SAMPLE) {
+					check_full_sample(&r);
+					i++;
+				}
+			}
+			ck_assert_msg(st == TB_END && i == 3, "split %zu: %s, %zu samples", k,
+				      tb_strerror(st), i);
+			free(a);
+			free(b2);
+		}
+		free(p);
+	}
+	pw_free(&w);
+	free(s);
+	free(window);
+}
+END_TEST
+
+/* Compressed data cut inside a record, and a decompressor that fails. */
+START_TEST(compressed_errors)
+{
+	size_t chunk = 1 << 20;
+	uint8_t *window = malloc(TB_PERF_WINDOW_MIN);
+	tb_perf_decompressor dc = { copy_fn, &chunk, window, TB_PERF_WINDOW_MIN };
+	store *s = new_store();
+	pw w;
+	tb_perf f;
+	tb_perf_iter it;
+	tb_perf_record r;
+	tb_error e;
+	size_t n = 0;
+	tb_status st;
+	build_compressed(&w, 0, 0);
+	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_OK);
+	/* stop the data section after the COMPRESSED record and the round:
+	 * sample 2 is cut */
+	{
+		uint16_t sz = (uint16_t)(w.b[f.data.offset + 6] | w.b[f.data.offset + 7] << 8);
+		f.data.size = (uint64_t)sz + 8;
+	}
+	ck_assert_int_eq(tb_perf_records_begin(&it, &f, &e), TB_OK);
+	ck_assert_int_eq(tb_perf_records_decompress(&it, &dc), TB_OK);
+	while ((st = tb_perf_record_next(&it, &r, &e)) == TB_OK)
+		n++;
+	ck_assert_uint_eq(n, 2); /* sample 1 and the round */
+	ck_assert_int_eq(st, TB_ERR_TRUNCATED);
+	ck_assert_uint_eq(e.offset, f.data.offset + f.data.size);
+	/* COMPRESSED2 whose data size runs past it: that record only */
+	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_OK);
+	{
+		uint16_t sz = (uint16_t)(w.b[f.data.offset + 6] | w.b[f.data.offset + 7] << 8);
+		size_t c2 = (size_t)f.data.offset + sz + 8;
+		uint8_t *c = tb_test_dup(w.b, w.len);
+		put_at(c, c2 + 8, 0xffff, 8);
+		ck_assert_int_eq(tb_perf_open(&f, c, w.len, &s->st, &e), TB_OK);
+		ck_assert_int_eq(tb_perf_records_begin(&it, &f, &e), TB_OK);
+		ck_assert_int_eq(tb_perf_records_decompress(&it, &dc), TB_OK);
+		n = 0;
+		while ((st = tb_perf_record_next(&it, &r, &e)) == TB_OK)
+			n++;
+		ck_assert_int_eq(st, TB_ERR_LENGTH);
+		ck_assert_uint_eq(e.offset, c2 + 8);
+		ck_assert_uint_eq(n, 2);
+		/* the walk goes on: the cut sample 2 is then a truncation */
+		ck_assert_int_eq(tb_perf_record_next(&it, &r, &e), TB_ERR_TRUNCATED);
+		free(c);
+	}
+	pw_free(&w);
+	free(s);
+	free(window);
+}
+END_TEST
+
 Suite *tb_suite_perfdata(void)
 {
 	Suite *s = suite_create("perfdata");
@@ -1509,6 +1810,7 @@ Suite *tb_suite_perfdata(void)
 	tcase_add_test(tc, real_file_tracing_data);
 	tcase_add_test(tc, real_file_callchain);
 	tcase_add_test(tc, pipe_feature_records);
+	tcase_add_test(tc, real_zstd_file);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("built");
 	tcase_set_timeout(tc, 300);
@@ -1519,6 +1821,8 @@ Suite *tb_suite_perfdata(void)
 	tcase_add_loop_test(tc, pipe_kinds_whole_split_prefix, 0, 2);
 	tcase_add_test(tc, single_attr_without_ids);
 	tcase_add_test(tc, names);
+	tcase_add_loop_test(tc, compressed_records_straddle, 0, 8);
+	tcase_add_test(tc, compressed_errors);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("errors");
 	tcase_add_test(tc, header_errors);

@@ -381,6 +381,44 @@ TB_API TB_MUST_CHECK tb_status tb_perf_event_desc_next(tb_perf_desc_iter *it,
 						       tb_perf_event_desc *out,
 						       tb_error *err);
 
+/* ---- COMPRESSED records ---- */
+
+/*
+ * The caller's streaming decompressor (zstd for perf).  The payloads of
+ * all COMPRESSED / COMPRESSED2 records form one stream: ctx keeps its
+ * state from call to call.  Consume up to src_len bytes of src, write up
+ * to dst_cap bytes to dst, say how many in *consumed and *produced, and
+ * return TB_OK (TB_ERR_VALUE for data that does not decompress).  It is
+ * called with src_len 0 to flush what it holds; producing and consuming
+ * nothing then means it has nothing more.
+ */
+typedef tb_status (*tb_perf_decompress_fn)(void *ctx, const uint8_t *src, size_t src_len,
+					   size_t *consumed, uint8_t *dst, size_t dst_cap,
+					   size_t *produced);
+
+/* The smallest window: any record must fit whole (the records inside
+ * straddle COMPRESSED records; the window holds the part not yet given). */
+#define TB_PERF_WINDOW_MIN (TB_PERF_MAX_RECORD + 1u)
+
+typedef struct tb_perf_decompressor {
+	tb_perf_decompress_fn fn;
+	void *ctx;
+	uint8_t *window;         /* caller storage, at least TB_PERF_WINDOW_MIN */
+	size_t window_cap;
+} tb_perf_decompressor;
+
+/* Draining COMPRESSED records (inside tb_perf_iter and tb_perf_stream). */
+typedef struct tb_perf_inflate {
+	tb_perf_decompressor dc;
+	const uint8_t *src;      /* the payload not yet consumed */
+	size_t src_left;
+	uint64_t rec_off;        /* offset of the COMPRESSED record drained */
+	size_t wpos, wend;       /* the window's bytes not yet given */
+	uint64_t out_off;        /* decompressed-stream offset of window[0] */
+	int active;              /* the decompressor may still give bytes */
+	uint64_t records;        /* records given out of compressed data */
+} tb_perf_inflate;
+
 /* ---- records ---- */
 
 /* The sample fields of a SAMPLE, or the sample_id_all trailer of another
@@ -435,6 +473,12 @@ typedef struct tb_perf_record {
 	 * only counted in extra_len). */
 	tb_perf_bytes extra;
 	uint64_t extra_len;
+	/* Out of COMPRESSED records: offset is then the file / stream offset
+	 * of the COMPRESSED record that completed it, and stream_offset its
+	 * offset in the decompressed bytes; its pointers point into the
+	 * decompressor's window (valid until the next call). */
+	int decompressed;
+	uint64_t stream_offset;
 	const tb_perf_attr *attr; /* SAMPLE and records with a trailer: the
 				     event's attr (NULL: not found) */
 	int has_sample;          /* s holds a SAMPLE or a trailer */
@@ -463,6 +507,7 @@ typedef struct tb_perf_iter {
 	uint64_t count;          /* records given */
 	tb_status sticky;
 	tb_error err;
+	tb_perf_inflate z;
 } tb_perf_iter;
 
 TB_API TB_MUST_CHECK tb_status tb_perf_records_begin(tb_perf_iter *it,
@@ -474,11 +519,24 @@ TB_API TB_MUST_CHECK tb_status tb_perf_records_begin(tb_perf_iter *it,
  * the walk: that error is sticky.  A record whose contents do not fit
  * its size (a SAMPLE's fields past its end...) is an error for that
  * record only: the walk goes on with the next record when called again.
- * COMPRESSED records are given as they are (their payload undecoded).
+ * A COMPRESSED or COMPRESSED2 record is, without a decompressor,
+ * TB_ERR_UNSUPPORTED (for that record only: the walk goes on); with one
+ * (tb_perf_records_decompress) it is not given: the records inside it
+ * are, in order, before the record that follows it.  Decompressed data
+ * ending inside a record at the end of the data section is
+ * TB_ERR_TRUNCATED.  Inside compressed data, records with bytes after
+ * them (AUXTRACE, HEADER_TRACING_DATA) and COMPRESSED records again are
+ * refused (TB_ERR_UNSUPPORTED, the walk ends).
  */
 TB_API TB_MUST_CHECK tb_status tb_perf_record_next(tb_perf_iter *it,
 						   tb_perf_record *rec,
 						   tb_error *err);
+
+/* Decompress COMPRESSED records with dc from now on (after
+ * tb_perf_records_begin / tb_perf_stream_init).  TB_ERR_ARG for a window
+ * below TB_PERF_WINDOW_MIN or no function. */
+TB_API tb_status tb_perf_records_decompress(tb_perf_iter *it,
+					    const tb_perf_decompressor *dc);
 
 /*
  * Parse a SAMPLE's fields by attr a (rec->data must hold the record).
@@ -509,12 +567,16 @@ typedef struct tb_perf_stream {
 	uint8_t pending;         /* a record waits for its extra bytes */
 	tb_status sticky;
 	tb_error err;
+	tb_perf_inflate z;
 	size_t saved;            /* bytes of a straddling record in buf */
 	uint8_t buf[TB_PERF_MAX_RECORD + 1];
 } tb_perf_stream;
 
 /* Start a stream decoder with storage for attrs, ids and tracing data. */
 TB_API void tb_perf_stream_init(tb_perf_stream *p, const tb_perf_storage *st);
+/* As tb_perf_records_decompress, for a stream. */
+TB_API tb_status tb_perf_stream_decompress(tb_perf_stream *p,
+					   const tb_perf_decompressor *dc);
 /* The next bytes (no copy: valid until the next call says TB_NEED_MORE).
  * Only when the previous feed is used up; TB_ERR_ARG otherwise. */
 TB_API tb_status tb_perf_stream_feed(tb_perf_stream *p, const void *data,
