@@ -15,7 +15,10 @@
  * - pipe mode: the stream decodes to the same records and the same end
  *   whether given whole or in pieces (each an exact-size heap copy), its
  *   records follow each other without gaps, and a call that gives no
- *   record consumes input or ends.
+ *   record consumes input or ends;
+ * - both, with COMPRESSED payloads "decompressed" by copying (a few bytes
+ *   a call, as byte 0 says): the records inside lie in the window, at the
+ *   offset of a COMPRESSED record already read, the same however split.
  */
 #include <string.h>
 
@@ -24,6 +27,7 @@
 #include "tracebound/tracedat.h"
 
 #define MAX_ATTRS 64
+#define WINDOW TB_PERF_WINDOW_MIN
 #define MAX_IDS 1024
 #define MAX_RECS 8192
 
@@ -33,6 +37,22 @@ typedef struct storage {
 	uint8_t tracing[1 << 16];
 	tb_perf_storage st;
 } storage;
+
+/* COMPRESSED payloads "decompress" to themselves, at most *ctx bytes a
+ * call: the records inside straddle them however the input cuts them. */
+static tb_status copy_fn(void *ctx, const uint8_t *src, size_t src_len, size_t *consumed,
+			 uint8_t *dst, size_t dst_cap, size_t *produced)
+{
+	size_t n = *(const size_t *)ctx;
+	if (n > src_len)
+		n = src_len;
+	if (n > dst_cap)
+		n = dst_cap;
+	if (n)
+		memcpy(dst, src, n);
+	*consumed = *produced = n;
+	return TB_OK;
+}
 
 static void check_span(const void *p, size_t n, const tb_perf_record *r)
 {
@@ -142,7 +162,42 @@ static void walk_features(const tb_perf *f, const uint8_t *in, size_t len)
 	}
 }
 
-static void file_mode(const uint8_t *in, size_t len, storage *s)
+/* The walk again, COMPRESSED records drained: every record inside the
+ * data section or the window, every error inside the input. */
+static void file_inflate(const tb_perf *f, const uint8_t *in, size_t len, size_t chunk)
+{
+	static uint8_t window[WINDOW];
+	tb_perf_decompressor dc = { copy_fn, &chunk, window, WINDOW };
+	tb_perf_iter it;
+	tb_perf_record r;
+	tb_error e;
+	tb_status st;
+	size_t n = 0;
+	uint64_t end = f->data.offset + f->data.size;
+	TB_FUZZ_CHECK(tb_perf_records_begin(&it, f, &e) == TB_OK);
+	TB_FUZZ_CHECK(tb_perf_records_decompress(&it, &dc) == TB_OK);
+	while ((st = tb_perf_record_next(&it, &r, &e)) != TB_END) {
+		TB_FUZZ_CHECK(++n <= 2 * len + 16);
+		if (st != TB_OK) {
+			TB_FUZZ_CHECK(tb_is_error(st));
+			TB_FUZZ_CHECK(e.offset >= f->data.offset && e.offset <= end);
+			if (it.sticky != TB_OK)
+				break;
+			continue;
+		}
+		TB_FUZZ_CHECK(r.offset >= f->data.offset && r.offset < end);
+		if (r.decompressed)
+			TB_FUZZ_CHECK(tb_fuzz_inside(r.data.ptr, r.data.len, window, WINDOW));
+		else
+			TB_FUZZ_CHECK(tb_fuzz_inside(r.data.ptr, r.data.len, in + f->data.offset,
+						     (size_t)f->data.size));
+		TB_FUZZ_CHECK(r.type != TB_PERF_RECORD_COMPRESSED &&
+			      r.type != TB_PERF_RECORD_COMPRESSED2);
+		check_record(&r);
+	}
+}
+
+static void file_mode(const uint8_t *in, size_t len, storage *s, size_t chunk)
 {
 	tb_perf f, g;
 	tb_perf_iter it;
@@ -192,6 +247,7 @@ static void file_mode(const uint8_t *in, size_t len, storage *s)
 		next = r.offset + r.size + r.extra.len;
 		TB_FUZZ_CHECK(next <= end);
 	}
+	file_inflate(&f, in, len, chunk);
 }
 
 /* A record of the stream, as compared between two decodes. */
@@ -225,8 +281,10 @@ static size_t piece_size(uint8_t mode, uint8_t param, size_t k, size_t len, uint
 }
 
 static void stream(const uint8_t *in, size_t len, int split, uint8_t mode, uint8_t param,
-		   storage *s, tb_perf_stream *p, outcome *out)
+		   size_t *chunk, storage *s, tb_perf_stream *p, outcome *out)
 {
+	static uint8_t window[WINDOW];
+	tb_perf_decompressor dc = { copy_fn, chunk, window, WINDOW };
 	uint8_t *piece = NULL;
 	size_t pos = 0, k = 0, iters = 0;
 	uint32_t rng = param;
@@ -236,6 +294,8 @@ static void stream(const uint8_t *in, size_t len, int split, uint8_t mode, uint8
 		tb_perf_stream_init(p, &s->st);
 	else
 		TB_FUZZ_CHECK(tb_perf_stream_open_buffer(p, &s->st, in, len) == TB_OK);
+	if (chunk)
+		TB_FUZZ_CHECK(tb_perf_stream_decompress(p, &dc) == TB_OK);
 	for (;;) {
 		tb_perf_record r;
 		tb_error e = { TB_OK, 0, "" };
@@ -267,8 +327,18 @@ static void stream(const uint8_t *in, size_t len, int split, uint8_t mode, uint8
 				break;
 			v = &out->v[out->n++];
 			v->st = st;
-			if (st == TB_OK) {
-				TB_FUZZ_CHECK(r.offset == next);
+			if (st == TB_OK && r.decompressed) {
+				/* at the COMPRESSED record that completed it */
+				TB_FUZZ_CHECK(r.offset >= 16 && r.offset < p->offset);
+				TB_FUZZ_CHECK(tb_fuzz_inside(r.data.ptr, r.data.len, window, WINDOW));
+				check_record(&r);
+				v->offset = r.stream_offset;
+				v->type = r.type;
+				v->size = r.size;
+				v->extra_len = 0;
+			} else if (st == TB_OK) {
+				TB_FUZZ_CHECK(chunk || r.offset == next);
+				TB_FUZZ_CHECK(r.offset >= next);
 				check_record(&r);
 				TB_FUZZ_CHECK(r.extra.len == 0 || r.extra.len == r.extra_len);
 				v->offset = r.offset;
@@ -292,7 +362,7 @@ static void stream(const uint8_t *in, size_t len, int split, uint8_t mode, uint8
 		if (st != TB_END)
 			TB_FUZZ_CHECK(e.offset <= len);
 		if (st == TB_END)
-			TB_FUZZ_CHECK(next == len);
+			TB_FUZZ_CHECK(chunk || next == len);
 		break;
 	}
 	free(piece);
@@ -306,11 +376,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	outcome whole = { a, 0, TB_OK, { TB_OK, 0, "" } };
 	outcome cut = { b, 0, TB_OK, { TB_OK, 0, "" } };
 	uint8_t mode, param;
-	size_t i;
+	size_t i, chunk;
+	int pass;
 	if (size < 2)
 		return 0;
 	mode = data[0];
 	param = data[1];
+	chunk = (size_t)(mode >> 2) * 97u + 1u; /* decompressor output a call */
 	data += 2;
 	size -= 2;
 	memset(&s.st, 0, sizeof(s.st));
@@ -325,19 +397,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t *copy = malloc(size ? size : 1);
 		TB_FUZZ_CHECK(copy != NULL);
 		memcpy(copy, data, size);
-		file_mode(copy, size, &s);
+		file_mode(copy, size, &s, chunk);
 		free(copy);
 	}
-	stream(data, size, 0, 0, 0, &s, &p, &whole);
-	stream(data, size, 1, mode, param, &s, &p, &cut);
-	TB_FUZZ_CHECK(whole.n == cut.n);
-	for (i = 0; i < whole.n; i++)
-		TB_FUZZ_CHECK(a[i].offset == b[i].offset && a[i].type == b[i].type &&
-			      a[i].size == b[i].size && a[i].st == b[i].st &&
-			      a[i].extra_len == b[i].extra_len);
-	if (whole.n < MAX_RECS) {
-		TB_FUZZ_CHECK(whole.end == cut.end);
-		TB_FUZZ_CHECK(whole.end == TB_END || whole.err.offset == cut.err.offset);
+	for (pass = 0; pass < 2; pass++) {
+		/* without, then with a decompressor */
+		size_t *ck = pass ? &chunk : NULL;
+		stream(data, size, 0, 0, 0, ck, &s, &p, &whole);
+		stream(data, size, 1, mode, param, ck, &s, &p, &cut);
+		TB_FUZZ_CHECK(whole.n == cut.n);
+		for (i = 0; i < whole.n; i++)
+			TB_FUZZ_CHECK(a[i].offset == b[i].offset && a[i].type == b[i].type &&
+				      a[i].size == b[i].size && a[i].st == b[i].st &&
+				      a[i].extra_len == b[i].extra_len);
+		if (whole.n < MAX_RECS) {
+			TB_FUZZ_CHECK(whole.end == cut.end);
+			TB_FUZZ_CHECK(whole.end == TB_END || whole.err.offset == cut.err.offset);
+		}
 	}
 	return 0;
 }
