@@ -25,6 +25,7 @@
 #include "fuzz.h"
 #include "tracebound/perfdata.h"
 #include "tracebound/tracedat.h"
+#include "../tests/perfwriter.h"
 
 #define MAX_ATTRS 64
 #define WINDOW TB_PERF_WINDOW_MIN
@@ -37,22 +38,6 @@ typedef struct storage {
 	uint8_t tracing[1 << 16];
 	tb_perf_storage st;
 } storage;
-
-/* COMPRESSED payloads "decompress" to themselves, at most *ctx bytes a
- * call: the records inside straddle them however the input cuts them. */
-static tb_status copy_fn(void *ctx, const uint8_t *src, size_t src_len, size_t *consumed,
-			 uint8_t *dst, size_t dst_cap, size_t *produced)
-{
-	size_t n = *(const size_t *)ctx;
-	if (n > src_len)
-		n = src_len;
-	if (n > dst_cap)
-		n = dst_cap;
-	if (n)
-		memcpy(dst, src, n);
-	*consumed = *produced = n;
-	return TB_OK;
-}
 
 static void check_span(const void *p, size_t n, const tb_perf_record *r)
 {
@@ -167,7 +152,7 @@ static void walk_features(const tb_perf *f, const uint8_t *in, size_t len)
 static void file_inflate(const tb_perf *f, const uint8_t *in, size_t len, size_t chunk)
 {
 	static uint8_t window[WINDOW];
-	tb_perf_decompressor dc = { copy_fn, &chunk, window, WINDOW };
+	tb_perf_decompressor dc = { pw_copy_decompress, &chunk, window, WINDOW };
 	tb_perf_iter it;
 	tb_perf_record r;
 	tb_error e;
@@ -265,31 +250,16 @@ typedef struct outcome {
 	tb_error err;
 } outcome;
 
-static size_t piece_size(uint8_t mode, uint8_t param, size_t k, size_t len, uint32_t *rng)
-{
-	switch (mode & 3) {
-	case 0:
-		return 1;
-	case 1:
-		return (size_t)param + 1;
-	case 2:
-		*rng = *rng * 1103515245u + 12345u;
-		return 1 + (*rng >> 16) % ((size_t)param * 64 + 1);
-	default:
-		return k == 0 ? (len * param) / 256 + 1 : len;
-	}
-}
-
 static void stream(const uint8_t *in, size_t len, int split, uint8_t mode, uint8_t param,
 		   size_t *chunk, storage *s, tb_perf_stream *p, outcome *out)
 {
 	static uint8_t window[WINDOW];
-	tb_perf_decompressor dc = { copy_fn, chunk, window, WINDOW };
-	uint8_t *piece = NULL;
-	size_t pos = 0, k = 0, iters = 0;
-	uint32_t rng = param;
+	tb_perf_decompressor dc = { pw_copy_decompress, chunk, window, WINDOW };
+	tb_fuzz_split sp;
+	size_t iters = 0;
 	uint64_t next = 16;
 	out->n = 0;
+	tb_fuzz_split_init(&sp, mode, param);
 	if (split)
 		tb_perf_stream_init(p, &s->st);
 	else
@@ -304,20 +274,11 @@ static void stream(const uint8_t *in, size_t len, int split, uint8_t mode, uint8
 		if (st == TB_NEED_MORE) {
 			size_t n;
 			TB_FUZZ_CHECK(split);
-			free(piece);
-			piece = NULL;
-			if (pos == len) {
+			n = tb_fuzz_next_piece(&sp, in, len);
+			if (n == 0)
 				tb_perf_stream_close(p);
-				continue;
-			}
-			n = piece_size(mode, param, k++, len, &rng);
-			if (n > len - pos)
-				n = len - pos;
-			piece = malloc(n);
-			TB_FUZZ_CHECK(piece != NULL);
-			memcpy(piece, in + pos, n);
-			TB_FUZZ_CHECK(tb_perf_stream_feed(p, piece, n) == TB_OK);
-			pos += n;
+			else
+				TB_FUZZ_CHECK(tb_perf_stream_feed(p, sp.piece, n) == TB_OK);
 			continue;
 		}
 		if (st == TB_OK || (tb_is_error(st) && p->sticky == TB_OK)) {
@@ -365,7 +326,7 @@ static void stream(const uint8_t *in, size_t len, int split, uint8_t mode, uint8
 			TB_FUZZ_CHECK(chunk || next == len);
 		break;
 	}
-	free(piece);
+	free(sp.piece);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -158,55 +158,42 @@ static tb_status read_attr(const tb_reader *r, size_t room, uint64_t off,
 	return TB_OK;
 }
 
-/* Where an attr keeps its id: in a SAMPLE (u64 index from the start) and
- * in an sample_id_all trailer (u64 index from the end, 1 = last). */
-static int id_pos_sample(uint64_t st)
+/* Where an attr keeps its id: in a SAMPLE (u64 index from the start,
+ * after IP, TID, TIME and ADDR) and in an sample_id_all trailer (u64
+ * index from the end, 1 = last, before CPU and STREAM_ID); -1: nowhere.
+ * IDENTIFIER puts it first in one and last in the other. */
+static void id_positions(uint64_t st, int *sample, int *trailer)
 {
-	int pos = 0;
-	if (st & TB_PERF_SAMPLE_IDENTIFIER)
-		return 0;
-	if (!(st & TB_PERF_SAMPLE_ID))
-		return -1;
-	pos += (st & TB_PERF_SAMPLE_IP) != 0;
-	pos += (st & TB_PERF_SAMPLE_TID) != 0;
-	pos += (st & TB_PERF_SAMPLE_TIME) != 0;
-	pos += (st & TB_PERF_SAMPLE_ADDR) != 0;
-	return pos;
+	if (st & TB_PERF_SAMPLE_IDENTIFIER) {
+		*sample = 0;
+		*trailer = 1;
+	} else if (!(st & TB_PERF_SAMPLE_ID)) {
+		*sample = *trailer = -1;
+	} else {
+		*sample = (int)popcount64(st & (TB_PERF_SAMPLE_IP | TB_PERF_SAMPLE_TID |
+						TB_PERF_SAMPLE_TIME | TB_PERF_SAMPLE_ADDR));
+		*trailer = 1 + (int)popcount64(st & (TB_PERF_SAMPLE_CPU | TB_PERF_SAMPLE_STREAM_ID));
+	}
 }
 
-static int id_pos_trailer(uint64_t st)
-{
-	int pos = 1;
-	if (st & TB_PERF_SAMPLE_IDENTIFIER)
-		return 1;
-	if (!(st & TB_PERF_SAMPLE_ID))
-		return -1;
-	pos += (st & TB_PERF_SAMPLE_CPU) != 0;
-	pos += (st & TB_PERF_SAMPLE_STREAM_ID) != 0;
-	return pos;
-}
+/* The sample_type bits a sample_id_all trailer holds, each one u64. */
+#define TRAILER_BITS (TB_PERF_SAMPLE_TID | TB_PERF_SAMPLE_TIME | TB_PERF_SAMPLE_ID | \
+		      TB_PERF_SAMPLE_STREAM_ID | TB_PERF_SAMPLE_CPU | TB_PERF_SAMPLE_IDENTIFIER)
 
 /* Bytes of the sample_id_all trailer of an attr (0 without the flag). */
 static size_t trailer_size(const tb_perf_attr *a)
 {
-	uint64_t st = a->sample_type;
-	size_t n = 0;
 	if (!(a->flags & TB_PERF_ATTR_FLAG_SAMPLE_ID_ALL))
 		return 0;
-	n += (st & TB_PERF_SAMPLE_TID) ? 8u : 0u;
-	n += (st & TB_PERF_SAMPLE_TIME) ? 8u : 0u;
-	n += (st & TB_PERF_SAMPLE_ID) ? 8u : 0u;
-	n += (st & TB_PERF_SAMPLE_STREAM_ID) ? 8u : 0u;
-	n += (st & TB_PERF_SAMPLE_CPU) ? 8u : 0u;
-	n += (st & TB_PERF_SAMPLE_IDENTIFIER) ? 8u : 0u;
-	return n;
+	return 8u * popcount64(a->sample_type & TRAILER_BITS);
 }
 
 /* Add an attr to f's storage (counted in need when it does not fit).
  * Every attr must keep its id where the first one does. */
 static tb_status add_attr(tb_perf *f, const tb_perf_attr *a, tb_error *err)
 {
-	int ps = id_pos_sample(a->sample_type), pt = id_pos_trailer(a->sample_type);
+	int ps, pt;
+	id_positions(a->sample_type, &ps, &pt);
 	if (f->need.attrs == 0) {
 		f->id_pos = ps;
 		f->id_pos_end = pt;
@@ -740,6 +727,30 @@ static void regs(cur *c, uint64_t mask, uint64_t *abi, tb_perf_u64s *out)
 		cu64s(c, popcount64(mask), out);
 }
 
+/* TID and TIME, then ID, STREAM_ID and CPU: in this order in a SAMPLE
+ * (ADDR between them) and in a trailer. */
+static void tid_time(cur *c, uint64_t t, tb_perf_sample *s)
+{
+	if (t & TB_PERF_SAMPLE_TID) {
+		s->pid = c32(c);
+		s->tid = c32(c);
+	}
+	if (t & TB_PERF_SAMPLE_TIME)
+		s->time = c64(c);
+}
+
+static void id_stream_cpu(cur *c, uint64_t t, tb_perf_sample *s)
+{
+	if (t & TB_PERF_SAMPLE_ID)
+		s->id = c64(c);
+	if (t & TB_PERF_SAMPLE_STREAM_ID)
+		s->stream_id = c64(c);
+	if (t & TB_PERF_SAMPLE_CPU) {
+		s->cpu = c32(c);
+		(void)c32(c);
+	}
+}
+
 TB_API tb_status tb_perf_parse_sample(const tb_perf *f, const tb_perf_attr *a,
 				      const uint8_t *rec, size_t len, uint64_t offset,
 				      tb_perf_sample *s, tb_error *err)
@@ -763,22 +774,10 @@ TB_API tb_status tb_perf_parse_sample(const tb_perf *f, const tb_perf_attr *a,
 		s->id = c64(&c);
 	if (t & TB_PERF_SAMPLE_IP)
 		s->ip = c64(&c);
-	if (t & TB_PERF_SAMPLE_TID) {
-		s->pid = c32(&c);
-		s->tid = c32(&c);
-	}
-	if (t & TB_PERF_SAMPLE_TIME)
-		s->time = c64(&c);
+	tid_time(&c, t, s);
 	if (t & TB_PERF_SAMPLE_ADDR)
 		s->addr = c64(&c);
-	if (t & TB_PERF_SAMPLE_ID)
-		s->id = c64(&c);
-	if (t & TB_PERF_SAMPLE_STREAM_ID)
-		s->stream_id = c64(&c);
-	if (t & TB_PERF_SAMPLE_CPU) {
-		s->cpu = c32(&c);
-		(void)c32(&c);
-	}
+	id_stream_cpu(&c, t, s);
 	if (t & TB_PERF_SAMPLE_PERIOD)
 		s->period = c64(&c);
 	if (t & TB_PERF_SAMPLE_READ)
@@ -844,23 +843,9 @@ static void parse_trailer(const tb_perf_attr *a, cur *c, size_t start, tb_perf_s
 	size_t end = c->end;
 	c->r.pos = start;
 	c->end = c->r.len;
-	s->present = t & (TB_PERF_SAMPLE_TID | TB_PERF_SAMPLE_TIME | TB_PERF_SAMPLE_ID |
-			  TB_PERF_SAMPLE_STREAM_ID | TB_PERF_SAMPLE_CPU |
-			  TB_PERF_SAMPLE_IDENTIFIER);
-	if (t & TB_PERF_SAMPLE_TID) {
-		s->pid = c32(c);
-		s->tid = c32(c);
-	}
-	if (t & TB_PERF_SAMPLE_TIME)
-		s->time = c64(c);
-	if (t & TB_PERF_SAMPLE_ID)
-		s->id = c64(c);
-	if (t & TB_PERF_SAMPLE_STREAM_ID)
-		s->stream_id = c64(c);
-	if (t & TB_PERF_SAMPLE_CPU) {
-		s->cpu = c32(c);
-		(void)c32(c);
-	}
+	s->present = t & TRAILER_BITS;
+	tid_time(c, t, s);
+	id_stream_cpu(c, t, s);
 	if (t & TB_PERF_SAMPLE_IDENTIFIER)
 		s->id = c64(c);
 	c->end = end;

@@ -217,4 +217,21 @@ static inline void pw_header_attr(pw *w, const pw_attr *a, const uint64_t *ids, 
 	pw_rec_end(w, at);
 }
 
+/* A "decompressor" for COMPRESSED records built from plain records: it
+ * copies, at most *(size_t *)ctx bytes a call (tb_perf_decompress_fn). */
+static inline tb_status pw_copy_decompress(void *ctx, const uint8_t *src, size_t src_len,
+					   size_t *consumed, uint8_t *dst, size_t dst_cap,
+					   size_t *produced)
+{
+	size_t n = *(const size_t *)ctx;
+	if (n > src_len)
+		n = src_len;
+	if (n > dst_cap)
+		n = dst_cap;
+	if (n)
+		memcpy(dst, src, n);
+	*consumed = *produced = n;
+	return TB_OK;
+}
+
 #endif

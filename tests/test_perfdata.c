@@ -1598,21 +1598,6 @@ START_TEST(real_zstd_file)
 }
 END_TEST
 
-/* A decompressor that copies, at most `chunk` bytes a call. */
-static tb_status copy_fn(void *ctx, const uint8_t *src, size_t src_len, size_t *consumed,
-			 uint8_t *dst, size_t dst_cap, size_t *produced)
-{
-	size_t n = *(size_t *)ctx;
-	if (n > src_len)
-		n = src_len;
-	if (n > dst_cap)
-		n = dst_cap;
-	if (n)
-		memcpy(dst, src, n);
-	*consumed = *produced = n;
-	return TB_OK;
-}
-
 /* One attr (full_attr, id 77); data: COMM-less: [COMPRESSED: sample 1,
  * half of sample 2] [FINISHED_ROUND] [COMPRESSED2: the rest, sample 3,
  * 5 bytes of padding]. */
@@ -1666,7 +1651,7 @@ START_TEST(compressed_records_straddle)
 	int be = _i & 1;
 	size_t chunk = chunks[_i / 2], i = 0;
 	uint8_t *window = malloc(TB_PERF_WINDOW_MIN);
-	tb_perf_decompressor dc = { copy_fn, &chunk, window, TB_PERF_WINDOW_MIN };
+	tb_perf_decompressor dc = { pw_copy_decompress, &chunk, window, TB_PERF_WINDOW_MIN };
 	store *s = new_store();
 	pw w;
 	tb_perf f;
@@ -1746,7 +1731,7 @@ START_TEST(compressed_errors)
 {
 	size_t chunk = 1 << 20;
 	uint8_t *window = malloc(TB_PERF_WINDOW_MIN);
-	tb_perf_decompressor dc = { copy_fn, &chunk, window, TB_PERF_WINDOW_MIN };
+	tb_perf_decompressor dc = { pw_copy_decompress, &chunk, window, TB_PERF_WINDOW_MIN };
 	store *s = new_store();
 	pw w;
 	tb_perf f;
