@@ -1781,6 +1781,162 @@ START_TEST(compressed_errors)
 }
 END_TEST
 
+/* Feature sections of a hand-built file: the scalar ones kept, a short
+ * one refused at its offset, DIR_FORMAT refused. */
+static void feature_file(pw *w, int be, unsigned id, const pw *feat)
+{
+	static const uint64_t ids[] = { 5 };
+	pw_file pf;
+	memset(&pf, 0, sizeof(pf));
+	pf.attrs[0].size = 64;
+	pf.attrs[0].sample_type = TB_PERF_SAMPLE_IDENTIFIER;
+	pf.ids[0] = ids;
+	pf.nids[0] = 1;
+	pf.nattrs = 1;
+	pf.attr_entry = 80;
+	pf.feat_id[0] = id;
+	pf.feat[0] = feat->b;
+	pf.feat_len[0] = feat->len;
+	pf.nfeats = 1;
+	pw_init(w, be);
+	pw_build_file(w, &pf);
+}
+
+START_TEST(scalar_features_both_orders)
+{
+	int be = _i;
+	store *s = new_store();
+	pw ft, w;
+	tb_perf f;
+	tb_error e;
+	tb_perf_feature got;
+	/* CLOCK_DATA */
+	pw_init(&ft, be);
+	pw_u32(&ft, 1);
+	pw_u32(&ft, 4);                      /* CLOCK_MONOTONIC_RAW */
+	pw_u64(&ft, 1764921600000000000ull);
+	pw_u64(&ft, 925376985276ull);
+	feature_file(&w, be, TB_PERF_FEAT_CLOCK_DATA, &ft);
+	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_OK);
+	ck_assert(f.has_clock_data);
+	ck_assert_uint_eq(f.clock.clockid, 4);
+	ck_assert_uint_eq(f.clock.tod_ns, 1764921600000000000ull);
+	ck_assert_uint_eq(f.clock.clock_ns, 925376985276ull);
+	ck_assert_int_eq(tb_perf_feature_get(&f, TB_PERF_FEAT_CLOCK_DATA, &got, &e), TB_OK);
+	ck_assert_uint_eq(got.data.len, 24);
+	/* the same cut to 20 bytes: refused at the section */
+	ft.len = 20;
+	pw_free(&w);
+	feature_file(&w, be, TB_PERF_FEAT_CLOCK_DATA, &ft);
+	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_ERR_TRUNCATED);
+	ck_assert_uint_eq(e.offset, w.len - 20);
+	pw_free(&w);
+	pw_free(&ft);
+	/* CLOCKID, NRCPUS, COMPRESSED */
+	pw_init(&ft, be);
+	pw_u64(&ft, 1);
+	feature_file(&w, be, TB_PERF_FEAT_CLOCKID, &ft);
+	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_OK);
+	ck_assert(f.has_clockid_res);
+	ck_assert_uint_eq(f.clockid_res_ns, 1);
+	pw_free(&w);
+	pw_free(&ft);
+	pw_init(&ft, be);
+	pw_u32(&ft, 8);
+	pw_u32(&ft, 6);
+	feature_file(&w, be, TB_PERF_FEAT_NRCPUS, &ft);
+	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_OK);
+	ck_assert_uint_eq(f.nr_cpus_avail, 8);
+	ck_assert_uint_eq(f.nr_cpus_online, 6);
+	pw_free(&w);
+	pw_free(&ft);
+	pw_init(&ft, be);
+	pw_u32(&ft, 0);
+	pw_u32(&ft, 1);
+	pw_u32(&ft, 3);
+	pw_u32(&ft, 12);
+	pw_u32(&ft, 528384);
+	feature_file(&w, be, TB_PERF_FEAT_COMPRESSED, &ft);
+	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_OK);
+	ck_assert(f.has_compression);
+	ck_assert_uint_eq(f.compression.level, 3);
+	ck_assert_uint_eq(f.compression.mmap_len, 528384);
+	pw_free(&w);
+	pw_free(&ft);
+	/* a string longer than its section */
+	pw_init(&ft, be);
+	pw_u32(&ft, 64);
+	pw_bytes(&ft, "host", 4);
+	feature_file(&w, be, TB_PERF_FEAT_HOSTNAME, &ft);
+	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_ERR_LENGTH);
+	ck_assert_uint_eq(e.offset, w.len - 8);
+	pw_free(&w);
+	pw_free(&ft);
+	/* DIR_FORMAT: the samples are elsewhere */
+	pw_init(&ft, be);
+	pw_u64(&ft, 1);
+	feature_file(&w, be, TB_PERF_FEAT_DIR_FORMAT, &ft);
+	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_ERR_UNSUPPORTED);
+	ck_assert(f.dir_format);
+	pw_free(&w);
+	pw_free(&ft);
+	/* an unknown feature is skipped by its size */
+	pw_init(&ft, be);
+	pw_bytes(&ft, "whatever", 8);
+	feature_file(&w, be, 200, &ft);
+	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_OK);
+	ck_assert(tb_perf_has_feature(&f, 200));
+	ck_assert_int_eq(tb_perf_feature_get(&f, 200, &got, &e), TB_OK);
+	ck_assert_int_eq(memcmp(got.data.ptr, "whatever", 8), 0);
+	pw_free(&w);
+	pw_free(&ft);
+	free(s);
+}
+END_TEST
+
+/* HEADER_ATTR records after samples: each one sorts the id table again,
+ * so their number is bounded. */
+START_TEST(pipe_late_attrs_limit)
+{
+	store *s = new_store();
+	tb_perf_stream *p = new_stream();
+	pw w;
+	pw_attr a;
+	tb_perf_record r;
+	tb_error e;
+	tb_status st;
+	uint64_t id;
+	size_t samples = 0;
+	memset(&a, 0, sizeof(a));
+	a.size = 64;
+	a.sample_type = TB_PERF_SAMPLE_IDENTIFIER;
+	pw_init(&w, 0);
+	pw_pipe_header(&w);
+	for (id = 1; id <= TB_PERF_MAX_LATE_ATTRS + 4; id++) {
+		size_t at;
+		pw_header_attr(&w, &a, &id, 1);
+		at = pw_rec_begin(&w, TB_PERF_RECORD_SAMPLE, 0);
+		pw_u64(&w, id);
+		pw_rec_end(&w, at);
+	}
+	/* room for every attr: the limit, not the storage, must stop it */
+	s->st.attrs = calloc(2 * TB_PERF_MAX_LATE_ATTRS, sizeof(tb_perf_attr));
+	s->st.attrs_cap = 2 * TB_PERF_MAX_LATE_ATTRS;
+	ck_assert_int_eq(tb_perf_stream_open_buffer(p, &s->st, w.b, w.len), TB_OK);
+	while ((st = tb_perf_stream_next(p, &r, &e)) == TB_OK)
+		if (r.type == TB_PERF_RECORD_SAMPLE) {
+			ck_assert_ptr_nonnull(r.attr);
+			ck_assert_uint_eq(r.s.id, ++samples);
+		}
+	ck_assert_int_eq(st, TB_ERR_LIMIT);
+	ck_assert_uint_eq(samples, TB_PERF_MAX_LATE_ATTRS + 1);
+	free(s->st.attrs);
+	pw_free(&w);
+	free(p);
+	free(s);
+}
+END_TEST
+
 Suite *tb_suite_perfdata(void)
 {
 	Suite *s = suite_create("perfdata");
@@ -1808,6 +1964,8 @@ Suite *tb_suite_perfdata(void)
 	tcase_add_test(tc, names);
 	tcase_add_loop_test(tc, compressed_records_straddle, 0, 8);
 	tcase_add_test(tc, compressed_errors);
+	tcase_add_loop_test(tc, scalar_features_both_orders, 0, 2);
+	tcase_add_test(tc, pipe_late_attrs_limit);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("errors");
 	tcase_add_test(tc, header_errors);
