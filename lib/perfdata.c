@@ -1034,7 +1034,7 @@ static tb_status parse_record(const tb_perf *f, const uint8_t *data, size_t len,
 		rec->u.feature.id = (uint32_t)c64(&c);
 		rec->u.feature.offset = offset + 16;
 		rec->u.feature.data.ptr = cbytes(&c, len - c.r.pos);
-		rec->u.feature.data.len = len - 16;
+		rec->u.feature.data.len = rec->u.feature.data.ptr ? len - 16 : 0;
 		break;
 	default:
 		break;
@@ -1502,7 +1502,9 @@ static tb_status stream_record(tb_perf_stream *p, const uint8_t *data, size_t le
 static tb_status stream_tracing(tb_perf_stream *p, tb_perf_record *rec, tb_error *err)
 {
 	tb_status st;
-	size_t got = take_input(p, p->f.st_.tracing + p->tracing_got, (size_t)p->extra_left);
+	/* no storage is fine for no bytes (and NULL + 0 is undefined) */
+	uint8_t *dst = p->f.st_.tracing ? p->f.st_.tracing + p->tracing_got : NULL;
+	size_t got = take_input(p, dst, (size_t)p->extra_left);
 	uint64_t off = p->extra_rec_off;
 	p->tracing_got += got;
 	p->extra_left -= got;
