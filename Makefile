@@ -96,7 +96,8 @@ TEST_SUP  := $(sort $(wildcard tests/support/*.c))
 TEST_HDR  := $(wildcard tests/*.h tests/support/*.h) cli/dlcodec.h
 FUZZ_SRC  := $(sort $(wildcard fuzz/*_fuzzer.c))
 FUZZ_NAMES := $(FUZZ_SRC:fuzz/%_fuzzer.c=%)
-FUZZ_HDR  := $(wildcard fuzz/*.h) tests/parquet_read.h tests/pmclog_snap.h tests/plan_oracle.h
+FUZZ_HDR  := $(wildcard fuzz/*.h) tests/parquet_read.h tests/pmclog_snap.h tests/plan_oracle.h \
+             tests/perfwriter.h
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 EXAMPLE_SRC := $(sort $(wildcard examples/*.c))
 EXAMPLES  := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)

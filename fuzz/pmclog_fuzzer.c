@@ -43,23 +43,6 @@ static void options_from(uint8_t b, tb_pmclog_options *opt)
 		opt->max_pcs = 16; /* exercise the limit */
 }
 
-/* Piece k of the split pattern. */
-static size_t piece_size(uint8_t mode, uint8_t param, size_t k, size_t len,
-			 uint32_t *rng)
-{
-	switch (mode & 3) {
-	case 0:
-		return 1;
-	case 1:
-		return (size_t)param + 1;
-	case 2:
-		*rng = *rng * 1103515245u + 12345u;
-		return 1 + (*rng >> 16) % ((size_t)param * 64 + 1);
-	default: /* two pieces, split at a point chosen by param */
-		return k == 0 ? (len * param) / 256 + 1 : len;
-	}
-}
-
 static void check_event(const tb_pmclog_event *ev, uint64_t want_off,
 			uint64_t want_count)
 {
@@ -114,15 +97,15 @@ static void decode(const tb_pmclog_options *opt, const uint8_t *data,
 		   tb_pmclog *p, outcome *out)
 {
 	tb_pmclog_event ev;
-	uint8_t *piece = NULL;
-	size_t pos = 0, k = 0, iters = 0;
+	tb_fuzz_split sp;
+	size_t iters = 0;
 	uint64_t next_off = 0;
-	uint32_t rng = param;
+	tb_fuzz_split_init(&sp, mode, param);
 	tb_pmclog_init(p, opt);
 	if (!split) {
 		TB_FUZZ_CHECK(tb_pmclog_feed(p, data, len) == TB_OK);
 		tb_pmclog_close(p);
-		pos = len;
+		sp.pos = len;
 	}
 	out->n = 0;
 	for (;;) {
@@ -142,26 +125,17 @@ static void decode(const tb_pmclog_options *opt, const uint8_t *data,
 		if (st == TB_NEED_MORE) {
 			size_t n;
 			TB_FUZZ_CHECK(split);
-			free(piece);
-			piece = NULL;
-			if (pos == len) {
+			n = tb_fuzz_next_piece(&sp, data, len);
+			if (n == 0)
 				tb_pmclog_close(p);
-				continue;
-			}
-			n = piece_size(mode, param, k++, len, &rng);
-			if (n > len - pos)
-				n = len - pos;
-			piece = malloc(n);
-			TB_FUZZ_CHECK(piece != NULL);
-			memcpy(piece, data + pos, n);
-			TB_FUZZ_CHECK(tb_pmclog_feed(p, piece, n) == TB_OK);
-			pos += n;
+			else
+				TB_FUZZ_CHECK(tb_pmclog_feed(p, sp.piece, n) == TB_OK);
 			continue;
 		}
 		out->end = st;
 		break;
 	}
-	free(piece);
+	free(sp.piece);
 	/* A sticky end repeats. */
 	TB_FUZZ_CHECK(tb_pmclog_next(p, &ev, NULL) == out->end);
 	if (tb_is_error(out->end)) {

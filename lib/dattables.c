@@ -8,11 +8,6 @@
 #include "tracebound/tracedat.h"
 #include "internal.h"
 
-/* Largest entry the in-place sort swaps through its temporary. */
-#define TB_SORT_ELEM_MAX 64
-
-typedef int (*less_fn)(const void *a, const void *b);
-
 static void swap_elems(uint8_t *a, uint8_t *b, size_t size)
 {
 	uint8_t tmp[TB_SORT_ELEM_MAX];
@@ -23,7 +18,7 @@ static void swap_elems(uint8_t *a, uint8_t *b, size_t size)
 
 /* Heapsort: O(n log n), no recursion, no allocation.  Texts written by
  * the kernel are usually sorted already: that is checked first, O(n). */
-static void heap_sort(void *base, size_t n, size_t size, less_fn less)
+void tb_heap_sort(void *base, size_t n, size_t size, tb_less_fn less)
 {
 	uint8_t *v = (uint8_t *)base;
 	size_t start, end;
@@ -68,7 +63,7 @@ static void heap_sort(void *base, size_t n, size_t size, less_fn less)
 }
 
 /* The first of n sorted entries (`size` bytes each) whose key is >= key. */
-static size_t lower_bound(const void *base, size_t n, size_t size, uint64_t key,
+size_t tb_lower_bound(const void *base, size_t n, size_t size, uint64_t key,
 			  uint64_t (*key_of)(const void *))
 {
 	const uint8_t *v = (const uint8_t *)base;
@@ -182,7 +177,7 @@ tb_status tb_cmdlines_parse(tb_cmdlines *t, const char *text, size_t len,
 	st = TB_OK;
 done:
 	/* lines before a bad one stay usable, as libtraceevent keeps them */
-	heap_sort(t->v, t->n, sizeof(*t->v), cmdline_less);
+	tb_heap_sort(t->v, t->n, sizeof(*t->v), cmdline_less);
 	return st;
 }
 
@@ -198,7 +193,7 @@ const tb_cmdline *tb_cmdlines_find(const tb_cmdlines *t, int32_t pid)
 	if (!t || !t->v)
 		return NULL;
 	/* several lines for one pid: any of them (equal in a sane file) */
-	i = lower_bound(t->v, t->n, sizeof(*t->v), (uint32_t)pid ^ 0x80000000u, pid_key);
+	i = tb_lower_bound(t->v, t->n, sizeof(*t->v), (uint32_t)pid ^ 0x80000000u, pid_key);
 	return i < t->n && t->v[i].pid == pid ? &t->v[i] : NULL;
 }
 
@@ -250,8 +245,8 @@ static void ksym_order(tb_kallsyms *t)
 					   sizeof(*t->v));
 			k++;
 		}
-	heap_sort(t->v, k, sizeof(*t->v), ksym_less);
-	heap_sort(t->v + k, t->n - k, sizeof(*t->v), ksym_less);
+	tb_heap_sort(t->v, k, sizeof(*t->v), ksym_less);
+	tb_heap_sort(t->v + k, t->n - k, sizeof(*t->v), ksym_less);
 }
 
 tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
@@ -345,7 +340,7 @@ const tb_ksym *tb_kallsyms_find(const tb_kallsyms *t, uint64_t addr)
 	n = ksym_lookable_count(t);
 	/* the last entry at or below addr: one before the first above it */
 	i = addr == UINT64_MAX ? n
-			       : lower_bound(t->v, n, sizeof(*t->v), addr + 1, ksym_key);
+			       : tb_lower_bound(t->v, n, sizeof(*t->v), addr + 1, ksym_key);
 	return i ? &t->v[i - 1] : NULL;
 }
 
@@ -353,7 +348,7 @@ const tb_ksym *tb_kallsyms_find(const tb_kallsyms *t, uint64_t addr)
  * the first n (the lookable ones). */
 static size_t ksym_run_end(const tb_kallsyms *t, size_t n, uint64_t a)
 {
-	return a == UINT64_MAX ? n : lower_bound(t->v, n, sizeof(*t->v), a + 1, ksym_key);
+	return a == UINT64_MAX ? n : tb_lower_bound(t->v, n, sizeof(*t->v), a + 1, ksym_key);
 }
 
 /*
@@ -375,7 +370,7 @@ static const tb_ksym *ksym_find_tep(const tb_kallsyms *t, uint64_t addr)
 		if (addr == a || (addr > a && addr < next)) {
 			/* the run of aliases around mid (mostly just mid) */
 			s = mid && t->v[mid - 1].addr == a
-				    ? lower_bound(t->v, n, sizeof(*t->v), a, ksym_key)
+				    ? tb_lower_bound(t->v, n, sizeof(*t->v), a, ksym_key)
 				    : mid;
 			e = mid + 1 < n && next == a ? ksym_run_end(t, n, a) : mid + 1;
 			return &t->v[s + (e - 1 - mid)];
@@ -399,7 +394,7 @@ const tb_ksym *tb_kallsyms_find_as(const tb_kallsyms *t, uint64_t addr,
 		return ksym_find_tep(t, addr);
 	case TB_KSYM_FIRST:
 		k = tb_kallsyms_find(t, addr);
-		return k ? &t->v[lower_bound(t->v, ksym_lookable_count(t), sizeof(*t->v),
+		return k ? &t->v[tb_lower_bound(t->v, ksym_lookable_count(t), sizeof(*t->v),
 					     k->addr, ksym_key)]
 			 : NULL;
 	default:
@@ -504,7 +499,7 @@ tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
 	st = TB_OK;
 done:
 	/* lines before a bad one stay usable, as libtraceevent keeps them */
-	heap_sort(t->v, t->n, sizeof(*t->v), printk_less);
+	tb_heap_sort(t->v, t->n, sizeof(*t->v), printk_less);
 	return st;
 }
 
@@ -518,6 +513,6 @@ const tb_printk_fmt *tb_printk_find(const tb_printk_fmts *t, uint64_t addr)
 	size_t i;
 	if (!t || !t->v)
 		return NULL;
-	i = lower_bound(t->v, t->n, sizeof(*t->v), addr, printk_key);
+	i = tb_lower_bound(t->v, t->n, sizeof(*t->v), addr, printk_key);
 	return i < t->n && t->v[i].addr == addr ? &t->v[i] : NULL;
 }

@@ -25,6 +25,7 @@ typedef struct ctx {
 	int options_unseen; /* a compressed options section among them */
 	uint64_t sect_off[TB_DAT_OPT_COUNT_]; /* sections named by options */
 	int have_clock_option;
+	int perf_steps;     /* perf tracing data: the v6 items it has (5 or 6) */
 	/* salvage */
 	int salvage;
 	uint64_t walk_stop; /* v7: the section walk ends here (0: the end) */
@@ -1605,7 +1606,7 @@ static tb_status parse_v6(ctx *c, body *b)
 	tables[0] = &d->kallsyms;
 	tables[1] = &d->printk;
 	tables[2] = &d->cmdlines;
-	for (step = 0; step < 6; step++) {
+	for (step = 0; step < (c->perf_steps ? (unsigned)c->perf_steps : 6u); step++) {
 		size_t start = b->r.pos, t;
 		tb_status st;
 		switch (step) {
@@ -1650,7 +1651,7 @@ static tb_status parse_v6(ctx *c, body *b)
 		damage(c, parts[step], UINT64_MAX);
 		return TB_OK;
 	}
-	return parse_v6_data(c, b);
+	return c->perf_steps ? TB_OK : parse_v6_data(c, b);
 }
 
 /*
@@ -1935,7 +1936,18 @@ static tb_status open_file(tb_dat *d, const void *file, size_t len,
 	b.r.pos = 10;
 	if ((s = rd_cstr(&c, &b, &ver, "version not terminated")))
 		return s;
-	if (tb_span_eq(ver.ptr, ver.len, "6"))
+	if (d->flags & TB_DAT_OPEN_PERF_TRACING) {
+		/* perf's tracing data: the v6 items up to printk (0.5) or
+		 * saved cmdlines (0.6) */
+		if (tb_span_eq(ver.ptr, ver.len, "0.6"))
+			c.perf_steps = 6;
+		else if (tb_span_eq(ver.ptr, ver.len, "0.5"))
+			c.perf_steps = 5;
+		else
+			return fail(&c, TB_ERR_VERSION, 10,
+				    "perf tracing data version is not 0.5 or 0.6");
+		d->version = 6;
+	} else if (tb_span_eq(ver.ptr, ver.len, "6"))
 		d->version = 6;
 	else if (tb_span_eq(ver.ptr, ver.len, "7"))
 		d->version = 7;

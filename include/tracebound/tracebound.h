@@ -20,6 +20,7 @@
 #include "tracebound/format.h"
 #include "tracebound/pmclog.h"
 #include "tracebound/tracedat.h"
+#include "tracebound/perfdata.h"
 #include "tracebound/render.h"
 #include "tracebound/session.h"
 #include "tracebound/text.h"

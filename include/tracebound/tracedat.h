@@ -301,6 +301,12 @@ TB_API TB_MUST_CHECK tb_status tb_dat_open(tb_dat *d, const void *file,
 /* tb_dat_open_opts.flags */
 #define TB_DAT_OPEN_SALVAGE 0x01u /* keep everything valid of a cut or damaged
 				     file; record the rest as damage */
+/* The bytes are perf's tracing data (perf.data's TRACING_DATA feature or
+ * a pipe's HEADER_TRACING_DATA): the v6 header pieces under version
+ * "0.6" (or "0.5", without saved cmdlines) and nothing after them, so
+ * d gets the header_page, header_event, formats, kallsyms, printk and
+ * cmdlines texts and no buffers.  d->version is then 6. */
+#define TB_DAT_OPEN_PERF_TRACING 0x02u
 
 typedef struct tb_dat_open_opts {
 	unsigned flags;          /* TB_DAT_OPEN_* */

@@ -75,3 +75,34 @@ size_t tb_test_zlib_compress(const void *src, size_t n, void *dst, size_t cap)
 		return 0;
 	return (size_t)out;
 }
+
+/* perf.data's COMPRESSED records: one zstd stream across them all (a
+ * ZSTD_DCtx serves as the stream). */
+tb_status tb_test_zstd_stream(void *ctx, const uint8_t *src, size_t src_len,
+			      size_t *consumed, uint8_t *dst, size_t dst_cap,
+			      size_t *produced)
+{
+	void **ds = (void **)ctx;
+	tb_dl_zin in = { src, src_len, 0 };
+	tb_dl_zout out = { dst, dst_cap, 0 };
+	size_t r;
+	load();
+	if (!dl.zd)
+		return TB_ERR_UNSUPPORTED;
+	if (!*ds && !(*ds = dl.zdctx()))
+		return TB_ERR_UNSUPPORTED;
+	r = dl.zstream(*ds, &out, &in);
+	if (dl.ze(r))
+		return TB_ERR_VALUE;
+	*consumed = in.pos;
+	*produced = out.pos;
+	return TB_OK;
+}
+
+void tb_test_zstd_stream_free(void *ctx)
+{
+	void **ds = (void **)ctx;
+	if (*ds && dl.zfree)
+		dl.zfree(*ds);
+	*ds = NULL;
+}
