@@ -199,6 +199,104 @@ START_TEST(many_strings_sections_one_round)
 }
 END_TEST
 
+/* Calls of tb_dat_open, each with the storage the one before said it
+ * needs, until one opens the file (at most 8, as the session). */
+static unsigned dat_rounds(const uint8_t *p, size_t n, tb_dat *d)
+{
+	const tb_dat_decompressor dc = { dw_copy_decompress, NULL };
+	tb_dat_storage st;
+	tb_error e;
+	unsigned rounds = 0;
+	tb_status r;
+	memset(&st, 0, sizeof(st));
+	do {
+		tb_dat_needs need;
+		r = tb_dat_open(d, p, n, &st, &dc, &e);
+		rounds++;
+		need = d->need;
+		free(st.events);
+		free(st.buffers);
+		free(st.cpus);
+		free(st.cpustats);
+		free(st.scratch);
+		memset(&st, 0, sizeof(st));
+		if (r != TB_ERR_NO_SPACE)
+			break;
+		st.events = calloc(need.events + 1, sizeof(tb_dat_event_text));
+		st.events_cap = need.events + 1;
+		st.buffers = calloc(need.buffers + 1, sizeof(tb_dat_buffer));
+		st.buffers_cap = need.buffers + 1;
+		st.cpus = calloc(need.cpus + 1, sizeof(tb_dat_cpu));
+		st.cpus_cap = need.cpus + 1;
+		st.cpustats = calloc(need.cpustats + 1, sizeof(tb_dat_text));
+		st.cpustats_cap = need.cpustats + 1;
+		st.scratch = malloc(need.scratch + 1);
+		st.scratch_cap = need.scratch + 1;
+	} while (rounds < 8);
+	ck_assert_int_eq(r, TB_OK);
+	return rounds;
+}
+
+/* 40 compressed options sections chained past the writer's two: the
+ * first call counts every section the file declares, so the session's
+ * rounds (8) do not run out; it took a round per options section, and a
+ * file of more than about 5 failed with "caller storage too small". */
+START_TEST(many_compressed_options_sections)
+{
+	dw_spec spec;
+	dw_layout lay;
+	tb_dat d;
+	tb_session_event ev;
+	tb_error e;
+	size_t n, k, next;
+	uint64_t want = 0, events = 0;
+	opened o;
+	static uint8_t pages[2][4096];
+	dw_default(&spec, 7);
+	spec.compress = 1;
+	spec.compress_options = 1;
+	for (k = 0; k < 2; k++) {
+		/* one sched_wakeup (id 300) per CPU: commit 8, type_len 1 */
+		memset(pages[k], 0, sizeof(pages[k]));
+		dw_store(pages[k], 1000 + k, 8, 0);
+		dw_store(pages[k] + 8, 8, 8, 0);
+		dw_store(pages[k] + 16, 1, 4, 0);
+		dw_store(pages[k] + 20, 300, 2, 0);
+		spec.cpu_data[k] = pages[k];
+	}
+	n = write_spec(&spec, &lay);
+	ck_assert_int_eq(open_with(&o, wbuf, n, 0, dw_copy_decompress), TB_OK);
+	while (tb_session_next(o.s, &ev, &e) == TB_OK)
+		want++;
+	ck_assert_uint_eq(want, 2);
+	close_opened(&o);
+	/* each: a DONE option naming the next (the last: 0); "copy"
+	 * compression keeps the body as written, so its offsets are known */
+	dw_store(wbuf + lay.done_opt2 + 6, n, 8, 0);
+	for (k = 0; k < 40; k++) {
+		uint8_t body[14];
+		dw_bytes b;
+		next = k + 1 < 40 ? n + 16 + 8 + sizeof(body) : 0;
+		dw_bytes_init(&b, body, sizeof(body), 0);
+		dw_put(&b, TB_DAT_OPT_DONE, 2);
+		dw_put(&b, 8, 4);
+		dw_put(&b, next, 8);
+		n = dw_append_sect(wbuf, n, wcap, 0, TB_DAT_OPT_DONE, 1, UINT32_MAX, body,
+				   sizeof(body));
+		ck_assert_uint_gt(n, 0);
+	}
+	ck_assert_uint_le(dat_rounds(wbuf, n, &d), 3);
+	ck_assert_uint_eq(d.noption_sections, 42);
+	/* the session opens it and reads every event */
+	ck_assert_int_eq(open_with(&o, wbuf, n, 0, dw_copy_decompress), TB_OK);
+	ck_assert_uint_eq(tb_session_dat(o.s)->noption_sections, 42);
+	while (tb_session_next(o.s, &ev, &e) == TB_OK)
+		events++;
+	ck_assert_uint_eq(events, want);
+	close_opened(&o);
+}
+END_TEST
+
 /* The issue's file: the bundled capture with 5 (and 50) STRINGS sections
  * of 16 bytes added reads every event the capture has. */
 START_TEST(sample_with_extra_strings_sections)
@@ -542,6 +640,7 @@ Suite *tb_suite_budget(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, many_strings_sections_one_round, 0, 2);
 	tcase_add_test(tc, sample_with_extra_strings_sections);
+	tcase_add_test(tc, many_compressed_options_sections);
 	tcase_add_test(tc, chunk_bomb_refused);
 	tcase_add_test(tc, symbol_table_bombs_refused);
 	tcase_add_test(tc, compressed_strings_bomb_refused);
