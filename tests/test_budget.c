@@ -360,6 +360,42 @@ START_TEST(chunk_bomb_refused)
 }
 END_TEST
 
+/* CPU 0 as 57 chunks of 64 bytes, each declaring 1 MiB: 1 MiB of chunk
+ * memory, but 57 MiB decompressed in one walk.  Under a 2 MiB budget
+ * (32 MiB decompressed at most) the open refuses it before a chunk is
+ * inflated; under 4 MiB (64 MiB) it opens. */
+START_TEST(decompressed_total_refused)
+{
+	static uint8_t page[4096];
+	dw_spec spec;
+	dw_layout lay;
+	size_t n, k, at;
+	opened o;
+	const uint64_t declared = (uint64_t)57 << 20;
+	dw_default(&spec, 7);
+	spec.compress = 1;
+	memset(page, 0, sizeof(page));
+	spec.cpu_data[0] = page;
+	n = write_spec(&spec, &lay);
+	/* the CPU's bytes after the count: 4096 + 8 = 57 x (8 + 64) */
+	at = lay.cpu_off[0];
+	put32(wbuf + at, 57);
+	for (k = 0, at += 4; k < 57; k++, at += 72) {
+		put32(wbuf + at, 64);
+		put32(wbuf + at + 4, 1u << 20);
+	}
+	open_with(&o, wbuf, n, 2u << 20, counting_dc);
+	expect_refused(&o, "decompression budget", declared / TB_SESSION_INFLATE_PER_BUDGET);
+	ck_assert_uint_ge(o.need.decompressed, declared);
+	ck_assert_uint_lt(o.need.streams, 2u << 20); /* memory alone would fit */
+	ck_assert_uint_lt(dc_bytes, 64u << 10);      /* only the small sections */
+	ck_assert_int_eq(open_with(&o, wbuf, n, 4u << 20, counting_dc), TB_OK);
+	ck_assert_uint_ge(o.need.decompressed, declared);
+	ck_assert_uint_le(o.need.decompressed, (uint64_t)TB_SESSION_INFLATE_PER_BUDGET << 22);
+	close_opened(&o);
+}
+END_TEST
+
 static char *repeat_lines(const char *line, size_t count)
 {
 	size_t l = strlen(line), i;
@@ -642,6 +678,7 @@ Suite *tb_suite_budget(void)
 	tcase_add_test(tc, sample_with_extra_strings_sections);
 	tcase_add_test(tc, many_compressed_options_sections);
 	tcase_add_test(tc, chunk_bomb_refused);
+	tcase_add_test(tc, decompressed_total_refused);
 	tcase_add_test(tc, symbol_table_bombs_refused);
 	tcase_add_test(tc, compressed_strings_bomb_refused);
 	tcase_add_test(tc, empty_and_overlapping_cpus);
