@@ -132,6 +132,32 @@ static void put32(uint8_t *p, uint32_t v)
 
 /* ---- STRINGS sections: one retry round ---- */
 
+/* tb_dat storage for what a call said it needs (one spare entry each). */
+static void storage_alloc(tb_dat_storage *st, const tb_dat_needs *need, size_t scratch)
+{
+	st->events = calloc(need->events + 1, sizeof(tb_dat_event_text));
+	st->events_cap = need->events + 1;
+	st->buffers = calloc(need->buffers + 1, sizeof(tb_dat_buffer));
+	st->buffers_cap = need->buffers + 1;
+	st->cpus = calloc(need->cpus + 1, sizeof(tb_dat_cpu));
+	st->cpus_cap = need->cpus + 1;
+	st->cpustats = calloc(need->cpustats + 1, sizeof(tb_dat_text));
+	st->cpustats_cap = need->cpustats + 1;
+	st->scratch = malloc(scratch ? scratch : 1);
+	st->scratch_cap = scratch;
+}
+
+static void storage_free(tb_dat_storage *st)
+{
+	free(st->events);
+	free(st->buffers);
+	free(st->cpus);
+	free(st->cpustats);
+	free(st->scratch);
+	memset(st, 0, sizeof(*st));
+}
+
+
 /* 40 STRINGS sections of 16 bytes past the writer's: the first call with
  * no storage already counts them all, so one retry with that much opens
  * the file (it took a round per section, and six failed the session). */
@@ -166,27 +192,14 @@ START_TEST(many_strings_sections_one_round)
 	{
 		tb_dat_needs need = d.need;
 		size_t scratch = need.scratch + (compress ? 4096 : 0);
-		st.events = calloc(need.events + 1, sizeof(tb_dat_event_text));
-		st.events_cap = need.events + 1;
-		st.buffers = calloc(need.buffers + 1, sizeof(tb_dat_buffer));
-		st.buffers_cap = need.buffers + 1;
-		st.cpus = calloc(need.cpus + 1, sizeof(tb_dat_cpu));
-		st.cpus_cap = need.cpus + 1;
-		st.cpustats = calloc(need.cpustats + 1, sizeof(tb_dat_text));
-		st.cpustats_cap = need.cpustats + 1;
-		st.scratch = malloc(scratch);
-		st.scratch_cap = scratch;
+		storage_alloc(&st, &need, scratch);
 		if (!compress) {
 			/* uncompressed sections: every one was counted */
 			ck_assert_uint_eq(need.scratch, base_strings + 40 * 16);
 			ck_assert_int_eq(tb_dat_open(&d, wbuf, n, &st, &dc, &e), TB_OK);
 			ck_assert_uint_eq(d.strings.len, base_strings + 40 * 16);
 		}
-		free(st.events);
-		free(st.buffers);
-		free(st.cpus);
-		free(st.cpustats);
-		free(st.scratch);
+		storage_free(&st);
 	}
 	/* the session opens it, and names the last section's string */
 	ck_assert_int_eq(open_with(&o, wbuf, n, 0, dw_copy_decompress), TB_OK);
@@ -214,24 +227,10 @@ static unsigned dat_rounds(const uint8_t *p, size_t n, tb_dat *d)
 		r = tb_dat_open(d, p, n, &st, &dc, &e);
 		rounds++;
 		need = d->need;
-		free(st.events);
-		free(st.buffers);
-		free(st.cpus);
-		free(st.cpustats);
-		free(st.scratch);
-		memset(&st, 0, sizeof(st));
+		storage_free(&st);
 		if (r != TB_ERR_NO_SPACE)
 			break;
-		st.events = calloc(need.events + 1, sizeof(tb_dat_event_text));
-		st.events_cap = need.events + 1;
-		st.buffers = calloc(need.buffers + 1, sizeof(tb_dat_buffer));
-		st.buffers_cap = need.buffers + 1;
-		st.cpus = calloc(need.cpus + 1, sizeof(tb_dat_cpu));
-		st.cpus_cap = need.cpus + 1;
-		st.cpustats = calloc(need.cpustats + 1, sizeof(tb_dat_text));
-		st.cpustats_cap = need.cpustats + 1;
-		st.scratch = malloc(need.scratch + 1);
-		st.scratch_cap = need.scratch + 1;
+		storage_alloc(&st, &need, need.scratch + 1);
 	} while (rounds < 8);
 	ck_assert_int_eq(r, TB_OK);
 	return rounds;
