@@ -23,6 +23,9 @@
 #define TB_SESSION_DAT_ROUNDS 8u    /* tb_dat_open storage rounds */
 #define TB_SESSION_MAX_BUFFERS 256u /* buffers (instances) merged */
 #define NO_ENTRY UINT32_MAX
+/* A walk may decompress at most this many bytes per byte of budget
+ * (session.h: TB_SESSION_INFLATE_PER_BUDGET). */
+#define INFLATE_PER_BUDGET TB_SESSION_INFLATE_PER_BUDGET
 
 /* The parts of the memory budget (tb_session_need.refused names them). */
 static const char part_session[] = "memory budget: the session itself";
@@ -32,6 +35,8 @@ static const char part_streams[] = "memory budget: the per-CPU cursors and chunk
 static const char part_format[] = "memory budget: an event format's fields";
 static const char part_program[] = "memory budget: a print fmt program";
 static const char part_render[] = "memory budget: the JSON text buffer";
+static const char part_inflate[] =
+	"decompression budget: the bytes one walk decompresses (16 x the memory budget)";
 
 /* ---- the arena ---- */
 
@@ -1059,6 +1064,20 @@ static void count_decompressed(tb_session *s)
 	}
 }
 
+/* What one walk would decompress, held to its multiple of the budget
+ * before a CPU chunk is inflated (the sections, inflated by the open,
+ * were in granted memory).  asked: the budget that would admit it. */
+static tb_status inflate_within_budget(tb_session *s, tb_error *err)
+{
+	uint64_t b = s->budget;
+	if (!b || b > UINT64_MAX / INFLATE_PER_BUDGET ||
+	    s->nd.decompressed <= b * INFLATE_PER_BUDGET)
+		return TB_OK;
+	s->nd.refused = part_inflate;
+	s->nd.asked = s->nd.decompressed / INFLATE_PER_BUDGET + 1;
+	return tb_fail(err, TB_ERR_BUDGET, 0, part_inflate);
+}
+
 tb_status tb_session_open_budget(tb_session **out, const tb_session_source *src,
 				 const tb_session_options *opt, const tb_mem *mem,
 				 uint64_t max_memory, tb_session_need *need, tb_error *err)
@@ -1097,8 +1116,10 @@ tb_status tb_session_open_budget(tb_session **out, const tb_session_source *src,
 	st = src->dat ? open_dat(s, err) : open_raw(s, err);
 	if (st == TB_OK)
 		st = start_merges(s, err);
-	if (st == TB_OK && src->dat)
+	if (st == TB_OK && src->dat) {
 		count_decompressed(s);
+		st = inflate_within_budget(s, err);
+	}
 	if (need)
 		tb_session_need_get(s, need);
 	if (st != TB_OK) {

@@ -23,6 +23,7 @@ typedef struct ctx {
 	int no_space;   /* some storage was too small: finish counting */
 	int no_scratch; /* scratch too small: compressed contents unseen */
 	int options_unseen; /* a compressed options section among them */
+	uint64_t declared_scratch; /* v7: scratch every section could take */
 	uint64_t sect_off[TB_DAT_OPT_COUNT_]; /* sections named by options */
 	int have_clock_option;
 	int perf_steps;     /* perf tracing data: the v6 items it has (5 or 6) */
@@ -1265,6 +1266,22 @@ static int known_section_id(unsigned id)
  * (trace-cmd writes them back to back and finds the strings this way).
  * pass 0 counts and loads the strings; pass 1 checks description ids.
  */
+/* The scratch a section can take when it is opened, as its header
+ * declares: a compressed one its uncompressed size, STRINGS its body
+ * (gathered); CPU data (BUFFER) is decompressed by chunk, elsewhere. */
+static uint64_t sect_scratch(const ctx *c, const sect *s)
+{
+	uint32_t usize = 0;
+	if (s->id == TB_DAT_OPT_BUFFER)
+		return 0;
+	if (!(s->flags & 1u))
+		return s->id == TB_DAT_OPT_STRINGS ? s->size : 0;
+	if (s->size < 8 || !tb_rd_u32_at(&c->f, (size_t)s->off + 20, &usize) ||
+	    usize > TB_DAT_MAX_UNCOMPRESSED)
+		return 0; /* opening it fails */
+	return usize;
+}
+
 static tb_status walk_v7_sections(ctx *c, size_t start, int pass)
 {
 	tb_dat *d = c->d;
@@ -1292,6 +1309,8 @@ static tb_status walk_v7_sections(ctx *c, size_t start, int pass)
 		}
 		if (pass == 0 && s.id < TB_DAT_OPT_COUNT_ && !c->walk_off[s.id])
 			c->walk_off[s.id] = off;
+		if (pass == 0)
+			c->declared_scratch += sect_scratch(c, &s);
 		if (pass == 1) {
 			/* (in salvage, lost strings are not each section's
 			 * fault: descriptions are only names) */
@@ -1815,9 +1834,17 @@ static tb_status parse_v7(ctx *c, body *b)
 		c->chain_damaged = 1; /* a loop or too many sections */
 		damage(c, TB_DAT_PART_OPTIONS, 0);
 	}
-	if (c->options_unseen)
-		return TB_OK; /* a compressed options section is unseen, and with
-				 it the section offsets: call again */
+	if (c->options_unseen) {
+		/* a compressed options section is unseen, and with it the rest
+		 * of the chain and the section offsets: ask for the scratch of
+		 * every section the walk found, so the next call reads the
+		 * whole chain (not one options section per call) */
+		if (d->need.scratch < c->declared_scratch)
+			d->need.scratch = c->declared_scratch > SIZE_MAX
+						  ? SIZE_MAX
+						  : (size_t)c->declared_scratch;
+		return TB_OK;
+	}
 	if ((st = parse_v7_sections(c)))
 		return st;
 	if (c->salvage && c->chain_damaged)

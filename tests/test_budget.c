@@ -163,6 +163,32 @@ static void put32(uint8_t *p, uint32_t v)
 
 /* ---- STRINGS sections: one retry round ---- */
 
+/* tb_dat storage for what a call said it needs (one spare entry each). */
+static void storage_alloc(tb_dat_storage *st, const tb_dat_needs *need, size_t scratch)
+{
+	st->events = calloc(need->events + 1, sizeof(tb_dat_event_text));
+	st->events_cap = need->events + 1;
+	st->buffers = calloc(need->buffers + 1, sizeof(tb_dat_buffer));
+	st->buffers_cap = need->buffers + 1;
+	st->cpus = calloc(need->cpus + 1, sizeof(tb_dat_cpu));
+	st->cpus_cap = need->cpus + 1;
+	st->cpustats = calloc(need->cpustats + 1, sizeof(tb_dat_text));
+	st->cpustats_cap = need->cpustats + 1;
+	st->scratch = malloc(scratch ? scratch : 1);
+	st->scratch_cap = scratch;
+}
+
+static void storage_free(tb_dat_storage *st)
+{
+	free(st->events);
+	free(st->buffers);
+	free(st->cpus);
+	free(st->cpustats);
+	free(st->scratch);
+	memset(st, 0, sizeof(*st));
+}
+
+
 /* 40 STRINGS sections of 16 bytes past the writer's: the first call with
  * no storage already counts them all, so one retry with that much opens
  * the file (it took a round per section, and six failed the session). */
@@ -197,27 +223,14 @@ START_TEST(many_strings_sections_one_round)
 	{
 		tb_dat_needs need = d.need;
 		size_t scratch = need.scratch + (compress ? 4096 : 0);
-		st.events = calloc(need.events + 1, sizeof(tb_dat_event_text));
-		st.events_cap = need.events + 1;
-		st.buffers = calloc(need.buffers + 1, sizeof(tb_dat_buffer));
-		st.buffers_cap = need.buffers + 1;
-		st.cpus = calloc(need.cpus + 1, sizeof(tb_dat_cpu));
-		st.cpus_cap = need.cpus + 1;
-		st.cpustats = calloc(need.cpustats + 1, sizeof(tb_dat_text));
-		st.cpustats_cap = need.cpustats + 1;
-		st.scratch = malloc(scratch);
-		st.scratch_cap = scratch;
+		storage_alloc(&st, &need, scratch);
 		if (!compress) {
 			/* uncompressed sections: every one was counted */
 			ck_assert_uint_eq(need.scratch, base_strings + 40 * 16);
 			ck_assert_int_eq(tb_dat_open(&d, wbuf, n, &st, &dc, &e), TB_OK);
 			ck_assert_uint_eq(d.strings.len, base_strings + 40 * 16);
 		}
-		free(st.events);
-		free(st.buffers);
-		free(st.cpus);
-		free(st.cpustats);
-		free(st.scratch);
+		storage_free(&st);
 	}
 	/* the session opens it, and names the last section's string */
 	ck_assert_int_eq(open_with(&o, wbuf, n, 0, dw_copy_decompress), TB_OK);
@@ -226,6 +239,90 @@ START_TEST(many_strings_sections_one_round)
 					     (uint32_t)(base_strings + 39 * 16)),
 			 "section0000039");
 	ck_assert_uint_ge(o.need.sections, compress ? base_strings + 40 * 16 : 40 * 16);
+	close_opened(&o);
+}
+END_TEST
+
+/* Calls of tb_dat_open, each with the storage the one before said it
+ * needs, until one opens the file (at most 8, as the session). */
+static unsigned dat_rounds(const uint8_t *p, size_t n, tb_dat *d)
+{
+	const tb_dat_decompressor dc = { dw_copy_decompress, NULL };
+	tb_dat_storage st;
+	tb_error e;
+	unsigned rounds = 0;
+	tb_status r;
+	memset(&st, 0, sizeof(st));
+	do {
+		tb_dat_needs need;
+		r = tb_dat_open(d, p, n, &st, &dc, &e);
+		rounds++;
+		need = d->need;
+		storage_free(&st);
+		if (r != TB_ERR_NO_SPACE)
+			break;
+		storage_alloc(&st, &need, need.scratch + 1);
+	} while (rounds < 8);
+	ck_assert_int_eq(r, TB_OK);
+	return rounds;
+}
+
+/* 40 compressed options sections chained past the writer's two: the
+ * first call counts every section the file declares, so the session's
+ * rounds (8) do not run out; it took a round per options section, and a
+ * file of more than about 5 failed with "caller storage too small". */
+START_TEST(many_compressed_options_sections)
+{
+	dw_spec spec;
+	dw_layout lay;
+	tb_dat d;
+	tb_session_event ev;
+	tb_error e;
+	size_t n, k, next;
+	uint64_t want = 0, events = 0;
+	opened o;
+	static uint8_t pages[2][4096];
+	dw_default(&spec, 7);
+	spec.compress = 1;
+	spec.compress_options = 1;
+	for (k = 0; k < 2; k++) {
+		/* one sched_wakeup (id 300) per CPU: commit 8, type_len 1 */
+		memset(pages[k], 0, sizeof(pages[k]));
+		dw_store(pages[k], 1000 + k, 8, 0);
+		dw_store(pages[k] + 8, 8, 8, 0);
+		dw_store(pages[k] + 16, 1, 4, 0);
+		dw_store(pages[k] + 20, 300, 2, 0);
+		spec.cpu_data[k] = pages[k];
+	}
+	n = write_spec(&spec, &lay);
+	ck_assert_int_eq(open_with(&o, wbuf, n, 0, dw_copy_decompress), TB_OK);
+	while (tb_session_next(o.s, &ev, &e) == TB_OK)
+		want++;
+	ck_assert_uint_eq(want, 2);
+	close_opened(&o);
+	/* each: a DONE option naming the next (the last: 0); "copy"
+	 * compression keeps the body as written, so its offsets are known */
+	dw_store(wbuf + lay.done_opt2 + 6, n, 8, 0);
+	for (k = 0; k < 40; k++) {
+		uint8_t body[14];
+		dw_bytes b;
+		next = k + 1 < 40 ? n + 16 + 8 + sizeof(body) : 0;
+		dw_bytes_init(&b, body, sizeof(body), 0);
+		dw_put(&b, TB_DAT_OPT_DONE, 2);
+		dw_put(&b, 8, 4);
+		dw_put(&b, next, 8);
+		n = dw_append_sect(wbuf, n, wcap, 0, TB_DAT_OPT_DONE, 1, UINT32_MAX, body,
+				   sizeof(body));
+		ck_assert_uint_gt(n, 0);
+	}
+	ck_assert_uint_le(dat_rounds(wbuf, n, &d), 3);
+	ck_assert_uint_eq(d.noption_sections, 42);
+	/* the session opens it and reads every event */
+	ck_assert_int_eq(open_with(&o, wbuf, n, 0, dw_copy_decompress), TB_OK);
+	ck_assert_uint_eq(tb_session_dat(o.s)->noption_sections, 42);
+	while (tb_session_next(o.s, &ev, &e) == TB_OK)
+		events++;
+	ck_assert_uint_eq(events, want);
 	close_opened(&o);
 }
 END_TEST
@@ -289,6 +386,42 @@ START_TEST(chunk_bomb_refused)
 	ck_assert_int_eq(open_with(&o, wbuf, n, 80u << 20, counting_dc), TB_OK);
 	ck_assert_uint_ge(o.need.streams, 64u << 20);
 	ck_assert_uint_ge(o.need.decompressed, (64u << 20) + 4096);
+	close_opened(&o);
+}
+END_TEST
+
+/* CPU 0 as 57 chunks of 64 bytes, each declaring 1 MiB: 1 MiB of chunk
+ * memory, but 57 MiB decompressed in one walk.  Under a 2 MiB budget
+ * (32 MiB decompressed at most) the open refuses it before a chunk is
+ * inflated; under 4 MiB (64 MiB) it opens. */
+START_TEST(decompressed_total_refused)
+{
+	static uint8_t page[4096];
+	dw_spec spec;
+	dw_layout lay;
+	size_t n, k, at;
+	opened o;
+	const uint64_t declared = (uint64_t)57 << 20;
+	dw_default(&spec, 7);
+	spec.compress = 1;
+	memset(page, 0, sizeof(page));
+	spec.cpu_data[0] = page;
+	n = write_spec(&spec, &lay);
+	/* the CPU's bytes after the count: 4096 + 8 = 57 x (8 + 64) */
+	at = lay.cpu_off[0];
+	put32(wbuf + at, 57);
+	for (k = 0, at += 4; k < 57; k++, at += 72) {
+		put32(wbuf + at, 64);
+		put32(wbuf + at + 4, 1u << 20);
+	}
+	open_with(&o, wbuf, n, 2u << 20, counting_dc);
+	expect_refused(&o, "decompression budget", declared / TB_SESSION_INFLATE_PER_BUDGET);
+	ck_assert_uint_ge(o.need.decompressed, declared);
+	ck_assert_uint_lt(o.need.streams, 2u << 20); /* memory alone would fit */
+	ck_assert_uint_lt(dc_bytes, 64u << 10);      /* only the small sections */
+	ck_assert_int_eq(open_with(&o, wbuf, n, 4u << 20, counting_dc), TB_OK);
+	ck_assert_uint_ge(o.need.decompressed, declared);
+	ck_assert_uint_le(o.need.decompressed, (uint64_t)TB_SESSION_INFLATE_PER_BUDGET << 22);
 	close_opened(&o);
 }
 END_TEST
@@ -573,7 +706,9 @@ Suite *tb_suite_budget(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, many_strings_sections_one_round, 0, 2);
 	tcase_add_test(tc, sample_with_extra_strings_sections);
+	tcase_add_test(tc, many_compressed_options_sections);
 	tcase_add_test(tc, chunk_bomb_refused);
+	tcase_add_test(tc, decompressed_total_refused);
 	tcase_add_test(tc, symbol_table_bombs_refused);
 	tcase_add_test(tc, compressed_strings_bomb_refused);
 	tcase_add_test(tc, empty_and_overlapping_cpus);

@@ -182,6 +182,10 @@ TB_API TB_MUST_CHECK tb_status tb_session_open(tb_session **out,
  * program on its first rendering, JSON's render buffer), is held to the
  * same budget as it is asked for.
  */
+/* The bytes one walk may decompress per byte of memory budget (the
+ * sections and every CPU chunk, as the file declares them). */
+#define TB_SESSION_INFLATE_PER_BUDGET 16u
+
 typedef struct tb_session_need {
 	uint64_t budget;           /* the budget (0: none) */
 	uint64_t container;        /* trace.dat tables and decompressed sections
@@ -195,7 +199,10 @@ typedef struct tb_session_need {
 				      (each CPU its own largest chunk) */
 	uint64_t formats;          /* fields and programs of the formats held now */
 	uint64_t decompressed;     /* bytes decompression makes in one walk: the
-				      sections and every CPU chunk, as declared */
+				      sections and every CPU chunk, as declared;
+				      over TB_SESSION_INFLATE_PER_BUDGET x budget
+				      the open is refused before a chunk is
+				      inflated (asked: the budget admitting it) */
 	uint64_t held;             /* bytes held from mem now */
 	uint64_t peak;             /* most bytes held at once */
 	uint64_t total;            /* what decoding the capture needs: the peak,
