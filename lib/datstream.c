@@ -71,7 +71,7 @@ tb_status tb_dat_chunk_caps(const tb_dat *d, const tb_dat_buffer *b, size_t *cap
 		} else if (want && cpu->size) {
 			/* a read buffer, no larger than the CPU's pages */
 			cap = cpu->size < want ? (size_t)cpu->size : want;
-			cap = cap % ps ? cap - cap % ps + ps : cap;
+			cap = (cap % ps) ? cap - cap % ps + ps : cap;
 		}
 		if (cap > SIZE_MAX / 2 - sum)
 			return tb_fail(err, TB_ERR_LIMIT, b->section_offset,

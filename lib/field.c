@@ -367,7 +367,7 @@ TB_API tb_status tb_field_reader_init(tb_field_reader *r, const tb_format *fmt,
 		op->shape = op->reserved_ = 0;
 	}
 	r->nops = n;
-	if (!big_endian && common_header(fmt, ops, n))
+	if (ops && !big_endian && common_header(fmt, ops, n)) /* (n >= 4: ops is set) */
 		ops[0].shape = SHAPE_COMMON;
 	return TB_OK;
 }

@@ -185,7 +185,7 @@ static size_t trailer_size(const tb_perf_attr *a)
 {
 	if (!(a->flags & TB_PERF_ATTR_FLAG_SAMPLE_ID_ALL))
 		return 0;
-	return 8u * popcount64(a->sample_type & TRAILER_BITS);
+	return (size_t)8 * popcount64(a->sample_type & TRAILER_BITS);
 }
 
 /* Add an attr to f's storage (counted in need when it does not fit).
@@ -386,7 +386,7 @@ static tb_status feature_entry(const tb_perf *f, unsigned id, tb_perf_feature *o
 	const uint8_t *p;
 	for (i = 0; i < id; i++)
 		before += (unsigned)tb_perf_has_feature(f, i);
-	pos = table + 16u * before;
+	pos = table + (uint64_t)16 * before;
 	tb_rd_init(&r, f->file, f->len, f->big_endian);
 	if (pos < table || !tb_rd_u64_at(&r, (size_t)pos, &off) ||
 	    !tb_rd_u64_at(&r, (size_t)pos + 8, &size))

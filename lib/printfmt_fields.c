@@ -566,7 +566,7 @@ int tb_pf_forgot_text(const tb_render_prog *p, uint32_t k)
 {
 	if (p->mode != TB_M_FIELDS || k >= p->n_fops)
 		return 0;
-	return ((uint8_t)p->text[TB_FM_ENTRY * p->fops[k].field] & TB_TF_STRING) &&
+	return ((uint8_t)p->text[(size_t)TB_FM_ENTRY * p->fops[k].field] & TB_TF_STRING) &&
 	       !(p->fops[k].tf & TB_TF_STRING);
 }
 
@@ -630,7 +630,7 @@ void tb_pf_run_fields(const tb_render_prog *p, tb_render_prog *keep,
 		if (!(m & ~TB_FM_0X)) {
 			/* tb_render: the flags as compiled, whatever a
 			 * tb_render_stateful before remembered */
-			unsigned tf = keep ? op->tf : (uint8_t)p->text[TB_FM_ENTRY * op->field];
+			unsigned tf = keep ? op->tf : (uint8_t)p->text[(size_t)TB_FM_ENTRY * op->field];
 			if (put_raw(&c, f, tf) && keep)
 				keep->fops[k].tf &= (uint8_t)~TB_TF_STRING;
 			continue;
