@@ -4,10 +4,11 @@
 #   1. build and check with gcc (suites, corpus replay, allocation/I/O,
 #      export-list and stack-frame gates); build with clang (-Werror; its
 #      run of the suites is step 4's, instrumented for coverage)
-#   2. the same under ASan+UBSan, and under clang's UBSan alone; the
-#      Parquet output read by DuckDB and hyparquet (tests/parquet_check.sh)
+#   2. the same under ASan+UBSan; the Parquet output read by DuckDB and
+#      hyparquet (tests/parquet_check.sh)
 #   3. static analysis of lib/ (scan-build, cppcheck, clang-tidy)
-#   4. line and branch coverage of lib/ (table; goals enforced)
+#   4. line and branch coverage of lib/ (table; goals enforced), the
+#      suites built with clang's UBSan (pointer overflow: NULL + 0)
 #   5. the OSS-Fuzz build script run as OSS-Fuzz would, each target briefly
 #   6. the AFL++ build, and FUZZ_SECONDS of libFuzzer per target
 #   7. Perfetto output: protoc decodes every conversion, compare.py checks
@@ -56,11 +57,6 @@ make -j"$jobs" CC=clang BUILD=build/clang all examples symbols build/clang/tests
 # trace-cmd output is kept: tests/oracle)
 step "sanitize (ASan+UBSan)"
 TB_KEEP_CAPTURES=1 make -j"$jobs" sanitize
-# clang's UBSan checks pointer overflow (NULL + 0), gcc's does not: the
-# suites and the replay once more, UBSan alone (no shadow memory: cheap)
-step "sanitize-ub (clang UBSan)"
-TB_KEEP_CAPTURES=1 make -j"$jobs" sanitize-ub
-
 step "Parquet tables read by DuckDB and hyparquet (samples, corpus)"
 [ -d tests/node/node_modules/@duckdb/node-api ] || sh ci/setup.sh
 sh tests/parquet_check.sh
@@ -70,7 +66,9 @@ sh tests/json_check.sh
 step "static analysis of lib/"
 sh ci/analyze.sh
 
-step "coverage of lib/ (unit tests + corpus replay)"
+# clang's UBSan checks pointer overflow (NULL + 0), gcc's does not: the
+# coverage build carries it (Makefile COV_UBSAN), one clang run for both
+step "coverage of lib/ (unit tests + corpus replay), under clang's UBSan"
 TB_KEEP_CAPTURES=1 make -s coverage
 
 step "OSS-Fuzz build.sh (libFuzzer + ASan, as OSS-Fuzz runs it)"
