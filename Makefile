@@ -161,6 +161,7 @@ $(BUILD)/tests/suites.inc: $(TEST_SRC) FORCE
 
 $(CHECK_BIN): tests/check_main.c $(TEST_SRC) $(TEST_SUP) $(TEST_HDR) $(BUILD)/tests/suites.inc $(STATIC)
 	$(CC) $(APP_CFLAGS) $(CHECK_CFLAGS) $(TEP_CFLAGS) -I$(BUILD)/tests -Itests \
+	  -include tests/check_quiet.h \
 	  -DTB_SRCDIR='"$(CURDIR)"' tests/check_main.c $(TEST_SRC) $(TEST_SUP) \
 	  $(STATIC) $(CHECK_LIBS) $(TEP_LIBS) $(EXTRA_LDFLAGS) -o $@
 
