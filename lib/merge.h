@@ -10,7 +10,13 @@
  * match played there.  The winner of the root's match is m->win.  When the
  * winner's key changes (its source was refilled or ended), only the
  * matches on its path to the root are played again: one comparison a
- * level, no recursion.  A plain scan of the sources is not kept for
+ * level, no recursion.  The climb stops early where nothing above can
+ * change: each node on the winner's path keeps (`above`) the least key
+ * that lost on the path from it to the root, and a key below that wins
+ * every match up there.  So when the next winner sits near the last one
+ * (a CPU that runs alone, or two that interleave while the others are
+ * idle or done), a pick costs the few levels up to their common node,
+ * not the log2 N of the whole path: the sparse CPUs of a large machine.  A plain scan of the sources is not kept for
  * few of them: from 2 sources on the tree took fewer instructions a pick
  * than the scan it replaced (bench/merge_bench.c under callgrind: equal
  * at 2 CPUs, 16% fewer at 4), and one source plays no match at all.
@@ -59,6 +65,7 @@ static inline void tb_merge_build_(tb_merge *m)
 		}
 	}
 	m->win = tb_merge_slot_(m, 1)->leaf;
+	m->known = 0;
 }
 
 static inline tb_status tb_merge_init_(tb_merge *m, void *slots, size_t stride, size_t n)
@@ -82,6 +89,7 @@ static inline void tb_merge_restart_(tb_merge *m)
 	m->filled = 0;
 	m->pending = m->n ? 0 : SIZE_MAX;
 	m->win = TB_MERGE_ENDED;
+	m->known = 0;
 }
 
 /* The source to refill: in the first pass the next in index order, then
@@ -106,25 +114,57 @@ static void tb_merge_first_(tb_merge *m, size_t src, tb_merge_key k)
 }
 
 /* The key of source src, the one tb_merge_want_ asked for. */
+/* src is the winner (the source taken last) and k its new key.  Its
+ * nodes from m->known up (to the root, node 1) have their `above` keys. */
 static inline void tb_merge_set_(tb_merge *m, size_t src, tb_merge_key k)
 {
-	size_t p;
+	unsigned char *base;
+	size_t p, stride, known, pick, levels = 0, visits = 0, j;
 	if (m->filled < m->n) {
 		tb_merge_first_(m, src, k);
 		return;
 	}
 	m->pending = SIZE_MAX;
-	/* the matches on src's path (none for one source), each against the
-	 * key that lost there */
-	for (p = (m->n + src) / 2; p >= 1; p /= 2) {
-		tb_merge_slot *s = tb_merge_slot_(m, p);
-		if (tb_merge_less_(&s->node, &k)) {
-			tb_merge_key t = s->node;
+	/* the slots' place in locals: the stores below could alias m */
+	base = (unsigned char *)m->slots;
+	stride = m->stride;
+	known = m->known;
+	pick = (m->n + src) / 2; /* 0 for one source: no match to play */
+	/* the matches on src's path, each against the key that lost there,
+	 * up to the node where k is below every key that lost above: a node
+	 * of the path at or above `known` (positions fall as the path
+	 * climbs).  pick: where the key carried up last changed. */
+	for (p = pick; p >= 1; p /= 2) {
+		tb_merge_slot *s = (tb_merge_slot *)(void *)(base + p * stride);
+		tb_merge_key t;
+		if (p <= known && tb_merge_less_(&k, &s->above))
+			break;
+		t = s->node;
+		levels++;
+		visits++;
+		if (tb_merge_less_(&t, &k)) {
 			s->node = k;
 			k = t;
+			pick = p;
+			levels = 1;
 		}
 	}
 	m->win = k;
+	m->plays += visits;
+	/* the new winner's path from pick up: its `above` keys again where
+	 * the climb went (those above did not change), the highest first */
+	for (j = levels; j-- > 0;) {
+		size_t q = pick >> j;
+		tb_merge_slot *s = (tb_merge_slot *)(void *)(base + q * stride);
+		s->above = s->node;
+		if (q > 1) {
+			const tb_merge_slot *up =
+				(const tb_merge_slot *)(const void *)(base + q / 2 * stride);
+			if (tb_merge_less_(&up->above, &s->above))
+				s->above = up->above;
+		}
+	}
+	m->known = pick;
 }
 
 /* src: tb_merge_want_'s answer; rank below UINT32_MAX */
