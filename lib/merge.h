@@ -10,8 +10,8 @@
  * match played there.  The winner of the root's match is m->win.  When the
  * winner's key changes (its source was refilled or ended), only the
  * matches on its path to the root are played again: one comparison a
- * level, no recursion.  The climb stops early where nothing above can
- * change: each node on the winner's path keeps (`above`) the least key
+ * level, no recursion.  Past TB_MERGE_SHORT sources the climb stops
+ * early where nothing above can change: each node on the winner's path keeps (`above`) the least key
  * that lost on the path from it to the root, and a key below that wins
  * every match up there.  So when the next winner sits near the last one
  * (a CPU that runs alone, or two that interleave while the others are
@@ -113,49 +113,55 @@ static void tb_merge_first_(tb_merge *m, size_t src, tb_merge_key k)
 	}
 }
 
-/* The key of source src, the one tb_merge_want_ asked for. */
-/* src is the winner (the source taken last) and k its new key.  Its
- * nodes from m->known up (to the root, node 1) have their `above` keys. */
-static inline void tb_merge_set_(tb_merge *m, size_t src, tb_merge_key k)
+/* The climb of tb_merge_set_ past TB_MERGE_SHORT sources: src is the
+ * winner (the source taken last), k its new key; its path's nodes from
+ * m->known up (to the root, node 1) have their `above` keys. */
+#define TB_MERGE_SHORT 64 /* up to 6 levels: the plain climb costs less */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void tb_merge_climb_(tb_merge *m, size_t src, tb_merge_key k)
 {
-	unsigned char *base;
-	size_t p, stride, known, pick, levels = 0, visits = 0, j;
-	if (m->filled < m->n) {
-		tb_merge_first_(m, src, k);
-		return;
-	}
-	m->pending = SIZE_MAX;
 	/* the slots' place in locals: the stores below could alias m */
-	base = (unsigned char *)m->slots;
-	stride = m->stride;
-	known = m->known;
-	pick = (m->n + src) / 2; /* 0 for one source: no match to play */
-	/* the matches on src's path, each against the key that lost there,
-	 * up to the node where k is below every key that lost above: a node
-	 * of the path at or above `known` (positions fall as the path
-	 * climbs).  pick: where the key carried up last changed. */
-	for (p = pick; p >= 1; p /= 2) {
-		tb_merge_slot *s = (tb_merge_slot *)(void *)(base + p * stride);
-		tb_merge_key t;
-		if (p <= known && tb_merge_less_(&k, &s->above))
-			break;
-		t = s->node;
-		levels++;
-		visits++;
-		if (tb_merge_less_(&t, &k)) {
+	unsigned char *base = (unsigned char *)m->slots;
+	size_t stride = m->stride, known = m->known;
+	size_t p = (m->n + src) / 2, pick = p, q, h = 0;
+	uint64_t plays = m->plays;
+	tb_merge_slot *s;
+	/* the matches on src's path, each against the key that lost there
+	 * (pick: where the key carried up last changed), up to the node where
+	 * k is below every key that lost above: one at or above `known`, the
+	 * nodes of the path keeping `above` (positions fall as it climbs) */
+	for (; p > known; p /= 2, plays++) {
+		s = (tb_merge_slot *)(void *)(base + p * stride);
+		if (tb_merge_less_(&s->node, &k)) {
+			tb_merge_key t = s->node;
 			s->node = k;
 			k = t;
 			pick = p;
-			levels = 1;
+		}
+	}
+	for (; p >= 1; p /= 2, plays++) {
+		s = (tb_merge_slot *)(void *)(base + p * stride);
+		if (tb_merge_less_(&k, &s->above))
+			break;
+		if (tb_merge_less_(&s->node, &k)) {
+			tb_merge_key t = s->node;
+			s->node = k;
+			k = t;
+			pick = p;
 		}
 	}
 	m->win = k;
-	m->plays += visits;
-	/* the new winner's path from pick up: its `above` keys again where
-	 * the climb went (those above did not change), the highest first */
-	for (j = levels; j-- > 0;) {
-		size_t q = pick >> j;
-		tb_merge_slot *s = (tb_merge_slot *)(void *)(base + q * stride);
+	m->plays = plays;
+	m->known = pick;
+	/* the new winner's path from pick up to p (exclusive: from there up
+	 * nothing changed): its `above` keys again, the highest first */
+	for (q = pick; q > p; q /= 2)
+		h++;
+	while (h-- > 0) {
+		q = pick >> h;
+		s = (tb_merge_slot *)(void *)(base + q * stride);
 		s->above = s->node;
 		if (q > 1) {
 			const tb_merge_slot *up =
@@ -164,7 +170,32 @@ static inline void tb_merge_set_(tb_merge *m, size_t src, tb_merge_key k)
 				s->above = up->above;
 		}
 	}
-	m->known = pick;
+}
+
+/* The key of source src, the one tb_merge_want_ asked for. */
+static inline void tb_merge_set_(tb_merge *m, size_t src, tb_merge_key k)
+{
+	size_t p;
+	if (m->filled < m->n) {
+		tb_merge_first_(m, src, k);
+		return;
+	}
+	m->pending = SIZE_MAX;
+	if (m->n > TB_MERGE_SHORT) {
+		tb_merge_climb_(m, src, k);
+		return;
+	}
+	/* the matches on src's path (none for one source), each against the
+	 * key that lost there */
+	for (p = (m->n + src) / 2; p >= 1; p /= 2) {
+		tb_merge_slot *s = tb_merge_slot_(m, p);
+		if (tb_merge_less_(&s->node, &k)) {
+			tb_merge_key t = s->node;
+			s->node = k;
+			k = t;
+		}
+	}
+	m->win = k;
 }
 
 /* src: tb_merge_want_'s answer; rank below UINT32_MAX */

@@ -61,8 +61,9 @@ typedef struct tb_merge {
 	tb_merge_key win;        /* the least key, once every source has one */
 	size_t known;            /* the winner's path from this node up has
 				    its `above` keys (0: none) */
-	uint64_t plays;          /* matches played (nodes visited) so far:
-				    what the merge has cost */
+	uint64_t plays;          /* matches played again after the first
+				    pass, where the climb can stop early
+				    (past 64 sources): what the merge cost */
 } tb_merge;
 
 /*
