@@ -10,7 +10,13 @@
  * match played there.  The winner of the root's match is m->win.  When the
  * winner's key changes (its source was refilled or ended), only the
  * matches on its path to the root are played again: one comparison a
- * level, no recursion.  A plain scan of the sources is not kept for
+ * level, no recursion.  Past TB_MERGE_SHORT sources the climb stops
+ * early where nothing above can change: each node on the winner's path keeps (`above`) the least key
+ * that lost on the path from it to the root, and a key below that wins
+ * every match up there.  So when the next winner sits near the last one
+ * (a CPU that runs alone, or two that interleave while the others are
+ * idle or done), a pick costs the few levels up to their common node,
+ * not the log2 N of the whole path: the sparse CPUs of a large machine.  A plain scan of the sources is not kept for
  * few of them: from 2 sources on the tree took fewer instructions a pick
  * than the scan it replaced (bench/merge_bench.c under callgrind: equal
  * at 2 CPUs, 16% fewer at 4), and one source plays no match at all.
@@ -59,6 +65,7 @@ static inline void tb_merge_build_(tb_merge *m)
 		}
 	}
 	m->win = tb_merge_slot_(m, 1)->leaf;
+	m->known = 0;
 }
 
 static inline tb_status tb_merge_init_(tb_merge *m, void *slots, size_t stride, size_t n)
@@ -82,6 +89,7 @@ static inline void tb_merge_restart_(tb_merge *m)
 	m->filled = 0;
 	m->pending = m->n ? 0 : SIZE_MAX;
 	m->win = TB_MERGE_ENDED;
+	m->known = 0;
 }
 
 /* The source to refill: in the first pass the next in index order, then
@@ -105,6 +113,65 @@ static void tb_merge_first_(tb_merge *m, size_t src, tb_merge_key k)
 	}
 }
 
+/* The climb of tb_merge_set_ past TB_MERGE_SHORT sources: src is the
+ * winner (the source taken last), k its new key; its path's nodes from
+ * m->known up (to the root, node 1) have their `above` keys. */
+#define TB_MERGE_SHORT 64 /* up to 6 levels: the plain climb costs less */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void tb_merge_climb_(tb_merge *m, size_t src, tb_merge_key k)
+{
+	/* the slots' place in locals: the stores below could alias m */
+	unsigned char *base = (unsigned char *)m->slots;
+	size_t stride = m->stride, known = m->known;
+	size_t p = (m->n + src) / 2, pick = p, q, h = 0;
+	uint64_t plays = m->plays;
+	tb_merge_slot *s;
+	/* the matches on src's path, each against the key that lost there
+	 * (pick: where the key carried up last changed), up to the node where
+	 * k is below every key that lost above: one at or above `known`, the
+	 * nodes of the path keeping `above` (positions fall as it climbs) */
+	for (; p > known; p /= 2, plays++) {
+		s = (tb_merge_slot *)(void *)(base + p * stride);
+		if (tb_merge_less_(&s->node, &k)) {
+			tb_merge_key t = s->node;
+			s->node = k;
+			k = t;
+			pick = p;
+		}
+	}
+	for (; p >= 1; p /= 2, plays++) {
+		s = (tb_merge_slot *)(void *)(base + p * stride);
+		if (tb_merge_less_(&k, &s->above))
+			break;
+		if (tb_merge_less_(&s->node, &k)) {
+			tb_merge_key t = s->node;
+			s->node = k;
+			k = t;
+			pick = p;
+		}
+	}
+	m->win = k;
+	m->plays = plays;
+	m->known = pick;
+	/* the new winner's path from pick up to p (exclusive: from there up
+	 * nothing changed): its `above` keys again, the highest first */
+	for (q = pick; q > p; q /= 2)
+		h++;
+	while (h-- > 0) {
+		q = pick >> h;
+		s = (tb_merge_slot *)(void *)(base + q * stride);
+		s->above = s->node;
+		if (q > 1) {
+			const tb_merge_slot *up =
+				(const tb_merge_slot *)(const void *)(base + q / 2 * stride);
+			if (tb_merge_less_(&up->above, &s->above))
+				s->above = up->above;
+		}
+	}
+}
+
 /* The key of source src, the one tb_merge_want_ asked for. */
 static inline void tb_merge_set_(tb_merge *m, size_t src, tb_merge_key k)
 {
@@ -114,6 +181,10 @@ static inline void tb_merge_set_(tb_merge *m, size_t src, tb_merge_key k)
 		return;
 	}
 	m->pending = SIZE_MAX;
+	if (m->n > TB_MERGE_SHORT) {
+		tb_merge_climb_(m, src, k);
+		return;
+	}
 	/* the matches on src's path (none for one source), each against the
 	 * key that lost there */
 	for (p = (m->n + src) / 2; p >= 1; p /= 2) {

@@ -182,6 +182,47 @@ START_TEST(api_first_pass_in_index_order)
 }
 END_TEST
 
+/* 4096 sources of 8 items, source i's at times 4i .. 4i+7: at any time
+ * two of them interleave (with ties), as the sparse CPUs of a large
+ * machine do.  The climbs stop where the two paths meet: a few matches a
+ * pick, where a climb to the root would play 12 each time. */
+START_TEST(api_neighbours_play_few_matches)
+{
+	enum { N = 4096, PER = 8 };
+	source *s = calloc(N, sizeof(*s));
+	tb_merge m;
+	size_t i, out = 0, w, top;
+	uint64_t last_ts = 0, last_src = 0;
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(tb_merge_init(&m, &s[0].slot, sizeof(source), N), TB_OK);
+	ck_assert_uint_eq(m.plays, 0);
+	for (;;) {
+		while ((w = tb_merge_want(&m)) != SIZE_MAX) {
+			if (s[w].next < PER)
+				tb_merge_put(&m, w, 4 * (uint64_t)w + s[w].next, 0);
+			else
+				tb_merge_end(&m, w);
+		}
+		if ((top = tb_merge_top(&m)) == SIZE_MAX)
+			break;
+		/* in time order, ties by source */
+		ck_assert(4 * top + s[top].next > last_ts ||
+			  (4 * top + s[top].next == last_ts && top > last_src) || !out);
+		last_ts = 4 * top + s[top].next;
+		last_src = top;
+		s[top].next++;
+		out++;
+		tb_merge_take(&m);
+	}
+	ck_assert_uint_eq(out, (size_t)N * PER);
+	for (i = 0; i < N; i++)
+		ck_assert_uint_eq(s[i].next, PER);
+	ck_assert_uint_le(m.plays, 3 * out);
+	ck_assert_uint_gt(m.plays, out / 2);
+	free(s);
+}
+END_TEST
+
 START_TEST(api_arguments)
 {
 	source s[2];
@@ -429,7 +470,7 @@ static void stream_case(size_t n, unsigned version, int compress, uint32_t sprea
 	uint8_t *data = calloc(n * MC_PAGES, MC_PAGE), *file, *chunks = NULL;
 	const uint8_t **datav = calloc(n, sizeof(*datav));
 	size_t *sizev = calloc(n, sizeof(*sizev)), cap = n * MC_PAGES * MC_PAGE * 2 + (1u << 20);
-	size_t len, nref, ngot = 0, c, per_cpu = 0;
+	size_t len, nref, ngot = 0, c, per_cpu = 0, nevents = 0;
 	mc_out *ref = calloc(n * MC_PAGES * (MC_EVENTS + 1) + 1, sizeof(mc_out));
 	mc_out *got = calloc(n * MC_PAGES * (MC_EVENTS + 1) + 1, sizeof(mc_out));
 	tb_dat_cursor *cur = calloc(n, sizeof(*cur));
@@ -497,9 +538,15 @@ static void stream_case(size_t n, unsigned version, int compress, uint32_t sprea
 			got[ngot].ts = 0;
 		}
 		mc_same(&got[ngot], &ref[ngot], ngot);
+		/* the first pass decodes one record of each CPU: the merge
+		 * needs only their heads (not the 12 of each first page) */
+		if (ngot == 0)
+			ck_assert_uint_le(s.decoded, n);
+		nevents += got[ngot].kind == 0;
 		ngot++;
 	}
 	ck_assert_uint_eq(ngot, nref);
+	ck_assert_uint_eq(s.decoded, nevents); /* each once, in the end */
 	free(cpus);
 	free(data);
 	free(datav);
@@ -618,6 +665,7 @@ Suite *tb_suite_merge(void)
 	tcase_add_test(t, api_matches_a_sort);
 	tcase_add_test(t, api_first_pass_in_index_order);
 	tcase_add_test(t, api_arguments);
+	tcase_add_test(t, api_neighbours_play_few_matches);
 	tcase_add_test(t, stream_of_hundreds_of_cpus);
 	tcase_add_test(t, session_of_hundreds_of_raw_cpus);
 	suite_add_tcase(s, t);

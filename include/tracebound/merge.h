@@ -48,6 +48,7 @@ typedef struct tb_merge_key {
 typedef struct tb_merge_slot {
 	tb_merge_key leaf;
 	tb_merge_key node;
+	tb_merge_key above;
 } tb_merge_slot;
 
 typedef struct tb_merge {
@@ -58,6 +59,11 @@ typedef struct tb_merge {
 	size_t pending;          /* to refill: the next of the first pass, or
 				    the one taken last (SIZE_MAX: none) */
 	tb_merge_key win;        /* the least key, once every source has one */
+	size_t known;            /* the winner's path from this node up has
+				    its `above` keys (0: none) */
+	uint64_t plays;          /* matches played again after the first
+				    pass, where the climb can stop early
+				    (past 64 sources): what the merge cost */
 } tb_merge;
 
 /*

@@ -421,7 +421,6 @@ typedef struct tb_dat_cursor {
 	uint32_t page_in_chunk;  /* byte offset of the page in its chunk */
 	uint64_t page_index;     /* pages opened so far on this CPU */
 	tb_kbuf kb;
-	tb_kbuf_record recs[TB_DAT_BATCH];
 	size_t nrecs, irec;
 	tb_status batch_status;  /* how the last batch ended */
 	int chunk_cut;           /* the chunk is cut: its lost pages are
@@ -430,6 +429,9 @@ typedef struct tb_dat_cursor {
 	int first_in_page;
 	int done;
 	tb_merge_slot merge;     /* the stream's merge of the CPUs */
+	/* last, apart from what every event reads: the first pass decodes
+	 * one record a CPU, so that an idle CPU's recs are never touched */
+	tb_kbuf_record recs[TB_DAT_BATCH];
 } tb_dat_cursor;
 
 typedef struct tb_dat_stream {
@@ -442,6 +444,7 @@ typedef struct tb_dat_stream {
 	uint32_t error_cpu;      /* the CPU of the last error returned */
 	uint64_t error_page;     /* and its page number on that CPU, from 0 */
 	uint64_t events, pages, dropped_known, drops_unknown;
+	uint64_t decoded;        /* records decoded so far (events and others) */
 	tb_merge merge;          /* the CPUs by time, in the cursors' slots */
 } tb_dat_stream;
 
