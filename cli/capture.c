@@ -93,6 +93,9 @@ tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t
 }
 
 
+/* report --kallsyms FILE: names for a perf.data's kernel frames */
+tb_span tb_cli_perf_kallsyms;
+
 /* CPU data read through pread (src.read).  The library reads only within
  * the length the file had when it was mapped, so a read that fails with
  * the file now shorter than that is a file cut while we read it: stopped
@@ -127,7 +130,13 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 	src.dat = data;
 	src.dat_len = len;
 	src.decompress.fn = tb_cli_decompress;
-	if (c->f.mapped && tb_input_fd(&c->f) >= 0 && data == c->f.data && len == c->f.len) {
+	if (tb_perf_probe(data, len)) { /* a perf.data (file or `perf record -o -`) */
+		src.dat = NULL;
+		src.dat_len = 0;
+		src.perf = data;
+		src.perf_len = len;
+		src.kallsyms = tb_cli_perf_kallsyms;
+	} else if (c->f.mapped && tb_input_fd(&c->f) >= 0 && data == c->f.data && len == c->f.len) {
 		/* CPU data through reused buffers, not the mapping (tracedat.h) */
 		src.read = cli_pread;
 		src.read_ctx = (void *)(intptr_t)tb_input_fd(&c->f);
@@ -169,7 +178,7 @@ int tb_cli_capture_open(tb_cli_capture *c, const char *path, const tb_session_op
 		tb_cli_input_close(&in);
 		return TB_EXIT_USAGE;
 	}
-	if (n > 0 && !tb_dat_probe(head, n)) {
+	if (n > 0 && !tb_dat_probe(head, n) && !tb_perf_probe(head, n)) {
 		/* not a trace.dat: refused from its first bytes, as the
 		 * library refuses the whole file, before a pipe is read on */
 		rc = tb_cli_capture_open_mem(c, path, head, n, opt, warn, stderr);

@@ -682,7 +682,8 @@ static int report_files(const report_opts *o)
 	for (k = 0; !o->json && k < ncaps; k++) {
 		if (multi)
 			put_prefix(base_name(caps[k].path), width);
-		printf("cpus=%u\n", tb_session_get_info(caps[k].s)->ncpus);
+		if (!tb_session_get_info(caps[k].s)->is_perf) /* perf script has no header */
+			printf("cpus=%u\n", tb_session_get_info(caps[k].s)->ncpus);
 		for (i = 0; multi && i < tb_session_get_info(caps[k].s)->nbuffers; i++) {
 			buffer_label(&caps[k], (uint32_t)i, label, sizeof(label));
 			if (strlen(label) > width)
