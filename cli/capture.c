@@ -93,6 +93,48 @@ tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t
 }
 
 
+#ifdef TB_HAVE_ZSTD
+/* perf -z: one zstd stream through every COMPRESSED record (one session
+ * walks at a time in the CLI: one context). */
+static ZSTD_DCtx *perf_zstd;
+
+static tb_status perf_inflate(void *ctx, const uint8_t *src, size_t src_len, size_t *consumed,
+			      uint8_t *dst, size_t dst_cap, size_t *produced)
+{
+	ZSTD_inBuffer in = { src, src_len, 0 };
+	ZSTD_outBuffer out = { dst, dst_cap, 0 };
+	size_t r = ZSTD_decompressStream(ctx, &out, &in);
+	*consumed = in.pos;
+	*produced = out.pos;
+	return ZSTD_isError(r) ? TB_ERR_VALUE : TB_OK;
+}
+
+static void perf_inflate_reset(void *ctx)
+{
+	(void)ZSTD_DCtx_reset(ctx, ZSTD_reset_session_only);
+}
+#endif
+
+/* A perf.data's COMPRESSED records through zstd (without it, each is an
+ * anomaly in its place). */
+static void perf_decompressor(tb_cli_capture *c)
+{
+#ifdef TB_HAVE_ZSTD
+	tb_session_perf_inflater z;
+	const tb_perf *f = tb_session_perf(c->s);
+	if (!f || !f->has_compression || (!perf_zstd && !(perf_zstd = ZSTD_createDCtx())))
+		return;
+	z.fn = perf_inflate;
+	z.ctx = perf_zstd;
+	z.reset = perf_inflate_reset;
+	if (tb_session_perf_decompress(c->s, &z, &c->err) != TB_OK)
+		fprintf(stderr, "tracebound: %s: %s: COMPRESSED records are not read\n", c->path,
+			c->err.what);
+#else
+	(void)c;
+#endif
+}
+
 /* report --kallsyms FILE: names for a perf.data's kernel frames */
 tb_span tb_cli_perf_kallsyms;
 
@@ -160,6 +202,8 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 	}
 	if (warn)
 		tb_cli_print_damage(c, warn);
+	if (src.perf)
+		perf_decompressor(c);
 	return TB_EXIT_OK;
 }
 

@@ -1662,6 +1662,20 @@ static tb_status next_perf(tb_session *s, tb_session_event *ev, tb_error *err)
 	return described == TB_OK ? TB_OK : format_refused(s, ev, err);
 }
 
+tb_status tb_session_perf_decompress(tb_session *s, const tb_session_perf_inflater *z,
+				    tb_error *err)
+{
+	tb_status st;
+	tb_error e;
+	tb_error_clear(err);
+	if (!s || !s->perf || s->parent)
+		return tb_fail(err, TB_ERR_ARG, 0, "not a perf.data session");
+	st = tb_sperf_decompress(s->perf, z, &e);
+	if (st == TB_ERR_NO_SPACE)
+		return no_memory(s, err, 0, e.what);
+	return st == TB_OK ? TB_OK : tb_fail(err, st, e.offset, e.what);
+}
+
 const tb_perf *tb_session_perf(const tb_session *s)
 {
 	return s && s->perf ? tb_sperf_perf(s->perf) : NULL;

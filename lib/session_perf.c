@@ -22,10 +22,12 @@
 #define SP_QUEUE_MIN 1024u       /* first queue entries */
 #define SP_STORAGE_ROUNDS 24u    /* attr / id / tracing storage rounds */
 
-/* One queued record: it stays in the input (file or whole stream). */
+/* One queued record: it stays in the input (file or whole stream), or
+ * for one out of COMPRESSED records, is copied to the spill buffer. */
 typedef struct sp_ent {
-	uint64_t ts, off;
-	const uint8_t *rec;
+	uint64_t ts, seq, off;
+	const uint8_t *rec;          /* NULL: at spill */
+	size_t spill;
 	uint32_t attr;
 	uint16_t size, type;
 } sp_ent;
@@ -60,6 +62,13 @@ struct tb_sperf {
 	uint64_t next_flush, max_ts;
 	int eof;
 	int started;                 /* walk_start ran */
+	uint64_t seq;                /* records queued so far */
+
+	tb_session_perf_inflater z;  /* COMPRESSED records (fn NULL: refused) */
+	uint8_t *window;
+	size_t window_cap;
+	uint8_t *spill;              /* decompressed records queued */
+	size_t spill_cap, spill_used;
 
 	sp_comm *comms;              /* open addressing by tid */
 	size_t ncomm, comm_cap;
@@ -210,6 +219,19 @@ static tb_status walk_start(tb_sperf *p, tb_error *err)
 	p->next_flush = p->max_ts = 0;
 	p->eof = 0;
 	p->started = 1;
+	p->seq = 0;
+	p->spill_used = 0;
+	if (st == TB_OK && p->z.fn) {
+		tb_perf_decompressor dc;
+		dc.fn = p->z.fn;
+		dc.ctx = p->z.ctx;
+		dc.window = p->window;
+		dc.window_cap = p->window_cap;
+		if (p->z.reset)
+			p->z.reset(p->z.ctx);
+		st = p->pipe ? tb_perf_stream_decompress(p->ps, &dc)
+			     : tb_perf_records_decompress(&p->it, &dc);
+	}
 	p->missed = 0;
 	p->ncomm = 0;
 	if (p->comms)
@@ -270,6 +292,8 @@ void tb_sperf_close(tb_sperf *p)
 	if (!p)
 		return;
 	na = p->st.attrs_cap ? p->st.attrs_cap : 1;
+	put(p, p->spill, p->spill_cap);
+	put(p, p->window, p->window_cap);
 	put(p, p->comms, p->comm_cap * sizeof(sp_comm));
 	put(p, p->q, p->qcap * sizeof(sp_ent));
 	put(p, p->cst, p->ncpus * sizeof(*p->cst));
@@ -283,6 +307,18 @@ void tb_sperf_close(tb_sperf *p)
 const tb_perf *tb_sperf_perf(const tb_sperf *p)
 {
 	return p ? p->f : NULL;
+}
+
+tb_status tb_sperf_decompress(tb_sperf *p, const tb_session_perf_inflater *z, tb_error *err)
+{
+	size_t cap = 2 * TB_PERF_WINDOW_MIN;
+	if (!z || !z->fn)
+		return tb_fail(err, TB_ERR_ARG, 0, "no decompress function");
+	if (!p->window && !(p->window = get(p, cap)))
+		return no_memory(err, 0, "no memory for the decompression window");
+	p->window_cap = cap;
+	p->z = *z;
+	return walk_start(p, err);
 }
 
 tb_status tb_sperf_rewind(tb_sperf *p)
@@ -413,7 +449,54 @@ static void comm_set(tb_sperf *p, uint32_t tid, const char *comm, size_t n)
 static int ent_less(const void *a, const void *b)
 {
 	const sp_ent *x = a, *y = b;
-	return x->ts < y->ts || (x->ts == y->ts && x->off < y->off);
+	return x->ts < y->ts || (x->ts == y->ts && x->seq < y->seq);
+}
+
+static int spill_less(const void *a, const void *b)
+{
+	const sp_ent *x = a, *y = b;
+	return x->spill < y->spill;
+}
+
+/* A decompressed record copied to the spill buffer (doubled as needed). */
+static int spill_put(tb_sperf *p, sp_ent *e, const uint8_t *rec, size_t n)
+{
+	if (n > p->spill_cap - p->spill_used) {
+		size_t cap = p->spill_cap ? p->spill_cap : 4 * TB_PERF_WINDOW_MIN;
+		uint8_t *b;
+		while (cap - p->spill_used < n)
+			if ((cap *= 2) > SIZE_MAX / 4)
+				return -1;
+		if (!(b = get(p, cap)))
+			return -1;
+		if (p->spill_used)
+			memcpy(b, p->spill, p->spill_used);
+		put(p, p->spill, p->spill_cap);
+		p->spill = b;
+		p->spill_cap = cap;
+	}
+	memcpy(p->spill + p->spill_used, rec, n);
+	e->rec = NULL;
+	e->spill = p->spill_used;
+	p->spill_used += n;
+	return 0;
+}
+
+/* The spill buffer holds only the queued records' bytes again: moved
+ * down in their order there (queue_flush sorts the queue after). */
+static void spill_compact(tb_sperf *p)
+{
+	size_t i, w = 0;
+	tb_heap_sort(p->q, p->nq, sizeof(sp_ent), spill_less);
+	for (i = 0; i < p->nq; i++) {
+		sp_ent *e = &p->q[i];
+		if (e->rec)
+			continue;
+		memmove(p->spill + w, p->spill + e->spill, e->size);
+		e->spill = w;
+		w += e->size;
+	}
+	p->spill_used = w;
 }
 
 static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts)
@@ -430,10 +513,14 @@ static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts)
 		p->q = n;
 		p->qcap = cap;
 	}
-	e = &p->q[p->nq++];
-	e->ts = ts;
-	e->off = r->offset;
+	e = &p->q[p->nq];
 	e->rec = r->data.ptr;
+	if (r->decompressed && spill_put(p, e, r->data.ptr, r->size) != 0)
+		return -1;
+	p->nq++;
+	e->ts = ts;
+	e->seq = p->seq++;
+	e->off = r->offset;
 	e->size = r->size;
 	e->type = (uint16_t)r->type;
 	e->attr = r->attr ? (uint32_t)(r->attr - p->f->attrs) : UINT32_MAX;
@@ -469,6 +556,8 @@ static tb_status read_round(tb_sperf *p, tb_error *err)
 		p->nq -= p->ready;
 		p->ready = p->nready = 0;
 	}
+	if (p->spill_used)
+		spill_compact(p);
 	for (;;) {
 		tb_status st = p->pipe ? tb_perf_stream_next(p->ps, &r, err)
 				       : tb_perf_record_next(&p->it, &r, err);
@@ -506,7 +595,7 @@ static tb_status read_round(tb_sperf *p, tb_error *err)
 static void apply(tb_sperf *p, const sp_ent *e)
 {
 	int be = p->f->big_endian;
-	const uint8_t *r = e->rec;
+	const uint8_t *r = e->rec ? e->rec : p->spill + e->spill;
 	switch (e->type) {
 	case TB_PERF_RECORD_COMM:
 		if (e->size >= 17) {
@@ -590,7 +679,8 @@ tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err)
 			apply(p, e);
 			continue;
 		}
-		st = tb_perf_parse_sample(p->f, &p->f->attrs[e->attr], e->rec, e->size, e->off, &s,
+		st = tb_perf_parse_sample(p->f, &p->f->attrs[e->attr],
+					  e->rec ? e->rec : p->spill + e->spill, e->size, e->off, &s,
 					  err);
 		if (st != TB_OK)
 			return st;

@@ -47,6 +47,8 @@ void tb_sperf_name(tb_sperf *p, int (*fmt)(void *ctx, uint64_t id, tb_span *sys,
  * next call goes on), TB_ERR_BUDGET / TB_ERR_NO_SPACE for the queue. */
 tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err);
 tb_status tb_sperf_rewind(tb_sperf *p);
+/* COMPRESSED records through z from now on (the walk starts again). */
+tb_status tb_sperf_decompress(tb_sperf *p, const tb_session_perf_inflater *z, tb_error *err);
 
 /* The CPUs counted (stats), and one's counts. */
 uint32_t tb_sperf_ncpus(const tb_sperf *p);

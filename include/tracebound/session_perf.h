@@ -43,6 +43,24 @@ TB_API const tb_perf *tb_session_perf(const tb_session *s);
 TB_API tb_status tb_session_perf_sample_get(const tb_session *s, const tb_session_event *ev,
 					    tb_session_perf_sample *out);
 
+/*
+ * COMPRESSED records (`perf record -z`): one zstd stream runs through all
+ * of them, so the caller hands a streaming decompressor (perfdata.h's
+ * tb_perf_decompress_fn) and reset, which starts its stream again (a
+ * rewind).  Call after the open, before the walk (the walk starts again).
+ * The session takes a window of 2 x TB_PERF_WINDOW_MIN and copies the
+ * records it queues out of it (memory: the queued rounds' records).
+ */
+typedef struct tb_session_perf_inflater {
+	tb_perf_decompress_fn fn;
+	void *ctx;
+	void (*reset)(void *ctx);  /* may be NULL */
+} tb_session_perf_inflater;
+
+TB_API TB_MUST_CHECK tb_status tb_session_perf_decompress(tb_session *s,
+							  const tb_session_perf_inflater *z,
+							  tb_error *err);
+
 /* Callchain values from here up are perf's context markers, not ips. */
 #define TB_PERF_CONTEXT_MAX ((uint64_t)-4095)
 
