@@ -786,7 +786,7 @@ void tb_sperf_line_tail(const tb_sperf *p, const tb_sperf_item *it, const tb_kal
 		k = ks && ks->n ? tb_kallsyms_find(ks, ip) : NULL;
 		if (k) {
 			tb_text_putc(t, ' ');
-			tb_text_puts(t, tb_ksym_name(ks, k));
+			tb_text_put(t, tb_ksym_name(ks, k), k->name_len);
 			tb_text_put(t, "+0x", 3);
 			tb_text_hex(t, ip - k->addr, 0, 0);
 			tb_text_puts(t, " ([kernel.kallsyms])\n");
