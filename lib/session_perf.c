@@ -32,11 +32,20 @@ typedef struct sp_ent {
 	uint16_t size, type;
 } sp_ent;
 
+/* A task's name: a string of the pool, which only grows (an event's comm
+ * stays valid until the session closes, as a trace.dat's cmdlines do). */
 typedef struct sp_comm {
 	uint32_t tid;
-	uint8_t used, len;
-	char comm[SP_COMM_MAX];
+	uint8_t used, len, known;    /* known 0: ":tid", no COMM seen */
+	const char *comm;
 } sp_comm;
+
+#define SP_POOL_CHUNK 4096u
+typedef struct sp_chunk {
+	struct sp_chunk *next;
+	size_t used;
+	char b[SP_POOL_CHUNK];       /* each string: its length byte, its bytes */
+} sp_chunk;
 
 typedef struct sp_name {
 	tb_span sys, name;
@@ -73,11 +82,14 @@ struct tb_sperf {
 	sp_comm *comms;              /* open addressing by tid */
 	size_t ncomm, comm_cap;
 	int comm_full;               /* out of memory once: names no longer kept */
+	sp_chunk *pool, *pool_tail;  /* the names' strings */
+	sp_chunk *rp;                /* a walk again: the pool read back in order */
+	size_t rp_off;
+	int replay;
 
 	tb_session_cpu_stats *cst;
 	uint32_t ncpus;
 	int64_t missed;
-	char cbuf[24];               /* ":tid" */
 };
 
 /* ---- memory ---- */
@@ -234,6 +246,10 @@ static tb_status walk_start(tb_sperf *p, tb_error *err)
 	}
 	p->missed = 0;
 	p->ncomm = 0;
+	p->comm_full = 0;
+	p->rp = p->pool;
+	p->rp_off = 0;
+	p->replay = 1;
 	if (p->comms)
 		memset(p->comms, 0, p->comm_cap * sizeof(sp_comm));
 	if (p->cst)
@@ -295,6 +311,11 @@ void tb_sperf_close(tb_sperf *p)
 	put(p, p->spill, p->spill_cap);
 	put(p, p->window, p->window_cap);
 	put(p, p->comms, p->comm_cap * sizeof(sp_comm));
+	while (p->pool) {
+		sp_chunk *c = p->pool;
+		p->pool = c->next;
+		put(p, c, sizeof(*c));
+	}
 	put(p, p->q, p->qcap * sizeof(sp_ent));
 	put(p, p->cst, p->ncpus * sizeof(*p->cst));
 	if (p->names)
@@ -425,23 +446,74 @@ static const sp_comm *comm_find(const tb_sperf *p, uint32_t tid)
 	return p->comms[i].used ? &p->comms[i] : NULL;
 }
 
-/* tid is called comm[0..n) from now on (n cut to SP_COMM_MAX). */
-static void comm_set(tb_sperf *p, uint32_t tid, const char *comm, size_t n)
+/* s[0..n) in the pool.  A walk made again makes the same strings in the
+ * same order: they are found there again, not added. */
+static const char *pool_str(tb_sperf *p, const char *s, uint8_t n)
+{
+	char *r;
+	if (p->replay) {
+		while (p->rp && p->rp_off >= p->rp->used) {
+			p->rp = p->rp->next;
+			p->rp_off = 0;
+		}
+		if (p->rp && (uint8_t)p->rp->b[p->rp_off] == n &&
+		    !memcmp(p->rp->b + p->rp_off + 1, s, n)) {
+			r = p->rp->b + p->rp_off + 1;
+			p->rp_off += 1u + n;
+			return r;
+		}
+		p->replay = 0;
+	}
+	if (!p->pool_tail || SP_POOL_CHUNK - p->pool_tail->used < 1u + n) {
+		sp_chunk *c = get(p, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->next = NULL;
+		c->used = 0;
+		if (p->pool_tail)
+			p->pool_tail->next = c;
+		else
+			p->pool = c;
+		p->pool_tail = c;
+	}
+	r = p->pool_tail->b + p->pool_tail->used;
+	r[0] = (char)n;
+	memcpy(r + 1, s, n);
+	p->pool_tail->used += 1u + n;
+	return r + 1;
+}
+
+/* tid is called comm[0..n) from now on (n cut to SP_COMM_MAX); known 0:
+ * perf's ":tid" for a task no record named.  The entry, or NULL. */
+static const sp_comm *comm_set(tb_sperf *p, uint32_t tid, const char *comm, size_t n,
+			       int known)
 {
 	sp_comm *c;
+	uint8_t len = (uint8_t)(n < SP_COMM_MAX ? n : SP_COMM_MAX);
+	const char *str;
 	if (p->comm_full)
-		return;
+		return NULL;
 	if ((p->ncomm + 1) * 2 > p->comm_cap && comm_grow(p) != 0) {
 		p->comm_full = 1; /* over the budget: tasks named later show as ":tid" */
-		return;
+		return NULL;
 	}
 	c = &p->comms[comm_slot(p, tid)];
+	if (c->used && c->len == len && !memcmp(c->comm, comm, len)) {
+		c->known = (uint8_t)known;
+		return c;
+	}
+	if (!(str = pool_str(p, comm, len))) {
+		p->comm_full = 1;
+		return NULL;
+	}
 	if (!c->used)
 		p->ncomm++;
 	c->used = 1;
 	c->tid = tid;
-	c->len = (uint8_t)(n < SP_COMM_MAX ? n : SP_COMM_MAX);
-	memcpy(c->comm, comm, c->len);
+	c->len = len;
+	c->known = (uint8_t)known;
+	c->comm = str;
+	return c;
 }
 
 /* ---- the queue ---- */
@@ -602,19 +674,15 @@ static void apply(tb_sperf *p, const sp_ent *e)
 			size_t n = 0, max = e->size - 16u;
 			while (n < max && r[16 + n])
 				n++;
-			comm_set(p, tb_load32(r + 12, be), (const char *)r + 16, n);
+			(void)comm_set(p, tb_load32(r + 12, be), (const char *)r + 16, n, 1);
 		}
 		break;
 	case TB_PERF_RECORD_FORK:
 		if (e->size >= 24) {
 			/* the child is named as its parent until it sets its own */
 			const sp_comm *c = comm_find(p, tb_load32(r + 20, be));
-			if (c) {
-				char n[SP_COMM_MAX];
-				uint8_t len = c->len;
-				memcpy(n, c->comm, len);
-				comm_set(p, tb_load32(r + 16, be), n, len);
-			}
+			if (c && c->known)
+				(void)comm_set(p, tb_load32(r + 16, be), c->comm, c->len, 1);
 		}
 		break;
 	case TB_PERF_RECORD_LOST:
@@ -635,25 +703,29 @@ static void apply(tb_sperf *p, const sp_ent *e)
 static void sample_comm(tb_sperf *p, tb_sperf_item *it)
 {
 	const sp_comm *c = it->ps.tid >= 0 ? comm_find(p, (uint32_t)it->ps.tid) : NULL;
+	char b[24];
 	tb_text t;
 	it->comm_known = 1;
-	if (c) {
-		it->comm = c->comm;
-		it->comm_len = c->len;
-		return;
-	}
-	if (it->ps.tid == 0) { /* perf's name of the idle tasks */
+	if (!c && it->ps.tid == 0) { /* perf's name of the idle tasks */
 		it->comm = "swapper";
 		it->comm_len = 7;
 		return;
 	}
-	it->comm_known = 0;
-	tb_text_init(&t, p->cbuf, sizeof(p->cbuf));
-	tb_text_putc(&t, ':');
-	tb_text_i64(&t, it->ps.tid, 0, 0);
-	tb_text_finish(&t);
-	it->comm = p->cbuf;
-	it->comm_len = t.len;
+	if (!c) { /* perf's ":tid", kept as the task's name until one comes */
+		tb_text_init(&t, b, sizeof(b));
+		tb_text_putc(&t, ':');
+		tb_text_i64(&t, it->ps.tid, 0, 0);
+		c = it->ps.tid >= 0 ? comm_set(p, (uint32_t)it->ps.tid, b, t.len, 0) : NULL;
+	}
+	if (!c) { /* no tid, or no memory left for names */
+		it->comm = ":-1";
+		it->comm_len = 3;
+		it->comm_known = 0;
+		return;
+	}
+	it->comm = c->comm;
+	it->comm_len = c->len;
+	it->comm_known = c->known;
 }
 
 tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err)
