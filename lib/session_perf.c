@@ -67,6 +67,7 @@ struct tb_sperf {
 	size_t width;                /* longest name */
 
 	sp_ent *q;                   /* the queue: [ready..nready) out in order */
+	sp_ent *tmp;                 /* as large: the merges' other half */
 	size_t nq, qcap, ready, nready;
 	uint64_t next_flush, max_ts;
 	int eof;
@@ -316,6 +317,7 @@ void tb_sperf_close(tb_sperf *p)
 		p->pool = c->next;
 		put(p, c, sizeof(*c));
 	}
+	put(p, p->tmp, p->qcap * sizeof(sp_ent));
 	put(p, p->q, p->qcap * sizeof(sp_ent));
 	put(p, p->cst, p->ncpus * sizeof(*p->cst));
 	if (p->names)
@@ -577,12 +579,19 @@ static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts)
 	if (p->nq == p->qcap) {
 		size_t cap = p->qcap ? p->qcap * 2 : SP_QUEUE_MIN;
 		sp_ent *n;
-		if (cap > SIZE_MAX / sizeof(sp_ent) || !(n = get(p, cap * sizeof(sp_ent))))
+		sp_ent *t;
+		if (cap > SIZE_MAX / 2 / sizeof(sp_ent) || !(n = get(p, cap * sizeof(sp_ent))))
 			return -1;
+		if (!(t = get(p, cap * sizeof(sp_ent)))) {
+			put(p, n, cap * sizeof(sp_ent));
+			return -1;
+		}
 		if (p->nq)
 			memcpy(n, p->q, p->nq * sizeof(sp_ent));
-		put(p, p->q, p->qcap * sizeof(sp_ent));
+		put(p, p->tmp, p->qcap * sizeof(sp_ent));
+	put(p, p->q, p->qcap * sizeof(sp_ent));
 		p->q = n;
+		p->tmp = t;
 		p->qcap = cap;
 	}
 	e = &p->q[p->nq];
@@ -601,11 +610,45 @@ static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts)
 	return 0;
 }
 
+/* The end of the sorted run from i. */
+static size_t run_end(const sp_ent *v, size_t i, size_t n)
+{
+	while (i + 1 < n && !ent_less(&v[i + 1], &v[i]))
+		i++;
+	return i + 1;
+}
+
+/* The queue sorted by (time, arrival).  A round is each CPU's records in
+ * time order, one CPU after the other, after what the last round left
+ * (sorted): a natural merge sort merges those few runs in a few linear
+ * passes, where a comparison sort would spend n log n. */
+static void queue_sort(tb_sperf *p)
+{
+	while (p->nq && run_end(p->q, 0, p->nq) < p->nq) {
+		size_t i = 0, w = 0;
+		sp_ent *t;
+		while (i < p->nq) {
+			size_t m = run_end(p->q, i, p->nq), e = m < p->nq ? run_end(p->q, m, p->nq) : m;
+			size_t a = i, b = m;
+			while (a < m && b < e)
+				p->tmp[w++] = ent_less(&p->q[b], &p->q[a]) ? p->q[b++] : p->q[a++];
+			while (a < m)
+				p->tmp[w++] = p->q[a++];
+			while (b < e)
+				p->tmp[w++] = p->q[b++];
+			i = e;
+		}
+		t = p->q;
+		p->q = p->tmp;
+		p->tmp = t;
+	}
+}
+
 /* Sorted, and the entries up to `limit` ready. */
 static void queue_flush(tb_sperf *p, uint64_t limit)
 {
 	size_t n = 0;
-	tb_heap_sort(p->q, p->nq, sizeof(sp_ent), ent_less);
+	queue_sort(p);
 	while (n < p->nq && p->q[n].ts <= limit)
 		n++;
 	p->ready = 0;
