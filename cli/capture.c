@@ -93,6 +93,51 @@ tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t
 }
 
 
+#ifdef TB_HAVE_ZSTD
+/* perf -z: one zstd stream through every COMPRESSED record (one session
+ * walks at a time in the CLI: one context). */
+static ZSTD_DCtx *perf_zstd;
+
+static tb_status perf_inflate(void *ctx, const uint8_t *src, size_t src_len, size_t *consumed,
+			      uint8_t *dst, size_t dst_cap, size_t *produced)
+{
+	ZSTD_inBuffer in = { src, src_len, 0 };
+	ZSTD_outBuffer out = { dst, dst_cap, 0 };
+	size_t r = ZSTD_decompressStream(ctx, &out, &in);
+	*consumed = in.pos;
+	*produced = out.pos;
+	return ZSTD_isError(r) ? TB_ERR_VALUE : TB_OK;
+}
+
+static void perf_inflate_reset(void *ctx)
+{
+	(void)ZSTD_DCtx_reset(ctx, ZSTD_reset_session_only);
+}
+#endif
+
+/* A perf.data's COMPRESSED records through zstd (without it, each is an
+ * anomaly in its place). */
+static void perf_decompressor(tb_cli_capture *c)
+{
+#ifdef TB_HAVE_ZSTD
+	tb_session_perf_inflater z;
+	const tb_perf *f = tb_session_perf(c->s);
+	if (!f || !f->has_compression || (!perf_zstd && !(perf_zstd = ZSTD_createDCtx())))
+		return;
+	z.fn = perf_inflate;
+	z.ctx = perf_zstd;
+	z.reset = perf_inflate_reset;
+	if (tb_session_perf_decompress(c->s, &z, &c->err) != TB_OK)
+		fprintf(stderr, "tracebound: %s: %s: COMPRESSED records are not read\n", c->path,
+			c->err.what);
+#else
+	(void)c;
+#endif
+}
+
+/* report --kallsyms FILE: names for a perf.data's kernel frames */
+tb_span tb_cli_perf_kallsyms;
+
 /* CPU data read through pread (src.read).  The library reads only within
  * the length the file had when it was mapped, so a read that fails with
  * the file now shorter than that is a file cut while we read it: stopped
@@ -127,7 +172,13 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 	src.dat = data;
 	src.dat_len = len;
 	src.decompress.fn = tb_cli_decompress;
-	if (c->f.mapped && tb_input_fd(&c->f) >= 0 && data == c->f.data && len == c->f.len) {
+	if (tb_perf_probe(data, len)) { /* a perf.data (file or `perf record -o -`) */
+		src.dat = NULL;
+		src.dat_len = 0;
+		src.perf = data;
+		src.perf_len = len;
+		src.kallsyms = tb_cli_perf_kallsyms;
+	} else if (c->f.mapped && tb_input_fd(&c->f) >= 0 && data == c->f.data && len == c->f.len) {
 		/* CPU data through reused buffers, not the mapping (tracedat.h) */
 		src.read = cli_pread;
 		src.read_ctx = (void *)(intptr_t)tb_input_fd(&c->f);
@@ -151,6 +202,8 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 	}
 	if (warn)
 		tb_cli_print_damage(c, warn);
+	if (src.perf)
+		perf_decompressor(c);
 	return TB_EXIT_OK;
 }
 
@@ -169,7 +222,7 @@ int tb_cli_capture_open(tb_cli_capture *c, const char *path, const tb_session_op
 		tb_cli_input_close(&in);
 		return TB_EXIT_USAGE;
 	}
-	if (n > 0 && !tb_dat_probe(head, n)) {
+	if (n > 0 && !tb_dat_probe(head, n) && !tb_perf_probe(head, n)) {
 		/* not a trace.dat: refused from its first bytes, as the
 		 * library refuses the whole file, before a pipe is read on */
 		rc = tb_cli_capture_open_mem(c, path, head, n, opt, warn, stderr);

@@ -35,6 +35,9 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 			    size_t len, const tb_session_options *opt, FILE *warn, FILE *errs);
 void tb_cli_capture_close(tb_cli_capture *c);
 
+/* --kallsyms FILE's text (empty: none), handed to perf.data sessions. */
+extern tb_span tb_cli_perf_kallsyms;
+
 /* "tracebound: PATH: <where> ...: what at file offset N (status)" per damage entry. */
 void tb_cli_print_damage(const tb_cli_capture *c, FILE *warn);
 

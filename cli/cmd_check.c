@@ -157,7 +157,7 @@ static int check_dat_file(const char *path, const tb_cli_file *f)
 		return rc;
 	}
 	d = tb_session_dat(cap.s);
-	c.big_endian = d->big_endian;
+	c.big_endian = tb_session_get_info(cap.s)->big_endian;
 	/* every format is checked, used or not */
 	for (i = 0; i < tb_session_get_info(cap.s)->nformats; i++) {
 		uint32_t id;
@@ -189,7 +189,12 @@ static int check_dat_file(const char *path, const tb_cli_file *f)
 		check_event(&c, &ev);
 	}
 	nb = tb_session_get_info(cap.s)->nbuffers;
-	for (i = 0; i < nb; i++) {
+	for (i = 0; !d && i < tb_session_buffer(cap.s, 0)->ncpus; i++) { /* perf.data */
+		tb_session_cpu_stats cs;
+		if (tb_session_cpu_stats_get(cap.s, 0, (uint32_t)i, &cs) == TB_OK)
+			dropped += cs.dropped;
+	}
+	for (i = 0; d && i < nb; i++) {
 		const tb_session_buffer_info *bi = tb_session_buffer(cap.s, i);
 		const tb_dat_buffer *b = NULL;
 		size_t j;
@@ -207,7 +212,13 @@ static int check_dat_file(const char *path, const tb_cli_file *f)
 	if (c.shown < c.anomalies && c.anomalies > CHECK_MAX_SHOWN)
 		printf("%s: ... %llu more anomalies not shown\n", path,
 		       (unsigned long long)(c.anomalies - c.shown));
-	{
+	if (!d) {
+		printf("%s: perf.data%s, %zu event formats: %llu events, %llu dropped, %llu "
+		       "anomalies: %s\n", path, tb_session_perf(cap.s)->pipe ? " (pipe stream)" : "",
+		       nformats, (unsigned long long)c.events, (unsigned long long)dropped,
+		       (unsigned long long)c.anomalies,
+		       !c.anomalies ? "ok" : refused_in_walk(cap.s) ? "over the budget" : "MALFORMED");
+	} else {
 		const tb_dat_text *z = &d->compression;
 		int named = z->len && !(z->len == 4 && !memcmp(z->ptr, "none", 4));
 		printf("%s: trace.dat v%u%s%.*s%s, %zu buffer%s, %zu event formats: %llu events, "
@@ -485,8 +496,8 @@ int tb_cmd_check(int argc, char **argv)
 			       "sub-buffers)\n", argv[i]);
 			rc = TB_EXIT_MALFORMED;
 			json_verdict(argv[i], "empty", rc, 0, 1, 0);
-		} else if (tb_dat_probe(head, len)) {
-			rc = check_dat(argv[i], &in);
+		} else if (tb_dat_probe(head, len) || tb_perf_probe(head, len)) {
+			rc = check_dat(argv[i], &in); /* a perf.data through the session too */
 		} else if (looks_pmclog(pl, &po, head, len)) {
 			rc = check_pmclog(argv[i], pl, &po, &in);
 		} else if (looks_raw(&l, head, len)) {

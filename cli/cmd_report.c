@@ -682,7 +682,8 @@ static int report_files(const report_opts *o)
 	for (k = 0; !o->json && k < ncaps; k++) {
 		if (multi)
 			put_prefix(base_name(caps[k].path), width);
-		printf("cpus=%u\n", tb_session_get_info(caps[k].s)->ncpus);
+		if (!tb_session_get_info(caps[k].s)->is_perf) /* perf script has no header */
+			printf("cpus=%u\n", tb_session_get_info(caps[k].s)->ncpus);
 		for (i = 0; multi && i < tb_session_get_info(caps[k].s)->nbuffers; i++) {
 			buffer_label(&caps[k], (uint32_t)i, label, sizeof(label));
 			if (strlen(label) > width)
@@ -825,7 +826,8 @@ done:
 }
 
 enum { O_RAW = 1, O_JSON, O_TEXT, O_NSECS, O_LAT, O_TSDIFF, O_CPU, O_EVENTS, O_INPUT, O_FILTER,
-       O_INVERT, O_UNAME, O_VERSION, O_STAT, O_CPUS, O_FIRST, O_LAST, O_TSOFFSET, O_FROM, O_TO, O_JOBS };
+       O_INVERT, O_UNAME, O_VERSION, O_STAT, O_CPUS, O_FIRST, O_LAST, O_TSOFFSET, O_FROM, O_TO, O_JOBS,
+       O_KALLSYMS };
 
 static const tb_opt report_options[] = {
 	{ O_RAW, "--raw", "-R", NULL, "trace-cmd's -R field listing instead of the print fmt text" },
@@ -848,6 +850,7 @@ static const tb_opt report_options[] = {
 	{ O_STAT, "--stat", NULL, NULL, "only the kernel's buffer statistics and the CPU data (trace-cmd --stat)" },
 	{ O_UNAME, "--uname", NULL, NULL, "only the traced system's uname and the recorder's version (trace-cmd --uname)" },
 	{ O_VERSION, "--version", NULL, NULL, "only the version of the trace-cmd that recorded it (trace-cmd --version)" },
+	{ O_KALLSYMS, "--kallsyms", NULL, "FILE", "a perf.data's kernel frames named from FILE (/proc/kallsyms of the traced machine)" },
 	{ O_JOBS, "--jobs", "-j", "N", "format on N threads, output unchanged (default: the machine's cores, one under 16 MiB; 1: one thread; one file)" },
 	TB_CLI_MAX_MEMORY_OPT,
 	{ 0, NULL, NULL, NULL, NULL },
@@ -907,10 +910,12 @@ static int conflicts(const tb_opts *p, const report_opts *o)
 int tb_cmd_report(int argc, char **argv)
 {
 	static report_opts o;
+	tb_cli_file kallsyms;
 	tb_opts p;
 	const char *v;
 	int id;
 	memset(&o, 0, sizeof(o));
+	memset(&kallsyms, 0, sizeof(kallsyms));
 	o.negate_from = SIZE_MAX;
 	o.to = UINT64_MAX;
 	o.jobs = tb_opts_default_jobs();
@@ -936,6 +941,14 @@ int tb_cmd_report(int argc, char **argv)
 				return TB_EXIT_USAGE;
 			break;
 		case O_EVENTS: o.events = v; break;
+		case O_KALLSYMS:
+			if (kallsyms.data)
+				return tb_opts_fail(&p, "--kallsyms given twice");
+			if (tb_cli_load(v, &kallsyms) != 0)
+				return TB_EXIT_USAGE;
+			tb_cli_perf_kallsyms.ptr = (const char *)kallsyms.data;
+			tb_cli_perf_kallsyms.len = kallsyms.len;
+			break;
 		case O_FILTER:
 			if (o.nfilters == REPORT_MAX_FILTERS)
 				return tb_opts_fail(&p, "more than %d -F filters", REPORT_MAX_FILTERS);
@@ -984,7 +997,9 @@ int tb_cmd_report(int argc, char **argv)
 		return tb_opts_usage(&p);
 	if (o.from_text && o.to_text && o.to < o.from)
 		return tb_opts_fail(&p, "--to '%s' is before --from '%s'", o.to_text, o.from_text);
-	if ((id = conflicts(&p, &o)) != 0)
-		return id;
-	return report_files(&o);
+	if ((id = conflicts(&p, &o)) == 0)
+		id = report_files(&o);
+	if (kallsyms.data)
+		tb_cli_unload(&kallsyms);
+	return id;
 }

@@ -119,6 +119,24 @@ static int type_cmp(const void *pa, const void *pb)
 	return name_cmp(a->f, b->f);
 }
 
+static void print_buffer(const tb_cli_capture *c, size_t k, buf_stats *b);
+
+/* A perf.data: what its header says, then its one stream as a buffer. */
+static void print_perf(const tb_cli_capture *c, const char *path, buf_stats *b)
+{
+	const tb_perf *f = tb_session_perf(c->s);
+	printf("file: %s\nformat: perf.data%s\ncompression: %s\n", path,
+	       f->pipe ? " (pipe stream)" : "", f->has_compression ? "zstd" : "none");
+	printf("hostname: ");
+	print_text((const char *)f->hostname.ptr, f->hostname.len < 64 ? f->hostname.len : 64);
+	printf("\nosrelease: ");
+	print_text((const char *)f->osrelease.ptr, f->osrelease.len < 64 ? f->osrelease.len : 64);
+	printf("\nperf version: ");
+	print_text((const char *)f->version.ptr, f->version.len < 64 ? f->version.len : 64);
+	printf("\nattrs: %zu\n\n", f->nattrs);
+	print_buffer(c, 0, b);
+}
+
 static void print_buffer(const tb_cli_capture *c, size_t k, buf_stats *b)
 {
 	uint64_t pages = 0, dropped = 0, unknown = 0;
@@ -134,15 +152,15 @@ static void print_buffer(const tb_cli_capture *c, size_t k, buf_stats *b)
 	{
 		const tb_session_buffer_info *bi = tb_session_buffer(c->s, k);
 		const tb_dat *d = tb_session_dat(c->s);
-		const tb_dat_buffer *db = tb_dat_find_buffer(d, "");
+		const tb_dat_buffer *db = d ? tb_dat_find_buffer(d, "") : NULL;
 		size_t j;
-		for (j = 0; j < d->nbuffers; j++)
+		for (j = 0; d && j < d->nbuffers; j++)
 			if (d->buffers[j].name.ptr == bi->name.ptr)
 				db = &d->buffers[j];
 		printf("trace clock: ");
 		print_text(bi->clock.ptr, bi->clock.len);
 		/* the session names "local" when the file says nothing */
-		if (!(db && db->clock.len) && !d->v6_clock.len && !d->trace_clock.len)
+		if (d && !(db && db->clock.len) && !d->v6_clock.len && !d->trace_clock.len)
 			printf(" (not recorded: trace-cmd's default)");
 		printf("\n");
 	}
@@ -235,7 +253,15 @@ int tb_cmd_stats(int argc, char **argv)
 	d = tb_session_dat(c.s);
 	nb = tb_session_get_info(c.s)->nbuffers;
 	bs = calloc(nb + 1, sizeof(*bs));
-	for (k = 0; bs && k < nb; k++) {
+	for (k = 0; bs && !d && k < nb; k++) { /* a perf.data: CPUs by number */
+		uint32_t n = tb_session_buffer(c.s, k)->ncpus;
+		if (!(bs[k].cpus = calloc(n + 1, sizeof(cpu_span))))
+			break;
+		bs[k].ncpus = n;
+		for (i = 0; i < n; i++)
+			bs[k].cpus[i].cpu = (uint32_t)i;
+	}
+	for (k = d ? 0 : nb; bs && k < nb; k++) {
 		const tb_session_buffer_info *bi = tb_session_buffer(c.s, k);
 		const tb_dat_buffer *b = tb_dat_find_buffer(d, "");
 		for (i = 0; i < d->nbuffers; i++)
@@ -269,6 +295,10 @@ int tb_cmd_stats(int argc, char **argv)
 			goto done;
 		}
 	}
+	if (!d) {
+		print_perf(&c, argv[1], bs);
+		goto counted;
+	}
 	printf("file: %s\nversion: %u\ncompression: %.*s\nbuffers: %zu\n", argv[1], d->version,
 	       d->compression.len ? (int)(d->compression.len < 16 ? d->compression.len : 16) : 4,
 	       d->compression.len ? d->compression.ptr : "none", d->nbuffers);
@@ -290,6 +320,7 @@ int tb_cmd_stats(int argc, char **argv)
 			k++;
 		}
 	}
+counted:
 	/* damage the capture's opening said (a table, a format, CPU data cut
 	 * short) counts as report counts it */
 	rc = bad || tb_session_ndamage(c.s) ? TB_EXIT_MALFORMED : TB_EXIT_OK;

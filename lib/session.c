@@ -18,6 +18,7 @@
 #include "digits.h"
 #include "merge.h"
 #include "printfmt.h"
+#include "session_perf.h"
 
 #define TB_SESSION_MAX_DAMAGE 64u   /* damage entries kept (more are counted) */
 #define TB_SESSION_DAT_ROUNDS 8u    /* tb_dat_open storage rounds */
@@ -35,6 +36,8 @@ static const char part_streams[] = "memory budget: the per-CPU cursors and chunk
 static const char part_format[] = "memory budget: an event format's fields";
 static const char part_program[] = "memory budget: a print fmt program";
 static const char part_render[] = "memory budget: the JSON text buffer";
+static const char part_perf[] =
+	"memory budget: the perf.data attrs, round queue and task names";
 static const char part_inflate[] =
 	"decompression budget: the bytes one walk decompresses (16 x the memory budget)";
 
@@ -236,6 +239,10 @@ struct tb_session {
 	size_t nmarks;
 	int has_from, has_to;
 	uint64_t from_raw, to_raw;   /* file clock, before the ts offset */
+
+	/* perf.data (session_perf.c) */
+	tb_sperf *perf;
+	tb_sperf_item pitem;         /* the sample behind the last event */
 };
 
 /* Every byte of the session comes through here: held to the budget
@@ -354,7 +361,8 @@ static tb_session_damage *add_damage(tb_session *s, const char *where, tb_status
  * is valid and lists the rest.  The storage rounds tracedat.c asks for
  * happen here, in one region given back before the next is taken.
  */
-static tb_status open_container(tb_session *s, tb_error *err)
+static tb_status open_container(tb_session *s, const void *data, size_t len, unsigned flags,
+				tb_error *err)
 {
 	tb_dat_storage st;
 	tb_dat_open_opts oo;
@@ -363,11 +371,11 @@ static tb_status open_container(tb_session *s, tb_error *err)
 	tb_status r = TB_ERR_NO_SPACE;
 	memset(&st, 0, sizeof(st));
 	memset(&oo, 0, sizeof(oo));
-	oo.flags = TB_DAT_OPEN_SALVAGE;
+	oo.flags = TB_DAT_OPEN_SALVAGE | flags;
 	for (round = 0; round < TB_SESSION_DAT_ROUNDS; round++) {
 		size_t sz[6], off[6], total = 0, i;
 		uint8_t *p;
-		r = tb_dat_open_ex(&s->d, s->src.dat, s->src.dat_len, &st, dc, &oo, err);
+		r = tb_dat_open_ex(&s->d, data, len, &st, dc, &oo, err);
 		/* again with room for the damage list when it did not fit (damage
 		 * past the room is counted, not an error) */
 		if (r != TB_ERR_NO_SPACE &&
@@ -918,17 +926,14 @@ static tb_status open_dat_buffers(tb_session *s, tb_error *err)
 	return TB_OK;
 }
 
-static tb_status open_dat(tb_session *s, tb_error *err)
+/* The formats and tables of the container (a trace.dat's, or a
+ * perf.data's tracing data). */
+static tb_status dat_tables(tb_session *s, tb_error *err)
 {
 	tb_status st;
 	tb_error e;
 	size_t i;
 	tb_span cmd, ks, pk;
-	if ((st = open_container(s, err)) != TB_OK)
-		return st;
-	container_damage(s);
-	s->info.is_dat = 1;
-	s->info.dat_version = s->d.version;
 	s->info.big_endian = s->d.big_endian;
 	s->info.long_size = s->d.long_size;
 	s->info.uname.ptr = s->d.uname.ptr;
@@ -970,11 +975,99 @@ static tb_status open_dat(tb_session *s, tb_error *err)
 	cmd.len = s->d.cmdlines.len;
 	ks.ptr = s->d.kallsyms.ptr;
 	ks.len = s->d.kallsyms.len;
+	if (s->src.perf && s->src.kallsyms.len)
+		ks = s->src.kallsyms; /* perf writes none: the caller's */
 	pk.ptr = s->d.printk.ptr;
 	pk.len = s->d.printk.len;
-	if ((st = load_tables(s, &cmd, &ks, &pk, err)) != TB_OK)
+	return load_tables(s, &cmd, &ks, &pk, err);
+}
+
+static tb_status open_dat(tb_session *s, tb_error *err)
+{
+	tb_status st;
+	if ((st = open_container(s, s->src.dat, s->src.dat_len, 0, err)) != TB_OK)
+		return st;
+	container_damage(s);
+	s->info.is_dat = 1;
+	s->info.dat_version = s->d.version;
+	if ((st = dat_tables(s, err)) != TB_OK)
 		return st;
 	return open_dat_buffers(s, err);
+}
+
+/* ---- perf.data (session_perf.c does the walk) ---- */
+
+static void *perf_get(void *ctx, size_t n)
+{
+	tb_session *s = ctx;
+	void *p = mem_get(s, n, part_perf);
+	if (p)
+		s->nd.streams += n;
+	return p;
+}
+
+static void perf_put(void *ctx, void *p, size_t n)
+{
+	tb_session *s = ctx;
+	if (!p)
+		return;
+	mem_put(s, p, n);
+	s->nd.streams -= n;
+}
+
+/* A tracepoint's system and name by its id, for the attrs' names. */
+static int perf_format_name(void *ctx, uint64_t id, tb_span *sys, tb_span *name)
+{
+	const tb_format *f = id <= UINT32_MAX ? tb_session_format(ctx, (uint32_t)id) : NULL;
+	if (!f || !f->system)
+		return 0;
+	sys->ptr = f->system;
+	sys->len = f->system_len;
+	name->ptr = f->name;
+	name->len = f->name_len;
+	return 1;
+}
+
+static tb_status open_perf(tb_session *s, tb_error *err)
+{
+	tb_sperf_mem m;
+	const uint8_t *tr;
+	size_t trn;
+	tb_status st;
+	tb_span none = { NULL, 0 };
+	m.get = perf_get;
+	m.put = perf_put;
+	m.ctx = s;
+	if ((st = tb_sperf_open(&s->perf, s->src.perf, s->src.perf_len, &m, &tr, &trn, err)) !=
+	    TB_OK)
+		return st;
+	s->info.is_perf = 1;
+	s->info.long_size = 8;
+	if (trn) {
+		if ((st = open_container(s, tr, trn, TB_DAT_OPEN_PERF_TRACING, err)) != TB_OK)
+			return st;
+		container_damage(s);
+		if ((st = dat_tables(s, err)) != TB_OK)
+			return st;
+	} else {
+		s->texts_ = take(s, sizeof(tb_session_format_text), part_tables);
+		if (!s->texts_ || (st = load_formats(s, err)) != TB_OK ||
+		    (st = load_tables(s, &none, &s->src.kallsyms, &none, err)) != TB_OK)
+			return s->texts_ ? st : no_memory(s, err, 0, "no memory for the format list");
+	}
+	s->info.big_endian = tb_sperf_perf(s->perf)->big_endian;
+	tb_sperf_name(s->perf, perf_format_name, s);
+	s->binfo = take(s, sizeof(tb_session_buffer_info), part_streams);
+	if (!s->binfo)
+		return no_memory(s, err, 0, "no memory for the buffer");
+	s->binfo->clock.ptr = "perf";
+	s->binfo->clock.len = 4;
+	s->binfo->ncpus = tb_sperf_ncpus(s->perf);
+	s->binfo->ns_clock = 1;
+	s->info.clock = s->binfo->clock;
+	s->info.ncpus = s->binfo->ncpus;
+	s->info.nbuffers = 1;
+	return TB_OK;
 }
 
 static tb_status open_raw(tb_session *s, tb_error *err)
@@ -1092,7 +1185,7 @@ tb_status tb_session_open_budget(tb_session **out, const tb_session_source *src,
 	if (!out || !src || !mem || !mem->alloc)
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
 	*out = NULL;
-	if (!src->dat && src->nraw && !src->raw)
+	if (!src->dat && !src->perf && src->nraw && !src->raw)
 		return tb_fail(err, TB_ERR_ARG, 0, "raw dumps without their array");
 	if (!src->dat && src->nformats && !src->formats)
 		return tb_fail(err, TB_ERR_ARG, 0, "format texts without their array");
@@ -1113,7 +1206,7 @@ tb_status tb_session_open_budget(tb_session **out, const tb_session_source *src,
 	s->held = s->peak = sizeof(*s);
 	if (opt)
 		s->opt = *opt;
-	st = src->dat ? open_dat(s, err) : open_raw(s, err);
+	st = src->dat ? open_dat(s, err) : src->perf ? open_perf(s, err) : open_raw(s, err);
 	if (st == TB_OK)
 		st = start_merges(s, err);
 	if (st == TB_OK && src->dat) {
@@ -1173,6 +1266,7 @@ void tb_session_close(tb_session *s)
 		part_close(s);
 		return;
 	}
+	tb_sperf_close(s->perf);
 	m = s->mem;
 	/* per-format blocks are not tracked: an arena drops them whole, and
 	 * with a heap they are given back here */
@@ -1521,6 +1615,83 @@ static tb_status next_raw(tb_session *s, tb_session_event *ev, tb_error *err)
 	return described == TB_OK ? TB_OK : format_refused(s, ev, err);
 }
 
+/* The next perf sample (session_perf.c orders them), described as the
+ * others with its task and name from perf. */
+static tb_status next_perf(tb_session *s, tb_session_event *ev, tb_error *err)
+{
+	tb_sperf_item *it = &s->pitem;
+	tb_session_cpu_stats *cs;
+	tb_status described;
+	tb_error e;
+	tb_status st = tb_sperf_next(s->perf, it, &e);
+	if (st == TB_END)
+		return TB_END;
+	if (st == TB_ERR_NO_SPACE)
+		return no_memory(s, err, e.offset, e.what);
+	if (st != TB_OK)
+		return page_error(s, ev, 0, 0, e.offset, st, &e, NULL, err);
+	memset(ev, 0, sizeof(*ev));
+	ev->cpu = it->cpu;
+	ev->ts = it->ts;
+	ev->data = it->raw;
+	ev->len = it->raw_len;
+	ev->missed = it->missed;
+	ev->page_offset = it->ps.offset;
+	if ((cs = tb_sperf_stats(s->perf, ev->cpu)) != NULL) {
+		cs->events++;
+		if (ev->missed > 0)
+			cs->dropped += (uint64_t)ev->missed;
+	}
+	s->last_ts = ev->ts;
+	if (s->leave_out && left_out(s, ev)) {
+		if (cs)
+			note_ts(cs, ev->ts + (uint64_t)s->info.ts_offset);
+		return LEFT_OUT;
+	}
+	described = fill_event(s, ev);
+	ev->pid = it->ps.tid;
+	ev->comm = it->comm;
+	ev->comm_len = it->comm_len;
+	ev->comm_known = it->comm_known;
+	if (!ev->format) {
+		ev->system = it->ps.system;
+		ev->name = it->ps.name;
+	}
+	if (cs)
+		note_ts(cs, ev->ts);
+	return described == TB_OK ? TB_OK : format_refused(s, ev, err);
+}
+
+tb_status tb_session_perf_decompress(tb_session *s, const tb_session_perf_inflater *z,
+				    tb_error *err)
+{
+	tb_status st;
+	tb_error e;
+	tb_error_clear(err);
+	if (!s || !s->perf || s->parent)
+		return tb_fail(err, TB_ERR_ARG, 0, "not a perf.data session");
+	st = tb_sperf_decompress(s->perf, z, &e);
+	if (st == TB_ERR_NO_SPACE)
+		return no_memory(s, err, 0, e.what);
+	return st == TB_OK ? TB_OK : tb_fail(err, st, e.offset, e.what);
+}
+
+const tb_perf *tb_session_perf(const tb_session *s)
+{
+	return s && s->perf ? tb_sperf_perf(s->perf) : NULL;
+}
+
+tb_status tb_session_perf_sample_get(const tb_session *s, const tb_session_event *ev,
+				     tb_session_perf_sample *out)
+{
+	if (!s || !ev || !out)
+		return TB_ERR_ARG;
+	if (!s->perf || ev->kind != TB_SEV_EVENT || ev->page_offset != s->pitem.ps.offset)
+		return TB_NOT_FOUND;
+	*out = s->pitem.ps;
+	return TB_OK;
+}
+
 tb_status tb_session_describe(tb_session *s, uint32_t cpu, uint64_t ts, const void *rec,
 			      size_t len, tb_session_event *ev)
 {
@@ -1540,7 +1711,8 @@ tb_status tb_session_next(tb_session *s, tb_session_event *ev, tb_error *err)
 	if (!s || !ev)
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
 	for (;;) {
-		tb_status st = s->info.is_dat ? next_dat(s, ev, err) : next_raw(s, ev, err);
+		tb_status st = s->perf ? next_perf(s, ev, err)
+			       : s->info.is_dat ? next_dat(s, ev, err) : next_raw(s, ev, err);
 		if (st != LEFT_OUT)
 			return st;
 	}
@@ -1709,6 +1881,8 @@ tb_status tb_session_rewind(tb_session *s, tb_error *err)
 		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
 	if (s->parent)
 		return part_position(s, err);
+	if (s->perf && tb_sperf_rewind(s->perf) != TB_OK)
+		return tb_fail(err, TB_ERR_VALUE, 0, "the perf.data walk does not restart");
 	for (i = 0; i < s->nbufs; i++) {
 		dat_src *ds = &s->bufs[i];
 		tb_status st = stream_start(s, ds, err);
@@ -1736,6 +1910,13 @@ tb_status tb_session_cpu_stats_get(const tb_session *s, size_t buffer, uint32_t 
 	if (!s || !out)
 		return TB_ERR_ARG;
 	memset(out, 0, sizeof(*out));
+	if (s->perf) {
+		const tb_session_cpu_stats *cs = tb_sperf_stats(s->perf, cpu);
+		if (buffer != 0 || !cs)
+			return TB_NOT_FOUND;
+		*out = *cs;
+		return TB_OK;
+	}
 	if (s->info.is_dat) {
 		size_t k;
 		if (buffer >= s->nbufs)
@@ -2020,6 +2201,21 @@ static void put_latency(tb_text *t, const tb_session *s, const tb_session_event 
 	tb_text_put(t, c, 5);
 }
 
+/* perf script's line: its columns, the text, the callchain. */
+static tb_status perf_line(tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
+{
+	tb_status st = TB_OK;
+	tb_sperf_line_head(s->perf, &s->pitem, ev->comm, ev->comm_len, t);
+	if (ev->format)
+		st = payload(s, ev, (how & TB_TEXT_KIND_MASK) == TB_TEXT_FIELDS, t);
+	else if (ev->data)
+		tb_text_puts(t, "[UNKNOWN EVENT]");
+	if (tb_text_last(t) != '\n')
+		tb_text_putc(t, '\n');
+	tb_sperf_line_tail(s->perf, &s->pitem, &s->ks, t);
+	return st;
+}
+
 static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
 {
 	const tb_session_buffer_info *bi = tb_session_buffer(s, ev->buffer);
@@ -2056,6 +2252,8 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 		tb_text_u64(t, ev->cpu, 0, 0);
 		tb_text_puts(t, " [EVENTS DROPPED]\n");
 	}
+	if (s->perf)
+		return perf_line(s, ev, how, t);
 	if (!f) {
 		tb_text_puts(t, "[UNKNOWN EVENT][UNKNOWN EVENT] (NULL):               "
 				"[UNKNOWN EVENT]\n");
@@ -2291,6 +2489,8 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 	tb_text_u64(t, ev->offset, 0, 0);
 	tb_text_puts(t, ",\"size\":");
 	tb_text_u64(t, ev->len, 0, 0);
+	if (s->perf && ev->kind == TB_SEV_EVENT)
+		tb_sperf_json(&s->pitem, t);
 	if (f) {
 		tb_text_puts(t, ",\"fields\":{");
 		for (i = 0; i < f->nfields; i++) {

@@ -120,6 +120,8 @@ typedef struct tb_session_source {
 				      it (a few pages a time into the session's
 				      buffers) instead of from dat: tracedat.h */
 	void *read_ctx;
+	const void *perf;          /* ... or a perf.data in memory (dat == NULL) */
+	size_t perf_len;
 
 	/* ... or raw dumps (dat == NULL). */
 	const tb_session_raw_cpu *raw;
@@ -253,6 +255,7 @@ typedef struct tb_session_info {
 	size_t nformats;           /* format texts in the capture */
 	tb_span uname, clock, tracer_version, compression;
 	int64_t ts_offset;         /* applied to every timestamp */
+	int is_perf;               /* 1: a perf.data (session_perf.h) */
 } tb_session_info;
 
 TB_API const tb_session_info *tb_session_get_info(const tb_session *s);

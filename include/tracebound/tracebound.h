@@ -21,6 +21,7 @@
 #include "tracebound/pmclog.h"
 #include "tracebound/tracedat.h"
 #include "tracebound/perfdata.h"
+#include "tracebound/session_perf.h"
 #include "tracebound/render.h"
 #include "tracebound/session.h"
 #include "tracebound/text.h"

@@ -225,7 +225,8 @@ PyObject *tbpy_check(PyObject *self, PyObject *args, PyObject *kw)
 	if (rc == 0) {
 		if (in->is_dat && in->dat.len == 0)
 			kind = 4;
-		else if (!in->is_dat || tb_dat_probe(in->dat.data, in->dat.len))
+		else if (!in->is_dat || tb_dat_probe(in->dat.data, in->dat.len) ||
+			 tb_perf_probe(in->dat.data, in->dat.len))
 			kind = 1;
 		else if (looks_pmclog(&in->dat))
 			kind = 2;

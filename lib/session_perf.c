@@ -1,0 +1,952 @@
+/*
+ * A perf.data as the session's source (session_perf.h): the decoder of
+ * perfdata.c walked in perf's order, with the task names perf shows.
+ *
+ * perf orders a capture by FINISHED_ROUND: at each one it gives, sorted by
+ * time (ties in file order), every queued record up to the latest time of
+ * the round before, and the rest at the end.  Here the queue holds one
+ * small entry per record (the record stays in the caller's bytes), so
+ * memory follows the largest two rounds and the number of tasks named,
+ * never the file.  COMM and FORK records are queued too: applied in
+ * time order, a sample gets the name in force at its time.
+ */
+#include <string.h>
+
+#include "tracebound/session_perf.h"
+
+#include "internal.h"
+#include "session_perf.h"
+
+#define SP_COMM_MAX 16u          /* a task name kept (the kernel's TASK_COMM_LEN) */
+#define SP_MAX_CPUS 4096u        /* CPUs counted in the stats */
+#define SP_QUEUE_MIN 1024u       /* first queue entries */
+#define SP_STORAGE_ROUNDS 24u    /* attr / id / tracing storage rounds */
+
+/* One queued record: it stays in the input (file or whole stream), or
+ * for one out of COMPRESSED records, is copied to the spill buffer. */
+typedef struct sp_ent {
+	uint64_t ts, seq, off;
+	const uint8_t *rec;          /* NULL: at spill */
+	size_t spill;
+	uint32_t attr;
+	uint16_t size, type;
+} sp_ent;
+
+/* A task's name: a string of the pool, which only grows (an event's comm
+ * stays valid until the session closes, as a trace.dat's cmdlines do). */
+typedef struct sp_comm {
+	uint32_t tid;
+	uint8_t used, len, known;    /* known 0: ":tid", no COMM seen */
+	const char *comm;
+} sp_comm;
+
+#define SP_POOL_CHUNK 4096u
+typedef struct sp_chunk {
+	struct sp_chunk *next;
+	size_t used;
+	char b[SP_POOL_CHUNK];       /* each string: its length byte, its bytes */
+} sp_chunk;
+
+typedef struct sp_name {
+	tb_span sys, name;
+} sp_name;
+
+struct tb_sperf {
+	tb_sperf_mem m;
+	const uint8_t *data;
+	size_t len;
+	int pipe;
+	tb_perf file;                /* file mode */
+	tb_perf_iter it;
+	tb_perf_stream *ps;          /* pipe mode (its 64 KiB buffer) */
+	tb_perf_storage st;
+	const tb_perf *f;
+	tb_perf_feature desc;        /* EVENT_DESC (pipe: its record) */
+	int has_desc;
+	sp_name *names;              /* per attr (st.attrs_cap) */
+	size_t width;                /* longest name */
+
+	sp_ent *q;                   /* the queue: [ready..nready) out in order */
+	sp_ent *tmp;                 /* as large: the merges' other half */
+	size_t nq, qcap, ready, nready;
+	uint64_t next_flush, max_ts;
+	int eof;
+	int started;                 /* walk_start ran */
+	uint64_t seq;                /* records queued so far */
+
+	tb_session_perf_inflater z;  /* COMPRESSED records (fn NULL: refused) */
+	uint8_t *window;
+	size_t window_cap;
+	uint8_t *spill;              /* decompressed records queued */
+	size_t spill_cap, spill_used;
+
+	sp_comm *comms;              /* open addressing by tid */
+	size_t ncomm, comm_cap;
+	int comm_full;               /* out of memory once: names no longer kept */
+	sp_chunk *pool, *pool_tail;  /* the names' strings */
+	sp_chunk *rp;                /* a walk again: the pool read back in order */
+	size_t rp_off;
+	int replay;
+
+	tb_session_cpu_stats *cst;
+	uint32_t ncpus;
+	int64_t missed;
+};
+
+/* ---- memory ---- */
+
+static void *get(tb_sperf *p, size_t n)
+{
+	return p->m.get(p->m.ctx, n);
+}
+
+static void put(tb_sperf *p, void *q, size_t n)
+{
+	if (q)
+		p->m.put(p->m.ctx, q, n);
+}
+
+static tb_status no_memory(tb_error *err, uint64_t off, const char *what)
+{
+	return tb_fail(err, TB_ERR_NO_SPACE, off, what);
+}
+
+/* ---- the storage rounds ---- */
+
+static void storage_free(tb_sperf *p)
+{
+	put(p, p->st.tracing, p->st.tracing_cap);
+	put(p, p->st.ids, p->st.ids_cap * sizeof(tb_perf_id));
+	put(p, p->st.attrs, p->st.attrs_cap * sizeof(tb_perf_attr));
+	memset(&p->st, 0, sizeof(p->st));
+}
+
+static int storage_grow(tb_sperf *p, const tb_perf_needs *need)
+{
+	/* a stream asks for one more attr at a time: doubled, its rounds
+	 * stay few */
+	tb_perf_needs n = *need;
+	if (n.attrs > p->st.attrs_cap && n.attrs < 2 * p->st.attrs_cap)
+		n.attrs = 2 * p->st.attrs_cap;
+	if (n.ids > p->st.ids_cap && n.ids < 2 * p->st.ids_cap)
+		n.ids = 2 * p->st.ids_cap;
+	if (n.attrs < p->st.attrs_cap)
+		n.attrs = p->st.attrs_cap;
+	if (n.ids < p->st.ids_cap)
+		n.ids = p->st.ids_cap;
+	if (n.tracing < p->st.tracing_cap)
+		n.tracing = p->st.tracing_cap;
+	storage_free(p);
+	if (n.attrs > SIZE_MAX / sizeof(tb_perf_attr) || n.ids > SIZE_MAX / sizeof(tb_perf_id))
+		return -1;
+	p->st.attrs = n.attrs ? get(p, n.attrs * sizeof(tb_perf_attr)) : NULL;
+	p->st.ids = n.ids ? get(p, n.ids * sizeof(tb_perf_id)) : NULL;
+	p->st.tracing = n.tracing ? get(p, n.tracing) : NULL;
+	p->st.attrs_cap = p->st.attrs ? n.attrs : 0;
+	p->st.ids_cap = p->st.ids ? n.ids : 0;
+	p->st.tracing_cap = p->st.tracing ? n.tracing : 0;
+	return p->st.attrs_cap == n.attrs && p->st.ids_cap == n.ids &&
+			       p->st.tracing_cap == n.tracing
+		       ? 0
+		       : -1;
+}
+
+/* A pipe stream read up to FINISHED_INIT (or its first sample): its attrs,
+ * tracing data and EVENT_DESC, in storage grown until they fit. */
+static tb_status pipe_open(tb_sperf *p, tb_error *err)
+{
+	unsigned round;
+	p->ps = get(p, sizeof(*p->ps));
+	if (!p->ps)
+		return no_memory(err, 0, "no memory for the pipe stream decoder");
+	for (round = 0; round < SP_STORAGE_ROUNDS; round++) {
+		tb_perf_record r;
+		tb_status st = tb_perf_stream_open_buffer(p->ps, &p->st, p->data, p->len);
+		p->has_desc = 0;
+		while (st == TB_OK) {
+			st = tb_perf_stream_next(p->ps, &r, err);
+			if (st != TB_OK)
+				break;
+			if (r.type == TB_PERF_RECORD_HEADER_FEATURE &&
+			    r.u.feature.id == TB_PERF_FEAT_EVENT_DESC) {
+				p->desc = r.u.feature;
+				p->has_desc = 1;
+			}
+			if (p->ps->init_done || r.type == TB_PERF_RECORD_SAMPLE)
+				break;
+		}
+		if (st == TB_ERR_NO_SPACE) {
+			if (storage_grow(p, &p->ps->f.need) != 0)
+				return no_memory(err, 0, "no memory for the pipe's attrs and tracing data");
+			continue;
+		}
+		/* a stream cut or damaged before its first sample still opens:
+		 * the walk says so in its place */
+		p->f = &p->ps->f;
+		return TB_OK;
+	}
+	return tb_fail(err, TB_ERR_LIMIT, 0, "pipe attrs still growing after the storage rounds");
+}
+
+static tb_status file_open(tb_sperf *p, tb_error *err)
+{
+	unsigned round;
+	for (round = 0; round < SP_STORAGE_ROUNDS; round++) {
+		tb_status st = tb_perf_open(&p->file, p->data, p->len, &p->st, err);
+		if (st == TB_ERR_NO_SPACE) {
+			if (storage_grow(p, &p->file.need) != 0)
+				return no_memory(err, 0, "no memory for the perf.data attrs");
+			continue;
+		}
+		if (st != TB_OK)
+			return st;
+		p->f = &p->file;
+		if (tb_perf_has_feature(p->f, TB_PERF_FEAT_EVENT_DESC)) {
+			tb_error e;
+			p->has_desc = tb_perf_feature_get(p->f, TB_PERF_FEAT_EVENT_DESC, &p->desc,
+							  &e) == TB_OK;
+		}
+		return TB_OK;
+	}
+	return tb_fail(err, TB_ERR_LIMIT, 0, "perf.data attrs still growing after the rounds");
+}
+
+/* Is it a pipe stream (header size 16)? */
+static int is_pipe(const uint8_t *d, size_t len)
+{
+	int be;
+	if (!tb_perf_probe(d, len) || len < 16)
+		return 0;
+	be = d[0] != 'P'; /* the byte-swapped magic: a big-endian capture */
+	return tb_load64(d + 8, be) == TB_PERF_PIPE_HEADER_SIZE;
+}
+
+static tb_status walk_start(tb_sperf *p, tb_error *err)
+{
+	tb_status st = TB_OK;
+	if (p->pipe)
+		st = tb_perf_stream_open_buffer(p->ps, &p->st, p->data, p->len);
+	else
+		st = tb_perf_records_begin(&p->it, p->f, err);
+	p->nq = p->ready = p->nready = 0;
+	p->next_flush = p->max_ts = 0;
+	p->eof = 0;
+	p->started = 1;
+	p->seq = 0;
+	p->spill_used = 0;
+	if (st == TB_OK && p->z.fn) {
+		tb_perf_decompressor dc;
+		dc.fn = p->z.fn;
+		dc.ctx = p->z.ctx;
+		dc.window = p->window;
+		dc.window_cap = p->window_cap;
+		if (p->z.reset)
+			p->z.reset(p->z.ctx);
+		st = p->pipe ? tb_perf_stream_decompress(p->ps, &dc)
+			     : tb_perf_records_decompress(&p->it, &dc);
+	}
+	p->missed = 0;
+	p->ncomm = 0;
+	p->comm_full = 0;
+	p->rp = p->pool;
+	p->rp_off = 0;
+	p->replay = 1;
+	if (p->comms)
+		memset(p->comms, 0, p->comm_cap * sizeof(sp_comm));
+	if (p->cst)
+		memset(p->cst, 0, p->ncpus * sizeof(*p->cst));
+	return st == TB_OK ? TB_OK : tb_fail(err, st, 0, "the perf stream does not restart");
+}
+
+tb_status tb_sperf_open(tb_sperf **out, const void *data, size_t len, const tb_sperf_mem *m,
+			const uint8_t **tracing, size_t *tracing_len, tb_error *err)
+{
+	tb_sperf *p;
+	tb_status st;
+	uint32_t n;
+	*out = NULL;
+	*tracing = NULL;
+	*tracing_len = 0;
+	p = m->get(m->ctx, sizeof(*p));
+	if (!p)
+		return no_memory(err, 0, "no memory for the perf.data reader");
+	memset(p, 0, sizeof(*p));
+	p->m = *m;
+	p->data = data;
+	p->len = len;
+	p->pipe = is_pipe(data, len);
+	st = p->pipe ? pipe_open(p, err) : file_open(p, err);
+	if (st == TB_OK) {
+		size_t na = p->st.attrs_cap ? p->st.attrs_cap : 1;
+		p->names = get(p, na * sizeof(sp_name));
+		if (!p->names)
+			st = no_memory(err, 0, "no memory for the event names");
+		else
+			memset(p->names, 0, na * sizeof(sp_name));
+	}
+	if (st == TB_OK) {
+		n = p->f->has_nrcpus && p->f->nr_cpus_avail ? p->f->nr_cpus_avail : 256u;
+		p->ncpus = n < SP_MAX_CPUS ? n : SP_MAX_CPUS;
+		p->cst = get(p, p->ncpus * sizeof(*p->cst));
+		if (!p->cst)
+			st = no_memory(err, 0, "no memory for the CPU counts");
+	}
+	if (st != TB_OK) {
+		tb_sperf_close(p);
+		return st;
+	}
+	/* (a stream's attrs and tracing data stay as read until the walk
+	 * starts it again: the names are made from them first) */
+	*tracing = p->f->tracing_data.ptr;
+	*tracing_len = p->f->tracing_data.len;
+	*out = p;
+	return TB_OK;
+}
+
+void tb_sperf_close(tb_sperf *p)
+{
+	size_t na;
+	if (!p)
+		return;
+	na = p->st.attrs_cap ? p->st.attrs_cap : 1;
+	put(p, p->spill, p->spill_cap);
+	put(p, p->window, p->window_cap);
+	put(p, p->comms, p->comm_cap * sizeof(sp_comm));
+	while (p->pool) {
+		sp_chunk *c = p->pool;
+		p->pool = c->next;
+		put(p, c, sizeof(*c));
+	}
+	put(p, p->tmp, p->qcap * sizeof(sp_ent));
+	put(p, p->q, p->qcap * sizeof(sp_ent));
+	put(p, p->cst, p->ncpus * sizeof(*p->cst));
+	if (p->names)
+		put(p, p->names, na * sizeof(sp_name));
+	storage_free(p);
+	put(p, p->ps, sizeof(*p->ps));
+	p->m.put(p->m.ctx, p, sizeof(*p));
+}
+
+const tb_perf *tb_sperf_perf(const tb_sperf *p)
+{
+	return p ? p->f : NULL;
+}
+
+tb_status tb_sperf_decompress(tb_sperf *p, const tb_session_perf_inflater *z, tb_error *err)
+{
+	size_t cap = 2 * TB_PERF_WINDOW_MIN;
+	if (!z || !z->fn)
+		return tb_fail(err, TB_ERR_ARG, 0, "no decompress function");
+	if (!p->window && !(p->window = get(p, cap)))
+		return no_memory(err, 0, "no memory for the decompression window");
+	p->window_cap = cap;
+	p->z = *z;
+	return walk_start(p, err);
+}
+
+tb_status tb_sperf_rewind(tb_sperf *p)
+{
+	tb_error e;
+	return walk_start(p, &e);
+}
+
+/* ---- names ---- */
+
+static void span_of(tb_span *s, const char *lit)
+{
+	s->ptr = lit;
+	s->len = strlen(lit);
+}
+
+/* perf's names of the generic events (perf_event.h's order). */
+static const char *generic_name(uint32_t type, uint64_t config)
+{
+	static const char *const hw[] = { "cycles", "instructions", "cache-references",
+					   "cache-misses", "branches", "branch-misses",
+					   "bus-cycles", "stalled-cycles-frontend",
+					   "stalled-cycles-backend", "ref-cycles" };
+	static const char *const sw[] = { "cpu-clock", "task-clock", "page-faults",
+					   "context-switches", "cpu-migrations", "minor-faults",
+					   "major-faults", "alignment-faults", "emulation-faults",
+					   "dummy", "bpf-output", "cgroup-switches" };
+	if (type == 0 && config < TB_ARRAY_LEN(hw))
+		return hw[config];
+	if (type == 1 && config < TB_ARRAY_LEN(sw))
+		return sw[config];
+	return "unknown";
+}
+
+void tb_sperf_name(tb_sperf *p, int (*fmt)(void *ctx, uint64_t id, tb_span *sys, tb_span *name),
+		   void *ctx)
+{
+	const tb_perf *f = p->f;
+	size_t i;
+	if (p->has_desc) {
+		tb_perf_desc_iter di;
+		tb_perf_event_desc d;
+		tb_error e;
+		uint32_t k = 0;
+		if (tb_perf_event_desc_begin(&di, f, &p->desc, &e) == TB_OK) {
+			while (tb_perf_event_desc_next(&di, &d, &e) == TB_OK) {
+				const tb_perf_attr *a = NULL;
+				size_t at = k++;
+				/* by its first id; without ids, in attr order */
+				if (d.ids.n && tb_perf_find_attr(f, tb_perf_u64_at(&d.ids, 0), &a) == TB_OK)
+					at = (size_t)(a - f->attrs);
+				if (at < f->nattrs && !p->names[at].name.len) {
+					p->names[at].name.ptr = (const char *)d.name.ptr;
+					p->names[at].name.len = d.name.len;
+				}
+			}
+		}
+	}
+	p->width = 0;
+	for (i = 0; i < f->nattrs; i++) {
+		sp_name *n = &p->names[i];
+		size_t w;
+		if (!n->name.len && !(f->attrs[i].type == 2 && fmt &&
+				      fmt(ctx, f->attrs[i].config, &n->sys, &n->name)))
+			span_of(&n->name, generic_name(f->attrs[i].type, f->attrs[i].config));
+		w = n->sys.len ? n->sys.len + 1 + n->name.len : n->name.len;
+		if (w > p->width)
+			p->width = w;
+	}
+}
+
+/* ---- task names ---- */
+
+static size_t comm_slot(const tb_sperf *p, uint32_t tid)
+{
+	size_t mask = p->comm_cap - 1, i = (tid * 2654435761u) & mask;
+	while (p->comms[i].used && p->comms[i].tid != tid)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static int comm_grow(tb_sperf *p)
+{
+	size_t cap = p->comm_cap ? p->comm_cap * 2 : 256, i, old = p->comm_cap;
+	sp_comm *o = p->comms, *n;
+	if (cap > SIZE_MAX / sizeof(sp_comm) || !(n = get(p, cap * sizeof(sp_comm))))
+		return -1;
+	memset(n, 0, cap * sizeof(sp_comm));
+	p->comms = n;
+	p->comm_cap = cap;
+	for (i = 0; i < old; i++)
+		if (o[i].used)
+			p->comms[comm_slot(p, o[i].tid)] = o[i];
+	put(p, o, old * sizeof(sp_comm));
+	return 0;
+}
+
+static const sp_comm *comm_find(const tb_sperf *p, uint32_t tid)
+{
+	size_t i;
+	if (!p->comm_cap)
+		return NULL;
+	i = comm_slot(p, tid);
+	return p->comms[i].used ? &p->comms[i] : NULL;
+}
+
+/* s[0..n) in the pool.  A walk made again makes the same strings in the
+ * same order: they are found there again, not added. */
+static const char *pool_str(tb_sperf *p, const char *s, uint8_t n)
+{
+	char *r;
+	if (p->replay) {
+		while (p->rp && p->rp_off >= p->rp->used) {
+			p->rp = p->rp->next;
+			p->rp_off = 0;
+		}
+		if (p->rp && (uint8_t)p->rp->b[p->rp_off] == n &&
+		    !memcmp(p->rp->b + p->rp_off + 1, s, n)) {
+			r = p->rp->b + p->rp_off + 1;
+			p->rp_off += 1u + n;
+			return r;
+		}
+		p->replay = 0;
+	}
+	if (!p->pool_tail || SP_POOL_CHUNK - p->pool_tail->used < 1u + n) {
+		sp_chunk *c = get(p, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->next = NULL;
+		c->used = 0;
+		if (p->pool_tail)
+			p->pool_tail->next = c;
+		else
+			p->pool = c;
+		p->pool_tail = c;
+	}
+	r = p->pool_tail->b + p->pool_tail->used;
+	r[0] = (char)n;
+	memcpy(r + 1, s, n);
+	p->pool_tail->used += 1u + n;
+	return r + 1;
+}
+
+/* tid is called comm[0..n) from now on (n cut to SP_COMM_MAX); known 0:
+ * perf's ":tid" for a task no record named.  The entry, or NULL. */
+static const sp_comm *comm_set(tb_sperf *p, uint32_t tid, const char *comm, size_t n,
+			       int known)
+{
+	sp_comm *c;
+	uint8_t len = (uint8_t)(n < SP_COMM_MAX ? n : SP_COMM_MAX);
+	const char *str;
+	if (p->comm_full)
+		return NULL;
+	if ((p->ncomm + 1) * 2 > p->comm_cap && comm_grow(p) != 0) {
+		p->comm_full = 1; /* over the budget: tasks named later show as ":tid" */
+		return NULL;
+	}
+	c = &p->comms[comm_slot(p, tid)];
+	if (c->used && c->len == len && !memcmp(c->comm, comm, len)) {
+		c->known = (uint8_t)known;
+		return c;
+	}
+	if (!(str = pool_str(p, comm, len))) {
+		p->comm_full = 1;
+		return NULL;
+	}
+	if (!c->used)
+		p->ncomm++;
+	c->used = 1;
+	c->tid = tid;
+	c->len = len;
+	c->known = (uint8_t)known;
+	c->comm = str;
+	return c;
+}
+
+/* ---- the queue ---- */
+
+static int ent_less(const void *a, const void *b)
+{
+	const sp_ent *x = a, *y = b;
+	return x->ts < y->ts || (x->ts == y->ts && x->seq < y->seq);
+}
+
+static int spill_less(const void *a, const void *b)
+{
+	const sp_ent *x = a, *y = b;
+	return x->spill < y->spill;
+}
+
+/* A decompressed record copied to the spill buffer (doubled as needed). */
+static int spill_put(tb_sperf *p, sp_ent *e, const uint8_t *rec, size_t n)
+{
+	if (n > p->spill_cap - p->spill_used) {
+		size_t cap = p->spill_cap ? p->spill_cap : 4 * TB_PERF_WINDOW_MIN;
+		uint8_t *b;
+		while (cap - p->spill_used < n)
+			if ((cap *= 2) > SIZE_MAX / 4)
+				return -1;
+		if (!(b = get(p, cap)))
+			return -1;
+		if (p->spill_used)
+			memcpy(b, p->spill, p->spill_used);
+		put(p, p->spill, p->spill_cap);
+		p->spill = b;
+		p->spill_cap = cap;
+	}
+	memcpy(p->spill + p->spill_used, rec, n);
+	e->rec = NULL;
+	e->spill = p->spill_used;
+	p->spill_used += n;
+	return 0;
+}
+
+/* The spill buffer holds only the queued records' bytes again: moved
+ * down in their order there (queue_flush sorts the queue after). */
+static void spill_compact(tb_sperf *p)
+{
+	size_t i, w = 0;
+	tb_heap_sort(p->q, p->nq, sizeof(sp_ent), spill_less);
+	for (i = 0; i < p->nq; i++) {
+		sp_ent *e = &p->q[i];
+		if (e->rec)
+			continue;
+		memmove(p->spill + w, p->spill + e->spill, e->size);
+		e->spill = w;
+		w += e->size;
+	}
+	p->spill_used = w;
+}
+
+static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts)
+{
+	sp_ent *e;
+	if (p->nq == p->qcap) {
+		size_t cap = p->qcap ? p->qcap * 2 : SP_QUEUE_MIN;
+		sp_ent *n;
+		sp_ent *t;
+		if (cap > SIZE_MAX / 2 / sizeof(sp_ent) || !(n = get(p, cap * sizeof(sp_ent))))
+			return -1;
+		if (!(t = get(p, cap * sizeof(sp_ent)))) {
+			put(p, n, cap * sizeof(sp_ent));
+			return -1;
+		}
+		if (p->nq)
+			memcpy(n, p->q, p->nq * sizeof(sp_ent));
+		put(p, p->tmp, p->qcap * sizeof(sp_ent));
+	put(p, p->q, p->qcap * sizeof(sp_ent));
+		p->q = n;
+		p->tmp = t;
+		p->qcap = cap;
+	}
+	e = &p->q[p->nq];
+	e->rec = r->data.ptr;
+	if (r->decompressed && spill_put(p, e, r->data.ptr, r->size) != 0)
+		return -1;
+	p->nq++;
+	e->ts = ts;
+	e->seq = p->seq++;
+	e->off = r->offset;
+	e->size = r->size;
+	e->type = (uint16_t)r->type;
+	e->attr = r->attr ? (uint32_t)(r->attr - p->f->attrs) : UINT32_MAX;
+	if (ts > p->max_ts)
+		p->max_ts = ts;
+	return 0;
+}
+
+/* The end of the sorted run from i. */
+static size_t run_end(const sp_ent *v, size_t i, size_t n)
+{
+	while (i + 1 < n && !ent_less(&v[i + 1], &v[i]))
+		i++;
+	return i + 1;
+}
+
+/* The queue sorted by (time, arrival).  A round is each CPU's records in
+ * time order, one CPU after the other, after what the last round left
+ * (sorted): a natural merge sort merges those few runs in a few linear
+ * passes, where a comparison sort would spend n log n. */
+static void queue_sort(tb_sperf *p)
+{
+	while (p->nq && run_end(p->q, 0, p->nq) < p->nq) {
+		size_t i = 0, w = 0;
+		sp_ent *t;
+		while (i < p->nq) {
+			size_t m = run_end(p->q, i, p->nq), e = m < p->nq ? run_end(p->q, m, p->nq) : m;
+			size_t a = i, b = m;
+			while (a < m && b < e)
+				p->tmp[w++] = ent_less(&p->q[b], &p->q[a]) ? p->q[b++] : p->q[a++];
+			while (a < m)
+				p->tmp[w++] = p->q[a++];
+			while (b < e)
+				p->tmp[w++] = p->q[b++];
+			i = e;
+		}
+		t = p->q;
+		p->q = p->tmp;
+		p->tmp = t;
+	}
+}
+
+/* Sorted, and the entries up to `limit` ready. */
+static void queue_flush(tb_sperf *p, uint64_t limit)
+{
+	size_t n = 0;
+	queue_sort(p);
+	while (n < p->nq && p->q[n].ts <= limit)
+		n++;
+	p->ready = 0;
+	p->nready = n;
+}
+
+static int queued_type(uint32_t t)
+{
+	return t == TB_PERF_RECORD_SAMPLE || t == TB_PERF_RECORD_COMM ||
+	       t == TB_PERF_RECORD_FORK || t == TB_PERF_RECORD_LOST ||
+	       t == TB_PERF_RECORD_LOST_SAMPLES;
+}
+
+/* Read the next round into the queue (after what the last one left). */
+static tb_status read_round(tb_sperf *p, tb_error *err)
+{
+	tb_perf_record r;
+	if (p->ready) { /* what was given goes; the rest moves up */
+		memmove(p->q, p->q + p->ready, (p->nq - p->ready) * sizeof(sp_ent));
+		p->nq -= p->ready;
+		p->ready = p->nready = 0;
+	}
+	if (p->spill_used)
+		spill_compact(p);
+	for (;;) {
+		tb_status st = p->pipe ? tb_perf_stream_next(p->ps, &r, err)
+				       : tb_perf_record_next(&p->it, &r, err);
+		uint64_t ts;
+		if (st == TB_END || (st != TB_OK && (p->pipe ? p->ps->sticky : p->it.sticky))) {
+			p->eof = 1;
+			queue_flush(p, UINT64_MAX);
+			return st == TB_END ? TB_OK : st;
+		}
+		if (st != TB_OK)
+			return st; /* that record only: the next call reads on */
+		if (r.type == TB_PERF_RECORD_FINISHED_ROUND) {
+			uint64_t limit = p->next_flush;
+			p->next_flush = p->max_ts;
+			queue_flush(p, limit);
+			if (p->nready)
+				return TB_OK;
+			continue;
+		}
+		if (!queued_type(r.type))
+			continue;
+		if (r.type == TB_PERF_RECORD_SAMPLE && !r.attr)
+			return tb_fail(err, TB_ERR_VALUE, r.offset, "a sample whose id no attr lists");
+		/* without a time, a record keeps its place among the latest */
+		ts = r.has_sample && (r.s.present & TB_PERF_SAMPLE_TIME) ? r.s.time : p->max_ts;
+		if (queue_push(p, &r, ts) != 0)
+			return tb_fail(err, TB_ERR_NO_SPACE, r.offset,
+				       "no memory for the records of one round");
+	}
+}
+
+/* ---- the walk ---- */
+
+/* Apply a queued record that is not a sample. */
+static void apply(tb_sperf *p, const sp_ent *e)
+{
+	int be = p->f->big_endian;
+	const uint8_t *r = e->rec ? e->rec : p->spill + e->spill;
+	switch (e->type) {
+	case TB_PERF_RECORD_COMM:
+		if (e->size >= 17) {
+			size_t n = 0, max = e->size - 16u;
+			while (n < max && r[16 + n])
+				n++;
+			(void)comm_set(p, tb_load32(r + 12, be), (const char *)r + 16, n, 1);
+		}
+		break;
+	case TB_PERF_RECORD_FORK:
+		if (e->size >= 24) {
+			/* the child is named as its parent until it sets its own */
+			const sp_comm *c = comm_find(p, tb_load32(r + 20, be));
+			if (c && c->known)
+				(void)comm_set(p, tb_load32(r + 16, be), c->comm, c->len, 1);
+		}
+		break;
+	case TB_PERF_RECORD_LOST:
+		if (e->size >= 24)
+			p->missed += (int64_t)(tb_load64(r + 16, be) & INT64_MAX);
+		break;
+	case TB_PERF_RECORD_LOST_SAMPLES:
+		if (e->size >= 16)
+			p->missed += (int64_t)(tb_load64(r + 8, be) & INT64_MAX);
+		break;
+	default:
+		break;
+	}
+	if (p->missed < 0)
+		p->missed = INT64_MAX;
+}
+
+static void sample_comm(tb_sperf *p, tb_sperf_item *it)
+{
+	const sp_comm *c = it->ps.tid >= 0 ? comm_find(p, (uint32_t)it->ps.tid) : NULL;
+	char b[24];
+	tb_text t;
+	it->comm_known = 1;
+	if (!c && it->ps.tid == 0) { /* perf's name of the idle tasks */
+		it->comm = "swapper";
+		it->comm_len = 7;
+		return;
+	}
+	if (!c) { /* perf's ":tid", kept as the task's name until one comes */
+		tb_text_init(&t, b, sizeof(b));
+		tb_text_putc(&t, ':');
+		tb_text_i64(&t, it->ps.tid, 0, 0);
+		c = it->ps.tid >= 0 ? comm_set(p, (uint32_t)it->ps.tid, b, t.len, 0) : NULL;
+	}
+	if (!c) { /* no tid, or no memory left for names */
+		it->comm = ":-1";
+		it->comm_len = 3;
+		it->comm_known = 0;
+		return;
+	}
+	it->comm = c->comm;
+	it->comm_len = c->len;
+	it->comm_known = c->known;
+}
+
+tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err)
+{
+	if (!p->started) {
+		tb_status st = walk_start(p, err);
+		if (st != TB_OK)
+			return st;
+	}
+	for (;;) {
+		const sp_ent *e;
+		tb_perf_sample s;
+		tb_status st;
+		if (p->ready == p->nready) {
+			if (p->eof)
+				return TB_END;
+			if ((st = read_round(p, err)) != TB_OK)
+				return st;
+			continue;
+		}
+		e = &p->q[p->ready++];
+		if (e->type != TB_PERF_RECORD_SAMPLE) {
+			apply(p, e);
+			continue;
+		}
+		st = tb_perf_parse_sample(p->f, &p->f->attrs[e->attr],
+					  e->rec ? e->rec : p->spill + e->spill, e->size, e->off, &s,
+					  err);
+		if (st != TB_OK)
+			return st;
+		memset(it, 0, sizeof(*it));
+		it->cpu = (s.present & TB_PERF_SAMPLE_CPU) ? s.cpu : 0;
+		it->ts = e->ts;
+		it->raw = s.raw.len ? s.raw.ptr : NULL;
+		it->raw_len = s.raw.len <= UINT32_MAX ? (uint32_t)s.raw.len : 0;
+		it->missed = p->missed;
+		p->missed = 0;
+		it->ps.pid = (s.present & TB_PERF_SAMPLE_TID) ? (int32_t)s.pid : -1;
+		it->ps.tid = (s.present & TB_PERF_SAMPLE_TID) ? (int32_t)s.tid : -1;
+		it->ps.period = s.period;
+		it->ps.ip = s.ip;
+		it->ps.attr = e->attr;
+		it->ps.system = p->names[e->attr].sys;
+		it->ps.name = p->names[e->attr].name;
+		it->ps.callchain = s.callchain;
+		it->ps.offset = e->off;
+		sample_comm(p, it);
+		return TB_OK;
+	}
+}
+
+uint32_t tb_sperf_ncpus(const tb_sperf *p)
+{
+	return p->ncpus;
+}
+
+tb_session_cpu_stats *tb_sperf_stats(tb_sperf *p, uint32_t cpu)
+{
+	return cpu < p->ncpus ? &p->cst[cpu] : NULL;
+}
+
+/* ---- text ---- */
+
+/* perf's "%12s" of "sec.usec" (microseconds cut, not rounded). */
+static void put_time(tb_text *t, uint64_t ts)
+{
+	char b[32];
+	tb_text x;
+	tb_text_init(&x, b, sizeof(b));
+	tb_text_u64(&x, ts / 1000000000u, 0, 0);
+	tb_text_putc(&x, '.');
+	tb_text_u64(&x, ts % 1000000000u / 1000u, 6, TB_TEXT_ZERO);
+	if (x.len < 12)
+		tb_text_fill(t, ' ', 12 - x.len);
+	tb_text_put(t, b, x.len);
+}
+
+static int shows_chain(const tb_sperf_item *it)
+{
+	return it->ps.callchain.n > 0;
+}
+
+void tb_sperf_line_head(const tb_sperf *p, const tb_sperf_item *it, const char *comm,
+			size_t comm_len, tb_text *t)
+{
+	int chain = shows_chain(it);
+	size_t w = it->ps.system.len ? it->ps.system.len + 1 + it->ps.name.len : it->ps.name.len;
+	if (!chain && comm_len < 16)
+		tb_text_fill(t, ' ', 16 - comm_len);
+	tb_text_put(t, comm, comm_len);
+	tb_text_putc(t, ' ');
+	tb_text_i64(t, it->ps.tid, 5, 0);
+	tb_text_put(t, " [", 2);
+	tb_text_u64(t, it->cpu, 3, TB_TEXT_ZERO);
+	tb_text_put(t, "] ", 2);
+	put_time(t, it->ts);
+	tb_text_put(t, ": ", 2);
+	if (!it->raw) { /* cycles...: the period before the name, as perf */
+		tb_text_u64(t, it->ps.period, 10, 0);
+		tb_text_putc(t, ' ');
+	}
+	if (!chain && w < p->width)
+		tb_text_fill(t, ' ', p->width - w);
+	if (it->ps.system.len) {
+		tb_text_put(t, it->ps.system.ptr, it->ps.system.len);
+		tb_text_putc(t, ':');
+	}
+	tb_text_put(t, it->ps.name.ptr, it->ps.name.len);
+	tb_text_put(t, ": ", 2);
+	if (!it->raw) {
+		tb_text_hex(t, it->ps.ip, 16, 0);
+		tb_text_puts(t, " [unknown] ([unknown])");
+	}
+}
+
+void tb_sperf_line_tail(const tb_sperf *p, const tb_sperf_item *it, const tb_kallsyms *ks,
+			tb_text *t)
+{
+	uint64_t i;
+	(void)p;
+	if (!shows_chain(it))
+		return;
+	for (i = 0; i < it->ps.callchain.n; i++) {
+		uint64_t ip = tb_perf_u64_at(&it->ps.callchain, i);
+		const tb_ksym *k;
+		if (ip >= TB_PERF_CONTEXT_MAX)
+			continue;
+		tb_text_putc(t, '\t');
+		tb_text_hex(t, ip, 16, 0);
+		k = ks && ks->n ? tb_kallsyms_find(ks, ip) : NULL;
+		if (k) {
+			tb_text_putc(t, ' ');
+			tb_text_put(t, tb_ksym_name(ks, k), k->name_len);
+			tb_text_put(t, "+0x", 3);
+			tb_text_hex(t, ip - k->addr, 0, 0);
+			tb_text_puts(t, " ([kernel.kallsyms])\n");
+		} else {
+			tb_text_puts(t, " [unknown] ([unknown])\n");
+		}
+	}
+	tb_text_putc(t, '\n');
+}
+
+void tb_sperf_json(const tb_sperf_item *it, tb_text *t)
+{
+	uint64_t i;
+	int first = 1;
+	tb_text_puts(t, ",\"tid\":");
+	tb_text_i64(t, it->ps.tid, 0, 0);
+	tb_text_puts(t, ",\"tgid\":");
+	tb_text_i64(t, it->ps.pid, 0, 0);
+	tb_text_puts(t, ",\"period\":");
+	tb_text_u64(t, it->ps.period, 0, 0);
+	if (!it->raw) {
+		tb_text_puts(t, ",\"event\":");
+		if (it->ps.system.len) {
+			tb_text_putc(t, '"');
+			tb_text_put(t, it->ps.system.ptr, it->ps.system.len);
+			tb_text_putc(t, ':');
+			tb_text_put(t, it->ps.name.ptr, it->ps.name.len);
+			tb_text_putc(t, '"');
+		} else {
+			tb_json_str(t, it->ps.name.ptr, it->ps.name.len);
+		}
+		tb_text_puts(t, ",\"ip\":");
+		tb_text_u64(t, it->ps.ip, 0, 0);
+	}
+	if (!it->ps.callchain.n)
+		return;
+	tb_text_puts(t, ",\"callchain\":[");
+	for (i = 0; i < it->ps.callchain.n; i++) {
+		uint64_t ip = tb_perf_u64_at(&it->ps.callchain, i);
+		if (ip >= TB_PERF_CONTEXT_MAX)
+			continue;
+		if (!first)
+			tb_text_putc(t, ',');
+		first = 0;
+		tb_text_u64(t, ip, 0, 0);
+	}
+	tb_text_putc(t, ']');
+}

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""tracebound against perf on one perf.data (tests/perf/compare.sh runs it).
+
+  compare.py TRACEBOUND FILE.data [--kallsyms FILE]
+
+Lines: every sample line of `tracebound report` against `perf script`'s,
+byte for byte up to the event's text (comm, tid, [cpu], time, name and
+padding) and whole; callchain lines by address (kernel frames whole with
+--kallsyms).  Values: every `report --json` object against perf's Python
+scripting (oracle.py): cpu, time, tid, period, every field, every
+callchain address.  Prints the figures; exit 1 on any difference the
+docs do not list (docs/perfdata.md, "Differences with perf script").
+"""
+import json
+import subprocess
+import sys
+
+HERE = sys.path[0]
+
+
+def run(args, stdin=None):
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=stdin,
+                       check=False)
+    return p.stdout.decode("utf-8", errors="surrogateescape")
+
+
+def blocks(lines):
+    """(sample line, its callchain lines) in order."""
+    out = []
+    for l in lines:
+        if l.startswith("\t"):
+            if out:
+                out[-1][1].append(l)
+        elif l:
+            out.append((l, []))
+    return out
+
+
+def head_len(line):
+    i = line.index("]")
+    i = line.index(": ", i) + 2
+    return line.index(": ", i) + 2
+
+
+def main():
+    tb, path = sys.argv[1], sys.argv[2]
+    extra = sys.argv[3:]
+    ours = [l for l in run([tb, "report"] + extra + [path]).split("\n")
+            if not (l.startswith("CPU:") and "EVENTS DROPPED]" in l)]
+    perf = run(["perf", "script", "-i", path]).split("\n")
+    bad = 0
+    samples = same = frames = frames_same = nochain = 0
+    a_s, b_s = blocks(ours), blocks(perf)
+    if len(a_s) != len(b_s):
+        print("%s: %d samples, perf script %d" % (path, len(a_s), len(b_s)))
+        bad += 1
+    for (a, af), (b, bf) in zip(a_s, b_s):
+        samples += 1
+        if a == b:
+            same += 1
+        elif a[:head_len(b)] != b[:head_len(b)]:
+            bad += 1
+            if bad < 5:
+                print("head:\n  %s\n  %s" % (a, b))
+        elif bad < 5:
+            print("text:\n  %s\n  %s" % (a, b))
+        if af and not bf:
+            nochain += 1  # perf could not resolve it (a task without maps)
+            continue
+        for x, y in zip(af, bf):
+            if not y.lstrip("\t").startswith("ffff"):
+                continue  # perf shows user frames map-relative: not compared
+            frames += 1
+            if x[:18] == y[:18] and (not extra or x == y):
+                frames_same += 1
+            else:
+                bad += 1
+                if bad < 5:
+                    print("frame:\n  %s\n  %s" % (x, y))
+    pct = 100.0 * same / samples if samples else 100.0
+    print("%s: lines: %d samples, every head identical: %s, whole line identical: %d (%.2f%%)"
+          "%s%s" % (path, samples, "yes" if not bad else "NO", same, pct,
+                    ", kernel frames identical %d of %d" % (frames_same, frames) if frames else "",
+                    ", %d callchains perf does not print" % nochain if nochain else ""))
+    if pct < 99.0:
+        bad += 1
+    js = [json.loads(l) for l in run([tb, "report", "--json", path]).split("\n") if l]
+    js = [o for o in js if "ts" in o and "damaged" not in o]
+    oracle = [json.loads(l) for l in run(["perf", "script", "-i", path, "-s",
+                                          HERE + "/oracle.py"]).split("\n")
+              if l.startswith("{")]
+    vals = diffs = chains = 0
+    if len(js) != len(oracle):
+        print("%s: %d JSON objects, perf's scripting %d" % (path, len(js), len(oracle)))
+        bad += 1
+    for o, r in zip(js, oracle):
+        if r["name"] != "%s__%s" % (o["system"], o["name"]):
+            diffs += 1
+            continue
+        # perf's scripting hands the tid as the record's u32 (-1: 4294967295)
+        for k, ok in (("cpu", o["cpu"]), ("ts", o["ts"]), ("tid", o["tid"] & 0xffffffff),
+                      ("period", o["period"])):
+            vals += 1
+            if r[k] != ok:
+                diffs += 1
+                if diffs < 5:
+                    print("value %s.%s: ours %r perf %r" % (o["name"], k, ok, r[k]))
+        for k, v in r["fields"].items():
+            vals += 1
+            w = o["fields"].get(k)
+            if isinstance(v, str) and isinstance(w, str):
+                w = w.rstrip("\0")
+            if w != v:
+                diffs += 1
+                if diffs < 5:
+                    print("value %s.%s: ours %r perf %r" % (o["name"], k, w, v))
+        if "callchain" in o and "callchain" not in r:
+            continue  # perf could not resolve it (see the lines above)
+        if "callchain" in r or "callchain" in o:
+            chains += 1
+            if r.get("callchain") != o.get("callchain"):
+                diffs += 1
+                if diffs < 5:
+                    print("callchain of %s at %d differs" % (o["name"], o["ts"]))
+    print("%s: values: %d objects, %d values, %d callchains against perf's Python scripting: "
+          "%d differ" % (path, len(js), vals, chains, diffs))
+    return 1 if bad or diffs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

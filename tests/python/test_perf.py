@@ -1,0 +1,34 @@
+"""perf.data through tracebound.open: every event equals the CLI's --json."""
+import os
+
+import pytest
+
+import tracebound
+from conftest import DATA, run_json
+from test_events import same_event
+
+PERF = os.path.join(DATA, "perf")
+FILES = ["sched.data", "pipe.data", "schedg.data", "lost.data", "small.data"]
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_perf_events_equal_report_json(cli, name):
+    path = os.path.join(PERF, name)
+    ref = [o for o in run_json(cli, "report", "--json", path) if "ts" in o]
+    with tracebound.open(path) as t:
+        got = list(t)
+    assert len(got) == len(ref) > 0
+    for py, r in zip(got, ref):
+        same_event(py, r)
+    # perf's task names: the sample's tid and the comm perf shows
+    assert got[0].pid == ref[0]["tid"]
+
+
+def test_perf_sched_values():
+    with tracebound.open(os.path.join(PERF, "sched.data")) as t:
+        ev = next(iter(t))
+        # perf script: perf 7662 [000] 292.491958: sched:sched_stat_runtime:
+        #   comm=perf pid=7662 runtime=274469 [ns]
+        assert (ev.ts, ev.cpu, ev.pid, ev.comm) == (292491958920, 0, 7662, "perf")
+        assert ev.name == "sched_stat_runtime" and ev.system == "sched"
+        assert ev.fields["runtime"] == 274469

@@ -1,0 +1,462 @@
+/*
+ * perf.data through the session: the report lines of this machine's
+ * captures (tests/data/perf/) against `perf script`'s
+ * (tests/golden/perf/NAME.script), JSON values and callchains, drops in
+ * place, every prefix of a file and of a pipe stream, memory within a
+ * budget, the compressed capture through a streaming zstd.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracebound/session.h"
+#include "tracebound/session_perf.h"
+#include "testutil.h"
+#include "zstd_dl.h"
+
+Suite *tb_suite_perfsession(void);
+
+static void *heap_alloc(void *ctx, size_t n)
+{
+	(void)ctx;
+	return malloc(n);
+}
+
+static void heap_free(void *ctx, void *p, size_t n)
+{
+	(void)ctx;
+	(void)n;
+	free(p);
+}
+
+static const tb_mem heap = { heap_alloc, heap_free, NULL };
+
+static uint8_t *load(const char *name, size_t *n)
+{
+	char rel[256];
+	uint8_t *b;
+	snprintf(rel, sizeof(rel), "tests/data/perf/%s", name);
+	b = tb_test_read_file(tb_test_path(rel), n);
+	ck_assert_msg(b != NULL, "cannot read %s", rel);
+	return b;
+}
+
+static tb_status open_perf(tb_session **s, const uint8_t *b, size_t n, uint64_t budget,
+			   tb_error *e)
+{
+	tb_session_source src;
+	memset(&src, 0, sizeof(src));
+	src.perf = b;
+	src.perf_len = n;
+	return tb_session_open_budget(s, &src, NULL, &heap, budget, NULL, e);
+}
+
+/* Every event's report line (SKIP_DAMAGED off: errors counted). */
+typedef struct walk {
+	char *text;
+	size_t len, cap;
+	size_t events, errors;
+	uint64_t first_error;
+} walk;
+
+static void walk_add(walk *w, const char *s, size_t n)
+{
+	if (w->len + n + 1 > w->cap) {
+		w->cap = (w->len + n + 1) * 2;
+		w->text = realloc(w->text, w->cap);
+		ck_assert_ptr_nonnull(w->text);
+	}
+	memcpy(w->text + w->len, s, n);
+	w->len += n;
+	w->text[w->len] = 0;
+}
+
+static void walk_all(tb_session *s, unsigned how, walk *w)
+{
+	static char line[1 << 16];
+	tb_session_event ev;
+	tb_error e;
+	tb_status st;
+	memset(w, 0, sizeof(*w));
+	walk_add(w, "", 0);
+	while ((st = tb_session_next(s, &ev, &e)) != TB_END) {
+		tb_render_result r;
+		if (st != TB_OK) {
+			if (!w->errors++)
+				w->first_error = e.offset;
+			continue;
+		}
+		w->events++;
+		ck_assert_int_eq(tb_session_text(s, &ev, how, line, sizeof(line), &r), TB_OK);
+		walk_add(w, line, r.len);
+		if (how == TB_TEXT_JSON)
+			walk_add(w, "\n", 1);
+	}
+}
+
+static char *golden(const char *name)
+{
+	char rel[256];
+	size_t n;
+	uint8_t *b;
+	char *s;
+	snprintf(rel, sizeof(rel), "tests/golden/perf/%s.script", name);
+	b = tb_test_read_file(tb_test_path(rel), &n);
+	ck_assert_msg(b != NULL, "cannot read %s", rel);
+	s = malloc(n + 1);
+	ck_assert_ptr_nonnull(s);
+	memcpy(s, b, n);
+	s[n] = 0;
+	free(b);
+	return s;
+}
+
+/* The next line of *p (its length), *p moved past it. */
+static size_t next_line(const char **p, const char **line)
+{
+	const char *e = strchr(*p, '\n');
+	size_t n = e ? (size_t)(e - *p) : strlen(*p);
+	*line = *p;
+	*p += n + (e ? 1 : 0);
+	return n;
+}
+
+/* Up to the text: "comm tid [cpu] time: name: " (the second ": " after
+ * the time's). */
+static size_t head_len(const char *l, size_t n)
+{
+	const char *c = memchr(l, ']', n);
+	const char *t;
+	ck_assert_ptr_nonnull(c);
+	t = strstr(c, ": ");
+	ck_assert_ptr_nonnull(t);
+	t = strstr(t + 2, ": ");
+	ck_assert_ptr_nonnull(t);
+	return (size_t)(t + 2 - l);
+}
+
+/*
+ * Compare the session's lines with perf script's: sample lines (the
+ * callchain lines, tab first, are compared on their address only, as
+ * perf names user frames from maps the session does not read), the heads
+ * always, whole lines counted.  Drop lines (perf script does not print
+ * them) are skipped.  max: lines of the golden compared (0: all).
+ */
+static void compare(const char *name, const char *ours, size_t max, size_t *same,
+		    size_t *samples)
+{
+	char *g = golden(name);
+	const char *p = g, *q = ours;
+	size_t k = 0;
+	*same = *samples = 0;
+	while (*p && (!max || k < max)) {
+		const char *a, *b;
+		size_t na = next_line(&p, &a), nb;
+		do
+			nb = next_line(&q, &b);
+		while (nb >= 4 && !strncmp(b, "CPU:", 4) && memchr(b, '[', nb));
+		k++;
+		if (na && a[0] == '\t') {
+			/* kernel frames by address; user ones perf shows map-relative */
+			int kernel = na > 9 && !memcmp(a + 1, "ffff", 4);
+			ck_assert_msg(nb > 17 && b[0] == '\t' && (!kernel || !memcmp(a, b, 17)),
+				      "%s line %zu: frame %.*s / %.*s", name, k, (int)na, a, (int)nb,
+				      b);
+			continue;
+		}
+		ck_assert_uint_eq(na == 0, nb == 0);
+		if (!na)
+			continue;
+		(*samples)++;
+		ck_assert_msg(head_len(a, na) == head_len(b, nb) &&
+				      !memcmp(a, b, head_len(a, na)),
+			      "%s line %zu head:\n%.*s\n%.*s", name, k, (int)na, a, (int)nb, b);
+		if (na == nb && !memcmp(a, b, na))
+			(*same)++;
+	}
+	if (!max)
+		ck_assert_msg(!*q, "%s: lines past perf script's: %.60s", name, q);
+	free(g);
+}
+
+static void real_capture(const char *file, const char *gold, size_t max, size_t want_events)
+{
+	size_t n, same, samples;
+	uint8_t *b = load(file, &n);
+	tb_session *s;
+	tb_error e;
+	walk w;
+	ck_assert_int_eq(open_perf(&s, b, n, 0, &e), TB_OK);
+	ck_assert(tb_session_get_info(s)->is_perf);
+	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, &w);
+	ck_assert_uint_eq(w.errors, 0);
+	ck_assert_uint_eq(w.events, want_events);
+	compare(gold, w.text, max, &same, &samples);
+	printf("perfsession: %s: %zu of %zu sample lines identical to perf script's (%.2f%%), "
+	       "every head identical\n", file, same, samples, samples ? 100.0 * same / samples : 0);
+	ck_assert_uint_ge(same * 100, samples * 99);
+	free(w.text);
+	tb_session_close(s);
+	free(b);
+}
+
+START_TEST(sched_lines)
+{
+	real_capture("sched.data", "sched", 0, 898);
+}
+END_TEST
+
+START_TEST(small_lines)
+{
+	real_capture("small.data", "small", 0, 4);
+	real_capture("small-pipe.data", "small-pipe", 0, 4);
+}
+END_TEST
+
+START_TEST(pipe_lines)
+{
+	real_capture("pipe.data", "pipe.head", 200, 765);
+}
+END_TEST
+
+START_TEST(callchain_lines)
+{
+	real_capture("schedg.data", "schedg", 0, 74);
+}
+END_TEST
+
+/* LOST (2 samples) and LOST_SAMPLES (1 + 1) as the next events' drops. */
+START_TEST(lost_in_place)
+{
+	size_t n, same, samples, i;
+	uint8_t *b = load("lost.data", &n);
+	tb_session *s;
+	tb_session_cpu_stats cs;
+	uint64_t dropped = 0;
+	tb_error e;
+	walk w;
+	ck_assert_int_eq(open_perf(&s, b, n, 0, &e), TB_OK);
+	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, &w);
+	ck_assert_uint_eq(w.events, 842);
+	ck_assert_ptr_nonnull(strstr(w.text, "CPU:1 [2 EVENTS DROPPED]\n"));
+	compare("lost", w.text, 0, &same, &samples);
+	ck_assert_uint_eq(same, samples);
+	for (i = 0; i < tb_session_get_info(s)->ncpus; i++)
+		if (tb_session_cpu_stats_get(s, 0, (uint32_t)i, &cs) == TB_OK)
+			dropped += cs.dropped;
+	ck_assert_uint_eq(dropped, 4);
+	free(w.text);
+	tb_session_close(s);
+	free(b);
+}
+END_TEST
+
+/* JSON: the trace.dat schema, the sample's tid, period and callchain
+ * (context markers left out: 0xffffffffffffff80 is PERF_CONTEXT_KERNEL). */
+START_TEST(json_values)
+{
+	size_t n;
+	uint8_t *b = load("schedg.data", &n);
+	tb_session *s;
+	tb_session_event ev;
+	tb_session_perf_sample ps;
+	tb_error e;
+	char line[8192];
+	ck_assert_int_eq(open_perf(&s, b, n, 0, &e), TB_OK);
+	ck_assert_int_eq(tb_session_next(s, &ev, &e), TB_OK);
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_JSON, line, sizeof(line), NULL), TB_OK);
+	/* perf script: perf 7747 [000] 294.332163: sched:sched_wakeup: comm=migration/0 pid=18 */
+	ck_assert_ptr_nonnull(strstr(line, "{\"cpu\":0,\"ts\":294332163737,\"pid\":7747,"
+					   "\"comm\":\"perf\",\"system\":\"sched\","
+					   "\"name\":\"sched_wakeup\""));
+	ck_assert_ptr_nonnull(strstr(line, "\"tid\":7747,\"tgid\":7747,\"period\":1,"
+					   "\"callchain\":[18446744071582731717,"));
+	ck_assert_ptr_nonnull(strstr(line, "\"comm\":\"migration/0\",\"pid\":18,\"prio\":0,"
+					   "\"target_cpu\":0}"));
+	ck_assert_ptr_null(strstr(line, "18446744073709551488")); /* the marker */
+	ck_assert_int_eq(tb_session_perf_sample_get(s, &ev, &ps), TB_OK);
+	ck_assert_uint_eq(ps.callchain.n, 20); /* two markers, 18 frames */
+	ck_assert_uint_eq(tb_perf_u64_at(&ps.callchain, 0), (uint64_t)-128);
+	ck_assert_uint_eq(tb_perf_u64_at(&ps.callchain, 1), 0xffffffff813b4dc5ull);
+	ck_assert_int_eq(ps.tid, 7747);
+	/* EVENT_DESC's name, whole */
+	ck_assert_uint_eq(ps.name.len, 18);
+	ck_assert(!memcmp(ps.name.ptr, "sched:sched_wakeup", 18));
+	ck_assert_uint_eq(ps.system.len, 0);
+	tb_session_close(s);
+	free(b);
+}
+END_TEST
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The lines of w (its text split in place), sorted. */
+static char **sorted_lines(walk *w, size_t *n)
+{
+	char **v = malloc((w->events + 1) * sizeof(*v)), *p = w->text;
+	ck_assert_ptr_nonnull(v);
+	*n = 0;
+	while (*p) {
+		char *e = strchr(p, '\n'), *c, *sys;
+		ck_assert_ptr_nonnull(e);
+		*e = 0;
+		/* without the task's name: a cut can lose the COMM record that
+		 * names it (perf, given the same bytes, shows ":tid" too) */
+		if ((c = strstr(p, "\"comm\":")) && (sys = strstr(c, ",\"system\"")))
+			memmove(c, sys, strlen(sys) + 1);
+		v[(*n)++] = p;
+		p = e + 1;
+	}
+	qsort(v, *n, sizeof(*v), line_cmp);
+	return v;
+}
+
+/*
+ * Every prefix of a capture: its events are events of the whole capture
+ * (each once: a cut ends the last round early, so the final rounds may
+ * come in another order than the whole capture's, as perf orders them
+ * too), a cut inside a record is one error at or before the cut.
+ */
+static void every_prefix(const char *file, size_t step)
+{
+	size_t n, cut, nwhole;
+	uint8_t *b = load(file, &n);
+	tb_session *s;
+	tb_error e;
+	walk whole;
+	char **all;
+	ck_assert_int_eq(open_perf(&s, b, n, 0, &e), TB_OK);
+	walk_all(s, TB_TEXT_JSON, &whole);
+	tb_session_close(s);
+	all = sorted_lines(&whole, &nwhole);
+	for (cut = 0; cut < n; cut += step) {
+		uint8_t *p = tb_test_dup(b, cut);
+		tb_status st = open_perf(&s, p, cut, 0, &e);
+		walk w;
+		if (st != TB_OK) {
+			ck_assert_msg(tb_is_error(st), "%s cut at %zu", file, cut);
+			ck_assert_uint_le(e.offset, cut);
+			free(p);
+			continue;
+		}
+		walk_all(s, TB_TEXT_JSON, &w);
+		{
+			size_t np, i, j = 0;
+			char **v = sorted_lines(&w, &np);
+			for (i = 0; i < np; i++, j++) {
+				while (j < nwhole && strcmp(all[j], v[i]) < 0)
+					j++;
+				ck_assert_msg(j < nwhole && !strcmp(all[j], v[i]),
+					      "%s cut at %zu: an event the whole has not: %.80s", file,
+					      cut, v[i]);
+			}
+			free(v);
+		}
+		ck_assert_uint_le(w.errors, 1);
+		if (w.errors)
+			ck_assert_uint_le(w.first_error, cut);
+		free(w.text);
+		tb_session_close(s);
+		free(p);
+	}
+	free(all);
+	free(whole.text);
+	free(b);
+}
+
+START_TEST(pipe_every_prefix)
+{
+	every_prefix("small-pipe.data", 1);
+	every_prefix("pipe.data", 97);
+}
+END_TEST
+
+START_TEST(file_every_prefix)
+{
+	every_prefix("small.data", 1);
+}
+END_TEST
+
+/* Memory: a budget that holds the queue and the names reads it all; one
+ * under what the walk took is refused with the part named. */
+START_TEST(budget)
+{
+	size_t n;
+	uint8_t *b = load("sched.data", &n);
+	tb_session *s;
+	tb_session_need nd;
+	tb_error e;
+	walk w;
+	ck_assert_int_eq(open_perf(&s, b, n, 2u << 20, &e), TB_OK);
+	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, &w);
+	ck_assert_uint_eq(w.events, 898);
+	tb_session_need_get(s, &nd);
+	ck_assert_uint_le(nd.peak, 2u << 20);
+	ck_assert_ptr_null(nd.refused);
+	free(w.text);
+	tb_session_close(s);
+	ck_assert_int_eq(open_perf(&s, b, n, 4096, &e), TB_ERR_BUDGET);
+	free(b);
+}
+END_TEST
+
+/* -z: one zstd stream through the COMPRESSED records; rewind starts it again. */
+START_TEST(zstd_capture)
+{
+	size_t n, same, samples;
+	uint8_t *b;
+	tb_session *s;
+	tb_session_perf_inflater z;
+	void *zs = NULL;
+	tb_error e;
+	walk w, again;
+	if (!tb_test_have_zstd())
+		return;
+	b = load("schedz.data", &n);
+	ck_assert_int_eq(open_perf(&s, b, n, 0, &e), TB_OK);
+	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, &w);
+	ck_assert_uint_eq(w.events, 0); /* without a decompressor: refused in place */
+	ck_assert_uint_eq(w.errors, 5);
+	free(w.text);
+	z.fn = tb_test_zstd_stream;
+	z.ctx = &zs;
+	z.reset = tb_test_zstd_stream_free;
+	ck_assert_int_eq(tb_session_perf_decompress(s, &z, &e), TB_OK);
+	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, &w);
+	ck_assert_uint_eq(w.errors, 0);
+	ck_assert_uint_eq(w.events, 122);
+	compare("schedz", w.text, 0, &same, &samples);
+	ck_assert_uint_eq(same, samples);
+	ck_assert_int_eq(tb_session_rewind(s, &e), TB_OK);
+	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, &again);
+	ck_assert_str_eq(w.text, again.text);
+	free(w.text);
+	free(again.text);
+	tb_session_close(s);
+	tb_test_zstd_stream_free(&zs);
+	free(b);
+}
+END_TEST
+
+Suite *tb_suite_perfsession(void)
+{
+	Suite *s = suite_create("perfsession");
+	TCase *tc = tcase_create("real");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, sched_lines);
+	tcase_add_test(tc, small_lines);
+	tcase_add_test(tc, pipe_lines);
+	tcase_add_test(tc, callchain_lines);
+	tcase_add_test(tc, lost_in_place);
+	tcase_add_test(tc, json_values);
+	tcase_add_test(tc, budget);
+	tcase_add_test(tc, zstd_capture);
+	tcase_add_test(tc, pipe_every_prefix);
+	tcase_add_test(tc, file_every_prefix);
+	suite_add_tcase(s, tc);
+	return s;
+}
