@@ -1,10 +1,10 @@
 /*
- * tracebound convert --to parquet [--text] OUTDIR FILE.dat...
+ * tracebound convert --to parquet [--text] DATASET FILE.dat...
  * tracebound convert --to parquet [--text] --events DIR [--header-page FILE]
- *                                  OUTDIR cpuN.raw...
+ *                                  DATASET cpuN.raw...
  *
  * Every event of each capture as typed Parquet tables (docs/parquet.md),
- * added to the dataset OUTDIR as the partition OUTDIR/trace_id=ID
+ * added to the dataset DATASET as the partition DATASET/trace_id=ID
  * (dataset.h: staged, then one rename): SYSTEM-EVENT.parquet per event
  * format that has events, events.parquet over all events,
  * metadata.parquet (one row) and metadata.json.
@@ -155,7 +155,7 @@ struct pq_out {
 	int queue;                /* R_EVENTS: events with a format go to the queue */
 	pq_shared *sh;
 	int malformed;            /* a page did not read (R_EVENTS) */
-	const char *dir;          /* OUTDIR/STEM */
+	const char *dir;          /* where the tables go: the staging directory */
 	int text;                 /* --text: rendered text in the events table */
 	int failed;               /* an output error was reported: exit 2 */
 	pq_table **tables;        /* format tables, in order of creation */
@@ -1417,31 +1417,31 @@ static int convert_upload(tb_cli_capture *c, const char *root, const char *path,
 			  const tb_session_raw_cpu *raw, size_t nraw)
 {
 	tb_ds_stage st;
+	const char *name = strcmp(path, "-") ? path : "(stdin)";
 	char *src = strcmp(path, "-") ? realpath(path, NULL) : NULL;
-	int rc;
-	if (tb_ds_present(root, id)) {
-		fprintf(stderr, "tracebound: %s: already in %s as trace_id=%s\n", path, root, id);
+	int rc, present = tb_ds_present(root, id);
+	if (present) {
 		rc = TB_EXIT_OK;
 		tb_cli_capture_close(c);
 	} else if (tb_ds_stage_begin(&st, root, id)) {
 		rc = TB_EXIT_USAGE;
 		tb_cli_capture_close(c);
 	} else {
-		rc = convert_capture(c, st.dir, path, text, m, jobs, raw, nraw,
-				     src ? src : strcmp(path, "-") ? path : "(stdin)", id);
+		rc = convert_capture(c, st.dir, path, text, m, jobs, raw, nraw, src ? src : name, id);
 		/* a malformed capture's tables are whole: what could be read */
 		if (rc == TB_EXIT_OK || rc == TB_EXIT_MALFORMED) {
-			int p = tb_ds_stage_publish(&st);
-			if (p < 0)
+			present = tb_ds_stage_publish(&st);
+			if (present < 0)
 				rc = TB_EXIT_USAGE;
-			else if (p > 0)
-				fprintf(stderr, "tracebound: %s: already in %s as trace_id=%s\n", path,
-					root, id);
 		}
 		tb_ds_stage_end(&st);
 	}
+	/* the same bytes again (here, or by a convert running beside this
+	 * one): the partition stays as it is */
+	if (present > 0)
+		fprintf(stderr, "tracebound: %s: already in %s as trace_id=%s\n", name, root, id);
 	if (rc == TB_EXIT_OK || rc == TB_EXIT_MALFORMED)
-		printf("trace_id=%s\t%s\n", id, strcmp(path, "-") ? path : "(stdin)");
+		printf("trace_id=%s\t%s\n", id, name);
 	free(src);
 	return rc;
 }

@@ -390,7 +390,6 @@ int tb_ds_write_meta(const char *dir, const char *source, const char *id, const 
 		snprintf(container, sizeof(container), "trace.dat v%u", in->dat_version);
 	else
 		snprintf(container, sizeof(container), "raw");
-	meta_text(t, "trace_id", id, strlen(id));
 	meta_text(t, "source", source, strlen(source));
 	meta_text(t, "tracebound_version", ver, strlen(ver));
 	meta_text(t, "container", container, strlen(container));
