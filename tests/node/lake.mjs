@@ -116,6 +116,25 @@ check(!existsSync(join(ds, '-')), 'stdin: no folder named -');
 const idRaw = convert('raw dumps', [...rawArgs.slice(0, 4), ds, ...rawArgs.slice(4)], rawCounts);
 check(idRaw.length === 1, 'raw dumps: one id');
 
+// a convert killed mid-way: no partition of it, only a hidden staging
+// directory, which no glob sees
+{
+  const big = dats.map((f) => [statSync(f).size, f]).sort((x, y) => y[0] - x[0])[0][1];
+  const dsk = join(out, 'killed');
+  rmSync(dsk, { recursive: true, force: true });
+  const p = spawn(cli, ['convert', '--to', 'parquet', '--jobs', '1', dsk, big]);
+  const t0 = Date.now();
+  // wait until it stages, then kill it
+  while (Date.now() - t0 < 20000 && !(existsSync(dsk) && readdirSync(dsk).some((n) => n.startsWith('.tb-stage-'))))
+    await new Promise((r) => setTimeout(r, 2));
+  p.kill('SIGKILL');
+  const status = await new Promise((r) => p.on('close', (c, sig) => r(sig)));
+  const left = existsSync(dsk) ? readdirSync(dsk) : [];
+  check(!left.some((n) => n.startsWith('trace_id=')) || status !== 'SIGKILL',
+    `killed convert (${status}): nothing published (${left})`);
+  console.log(`killed mid-way (${status}): left ${left.join(' ') || 'nothing'}`);
+}
+
 // converting an upload again changes nothing (same files, same times)
 function tree(dir) {
   const all = [];
@@ -222,6 +241,25 @@ console.log(`tables: ${tables.size} globs, ${perTable} (table, trace) counts equ
   }
   const [[nm, ns]] = await rows(`SELECT count(*), count(DISTINCT source) FROM ${glob('metadata.parquet')}`);
   check(Number(nm) === parts.length && ns > 0n, `metadata: ${nm} rows, one per upload`);
+}
+
+// the statements docs/parquet.md gives, as written ('dataset' is the
+// path; before the one schema lands, __name is still name)
+{
+  const doc = readFileSync(new URL('../../docs/parquet.md', import.meta.url), 'utf8');
+  const blocks = [...doc.matchAll(/<!-- lake-sql -->\n```sql\n([\s\S]*?)```/g)].map((m) => m[1]);
+  check(blocks.length >= 3, `docs/parquet.md: ${blocks.length} lake-sql statements`);
+  const evNames = await cols('events.parquet');
+  for (const b of blocks) {
+    let sql = b.replaceAll("'dataset/", `'${ds}/`);
+    if (!evNames.includes('__name')) sql = sql.replaceAll('__name', 'name');
+    try {
+      const got = await rows(sql);
+      check(got.length > 0, `docs SQL returns rows: ${b}`);
+    } catch (e) {
+      check(false, `docs SQL: ${e.message}: ${b}`);
+    }
+  }
 }
 
 // ---- hyparquet: every file ----
