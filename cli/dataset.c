@@ -97,46 +97,6 @@ void tb_ds_stage_end(tb_ds_stage *st)
 	memset(st, 0, sizeof(*st));
 }
 
-void tb_ds_raw_id(const void *hp, size_t hp_len, const tb_session_format_text *fmts,
-		  size_t nfmts, const tb_session_raw_cpu *cpus, size_t ncpus,
-		  char id[TB_TRACE_ID_LEN + 1])
-{
-	tb_sha256 s;
-	size_t i, done;
-	uint32_t last = 0;
-	int first = 1;
-	tb_trace_id_raw_begin(&s);
-	if (hp_len)
-		tb_trace_id_part(&s, TB_TRACE_ID_HEADER_PAGE, "header_page", 11, hp, hp_len);
-	for (i = 0; i < nfmts; i++)
-		tb_trace_id_part(&s, TB_TRACE_ID_FORMAT, fmts[i].system.ptr, fmts[i].system.len,
-				 fmts[i].text.ptr, fmts[i].text.len);
-	/* CPUs by number: the smallest number above the last, each pass
-	 * (quadratic in the CPUs given: a command line's worth) */
-	for (done = 0; done < ncpus;) {
-		uint32_t next = UINT32_MAX;
-		int any = 0;
-		for (i = 0; i < ncpus; i++)
-			if ((first || cpus[i].cpu > last) && cpus[i].cpu <= next)
-				next = cpus[i].cpu, any = 1;
-		if (!any)
-			break;
-		for (i = 0; i < ncpus; i++)
-			if (cpus[i].cpu == next) {
-				char name[16];
-				int n = snprintf(name, sizeof(name), "%u", next);
-				tb_trace_id_part(&s, TB_TRACE_ID_CPU, name, (size_t)n, cpus[i].data,
-						 cpus[i].len);
-				done++;
-			}
-		last = next;
-		first = 0;
-		if (next == UINT32_MAX)
-			break;
-	}
-	tb_trace_id_final(&s, id);
-}
-
 int tb_ds_foreach_cpu(const tb_session *s, const tb_session_raw_cpu *raw, size_t nraw,
 		      tb_ds_cpu_fn fn, void *ctx)
 {

@@ -38,12 +38,6 @@ int tb_ds_stage_publish(tb_ds_stage *st);
 /* Remove the staging directory and everything in it; free st. */
 void tb_ds_stage_end(tb_ds_stage *st);
 
-/* The id of raw dumps: header page, formats (in the order given: the
- * events directory's sorted paths), CPUs by number (ties: as given). */
-void tb_ds_raw_id(const void *hp, size_t hp_len, const tb_session_format_text *fmts,
-		  size_t nfmts, const tb_session_raw_cpu *cpus, size_t ncpus,
-		  char id[TB_TRACE_ID_LEN + 1]);
-
 /* Each (buffer, CPU) with stats, in the order metadata.json lists them:
  * fn returns nonzero to stop. */
 typedef int (*tb_ds_cpu_fn)(void *ctx, size_t buffer, uint32_t cpu,

@@ -146,13 +146,49 @@ TB_API void tb_trace_id_dat(const void *data, size_t len, char out[TB_TRACE_ID_L
 	tb_trace_id_final(&s, out);
 }
 
-TB_API int tb_trace_id_valid(const char *s, size_t len)
+/* n in decimal into buf (11 bytes at least): its length */
+static size_t decimal(uint32_t n, char *buf)
 {
-	size_t i;
-	if (len != TB_TRACE_ID_LEN)
-		return 0;
-	for (i = 0; i < len; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return 1;
+	char tmp[10];
+	size_t k = 0, i;
+	do
+		tmp[k++] = (char)('0' + n % 10);
+	while ((n /= 10) != 0);
+	for (i = 0; i < k; i++)
+		buf[i] = tmp[k - 1 - i];
+	return k;
+}
+
+TB_API void tb_trace_id_raw(const void *header_page, size_t header_page_len,
+			    const tb_session_format_text *formats, size_t nformats,
+			    const tb_session_raw_cpu *cpus, size_t ncpus,
+			    char out[TB_TRACE_ID_LEN + 1])
+{
+	tb_sha256 s;
+	size_t i, done = 0;
+	uint64_t last = 0; /* CPUs below this are done (first pass: none) */
+	tb_trace_id_raw_begin(&s);
+	if (header_page_len)
+		tb_trace_id_part(&s, TB_TRACE_ID_HEADER_PAGE, "header_page", 11, header_page,
+				 header_page_len);
+	for (i = 0; i < nformats; i++)
+		tb_trace_id_part(&s, TB_TRACE_ID_FORMAT, formats[i].system.ptr,
+				 formats[i].system.len, formats[i].text.ptr, formats[i].text.len);
+	/* CPUs by number, the smallest not done yet each pass (ties: as
+	 * given); quadratic in the dumps, a command line's worth */
+	while (done < ncpus) {
+		uint64_t next = UINT64_MAX;
+		for (i = 0; i < ncpus; i++)
+			if (cpus[i].cpu >= last && cpus[i].cpu < next)
+				next = cpus[i].cpu;
+		for (i = 0; i < ncpus; i++)
+			if (cpus[i].cpu == next) {
+				char name[11];
+				tb_trace_id_part(&s, TB_TRACE_ID_CPU, name, decimal(cpus[i].cpu, name),
+						 cpus[i].data, cpus[i].len);
+				done++;
+			}
+		last = next + 1;
+	}
+	tb_trace_id_final(&s, out);
 }

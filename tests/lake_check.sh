@@ -15,14 +15,8 @@ out=$build/lake-check
 rm -rf "$out"
 mkdir -p "$out"
 tar xzf tests/data/formats-6.18.tar.gz -C "$out"
-set -- tests/data/sched4k.v7zstd.dat
-for d in "${TB_SAMPLES:-}" ../shared/samples /work/shared/samples; do
-	[ -n "$d" ] && [ -d "$d" ] || continue
-	for f in sched4k.v6.dat sched4k.v7.dat sched4k.v7zstd.dat; do
-		[ -f "$d/$f" ] && set -- "$@" "$d/$f"
-	done
-	break
-done
+# shellcheck disable=SC2046
+set -- tests/data/sched4k.v7zstd.dat $(sh tests/samples.sh)
 # one sample at least besides the bundled capture: a copy of it otherwise
 [ $# -ge 2 ] || { cp tests/data/sched4k.v7zstd.dat "$out/copy.dat"; set -- "$@" "$out/copy.dat"; }
 node tests/node/lake.mjs --cli "$build/tracebound" --out "$out" --events "$out/events" \

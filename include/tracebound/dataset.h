@@ -16,6 +16,7 @@
 #ifndef TRACEBOUND_DATASET_H
 #define TRACEBOUND_DATASET_H
 
+#include "tracebound/session.h"
 #include "tracebound/status.h"
 
 #ifdef __cplusplus
@@ -55,8 +56,14 @@ TB_API void tb_trace_id_final(tb_sha256 *s, char out[TB_TRACE_ID_LEN + 1]);
 /* The id of a trace.dat: its bytes. */
 TB_API void tb_trace_id_dat(const void *data, size_t len, char out[TB_TRACE_ID_LEN + 1]);
 
-/* 1 when s is 32 lowercase hex digits (a trace id), else 0. */
-TB_API int tb_trace_id_valid(const char *s, size_t len);
+/* The id of raw dumps: the header page (none when header_page_len is
+ * 0), the format texts in the order given (the caller's: an events
+ * directory's sorted paths), the CPUs' dumps by CPU number (ties: in the
+ * order given). */
+TB_API void tb_trace_id_raw(const void *header_page, size_t header_page_len,
+			    const tb_session_format_text *formats, size_t nformats,
+			    const tb_session_raw_cpu *cpus, size_t ncpus,
+			    char out[TB_TRACE_ID_LEN + 1]);
 
 #ifdef __cplusplus
 }

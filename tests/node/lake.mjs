@@ -18,6 +18,7 @@ import { join, relative } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
+import { check, finish, statsCounts } from './tally.mjs';
 
 const args = process.argv.slice(2);
 let cli, out, events, raw;
@@ -34,11 +35,6 @@ if (!cli || !out || !events || !raw || dats.length < 2) {
   process.exit(2);
 }
 
-let passed = 0, failed = 0;
-function check(ok, what) {
-  if (ok) passed++;
-  else { failed++; console.log(`FAIL: ${what}`); }
-}
 
 const ds = join(out, 'ds');
 rmSync(out + '/a', { recursive: true, force: true });
@@ -62,15 +58,7 @@ function convert(what, argv, count, input) {
   check(r.status === 0, `${what}: convert exit ${r.status} ${r.stderr}`);
   return ids(r.stdout, count);
 }
-const statsOf = (file) => () => {
-  const text = execFileSync(cli, ['stats', file], { encoding: 'utf8', maxBuffer: 1 << 28 });
-  const m = new Map();
-  for (const line of text.split('\n')) {
-    const r = /^\s+(\d+)\s+(\S+):(\S+)$/.exec(line);
-    if (r) m.set(`${r[2]}:${r[3]}`, (m.get(`${r[2]}:${r[3]}`) ?? 0) + Number(r[1]));
-  }
-  return m;
-};
+const statsOf = (file) => () => statsCounts(cli, file);
 const rawCounts = () => {
   const text = execFileSync(cli, ['raw', '--json', ...rawArgs], { encoding: 'utf8', maxBuffer: 1 << 30 });
   const m = new Map();
@@ -286,5 +274,4 @@ rmSync(join(ds, `trace_id=${idB[0]}`), { recursive: true });
   check(got.length === parts.length - 1 && !got.some(([id]) => id === idB[0]), 'removed: gone, the others stay');
 }
 
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();
