@@ -1418,7 +1418,7 @@ static int convert_upload(tb_cli_capture *c, const char *root, const char *path,
 {
 	tb_ds_stage st;
 	const char *name = strcmp(path, "-") ? path : "(stdin)";
-	char *src = strcmp(path, "-") ? realpath(path, NULL) : NULL;
+	char *src = strcmp(path, "-") ? tb_ds_abspath(path) : NULL;
 	int rc, present = tb_ds_present(root, id);
 	if (present) {
 		rc = TB_EXIT_OK;

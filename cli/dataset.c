@@ -22,6 +22,11 @@ static char *part_dir(const char *root, const char *id)
 	return p;
 }
 
+char *tb_ds_abspath(const char *path)
+{
+	return realpath(path, NULL);
+}
+
 int tb_ds_present(const char *root, const char *id)
 {
 	struct stat sb;

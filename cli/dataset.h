@@ -27,6 +27,10 @@ typedef struct tb_ds_stage {
 	char id[TB_TRACE_ID_LEN + 1];
 } tb_ds_stage;
 
+/* path made absolute (malloc'd), NULL when it cannot be: the source the
+ * metadata names. */
+char *tb_ds_abspath(const char *path);
+
 /* DATASET/trace_id=<id> exists: 1, else 0. */
 int tb_ds_present(const char *root, const char *id);
 
