@@ -14,7 +14,7 @@
 // signal, and DuckDB must open every file it wrote.
 // Ends on "N passed, N failed"; exit 1 on any failure.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, renameSync, rmSync, existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parquetReadObjects, parquetMetadata } from 'hyparquet';
@@ -163,11 +163,13 @@ for (const [k, file] of files.entries()) {
     continue;
   }
   check(run.status === 0, `${what}: convert exit ${run.status} ${run.stderr}`);
-  const [stem] = readdirSync(outDir);
-  const dir = join(outDir, stem);
+  // the upload's partition (trace_id=ID), renamed: a path without "="
+  // keeps DuckDB from adding trace_id to each file's columns
+  const dir = join(outDir, 'upload');
+  renameSync(join(outDir, readdirSync(outDir)[0]), dir);
   const meta = JSON.parse(readFileSync(join(dir, 'metadata.json'), 'utf8'));
   const pq = await checkOpen(dir, what);
-  check(pq.length === meta.tables.length, `${what}: every table in metadata.json`);
+  check(pq.length === meta.tables.length + 1, `${what}: every table in metadata.json, and metadata.parquet`);
   const stats = statsCounts(cli, file);
   const tep = JSON.parse(execFileSync(tepsum, [file], { encoding: 'utf8', maxBuffer: 1 << 28 }));
   let total = 0;
