@@ -5,7 +5,8 @@
 #      export-list and stack-frame gates); build with clang (-Werror; its
 #      run of the suites is step 4's, instrumented for coverage)
 #   2. the same under ASan+UBSan; the Parquet output read by DuckDB and
-#      hyparquet (tests/parquet_check.sh)
+#      hyparquet (tests/parquet_check.sh), and as a dataset of many uploads
+#      (tests/lake_check.sh)
 #   3. static analysis of lib/ (scan-build, cppcheck, clang-tidy)
 #   4. line and branch coverage of lib/ (table; goals enforced), the
 #      suites built with clang's UBSan (pointer overflow: NULL + 0)
@@ -60,6 +61,8 @@ TB_KEEP_CAPTURES=1 make -j"$jobs" sanitize
 step "Parquet tables read by DuckDB and hyparquet (samples, corpus)"
 [ -d tests/node/node_modules/@duckdb/node-api ] || sh ci/setup.sh
 sh tests/parquet_check.sh
+step "a dataset of uploads read by DuckDB and hyparquet (tests/lake_check.sh)"
+sh tests/lake_check.sh
 step "report --json read by DuckDB against libtraceevent (tests/json_check.sh)"
 sh tests/json_check.sh
 

@@ -1,11 +1,13 @@
 /*
- * tracebound convert --to parquet [--text] OUTDIR FILE.dat...
+ * tracebound convert --to parquet [--text] DATASET FILE.dat...
  * tracebound convert --to parquet [--text] --events DIR [--header-page FILE]
- *                                  OUTDIR cpuN.raw...
+ *                                  DATASET cpuN.raw...
  *
- * Every event of each capture as typed Parquet tables (docs/parquet.md):
- * OUTDIR/STEM/SYSTEM-EVENT.parquet per event format that has events,
- * OUTDIR/STEM/events.parquet over all events, OUTDIR/STEM/metadata.json.
+ * Every event of each capture as typed Parquet tables (docs/parquet.md),
+ * added to the dataset DATASET as the partition DATASET/trace_id=ID
+ * (dataset.h: staged, then one rename): SYSTEM-EVENT.parquet per event
+ * format that has events, events.parquet over all events,
+ * metadata.parquet (one row) and metadata.json.
  * The library writes the files (lib/parquet.c); this file maps formats
  * to columns, owns the memory and the files, and checks every write.
  */
@@ -22,6 +24,7 @@
 #endif
 
 #include "capture.h"
+#include "dataset.h"
 #include "fmtdir.h"
 #include "opts.h"
 
@@ -152,7 +155,7 @@ struct pq_out {
 	int queue;                /* R_EVENTS: events with a format go to the queue */
 	pq_shared *sh;
 	int malformed;            /* a page did not read (R_EVENTS) */
-	const char *dir;          /* OUTDIR/STEM */
+	const char *dir;          /* where the tables go: the staging directory */
 	int text;                 /* --text: rendered text in the events table */
 	int failed;               /* an output error was reported: exit 2 */
 	pq_table **tables;        /* format tables, in order of creation */
@@ -999,17 +1002,54 @@ static void json_clock(FILE *m, const char *key, tb_span clock)
 		json_kv(m, key, clock.ptr, clock.len, 1);
 }
 
+/* metadata.json's CPUs of one buffer (tb_ds_foreach_cpu) */
+typedef struct json_cpus {
+	FILE *m;
+	size_t buffer;
+	int first;
+} json_cpus;
+
+static int json_cpu(void *ctx, size_t buffer, uint32_t cpu, const tb_session_cpu_stats *cs)
+{
+	json_cpus *j = ctx;
+	if (buffer != j->buffer)
+		return 0;
+	fprintf(j->m, "%s{\"cpu\":%u,\"events\":%llu,\"pages\":%llu,\"dropped\":%llu,"
+		      "\"drops_unknown\":%llu,\"malformed_pages\":%llu}",
+		j->first ? "" : ",", cpu, (unsigned long long)cs->events,
+		(unsigned long long)cs->pages, (unsigned long long)cs->dropped,
+		(unsigned long long)cs->drops_unknown, (unsigned long long)cs->damaged_pages);
+	j->first = 0;
+	return 0;
+}
+
 /* o: the walk's side; eo: the events table's; fo: the per-event tables'
- * (with one thread, all three are the same). */
-static int write_metadata(pq_out *o, const pq_out *eo, const pq_out *fo, const char *src)
+ * (with one thread, all three are the same).  src: the source as the
+ * metadata says it; id: the trace id.  metadata.parquet, then
+ * metadata.json. */
+static int write_metadata(pq_out *o, const pq_out *eo, const pq_out *fo, const char *src,
+			  const char *id)
 {
 	const tb_session_info *in = o->info;
-	const tb_dat *d = tb_session_dat(o->c->s);
 	char *path = malloc(strlen(o->dir) + 16);
 	FILE *m;
 	size_t i, k, nd = tb_session_ndamage(o->c->s), nformat_damage = 0;
+	tb_ds_counts n;
 	if (!path) {
 		out_error(o, o->dir, "out of memory", 0);
+		return -1;
+	}
+	for (i = 0; i < nd; i++)
+		nformat_damage += !strcmp(tb_session_damage_at(o->c->s, i)->where, "event format");
+	n.events = eo->events;
+	n.no_format = eo->no_format;
+	n.bad_pages = o->bad_pages;
+	n.bad_records = fo->bad_records;
+	n.comms_cut = eo->comms_cut;
+	n.formats_rejected = nformat_damage;
+	if (tb_ds_write_meta(o->dir, src, id, o->c->s, o->raw, o->nraw, &n)) {
+		o->failed = 1; /* (said) */
+		free(path);
 		return -1;
 	}
 	sprintf(path, "%s/metadata.json", o->dir);
@@ -1020,6 +1060,7 @@ static int write_metadata(pq_out *o, const pq_out *eo, const pq_out *fo, const c
 		return -1;
 	}
 	fprintf(m, "{\"tracebound_version\":\"%s\"", tb_version());
+	json_kv(m, "trace_id", id, strlen(id), 1);
 	json_kv(m, "source", src, strlen(src), 1);
 	if (in->is_dat)
 		fprintf(m, ",\"container\":\"trace.dat v%u\"", in->dat_version);
@@ -1037,8 +1078,6 @@ static int write_metadata(pq_out *o, const pq_out *eo, const pq_out *fo, const c
 		(unsigned long long)o->bad_pages);
 	fprintf(m, ",\"records_with_unreadable_fields\":%llu,\"comms_cut\":%llu",
 		(unsigned long long)fo->bad_records, (unsigned long long)eo->comms_cut);
-	for (i = 0; i < nd; i++)
-		nformat_damage += !strcmp(tb_session_damage_at(o->c->s, i)->where, "event format");
 	fprintf(m, ",\"formats_rejected\":%zu,\"damage\":[", nformat_damage);
 	for (i = 0; i < nd; i++) {
 		const tb_session_damage *dm = tb_session_damage_at(o->c->s, i);
@@ -1051,28 +1090,12 @@ static int write_metadata(pq_out *o, const pq_out *eo, const pq_out *fo, const c
 	fprintf(m, "],\"buffers\":[");
 	for (i = 0; i < in->nbuffers; i++) {
 		const tb_session_buffer_info *b = tb_session_buffer(o->c->s, i);
-		const tb_dat_buffer *db = NULL;
-		int fc = 1;
+		json_cpus j = { m, i, 1 };
 		fprintf(m, "%s{", i ? "," : "");
 		json_kv(m, "name", b->name.ptr, b->name.len, 0);
 		json_kv(m, "clock", b->clock.ptr, b->clock.len, 1);
 		fprintf(m, ",\"page_size\":%u,\"cpus\":[", b->page_size);
-		for (k = 0; d && k < d->nbuffers; k++)
-			if (d->buffers[k].name.ptr == b->name.ptr)
-				db = &d->buffers[k];
-		for (k = 0; k < (db ? db->ncpus : d ? 0 : o->nraw); k++) {
-			tb_session_cpu_stats cs;
-			uint32_t cpu = db ? db->cpus[k].cpu : o->raw[k].cpu;
-			if (tb_session_cpu_stats_get(o->c->s, i, cpu, &cs) != TB_OK)
-				continue;
-			fprintf(m, "%s{\"cpu\":%u,\"events\":%llu,\"pages\":%llu,\"dropped\":%llu,"
-				   "\"drops_unknown\":%llu,\"malformed_pages\":%llu}",
-				fc ? "" : ",", cpu, (unsigned long long)cs.events,
-				(unsigned long long)cs.pages, (unsigned long long)cs.dropped,
-				(unsigned long long)cs.drops_unknown,
-				(unsigned long long)cs.damaged_pages);
-			fc = 0;
-		}
+		(void)tb_ds_foreach_cpu(o->c->s, o->raw, o->nraw, json_cpu, &j);
 		fprintf(m, "]}");
 	}
 	fprintf(m, "],\"tables\":[{\"file\":\"events.parquet\",\"rows\":%llu}",
@@ -1138,40 +1161,6 @@ static int mkdir_p(const char *dir)
 	rc = mkdir_one(p);
 	free(p);
 	return rc;
-}
-
-/* OUTDIR/STEM: the file's base name without ".dat" (".N" when taken
- * by an earlier FILE of this command). */
-static char *stem_dir(const char *outdir, const char *path, int nth, char **used, int nused)
-{
-	const char *base = strrchr(path, '/');
-	size_t n, k;
-	char *d;
-	int j, taken;
-	base = base ? base + 1 : path;
-	n = strlen(base);
-	if (n > 4 && !strcmp(base + n - 4, ".dat"))
-		n -= 4;
-	if (!n || (n == 1 && base[0] == '.') || (n == 2 && !strncmp(base, "..", 2))) {
-		base = "trace";
-		n = 5;
-	}
-	d = malloc(strlen(outdir) + n + 32);
-	if (!d)
-		return NULL;
-	for (k = 1;; k++) {
-		int len = sprintf(d, "%s/%.*s", outdir, (int)n, base);
-		if (k > 1)
-			sprintf(d + len, ".%zu", k);
-		taken = 0;
-		for (j = 0; j < nused; j++)
-			if (used[j] && !strcmp(used[j], d))
-				taken = 1;
-		if (!taken)
-			break;
-	}
-	(void)nth;
-	return d;
 }
 
 /* Scratch memory of one writing thread. */
@@ -1325,9 +1314,10 @@ static void *formats_thread(void *arg)
 }
 
 /* Convert the opened capture c into dir (c is closed here): on two
- * threads when jobs > 1. */
+ * threads when jobs > 1.  src, id: for the metadata. */
 static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path, int text,
-			   const pq_mem *m, int jobs, const tb_session_raw_cpu *raw, size_t nraw)
+			   const pq_mem *m, int jobs, const tb_session_raw_cpu *raw, size_t nraw,
+			   const char *src, const char *id)
 {
 	tb_cli_capture c = *cp;
 	pq_shared sh;
@@ -1399,7 +1389,7 @@ static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path
 		pthread_mutex_destroy(&sh.mu);
 	}
 	if (!o.failed && !(two && o2->failed) && !eo->failed)
-		write_metadata(&o, eo, two ? o2 : &o, path);
+		write_metadata(&o, eo, two ? o2 : &o, src, id);
 done:
 	failed = o.failed || (two && o2->failed) || eo->failed;
 	malformed = o.malformed;
@@ -1419,16 +1409,55 @@ done:
 }
 
 
-static int convert_dat(const char *dir, const char *path, int text, const pq_mem *m, int jobs)
+/* The opened capture c (closed here) as the upload id of the dataset
+ * root: staged, converted, published (dataset.h).  An upload already
+ * there is left as it is. */
+static int convert_upload(tb_cli_capture *c, const char *root, const char *path,
+			  const char *id, int text, const pq_mem *m, int jobs,
+			  const tb_session_raw_cpu *raw, size_t nraw)
+{
+	tb_ds_stage st;
+	const char *name = strcmp(path, "-") ? path : "(stdin)";
+	char *src = strcmp(path, "-") ? tb_ds_abspath(path) : NULL;
+	int rc, present = tb_ds_present(root, id);
+	if (present) {
+		rc = TB_EXIT_OK;
+		tb_cli_capture_close(c);
+	} else if (tb_ds_stage_begin(&st, root, id)) {
+		rc = TB_EXIT_USAGE;
+		tb_cli_capture_close(c);
+	} else {
+		rc = convert_capture(c, st.dir, path, text, m, jobs, raw, nraw, src ? src : name, id);
+		/* a malformed capture's tables are whole: what could be read */
+		if (rc == TB_EXIT_OK || rc == TB_EXIT_MALFORMED) {
+			present = tb_ds_stage_publish(&st);
+			if (present < 0)
+				rc = TB_EXIT_USAGE;
+		}
+		tb_ds_stage_end(&st);
+	}
+	/* the same bytes again (here, or by a convert running beside this
+	 * one): the partition stays as it is */
+	if (present > 0)
+		fprintf(stderr, "tracebound: %s: already in %s as trace_id=%s\n", name, root, id);
+	if (rc == TB_EXIT_OK || rc == TB_EXIT_MALFORMED)
+		printf("trace_id=%s\t%s\n", id, name);
+	free(src);
+	return rc;
+}
+
+static int convert_dat(const char *root, const char *path, int text, const pq_mem *m, int jobs)
 {
 	tb_session_options so = { 0, 0 };
 	tb_cli_capture c;
+	char id[TB_TRACE_ID_LEN + 1];
 	int rc;
 	/* damage outside the events is listed after the walk, when the
 	 * formats met on the way have been parsed too */
 	if ((rc = tb_cli_capture_open(&c, path, &so, NULL)) != 0)
 		return rc;
-	return convert_capture(&c, dir, path, text, m, jobs, NULL, 0);
+	tb_trace_id_dat(c.f.data, c.f.len, id);
+	return convert_upload(&c, root, path, id, text, m, jobs, NULL, 0);
 }
 
 /* ---- raw dumps with an events directory ---- */
@@ -1472,7 +1501,7 @@ static int convert_raw(const char *dir, const char *events, const char *hp_path,
 	tb_session_source src;
 	tb_cli_capture c;
 	raw_input r;
-	char *hp_default = NULL;
+	char *hp_default = NULL, id[TB_TRACE_ID_LEN + 1];
 	int i, rc;
 	tb_status st;
 	memset(&r, 0, sizeof(r));
@@ -1537,7 +1566,8 @@ static int convert_raw(const char *dir, const char *events, const char *hp_path,
 		raw_free(&r);
 		return st == TB_ERR_NO_SPACE || st == TB_ERR_ARG ? TB_EXIT_USAGE : TB_EXIT_MALFORMED;
 	}
-	rc = convert_capture(&c, dir, files[0], text, m, jobs, r.cpus, r.ncpus);
+	tb_trace_id_raw(r.hp.data, r.hp.len, r.fmts.texts, r.fmts.n, r.cpus, r.ncpus, id);
+	rc = convert_upload(&c, dir, files[0], id, text, m, jobs, r.cpus, r.ncpus);
 	raw_free(&r);
 	return rc;
 }
@@ -1558,11 +1588,10 @@ int tb_convert_parquet(int argc, char **argv)
 	const char *v;
 	const char *outdir, *events = NULL, *hp = NULL;
 	pq_mem m;
-	char **dirs;
 	tb_opts_init(&po, "convert --to parquet",
-		     "[--text] OUTDIR FILE.dat...\n"
+		     "[--text] DATASET FILE.dat...\n"
 		     "       tracebound convert --to parquet [--text] --events DIR "
-		     "[--header-page FILE] OUTDIR cpuN.raw...",
+		     "[--header-page FILE] DATASET cpuN.raw...",
 		     parquet_options, argc, argv);
 	while ((id = tb_opts_next(&po, &v)) != TB_OPTS_END) {
 		switch (id) {
@@ -1591,51 +1620,25 @@ int tb_convert_parquet(int argc, char **argv)
 		fprintf(stderr, "tracebound: %s: cannot create: %s\n", outdir, strerror(errno));
 		return TB_EXIT_USAGE;
 	}
-	dirs = calloc((size_t)nfiles + 1, sizeof(*dirs));
-	if (mem_alloc(&m) || !dirs) {
+	if (mem_alloc(&m)) {
 		fprintf(stderr, "tracebound: out of memory\n");
-		rc = TB_EXIT_USAGE;
-		goto out;
+		mem_free(&m);
+		return TB_EXIT_USAGE;
 	}
 	if (events) {
-		/* the dumps are one capture: OUTDIR/<their directory's name> */
-		char *d = malloc(strlen(argv[i]) + 8), *slash;
-		if (!d) {
-			rc = TB_EXIT_USAGE;
-			goto out;
+		/* the dumps are one upload */
+		rc = convert_raw(outdir, events, hp, argv + i, nfiles, text, &m, jobs);
+	} else {
+		for (k = 0; k < nfiles; k++) {
+			int r = convert_dat(outdir, argv[i + k], text, &m, jobs);
+			if (r > rc)
+				rc = r;
 		}
-		strcpy(d, argv[i]);
-		slash = strrchr(d, '/');
-		if (slash)
-			*slash = 0;
-		else
-			strcpy(d, "raw");
-		dirs[0] = stem_dir(outdir, d, 0, dirs, 0);
-		free(d);
-		if (!dirs[0]) {
-			fprintf(stderr, "tracebound: out of memory\n");
-			rc = TB_EXIT_USAGE;
-			goto out;
-		}
-		rc = convert_raw(dirs[0], events, hp, argv + i, nfiles, text, &m, jobs);
-		goto out;
 	}
-	for (k = 0; k < nfiles; k++) {
-		int r;
-		dirs[k] = stem_dir(outdir, argv[i + k], k, dirs, k);
-		if (!dirs[k]) {
-			fprintf(stderr, "tracebound: out of memory\n");
-			rc = TB_EXIT_USAGE;
-			break;
-		}
-		r = convert_dat(dirs[k], argv[i + k], text, &m, jobs);
-		if (r > rc)
-			rc = r;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "tracebound: stdout: write failed: %s\n", strerror(errno));
+		rc = TB_EXIT_USAGE;
 	}
-out:
-	for (k = 0; dirs && k < nfiles; k++)
-		free(dirs[k]);
-	free(dirs);
 	mem_free(&m);
 	return rc;
 }

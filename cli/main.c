@@ -16,7 +16,7 @@ static const struct {
 	{ "report", tb_cmd_report, "report [--raw] [--json] [--cpu LIST] [--events LIST] [--from T] [--to T] FILE.dat..." },
 	{ "check", tb_cmd_check, "check FILE..." },
 	{ "stats", tb_cmd_stats, "stats FILE.dat" },
-	{ "convert", tb_cmd_convert, "convert --to parquet [--text] [--events DIR [--header-page FILE]] OUTDIR FILE.dat...|cpuN.raw...\n"
+	{ "convert", tb_cmd_convert, "convert --to parquet [--text] [--events DIR [--header-page FILE]] DATASET FILE.dat...|cpuN.raw...\n"
 					 "  tracebound convert --to perfetto [--lossless] [--generic] [--events DIR] OUT FILE.dat|RAWFILE..." },
 	{ "pmclog", tb_cmd_pmclog, "pmclog [--json] [--addr-size 4|8] [--stop-at-closelog] FILE|-" },
 };

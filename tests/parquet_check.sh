@@ -21,14 +21,8 @@ cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -Iinclude -Ilib 
 	"$build/libtracebound.a" $(pkg-config --libs libtraceevent) $libs -o "$build/parquet_tepsum"
 out=$build/parquet-check
 rm -rf "$out"
-set -- tests/data/sched4k.v7zstd.dat
-for d in "${TB_SAMPLES:-}" ../shared/samples; do
-	[ -n "$d" ] && [ -d "$d" ] || continue
-	for f in sched4k.v6.dat sched4k.v7.dat sched4k.v7zstd.dat; do
-		[ -f "$d/$f" ] && set -- "$@" "$d/$f"
-	done
-	break
-done
+# shellcheck disable=SC2046
+set -- tests/data/sched4k.v7zstd.dat $(sh tests/samples.sh)
 node tests/node/check.mjs --cli "$build/tracebound" --tepsum "$build/parquet_tepsum" \
 	--out "$out/samples" "$@"
 # the corpus under the sanitizers when that build exists (ci/test.sh

@@ -1,5 +1,6 @@
 /* lib/parquet.c: the Parquet writer, read back with tests/parquet_read.h. */
 #include <check.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1521,6 +1522,24 @@ static char *slurp_text(const char *path)
 	return (char *)t;
 }
 
+/* The dataset root's one partition, ROOT/trace_id=<id>, into out: it
+ * holds one upload and nothing else (no staging directory left). */
+static void one_part(const char *root, char *out, size_t cap)
+{
+	DIR *d = opendir(root);
+	struct dirent *e;
+	int n = 0;
+	ck_assert_msg(d != NULL, "%s", root);
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			ck_assert_msg(!strncmp(e->d_name, "trace_id=", 9), "%s/%s", root, e->d_name);
+			ck_assert_int_lt(snprintf(out, cap, "%s/%s", root, e->d_name), (int)cap);
+			n++;
+		}
+	closedir(d);
+	ck_assert_int_eq(n, 1);
+}
+
 /* rm -rf tmp */
 static void remove_tmp(const char *tmp)
 {
@@ -1548,7 +1567,8 @@ START_TEST(cli_converts_real_capture)
 	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err);
 	tb_test_run_free(&r);
 
-	snprintf(path, sizeof(path), "%s/out/sched4k.v7zstd/events.parquet", tmp);
+	/* the partition is named by the file's SHA-256 (sha256sum's first 32 digits) */
+	snprintf(path, sizeof(path), "%s/out/trace_id=e7c00a411ebe55f87989ea0080cd6da5/events.parquet", tmp);
 	ck_assert_int_eq(open_table(path, &f, &buf), 0);
 	ck_assert_int_eq(f.num_rows, 63844);
 	ck_assert_int_eq(leaf_named(&f, "system"), 4);
@@ -1565,7 +1585,7 @@ START_TEST(cli_converts_real_capture)
 	pqr_close(&f);
 	free(buf);
 
-	snprintf(path, sizeof(path), "%s/out/sched4k.v7zstd/sched-sched_switch.parquet", tmp);
+	snprintf(path, sizeof(path), "%s/out/trace_id=e7c00a411ebe55f87989ea0080cd6da5/sched-sched_switch.parquet", tmp);
 	ck_assert_int_eq(open_table(path, &f, &buf), 0);
 	ck_assert_int_eq(f.num_rows, 968); /* tracebound stats: 968 sched:sched_switch */
 	ck_assert_uint_eq(f.nleaves, 4 + 11);
@@ -1614,7 +1634,7 @@ START_TEST(cli_converts_real_capture)
 	pqr_close(&f);
 	free(buf);
 
-	snprintf(path, sizeof(path), "%s/out/sched4k.v7zstd/metadata.json", tmp);
+	snprintf(path, sizeof(path), "%s/out/trace_id=e7c00a411ebe55f87989ea0080cd6da5/metadata.json", tmp);
 	meta = slurp_text(path);
 	ck_assert_ptr_nonnull(meta);
 	ck_assert_ptr_nonnull(strstr(meta, "\"events\":63844,"));
@@ -1642,7 +1662,7 @@ START_TEST(cli_text_column)
 	tb_test_cli(args, &r);
 	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err);
 	tb_test_run_free(&r);
-	snprintf(path, sizeof(path), "%s/out/sched4k.v7zstd/events.parquet", tmp);
+	snprintf(path, sizeof(path), "%s/out/trace_id=e7c00a411ebe55f87989ea0080cd6da5/events.parquet", tmp);
 	ck_assert_int_eq(open_table(path, &f, &buf), 0);
 	c = leaf_named(&f, "text");
 	ck_assert_int_eq(c, 8);
@@ -1743,7 +1763,7 @@ static size_t craft_capture(uint8_t *out, size_t cap)
 START_TEST(cli_documented_outcomes)
 {
 	static uint8_t file[1 << 16];
-	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100], path[512];
+	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100], path[512], part[256];
 	size_t n = craft_capture(file, sizeof(file));
 	tb_test_run r;
 	pqr_file f;
@@ -1764,7 +1784,9 @@ START_TEST(cli_documented_outcomes)
 	ck_assert_ptr_nonnull(strstr(r.err, "field"));
 	tb_test_run_free(&r);
 
-	snprintf(path, sizeof(path), "%s/out/crafted/events.parquet", tmp);
+	snprintf(path, sizeof(path), "%s/out", tmp);
+	one_part(path, part, sizeof(part));
+	snprintf(path, sizeof(path), "%s/events.parquet", part);
 	ck_assert_int_eq(open_table(path, &f, &buf), 0);
 	ck_assert_int_eq(f.num_rows, 10); /* 5 records in each of two buffers */
 	{
@@ -1804,7 +1826,7 @@ START_TEST(cli_documented_outcomes)
 	pqr_close(&f);
 	free(buf);
 
-	snprintf(path, sizeof(path), "%s/out/crafted/demo-thing.parquet", tmp);
+	snprintf(path, sizeof(path), "%s/demo-thing.parquet", part);
 	ck_assert_int_eq(open_table(path, &f, &buf), 0);
 	ck_assert_int_eq(f.num_rows, 3);
 	ck_assert_int_eq(leaf_named(&f, "pid"), 2);
@@ -1823,13 +1845,13 @@ START_TEST(cli_documented_outcomes)
 	pqr_close(&f);
 	free(buf);
 	/* the instance's own table */
-	snprintf(path, sizeof(path), "%s/out/crafted/buffer-inst/demo-thing.parquet", tmp);
+	snprintf(path, sizeof(path), "%s/buffer-inst/demo-thing.parquet", part);
 	ck_assert_int_eq(open_table(path, &f, &buf), 0);
 	ck_assert_int_eq(f.num_rows, 3);
 	pqr_close(&f);
 	free(buf);
 
-	snprintf(path, sizeof(path), "%s/out/crafted/metadata.json", tmp);
+	snprintf(path, sizeof(path), "%s/metadata.json", part);
 	meta = slurp_text(path);
 	ck_assert_ptr_nonnull(meta);
 	ck_assert_ptr_nonnull(strstr(meta, "\"events_without_format\":4,"));
@@ -1863,7 +1885,7 @@ END_TEST
 /* Raw trace_pipe_raw dumps with an events directory: one capture. */
 START_TEST(cli_converts_raw_dumps)
 {
-	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100], path[512];
+	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100], path[512], part[256];
 	tb_test_run r;
 	pqr_file f;
 	uint8_t *buf;
@@ -1878,18 +1900,20 @@ START_TEST(cli_converts_raw_dumps)
 	tb_test_sh(args, &r);
 	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err);
 	tb_test_run_free(&r);
-	snprintf(path, sizeof(path), "%s/out/raw-sched4k/events.parquet", tmp);
+	snprintf(path, sizeof(path), "%s/out", tmp);
+	one_part(path, part, sizeof(part));
+	snprintf(path, sizeof(path), "%s/events.parquet", part);
 	ck_assert_int_eq(open_table(path, &f, &buf), 0);
 	ck_assert_int_eq(f.num_rows, 53737);
 	pqr_close(&f);
 	free(buf);
-	snprintf(path, sizeof(path), "%s/out/raw-sched4k/sched-sched_switch.parquet", tmp);
+	snprintf(path, sizeof(path), "%s/sched-sched_switch.parquet", part);
 	ck_assert_int_eq(open_table(path, &f, &buf), 0);
 	ck_assert_int_gt(f.num_rows, 0);
 	ck_assert_int_eq(leaf_named(&f, "next_comm"), 12);
 	pqr_close(&f);
 	free(buf);
-	snprintf(path, sizeof(path), "%s/out/raw-sched4k/metadata.json", tmp);
+	snprintf(path, sizeof(path), "%s/metadata.json", part);
 	meta = slurp_text(path);
 	ck_assert_ptr_nonnull(meta);
 	ck_assert_ptr_nonnull(strstr(meta, "\"container\":\"raw\""));
@@ -1952,7 +1976,7 @@ static void jobs_same(const char *tmp, const char *inputs, int want)
 START_TEST(cli_jobs_files_are_the_one_thread_files)
 {
 	static uint8_t file[1 << 16];
-	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100];
+	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100], part[256];
 	size_t n = craft_capture_with(file, sizeof(file), 1, NULL);
 	tb_test_run r;
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
@@ -1960,8 +1984,10 @@ START_TEST(cli_jobs_files_are_the_one_thread_files)
 	jobs_same(tmp, args, 1);
 	/* the cut record, once in each buffer, counted (on the per-event side
 	 * with --jobs 2 and 5: the same metadata.json) */
+	snprintf(args, sizeof(args), "%s/one", tmp);
+	one_part(args, part, sizeof(part));
 	snprintf(args, sizeof(args), "grep -c '\"records_with_unreadable_fields\":2,' "
-		 "%s/one/crafted/metadata.json", tmp);
+		 "%s/metadata.json", part);
 	tb_test_sh(args, &r);
 	ck_assert_msg(r.status == 0, "%s", r.out);
 	tb_test_run_free(&r);
@@ -1979,16 +2005,17 @@ START_TEST(cli_jobs_files_are_the_one_thread_files)
 		 "tests/data/raw-sched4k/header_page tests/data/raw-sched4k/cpu0.raw "
 		 "tests/data/raw-sched4k/cpu1.raw", tmp);
 	jobs_same(tmp, args, 0);
-	/* a write error on the per-event side stops both: said once, status 2 */
+	/* a write error (files past `ulimit -f`, SIGXFSZ ignored) on either
+	 * side stops both: said once, status 2, nothing left in the dataset */
 	snprintf(args, sizeof(args),
-		 "rm -rf %s/out && mkdir -p %s/out/sched4k.v7zstd && ln -s /dev/full "
-		 "%s/out/sched4k.v7zstd/sched-sched_switch.parquet && "
-		 "$CLI convert --to parquet --jobs 2 %s/out tests/data/sched4k.v7zstd.dat",
-		 tmp, tmp, tmp, tmp);
+		 "rm -rf %s/out && trap '' XFSZ && ulimit -f 64 && "
+		 "$CLI convert --to parquet --jobs 2 %s/out tests/data/sched4k.v7zstd.dat; st=$?; "
+		 "ls -A %s/out; exit $st", tmp, tmp, tmp);
 	tb_test_sh(args, &r);
 	ck_assert_int_eq(r.status, 2);
+	ck_assert_str_eq(r.out, "");
 	{
-		const char *m = strstr(r.err, "sched-sched_switch.parquet: write failed: No space left");
+		const char *m = strstr(r.err, ".parquet: write failed: File too large");
 		ck_assert_msg(m && !strstr(m + 1, "tracebound:"), "%s", r.err);
 	}
 	tb_test_run_free(&r);
@@ -2006,7 +2033,7 @@ START_TEST(cli_jobs_long_comm)
 	size_t clen = (size_t)3 << 20, cap = clen + (1 << 16), n;
 	char *cmd = malloc(clen + 8);
 	uint8_t *file = malloc(cap);
-	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100];
+	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100], part[256];
 	tb_test_run r;
 	ck_assert_ptr_nonnull(cmd);
 	ck_assert_ptr_nonnull(file);
@@ -2019,8 +2046,9 @@ START_TEST(cli_jobs_long_comm)
 	write_capture(tmp, "long.dat", file, n, args, sizeof(args));
 	jobs_same(tmp, args, 1); /* 1: the crafted capture's rejected format */
 	/* demo:thing's 3 records (pid 42) in each of the two buffers */
-	snprintf(args, sizeof(args), "grep -c '\"comms_cut\":6,' %s/one/long/metadata.json",
-		 tmp);
+	snprintf(args, sizeof(args), "%s/one", tmp);
+	one_part(args, part, sizeof(part));
+	snprintf(args, sizeof(args), "grep -c '\"comms_cut\":6,' %s/metadata.json", part);
 	tb_test_sh(args, &r);
 	ck_assert_msg(r.status == 0, "%s", r.out);
 	tb_test_run_free(&r);
@@ -2029,7 +2057,7 @@ START_TEST(cli_jobs_long_comm)
 		pqr_entry *ent;
 		uint8_t *buf;
 		size_t rows;
-		snprintf(args, sizeof(args), "%s/one/long/demo-thing.parquet", tmp);
+		snprintf(args, sizeof(args), "%s/demo-thing.parquet", part);
 		ck_assert_int_eq(open_table(args, &f, &buf), 0);
 		ck_assert_int_eq(pqr_leaf(&f, (size_t)leaf_named(&f, "comm"), &ent, &rows,
 					  zstd_pages, NULL), 0);
@@ -2053,14 +2081,13 @@ START_TEST(cli_output_errors)
 	tb_test_run r;
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
 	snprintf(args, sizeof(args),
-		 "mkdir -p %s/out/sched4k.v7zstd && ln -s /dev/full "
-		 "%s/out/sched4k.v7zstd/sched-sched_switch.parquet && "
-		 "$CLI convert --to parquet %s/out tests/data/sched4k.v7zstd.dat",
-		 tmp, tmp, tmp);
+		 "trap '' XFSZ && ulimit -f 64 && "
+		 "$CLI convert --to parquet %s/out tests/data/sched4k.v7zstd.dat; st=$?; "
+		 "ls -A %s/out; exit $st", tmp, tmp);
 	tb_test_sh(args, &r);
 	ck_assert_int_eq(r.status, 2);
-	ck_assert_msg(strstr(r.err, "sched-sched_switch.parquet: write failed: No space left"),
-		      "%s", r.err);
+	ck_assert_msg(strstr(r.err, ".parquet: write failed: File too large"), "%s", r.err);
+	ck_assert_str_eq(r.out, ""); /* the staged upload is removed */
 	tb_test_run_free(&r);
 	snprintf(args, sizeof(args),
 		 "touch %s/file && $CLI convert --to parquet %s/file/x tests/data/sched4k.v7zstd.dat",
