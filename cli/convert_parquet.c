@@ -1566,7 +1566,7 @@ static int convert_raw(const char *dir, const char *events, const char *hp_path,
 		raw_free(&r);
 		return st == TB_ERR_NO_SPACE || st == TB_ERR_ARG ? TB_EXIT_USAGE : TB_EXIT_MALFORMED;
 	}
-	tb_trace_id_raw(r.hp.data, r.hp.len, r.fmts.texts, r.fmts.n, r.cpus, r.ncpus, id);
+	tb_trace_id_source(&src, id);
 	rc = convert_upload(&c, dir, files[0], id, text, m, jobs, r.cpus, r.ncpus);
 	raw_free(&r);
 	return rc;
