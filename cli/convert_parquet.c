@@ -983,25 +983,6 @@ static void on_event(pq_out *o, const tb_session_event *ev)
 		format_row(o, ev, t);
 }
 
-/* ---- metadata.json ---- */
-
-static void json_kv(FILE *m, const char *key, const char *s, size_t n, int comma)
-{
-	fprintf(m, "%s\"%s\":", comma ? "," : "", key);
-	tb_cli_json_str(m, s ? s : "", s ? n : 0);
-}
-
-/* The clock in use: the bracketed name of a trace_clock text. */
-static void json_clock(FILE *m, const char *key, tb_span clock)
-{
-	const char *p = clock.ptr ? memchr(clock.ptr, '[', clock.len) : NULL;
-	const char *q = p ? memchr(p, ']', clock.len - (size_t)(p - clock.ptr)) : NULL;
-	if (p && q)
-		json_kv(m, key, p + 1, (size_t)(q - p - 1), 1);
-	else
-		json_kv(m, key, clock.ptr, clock.len, 1);
-}
-
 /* metadata.json's CPUs of one buffer (tb_ds_foreach_cpu) */
 typedef struct json_cpus {
 	FILE *m;
@@ -1023,13 +1004,32 @@ static int json_cpu(void *ctx, size_t buffer, uint32_t cpu, const tb_session_cpu
 	return 0;
 }
 
+/* ---- metadata.json ---- */
+
+static void json_kv(FILE *m, const char *key, const char *s, size_t n, int comma)
+{
+	fprintf(m, "%s\"%s\":", comma ? "," : "", key);
+	tb_cli_json_str(m, s ? s : "", s ? n : 0);
+}
+
+/* The clock in use: the bracketed name of a trace_clock text. */
+static void json_clock(FILE *m, const char *key, tb_span clock)
+{
+	const char *p = clock.ptr ? memchr(clock.ptr, '[', clock.len) : NULL;
+	const char *q = p ? memchr(p, ']', clock.len - (size_t)(p - clock.ptr)) : NULL;
+	if (p && q)
+		json_kv(m, key, p + 1, (size_t)(q - p - 1), 1);
+	else
+		json_kv(m, key, clock.ptr, clock.len, 1);
+}
+
 /* o: the walk's side; eo: the events table's; fo: the per-event tables'
- * (with one thread, all three are the same).  src: the source as the
- * metadata says it; id: the trace id.  metadata.parquet, then
- * metadata.json. */
+ * (with one thread, all three are the same). */
 static int write_metadata(pq_out *o, const pq_out *eo, const pq_out *fo, const char *src,
 			  const char *id)
 {
+	/* src: the source as the metadata says it; id: the trace id.
+	 * metadata.parquet, then metadata.json */
 	const tb_session_info *in = o->info;
 	char *path = malloc(strlen(o->dir) + 16);
 	FILE *m;
@@ -1566,7 +1566,7 @@ static int convert_raw(const char *dir, const char *events, const char *hp_path,
 		raw_free(&r);
 		return st == TB_ERR_NO_SPACE || st == TB_ERR_ARG ? TB_EXIT_USAGE : TB_EXIT_MALFORMED;
 	}
-	tb_trace_id_raw(r.hp.data, r.hp.len, r.fmts.texts, r.fmts.n, r.cpus, r.ncpus, id);
+	tb_trace_id_source(&src, id);
 	rc = convert_upload(&c, dir, files[0], id, text, m, jobs, r.cpus, r.ncpus);
 	raw_free(&r);
 	return rc;

@@ -192,3 +192,12 @@ TB_API void tb_trace_id_raw(const void *header_page, size_t header_page_len,
 	}
 	tb_trace_id_final(&s, out);
 }
+
+TB_API void tb_trace_id_source(const tb_session_source *src, char out[TB_TRACE_ID_LEN + 1])
+{
+	if (src->dat)
+		tb_trace_id_dat(src->dat, src->dat_len, out);
+	else
+		tb_trace_id_raw(src->header_page.ptr, src->header_page.len, src->formats,
+				src->nformats, src->raw, src->nraw, out);
+}

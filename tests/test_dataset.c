@@ -128,6 +128,23 @@ START_TEST(test_trace_id)
 		tb_trace_id_raw(hp, 2, &ft, 1, two, 2, b);
 		ck_assert_str_eq(a, b);
 		ck_assert_str_eq(a, "126539d897e29127a2efea348af6402d");
+		/* the same through a session's source; a trace.dat's is its bytes */
+		{
+			tb_session_source src;
+			memset(&src, 0, sizeof(src));
+			src.header_page.ptr = hp;
+			src.header_page.len = 2;
+			src.formats = &ft;
+			src.nformats = 1;
+			src.raw = two;
+			src.nraw = 2;
+			tb_trace_id_source(&src, b);
+			ck_assert_str_eq(b, "126539d897e29127a2efea348af6402d");
+			src.dat = "abc";
+			src.dat_len = 3;
+			tb_trace_id_source(&src, b);
+			ck_assert_str_eq(b, "ba7816bf8f01cfea414140de5dae2223");
+		}
 	}
 }
 END_TEST

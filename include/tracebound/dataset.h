@@ -53,6 +53,10 @@ TB_API void tb_trace_id_part(tb_sha256 *s, unsigned kind, const char *name, size
 /* The id of what s hashed, NUL-terminated, into out[TB_TRACE_ID_LEN + 1]. */
 TB_API void tb_trace_id_final(tb_sha256 *s, char out[TB_TRACE_ID_LEN + 1]);
 
+/* The id of what a session opens: src->dat's bytes when set, else the
+ * raw dumps' (header page, formats, CPUs). */
+TB_API void tb_trace_id_source(const tb_session_source *src, char out[TB_TRACE_ID_LEN + 1]);
+
 /* The id of a trace.dat: its bytes. */
 TB_API void tb_trace_id_dat(const void *data, size_t len, char out[TB_TRACE_ID_LEN + 1]);
 
