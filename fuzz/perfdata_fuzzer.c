@@ -30,6 +30,7 @@
 #include "tracebound/perfdata.h"
 #include "tracebound/session_perf.h"
 #include "tracebound/tracedat.h"
+#include "../tests/heapmem.h"
 #include "../tests/perfwriter.h"
 
 #define MAX_ATTRS 64
@@ -334,19 +335,6 @@ static void stream(const uint8_t *in, size_t len, int split, uint8_t mode, uint8
 	free(sp.piece);
 }
 
-static void *heap_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return malloc(n);
-}
-
-static void heap_free(void *ctx, void *p, size_t n)
-{
-	(void)ctx;
-	(void)n;
-	free(p);
-}
-
 /* The copying "decompressor" for the session (no state to reset). */
 static size_t session_chunk;
 static tb_status session_copy(void *ctx, const uint8_t *src, size_t src_len, size_t *consumed,
@@ -365,7 +353,6 @@ static tb_status session_copy(void *ctx, const uint8_t *src, size_t src_len, siz
 static void session_walk(const uint8_t *data, size_t size, int inflate)
 {
 	static char line[1 << 16];
-	const tb_mem mem = { heap_alloc, heap_free, NULL };
 	tb_session_options opt = { TB_SESSION_SKIP_DAMAGED, 0 };
 	tb_session_source src;
 	tb_session *s;
@@ -376,7 +363,7 @@ static void session_walk(const uint8_t *data, size_t size, int inflate)
 	memset(&src, 0, sizeof(src));
 	src.perf = data;
 	src.perf_len = size;
-	if (tb_session_open_budget(&s, &src, &opt, &mem, 4u << 20, NULL, &e) != TB_OK)
+	if (tb_session_open_budget(&s, &src, &opt, &tb_heap_mem, 4u << 20, NULL, &e) != TB_OK)
 		return;
 	if (inflate) {
 		tb_session_perf_inflater z = { session_copy, NULL, NULL };

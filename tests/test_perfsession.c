@@ -12,25 +12,12 @@
 
 #include "tracebound/session.h"
 #include "tracebound/session_perf.h"
+#include "heapmem.h"
 #include "testutil.h"
 #include "zstd_dl.h"
 
 Suite *tb_suite_perfsession(void);
 
-static void *heap_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return malloc(n);
-}
-
-static void heap_free(void *ctx, void *p, size_t n)
-{
-	(void)ctx;
-	(void)n;
-	free(p);
-}
-
-static const tb_mem heap = { heap_alloc, heap_free, NULL };
 
 static uint8_t *load(const char *name, size_t *n)
 {
@@ -49,7 +36,7 @@ static tb_status open_perf(tb_session **s, const uint8_t *b, size_t n, uint64_t 
 	memset(&src, 0, sizeof(src));
 	src.perf = b;
 	src.perf_len = n;
-	return tb_session_open_budget(s, &src, NULL, &heap, budget, NULL, e);
+	return tb_session_open_budget(s, &src, NULL, &tb_heap_mem, budget, NULL, e);
 }
 
 /* Every event's report line (SKIP_DAMAGED off: errors counted). */
