@@ -21,12 +21,7 @@ Suite *tb_suite_perfsession(void);
 
 static uint8_t *load(const char *name, size_t *n)
 {
-	char rel[256];
-	uint8_t *b;
-	snprintf(rel, sizeof(rel), "tests/data/perf/%s", name);
-	b = tb_test_read_file(tb_test_path(rel), n);
-	ck_assert_msg(b != NULL, "cannot read %s", rel);
-	return b;
+	return tb_test_load("tests/data/perf", name, n);
 }
 
 static tb_status open_perf(tb_session **s, const uint8_t *b, size_t n, uint64_t budget,
@@ -84,13 +79,12 @@ static void walk_all(tb_session *s, unsigned how, walk *w)
 
 static char *golden(const char *name)
 {
-	char rel[256];
+	char file[128];
 	size_t n;
 	uint8_t *b;
 	char *s;
-	snprintf(rel, sizeof(rel), "tests/golden/perf/%s.script", name);
-	b = tb_test_read_file(tb_test_path(rel), &n);
-	ck_assert_msg(b != NULL, "cannot read %s", rel);
+	snprintf(file, sizeof(file), "%s.script", name);
+	b = tb_test_load("tests/golden/perf", file, &n);
 	s = malloc(n + 1);
 	ck_assert_ptr_nonnull(s);
 	memcpy(s, b, n);
