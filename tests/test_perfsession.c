@@ -423,6 +423,41 @@ START_TEST(zstd_capture)
 }
 END_TEST
 
+/* The CLI: report by the magic, a pipe stream from stdin, check and
+ * stats, exit statuses. */
+START_TEST(cli)
+{
+	tb_test_run r;
+	char *g = golden("small-pipe");
+	tb_test_cli("report tests/data/perf/small.data", &r);
+	ck_assert_int_eq(r.status, 0);
+	tb_test_run_free(&r);
+	tb_test_sh("\"$CLI\" report - < tests/data/perf/small-pipe.data", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, g);
+	tb_test_run_free(&r);
+	tb_test_cli("check tests/data/perf/lost.data", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "perf.data, 3 event formats: 842 events, 4 dropped, "
+					    "0 anomalies: ok"));
+	tb_test_run_free(&r);
+	tb_test_cli("stats tests/data/perf/sched.data", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "events: 898\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "     263  sched:sched_switch\n"));
+	tb_test_run_free(&r);
+	/* a cut pipe: the records before the cut, the cut said, exit 1 */
+	tb_test_sh("head -c 100000 tests/data/perf/pipe.data | \"$CLI\" report - | grep -c \" sched:\"", &r);
+	ck_assert_str_eq(r.out, "216\n");
+	tb_test_run_free(&r);
+	tb_test_sh("head -c 100000 tests/data/perf/pipe.data | \"$CLI\" report - >/dev/null", &r);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "record cut short by the end of the input"));
+	tb_test_run_free(&r);
+	free(g);
+}
+END_TEST
+
 Suite *tb_suite_perfsession(void)
 {
 	Suite *s = suite_create("perfsession");
@@ -438,6 +473,7 @@ Suite *tb_suite_perfsession(void)
 	tcase_add_test(tc, zstd_capture);
 	tcase_add_test(tc, pipe_every_prefix);
 	tcase_add_test(tc, file_every_prefix);
+	tcase_add_test(tc, cli);
 	suite_add_tcase(s, tc);
 	return s;
 }
