@@ -19,12 +19,18 @@
  * - both, with COMPRESSED payloads "decompressed" by copying (a few bytes
  *   a call, as byte 0 says): the records inside lie in the window, at the
  *   offset of a COMPRESSED record already read, the same however split.
+ * - the session over it (file or stream, with and without the copying
+ *   decompressor): within a 4 MiB budget, every event's record offset
+ *   inside the input and its RAW bytes inside the input or the session's
+ *   memory, every line and JSON object rendered, the walk ending.
  */
 #include <string.h>
 
 #include "fuzz.h"
 #include "tracebound/perfdata.h"
+#include "tracebound/session_perf.h"
 #include "tracebound/tracedat.h"
+#include "../tests/heapmem.h"
 #include "../tests/perfwriter.h"
 
 #define MAX_ATTRS 64
@@ -329,6 +335,57 @@ static void stream(const uint8_t *in, size_t len, int split, uint8_t mode, uint8
 	free(sp.piece);
 }
 
+/* The copying "decompressor" for the session (no state to reset). */
+static size_t session_chunk;
+static tb_status session_copy(void *ctx, const uint8_t *src, size_t src_len, size_t *consumed,
+			      uint8_t *dst, size_t dst_cap, size_t *produced)
+{
+	size_t n = src_len < dst_cap ? src_len : dst_cap;
+	(void)ctx;
+	if (n > session_chunk)
+		n = session_chunk;
+	if (n)
+		memcpy(dst, src, n);
+	*consumed = *produced = n;
+	return TB_OK;
+}
+
+static void session_walk(const uint8_t *data, size_t size, int inflate)
+{
+	static char line[1 << 16];
+	tb_session_options opt = { TB_SESSION_SKIP_DAMAGED, 0 };
+	tb_session_source src;
+	tb_session *s;
+	tb_session_event ev;
+	tb_error e;
+	tb_status st;
+	size_t n = 0;
+	memset(&src, 0, sizeof(src));
+	src.perf = data;
+	src.perf_len = size;
+	if (tb_session_open_budget(&s, &src, &opt, &tb_heap_mem, 4u << 20, NULL, &e) != TB_OK)
+		return;
+	if (inflate) {
+		tb_session_perf_inflater z = { session_copy, NULL, NULL };
+		if (tb_session_perf_decompress(s, &z, &e) != TB_OK) {
+			tb_session_close(s);
+			return;
+		}
+	}
+	while ((st = tb_session_next(s, &ev, &e)) != TB_END) {
+		TB_FUZZ_CHECK(++n <= size); /* a record is at least 8 bytes */
+		if (st != TB_OK)
+			continue;
+		if (ev.kind == TB_SEV_EVENT)
+			TB_FUZZ_CHECK(ev.page_offset < size);
+		(void)tb_session_text(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE, line, sizeof(line),
+				      NULL);
+		(void)tb_session_text(s, &ev, TB_TEXT_JSON | TB_TEXT_WITH_PRINT, line,
+				      sizeof(line), NULL);
+	}
+	tb_session_close(s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static storage s;
@@ -359,6 +416,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		TB_FUZZ_CHECK(copy != NULL);
 		memcpy(copy, data, size);
 		file_mode(copy, size, &s, chunk);
+		session_chunk = chunk;
+		session_walk(copy, size, mode & 1);
 		free(copy);
 	}
 	for (pass = 0; pass < 2; pass++) {

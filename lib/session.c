@@ -1473,12 +1473,29 @@ static void note_ts(tb_session_cpu_stats *cs, uint64_t ts)
 	cs->last_ts = ts;
 }
 
+/* The end of a walk's step: ev (counted on its CPU's cs, may be NULL)
+ * left out, or described. */
+static tb_status take_event(tb_session *s, tb_session_event *ev, tb_session_cpu_stats *cs,
+			    tb_error *err)
+{
+	tb_status described;
+	s->last_ts = ev->ts;
+	if (s->leave_out && left_out(s, ev)) {
+		if (cs)
+			note_ts(cs, ev->ts + (uint64_t)s->info.ts_offset);
+		return LEFT_OUT;
+	}
+	described = fill_event(s, ev);
+	if (cs)
+		note_ts(cs, ev->ts);
+	return described == TB_OK ? TB_OK : format_refused(s, ev, err);
+}
+
 static tb_status next_dat(tb_session *s, tb_session_event *ev, tb_error *err)
 {
 	size_t i, best;
 	dat_src *ds;
 	tb_session_cpu_stats *cs = NULL;
-	tb_status described;
 	while ((i = tb_merge_want_(&s->buf_merge)) != SIZE_MAX) {
 		tb_error e;
 		tb_status st = dat_refill(&s->bufs[i], &e);
@@ -1522,16 +1539,7 @@ static tb_status next_dat(tb_session *s, tb_session_event *ev, tb_error *err)
 				cs->drops_unknown++;
 		}
 	}
-	s->last_ts = ev->ts;
-	if (s->leave_out && left_out(s, ev)) {
-		if (cs)
-			note_ts(cs, ev->ts + (uint64_t)s->info.ts_offset);
-		return LEFT_OUT;
-	}
-	described = fill_event(s, ev);
-	if (cs)
-		note_ts(cs, ev->ts);
-	return described == TB_OK ? TB_OK : format_refused(s, ev, err);
+	return take_event(s, ev, cs, err);
 }
 
 /* Make a raw cursor's next record ready: 0 ready or done, else a page error. */
@@ -1572,7 +1580,6 @@ static tb_status next_raw(tb_session *s, tb_session_event *ev, tb_error *err)
 	size_t i, best;
 	raw_cursor *c;
 	const tb_kbuf_record *r;
-	tb_status described;
 	while ((i = tb_merge_want_(&s->raw_merge)) != SIZE_MAX) {
 		tb_error e;
 		tb_status st = raw_refill(&s->raw[i], &e);
@@ -1605,14 +1612,7 @@ static tb_status next_raw(tb_session *s, tb_session_event *ev, tb_error *err)
 		c->st.dropped += (uint64_t)ev->missed;
 	else if (ev->missed < 0)
 		c->st.drops_unknown++;
-	s->last_ts = ev->ts;
-	if (s->leave_out && left_out(s, ev)) {
-		note_ts(&c->st, ev->ts + (uint64_t)s->info.ts_offset);
-		return LEFT_OUT;
-	}
-	described = fill_event(s, ev);
-	note_ts(&c->st, ev->ts);
-	return described == TB_OK ? TB_OK : format_refused(s, ev, err);
+	return take_event(s, ev, &c->st, err);
 }
 
 /* The next perf sample (session_perf.c orders them), described as the
@@ -1621,7 +1621,6 @@ static tb_status next_perf(tb_session *s, tb_session_event *ev, tb_error *err)
 {
 	tb_sperf_item *it = &s->pitem;
 	tb_session_cpu_stats *cs;
-	tb_status described;
 	tb_error e;
 	tb_status st = tb_sperf_next(s->perf, it, &e);
 	if (st == TB_END)
@@ -1642,13 +1641,9 @@ static tb_status next_perf(tb_session *s, tb_session_event *ev, tb_error *err)
 		if (ev->missed > 0)
 			cs->dropped += (uint64_t)ev->missed;
 	}
-	s->last_ts = ev->ts;
-	if (s->leave_out && left_out(s, ev)) {
-		if (cs)
-			note_ts(cs, ev->ts + (uint64_t)s->info.ts_offset);
-		return LEFT_OUT;
-	}
-	described = fill_event(s, ev);
+	if ((st = take_event(s, ev, cs, err)) == LEFT_OUT)
+		return st;
+	/* perf's task, and the name of an event without a format */
 	ev->pid = it->ps.tid;
 	ev->comm = it->comm;
 	ev->comm_len = it->comm_len;
@@ -1657,9 +1652,7 @@ static tb_status next_perf(tb_session *s, tb_session_event *ev, tb_error *err)
 		ev->system = it->ps.system;
 		ev->name = it->ps.name;
 	}
-	if (cs)
-		note_ts(cs, ev->ts);
-	return described == TB_OK ? TB_OK : format_refused(s, ev, err);
+	return st;
 }
 
 tb_status tb_session_perf_decompress(tb_session *s, const tb_session_perf_inflater *z,

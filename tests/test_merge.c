@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "datwriter.h"
+#include "heapmem.h"
 #include "pagewriter.h"
 #include "tracebound/merge.h"
 #include "tracebound/session.h"
@@ -577,24 +578,12 @@ START_TEST(stream_of_hundreds_of_cpus)
 }
 END_TEST
 
-static void *heap_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return malloc(n);
-}
-
-static void heap_free(void *ctx, void *p, size_t n)
-{
-	(void)ctx;
-	(void)n;
-	free(p);
-}
 
 /* A session of n raw CPU dumps (CPU ids in another order than their
  * index: ties go by index), damaged pages given in place. */
 static void raw_case(size_t n, uint32_t spread)
 {
-	static const tb_mem heap = { heap_alloc, heap_free, NULL };
+	const tb_mem heap = tb_heap_mem;
 	mc_cpu *cpus = calloc(n, sizeof(*cpus));
 	uint8_t *data = calloc(n * MC_PAGES, MC_PAGE);
 	tb_session_raw_cpu *raw = calloc(n, sizeof(*raw));

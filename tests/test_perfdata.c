@@ -40,12 +40,7 @@ static void text_add(text *t, const char *s)
 
 static uint8_t *load(const char *name, size_t *n)
 {
-	char rel[256];
-	uint8_t *b;
-	snprintf(rel, sizeof(rel), "tests/data/perf/%s", name);
-	b = tb_test_read_file(tb_test_path(rel), n);
-	ck_assert_msg(b != NULL, "cannot read %s", rel);
-	return b;
+	return tb_test_load("tests/data/perf", name, n);
 }
 
 static char *load_text(const char *rel)

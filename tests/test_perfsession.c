@@ -12,34 +12,16 @@
 
 #include "tracebound/session.h"
 #include "tracebound/session_perf.h"
+#include "heapmem.h"
 #include "testutil.h"
 #include "zstd_dl.h"
 
 Suite *tb_suite_perfsession(void);
 
-static void *heap_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return malloc(n);
-}
-
-static void heap_free(void *ctx, void *p, size_t n)
-{
-	(void)ctx;
-	(void)n;
-	free(p);
-}
-
-static const tb_mem heap = { heap_alloc, heap_free, NULL };
 
 static uint8_t *load(const char *name, size_t *n)
 {
-	char rel[256];
-	uint8_t *b;
-	snprintf(rel, sizeof(rel), "tests/data/perf/%s", name);
-	b = tb_test_read_file(tb_test_path(rel), n);
-	ck_assert_msg(b != NULL, "cannot read %s", rel);
-	return b;
+	return tb_test_load("tests/data/perf", name, n);
 }
 
 static tb_status open_perf(tb_session **s, const uint8_t *b, size_t n, uint64_t budget,
@@ -49,7 +31,7 @@ static tb_status open_perf(tb_session **s, const uint8_t *b, size_t n, uint64_t 
 	memset(&src, 0, sizeof(src));
 	src.perf = b;
 	src.perf_len = n;
-	return tb_session_open_budget(s, &src, NULL, &heap, budget, NULL, e);
+	return tb_session_open_budget(s, &src, NULL, &tb_heap_mem, budget, NULL, e);
 }
 
 /* Every event's report line (SKIP_DAMAGED off: errors counted). */
@@ -97,13 +79,12 @@ static void walk_all(tb_session *s, unsigned how, walk *w)
 
 static char *golden(const char *name)
 {
-	char rel[256];
+	char file[128];
 	size_t n;
 	uint8_t *b;
 	char *s;
-	snprintf(rel, sizeof(rel), "tests/golden/perf/%s.script", name);
-	b = tb_test_read_file(tb_test_path(rel), &n);
-	ck_assert_msg(b != NULL, "cannot read %s", rel);
+	snprintf(file, sizeof(file), "%s.script", name);
+	b = tb_test_load("tests/golden/perf", file, &n);
 	s = malloc(n + 1);
 	ck_assert_ptr_nonnull(s);
 	memcpy(s, b, n);
@@ -442,6 +423,41 @@ START_TEST(zstd_capture)
 }
 END_TEST
 
+/* The CLI: report by the magic, a pipe stream from stdin, check and
+ * stats, exit statuses. */
+START_TEST(cli)
+{
+	tb_test_run r;
+	char *g = golden("small-pipe");
+	tb_test_cli("report tests/data/perf/small.data", &r);
+	ck_assert_int_eq(r.status, 0);
+	tb_test_run_free(&r);
+	tb_test_sh("\"$CLI\" report - < tests/data/perf/small-pipe.data", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, g);
+	tb_test_run_free(&r);
+	tb_test_cli("check tests/data/perf/lost.data", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "perf.data, 3 event formats: 842 events, 4 dropped, "
+					    "0 anomalies: ok"));
+	tb_test_run_free(&r);
+	tb_test_cli("stats tests/data/perf/sched.data", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "events: 898\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "     263  sched:sched_switch\n"));
+	tb_test_run_free(&r);
+	/* a cut pipe: the records before the cut, the cut said, exit 1 */
+	tb_test_sh("head -c 100000 tests/data/perf/pipe.data | \"$CLI\" report - | grep -c \" sched:\"", &r);
+	ck_assert_str_eq(r.out, "216\n");
+	tb_test_run_free(&r);
+	tb_test_sh("head -c 100000 tests/data/perf/pipe.data | \"$CLI\" report - >/dev/null", &r);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert_ptr_nonnull(strstr(r.err, "record cut short by the end of the input"));
+	tb_test_run_free(&r);
+	free(g);
+}
+END_TEST
+
 Suite *tb_suite_perfsession(void)
 {
 	Suite *s = suite_create("perfsession");
@@ -457,6 +473,7 @@ Suite *tb_suite_perfsession(void)
 	tcase_add_test(tc, zstd_capture);
 	tcase_add_test(tc, pipe_every_prefix);
 	tcase_add_test(tc, file_every_prefix);
+	tcase_add_test(tc, cli);
 	suite_add_tcase(s, tc);
 	return s;
 }

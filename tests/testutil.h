@@ -15,6 +15,10 @@ const char *tb_test_path(const char *relative);
  */
 uint8_t *tb_test_read_file(const char *path, size_t *len);
 
+/* tests/data/perf/NAME (or any file under the tree as DIR/NAME) read
+ * whole, exact size; the test fails when it cannot be read. */
+uint8_t *tb_test_load(const char *dir, const char *name, size_t *len);
+
 /* Non-zero when the path exists (used to skip optional real-data tests). */
 int tb_test_exists(const char *path);
 

@@ -137,6 +137,16 @@ size_t tb_test_count_lines(const char *s)
 	return n;
 }
 
+uint8_t *tb_test_load(const char *dir, const char *name, size_t *len)
+{
+	char rel[512];
+	uint8_t *b;
+	snprintf(rel, sizeof(rel), "%s/%s", dir, name);
+	b = tb_test_read_file(tb_test_path(rel), len);
+	ck_assert_msg(b != NULL, "cannot read %s", rel);
+	return b;
+}
+
 void tb_test_write_file(const char *path, const void *p, size_t n)
 {
 	FILE *f = fopen(path, "wb");
