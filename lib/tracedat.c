@@ -971,6 +971,8 @@ static const opt_row opt_rows[TB_DAT_OPT_COUNT_] = {
 				  TXT(btf), NULL, NULL, NULL },
 	[TB_DAT_OPT_LAST_BOOT_INFO] = { "LAST_BOOT_INFO", OPT_TEXT, 0, 0, 0, TXT(last_boot_info),
 					"empty LAST_BOOT_INFO option", NULL, NULL },
+	[TB_DAT_OPT_MODULES_FILE] = { "MODULES_FILE", OPT_SECTION, OPT_V7, 0, TB_DAT_PART_SECTIONS,
+				      TXT(modules), NULL, NULL, NULL },
 };
 #undef TXT
 
