@@ -566,6 +566,21 @@ static tb_status cpu_range(ctx *c, const tb_dat_buffer *bf, uint32_t id,
 	return TB_OK;
 }
 
+/* A CPU table entry of `entry` bytes: its range (cpu_range); in salvage
+ * a bad one is damage, and the CPU is kept, empty. */
+static tb_status table_cpu(ctx *c, const tb_dat_buffer *bf, uint32_t id,
+			   uint64_t off, uint64_t size, uint64_t lo, uint64_t hi,
+			   uint64_t where, unsigned entry, tb_dat_cpu *out)
+{
+	tb_status st = cpu_range(c, bf, id, off, size, lo, hi, where, out);
+	if (!st || !c->salvage)
+		return st;
+	damage(c, TB_DAT_PART_BUFFER, entry); /* this CPU is lost */
+	out->offset = out->size = out->declared = out->table_offset = 0;
+	out->cut = 0;
+	return TB_OK;
+}
+
 static tb_status buffer_name_unique(ctx *c, const tb_dat_text *name,
 				    uint64_t where)
 {
@@ -618,14 +633,9 @@ static tb_status parse_v6_fly(ctx *c, body *b, tb_dat_buffer *bf)
 		if ((st = rd_u64(c, b, &off, "CPU offset truncated")) ||
 		    (st = rd_u64(c, b, &size, "CPU size truncated")))
 			return st;
-		if ((st = cpu_range(c, bf, i, off, size, 0, c->f.len, where,
-				    &one))) {
-			if (!c->salvage)
-				return st;
-			damage(c, TB_DAT_PART_BUFFER, 16); /* this CPU is lost */
-			one.offset = one.size = one.declared = one.table_offset = 0;
-			one.cut = 0;
-		}
+		if ((st = table_cpu(c, bf, i, off, size, 0, c->f.len, where, 16,
+				    &one)))
+			return st;
 		if (cpus)
 			cpus[i] = one;
 	}
@@ -734,14 +744,9 @@ static tb_status opt_buffer_v7(ctx *c, body *p, unsigned id, uint64_t where)
 			return fail(c, TB_ERR_DUPLICATE, cw,
 				    "CPU listed twice in a buffer");
 		seen[cpu / 8] = (uint8_t)(seen[cpu / 8] | (1u << (cpu % 8)));
-		if ((st = cpu_range(c, bf, cpu, off, size, lo, hi, cw + 4,
-				    &one))) {
-			if (!c->salvage)
-				return st;
-			damage(c, TB_DAT_PART_BUFFER, 20); /* this CPU is lost */
-			one.offset = one.size = one.declared = one.table_offset = 0;
-			one.cut = 0;
-		}
+		if ((st = table_cpu(c, bf, cpu, off, size, lo, hi, cw + 4, 20,
+				    &one)))
+			return st;
 		if (cpus)
 			cpus[i] = one;
 	}
