@@ -75,6 +75,8 @@ void tb_cli_big_free(void *p, size_t n);
 
 /* Write s[0..n) as a JSON string literal (quotes included). */
 void tb_cli_json_str(FILE *out, const char *s, size_t n);
+/* tb_grow_fn over realloc (ctx unused): *buf grown to want bytes. */
+int tb_cli_grow(void *ctx, char **buf, size_t *cap, size_t want);
 
 /* All of p[0..n) to the file descriptor fd with write(2), through EINTR
  * and short writes: 0, or -1 with errno set (EIO when write said 0). */

@@ -60,14 +60,9 @@ static void json_event(raw_ctx *c, const tb_kbuf_record *r)
 	if (ev.format && tb_format_check_record(ev.format, ev.data, ev.len,
 						tb_session_get_info(o->s)->big_endian, &e) != TB_OK)
 		tb_cli_events_count_bad(o->events);
-	while (tb_session_text(o->s, &ev, TB_TEXT_JSON, o->line, o->line_cap, &res) ==
-		       TB_ERR_NO_SPACE && res.needed + 1 > o->line_cap) {
-		char *p = realloc(o->line, res.needed + 1);
-		if (!p)
-			return;
-		o->line = p;
-		o->line_cap = res.needed + 1;
-	}
+	if (tb_session_text_grow(o->s, &ev, TB_TEXT_JSON, &o->line, &o->line_cap, tb_cli_grow,
+				 NULL, &res) == TB_ERR_NO_SPACE && res.needed + 1 > o->line_cap)
+		return; /* out of memory */
 	fwrite(o->line, 1, res.len, c->out);
 	putc('\n', c->out);
 }

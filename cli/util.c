@@ -114,6 +114,17 @@ void tb_cli_json_str(FILE *out, const char *s, size_t n)
 		free(buf);
 }
 
+int tb_cli_grow(void *ctx, char **buf, size_t *cap, size_t want)
+{
+	char *p = realloc(*buf, want);
+	(void)ctx;
+	if (!p)
+		return -1;
+	*buf = p;
+	*cap = want;
+	return 0;
+}
+
 int tb_cli_cpu_from_name(const char *path, int fallback)
 {
 	const char *base = strrchr(path, '/');

@@ -5,6 +5,7 @@
  */
 #include "internal.h"
 #include "tracebound/format.h"
+#include "fieldloc.h"
 
 /* A scalar's value; size is 1, 2, 4 or 8 (classification guarantees it). */
 static inline uint64_t load_scalar(const uint8_t *p, uint32_t size, int be,
@@ -33,8 +34,7 @@ static int is_scalar(const tb_field *f)
 static tb_status field_span(const tb_field *f, const tb_reader *r,
 			    const uint8_t **p, size_t *n, tb_error *err)
 {
-	uint32_t loc;
-	uint16_t off16;
+	uint64_t lo, ll;
 	size_t o, l;
 	tb_status bad = TB_ERR_RANGE;
 	const char *what = "dynamic field data lies outside the record";
@@ -49,23 +49,16 @@ static tb_status field_span(const tb_field *f, const tb_reader *r,
 		what = "rest-of-record field starts past the record end";
 		break;
 	case TB_FIELD_DYNAMIC:
-		if (f->flags & TB_FIELD_LEGACY) {
-			if (!tb_rd_u16_at(r, f->offset, &off16))
-				return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
-					       "dynamic field runs past the record end");
-			o = off16;
-			l = o <= r->len ? r->len - o : 1;
-		} else {
-			if (!tb_rd_u32_at(r, f->offset, &loc))
-				return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
-					       "dynamic field runs past the record end");
-			o = loc & 0xffffu;
-			l = loc >> 16;
-			if (l == 0)
-				return TB_OK; /* absent, whatever the offset says */
-			if (f->flags & TB_FIELD_REL)
-				o += (size_t)f->offset + f->size; /* < 2^18: no wrap */
-		}
+		if (!tb_field_loc(f, r, &lo, &ll))
+			return tb_fail(err, TB_ERR_TRUNCATED, f->offset,
+				       "dynamic field runs past the record end");
+		if (ll == 0 && !(f->flags & TB_FIELD_LEGACY))
+			return TB_OK; /* absent, whatever the offset says */
+		/* both below 2^32 (offset < 2^16 + a u32 field offset + 4,
+		 * length < 2^16 or the record's); a legacy offset past the
+		 * record fails the range check below */
+		o = (size_t)lo;
+		l = lo > r->len ? 1 : (size_t)ll;
 		break;
 	default:
 		o = f->offset;

@@ -10,6 +10,7 @@
 #include "tracebound/render.h"
 #include "internal.h"
 #include "render_out.h"
+#include "fieldloc.h"
 
 /* How a field's bytes lie in a record, from its tb_field. */
 enum {

@@ -73,23 +73,16 @@ static ref span(ev *e, uint64_t off, uint64_t len, unsigned elem, int sgn)
 /* Where a field's data lies: for dynamic kinds, what its loc word says. */
 static ref field_ref(ev *e, const tb_field *f)
 {
-	uint32_t w;
-	uint16_t w16;
+	uint64_t o, l;
 	unsigned elem = f->elem_size ? f->elem_size : 1;
 	switch (tb_pf_kind(f)) {
 	case TB_RF_DATA_LOC:
 	case TB_RF_REL_LOC:
-		if (!tb_rd_u32_at(&e->rec, f->offset, &w))
-			return span(e, UINT64_MAX, 0, elem, tb_pf_signed(f));
-		return span(e, (tb_pf_kind(f) == TB_RF_REL_LOC
-					? (uint64_t)f->offset + 4 : 0) + (w & 0xffffu),
-			    w >> 16, elem, tb_pf_signed(f));
 	case TB_RF_DATA_LOC16:
-		if (!tb_rd_u16_at(&e->rec, f->offset, &w16))
+		/* (a legacy offset past the record: span marks it) */
+		if (!tb_field_loc(f, &e->rec, &o, &l))
 			return span(e, UINT64_MAX, 0, elem, tb_pf_signed(f));
-		if (w16 > e->rec.len)
-			return span(e, UINT64_MAX, 0, elem, tb_pf_signed(f));
-		return span(e, w16, e->rec.len - w16, elem, tb_pf_signed(f));
+		return span(e, o, l, elem, tb_pf_signed(f));
 	case TB_RF_REST:
 		if (f->offset > e->rec.len)
 			return span(e, UINT64_MAX, 0, elem, tb_pf_signed(f));
@@ -117,10 +110,10 @@ static val mkval(uint64_t v, unsigned ty)
 
 static uint32_t dyn_len(ev *e, const tb_field *f)
 {
-	uint32_t w;
+	uint64_t o, l;
 	if (tb_pf_kind(f) == TB_RF_DATA_LOC || tb_pf_kind(f) == TB_RF_REL_LOC) {
-		if (tb_rd_u32_at(&e->rec, f->offset, &w))
-			return w >> 16;
+		if (tb_field_loc(f, &e->rec, &o, &l))
+			return (uint32_t)l;
 		mark_bad(e, TB_RENDER_N_OOR, TB_RENDER_M_OOR);
 		return 0;
 	}

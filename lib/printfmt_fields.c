@@ -167,18 +167,14 @@ static int array_bytes(const fctx *c, const tb_field *f, unsigned fl,
 {
 	if ((fl & TB_TF_DYNAMIC) && f->kind == TB_FIELD_DYNAMIC) {
 		tb_error e;
-		uint64_t loc;
-		size_t o;
+		uint64_t o, l;
 		if (tb_field_bytes(f, c->rec->data, c->rec->len, c->rec->big_endian,
 				   d, n, &e) != TB_OK)
 			return 0;
-		if (*n || (f->flags & TB_FIELD_LEGACY) || !tb_rd_uN_at(c->rec, f->offset, 4, &loc))
+		if (*n || (f->flags & TB_FIELD_LEGACY) || !tb_field_loc(f, c->rec, &o, &l))
 			return 1;
-		o = (size_t)(loc & 0xffffu);
-		if (f->flags & TB_FIELD_REL)
-			o += (size_t)f->offset + 4;
 		if (o < c->rec->len)
-			(void)tb_rd_ptr_at(c->rec, o, 0, d);
+			(void)tb_rd_ptr_at(c->rec, (size_t)o, 0, d);
 		return 1;
 	}
 	*n = f->size;

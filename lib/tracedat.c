@@ -5,6 +5,7 @@
  */
 #include "tracebound/tracedat.h"
 #include "internal.h"
+#include "datwalk.h"
 
 static const uint8_t dat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a',
 				       'c',  'i',  'n',  'g' };
@@ -25,7 +26,7 @@ typedef struct ctx {
 	int options_unseen; /* a compressed options section among them */
 	uint64_t declared_scratch; /* v7: scratch every section could take */
 	uint64_t sect_off[TB_DAT_OPT_COUNT_]; /* sections named by options */
-	int have_clock_option;
+	uint32_t met;       /* bit per option id met (TB_DAT_OPT_COUNT_ < 32) */
 	int perf_steps;     /* perf tracing data: the v6 items it has (5 or 6) */
 	/* salvage */
 	int salvage;
@@ -502,32 +503,6 @@ static tb_status opt_text(ctx *c, body *p, tb_dat_text *t, const char *what)
 }
 
 /*
- * The chunks of the framing whose count is at p (p + 4 <= hi): how many
- * lie whole before hi (*k) and where they end (returned); *tail: the
- * bytes of the next declared chunk when hi cuts it past its header
- * (else 0).
- */
-static uint64_t whole_chunks(ctx *c, uint64_t p, uint64_t hi, uint32_t count,
-			     uint32_t *k, uint64_t *tail)
-{
-	uint64_t q = p + 4;
-	*k = 0;
-	*tail = 0;
-	while (*k < count) {
-		uint32_t cs;
-		if (hi - q < 8 || !tb_rd_u32_at(&c->f, (size_t)q, &cs))
-			break;
-		if (cs > hi - q - 8) {
-			*tail = hi - q;
-			break;
-		}
-		q += 8 + (uint64_t)cs;
-		(*k)++;
-	}
-	return q;
-}
-
-/*
  * Salvage: a CPU's data runs past the end of the file.  Keep the whole
  * pages that exist; compressed data keeps the whole chunks (walking the
  * count and chunk headers over the bytes present) and the part present
@@ -547,7 +522,7 @@ static void clip_cpu(ctx *c, const tb_dat_buffer *bf, tb_dat_cpu *cpu)
 	cpu->size = 0;
 	if (!tb_rd_u32_at(&c->f, (size_t)off, &count))
 		return;
-	cpu->size = whole_chunks(c, off, c->f.len, count, &cpu->chunks, &cpu->tail) - off - 4;
+	cpu->size = tb_dat_whole_chunks(&c->f, off, c->f.len, count, &cpu->chunks, &cpu->tail) - off - 4;
 }
 
 /* CPU ranges: validated against the file and the enclosing section, and
@@ -588,6 +563,21 @@ static tb_status cpu_range(ctx *c, const tb_dat_buffer *bf, uint32_t id,
 	if (!bf->compressed && size % bf->page_size)
 		return fail(c, TB_ERR_LENGTH, where,
 			    "CPU data size not a whole number of pages");
+	return TB_OK;
+}
+
+/* A CPU table entry of `entry` bytes: its range (cpu_range); in salvage
+ * a bad one is damage, and the CPU is kept, empty. */
+static tb_status table_cpu(ctx *c, const tb_dat_buffer *bf, uint32_t id,
+			   uint64_t off, uint64_t size, uint64_t lo, uint64_t hi,
+			   uint64_t where, unsigned entry, tb_dat_cpu *out)
+{
+	tb_status st = cpu_range(c, bf, id, off, size, lo, hi, where, out);
+	if (!st || !c->salvage)
+		return st;
+	damage(c, TB_DAT_PART_BUFFER, entry); /* this CPU is lost */
+	out->offset = out->size = out->declared = out->table_offset = 0;
+	out->cut = 0;
 	return TB_OK;
 }
 
@@ -643,14 +633,9 @@ static tb_status parse_v6_fly(ctx *c, body *b, tb_dat_buffer *bf)
 		if ((st = rd_u64(c, b, &off, "CPU offset truncated")) ||
 		    (st = rd_u64(c, b, &size, "CPU size truncated")))
 			return st;
-		if ((st = cpu_range(c, bf, i, off, size, 0, c->f.len, where,
-				    &one))) {
-			if (!c->salvage)
-				return st;
-			damage(c, TB_DAT_PART_BUFFER, 16); /* this CPU is lost */
-			one.offset = one.size = one.declared = one.table_offset = 0;
-			one.cut = 0;
-		}
+		if ((st = table_cpu(c, bf, i, off, size, 0, c->f.len, where, 16,
+				    &one)))
+			return st;
 		if (cpus)
 			cpus[i] = one;
 	}
@@ -759,14 +744,9 @@ static tb_status opt_buffer_v7(ctx *c, body *p, unsigned id, uint64_t where)
 			return fail(c, TB_ERR_DUPLICATE, cw,
 				    "CPU listed twice in a buffer");
 		seen[cpu / 8] = (uint8_t)(seen[cpu / 8] | (1u << (cpu % 8)));
-		if ((st = cpu_range(c, bf, cpu, off, size, lo, hi, cw + 4,
-				    &one))) {
-			if (!c->salvage)
-				return st;
-			damage(c, TB_DAT_PART_BUFFER, 20); /* this CPU is lost */
-			one.offset = one.size = one.declared = one.table_offset = 0;
-			one.cut = 0;
-		}
+		if ((st = table_cpu(c, bf, cpu, off, size, lo, hi, cw + 4, 20,
+				    &one)))
+			return st;
 		if (cpus)
 			cpus[i] = one;
 	}
@@ -777,12 +757,14 @@ static tb_status opt_buffer_v7(ctx *c, body *p, unsigned id, uint64_t where)
 	return expect_end(c, p, "bytes after the BUFFER payload");
 }
 
-static tb_status opt_time_shift(ctx *c, body *p)
+static tb_status opt_time_shift(ctx *c, body *p, unsigned oid, uint64_t opt_at)
 {
 	uint64_t id;
 	uint32_t flags, ncpu, i, total = 0;
 	tb_status st;
 	uint64_t where = at(p);
+	(void)oid;
+	(void)opt_at;
 	if ((st = rd_u64(c, p, &id, "TIME_SHIFT truncated")) ||
 	    (st = rd_u32(c, p, &flags, "TIME_SHIFT truncated")) ||
 	    (st = rd_u32(c, p, &ncpu, "TIME_SHIFT truncated")))
@@ -809,12 +791,14 @@ static tb_status opt_time_shift(ctx *c, body *p)
 	return TB_OK;
 }
 
-static tb_status opt_guest(ctx *c, body *p)
+static tb_status opt_guest(ctx *c, body *p, unsigned oid, uint64_t opt_at)
 {
 	tb_dat_text name;
 	uint64_t id;
 	uint32_t n;
 	tb_status st;
+	(void)oid;
+	(void)opt_at;
 	if ((st = rd_cstr(c, p, &name, "GUEST name not terminated")) ||
 	    (st = rd_u64(c, p, &id, "GUEST truncated")))
 		return st;
@@ -838,116 +822,211 @@ static int parse_i64_text(const tb_dat_text *t)
 	return tb_parse_u64(s, n, &v);
 }
 
+static tb_status opt_cpustat(ctx *c, body *p, unsigned id, uint64_t where)
+{
+	tb_dat_text t;
+	tb_status st;
+	(void)id;
+	(void)where;
+	if ((st = opt_text(c, p, &t, "empty CPUSTAT option")))
+		return st;
+	push_cpustat(c, t);
+	return TB_OK;
+}
+
+static tb_status opt_buffer(ctx *c, body *p, unsigned id, uint64_t where)
+{
+	if (c->d->version < 7)
+		return opt_buffer_v6(c, p, where);
+	return opt_buffer_v7(c, p, id, where);
+}
+
+static tb_status opt_cpucount(ctx *c, body *p, unsigned id, uint64_t where)
+{
+	tb_dat *d = c->d;
+	tb_status st;
+	(void)id;
+	if (p->r.len != 4)
+		return fail(c, TB_ERR_LENGTH, where + 2, "CPUCOUNT size is not 4");
+	if ((st = rd_u32(c, p, &d->cpu_count, "CPUCOUNT truncated")))
+		return st;
+	if (d->cpu_count > TB_DAT_MAX_CPUS)
+		return fail(c, TB_ERR_LIMIT, where + 6, "too many CPUs");
+	d->has_cpu_count = 1;
+	return TB_OK;
+}
+
+static tb_status opt_traceid(ctx *c, body *p, unsigned id, uint64_t where)
+{
+	(void)id;
+	if (p->r.len != 8)
+		return fail(c, TB_ERR_LENGTH, where + 2, "TRACEID size is not 8");
+	c->d->has_trace_id = 1;
+	return rd_u64(c, p, &c->d->trace_id, "TRACEID truncated");
+}
+
+static tb_status opt_tsc2nsec(ctx *c, body *p, unsigned id, uint64_t where)
+{
+	tb_dat *d = c->d;
+	tb_status st;
+	(void)id;
+	if (p->r.len != 16)
+		return fail(c, TB_ERR_LENGTH, where + 2, "TSC2NSEC size is not 16");
+	d->has_tsc2nsec = 1;
+	if ((st = rd_u32(c, p, &d->tsc_mult, "TSC2NSEC truncated")) ||
+	    (st = rd_u32(c, p, &d->tsc_shift, "TSC2NSEC truncated")) ||
+	    (st = rd_u64(c, p, &d->tsc_offset, "TSC2NSEC truncated")))
+		return st;
+	return TB_OK;
+}
+
+/* v7: a u64 offset naming the section of this id (read in parse_v7_sections). */
+static tb_status opt_section(ctx *c, body *p, unsigned id, uint64_t where)
+{
+	uint64_t off;
+	tb_status st;
+	if (p->r.len != 8)
+		return fail(c, TB_ERR_LENGTH, where + 2,
+			    "section offset option size is not 8");
+	if ((st = rd_u64(c, p, &off, "section offset truncated")))
+		return st;
+	if (c->sect_off[id])
+		return fail(c, TB_ERR_DUPLICATE, where,
+			    "section named twice by the options");
+	if (off == 0 || off >= c->f.len)
+		return fail(c, TB_ERR_RANGE, where + 6,
+			    "section offset outside the file");
+	c->sect_off[id] = off;
+	return TB_OK;
+}
+
+/*
+ * The options, one row per id (trace-cmd's numbering, spec 3.3): how the
+ * payload is read, where it is kept, and for the v7 metadata sections how
+ * their body is parsed and which damage part they are.  Every place that
+ * deals with an option id (the v6 list, the v7 chain, the v6 items in
+ * sequence, the section walk, the names) reads this table; an id without
+ * a kind is skipped as trace-cmd skips a newer writer's options.
+ */
+enum opt_kind {
+	OPT_UNKNOWN = 0,
+	OPT_CSTR,    /* a NUL-terminated text (bytes after the NUL ignored) */
+	OPT_TEXT,    /* the payload as text, not empty, a trailing NUL dropped */
+	OPT_NUMBER,  /* OPT_CSTR holding a signed number (base auto) */
+	OPT_SECTION, /* v7: u64 offset of a metadata section of the same id */
+	OPT_OWN      /* read by row->opt (after `text` gets the whole payload) */
+};
+#define OPT_V7 0x01u   /* a v7 option: unknown in v6 */
+#define OPT_SECT 0x02u /* a section id the v7 walk accepts (OPT_SECTION: all) */
+
+typedef tb_status (*opt_fn)(ctx *c, body *p, unsigned id, uint64_t where);
+
+typedef struct opt_row {
+	const char *name;
+	uint8_t kind, flags;
+	uint8_t width;     /* section: a line table with a size field this wide */
+	uint8_t part;      /* section: its damage part */
+	size_t text;       /* offsetof(tb_dat, the span kept), 0: none */
+	const char *what;  /* the payload's error; a line table's size error */
+	opt_fn opt;                             /* OPT_OWN */
+	tb_status (*parse)(ctx *c, body *b);    /* section: parses its body */
+} opt_row;
+
+#define TXT(f) offsetof(tb_dat, f)
+static const opt_row opt_rows[TB_DAT_OPT_COUNT_] = {
+	[TB_DAT_OPT_DONE] = { "DONE", 0, OPT_SECT, 0, 0, 0, NULL, NULL, NULL },
+	[TB_DAT_OPT_DATE] = { "DATE", OPT_NUMBER, 0, 0, 0, TXT(date),
+			      "number text not terminated", NULL, NULL },
+	[TB_DAT_OPT_CPUSTAT] = { "CPUSTAT", OPT_OWN, 0, 0, 0, 0, NULL, opt_cpustat, NULL },
+	[TB_DAT_OPT_BUFFER] = { "BUFFER", OPT_OWN, OPT_SECT, 0, 0, 0, NULL, opt_buffer, NULL },
+	[TB_DAT_OPT_TRACECLOCK] = { "TRACECLOCK", OPT_TEXT, 0, 0, 0, TXT(trace_clock),
+				    "empty TRACECLOCK option", NULL, NULL },
+	[TB_DAT_OPT_UNAME] = { "UNAME", OPT_CSTR, 0, 0, 0, TXT(uname),
+			       "UNAME not terminated", NULL, NULL },
+	[TB_DAT_OPT_HOOK] = { "HOOK", OPT_CSTR, 0, 0, 0, TXT(hook),
+			      "HOOK not terminated", NULL, NULL },
+	[TB_DAT_OPT_OFFSET] = { "OFFSET", OPT_NUMBER, 0, 0, 0, TXT(ts_offset),
+				"number text not terminated", NULL, NULL },
+	[TB_DAT_OPT_CPUCOUNT] = { "CPUCOUNT", OPT_OWN, 0, 0, 0, 0, NULL, opt_cpucount, NULL },
+	[TB_DAT_OPT_VERSION] = { "VERSION", OPT_CSTR, 0, 0, 0, TXT(tc_version),
+				 "VERSION not terminated", NULL, NULL },
+	[TB_DAT_OPT_PROCMAPS] = { "PROCMAPS", OPT_CSTR, 0, 0, 0, TXT(procmaps),
+				  "PROCMAPS not terminated", NULL, NULL },
+	[TB_DAT_OPT_TRACEID] = { "TRACEID", OPT_OWN, 0, 0, 0, 0, NULL, opt_traceid, NULL },
+	[TB_DAT_OPT_TIME_SHIFT] = { "TIME_SHIFT", OPT_OWN, 0, 0, 0, TXT(time_shift), NULL,
+				    opt_time_shift, NULL },
+	[TB_DAT_OPT_GUEST] = { "GUEST", OPT_OWN, 0, 0, 0, TXT(guest), NULL, opt_guest, NULL },
+	[TB_DAT_OPT_TSC2NSEC] = { "TSC2NSEC", OPT_OWN, 0, 0, 0, 0, NULL, opt_tsc2nsec, NULL },
+	[TB_DAT_OPT_STRINGS] = { "STRINGS", 0, OPT_SECT, 0, 0, 0, NULL, NULL, NULL },
+	[TB_DAT_OPT_HEADER_INFO] = { "HEADER_INFO", OPT_SECTION, OPT_V7, 0, TB_DAT_PART_HEADERS,
+				     0, NULL, NULL, parse_headers },
+	[TB_DAT_OPT_FTRACE_EVENTS] = { "FTRACE_EVENTS", OPT_SECTION, OPT_V7, 0,
+				       TB_DAT_PART_FTRACE_EVENTS, 0, NULL, NULL, parse_ftrace },
+	[TB_DAT_OPT_EVENT_FORMATS] = { "EVENT_FORMATS", OPT_SECTION, OPT_V7, 0,
+				       TB_DAT_PART_EVENT_FORMATS, 0, NULL, NULL, parse_systems },
+	[TB_DAT_OPT_KALLSYMS] = { "KALLSYMS", OPT_SECTION, OPT_V7, 4, TB_DAT_PART_KALLSYMS,
+				  TXT(kallsyms), "kallsyms size runs past the end", NULL, NULL },
+	[TB_DAT_OPT_PRINTK] = { "PRINTK", OPT_SECTION, OPT_V7, 4, TB_DAT_PART_PRINTK,
+				TXT(printk), "printk size runs past the end", NULL, NULL },
+	[TB_DAT_OPT_CMDLINES] = { "CMDLINES", OPT_SECTION, OPT_V7, 8, TB_DAT_PART_CMDLINES,
+				  TXT(cmdlines), "cmdlines size runs past the end", NULL, NULL },
+	[TB_DAT_OPT_BUFFER_TEXT] = { "BUFFER_TEXT", OPT_OWN, OPT_V7 | OPT_SECT, 0, 0, 0, NULL,
+				     opt_buffer_v7, NULL },
+	[TB_DAT_OPT_BTF_FILE] = { "BTF_FILE", OPT_SECTION, OPT_V7, 0, TB_DAT_PART_SECTIONS,
+				  TXT(btf), NULL, NULL, NULL },
+	[TB_DAT_OPT_LAST_BOOT_INFO] = { "LAST_BOOT_INFO", OPT_TEXT, 0, 0, 0, TXT(last_boot_info),
+					"empty LAST_BOOT_INFO option", NULL, NULL },
+	[TB_DAT_OPT_MODULES_FILE] = { "MODULES_FILE", OPT_SECTION, OPT_V7, 0, TB_DAT_PART_SECTIONS,
+				      TXT(modules), NULL, NULL, NULL },
+};
+#undef TXT
+
+static tb_dat_text *row_text(tb_dat *d, const opt_row *r)
+{
+	return (tb_dat_text *)(void *)((char *)d + r->text);
+}
+
+/* The row of a known id, else NULL. */
+static const opt_row *opt_row_of(unsigned id)
+{
+	return id < TB_DAT_OPT_COUNT_ && opt_rows[id].name ? &opt_rows[id] : NULL;
+}
+
 static tb_status handle_option(ctx *c, unsigned id, body *p, uint64_t where)
 {
 	tb_dat *d = c->d;
-	uint32_t size = (uint32_t)p->r.len;
-	tb_status st = TB_OK;
+	const opt_row *r = opt_row_of(id);
+	tb_dat_text *t;
+	tb_status st;
 	d->noptions++;
-	switch (id) {
-	case TB_DAT_OPT_DATE:
-	case TB_DAT_OPT_OFFSET: {
-		tb_dat_text *t = id == TB_DAT_OPT_DATE ? &d->date : &d->ts_offset;
-		if ((st = opt_cstr(c, p, t, "number text not terminated")))
+	if (!r || !r->kind || ((r->flags & OPT_V7) && d->version < 7)) {
+		/* unknown here: the writer's newer options are skipped, as
+		 * trace-cmd does */
+		d->nunknown_options++;
+		p->r.pos = p->r.len;
+		return TB_OK;
+	}
+	c->met |= 1u << id;
+	t = r->text ? row_text(d, r) : NULL;
+	switch (r->kind) {
+	case OPT_CSTR:
+		return opt_cstr(c, p, t, r->what);
+	case OPT_TEXT:
+		return opt_text(c, p, t, r->what);
+	case OPT_NUMBER:
+		if ((st = opt_cstr(c, p, t, r->what)))
 			return st;
 		if (!parse_i64_text(t))
 			return fail(c, TB_ERR_SYNTAX, where + 6,
 				    "option is not a number");
 		return TB_OK;
-	}
-	case TB_DAT_OPT_CPUSTAT: {
-		tb_dat_text t;
-		if ((st = opt_text(c, p, &t, "empty CPUSTAT option")))
-			return st;
-		push_cpustat(c, t);
-		return TB_OK;
-	}
-	case TB_DAT_OPT_BUFFER:
-		if (d->version < 7)
-			return opt_buffer_v6(c, p, where);
-		return opt_buffer_v7(c, p, id, where);
-	case TB_DAT_OPT_BUFFER_TEXT:
-		if (d->version < 7)
-			break;
-		return opt_buffer_v7(c, p, id, where);
-	case TB_DAT_OPT_TRACECLOCK:
-		c->have_clock_option = 1;
-		return opt_text(c, p, &d->trace_clock, "empty TRACECLOCK option");
-	case TB_DAT_OPT_UNAME:
-		return opt_cstr(c, p, &d->uname, "UNAME not terminated");
-	case TB_DAT_OPT_HOOK:
-		return opt_cstr(c, p, &d->hook, "HOOK not terminated");
-	case TB_DAT_OPT_VERSION:
-		return opt_cstr(c, p, &d->tc_version, "VERSION not terminated");
-	case TB_DAT_OPT_PROCMAPS:
-		return opt_cstr(c, p, &d->procmaps, "PROCMAPS not terminated");
-	case TB_DAT_OPT_LAST_BOOT_INFO:
-		return opt_text(c, p, &d->last_boot_info,
-				"empty LAST_BOOT_INFO option");
-	case TB_DAT_OPT_CPUCOUNT:
-		if (size != 4)
-			return fail(c, TB_ERR_LENGTH, where + 2,
-				    "CPUCOUNT size is not 4");
-		if ((st = rd_u32(c, p, &d->cpu_count, "CPUCOUNT truncated")))
-			return st;
-		if (d->cpu_count > TB_DAT_MAX_CPUS)
-			return fail(c, TB_ERR_LIMIT, where + 6, "too many CPUs");
-		d->has_cpu_count = 1;
-		return TB_OK;
-	case TB_DAT_OPT_TRACEID:
-		if (size != 8)
-			return fail(c, TB_ERR_LENGTH, where + 2,
-				    "TRACEID size is not 8");
-		d->has_trace_id = 1;
-		return rd_u64(c, p, &d->trace_id, "TRACEID truncated");
-	case TB_DAT_OPT_TSC2NSEC:
-		if (size != 16)
-			return fail(c, TB_ERR_LENGTH, where + 2,
-				    "TSC2NSEC size is not 16");
-		d->has_tsc2nsec = 1;
-		if ((st = rd_u32(c, p, &d->tsc_mult, "TSC2NSEC truncated")) ||
-		    (st = rd_u32(c, p, &d->tsc_shift, "TSC2NSEC truncated")) ||
-		    (st = rd_u64(c, p, &d->tsc_offset, "TSC2NSEC truncated")))
-			return st;
-		return TB_OK;
-	case TB_DAT_OPT_TIME_SHIFT:
-		d->time_shift = mk_text(p, 0, p->r.len);
-		return opt_time_shift(c, p);
-	case TB_DAT_OPT_GUEST:
-		d->guest = mk_text(p, 0, p->r.len);
-		return opt_guest(c, p);
-	case TB_DAT_OPT_HEADER_INFO:
-	case TB_DAT_OPT_FTRACE_EVENTS:
-	case TB_DAT_OPT_EVENT_FORMATS:
-	case TB_DAT_OPT_KALLSYMS:
-	case TB_DAT_OPT_PRINTK:
-	case TB_DAT_OPT_CMDLINES:
-	case TB_DAT_OPT_BTF_FILE:
-	case TB_DAT_OPT_MODULES_FILE: {
-		uint64_t off;
-		if (d->version < 7)
-			break;
-		if (size != 8)
-			return fail(c, TB_ERR_LENGTH, where + 2,
-				    "section offset option size is not 8");
-		if ((st = rd_u64(c, p, &off, "section offset truncated")))
-			return st;
-		if (c->sect_off[id])
-			return fail(c, TB_ERR_DUPLICATE, where,
-				    "section named twice by the options");
-		if (off == 0 || off >= c->f.len)
-			return fail(c, TB_ERR_RANGE, where + 6,
-				    "section offset outside the file");
-		c->sect_off[id] = off;
-		return TB_OK;
-	}
+	case OPT_SECTION:
+		return opt_section(c, p, id, where);
 	default:
-		break;
+		if (t)
+			*t = mk_text(p, 0, p->r.len);
+		return r->opt(c, p, id, where);
 	}
-	/* unknown here: the writer's newer options are skipped, as trace-cmd does */
-	d->nunknown_options++;
-	p->r.pos = p->r.len;
-	return TB_OK;
 }
 
 /* One option at b's cursor: u16 id (already read), u32 size, payload. */
@@ -1081,27 +1160,6 @@ static tb_status parse_v7_options(ctx *c)
 
 /* ---- v7 metadata sections ---- */
 
-/* The damage part of a metadata section id. */
-static unsigned section_part(unsigned id)
-{
-	switch (id) {
-	case TB_DAT_OPT_HEADER_INFO:
-		return TB_DAT_PART_HEADERS;
-	case TB_DAT_OPT_FTRACE_EVENTS:
-		return TB_DAT_PART_FTRACE_EVENTS;
-	case TB_DAT_OPT_EVENT_FORMATS:
-		return TB_DAT_PART_EVENT_FORMATS;
-	case TB_DAT_OPT_KALLSYMS:
-		return TB_DAT_PART_KALLSYMS;
-	case TB_DAT_OPT_PRINTK:
-		return TB_DAT_PART_PRINTK;
-	case TB_DAT_OPT_CMDLINES:
-		return TB_DAT_PART_CMDLINES;
-	default:
-		return TB_DAT_PART_SECTIONS;
-	}
-}
-
 /*
  * Salvage: a line table (kallsyms, printk, cmdlines) whose size field at
  * b's szpos runs past the end of the file.  Keep its whole lines; the
@@ -1138,56 +1196,33 @@ static tb_status rd_table(ctx *c, body *b, unsigned width, tb_dat_text *t,
 	return st;
 }
 
-/* One metadata section's contents. */
-static tb_status parse_v7_section(ctx *c, unsigned id, body *b)
+/* One metadata item: a v7 section's body, or a v6 item in sequence (the
+ * same encoding; keep_cut: a line table cut by the end of the file keeps
+ * its whole lines, see keep_cut_text). */
+static tb_status parse_item(ctx *c, unsigned id, body *b, int keep_cut)
 {
-	tb_dat *d = c->d;
-	switch (id) {
-	case TB_DAT_OPT_HEADER_INFO:
-		return parse_headers(c, b);
-	case TB_DAT_OPT_FTRACE_EVENTS:
-		return parse_ftrace(c, b);
-	case TB_DAT_OPT_EVENT_FORMATS:
-		return parse_systems(c, b);
-	case TB_DAT_OPT_KALLSYMS:
-		return rd_table(c, b, 4, &d->kallsyms,
-				"kallsyms size runs past the end",
-				TB_DAT_PART_KALLSYMS);
-	case TB_DAT_OPT_PRINTK:
-		return rd_table(c, b, 4, &d->printk,
-				"printk size runs past the end",
-				TB_DAT_PART_PRINTK);
-	case TB_DAT_OPT_CMDLINES:
-		return rd_table(c, b, 8, &d->cmdlines,
-				"cmdlines size runs past the end",
-				TB_DAT_PART_CMDLINES);
-	case TB_DAT_OPT_BTF_FILE:
-		d->btf = mk_text(b, 0, b->r.len);
-		break;
-	default:
-		d->modules = mk_text(b, 0, b->r.len);
-		break;
-	}
+	const opt_row *r = &opt_rows[id];
+	if (r->parse)
+		return r->parse(c, b);
+	if (r->width && keep_cut)
+		return rd_table(c, b, r->width, row_text(c->d, r), r->what, r->part);
+	if (r->width)
+		return rd_sized(c, b, r->width, row_text(c->d, r), r->what);
+	*row_text(c->d, r) = mk_text(b, 0, b->r.len);
 	b->r.pos = b->r.len;
 	return TB_OK;
 }
 
 static tb_status parse_v7_sections(ctx *c)
 {
-	static const unsigned ids[] = {
-		TB_DAT_OPT_HEADER_INFO, TB_DAT_OPT_FTRACE_EVENTS,
-		TB_DAT_OPT_EVENT_FORMATS, TB_DAT_OPT_KALLSYMS,
-		TB_DAT_OPT_PRINTK, TB_DAT_OPT_CMDLINES,
-		TB_DAT_OPT_BTF_FILE, TB_DAT_OPT_MODULES_FILE
-	};
 	tb_dat *d = c->d;
-	size_t i;
+	unsigned id;
 	/* salvage: sections the lost part of the chain named are found by
 	 * the walk over the sections (the first of each id) */
 	if (c->salvage && c->chain_damaged)
-		for (i = 0; i < TB_ARRAY_LEN(ids); i++)
-			if (!c->sect_off[ids[i]])
-				c->sect_off[ids[i]] = c->walk_off[ids[i]];
+		for (id = 0; id < TB_DAT_OPT_COUNT_; id++)
+			if (opt_rows[id].kind == OPT_SECTION && !c->sect_off[id])
+				c->sect_off[id] = c->walk_off[id];
 	if (!c->sect_off[TB_DAT_OPT_HEADER_INFO]) {
 		tb_status st = fail(c, TB_ERR_VALUE, d->first_options,
 				    "no HEADER_INFO section named by the options");
@@ -1195,24 +1230,22 @@ static tb_status parse_v7_sections(ctx *c)
 			return st;
 		damage(c, TB_DAT_PART_HEADERS, 0);
 	}
-	for (i = 0; i < TB_ARRAY_LEN(ids); i++) {
-		unsigned id = ids[i];
+	for (id = 0; id < TB_DAT_OPT_COUNT_; id++) {
 		uint64_t off = c->sect_off[id];
 		body b;
 		sect s;
 		int skipped;
 		tb_status st;
 		size_t before = d->damage_total;
-		if (!off)
+		if (opt_rows[id].kind != OPT_SECTION || !off)
 			continue;
 		s.cut = 0;
 		s.size = 0;
 		if ((st = open_sect(c, off, id, &b, &s, &skipped)) == TB_OK) {
 			if (skipped)
 				continue;
-			st = parse_v7_section(c, id, &b);
-			if (!st && (id == TB_DAT_OPT_KALLSYMS || id == TB_DAT_OPT_PRINTK ||
-				    id == TB_DAT_OPT_CMDLINES) && tb_rd_left(&b.r)) {
+			st = parse_item(c, id, &b, c->salvage);
+			if (!st && opt_rows[id].width && tb_rd_left(&b.r)) {
 				/* trace-cmd can write a table's size smaller than
 				 * the text it wrote after it (saved_cmdlines grew
 				 * while it was read) and reads the declared size:
@@ -1234,7 +1267,7 @@ static tb_status parse_v7_sections(ctx *c)
 				return st;
 			if (s.cut && !c->cut_end)
 				note_cut(c, off, s.decl_end - off);
-			damage(c, section_part(id), s.cut ? UINT64_MAX : 16 + s.size);
+			damage(c, opt_rows[id].part, s.cut ? UINT64_MAX : 16 + s.size);
 		}
 	}
 	return TB_OK;
@@ -1242,23 +1275,8 @@ static tb_status parse_v7_sections(ctx *c)
 
 static int known_section_id(unsigned id)
 {
-	switch (id) {
-	case TB_DAT_OPT_DONE:
-	case TB_DAT_OPT_BUFFER:
-	case TB_DAT_OPT_STRINGS:
-	case TB_DAT_OPT_HEADER_INFO:
-	case TB_DAT_OPT_FTRACE_EVENTS:
-	case TB_DAT_OPT_EVENT_FORMATS:
-	case TB_DAT_OPT_KALLSYMS:
-	case TB_DAT_OPT_PRINTK:
-	case TB_DAT_OPT_CMDLINES:
-	case TB_DAT_OPT_BUFFER_TEXT:
-	case TB_DAT_OPT_BTF_FILE:
-	case TB_DAT_OPT_MODULES_FILE:
-		return 1;
-	default:
-		return 0;
-	}
+	const opt_row *r = opt_row_of(id);
+	return r && (r->kind == OPT_SECTION || (r->flags & OPT_SECT));
 }
 
 /*
@@ -1409,77 +1427,6 @@ static void top_first(ctx *c)
 
 /* ---- v6 resync (salvage) ---- */
 
-/* The v6 data tags, 10 bytes each with their NUL. */
-static const char v6_tags[3][10] = { "options  ", "flyrecord", "latency  " };
-
-/* The offset >= from of the next v6 tag among tags[first..2] (*which says
- * which), or SIZE_MAX.  Every tag ends in a NUL: texts hold none, so the
- * search runs through them at memchr speed. */
-static size_t find_tag(ctx *c, size_t from, unsigned first, unsigned *which)
-{
-	size_t pos = from + 9;
-	while (pos < c->f.len) {
-		const uint8_t *p, *z, *t;
-		unsigned i;
-		if (!tb_rd_ptr_at(&c->f, pos, c->f.len - pos, &p))
-			return SIZE_MAX;
-		z = memchr(p, 0, c->f.len - pos);
-		if (!z)
-			return SIZE_MAX;
-		pos += (size_t)(z - p);
-		if (tb_rd_ptr_at(&c->f, pos - 9, 10, &t))
-			for (i = first; i < 3; i++)
-				if (!memcmp(t, v6_tags[i], 10)) {
-					*which = i;
-					return pos - 9;
-				}
-		pos++;
-	}
-	return SIZE_MAX;
-}
-
-/* Could a v6 data part have tag `which` at t, with n CPUs?  Options must
- * walk to their end and a flyrecord / latency tag; a flyrecord table must
- * list page-aligned data.  A cut before the proof counts as plausible. */
-static int v6_plausible(ctx *c, size_t t, unsigned which, uint32_t n)
-{
-	size_t pos = t + 10;
-	uint32_t i;
-	const uint8_t *tag;
-	if (n > TB_DAT_MAX_CPUS)
-		return 0;
-	if (which == 0) {
-		for (i = 0;; i++) {
-			uint16_t id;
-			uint32_t size;
-			if (i >= TB_DAT_MAX_RESYNC_OPTIONS)
-				return 0;
-			if (!tb_rd_u16_at(&c->f, pos, &id))
-				return 1;
-			if (id == 0)
-				break;
-			if (!tb_rd_u32_at(&c->f, pos + 2, &size) ||
-			    size > c->f.len - pos - 6)
-				return 1;
-			pos += 6 + (size_t)size;
-		}
-		pos += 2;
-		if (!tb_rd_ptr_at(&c->f, pos, 10, &tag))
-			return 1;
-		return !memcmp(tag, v6_tags[1], 10) || !memcmp(tag, v6_tags[2], 10);
-	}
-	if (which == 1)
-		for (i = 0; i < n; i++) {
-			uint64_t off, size;
-			if (!tb_rd_u64_at(&c->f, pos + 16 * (size_t)i, &off) ||
-			    !tb_rd_u64_at(&c->f, pos + 16 * (size_t)i + 8, &size))
-				return 1;
-			if (size && off % c->d->page_size)
-				return 0;
-		}
-	return 1;
-}
-
 /*
  * Salvage, v6: the items from `from` on are out of reach (one of them
  * does not parse).  Find the next plausible data part: with_count, the
@@ -1491,17 +1438,17 @@ static int resync_v6(ctx *c, size_t from, int with_count, size_t *at_)
 	unsigned tries, which = 0;
 	size_t pos = from;
 	for (tries = 0; tries < TB_DAT_MAX_RESYNC; tries++) {
-		size_t t = find_tag(c, pos, with_count ? 0 : 1, &which);
+		size_t t = tb_dat_find_v6_tag(&c->f, pos, with_count ? 0 : 1, &which);
 		uint32_t n = c->d->cpu_count;
 		if (t == SIZE_MAX)
 			return 0;
 		if (!with_count) {
-			if (v6_plausible(c, t, which, n)) {
+			if (tb_dat_v6_plausible(&c->f, c->d->page_size, t, which, n)) {
 				*at_ = t;
 				return 1;
 			}
 		} else if (t >= from + 4 && tb_rd_u32_at(&c->f, t - 4, &n) &&
-			   v6_plausible(c, t, which, n)) {
+			   tb_dat_v6_plausible(&c->f, c->d->page_size, t, which, n)) {
 			*at_ = t - 4;
 			return 1;
 		}
@@ -1585,7 +1532,7 @@ static tb_status parse_v6_data(ctx *c, body *b)
 			if (!c->salvage)
 				return st;
 			damage(c, TB_DAT_PART_BUFFER, UINT64_MAX);
-		} else if (c->have_clock_option) {
+		} else if (c->met & (1u << TB_DAT_OPT_TRACECLOCK)) {
 			/* the trace clock follows when the writer knew it */
 			body t = *b;
 			if (rd_sized(c, &t, 8, &d->v6_clock, "clock") != TB_OK) {
@@ -1612,45 +1559,16 @@ cut:
 	return TB_OK;
 }
 
+/* v6: the metadata items in sequence, in the order of their v7 section
+ * ids (headers, ftrace events, event formats, kallsyms, printk, cmdlines;
+ * perf's tracing data 0.5 stops before cmdlines), then the data part. */
 static tb_status parse_v6(ctx *c, body *b)
 {
-	static const unsigned parts[6] = {
-		TB_DAT_PART_HEADERS, TB_DAT_PART_FTRACE_EVENTS,
-		TB_DAT_PART_EVENT_FORMATS, TB_DAT_PART_KALLSYMS,
-		TB_DAT_PART_PRINTK, TB_DAT_PART_CMDLINES
-	};
-	tb_dat *d = c->d;
-	tb_dat_text *tables[3];
-	unsigned step;
-	tables[0] = &d->kallsyms;
-	tables[1] = &d->printk;
-	tables[2] = &d->cmdlines;
-	for (step = 0; step < (c->perf_steps ? (unsigned)c->perf_steps : 6u); step++) {
+	unsigned id, last = TB_DAT_OPT_HEADER_INFO + (c->perf_steps ? (unsigned)c->perf_steps : 6u);
+	for (id = TB_DAT_OPT_HEADER_INFO; id < last; id++) {
+		const opt_row *r = &opt_rows[id];
 		size_t start = b->r.pos, t;
-		tb_status st;
-		switch (step) {
-		case 0:
-			st = parse_headers(c, b);
-			break;
-		case 1:
-			st = parse_ftrace(c, b);
-			break;
-		case 2:
-			st = parse_systems(c, b);
-			break;
-		case 3:
-			st = rd_sized(c, b, 4, &d->kallsyms,
-				      "kallsyms size runs past the end");
-			break;
-		case 4:
-			st = rd_sized(c, b, 4, &d->printk,
-				      "printk size runs past the end");
-			break;
-		default:
-			st = rd_sized(c, b, 8, &d->cmdlines,
-				      "cmdlines size runs past the end");
-			break;
-		}
+		tb_status st = parse_item(c, id, b, 0);
 		if (!st)
 			continue;
 		if (!c->salvage)
@@ -1658,78 +1576,18 @@ static tb_status parse_v6(ctx *c, body *b)
 		/* The items follow each other: a fault loses the way to the
 		 * next.  Skip to the data part if one is found past it. */
 		if (resync_v6(c, start, 1, &t)) {
-			damage_to(c, parts[step], t);
+			damage_to(c, r->part, t);
 			b->r.pos = t;
 			break;
 		}
 		/* none: the file ends inside this item */
-		if (step >= 3 && st == TB_ERR_LENGTH &&
-		    keep_cut_text(c, b, start, step == 5 ? 8 : 4,
-				  tables[step - 3], parts[step]))
+		if (r->width && st == TB_ERR_LENGTH &&
+		    keep_cut_text(c, b, start, r->width, row_text(c->d, r), r->part))
 			return TB_OK;
-		damage(c, parts[step], UINT64_MAX);
+		damage(c, r->part, UINT64_MAX);
 		return TB_OK;
 	}
 	return c->perf_steps ? TB_OK : parse_v6_data(c, b);
-}
-
-/*
- * Salvage: CPU ranges of a buffer section whose BUFFER option is lost,
- * from the data in [lo, hi).  Compressed data is framed (a chunk count,
- * then chunks) and each CPU starts on the next page boundary; plain pages
- * follow each other and a new CPU starts where the page timestamps fall
- * back.  At most max CPUs; stored in out when given.  Returns the count.
- */
-static size_t split_cpus(ctx *c, const tb_dat_buffer *bf, uint64_t lo,
-			 uint64_t hi, size_t max, tb_dat_cpu *out)
-{
-	uint32_t ps = bf->page_size;
-	size_t n = 0;
-	uint64_t p = lo, prev = 0;
-	if (!bf->compressed) {
-		for (; hi >= ps && p <= hi - ps; p += ps) {
-			uint64_t ts;
-			if (!tb_rd_u64_at(&c->f, (size_t)p, &ts))
-				break;
-			if (n == 0 || (ts < prev && n < max)) {
-				if (out) {
-					memset(&out[n], 0, sizeof(out[n]));
-					out[n].cpu = (uint32_t)n;
-					out[n].offset = out[n].table_offset = p;
-				}
-				n++;
-			}
-			if (out) {
-				out[n - 1].size += ps;
-				out[n - 1].declared = out[n - 1].size;
-			}
-			prev = ts;
-		}
-		return n;
-	}
-	while (n < max && p < hi && hi - p >= 4) {
-		uint32_t count, k;
-		uint64_t q, tail;
-		int cut;
-		if (!tb_rd_u32_at(&c->f, (size_t)p, &count))
-			break;
-		q = whole_chunks(c, p, hi, count, &k, &tail);
-		cut = k < count;
-		if (out) {
-			memset(&out[n], 0, sizeof(out[n]));
-			out[n].cpu = (uint32_t)n;
-			out[n].offset = out[n].table_offset = p;
-			out[n].size = out[n].declared = q - p - 4;
-			out[n].chunks = k;
-			out[n].cut = cut;
-			out[n].tail = tail;
-		}
-		n++;
-		if (cut)
-			break;
-		p = q + (ps - q % ps) % ps;
-	}
-	return n;
 }
 
 /*
@@ -1766,10 +1624,10 @@ static tb_status infer_v7_buffer(ctx *c)
 	lo = soff + 16;
 	lo += (d->page_size - lo % d->page_size) % d->page_size;
 	hi = soff + 16 + s.size;
-	n = lo < hi ? split_cpus(c, bf, lo, hi, max, NULL) : 0;
+	n = lo < hi ? tb_dat_split_cpus(&c->f, bf, lo, hi, max, NULL) : 0;
 	cpus = take_cpus(c, n);
 	if (cpus && n) {
-		(void)split_cpus(c, bf, lo, hi, max, cpus);
+		(void)tb_dat_split_cpus(&c->f, bf, lo, hi, max, cpus);
 		if (s.cut) {
 			/* the rest of the section is this CPU's as far as
 			 * anyone can tell */
@@ -1857,7 +1715,6 @@ int tb_dat_probe(const void *file, size_t len)
 	return file && len >= sizeof(dat_magic) &&
 	       memcmp(file, dat_magic, sizeof(dat_magic)) == 0;
 }
-
 /* Salvage: one damage entry per CPU whose data was cut. */
 static void damage_cpus(ctx *c)
 {
@@ -2040,127 +1897,6 @@ tb_status tb_dat_open_ex(tb_dat *d, const void *file, size_t len,
 	return s;
 }
 
-const char *tb_dat_part_name(unsigned part)
-{
-	static const char *const names[TB_DAT_PART_COUNT_] = {
-		"headers", "ftrace event formats", "event formats", "kallsyms",
-		"printk formats", "saved cmdlines", "options", "sections",
-		"buffer", "CPU data"
-	};
-	return part < TB_DAT_PART_COUNT_ ? names[part] : "unknown";
-}
-
-const tb_dat_buffer *tb_dat_find_buffer(const tb_dat *d, const char *name)
-{
-	size_t i;
-	if (!d || !name)
-		return NULL;
-	for (i = 0; i < d->nbuffers; i++)
-		if (tb_span_eq(d->buffers[i].name.ptr, d->buffers[i].name.len,
-			       name))
-			return &d->buffers[i];
-	return NULL;
-}
-
-const char *tb_dat_section_name(const tb_dat *d, uint32_t id)
-{
-	/* walk_v7_sections checked id < len; the string ends in a NUL? */
-	if (!d || !d->strings.ptr || id >= d->strings.len)
-		return NULL;
-	if (!memchr(d->strings.ptr + id, 0, d->strings.len - id))
-		return NULL;
-	return d->strings.ptr + id;
-}
-
-/* ---- compressed per-CPU data ---- */
-
-tb_status tb_dat_chunks_begin(tb_dat_chunk_iter *it, const tb_dat *d,
-			      const tb_dat_buffer *b, const tb_dat_cpu *cpu,
-			      tb_error *err)
-{
-	tb_reader f;
-	uint32_t n;
-	if (!it || !d || !b || !cpu || !b->compressed)
-		return tb_fail(err, TB_ERR_ARG, 0, "not a compressed buffer");
-	memset(it, 0, sizeof(*it));
-	it->d = d;
-	it->cpu = cpu;
-	if (cpu->size == 0 && !cpu->tail) {
-		it->end = it->pos = 0;
-		return TB_OK;
-	}
-	if (cpu->cut) {
-		/* salvage clipped it to its whole chunks and the cut one
-		 * (checked at open) */
-		it->count = cpu->chunks + (cpu->tail != 0);
-		it->pos = cpu->offset + 4;
-		it->end = cpu->offset + cpu->size + 4;
-		if (cpu->tail > d->len || it->end > d->len - cpu->tail ||
-		    it->pos > it->end)
-			return tb_fail(err, TB_ERR_RANGE, cpu->offset,
-				       "CPU range outside the file");
-		it->end += cpu->tail;
-		return TB_OK;
-	}
-	tb_rd_init(&f, d->file, d->len, d->big_endian);
-	/* checked at open: offset + size (+4 of the count) lies in the file */
-	if (!tb_rd_u32_at(&f, (size_t)cpu->offset, &n))
-		return tb_fail(err, TB_ERR_TRUNCATED, cpu->offset,
-			       "chunk count truncated");
-	it->count = n;
-	it->pos = cpu->offset + 4;
-	it->end = cpu->offset + cpu->size + 4;
-	if (it->end > d->len)
-		it->end = d->len;
-	if (n > (it->end - it->pos) / 8)
-		return tb_fail(err, TB_ERR_LENGTH, cpu->offset,
-			       "chunk count exceeds the CPU data");
-	return TB_OK;
-}
-
-tb_status tb_dat_chunk_next(tb_dat_chunk_iter *it, tb_dat_chunk *out,
-			    tb_error *err)
-{
-	tb_reader f;
-	uint32_t cs, us;
-	const tb_dat *d;
-	if (!it || !out || !it->d)
-		return tb_fail(err, TB_ERR_ARG, 0, "NULL iterator");
-	d = it->d;
-	if (it->index >= it->count) {
-		/* the framing must fill the CPU range (as trace-cmd writes it:
-		 * the range's size excludes the 4-byte count, so allow both) */
-		if (it->count && it->pos != it->end && it->pos != it->end - 4)
-			return tb_fail(err, TB_ERR_LENGTH, it->pos,
-				       "bytes after the last chunk");
-		return TB_END;
-	}
-	tb_rd_init(&f, d->file, (size_t)it->end, d->big_endian);
-	if (!tb_rd_u32_at(&f, (size_t)it->pos, &cs) ||
-	    !tb_rd_u32_at(&f, (size_t)it->pos + 4, &us))
-		return tb_fail(err, TB_ERR_TRUNCATED, it->pos,
-			       "chunk header truncated");
-	out->cut = 0;
-	if (cs > it->end - it->pos - 8) {
-		/* the chunk a cut file ends in: what is there of it */
-		if (!it->cpu->cut || !it->cpu->tail || it->index + 1 != it->count)
-			return tb_fail(err, TB_ERR_LENGTH, it->pos,
-				       "chunk runs past the CPU data");
-		cs = (uint32_t)(it->end - it->pos - 8);
-		out->cut = 1;
-	}
-	if (us > TB_DAT_MAX_UNCOMPRESSED)
-		return tb_fail(err, TB_ERR_LIMIT, it->pos + 4,
-			       "declared uncompressed size over the limit");
-	out->offset = it->pos;
-	out->data = d->file + it->pos + 8;
-	out->csize = cs;
-	out->usize = us;
-	it->pos += 8 + (uint64_t)cs;
-	it->index++;
-	return TB_OK;
-}
-
 tb_status tb_dat_chunk_inflate(const tb_dat *d, const tb_dat_buffer *b,
 			       const tb_dat_chunk *ch, void *dst,
 			       size_t dst_cap, size_t *len, tb_error *err)
@@ -2192,104 +1928,8 @@ tb_status tb_dat_chunk_inflate(const tb_dat *d, const tb_dat_buffer *b,
 	return TB_OK;
 }
 
-/* ---- options walk for callers ---- */
-
-typedef struct walk {
-	tb_dat_option_fn fn;
-	void *ctx;
-	int stop;
-} walk;
-
-static int walk_list(walk *w, body *b, int v7, uint64_t *next)
-{
-	*next = 0;
-	while (!w->stop) {
-		uint16_t id;
-		uint32_t size;
-		uint64_t where = at(b);
-		if (!tb_rd_u16(&b->r, &id))
-			return -1;
-		if (!v7 && id == 0)
-			return 0;
-		if (!tb_rd_u32(&b->r, &size) || size > tb_rd_left(&b->r))
-			return -1;
-		if (v7 && id == 0) {
-			if (size != 8 || !tb_rd_u64_at(&b->r, b->r.pos, next))
-				return -1;
-			return 0;
-		}
-		if (w->fn(w->ctx, id, b->r.data + b->r.pos, size, where))
-			w->stop = 1;
-		b->r.pos += size;
-	}
-	return 0;
-}
-
-tb_status tb_dat_foreach_option(const tb_dat *d, tb_dat_option_fn fn,
-				void *user, tb_error *err)
-{
-	walk w;
-	body b;
-	if (!d || !fn || !d->file)
-		return tb_fail(err, TB_ERR_ARG, 0, "NULL argument");
-	w.fn = fn;
-	w.ctx = user;
-	w.stop = 0;
-	if (d->version == 6) {
-		/* re-find the options tag: it follows the CPU count, which
-		 * follows the cmdlines text */
-		size_t pos = (size_t)(d->cmdlines.offset + d->cmdlines.len) + 4;
-		tb_rd_init(&b.r, d->file, d->len, d->big_endian);
-		b.base = 0;
-		b.in_file = 1;
-		if (pos > d->len || d->len - pos < 10 ||
-		    memcmp(d->file + pos, "options  ", 10) != 0)
-			return TB_OK;
-		b.r.pos = pos + 10;
-		{
-			uint64_t nx;
-			if (walk_list(&w, &b, 0, &nx))
-				return tb_fail(err, TB_ERR_TRUNCATED, at(&b),
-					       "options changed since open");
-		}
-		return TB_OK;
-	} else {
-		unsigned i;
-		for (i = 0; i < d->noption_sections &&
-			    i < TB_DAT_MAX_OPTION_SECTIONS && !w.stop; i++) {
-			uint64_t off = d->opt_seen_[i], next, size;
-			uint16_t flags;
-			tb_reader f;
-			tb_rd_init(&f, d->file, d->len, d->big_endian);
-			if (!tb_rd_u16_at(&f, (size_t)off + 2, &flags) ||
-			    !tb_rd_u64_at(&f, (size_t)off + 8, &size) ||
-			    size > d->len - off - 16)
-				return tb_fail(err, TB_ERR_TRUNCATED, off,
-					       "options changed since open");
-			if (flags & 1u)
-				return tb_fail(err, TB_ERR_UNSUPPORTED, off,
-					       "compressed options section");
-			tb_rd_init(&b.r, d->file + off + 16, (size_t)size,
-				   d->big_endian);
-			b.base = off + 16;
-			b.in_file = 1;
-			if (walk_list(&w, &b, 1, &next))
-				return tb_fail(err, TB_ERR_TRUNCATED, at(&b),
-					       "options changed since open");
-		}
-	}
-	return TB_OK;
-}
-
 const char *tb_dat_option_name(unsigned id)
 {
-	static const char *const names[TB_DAT_OPT_COUNT_] = {
-		"DONE", "DATE", "CPUSTAT", "BUFFER", "TRACECLOCK", "UNAME",
-		"HOOK", "OFFSET", "CPUCOUNT", "VERSION", "PROCMAPS", "TRACEID",
-		"TIME_SHIFT", "GUEST", "TSC2NSEC", "STRINGS", "HEADER_INFO",
-		"FTRACE_EVENTS", "EVENT_FORMATS", "KALLSYMS", "PRINTK",
-		"CMDLINES", "BUFFER_TEXT", "BTF_FILE", "LAST_BOOT_INFO",
-		"MODULES_FILE"
-	};
-	return id < TB_DAT_OPT_COUNT_ ? names[id] : "unknown";
+	const opt_row *r = opt_row_of(id);
+	return r ? r->name : "unknown";
 }

@@ -66,6 +66,8 @@ typedef struct dw_spec {
 					data, v7 a BUFFER_TEXT option + section */
 	const uint8_t *btf;          /* v7: a BTF_FILE section of btf_len bytes */
 	size_t btf_len;
+	const uint8_t *modules;      /* v7: a MODULES_FILE section of modules_len bytes */
+	size_t modules_len;
 	int no_options;              /* v6: no options tag at all */
 	dw_option opts[DW_MAX_OPTS]; /* extra options */
 	unsigned nopts;
@@ -93,6 +95,7 @@ typedef struct dw_layout {
 	size_t done_opt2;        /* v7: the DONE option of the last section */
 	size_t buffer_sect;      /* v7: the top BUFFER / BUFFER_TEXT section */
 	size_t btf_sect;         /* v7: the BTF_FILE section */
+	size_t modules_sect;     /* v7: the MODULES_FILE section */
 	size_t latency_text;     /* where the latency text starts (in the file;
 				    v7 compressed: 8 bytes after the body) */
 	size_t opt[DW_MAX_OPTS]; /* each extra option */

@@ -287,6 +287,43 @@ START_TEST(r9_rel_loc_past_record)
 }
 END_TEST
 
+/* __rel_loc counts from the end of the 4-byte loc word (the kernel adds
+ * sizeof the u32), whatever size a hand-built tb_field declares: the
+ * field reader and the print path must find the same bytes.  (lib/field.c
+ * once added f->size, the print path 4: this field of size 8 told them
+ * apart.) */
+START_TEST(rel_loc_base_is_the_loc_word_end)
+{
+	/* loc word at 8: rel 0, len 4; bytes 12..15 "abcd", 16..19 "wxyz" */
+	uint8_t b[20] = { 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0,
+			  'a', 'b', 'c', 'd', 'w', 'x', 'y', 'z' };
+	tb_field f;
+	const uint8_t *p;
+	size_t n;
+	tb_error e;
+	memset(&f, 0, sizeof(f));
+	f.name = "name";
+	f.name_len = 4;
+	f.type = "__rel_loc char[]";
+	f.type_len = 16;
+	f.kind = TB_FIELD_DYNAMIC;
+	f.flags = TB_FIELD_REL | TB_FIELD_TEXT;
+	f.offset = 8;
+	f.size = 8;
+	f.elem_size = 1;
+	ck_assert_int_eq(tb_field_bytes(&f, b, sizeof(b), 0, &p, &n, &e), TB_OK);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_ptr_eq(p, b + 12);
+	ck_assert(!memcmp(p, "abcd", 4));
+	/* rel 4 reaches "wxyz"; rel 5 runs one byte past the record */
+	b[8] = 4;
+	ck_assert_int_eq(tb_field_bytes(&f, b, sizeof(b), 0, &p, &n, &e), TB_OK);
+	ck_assert(!memcmp(p, "wxyz", 4));
+	b[8] = 5;
+	ck_assert_int_eq(tb_field_bytes(&f, b, sizeof(b), 0, &p, &n, &e), TB_ERR_RANGE);
+}
+END_TEST
+
 START_TEST(r10_static_array_past_record)
 {
 	static const char text[] = HEAD("r10", "1")
@@ -973,6 +1010,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, i915_flip_record);
 	tcase_add_test(tc, r8_data_loc_string_without_nul);
 	tcase_add_test(tc, r9_rel_loc_past_record);
+	tcase_add_test(tc, rel_loc_base_is_the_loc_word_end);
 	tcase_add_test(tc, r10_static_array_past_record);
 	tcase_add_test(tc, r11_field_far_past_record);
 	tcase_add_test(tc, r16_legacy_loc_past_record);

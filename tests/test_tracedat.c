@@ -1030,8 +1030,8 @@ START_TEST(date_and_offset_options)
 }
 END_TEST
 
-/* v6 predates the section options: BUFFER_TEXT and BTF_FILE there are
- * unknown options, skipped as trace-cmd skips them. */
+/* v6 predates the section options: BUFFER_TEXT, BTF_FILE and MODULES_FILE
+ * there are unknown options, skipped as trace-cmd skips them. */
 START_TEST(v6_section_options_are_unknown)
 {
 	uint8_t mem[8];
@@ -1045,13 +1045,15 @@ START_TEST(v6_section_options_are_unknown)
 	dw_default(&s, 6);
 	s.opts[0].id = TB_DAT_OPT_BUFFER_TEXT;
 	s.opts[1].id = TB_DAT_OPT_BTF_FILE;
-	s.opts[0].payload = s.opts[1].payload = mem;
-	s.opts[0].size = s.opts[1].size = b.len;
-	s.nopts = 2;
+	s.opts[2].id = TB_DAT_OPT_MODULES_FILE;
+	s.opts[0].payload = s.opts[1].payload = s.opts[2].payload = mem;
+	s.opts[0].size = s.opts[1].size = s.opts[2].size = b.len;
+	s.nopts = 3;
 	n = build_spec(&s, &lay);
 	ck_assert_int_eq(dat_open(&o, wbuf, n, NULL), TB_OK);
-	ck_assert_uint_eq(o.d.nunknown_options, 2);
+	ck_assert_uint_eq(o.d.nunknown_options, 3);
 	ck_assert_uint_eq(o.d.btf.len, 0);
+	ck_assert_uint_eq(o.d.modules.len, 0);
 	ck_assert_uint_eq(o.d.nbuffers, 1);
 	ck_assert_int_eq(o.d.buffers[0].latency, 0);
 	dat_close(&o);
@@ -1086,6 +1088,56 @@ START_TEST(btf_section)
 		ck_assert_int_eq(tb_dat_foreach_option(&o.d, count_opt, counts, &o.err),
 				 TB_OK);
 		ck_assert_uint_eq(counts[TB_DAT_OPT_BTF_FILE], 1);
+		dat_close(&o);
+	}
+}
+END_TEST
+
+/* MODULES_FILE (id 25, trace-cmd 3.4): a section named by its option,
+ * holding /proc/modules (spec 3.3); kept as d->modules, in the file or
+ * decompressed into scratch.  Named twice, the file is refused. */
+START_TEST(modules_section)
+{
+	static const char mods[] =
+		"nf_tables 376832 0 - Live 0x0000000000000000\n"
+		"kvm_intel 487424 0 - Live 0x0000000000000000\n";
+	int z;
+	ck_assert_str_eq(tb_dat_option_name(TB_DAT_OPT_MODULES_FILE), "MODULES_FILE");
+	for (z = 0; z <= 1; z++) {
+		dw_spec s;
+		dw_layout lay;
+		size_t n;
+		opened o;
+		unsigned counts[TB_DAT_OPT_COUNT_] = { 0 };
+		uint8_t mem[8];
+		dw_bytes b;
+		dw_default(&s, 7);
+		s.compress = z;
+		s.modules = (const uint8_t *)mods;
+		s.modules_len = sizeof(mods) - 1;
+		n = build_spec(&s, &lay);
+		ck_assert_int_eq(dat_open(&o, wbuf, n, &copy_dc), TB_OK);
+		check_writer_file(&o.d, &lay);
+		ck_assert_uint_eq(o.d.modules.len, sizeof(mods) - 1);
+		ck_assert(!memcmp(o.d.modules.ptr, mods, sizeof(mods) - 1));
+		ck_assert_uint_eq(o.d.modules.offset,
+				  z ? lay.modules_sect : lay.modules_sect + 16);
+		ck_assert_uint_eq(o.d.btf.len, 0);
+		ck_assert_uint_eq(o.d.nunknown_options, 0);
+		ck_assert_uint_eq(o.d.nsections, 11);
+		ck_assert_int_eq(tb_dat_foreach_option(&o.d, count_opt, counts, &o.err),
+				 TB_OK);
+		ck_assert_uint_eq(counts[TB_DAT_OPT_MODULES_FILE], 1);
+		dat_close(&o);
+		/* a second MODULES_FILE option naming the same section */
+		dw_bytes_init(&b, mem, sizeof(mem), 0);
+		dw_put(&b, lay.modules_sect, 8);
+		s.opts[0].id = TB_DAT_OPT_MODULES_FILE;
+		s.opts[0].payload = mem;
+		s.opts[0].size = b.len;
+		s.nopts = 1;
+		n = build_spec(&s, &lay);
+		ck_assert_int_eq(dat_open(&o, wbuf, n, &copy_dc), TB_ERR_DUPLICATE);
 		dat_close(&o);
 	}
 }
@@ -1836,6 +1888,7 @@ Suite *tb_suite_tracedat(void)
 	tcase_add_test(t, date_and_offset_options);
 	tcase_add_test(t, v6_section_options_are_unknown);
 	tcase_add_test(t, btf_section);
+	tcase_add_test(t, modules_section);
 	tcase_add_test(t, latency_buffers);
 	tcase_add_test(t, buffer_text_errors);
 	tcase_add_test(t, v6_options_and_clock);

@@ -506,6 +506,27 @@ TB_API tb_status tb_session_text(tb_session *s, const tb_session_event *ev,
 				 unsigned how, char *out, size_t cap,
 				 tb_render_result *res);
 
+/*
+ * The size query and the retry rule, once: grow *buf (of *cap bytes) to
+ * at least `want` bytes and update both; 0 on success, non-zero when it
+ * cannot (the caller's memory, its limits).  *buf may be replaced.
+ */
+typedef int (*tb_grow_fn)(void *ctx, char **buf, size_t *cap, size_t want);
+
+/*
+ * tb_session_text into *buf, grown through `grow` to res->needed + 1 when
+ * the text did not fit, and rendered again: what callers used to write
+ * as their own loop.  Returns what the last tb_session_text returned:
+ * TB_ERR_NO_SPACE still when grow refused (or is NULL), or when the
+ * session gave no program (res->needed 0, which no size helps).  The
+ * text is the same whatever the room, so one retry suffices; a grow that
+ * gave less than asked is not called again.
+ */
+TB_API tb_status tb_session_text_grow(tb_session *s, const tb_session_event *ev,
+				      unsigned how, char **buf, size_t *cap,
+				      tb_grow_fn grow, void *ctx,
+				      tb_render_result *res);
+
 /* ---- parts of a capture: independent cursors (one per thread) ---- */
 
 /*

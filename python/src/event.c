@@ -231,6 +231,29 @@ static PyObject *event_getitem(tbpy_event *e, PyObject *key)
 	return v;
 }
 
+/* tb_grow_fn for event_text: the stack buffer's one replacement, from
+ * the raw allocator (the GIL is released), below 1 GiB. */
+typedef struct text_grow_ctx {
+	char *small;
+	int nomem;
+} text_grow_ctx;
+
+static int text_grow(void *ctx, char **buf, size_t *cap, size_t want)
+{
+	text_grow_ctx *g = ctx;
+	char *p;
+	if (*buf != g->small || want > ((size_t)1 << 30))
+		return -1;
+	p = PyMem_RawMalloc(want);
+	if (!p) {
+		g->nomem = 1;
+		return -1;
+	}
+	*buf = p;
+	*cap = want;
+	return 0;
+}
+
 static PyObject *event_text(tbpy_event *e, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "kind", NULL };
@@ -239,6 +262,7 @@ static PyObject *event_text(tbpy_event *e, PyObject *args, PyObject *kw)
 	char small[2048], *buf = small;
 	size_t cap = sizeof(small);
 	tb_render_result res;
+	text_grow_ctx g;
 	tb_status st;
 	PyObject *out;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|s", kwlist, &kind))
@@ -259,32 +283,25 @@ static PyObject *event_text(tbpy_event *e, PyObject *args, PyObject *kw)
 			     PyTuple_Size(args) ? PyTuple_GET_ITEM(args, 0) : Py_None);
 		return NULL;
 	}
-	for (;;) {
-		memset(&res, 0, sizeof(res));
-		Py_BEGIN_ALLOW_THREADS
-		PyThread_acquire_lock(e->ss->lock, WAIT_LOCK);
-		st = tb_session_text(e->ss->s, &e->ev, how, buf, cap, &res);
-		PyThread_release_lock(e->ss->lock);
-		Py_END_ALLOW_THREADS
-		if (st == TB_ERR_NO_SPACE && res.needed >= cap && buf == small &&
-		    res.needed < ((size_t)1 << 30)) {
-			cap = res.needed + 1;
-			buf = PyMem_Malloc(cap);
-			if (!buf)
-				return PyErr_NoMemory();
-			continue;
-		}
-		break;
-	}
+	memset(&res, 0, sizeof(res));
+	g.small = small;
+	g.nomem = 0;
+	Py_BEGIN_ALLOW_THREADS
+	PyThread_acquire_lock(e->ss->lock, WAIT_LOCK);
+	st = tb_session_text_grow(e->ss->s, &e->ev, how, &buf, &cap, text_grow, &g, &res);
+	PyThread_release_lock(e->ss->lock);
+	Py_END_ALLOW_THREADS
+	if (g.nomem)
+		return PyErr_NoMemory();
 	if (st != TB_OK && st != TB_ERR_NO_SPACE) {
 		if (buf != small)
-			PyMem_Free(buf);
+			PyMem_RawFree(buf);
 		return tbpy_raise("rendering", st, 0, NULL);
 	}
 	if (st == TB_ERR_NO_SPACE && res.needed == 0) {
 		/* the session gave no program for this rendering */
 		if (buf != small)
-			PyMem_Free(buf);
+			PyMem_RawFree(buf);
 		return tbpy_raise("rendering", st, 0,
 				  "the session has no program for this rendering "
 				  "(out of memory, or a kind it lacks)");
@@ -298,7 +315,7 @@ static PyObject *event_text(tbpy_event *e, PyObject *args, PyObject *kw)
 		out = tbpy_str(buf, n);
 	}
 	if (buf != small)
-		PyMem_Free(buf);
+		PyMem_RawFree(buf);
 	return out;
 }
 

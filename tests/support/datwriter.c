@@ -405,7 +405,8 @@ static void put_buffer_section(w *o, const dw_spec *s, size_t opt_sect,
 
 static size_t write_v7(w *o, const dw_spec *s, dw_layout *lay)
 {
-	size_t first_field, sects[7], opt1, opt2, done1, strings_at;
+	size_t first_field, sects[8], opt1, opt2, done1, strings_at;
+	unsigned sect_ids[8];
 	size_t top_cpu = 0, inst_cpu = 0;
 	size_t top_field = 0, inst_field = 0;
 	int z = s->compress, zo = z && s->compress_options;
@@ -437,8 +438,17 @@ static size_t write_v7(w *o, const dw_spec *s, dw_layout *lay)
 	end_sect(o, sects[5], z);
 	if (s->btf) {
 		/* BTF_FILE: the blob as the section body */
+		sect_ids[nsects] = TB_DAT_OPT_BTF_FILE;
 		lay->btf_sect = sects[nsects] = begin_sect(o, TB_DAT_OPT_BTF_FILE, z, "BTF");
 		put(o, s->btf, s->btf_len);
+		end_sect(o, sects[nsects++], z);
+	}
+	if (s->modules) {
+		/* MODULES_FILE: /proc/modules as the section body */
+		sect_ids[nsects] = TB_DAT_OPT_MODULES_FILE;
+		lay->modules_sect = sects[nsects] =
+			begin_sect(o, TB_DAT_OPT_MODULES_FILE, z, "modules");
+		put(o, s->modules, s->modules_len);
 		end_sect(o, sects[nsects++], z);
 	}
 
@@ -447,7 +457,7 @@ static size_t write_v7(w *o, const dw_spec *s, dw_layout *lay)
 	patch_n(o, first_field, opt1, 8);
 	put_common_options(o, s, lay);
 	for (i = 0; i < nsects; i++) {
-		put_n(o, i < 6 ? TB_DAT_OPT_HEADER_INFO + i : TB_DAT_OPT_BTF_FILE, 2);
+		put_n(o, i < 6 ? TB_DAT_OPT_HEADER_INFO + i : sect_ids[i], 2);
 		put_n(o, 8, 4);
 		put_n(o, sects[i], 8);
 	}
