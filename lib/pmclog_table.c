@@ -120,6 +120,9 @@ static const tb_pmclog_record rows[TB_PMCLOG_TYPE_COUNT_] = {
 	ROW(PROC_CREATE, "proc_create", "create", 20, -1, 44, 0, 0, 0,
 	    M_I32("pid", u.pc.pid, DEC, 1, 16), M_U32("flags", u.pc.flags, HEX, 2, 20),
 	    M_NAME("pcomm", u.pc.pcomm, 3, 24, 20), END),
+	/* AMD's fork: a grouped PMC a forked child could not inherit */
+	ROW(PMCGROUPINHERITMISS, "pmcgroupinheritmiss", "pmcgroupinheritmiss", 21, -1, 24, 0, 0, 0,
+	    M_U32("pmcid", u.d.pmcid, HEX, 1, 16), M_I32("pid", u.d.pid, DEC, 2, 20), END),
 };
 
 TB_API const tb_pmclog_record *tb_pmclog_record_of(tb_pmclog_type type)

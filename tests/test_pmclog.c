@@ -785,7 +785,7 @@ START_TEST(bug9_bad_magic_and_unknown_types)
 	start_amd64(&w);
 	tb_plw_raw(&w, 0, 16, 16, 0);
 	tb_plw_raw(&w, 4, 20, 20, 0);  /* retired PCSAMPLE */
-	tb_plw_raw(&w, 21, 24, 24, 0); /* AMD group-inherit-miss */
+	tb_plw_raw(&w, 22, 24, 24, 0); /* the first type past the table */
 	tb_plw_raw(&w, 0xFF, 32, 32, 0);
 	tb_plw_closelog(&w);
 	decode_all(NULL, w.buf, w.len, &r);
@@ -1576,7 +1576,7 @@ START_TEST(library_renders_the_goldens)
 {
 	static const char *const logs[] = { "amd64", "i386", "arm64", "armv7", "powerpc64be",
 					    "legacy-amd64", "legacy-i386", "legacy-be32",
-					    "sampling-amd64", "process-i386" };
+					    "sampling-amd64", "process-i386", "inheritmiss-amd64" };
 	const char *name = logs[_i];
 	char path[256];
 	const char *ext[2] = { "txt", "json" };
@@ -1705,6 +1705,101 @@ START_TEST(record_table_rows)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* PMCGROUPINHERITMISS (type 21, AMD's fork): one table row.           */
+
+static void write_inherit_miss_log(tb_plw *w)
+{
+	tb_plw_init_arch(w, TB_PLW_AMD64);
+	tb_plw_initialize(w, 0x87, TB_PLW_TSC_FREQ, TB_PLW_WALL_SEC, TB_PLW_WALL_NSEC, TB_PLW_CPUID);
+	tb_plw_pmcgroupinheritmiss(w, 0x10203040u, 4242);
+	tb_plw_pmcgroupinheritmiss(w, 0x20000005u, -1);
+	tb_plw_closelog(w);
+}
+
+START_TEST(pmcgroupinheritmiss_record)
+{
+	tb_plw w;
+	tb_pmclog *p = new_decoder();
+	tb_pmclog_event ev;
+	tb_error e;
+	char out[256];
+	tb_text t;
+	size_t k, full;
+	write_inherit_miss_log(&w);
+	ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, w.buf, w.len), TB_OK);
+	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	ck_assert_int_eq(ev.type, TB_PMCLOG_PMCGROUPINHERITMISS);
+	ck_assert_uint_eq(ev.raw_type, 21);
+	ck_assert_uint_eq(ev.len, 24);
+	ck_assert_uint_eq(ev.u.d.pmcid, 0x10203040u);
+	ck_assert_int_eq(ev.u.d.pid, 4242);
+	ck_assert_str_eq(tb_pmclog_type_name(ev.type), "pmcgroupinheritmiss");
+	tb_text_init(&t, out, sizeof(out));
+	tb_pmclog_text(&t, &ev);
+	tb_pmclog_json(&t, &ev);
+	tb_text_finish(&t);
+	ck_assert_str_eq(out, "pmcgroupinheritmiss 0x10203040 4242\n"
+			      "{\"offset\":112,\"type\":\"pmcgroupinheritmiss\",\"tsc\":4294969696,"
+			      "\"fields\":{\"pmcid\":270544960,\"pid\":4242}}\n");
+	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	ck_assert_int_eq(ev.u.d.pid, -1);
+	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	ck_assert_int_eq(ev.type, TB_PMCLOG_CLOSELOG);
+	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_END);
+	/* every prefix: the whole records, then a truncation at the cut one */
+	full = w.len;
+	for (k = 0; k < full; k++) {
+		uint8_t *cut = malloc(k ? k : 1);
+		size_t n = 0;
+		tb_status st;
+		ck_assert_ptr_nonnull(cut);
+		memcpy(cut, w.buf, k);
+		ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, cut, k), TB_OK);
+		while ((st = tb_pmclog_next(p, &ev, &e)) == TB_OK)
+			n++;
+		if (k == 0 || k == 112 || k == 136 || k == 160)
+			ck_assert_int_eq(st, TB_END);
+		else
+			ck_assert_int_eq(st, TB_ERR_TRUNCATED);
+		ck_assert_uint_eq(n, k < 112 ? 0 : k < 136 ? 1 : k < 160 ? 2 : 3);
+		free(cut);
+	}
+	/* a fixed size: 28 bytes is refused before a field is read */
+	tb_plw_free(&w);
+	tb_plw_init_arch(&w, TB_PLW_AMD64);
+	tb_plw_initialize(&w, 0x87, TB_PLW_TSC_FREQ, TB_PLW_WALL_SEC, TB_PLW_WALL_NSEC, TB_PLW_CPUID);
+	tb_plw_raw(&w, 21, 28, 28, 0);
+	ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, w.buf, w.len), TB_OK);
+	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	ck_assert_int_eq(tb_pmclog_next(p, &ev, &e), TB_ERR_LENGTH);
+	ck_assert_uint_eq(e.offset, 112);
+	/* legacy logs have no type 21: an unknown record, skipped by length */
+	tb_plw_free(&w);
+	tb_plw_init_arch(&w, TB_PLW_LEGACY_AMD64);
+	tb_plw_initialize(&w, 0x87, 0, 0, 0, "");
+	tb_plw_raw(&w, 21, 24, 24, 0);
+	ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, w.buf, w.len), TB_OK);
+	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	ck_assert_int_eq(ev.type, TB_PMCLOG_UNKNOWN);
+	tb_plw_free(&w);
+	free(p);
+}
+END_TEST
+
+/* Its golden log and the CLI's text and JSON of it. */
+START_TEST(golden_pmcgroupinheritmiss)
+{
+	tb_plw w;
+	write_inherit_miss_log(&w);
+	golden_cli(&w, "inheritmiss-amd64", "", "txt");
+	golden_cli(&w, "inheritmiss-amd64", "--json ", "json");
+	tb_plw_free(&w);
+}
+END_TEST
+
 Suite *tb_suite_pmclog(void)
 {
 	Suite *s = suite_create("pmclog");
@@ -1757,10 +1852,15 @@ Suite *tb_suite_pmclog(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("render");
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, library_renders_the_goldens, 0, 10);
+	tcase_add_loop_test(tc, library_renders_the_goldens, 0, 11);
 	tcase_add_test(tc, json_strings_are_tb_json_str);
 	tcase_add_test(tc, rendering_into_a_small_buffer);
 	tcase_add_test(tc, record_table_rows);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("inheritmiss");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, pmcgroupinheritmiss_record);
+	tcase_add_test(tc, golden_pmcgroupinheritmiss);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -76,6 +76,7 @@ typedef enum tb_pmclog_type {
 	TB_PMCLOG_THR_CREATE,    /* modern only */
 	TB_PMCLOG_THR_EXIT,      /* modern only */
 	TB_PMCLOG_PROC_CREATE,   /* modern only */
+	TB_PMCLOG_PMCGROUPINHERITMISS, /* modern, AMD's FreeBSD fork */
 	TB_PMCLOG_TYPE_COUNT_    /* not a type: one past the last */
 } tb_pmclog_type;
 
@@ -162,7 +163,8 @@ typedef struct tb_pmclog_event {
 			 tb_pmclog_str evname; } ad;      /* PMCALLOCATEDYN */
 		struct { uint32_t pmcid; int32_t pid;
 			 tb_pmclog_str pathname; } t;     /* PMCATTACH */
-		struct { uint32_t pmcid; int32_t pid; } d;   /* PMCDETACH */
+		struct { uint32_t pmcid; int32_t pid; } d;   /* PMCDETACH,
+							PMCGROUPINHERITMISS */
 		struct { uint32_t pmcid; int32_t pid, tid;
 			 uint64_t value; } c;             /* PROCCSW (tid: modern) */
 		struct { int32_t pid; uint32_t pmcid;

@@ -53,7 +53,7 @@ def test_truncated_log_keeps_the_records_before(tmp_path):
 KINDS = ["unknown", "closelog", "dropnotify", "initialize", "pcsample", "pmcallocate",
          "pmcattach", "pmcdetach", "proccsw", "procexec", "procexit", "procfork", "sysexit",
          "userdata", "map_in", "map_out", "callchain", "pmcallocatedyn", "thr_create",
-         "thr_exit", "proc_create"]
+         "thr_exit", "proc_create", "pmcgroupinheritmiss"]
 
 
 def _as_json_reads(v):
