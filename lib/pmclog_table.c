@@ -27,6 +27,10 @@
 #define M_U32(key, m, text, pos, at) F(key, m, U32, MODERN, ALWAYS, text, pos, U32, at, 0, 0, 0, 0)
 #define M_I32(key, m, text, pos, at) F(key, m, I32, MODERN, ALWAYS, text, pos, I32, at, 0, 0, 0, 0)
 #define M_NAME(key, m, pos, at, n) F(key, m, STR, MODERN, ALWAYS, STR, pos, NAME, at, 0, 0, 0, n)
+/* MAP_IN and MAP_OUT start alike: pid, (modern: pad,) start address. */
+#define MAP_PID_START(s)                                                                 \
+	I32("pid", u.s.pid, DEC, 1, 16),                                                 \
+	F("start", u.s.start, U64, BOTH, ALWAYS, HEX, 2, ADDR, 24, 0, 16, 0, 0)
 
 #define ROW(t, name, pmcstat, rm, rl, sm, sam, sl, sal, ...)                                  \
 	[TB_PMCLOG_##t] = { TB_PMCLOG_##t, name, "PMCLOG_TYPE_" #t, pmcstat, { rm, rl },     \
@@ -86,13 +90,9 @@ static const tb_pmclog_record rows[TB_PMCLOG_TYPE_COUNT_] = {
 	    I32("pid", u.se.pid, DEC, 1, 16), END),
 	ROW(USERDATA, "userdata", "userdata", 13, 13, 24, 0, 16, 0,
 	    U32("userdata", u.u.userdata, HEX, 1, 16), END),
-	ROW(MAP_IN, "map_in", "map-in", 14, 14, 0, 0, 0, 0,
-	    I32("pid", u.mi.pid, DEC, 1, 16),
-	    F("start", u.mi.start, U64, BOTH, ALWAYS, HEX, 2, ADDR, 24, 0, 16, 0, 0),
+	ROW(MAP_IN, "map_in", "map-in", 14, 14, 0, 0, 0, 0, MAP_PID_START(mi),
 	    F("pathname", u.mi.pathname, STR, BOTH, ALWAYS, STR, 3, PATH, 24, 1, 16, 1, 0), END),
-	ROW(MAP_OUT, "map_out", "map-out", 15, 15, 24, 2, 16, 2,
-	    I32("pid", u.mo.pid, DEC, 1, 16),
-	    F("start", u.mo.start, U64, BOTH, ALWAYS, HEX, 2, ADDR, 24, 0, 16, 0, 0),
+	ROW(MAP_OUT, "map_out", "map-out", 15, 15, 24, 2, 16, 2, MAP_PID_START(mo),
 	    F("end", u.mo.end, U64, BOTH, ALWAYS, HEX, 3, ADDR, 24, 1, 16, 1, 0), END),
 	/* the PCs (and a multipart header) follow at 32 modern, 24 legacy */
 	ROW(CALLCHAIN, "callchain", "callchain", 16, 16, 0, 0, 0, 0,

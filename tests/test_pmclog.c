@@ -1607,6 +1607,14 @@ START_TEST(library_renders_the_goldens)
 }
 END_TEST
 
+/* The n-th record (1-based) of w's log, every one before it decoded. */
+static void decode_nth(tb_pmclog *p, const tb_plw *w, int n, tb_pmclog_event *ev)
+{
+	ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, w->buf, w->len), TB_OK);
+	while (n-- > 0)
+		ck_assert_int_eq(tb_pmclog_next(p, ev, NULL), TB_OK);
+}
+
 /* One modern MAP_IN whose path holds every kind of byte. */
 static void render_map_in(const char *path, int json, char *out, size_t cap)
 {
@@ -1614,12 +1622,9 @@ static void render_map_in(const char *path, int json, char *out, size_t cap)
 	tb_pmclog *p = new_decoder();
 	tb_pmclog_event ev;
 	tb_text t;
-	tb_plw_init_arch(&w, TB_PLW_AMD64);
-	tb_plw_initialize(&w, 0x87, TB_PLW_TSC_FREQ, TB_PLW_WALL_SEC, TB_PLW_WALL_NSEC, TB_PLW_CPUID);
+	start_amd64(&w);
 	tb_plw_map_in(&w, 7, 0x400000, path);
-	ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, w.buf, w.len), TB_OK);
-	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
-	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	decode_nth(p, &w, 2, &ev);
 	ck_assert_int_eq(ev.type, TB_PMCLOG_MAP_IN);
 	tb_text_init(&t, out, cap);
 	if (json)
@@ -1660,15 +1665,13 @@ START_TEST(rendering_into_a_small_buffer)
 	tb_pmclog *p = new_decoder();
 	tb_pmclog_event ev;
 	tb_text t;
-	tb_plw_init_arch(&w, TB_PLW_AMD64);
-	tb_plw_initialize(&w, 0x87, TB_PLW_TSC_FREQ, TB_PLW_WALL_SEC, TB_PLW_WALL_NSEC, TB_PLW_CPUID);
-	ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, w.buf, w.len), TB_OK);
-	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	start_amd64(&w);
+	decode_nth(p, &w, 1, &ev);
 	tb_text_init(&t, whole, sizeof(whole));
 	tb_pmclog_json(&t, &ev);
 	tb_text_finish(&t);
 	ck_assert_str_eq(whole, "{\"offset\":0,\"type\":\"initialize\",\"tsc\":4294967296,\"fields\":"
-				"{\"version\":167772160,\"arch\":135,\"tsc_freq\":2400000000,"
+				"{\"version\":167772160,\"arch\":155,\"tsc_freq\":2400000000,"
 				"\"ts\":{\"tv_sec\":1700000000,\"tv_nsec\":123456789},"
 				"\"cpuid\":\"GenuineIntel-6-55-4\"}}\n");
 	tb_text_init(&t, small, sizeof(small));
@@ -1710,8 +1713,7 @@ END_TEST
 
 static void write_inherit_miss_log(tb_plw *w)
 {
-	tb_plw_init_arch(w, TB_PLW_AMD64);
-	tb_plw_initialize(w, 0x87, TB_PLW_TSC_FREQ, TB_PLW_WALL_SEC, TB_PLW_WALL_NSEC, TB_PLW_CPUID);
+	start_amd64(w);
 	tb_plw_pmcgroupinheritmiss(w, 0x10203040u, 4242);
 	tb_plw_pmcgroupinheritmiss(w, 0x20000005u, -1);
 	tb_plw_closelog(w);
@@ -1727,9 +1729,7 @@ START_TEST(pmcgroupinheritmiss_record)
 	tb_text t;
 	size_t k, full;
 	write_inherit_miss_log(&w);
-	ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, w.buf, w.len), TB_OK);
-	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
-	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	decode_nth(p, &w, 2, &ev);
 	ck_assert_int_eq(ev.type, TB_PMCLOG_PMCGROUPINHERITMISS);
 	ck_assert_uint_eq(ev.raw_type, 21);
 	ck_assert_uint_eq(ev.len, 24);
@@ -1768,11 +1768,9 @@ START_TEST(pmcgroupinheritmiss_record)
 	}
 	/* a fixed size: 28 bytes is refused before a field is read */
 	tb_plw_free(&w);
-	tb_plw_init_arch(&w, TB_PLW_AMD64);
-	tb_plw_initialize(&w, 0x87, TB_PLW_TSC_FREQ, TB_PLW_WALL_SEC, TB_PLW_WALL_NSEC, TB_PLW_CPUID);
+	start_amd64(&w);
 	tb_plw_raw(&w, 21, 28, 28, 0);
-	ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, w.buf, w.len), TB_OK);
-	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	decode_nth(p, &w, 1, &ev);
 	ck_assert_int_eq(tb_pmclog_next(p, &ev, &e), TB_ERR_LENGTH);
 	ck_assert_uint_eq(e.offset, 112);
 	/* legacy logs have no type 21: an unknown record, skipped by length */
@@ -1780,9 +1778,7 @@ START_TEST(pmcgroupinheritmiss_record)
 	tb_plw_init_arch(&w, TB_PLW_LEGACY_AMD64);
 	tb_plw_initialize(&w, 0x87, 0, 0, 0, "");
 	tb_plw_raw(&w, 21, 24, 24, 0);
-	ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, w.buf, w.len), TB_OK);
-	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
-	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	decode_nth(p, &w, 2, &ev);
 	ck_assert_int_eq(ev.type, TB_PMCLOG_UNKNOWN);
 	tb_plw_free(&w);
 	free(p);

@@ -32,36 +32,32 @@ static PyObject *timespec(int64_t sec, int64_t nsec)
 	return Py_BuildValue("{sLsL}", "tv_sec", (long long)sec, "tv_nsec", (long long)nsec);
 }
 
-static PyObject *pc_list(const tb_pmclog_event *ev)
+static PyObject *pc_item(const tb_pmclog_event *ev, uint32_t i)
 {
-	PyObject *pcs = PyList_New(ev->u.cc.npc);
-	uint32_t i;
-	for (i = 0; pcs && i < ev->u.cc.npc; i++) {
-		PyObject *o = PyLong_FromUnsignedLongLong(tb_pmclog_cc_slot(ev, i));
-		if (!o) {
-			Py_CLEAR(pcs);
-			break;
-		}
-		PyList_SET_ITEM(pcs, i, o);
-	}
-	return pcs;
+	return PyLong_FromUnsignedLongLong(tb_pmclog_cc_slot(ev, i));
 }
 
-static PyObject *part_list(const tb_pmclog_event *ev)
+static PyObject *part_item(const tb_pmclog_event *ev, uint32_t i)
 {
-	PyObject *parts = PyList_New(ev->u.cc.nparts);
+	const tb_pmclog_part *pt = &ev->u.cc.parts[i];
+	return Py_BuildValue("{sIsIsI}", "type", (unsigned)pt->type, "first", pt->first,
+			     "nslots", (unsigned)pt->nslots);
+}
+
+/* A list of n items (CALLCHAIN slots, parts). */
+static PyObject *list_of(const tb_pmclog_event *ev, uint32_t n,
+			 PyObject *(*item)(const tb_pmclog_event *, uint32_t))
+{
+	PyObject *l = PyList_New(n);
 	uint32_t i;
-	for (i = 0; parts && i < ev->u.cc.nparts; i++) {
-		const tb_pmclog_part *pt = &ev->u.cc.parts[i];
-		PyObject *o = Py_BuildValue("{sIsIsI}", "type", (unsigned)pt->type, "first",
-					    pt->first, "nslots", (unsigned)pt->nslots);
-		if (!o) {
-			Py_CLEAR(parts);
-			break;
-		}
-		PyList_SET_ITEM(parts, i, o);
+	for (i = 0; l && i < n; i++) {
+		PyObject *o = item(ev, i);
+		if (!o)
+			Py_CLEAR(l);
+		else
+			PyList_SET_ITEM(l, i, o);
 	}
-	return parts;
+	return l;
 }
 
 /* The "fields" object of one record: keys and kinds from the library's
@@ -80,8 +76,8 @@ static PyObject *fields(const tb_pmclog_event *ev)
 		case TB_PMCLOG_F_I32: o = PyLong_FromLongLong(v.i[0]); break;
 		case TB_PMCLOG_F_STR: o = tbpy_str(v.s.ptr, v.s.len); break;
 		case TB_PMCLOG_F_TIMESPEC: o = timespec(v.i[0], v.i[1]); break;
-		case TB_PMCLOG_F_PCS: o = pc_list(ev); break;
-		case TB_PMCLOG_F_PARTS: o = part_list(ev); break;
+		case TB_PMCLOG_F_PCS: o = list_of(ev, ev->u.cc.npc, pc_item); break;
+		case TB_PMCLOG_F_PARTS: o = list_of(ev, ev->u.cc.nparts, part_item); break;
 		default: o = PyLong_FromUnsignedLongLong(v.u); break;
 		}
 		if (set(d, f->key, o))

@@ -11,8 +11,8 @@ from conftest import DATA, ROOT, run_json
 LOGS = sorted(glob.glob(os.path.join(DATA, "pmclog", "*.pmclog")))
 
 
-@pytest.mark.parametrize("path", LOGS, ids=os.path.basename)
-def test_records_equal_cli_json(cli, path):
+def _python_and_cli(cli, path):
+    """pmclog()'s records (those before a fault too) and `pmclog --json`'s."""
     # a legacy log does not say its address width (as tests/test_pmclog.c)
     a4 = os.path.basename(path) in ("legacy-i386.pmclog", "legacy-be32.pmclog")
     ref = run_json(cli, "pmclog", "--json", *(["--addr-size", "4"] if a4 else []), path)
@@ -20,6 +20,12 @@ def test_records_equal_cli_json(cli, path):
         got = tracebound.pmclog(path, addr_size=4 if a4 else 0)
     except tracebound.Error as e:
         got = e.records
+    return got, ref
+
+
+@pytest.mark.parametrize("path", LOGS, ids=os.path.basename)
+def test_records_equal_cli_json(cli, path):
+    got, ref = _python_and_cli(cli, path)
     assert got == ref and len(ref) > 0
     golden = path[:-len(".pmclog")] + ".json"
     if os.path.exists(golden):
@@ -86,12 +92,7 @@ def test_every_record_kind_agrees_with_cli_json(cli):
     inputs = LOGS + sorted(glob.glob(os.path.join(ROOT, "corpus", "pmclog", "*")))
     kinds, keys = set(), set()
     for path in inputs:
-        a4 = os.path.basename(path) in ("legacy-i386.pmclog", "legacy-be32.pmclog")
-        ref = run_json(cli, "pmclog", "--json", *(["--addr-size", "4"] if a4 else []), path)
-        try:
-            got = tracebound.pmclog(path, addr_size=4 if a4 else 0)
-        except tracebound.Error as e:
-            got = e.records
+        got, ref = _python_and_cli(cli, path)
         assert len(got) == len(ref), path
         for i, (g, r) in enumerate(zip(got, ref)):
             _same(g, r, "%s#%d" % (os.path.basename(path), i))
