@@ -18,10 +18,15 @@
 #define CPUID_LEN 64u    /* PMC_CPUID_LEN */
 #define NAME_LEN 64u     /* PMC_NAME_MAX */
 
-/* The record kind of a type byte, from the table's numbers. */
+/* The record kind of a type byte, from the table's numbers.  Kinds are
+ * numbered as modern logs number them, legacy ones mostly so or one less:
+ * those two rows are tried first. */
 static tb_pmclog_type map_type(const tb_pmclog *p, uint8_t raw)
 {
 	unsigned t;
+	for (t = raw; t <= (unsigned)raw + 1u && t < (unsigned)TB_PMCLOG_TYPE_COUNT_; t++)
+		if (t && tb_pmclog_record_of((tb_pmclog_type)t)->raw[p->legacy] == raw)
+			return (tb_pmclog_type)t;
 	for (t = 1; t < (unsigned)TB_PMCLOG_TYPE_COUNT_; t++)
 		if (tb_pmclog_record_of((tb_pmclog_type)t)->raw[p->legacy] == raw)
 			return (tb_pmclog_type)t;
@@ -448,7 +453,7 @@ static void decode_fields(const tb_pmclog *p, rec *c, tb_pmclog_event *ev)
 		union { uint32_t u32; int32_t i32; uint64_t u64; tb_pmclog_str s; } v;
 		size_t n;
 		if (f->src == TB_PMCLOG_S_CODE || f->src == TB_PMCLOG_S_PATH ||
-		    !tb_pmclog_field_on(f, ev))
+		    !field_in_log(p, f))
 			continue;
 		at = field_at(p, f);
 		switch (f->src) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tracebound/pmclog.h"
+#include "pmclog_field.h"
 
 #define F(key, member, kind, gens, when, text, pos, src, am, aam, al, aal, size)               \
 	{ key, (uint16_t)offsetof(tb_pmclog_event, member), TB_PMCLOG_F_##kind,                 \
@@ -139,15 +140,7 @@ TB_API const char *tb_pmclog_type_name(tb_pmclog_type type)
 
 TB_API int tb_pmclog_field_on(const tb_pmclog_field *f, const tb_pmclog_event *ev)
 {
-	if (!(f->gens & (ev->legacy ? TB_PMCLOG_IN_LEGACY : TB_PMCLOG_IN_MODERN)))
-		return 0;
-	switch (f->when) {
-	case TB_PMCLOG_W_DYN: return ev->u.x.has_dyn;
-	case TB_PMCLOG_W_NODYN: return !ev->u.x.has_dyn;
-	case TB_PMCLOG_W_NAME40: return ev->u.ad.name_at_40;
-	case TB_PMCLOG_W_MULTIPART: return (ev->u.cc.cpuflags & TB_PMCLOG_CC_MULTIPART) != 0;
-	default: return 1;
-	}
+	return tb_pmclog_field_present(f, ev);
 }
 
 TB_API void tb_pmclog_field_get(const tb_pmclog_field *f, const tb_pmclog_event *ev,

@@ -8,15 +8,33 @@
 
 #include "tracebound/pmclog.h"
 #include "digits.h"
+#include "pmclog_field.h"
+
+/* v's digits (hex or decimal) at p: returns how many (20 at most). */
+static size_t digits_at(char *p, uint64_t v, int hex)
+{
+	size_t n = hex ? tb_hex_len(v) : tb_dec_len(v);
+	if (hex)
+		(void)tb_hex_digits(p + n, v, 0);
+	else
+		(void)tb_dec_digits(p + n, v);
+	return n;
+}
 
 /* The number of tb_text_u64 / tb_text_hex, written in place when there
  * is room (the per-record path: a sampling log is mostly PC numbers). */
 static void put_num(tb_text *t, uint64_t v, int hex)
 {
 	char tmp[24];
-	size_t n = hex ? tb_hex_digits(tmp + sizeof(tmp), v, 0)
-		       : tb_dec_digits(tmp + sizeof(tmp), v);
-	tb_text_put(t, tmp + sizeof(tmp) - n, n);
+	size_t room, n;
+	char *p = tb_text_tail(t, &room);
+	if (p && room > sizeof(tmp)) {
+		n = digits_at(p, v, hex);
+		tb_text_advance(t, n, n);
+		return;
+	}
+	n = digits_at(tmp, v, hex);
+	tb_text_put(t, tmp, n);
 }
 
 static void put_hex(tb_text *t, uint64_t v)
@@ -92,9 +110,21 @@ static void put_slots(tb_text *t, const tb_pmclog_event *ev, uint32_t first, uin
 	while (first < end) {
 		uint32_t want = end - first < 64 ? end - first : 64, k;
 		uint32_t n = tb_pmclog_cc_copy(ev, first, pcs, want);
+		size_t room;
+		char *p = tb_text_tail(t, &room), *q = p;
 		for (; n < want; n++)
 			pcs[n] = 0;
-		for (k = 0; k < n; k++) {
+		/* a block at once when it fits (13 + 16 bytes a slot at most) */
+		for (k = 0; p && room > 64u * 32u && k < n; k++) {
+			if (how != SLOT_JSON || first + k) {
+				memcpy(q, lead[how], lead_len[how]);
+				q += lead_len[how];
+			}
+			q += digits_at(q, pcs[k], how != SLOT_JSON);
+		}
+		if (q != p)
+			tb_text_advance(t, (size_t)(q - p), (size_t)(q - p));
+		for (; k < n; k++) {
 			if (how != SLOT_JSON || first + k)
 				tb_text_put(t, lead[how], lead_len[how]);
 			put_num(t, pcs[k], how != SLOT_JSON);
@@ -157,7 +187,7 @@ TB_API void tb_pmclog_text(tb_text *t, const tb_pmclog_event *ev)
 	for (pos = 1;; pos++) {
 		const tb_pmclog_field *f = r->fields;
 		while (f->kind != TB_PMCLOG_F_END &&
-		       (f->text_pos != pos || !tb_pmclog_field_on(f, ev)))
+		       (f->text_pos != pos || !tb_pmclog_field_present(f, ev)))
 			f++;
 		if (f->kind == TB_PMCLOG_F_END)
 			break;
@@ -221,7 +251,7 @@ TB_API void tb_pmclog_json(tb_text *t, const tb_pmclog_event *ev)
 	tb_text_put(t, ",\"fields\":{", 11);
 	for (f = r->fields; f->kind != TB_PMCLOG_F_END; f++) {
 		tb_pmclog_value v;
-		if (!f->key || !tb_pmclog_field_on(f, ev))
+		if (!f->key || !tb_pmclog_field_present(f, ev))
 			continue;
 		json_key(t, f->key, first);
 		first = 0;
