@@ -28,6 +28,8 @@
 #define M_U32(key, m, text, pos, at) F(key, m, U32, MODERN, ALWAYS, text, pos, U32, at, 0, 0, 0, 0)
 #define M_I32(key, m, text, pos, at) F(key, m, I32, MODERN, ALWAYS, text, pos, I32, at, 0, 0, 0, 0)
 #define M_NAME(key, m, pos, at, n) F(key, m, STR, MODERN, ALWAYS, STR, pos, NAME, at, 0, 0, 0, n)
+/* Fields the decoder sets by code (layouts that move): no place here. */
+#define BY_CODE(key, m, kind, gens, when, text, pos) F(key, m, kind, gens, when, text, pos, CODE, 0, 0, 0, 0, 0)
 /* MAP_IN and MAP_OUT start alike: pid, (modern: pad,) start address. */
 #define MAP_PID_START(s)                                                                 \
 	I32("pid", u.s.pid, DEC, 1, 16),                                                 \
@@ -42,16 +44,16 @@
 
 static const tb_pmclog_record rows[TB_PMCLOG_TYPE_COUNT_] = {
 	ROW(UNKNOWN, "unknown", "unknown", -1, -1, 0, 0, 0, 0,
-	    F("raw_type", raw_type, U8, BOTH, ALWAYS, NONE, 0, CODE, 0, 0, 0, 0, 0),
-	    F("len", len, U16, BOTH, ALWAYS, NONE, 0, CODE, 0, 0, 0, 0, 0), END),
+	    BY_CODE("raw_type", raw_type, U8, BOTH, ALWAYS, NONE, 0),
+	    BY_CODE("len", len, U16, BOTH, ALWAYS, NONE, 0), END),
 	ROW(CLOSELOG, "closelog", "closelog", 1, 0, 16, 0, 12, 0, END),
 	ROW(DROPNOTIFY, "dropnotify", "drop", 2, 1, 16, 0, 12, 0, END),
 	/* sizes by code: 104 or 112 modern (time_t), 20 legacy */
 	ROW(INITIALIZE, "initialize", "initlog", 3, 2, 0, 0, 0, 0,
 	    U32("version", u.i.version, HEX, 1, 16), U32("arch", u.i.arch, HEX, 2, 20),
 	    F("tsc_freq", u.i.tsc_freq, U64, MODERN, ALWAYS, NONE, 0, U64W, 24, 0, 0, 0, 0),
-	    F("ts", u.i.ts_sec, TIMESPEC, MODERN, ALWAYS, NONE, 0, CODE, 0, 0, 0, 0, 0),
-	    F("cpuid", u.i.cpuid, STR, MODERN, ALWAYS, STR, 3, CODE, 0, 0, 0, 0, 0), END),
+	    BY_CODE("ts", u.i.ts_sec, TIMESPEC, MODERN, ALWAYS, NONE, 0),
+	    BY_CODE("cpuid", u.i.cpuid, STR, MODERN, ALWAYS, STR, 3), END),
 	/* legacy only: modern type 4 is retired */
 	ROW(PCSAMPLE, "pcsample", "sample", -1, 4, 0, 0, 24, 1,
 	    F("pid", u.s.pid, I32, LEGACY, ALWAYS, DEC, 2, I32, 0, 0, 12, 0, 0),
@@ -100,18 +102,18 @@ static const tb_pmclog_record rows[TB_PMCLOG_TYPE_COUNT_] = {
 	    I32("pid", u.cc.pid, DEC, 1, 16), M_I32("tid", u.cc.tid, NONE, 0, 20),
 	    F("pmcid", u.cc.pmcid, U32, BOTH, ALWAYS, HEX, 2, U32, 24, 0, 16, 0, 0),
 	    F("cpuflags", u.cc.cpuflags, U32, BOTH, ALWAYS, CPU, 3, U32, 28, 0, 20, 0, 0),
-	    F("npc", u.cc.npc, U32, BOTH, ALWAYS, DEPTH, 4, CODE, 0, 0, 0, 0, 0),
-	    F(NULL, u.cc.cpuflags, U32, BOTH, ALWAYS, CCUSER, 5, CODE, 0, 0, 0, 0, 0),
-	    F("pc", u.cc.pc, PCS, BOTH, ALWAYS, LINES, 6, CODE, 0, 0, 0, 0, 0),
-	    F("pc_first", u.cc.pc_first, U32, BOTH, MULTIPART, NONE, 0, CODE, 0, 0, 0, 0, 0),
-	    F("parts", u.cc.parts, PARTS, BOTH, MULTIPART, NONE, 0, CODE, 0, 0, 0, 0, 0), END),
+	    BY_CODE("npc", u.cc.npc, U32, BOTH, ALWAYS, DEPTH, 4),
+	    BY_CODE(NULL, u.cc.cpuflags, U32, BOTH, ALWAYS, CCUSER, 5),
+	    BY_CODE("pc", u.cc.pc, PCS, BOTH, ALWAYS, LINES, 6),
+	    BY_CODE("pc_first", u.cc.pc_first, U32, BOTH, MULTIPART, NONE, 0),
+	    BY_CODE("parts", u.cc.parts, PARTS, BOTH, MULTIPART, NONE, 0), END),
 	/* sizes by code: 96 modern, 40 or 88 legacy (PMC_NAME_MAX 16 or
 	 * 64); the name's place by code (the kernel writer's quirk) */
 	ROW(PMCALLOCATEDYN, "pmcallocatedyn", "allocatedyn", 17, 17, 0, 0, 0, 0,
 	    U32("pmcid", u.ad.pmcid, HEX, 1, 16), U32("event", u.ad.event, NONE, 0, 20),
 	    U32("flags", u.ad.flags, HEX, 3, 24),
-	    F("rate", u.ad.rate, U64, MODERN, NAME40, NONE, 0, CODE, 0, 0, 0, 0, 0),
-	    F("evname", u.ad.evname, STR, BOTH, ALWAYS, STR, 2, CODE, 0, 0, 0, 0, 0), END),
+	    BY_CODE("rate", u.ad.rate, U64, MODERN, NAME40, NONE, 0),
+	    BY_CODE("evname", u.ad.evname, STR, BOTH, ALWAYS, STR, 2), END),
 	/* modern only, as the two below */
 	ROW(THR_CREATE, "thr_create", "thr-create", 18, -1, 52, 0, 0, 0,
 	    M_I32("tid", u.tc.tid, DEC, 1, 16), M_I32("pid", u.tc.pid, DEC, 2, 20),
