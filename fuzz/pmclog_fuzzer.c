@@ -43,6 +43,29 @@ static void options_from(uint8_t b, tb_pmclog_options *opt)
 		opt->max_pcs = 16; /* exercise the limit */
 }
 
+/* The library's text and JSON of a record: the size they say does not
+ * depend on the buffer, and a cut rendering is a prefix of the whole. */
+static void check_rendering(const tb_pmclog_event *ev)
+{
+	static char whole[1u << 20];
+	char small[40];
+	int json;
+	for (json = 0; json < 2; json++) {
+		tb_text t, c;
+		tb_text_init(&t, whole, sizeof(whole));
+		tb_text_init(&c, small, sizeof(small));
+		if (json) {
+			tb_pmclog_json(&t, ev);
+			tb_pmclog_json(&c, ev);
+		} else {
+			tb_pmclog_text(&t, ev);
+			tb_pmclog_text(&c, ev);
+		}
+		TB_FUZZ_CHECK(!tb_text_truncated(&t) && t.len > 0 && whole[t.len - 1] == '\n');
+		TB_FUZZ_CHECK(c.need == t.need && memcmp(small, whole, c.len) == 0);
+	}
+}
+
 static void check_event(const tb_pmclog_event *ev, uint64_t want_off,
 			uint64_t want_count)
 {
@@ -90,6 +113,7 @@ static void check_event(const tb_pmclog_event *ev, uint64_t want_off,
 		TB_FUZZ_CHECK(tb_pmclog_cc_slot(ev, ev->u.cc.npc) == 0);
 		TB_FUZZ_CHECK(tb_pmclog_cc_copy(ev, ev->u.cc.npc, NULL, 0) == 0);
 	}
+	check_rendering(ev);
 }
 
 static void decode(const tb_pmclog_options *opt, const uint8_t *data,

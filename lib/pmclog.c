@@ -17,52 +17,20 @@
 #define PREFIX_LEGACY 12u
 #define CPUID_LEN 64u    /* PMC_CPUID_LEN */
 #define NAME_LEN 64u     /* PMC_NAME_MAX */
-#define COMM_LEN 20u     /* MAXCOMLEN + 1 */
 
-/* Raw type numbers of each generation, mapped to tb_pmclog_type. */
-static const uint8_t modern_types[] = {
-	TB_PMCLOG_UNKNOWN, TB_PMCLOG_CLOSELOG, TB_PMCLOG_DROPNOTIFY,
-	TB_PMCLOG_INITIALIZE, TB_PMCLOG_UNKNOWN /* 4: retired PCSAMPLE */,
-	TB_PMCLOG_PMCALLOCATE, TB_PMCLOG_PMCATTACH, TB_PMCLOG_PMCDETACH,
-	TB_PMCLOG_PROCCSW, TB_PMCLOG_PROCEXEC, TB_PMCLOG_PROCEXIT,
-	TB_PMCLOG_PROCFORK, TB_PMCLOG_SYSEXIT, TB_PMCLOG_USERDATA,
-	TB_PMCLOG_MAP_IN, TB_PMCLOG_MAP_OUT, TB_PMCLOG_CALLCHAIN,
-	TB_PMCLOG_PMCALLOCATEDYN, TB_PMCLOG_THR_CREATE, TB_PMCLOG_THR_EXIT,
-	TB_PMCLOG_PROC_CREATE,
-};
-
-static const uint8_t legacy_types[] = {
-	TB_PMCLOG_CLOSELOG, TB_PMCLOG_DROPNOTIFY, TB_PMCLOG_INITIALIZE,
-	TB_PMCLOG_UNKNOWN /* 3: MAPPINGCHANGE, never emitted */,
-	TB_PMCLOG_PCSAMPLE, TB_PMCLOG_PMCALLOCATE, TB_PMCLOG_PMCATTACH,
-	TB_PMCLOG_PMCDETACH, TB_PMCLOG_PROCCSW, TB_PMCLOG_PROCEXEC,
-	TB_PMCLOG_PROCEXIT, TB_PMCLOG_PROCFORK, TB_PMCLOG_SYSEXIT,
-	TB_PMCLOG_USERDATA, TB_PMCLOG_MAP_IN, TB_PMCLOG_MAP_OUT,
-	TB_PMCLOG_CALLCHAIN, TB_PMCLOG_PMCALLOCATEDYN,
-};
-
-static const char *const type_names[TB_PMCLOG_TYPE_COUNT_] = {
-	"unknown", "closelog", "dropnotify", "initialize", "pcsample",
-	"pmcallocate", "pmcattach", "pmcdetach", "proccsw", "procexec",
-	"procexit", "procfork", "sysexit", "userdata", "map_in", "map_out",
-	"callchain", "pmcallocatedyn", "thr_create", "thr_exit", "proc_create",
-};
-
-TB_API const char *tb_pmclog_type_name(tb_pmclog_type type)
-{
-	if ((unsigned)type >= (unsigned)TB_PMCLOG_TYPE_COUNT_)
-		return "unknown";
-	return type_names[type];
-}
-
+/* The record kind of a type byte, from the table's numbers.  Kinds are
+ * numbered as modern logs number them, legacy ones mostly so or one less:
+ * those two rows are tried first. */
 static tb_pmclog_type map_type(const tb_pmclog *p, uint8_t raw)
 {
-	if (p->legacy)
-		return raw < sizeof(legacy_types)
-			       ? (tb_pmclog_type)legacy_types[raw]
-			       : TB_PMCLOG_UNKNOWN;
-	return raw < sizeof(modern_types) ? (tb_pmclog_type)modern_types[raw]
-					  : TB_PMCLOG_UNKNOWN;
+	unsigned t;
+	for (t = raw; t <= (unsigned)raw + 1u && t < (unsigned)TB_PMCLOG_TYPE_COUNT_; t++)
+		if (t && tb_pmclog_record_of((tb_pmclog_type)t)->raw[p->legacy] == raw)
+			return (tb_pmclog_type)t;
+	for (t = 1; t < (unsigned)TB_PMCLOG_TYPE_COUNT_; t++)
+		if (tb_pmclog_record_of((tb_pmclog_type)t)->raw[p->legacy] == raw)
+			return (tb_pmclog_type)t;
+	return TB_PMCLOG_UNKNOWN;
 }
 
 static unsigned prefix_len(const tb_pmclog *p)
@@ -187,22 +155,40 @@ static tb_status settle(tb_pmclog *p, const uint8_t *hdr, tb_error *err)
 /* ------------------------------------------------------------------ */
 /* Length rules, checked on the header word alone.                    */
 
+/* Does the table's field f hold for this decoder's generation and layout
+ * (before an event exists: the length checks)? */
+static int field_in_log(const tb_pmclog *p, const tb_pmclog_field *f)
+{
+	if (!(f->gens & (p->legacy ? TB_PMCLOG_IN_LEGACY : TB_PMCLOG_IN_MODERN)))
+		return 0;
+	if (f->when == TB_PMCLOG_W_DYN)
+		return exec_has_dyn(p);
+	if (f->when == TB_PMCLOG_W_NODYN)
+		return !exec_has_dyn(p);
+	return 1;
+}
+
+/* A field's offset in the record. */
+static unsigned field_at(const tb_pmclog *p, const tb_pmclog_field *f)
+{
+	return f->at[p->legacy] + f->at_a[p->legacy] * (unsigned)p->addr_size;
+}
+
+/* The path field of a path-bearing record, NULL for other types. */
+static const tb_pmclog_field *path_field(const tb_pmclog *p, tb_pmclog_type t)
+{
+	const tb_pmclog_field *f = tb_pmclog_record_of(t)->fields;
+	for (; f->kind != TB_PMCLOG_F_END; f++)
+		if (f->src == TB_PMCLOG_S_PATH && field_in_log(p, f))
+			return f;
+	return NULL;
+}
+
 /* Offset of the path in a path-bearing record, 0 for other types. */
 static unsigned path_offset(const tb_pmclog *p, tb_pmclog_type t)
 {
-	unsigned a = p->addr_size;
-	switch (t) {
-	case TB_PMCLOG_PMCATTACH:
-		return p->legacy ? 20u : 24u;
-	case TB_PMCLOG_PROCEXEC:
-		if (p->legacy)
-			return 20u + a;
-		return exec_has_dyn(p) ? 24u + 2u * a : 24u + a;
-	case TB_PMCLOG_MAP_IN:
-		return p->legacy ? 16u + a : 24u + a;
-	default:
-		return 0;
-	}
+	const tb_pmclog_field *f = path_field(p, t);
+	return f ? field_at(p, f) : 0;
 }
 
 /* Offset of the first CALLCHAIN slot. */
@@ -214,45 +200,15 @@ static unsigned cc_offset(const tb_pmclog *p)
 /* Exact size of a fixed-size type; 0 for variable-size types. */
 static unsigned fixed_len(const tb_pmclog *p, tb_pmclog_type t, unsigned len)
 {
-	unsigned a = p->addr_size;
-	if (p->legacy) {
-		switch (t) {
-		case TB_PMCLOG_CLOSELOG:
-		case TB_PMCLOG_DROPNOTIFY: return 12;
-		case TB_PMCLOG_INITIALIZE: return 20;
-		case TB_PMCLOG_PCSAMPLE: return 24u + a;
-		case TB_PMCLOG_PMCALLOCATE: return 24;
-		case TB_PMCLOG_PMCDETACH: return 20;
-		case TB_PMCLOG_PROCCSW:
-		case TB_PMCLOG_PROCEXIT: return 28;
-		case TB_PMCLOG_PROCFORK: return 20;
-		case TB_PMCLOG_SYSEXIT:
-		case TB_PMCLOG_USERDATA: return 16;
-		case TB_PMCLOG_MAP_OUT: return 16u + 2u * a;
-		/* PMC_NAME_MAX was 16 in early headers and 64 later. */
-		case TB_PMCLOG_PMCALLOCATEDYN: return len == 40 ? 40u : 88u;
-		default: return 0;
-		}
-	}
-	switch (t) {
-	case TB_PMCLOG_CLOSELOG:
-	case TB_PMCLOG_DROPNOTIFY: return 16;
-	/* 112: LP64 and 64-bit time_t; 104: i386's 8-byte timespec. */
-	case TB_PMCLOG_INITIALIZE: return len == 104 ? 104u : 112u;
-	case TB_PMCLOG_PMCALLOCATE: return 40;
-	case TB_PMCLOG_PMCDETACH: return 24;
-	case TB_PMCLOG_PROCCSW: return 40;
-	case TB_PMCLOG_PROCEXIT: return 32;
-	case TB_PMCLOG_PROCFORK:
-	case TB_PMCLOG_SYSEXIT:
-	case TB_PMCLOG_USERDATA:
-	case TB_PMCLOG_THR_EXIT: return 24;
-	case TB_PMCLOG_MAP_OUT: return 24u + 2u * a;
-	case TB_PMCLOG_PMCALLOCATEDYN: return 96;
-	case TB_PMCLOG_THR_CREATE: return 52;
-	case TB_PMCLOG_PROC_CREATE: return 44;
-	default: return 0;
-	}
+	const tb_pmclog_record *r = tb_pmclog_record_of(t);
+	/* The two sizes the table cannot say: INITIALIZE's 112 (LP64 and
+	 * 64-bit time_t) or 104 (i386's 8-byte timespec), and
+	 * PMCALLOCATEDYN's PMC_NAME_MAX, 16 in early headers and 64 later. */
+	if (t == TB_PMCLOG_INITIALIZE)
+		return p->legacy ? 20u : len == 104 ? 104u : 112u;
+	if (t == TB_PMCLOG_PMCALLOCATEDYN)
+		return p->legacy ? (len == 40 ? 40u : 88u) : 96u;
+	return r->size[p->legacy] + r->size_a[p->legacy] * (unsigned)p->addr_size;
 }
 
 static tb_status check_len(tb_pmclog *p, tb_pmclog_type t, unsigned len,
@@ -430,18 +386,14 @@ static tb_status decode_parts(tb_pmclog *p, rec *c, tb_pmclog_event *ev,
 	return TB_OK;
 }
 
+/* INITIALIZE beyond the table's words: the wall time and cpuid (their
+ * places depend on time_t), the width guess, the version check. */
 static tb_status decode_init(tb_pmclog *p, rec *c, tb_pmclog_event *ev,
 			     tb_error *err)
 {
 	unsigned cpuid_off;
 	uint32_t major;
-	if (p->legacy) {
-		ev->u.i.version = g32(c, 12);
-		ev->u.i.arch = g32(c, 16);
-	} else {
-		ev->u.i.version = g32(c, 16);
-		ev->u.i.arch = g32(c, 20);
-		ev->u.i.tsc_freq = g64w(c, 24);
+	if (!p->legacy) {
 		/* ARMv7 kernels are 32-bit (pmc_cputype 0x5xx). */
 		if (ev->count == 1 && !p->opt.addr_size &&
 		    (ev->u.i.arch & 0xFF00u) == 0x500u)
@@ -474,122 +426,47 @@ static tb_status decode_init(tb_pmclog *p, rec *c, tb_pmclog_event *ev,
 	return TB_OK;
 }
 
-/*
- * The fields after the prefix.  Both generations share most layouts,
- * shifted by the prefix size h; where they differ (legacy PROCCSW,
- * PROCEXIT, PROCEXEC and CALLCHAIN orders, modern pads) it says so.
- */
+/* PMCALLOCATEDYN's name: the modern structure puts it at 32; the kernel
+ * writes a reload count there and the name at 40 (spec 4.1). */
+static void decode_dyn_name(const tb_pmclog *p, rec *c, tb_pmclog_event *ev)
+{
+	if (p->legacy) {
+		ev->u.ad.evname = gname(c, 24, (size_t)ev->len - 24);
+	} else if (!looks_like_name(c, 32, NAME_LEN) && looks_like_name(c, 40, 56)) {
+		ev->u.ad.name_at_40 = 1;
+		ev->u.ad.rate = g64w(c, 32);
+		ev->u.ad.evname = gname(c, 40, 56);
+	} else {
+		ev->u.ad.evname = gname(c, 32, NAME_LEN);
+	}
+}
+
+/* The fields the table places (lib/pmclog_table.c); paths come later. */
 static void decode_fields(const tb_pmclog *p, rec *c, tb_pmclog_event *ev)
 {
-	const int lg = p->legacy;
-	const size_t a = c->a, h = prefix_len(p);
-	/* MAP_IN/MAP_OUT addresses: after pid (legacy) or pid and pad. */
-	const size_t map_addr = lg ? 16u : 24u;
-	switch (ev->type) {
-	case TB_PMCLOG_PMCALLOCATE:
-		ev->u.a.pmcid = g32(c, h);
-		ev->u.a.event = g32(c, h + 4);
-		ev->u.a.flags = g32(c, h + 8);
-		if (!lg)
-			ev->u.a.rate = g64w(c, 32);
-		break;
-	case TB_PMCLOG_PMCALLOCATEDYN:
-		ev->u.ad.pmcid = g32(c, h);
-		ev->u.ad.event = g32(c, h + 4);
-		ev->u.ad.flags = g32(c, h + 8);
-		/* The modern structure puts the name at 32; the kernel
-		 * writes a reload count there and the name at 40 (spec 4.1). */
-		if (lg) {
-			ev->u.ad.evname = gname(c, 24, (size_t)ev->len - 24);
-		} else if (!looks_like_name(c, 32, NAME_LEN) &&
-			   looks_like_name(c, 40, 56)) {
-			ev->u.ad.name_at_40 = 1;
-			ev->u.ad.rate = g64w(c, 32);
-			ev->u.ad.evname = gname(c, 40, 56);
-		} else {
-			ev->u.ad.evname = gname(c, 32, NAME_LEN);
+	const tb_pmclog_field *f = tb_pmclog_record_of(ev->type)->fields;
+	if (ev->type == TB_PMCLOG_PROCEXEC) /* which PROCEXEC fields exist */
+		ev->u.x.has_dyn = (uint8_t)exec_has_dyn(p);
+	for (; f->kind != TB_PMCLOG_F_END; f++) {
+		char *m = (char *)ev + f->member;
+		size_t at;
+		union { uint32_t u32; int32_t i32; uint64_t u64; tb_pmclog_str s; } v;
+		size_t n;
+		if (f->src == TB_PMCLOG_S_CODE || f->src == TB_PMCLOG_S_PATH ||
+		    !field_in_log(p, f))
+			continue;
+		at = field_at(p, f);
+		switch (f->src) {
+		case TB_PMCLOG_S_U32: v.u32 = g32(c, at); n = 4; break;
+		case TB_PMCLOG_S_I32: v.i32 = gi32(c, at); n = 4; break;
+		case TB_PMCLOG_S_U64W: v.u64 = g64w(c, at); n = 8; break;
+		case TB_PMCLOG_S_ADDR: v.u64 = gaddr(c, at); n = 8; break;
+		default: v.s = gname(c, at, f->size); n = sizeof(v.s); break;
 		}
-		break;
-	case TB_PMCLOG_PMCATTACH:
-		ev->u.t.pmcid = g32(c, h);
-		ev->u.t.pid = gi32(c, h + 4);
-		break;
-	case TB_PMCLOG_PMCDETACH:
-		ev->u.d.pmcid = g32(c, h);
-		ev->u.d.pid = gi32(c, h + 4);
-		break;
-	case TB_PMCLOG_PROCCSW:
-		ev->u.c.value = g64w(c, 16);
-		ev->u.c.pmcid = g32(c, lg ? 12 : 24);
-		ev->u.c.pid = gi32(c, lg ? 24 : 28);
-		if (!lg)
-			ev->u.c.tid = gi32(c, 32);
-		break;
-	case TB_PMCLOG_PROCEXIT:
-		ev->u.e.pmcid = g32(c, h);
-		ev->u.e.pid = gi32(c, lg ? 24 : 20);
-		ev->u.e.value = g64w(c, lg ? 16 : 24);
-		break;
-	case TB_PMCLOG_PROCEXEC:
-		ev->u.x.pid = gi32(c, h);
-		ev->u.x.pmcid = g32(c, lg ? 16 + a : 20);
-		if (exec_has_dyn(p)) {
-			ev->u.x.has_dyn = 1;
-			ev->u.x.baseaddr = gaddr(c, 24);
-			ev->u.x.dynaddr = gaddr(c, 24 + a);
-		} else {
-			ev->u.x.entryaddr = gaddr(c, lg ? 16 : 24);
-		}
-		break;
-	case TB_PMCLOG_PROCFORK:
-		ev->u.f.oldpid = gi32(c, h);
-		ev->u.f.newpid = gi32(c, h + 4);
-		break;
-	case TB_PMCLOG_SYSEXIT:
-		ev->u.se.pid = gi32(c, h);
-		break;
-	case TB_PMCLOG_USERDATA:
-		ev->u.u.userdata = g32(c, h);
-		break;
-	case TB_PMCLOG_MAP_IN:
-		ev->u.mi.pid = gi32(c, h);
-		ev->u.mi.start = gaddr(c, map_addr);
-		break;
-	case TB_PMCLOG_MAP_OUT:
-		ev->u.mo.pid = gi32(c, h);
-		ev->u.mo.start = gaddr(c, map_addr);
-		ev->u.mo.end = gaddr(c, map_addr + a);
-		break;
-	case TB_PMCLOG_CALLCHAIN:
-		ev->u.cc.pid = gi32(c, h);
-		if (!lg)
-			ev->u.cc.tid = gi32(c, 20);
-		ev->u.cc.pmcid = g32(c, lg ? 16 : 24);
-		ev->u.cc.cpuflags = g32(c, lg ? 20 : 28);
-		break;
-	case TB_PMCLOG_PCSAMPLE: /* legacy only */
-		ev->u.s.pid = gi32(c, 12);
-		ev->u.s.pc = gaddr(c, 16);
-		ev->u.s.pmcid = g32(c, 16 + a);
-		ev->u.s.usermode = g32(c, 20 + a);
-		break;
-	case TB_PMCLOG_THR_CREATE: /* modern only, as below */
-		ev->u.tc.tid = gi32(c, 16);
-		ev->u.tc.pid = gi32(c, 20);
-		ev->u.tc.flags = g32(c, 24);
-		ev->u.tc.tdname = gname(c, 32, COMM_LEN);
-		break;
-	case TB_PMCLOG_THR_EXIT:
-		ev->u.te.tid = gi32(c, 16);
-		break;
-	case TB_PMCLOG_PROC_CREATE:
-		ev->u.pc.pid = gi32(c, 16);
-		ev->u.pc.flags = g32(c, 20);
-		ev->u.pc.pcomm = gname(c, 24, COMM_LEN);
-		break;
-	default:
-		break;
+		memcpy(m, &v, n);
 	}
+	if (ev->type == TB_PMCLOG_PMCALLOCATEDYN)
+		decode_dyn_name(p, c, ev);
 }
 
 /* Decode one whole record whose header check_header accepted. */
@@ -598,7 +475,7 @@ static tb_status decode(tb_pmclog *p, const uint8_t *data, unsigned len,
 {
 	rec c;
 	tb_status st = TB_OK;
-	unsigned path;
+	const tb_pmclog_field *pf;
 	memset(ev, 0, sizeof(*ev));
 	tb_rd_init(&c.r, data, len, p->big_endian);
 	c.ok = 1;
@@ -617,22 +494,20 @@ static tb_status decode(tb_pmclog *p, const uint8_t *data, unsigned len,
 	} else {
 		ev->tsc = g64n(&c, 8);
 	}
+	decode_fields(p, &c, ev);
 	if (ev->type == TB_PMCLOG_INITIALIZE)
 		st = decode_init(p, &c, ev, err);
-	else
-		decode_fields(p, &c, ev);
 	/* The address width may have been settled by INITIALIZE just now. */
 	ev->addr_size = p->addr_size;
 	if (st != TB_OK)
 		return st;
-	path = path_offset(p, ev->type);
-	if (path) {
-		tb_pmclog_str *dst = ev->type == TB_PMCLOG_PMCATTACH ? &ev->u.t.pathname
-				     : ev->type == TB_PMCLOG_PROCEXEC ? &ev->u.x.pathname
-								      : &ev->u.mi.pathname;
-		if (!gpath(&c, path, dst))
-			return stick(p, err, TB_ERR_VALUE, ev->offset + path,
+	pf = path_field(p, ev->type);
+	if (pf) {
+		tb_pmclog_str path;
+		if (!gpath(&c, field_at(p, pf), &path))
+			return stick(p, err, TB_ERR_VALUE, ev->offset + field_at(p, pf),
 				     "path is not NUL-terminated inside its record");
+		memcpy((char *)ev + pf->member, &path, sizeof(path));
 	}
 	if (ev->type == TB_PMCLOG_CALLCHAIN) {
 		unsigned base = cc_offset(p);

@@ -96,6 +96,7 @@ void tb_plw_pcsample(tb_plw *w, int32_t pid, uint64_t pc, uint32_t pmcid,
 void tb_plw_thr_create(tb_plw *w, int32_t tid, int32_t pid, uint32_t flags,
 		       const char *name);
 void tb_plw_thr_exit(tb_plw *w, int32_t tid);
+void tb_plw_pmcgroupinheritmiss(tb_plw *w, uint32_t pmcid, int32_t pid);
 void tb_plw_proc_create(tb_plw *w, int32_t pid, uint32_t flags,
 			const char *comm);
 /* Any header word and `total` bytes (payload after the prefix: fill). */

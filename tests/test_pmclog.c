@@ -785,7 +785,7 @@ START_TEST(bug9_bad_magic_and_unknown_types)
 	start_amd64(&w);
 	tb_plw_raw(&w, 0, 16, 16, 0);
 	tb_plw_raw(&w, 4, 20, 20, 0);  /* retired PCSAMPLE */
-	tb_plw_raw(&w, 21, 24, 24, 0); /* AMD group-inherit-miss */
+	tb_plw_raw(&w, 22, 24, 24, 0); /* the first type past the table */
 	tb_plw_raw(&w, 0xFF, 32, 32, 0);
 	tb_plw_closelog(&w);
 	decode_all(NULL, w.buf, w.len, &r);
@@ -1544,6 +1544,258 @@ START_TEST(cli_jobs_output_is_the_one_thread_output)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* The library's rendering (tb_pmclog_text, tb_pmclog_json).           */
+
+/* Every record of `data` rendered by the library, one after another. */
+static char *render_all(const tb_pmclog_options *opt, const uint8_t *data, size_t len,
+			int json, size_t *out_len)
+{
+	tb_pmclog *p = new_decoder();
+	tb_pmclog_event ev;
+	size_t cap = 1u << 20;
+	char *buf = malloc(cap);
+	tb_text t;
+	ck_assert_ptr_nonnull(buf);
+	tb_text_init(&t, buf, cap);
+	ck_assert_int_eq(tb_pmclog_open_buffer(p, opt, data, len), TB_OK);
+	while (tb_pmclog_next(p, &ev, NULL) == TB_OK) {
+		if (json)
+			tb_pmclog_json(&t, &ev);
+		else
+			tb_pmclog_text(&t, &ev);
+	}
+	ck_assert(!tb_text_truncated(&t));
+	*out_len = t.len;
+	free(p);
+	return buf;
+}
+
+/* The library prints the committed golden text and JSON of every log. */
+START_TEST(library_renders_the_goldens)
+{
+	static const char *const logs[] = { "amd64", "i386", "arm64", "armv7", "powerpc64be",
+					    "legacy-amd64", "legacy-i386", "legacy-be32",
+					    "sampling-amd64", "process-i386", "inheritmiss-amd64" };
+	const char *name = logs[_i];
+	char path[256];
+	const char *ext[2] = { "txt", "json" };
+	tb_pmclog_options opt;
+	size_t log_len, k;
+	uint8_t *log;
+	memset(&opt, 0, sizeof(opt));
+	if (strstr(name, "legacy-i386") || strstr(name, "legacy-be32"))
+		opt.addr_size = 4;
+	snprintf(path, sizeof(path), GOLDEN_DIR "/%s.pmclog", name);
+	log = tb_test_read_file(tb_test_path(path), &log_len);
+	ck_assert_ptr_nonnull(log);
+	for (k = 0; k < 2; k++) {
+		size_t want_len, got_len;
+		uint8_t *want;
+		char *got;
+		snprintf(path, sizeof(path), GOLDEN_DIR "/%s.%s", name, ext[k]);
+		want = tb_test_read_file(tb_test_path(path), &want_len);
+		if (!want)
+			continue; /* sampling: JSON only; process: text only */
+		got = render_all(&opt, log, log_len, (int)k, &got_len);
+		ck_assert_msg(got_len == want_len && memcmp(got, want, want_len) == 0,
+			      "%s: the library's rendering differs", path);
+		free(want);
+		free(got);
+	}
+	free(log);
+}
+END_TEST
+
+/* The n-th record (1-based) of w's log, every one before it decoded. */
+static void decode_nth(tb_pmclog *p, const tb_plw *w, int n, tb_pmclog_event *ev)
+{
+	ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, w->buf, w->len), TB_OK);
+	while (n-- > 0)
+		ck_assert_int_eq(tb_pmclog_next(p, ev, NULL), TB_OK);
+}
+
+/* One modern MAP_IN whose path holds every kind of byte. */
+static void render_map_in(const char *path, int json, char *out, size_t cap)
+{
+	tb_plw w;
+	tb_pmclog *p = new_decoder();
+	tb_pmclog_event ev;
+	tb_text t;
+	start_amd64(&w);
+	tb_plw_map_in(&w, 7, 0x400000, path);
+	decode_nth(p, &w, 2, &ev);
+	ck_assert_int_eq(ev.type, TB_PMCLOG_MAP_IN);
+	tb_text_init(&t, out, cap);
+	if (json)
+		tb_pmclog_json(&t, &ev);
+	else
+		tb_pmclog_text(&t, &ev);
+	ck_assert(!tb_text_truncated(&t));
+	tb_text_finish(&t);
+	tb_plw_free(&w);
+	free(p);
+}
+
+/*
+ * The intended difference: JSON strings are tb_json_str's.  Valid UTF-8
+ * (here "é", c3 a9) and DEL (7f) are kept as they are; before, the CLI
+ * wrote every byte >= 0x7f as \u00XX ("caf\u00c3\u00a9", "\u007f"),
+ * which turned "é" into two Latin-1 characters.  A byte that is not
+ * UTF-8 is still \u00XX.  The text form keeps pmcstat's \xNN.
+ */
+START_TEST(json_strings_are_tb_json_str)
+{
+	char out[512];
+	render_map_in("/caf\xc3\xa9/\x7f\xff\"\\\n", 1, out, sizeof(out));
+	ck_assert_str_eq(out, "{\"offset\":112,\"type\":\"map_in\",\"tsc\":4294969696,\"fields\":"
+			      "{\"pid\":7,\"start\":4194304,\"pathname\":"
+			      "\"/caf\xc3\xa9/\x7f\\u00ff\\\"\\\\\\n\"}}\n");
+	render_map_in("/caf\xc3\xa9/\x7f\xff\"\\\n", 0, out, sizeof(out));
+	ck_assert_str_eq(out, "map-in    7 0x400000 \"/caf\\xc3\\xa9/\\x7f\\xff\\\"\\\\\\x0a\"\n");
+}
+END_TEST
+
+/* A cut rendering says the whole size (the sink's size query) and keeps
+ * a prefix of the whole. */
+START_TEST(rendering_into_a_small_buffer)
+{
+	char whole[512], small[16];
+	tb_plw w;
+	tb_pmclog *p = new_decoder();
+	tb_pmclog_event ev;
+	tb_text t;
+	start_amd64(&w);
+	decode_nth(p, &w, 1, &ev);
+	tb_text_init(&t, whole, sizeof(whole));
+	tb_pmclog_json(&t, &ev);
+	tb_text_finish(&t);
+	ck_assert_str_eq(whole, "{\"offset\":0,\"type\":\"initialize\",\"tsc\":4294967296,\"fields\":"
+				"{\"version\":167772160,\"arch\":155,\"tsc_freq\":2400000000,"
+				"\"ts\":{\"tv_sec\":1700000000,\"tv_nsec\":123456789},"
+				"\"cpuid\":\"GenuineIntel-6-55-4\"}}\n");
+	tb_text_init(&t, small, sizeof(small));
+	tb_pmclog_json(&t, &ev);
+	ck_assert_uint_eq(t.need, strlen(whole));
+	ck_assert_uint_eq(t.len, sizeof(small) - 1);
+	ck_assert(memcmp(small, whole, t.len) == 0);
+	tb_plw_free(&w);
+	free(p);
+}
+END_TEST
+
+/* The table: every kind has a row whose names and numbers agree with
+ * the decoder, and keys are unique within a record's present fields. */
+START_TEST(record_table_rows)
+{
+	unsigned t;
+	for (t = 0; t < (unsigned)TB_PMCLOG_TYPE_COUNT_; t++) {
+		const tb_pmclog_record *r = tb_pmclog_record_of((tb_pmclog_type)t);
+		unsigned n = 0;
+		ck_assert_int_eq(r->type, (int)t);
+		ck_assert_str_eq(r->name, tb_pmclog_type_name((tb_pmclog_type)t));
+		ck_assert(strncmp(r->libpmc, "PMCLOG_TYPE_", 12) == 0);
+		while (r->fields[n].kind != TB_PMCLOG_F_END)
+			n++;
+		ck_assert_uint_eq(n, r->nfields);
+	}
+	ck_assert_ptr_eq(tb_pmclog_record_of(TB_PMCLOG_TYPE_COUNT_),
+			 tb_pmclog_record_of(TB_PMCLOG_UNKNOWN));
+	ck_assert_str_eq(tb_pmclog_record_of(TB_PMCLOG_CALLCHAIN)->libpmc, "PMCLOG_TYPE_CALLCHAIN");
+	ck_assert_str_eq(tb_pmclog_record_of(TB_PMCLOG_PROC_CREATE)->pmcstat, "create");
+	ck_assert_int_eq(tb_pmclog_record_of(TB_PMCLOG_THR_EXIT)->raw[0], 19);
+	ck_assert_int_eq(tb_pmclog_record_of(TB_PMCLOG_THR_EXIT)->raw[1], -1);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* PMCGROUPINHERITMISS (type 21, AMD's fork): one table row.           */
+
+static void write_inherit_miss_log(tb_plw *w)
+{
+	start_amd64(w);
+	tb_plw_pmcgroupinheritmiss(w, 0x10203040u, 4242);
+	tb_plw_pmcgroupinheritmiss(w, 0x20000005u, -1);
+	tb_plw_closelog(w);
+}
+
+START_TEST(pmcgroupinheritmiss_record)
+{
+	tb_plw w;
+	tb_pmclog *p = new_decoder();
+	tb_pmclog_event ev;
+	tb_error e;
+	char out[256];
+	tb_text t;
+	size_t k, full;
+	write_inherit_miss_log(&w);
+	decode_nth(p, &w, 2, &ev);
+	ck_assert_int_eq(ev.type, TB_PMCLOG_PMCGROUPINHERITMISS);
+	ck_assert_uint_eq(ev.raw_type, 21);
+	ck_assert_uint_eq(ev.len, 24);
+	ck_assert_uint_eq(ev.u.d.pmcid, 0x10203040u);
+	ck_assert_int_eq(ev.u.d.pid, 4242);
+	ck_assert_str_eq(tb_pmclog_type_name(ev.type), "pmcgroupinheritmiss");
+	tb_text_init(&t, out, sizeof(out));
+	tb_pmclog_text(&t, &ev);
+	tb_pmclog_json(&t, &ev);
+	tb_text_finish(&t);
+	ck_assert_str_eq(out, "pmcgroupinheritmiss 0x10203040 4242\n"
+			      "{\"offset\":112,\"type\":\"pmcgroupinheritmiss\",\"tsc\":4294969696,"
+			      "\"fields\":{\"pmcid\":270544960,\"pid\":4242}}\n");
+	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	ck_assert_int_eq(ev.u.d.pid, -1);
+	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	ck_assert_int_eq(ev.type, TB_PMCLOG_CLOSELOG);
+	ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_END);
+	/* every prefix: the whole records, then a truncation at the cut one */
+	full = w.len;
+	for (k = 0; k < full; k++) {
+		uint8_t *cut = malloc(k ? k : 1);
+		size_t n = 0;
+		tb_status st;
+		ck_assert_ptr_nonnull(cut);
+		memcpy(cut, w.buf, k);
+		ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, cut, k), TB_OK);
+		while ((st = tb_pmclog_next(p, &ev, &e)) == TB_OK)
+			n++;
+		if (k == 0 || k == 112 || k == 136 || k == 160)
+			ck_assert_int_eq(st, TB_END);
+		else
+			ck_assert_int_eq(st, TB_ERR_TRUNCATED);
+		ck_assert_uint_eq(n, k < 112 ? 0 : k < 136 ? 1 : k < 160 ? 2 : 3);
+		free(cut);
+	}
+	/* a fixed size: 28 bytes is refused before a field is read */
+	tb_plw_free(&w);
+	start_amd64(&w);
+	tb_plw_raw(&w, 21, 28, 28, 0);
+	decode_nth(p, &w, 1, &ev);
+	ck_assert_int_eq(tb_pmclog_next(p, &ev, &e), TB_ERR_LENGTH);
+	ck_assert_uint_eq(e.offset, 112);
+	/* legacy logs have no type 21: an unknown record, skipped by length */
+	tb_plw_free(&w);
+	tb_plw_init_arch(&w, TB_PLW_LEGACY_AMD64);
+	tb_plw_initialize(&w, 0x87, 0, 0, 0, "");
+	tb_plw_raw(&w, 21, 24, 24, 0);
+	decode_nth(p, &w, 2, &ev);
+	ck_assert_int_eq(ev.type, TB_PMCLOG_UNKNOWN);
+	tb_plw_free(&w);
+	free(p);
+}
+END_TEST
+
+/* Its golden log and the CLI's text and JSON of it. */
+START_TEST(golden_pmcgroupinheritmiss)
+{
+	tb_plw w;
+	write_inherit_miss_log(&w);
+	golden_cli(&w, "inheritmiss-amd64", "", "txt");
+	golden_cli(&w, "inheritmiss-amd64", "--json ", "json");
+	tb_plw_free(&w);
+}
+END_TEST
+
 Suite *tb_suite_pmclog(void)
 {
 	Suite *s = suite_create("pmclog");
@@ -1593,6 +1845,18 @@ Suite *tb_suite_pmclog(void)
 	tcase_add_test(tc, cli_output_across_blocks);
 	tcase_add_loop_test(tc, cli_numbers_are_printfs, 0, 3);
 	tcase_add_loop_test(tc, cli_jobs_output_is_the_one_thread_output, 0, TB_PLW_ARCH_COUNT);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("render");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, library_renders_the_goldens, 0, 11);
+	tcase_add_test(tc, json_strings_are_tb_json_str);
+	tcase_add_test(tc, rendering_into_a_small_buffer);
+	tcase_add_test(tc, record_table_rows);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("inheritmiss");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, pmcgroupinheritmiss_record);
+	tcase_add_test(tc, golden_pmcgroupinheritmiss);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -38,6 +38,7 @@
 #define TRACEBOUND_PMCLOG_H
 
 #include "tracebound/status.h"
+#include "tracebound/text.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,6 +76,7 @@ typedef enum tb_pmclog_type {
 	TB_PMCLOG_THR_CREATE,    /* modern only */
 	TB_PMCLOG_THR_EXIT,      /* modern only */
 	TB_PMCLOG_PROC_CREATE,   /* modern only */
+	TB_PMCLOG_PMCGROUPINHERITMISS, /* modern, AMD's FreeBSD fork */
 	TB_PMCLOG_TYPE_COUNT_    /* not a type: one past the last */
 } tb_pmclog_type;
 
@@ -161,7 +163,8 @@ typedef struct tb_pmclog_event {
 			 tb_pmclog_str evname; } ad;      /* PMCALLOCATEDYN */
 		struct { uint32_t pmcid; int32_t pid;
 			 tb_pmclog_str pathname; } t;     /* PMCATTACH */
-		struct { uint32_t pmcid; int32_t pid; } d;   /* PMCDETACH */
+		struct { uint32_t pmcid; int32_t pid; } d;   /* PMCDETACH,
+							PMCGROUPINHERITMISS */
 		struct { uint32_t pmcid; int32_t pid, tid;
 			 uint64_t value; } c;             /* PROCCSW (tid: modern) */
 		struct { int32_t pid; uint32_t pmcid;
@@ -272,6 +275,120 @@ TB_API tb_status tb_pmclog_tsc_delta_ns(uint64_t delta, uint64_t freq,
  */
 TB_API tb_status tb_pmclog_tsc_to_ns(const tb_pmclog *p, uint64_t tsc,
 				     int64_t *ns);
+
+/*
+ * The record table: one row per record kind says its names, its type
+ * numbers, its fixed size and, for each field, the key, the kind of
+ * value, where it sits in the record and in tb_pmclog_event, the
+ * generations that have it and its place in pmcstat's line.  The
+ * decoder reads fields through it, tb_pmclog_text / tb_pmclog_json render
+ * from it, and the Python module builds its dicts from it: a new record
+ * kind is one row (lib/pmclog_table.c).
+ */
+
+/* tb_pmclog_field.kind: the value's type in tb_pmclog_event. */
+enum tb_pmclog_kind {
+	TB_PMCLOG_F_END = 0,  /* ends a row's fields */
+	TB_PMCLOG_F_U8,
+	TB_PMCLOG_F_U16,
+	TB_PMCLOG_F_U32,
+	TB_PMCLOG_F_I32,      /* pid, tid: signed */
+	TB_PMCLOG_F_U64,      /* counts, rates and addresses */
+	TB_PMCLOG_F_STR,      /* tb_pmclog_str */
+	TB_PMCLOG_F_TIMESPEC, /* two int64_t: {"tv_sec": s, "tv_nsec": ns} */
+	TB_PMCLOG_F_PCS,      /* the CALLCHAIN slots: a list of numbers */
+	TB_PMCLOG_F_PARTS     /* multipart parts: [{"type","first","nslots"}] */
+};
+
+/* tb_pmclog_field.gens */
+#define TB_PMCLOG_IN_MODERN 0x1u
+#define TB_PMCLOG_IN_LEGACY 0x2u
+#define TB_PMCLOG_IN_BOTH 0x3u
+
+/* tb_pmclog_field.when: a condition on the event besides the generation. */
+enum tb_pmclog_when {
+	TB_PMCLOG_W_ALWAYS = 0,
+	TB_PMCLOG_W_DYN,       /* PROCEXEC with base + dyn addresses */
+	TB_PMCLOG_W_NODYN,     /* PROCEXEC with one entry address */
+	TB_PMCLOG_W_NAME40,    /* PMCALLOCATEDYN in the kernel writer's layout */
+	TB_PMCLOG_W_MULTIPART  /* CALLCHAIN with the multipart flag */
+};
+
+/* tb_pmclog_field.text: how pmcstat's line shows the field. */
+enum tb_pmclog_textform {
+	TB_PMCLOG_T_NONE = 0,
+	TB_PMCLOG_T_HEX,       /* 0x%x */
+	TB_PMCLOG_T_DEC,
+	TB_PMCLOG_T_STR,       /* quoted, \x%02x for unprintable bytes */
+	TB_PMCLOG_T_USER,      /* 'u' when not 0, else 's' */
+	TB_PMCLOG_T_CPU,       /* the CPU in cpuflags' high half */
+	TB_PMCLOG_T_CCUSER,    /* 'u' or 's' from cpuflags' USERSPACE bit */
+	TB_PMCLOG_T_DEPTH,     /* the PCs after the parts */
+	TB_PMCLOG_T_LINES      /* parts and PCs, one line each */
+};
+
+/* tb_pmclog_field.src: how the decoder reads the field from the record. */
+enum tb_pmclog_src {
+	TB_PMCLOG_S_CODE = 0,  /* decoded by code (layouts that move) */
+	TB_PMCLOG_S_U32,
+	TB_PMCLOG_S_I32,
+	TB_PMCLOG_S_U64W,      /* two 32-bit words, low first */
+	TB_PMCLOG_S_ADDR,      /* an address of the log's width */
+	TB_PMCLOG_S_NAME,      /* a NUL-padded name of `size` bytes */
+	TB_PMCLOG_S_PATH       /* NUL-terminated, to the record's end */
+};
+
+typedef struct tb_pmclog_field {
+	const char *key;      /* JSON and Python key; NULL: text only */
+	uint16_t member;      /* offsetof(tb_pmclog_event, ...) */
+	uint8_t kind;         /* enum tb_pmclog_kind */
+	uint8_t gens;         /* TB_PMCLOG_IN_* */
+	uint8_t when;         /* enum tb_pmclog_when */
+	uint8_t text;         /* enum tb_pmclog_textform */
+	uint8_t text_pos;     /* 1-based place in the text line; 0: none */
+	uint8_t src;          /* enum tb_pmclog_src */
+	uint8_t at[2];        /* record offset, [0] modern, [1] legacy: */
+	uint8_t at_a[2];      /*   at + at_a * address width */
+	uint8_t size;         /* TB_PMCLOG_S_NAME: the field's bytes */
+} tb_pmclog_field;
+
+typedef struct tb_pmclog_record {
+	tb_pmclog_type type;
+	const char *name;     /* lowercase libpmc name: "callchain" */
+	const char *libpmc;   /* "PMCLOG_TYPE_CALLCHAIN" */
+	const char *pmcstat;  /* pmcstat -R's name: "callchain" */
+	int16_t raw[2];       /* type byte, [0] modern, [1] legacy; -1: none */
+	uint8_t size[2];      /* fixed length: size + size_a * address width; */
+	uint8_t size_a[2];    /*   0: variable (or decided by code) */
+	uint8_t nfields;
+	const tb_pmclog_field *fields; /* nfields, then one TB_PMCLOG_F_END */
+} tb_pmclog_record;
+
+/* The row of a type (UNKNOWN's for any type out of range); never NULL. */
+TB_API const tb_pmclog_record *tb_pmclog_record_of(tb_pmclog_type type);
+
+/* 1 when the event has field f (its generation and condition hold). */
+TB_API int tb_pmclog_field_on(const tb_pmclog_field *f, const tb_pmclog_event *ev);
+
+/* A field's value.  Numbers: u (unsigned kinds), i[0] (I32), i[0..1]
+ * (TIMESPEC); STR: s.  PCS and PARTS: read ev->u.cc. */
+typedef struct tb_pmclog_value {
+	uint64_t u;
+	int64_t i[2];
+	tb_pmclog_str s;
+} tb_pmclog_value;
+
+TB_API void tb_pmclog_field_get(const tb_pmclog_field *f, const tb_pmclog_event *ev,
+				tb_pmclog_value *v);
+
+/*
+ * One record as a line of text, named as `pmcstat -R` names it, or as one
+ * JSON object ({"offset", "type", "tsc" or "ts", "fields"}), each ending
+ * with '\n', appended to t.  Strings in JSON are tb_json_str's.  A record
+ * that does not fit is counted in t->need, as the sink does.
+ */
+TB_API void tb_pmclog_text(tb_text *t, const tb_pmclog_event *ev);
+TB_API void tb_pmclog_json(tb_text *t, const tb_pmclog_event *ev);
 
 #ifdef __cplusplus
 }

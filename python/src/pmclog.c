@@ -27,173 +27,61 @@ static int set_u(PyObject *d, const char *k, uint64_t v)
 	return set(d, k, PyLong_FromUnsignedLongLong(v));
 }
 
-static int set_i(PyObject *d, const char *k, int64_t v)
-{
-	return set(d, k, PyLong_FromLongLong(v));
-}
-
-static int set_s(PyObject *d, const char *k, tb_pmclog_str s)
-{
-	return set(d, k, tbpy_str(s.ptr, s.len));
-}
-
 static PyObject *timespec(int64_t sec, int64_t nsec)
 {
 	return Py_BuildValue("{sLsL}", "tv_sec", (long long)sec, "tv_nsec", (long long)nsec);
 }
 
-/* The "fields" object of one record (the CLI's json_fields, as a dict). */
+static PyObject *pc_item(const tb_pmclog_event *ev, uint32_t i)
+{
+	return PyLong_FromUnsignedLongLong(tb_pmclog_cc_slot(ev, i));
+}
+
+static PyObject *part_item(const tb_pmclog_event *ev, uint32_t i)
+{
+	const tb_pmclog_part *pt = &ev->u.cc.parts[i];
+	return Py_BuildValue("{sIsIsI}", "type", (unsigned)pt->type, "first", pt->first,
+			     "nslots", (unsigned)pt->nslots);
+}
+
+/* A list of n items (CALLCHAIN slots, parts). */
+static PyObject *list_of(const tb_pmclog_event *ev, uint32_t n,
+			 PyObject *(*item)(const tb_pmclog_event *, uint32_t))
+{
+	PyObject *l = PyList_New(n);
+	uint32_t i;
+	for (i = 0; l && i < n; i++) {
+		PyObject *o = item(ev, i);
+		if (!o)
+			Py_CLEAR(l);
+		else
+			PyList_SET_ITEM(l, i, o);
+	}
+	return l;
+}
+
+/* The "fields" object of one record: keys and kinds from the library's
+ * record table, as tb_pmclog_json writes them. */
 static PyObject *fields(const tb_pmclog_event *ev)
 {
+	const tb_pmclog_field *f = tb_pmclog_record_of(ev->type)->fields;
 	PyObject *d = PyDict_New();
-	int rc = 0;
-	uint32_t i;
-	if (!d)
-		return NULL;
-	switch (ev->type) {
-	case TB_PMCLOG_INITIALIZE:
-		rc |= set_u(d, "version", ev->u.i.version);
-		rc |= set_u(d, "arch", ev->u.i.arch);
-		if (!ev->legacy) {
-			rc |= set_u(d, "tsc_freq", ev->u.i.tsc_freq);
-			rc |= set(d, "ts", timespec(ev->u.i.ts_sec, ev->u.i.ts_nsec));
-			rc |= set_s(d, "cpuid", ev->u.i.cpuid);
+	for (; d && f->kind != TB_PMCLOG_F_END; f++) {
+		tb_pmclog_value v;
+		PyObject *o;
+		if (!f->key || !tb_pmclog_field_on(f, ev))
+			continue;
+		tb_pmclog_field_get(f, ev, &v);
+		switch (f->kind) {
+		case TB_PMCLOG_F_I32: o = PyLong_FromLongLong(v.i[0]); break;
+		case TB_PMCLOG_F_STR: o = tbpy_str(v.s.ptr, v.s.len); break;
+		case TB_PMCLOG_F_TIMESPEC: o = timespec(v.i[0], v.i[1]); break;
+		case TB_PMCLOG_F_PCS: o = list_of(ev, ev->u.cc.npc, pc_item); break;
+		case TB_PMCLOG_F_PARTS: o = list_of(ev, ev->u.cc.nparts, part_item); break;
+		default: o = PyLong_FromUnsignedLongLong(v.u); break;
 		}
-		break;
-	case TB_PMCLOG_PMCALLOCATE:
-		rc |= set_u(d, "pmcid", ev->u.a.pmcid);
-		rc |= set_u(d, "event", ev->u.a.event);
-		rc |= set_u(d, "flags", ev->u.a.flags);
-		if (!ev->legacy)
-			rc |= set_u(d, "rate", ev->u.a.rate);
-		break;
-	case TB_PMCLOG_PMCALLOCATEDYN:
-		rc |= set_u(d, "pmcid", ev->u.ad.pmcid);
-		rc |= set_u(d, "event", ev->u.ad.event);
-		rc |= set_u(d, "flags", ev->u.ad.flags);
-		if (ev->u.ad.name_at_40)
-			rc |= set_u(d, "rate", ev->u.ad.rate);
-		rc |= set_s(d, "evname", ev->u.ad.evname);
-		break;
-	case TB_PMCLOG_PMCATTACH:
-		rc |= set_u(d, "pmcid", ev->u.t.pmcid);
-		rc |= set_i(d, "pid", ev->u.t.pid);
-		rc |= set_s(d, "pathname", ev->u.t.pathname);
-		break;
-	case TB_PMCLOG_PMCDETACH:
-		rc |= set_u(d, "pmcid", ev->u.d.pmcid);
-		rc |= set_i(d, "pid", ev->u.d.pid);
-		break;
-	case TB_PMCLOG_PROCCSW:
-		rc |= set_u(d, "pmcid", ev->u.c.pmcid);
-		rc |= set_i(d, "pid", ev->u.c.pid);
-		if (!ev->legacy)
-			rc |= set_i(d, "tid", ev->u.c.tid);
-		rc |= set_u(d, "value", ev->u.c.value);
-		break;
-	case TB_PMCLOG_PROCEXEC:
-		rc |= set_i(d, "pid", ev->u.x.pid);
-		rc |= set_u(d, "pmcid", ev->u.x.pmcid);
-		if (ev->u.x.has_dyn) {
-			rc |= set_u(d, "baseaddr", ev->u.x.baseaddr);
-			rc |= set_u(d, "dynaddr", ev->u.x.dynaddr);
-		} else {
-			rc |= set_u(d, "entryaddr", ev->u.x.entryaddr);
-		}
-		rc |= set_s(d, "pathname", ev->u.x.pathname);
-		break;
-	case TB_PMCLOG_PROCEXIT:
-		rc |= set_u(d, "pmcid", ev->u.e.pmcid);
-		rc |= set_i(d, "pid", ev->u.e.pid);
-		rc |= set_u(d, "value", ev->u.e.value);
-		break;
-	case TB_PMCLOG_PROCFORK:
-		rc |= set_i(d, "oldpid", ev->u.f.oldpid);
-		rc |= set_i(d, "newpid", ev->u.f.newpid);
-		break;
-	case TB_PMCLOG_SYSEXIT:
-		rc |= set_i(d, "pid", ev->u.se.pid);
-		break;
-	case TB_PMCLOG_USERDATA:
-		rc |= set_u(d, "userdata", ev->u.u.userdata);
-		break;
-	case TB_PMCLOG_MAP_IN:
-		rc |= set_i(d, "pid", ev->u.mi.pid);
-		rc |= set_u(d, "start", ev->u.mi.start);
-		rc |= set_s(d, "pathname", ev->u.mi.pathname);
-		break;
-	case TB_PMCLOG_MAP_OUT:
-		rc |= set_i(d, "pid", ev->u.mo.pid);
-		rc |= set_u(d, "start", ev->u.mo.start);
-		rc |= set_u(d, "end", ev->u.mo.end);
-		break;
-	case TB_PMCLOG_PCSAMPLE:
-		rc |= set_i(d, "pid", ev->u.s.pid);
-		rc |= set_u(d, "pc", ev->u.s.pc);
-		rc |= set_u(d, "pmcid", ev->u.s.pmcid);
-		rc |= set_u(d, "usermode", ev->u.s.usermode);
-		break;
-	case TB_PMCLOG_THR_CREATE:
-		rc |= set_i(d, "tid", ev->u.tc.tid);
-		rc |= set_i(d, "pid", ev->u.tc.pid);
-		rc |= set_u(d, "flags", ev->u.tc.flags);
-		rc |= set_s(d, "tdname", ev->u.tc.tdname);
-		break;
-	case TB_PMCLOG_THR_EXIT:
-		rc |= set_i(d, "tid", ev->u.te.tid);
-		break;
-	case TB_PMCLOG_PROC_CREATE:
-		rc |= set_i(d, "pid", ev->u.pc.pid);
-		rc |= set_u(d, "flags", ev->u.pc.flags);
-		rc |= set_s(d, "pcomm", ev->u.pc.pcomm);
-		break;
-	case TB_PMCLOG_CALLCHAIN: {
-		PyObject *pcs;
-		rc |= set_i(d, "pid", ev->u.cc.pid);
-		if (!ev->legacy)
-			rc |= set_i(d, "tid", ev->u.cc.tid);
-		rc |= set_u(d, "pmcid", ev->u.cc.pmcid);
-		rc |= set_u(d, "cpuflags", ev->u.cc.cpuflags);
-		rc |= set_u(d, "npc", ev->u.cc.npc);
-		pcs = PyList_New(ev->u.cc.npc);
-		for (i = 0; pcs && i < ev->u.cc.npc; i++) {
-			PyObject *o = PyLong_FromUnsignedLongLong(tb_pmclog_cc_slot(ev, i));
-			if (!o) {
-				Py_CLEAR(pcs);
-				break;
-			}
-			PyList_SET_ITEM(pcs, i, o);
-		}
-		rc |= set(d, "pc", pcs);
-		if (ev->u.cc.cpuflags & TB_PMCLOG_CC_MULTIPART) {
-			PyObject *parts = PyList_New(0);
-			rc |= set_u(d, "pc_first", ev->u.cc.pc_first);
-			for (i = 0; parts && i < ev->u.cc.nparts; i++) {
-				PyObject *o = Py_BuildValue("{sIsIsI}", "type",
-							    (unsigned)ev->u.cc.parts[i].type, "first",
-							    ev->u.cc.parts[i].first, "nslots",
-							    (unsigned)ev->u.cc.parts[i].nslots);
-				if (!o || PyList_Append(parts, o) < 0) {
-					Py_XDECREF(o);
-					Py_CLEAR(parts);
-					break;
-				}
-				Py_DECREF(o);
-			}
-			rc |= set(d, "parts", parts);
-		}
-		break;
-	}
-	case TB_PMCLOG_UNKNOWN:
-		rc |= set_u(d, "raw_type", ev->raw_type);
-		rc |= set_u(d, "len", ev->len);
-		break;
-	default: /* closelog, dropnotify: no fields */
-		break;
-	}
-	if (rc) {
-		Py_DECREF(d);
-		return NULL;
+		if (set(d, f->key, o))
+			Py_CLEAR(d);
 	}
 	return d;
 }

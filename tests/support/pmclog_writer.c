@@ -11,7 +11,8 @@ enum {
 	L_CLOSELOG = 0, L_DROPNOTIFY = 1, L_INITIALIZE = 2, L_PCSAMPLE = 4,
 	T_PMCALLOCATE = 5, T_PMCATTACH, T_PMCDETACH, T_PROCCSW, T_PROCEXEC,
 	T_PROCEXIT, T_PROCFORK, T_SYSEXIT, T_USERDATA, T_MAP_IN, T_MAP_OUT,
-	T_CALLCHAIN, T_PMCALLOCATEDYN, M_THR_CREATE, M_THR_EXIT, M_PROC_CREATE
+	T_CALLCHAIN, T_PMCALLOCATEDYN, M_THR_CREATE, M_THR_EXIT, M_PROC_CREATE,
+	M_PMCGROUPINHERITMISS
 };
 
 void tb_plw_init(tb_plw *w, int legacy, int be, unsigned a, uint32_t version)
@@ -393,6 +394,14 @@ void tb_plw_userdata(tb_plw *w, uint32_t userdata)
 void tb_plw_thr_exit(tb_plw *w, int32_t tid)
 {
 	one_word(w, M_THR_EXIT, (uint32_t)tid);
+}
+
+/* AMD's fork: pmcid and pid after the prefix, 24 bytes (spec 4.1). */
+void tb_plw_pmcgroupinheritmiss(tb_plw *w, uint32_t pmcid, int32_t pid)
+{
+	size_t o = begin(w, M_PMCGROUPINHERITMISS, 24);
+	put32(w, o + 16, pmcid);
+	put32(w, o + 20, (uint32_t)pid);
 }
 
 void tb_plw_map_in(tb_plw *w, int32_t pid, uint64_t start, const char *path)
