@@ -210,6 +210,7 @@ struct tb_session {
 	uint64_t prev_line_ts;       /* TB_TEXT_TSDIFF: the previous line's shown time */
 	uint64_t pending_line_ts;
 	int have_prev_line;
+	tb_span json_file;           /* tb_session_set_json_file (len 0: none) */
 	uint64_t win_from, win_to;   /* tb_session_set_window */
 	int win_on;
 	const uint64_t *keep;        /* tb_session_keep_ids (NULL: every id) */
@@ -1558,6 +1559,14 @@ uint64_t tb_session_tsdiff_prev(const tb_session *s)
 	return s && s->have_prev_line ? s->prev_line_ts : 0;
 }
 
+void tb_session_set_json_file(tb_session *s, const char *name, size_t len)
+{
+	if (s) {
+		s->json_file.ptr = name;
+		s->json_file.len = name ? len : 0;
+	}
+}
+
 void tb_session_set_tsdiff_prev(tb_session *s, uint64_t shown)
 {
 	if (s) {
@@ -2200,7 +2209,13 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 	const tb_session_buffer_info *bi = tb_session_buffer(s, ev->buffer);
 	tb_status st = TB_OK;
 	uint32_t i;
-	tb_text_puts(t, "{\"cpu\":");
+	tb_text_putc(t, '{');
+	if (s->json_file.len) {
+		tb_text_puts(t, "\"file\":");
+		tb_json_str(t, s->json_file.ptr, s->json_file.len);
+		tb_text_putc(t, ',');
+	}
+	tb_text_puts(t, "\"cpu\":");
 	tb_text_u64(t, ev->cpu, 0, 0);
 	tb_text_puts(t, ",\"ts\":");
 	tb_text_u64(t, ev->ts, 0, 0);
