@@ -12,6 +12,7 @@ void tb_check_init(tb_check *c, tb_session *s)
 	c->s = s;
 	c->big_endian = s ? tb_session_get_info(s)->big_endian : 0;
 	c->done = s == NULL;
+	c->ndamage = tb_session_ndamage(s);
 }
 
 static void where_in_walk(tb_check_anomaly *a, tb_check_part part, const char *where,
@@ -57,14 +58,15 @@ tb_status tb_check_next(tb_check *c, tb_check_anomaly *a)
 	memset(a, 0, sizeof(*a));
 	if (c->done)
 		return TB_END;
-	if (c->next_damage < tb_session_ndamage(c->s)) {
+	if (c->next_damage < c->ndamage) {
 		const tb_session_damage *d = tb_session_damage_at(c->s, c->next_damage);
 		a->part = TB_CHECK_CAPTURE;
 		a->where = d->where ? d->where : "capture";
 		a->error = d->error;
 		a->offset = d->error.offset;
 		a->damage = d;
-		a->index = c->next_damage++;
+		a->index = d->index;
+		c->next_damage++;
 		c->anomalies++;
 		return TB_OK;
 	}

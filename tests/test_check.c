@@ -13,21 +13,6 @@
 
 Suite *tb_suite_check(void);
 
-static void *heap_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return malloc(n);
-}
-
-static void heap_free(void *ctx, void *p, size_t n)
-{
-	(void)ctx;
-	(void)n;
-	free(p);
-}
-
-static const tb_mem heap = { heap_alloc, heap_free, NULL };
-
 static tb_session *open_mem(uint8_t *data, size_t len, unsigned flags)
 {
 	tb_session_source src;
@@ -37,7 +22,7 @@ static tb_session *open_mem(uint8_t *data, size_t len, unsigned flags)
 	memset(&src, 0, sizeof(src));
 	src.dat = data;
 	src.dat_len = len;
-	ck_assert_int_eq(tb_session_open(&s, &src, &opt, &heap, &err), TB_OK);
+	ck_assert_int_eq(tb_session_open(&s, &src, &opt, &tb_test_heap, &err), TB_OK);
 	return s;
 }
 
@@ -173,6 +158,35 @@ START_TEST(check_without_session)
 }
 END_TEST
 
+/* tb_session_set_json_file: the library's JSON writer puts "file" first
+ * in every event object (report --json over several captures), escaped by
+ * tb_json_str; unset, the object is as before. */
+START_TEST(json_file_first)
+{
+	tb_session *s;
+	tb_session_event ev;
+	tb_error err;
+	char plain[4096], named[4096];
+	size_t len;
+	uint8_t *p = load(&len);
+	if (!p)
+		return;
+	s = open_mem(p, len, 0);
+	ck_assert_int_eq(tb_session_next(s, &ev, &err), TB_OK);
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_JSON, plain, sizeof(plain), NULL), TB_OK);
+	ck_assert(strncmp(plain, "{\"cpu\":1,", 9) == 0);
+	tb_session_set_json_file(s, "a\"b\\c.dat", 9);
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_JSON, named, sizeof(named), NULL), TB_OK);
+	ck_assert_str_eq(named + strlen("{\"file\":\"a\\\"b\\\\c.dat\","), plain + 1);
+	ck_assert(strncmp(named, "{\"file\":\"a\\\"b\\\\c.dat\",\"cpu\":1,", 30) == 0);
+	tb_session_set_json_file(s, NULL, 5); /* off again */
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_JSON, named, sizeof(named), NULL), TB_OK);
+	ck_assert_str_eq(named, plain);
+	tb_session_close(s);
+	free(p);
+}
+END_TEST
+
 Suite *tb_suite_check(void)
 {
 	Suite *s = suite_create("check");
@@ -182,6 +196,7 @@ Suite *tb_suite_check(void)
 	tcase_add_test(tc, check_damaged_page);
 	tcase_add_test(tc, check_event_without_format);
 	tcase_add_test(tc, check_without_session);
+	tcase_add_test(tc, json_file_first);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -40,7 +40,7 @@ typedef struct tb_check_anomaly {
 				     except RECORD: the byte of the record at fault */
 	uint64_t offset;          /* in the file, always */
 	const tb_session_damage *damage; /* CAPTURE: the entry (index, cut, cpu...) */
-	size_t index;             /* CAPTURE: its position in tb_session_damage_at() */
+	size_t index;             /* CAPTURE: the damage's index (which format, buffer...) */
 	/* PAGE, EVENT, RECORD: */
 	uint32_t buffer, cpu;     /* buffer index (tb_session_buffer), CPU */
 	uint64_t page;            /* page number on its CPU */
@@ -55,7 +55,7 @@ typedef struct tb_check_anomaly {
 /* The iterator; its counters are read during and after the walk. */
 typedef struct tb_check {
 	tb_session *s;
-	size_t next_damage;
+	size_t next_damage, ndamage; /* the damage list as the walk starts */
 	int big_endian, done;
 	uint64_t events;          /* records met (sound or not) */
 	uint64_t unknown;         /* EVENT anomalies */
@@ -68,8 +68,10 @@ typedef struct tb_check {
 TB_API void tb_check_init(tb_check *c, tb_session *s);
 
 /* The next anomaly: TB_OK (a filled in), TB_END when the whole capture
- * has been walked.  The container's damage comes first, then the walk's
- * findings in event order. */
+ * has been walked.  The container's damage comes first (the list as
+ * tb_check_init found it: a format the walk parses and finds damaged is
+ * added to tb_session_damage_at() but not said here, as `check` always
+ * had it), then the walk's findings in event order. */
 TB_API TB_MUST_CHECK tb_status tb_check_next(tb_check *c, tb_check_anomaly *a);
 
 #ifdef __cplusplus
