@@ -40,6 +40,8 @@ extern tb_span tb_cli_perf_kallsyms;
 
 /* "tracebound: PATH: <where> ...: what at file offset N (status)" per damage entry. */
 void tb_cli_print_damage(const tb_cli_capture *c, FILE *warn);
+/* One entry of it (check prints them as its iterator meets them). */
+void tb_cli_print_damage_one(const tb_cli_capture *c, const tb_session_damage *d, FILE *warn);
 
 /* The file of a CPU's data: a raw dump's own, else the capture's. */
 const char *tb_cli_capture_path(const tb_cli_capture *c, uint32_t cpu);

@@ -33,9 +33,7 @@ static FILE *json_out;
 
 typedef struct chk {
 	const char *path;
-	const char *buffer;
-	uint64_t events, unknown, bad_records, anomalies, shown;
-	int big_endian;
+	uint64_t events, anomalies, shown;
 } chk;
 
 static void anomaly(chk *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -54,29 +52,37 @@ static void anomaly(chk *c, const char *fmt, ...)
 	putchar('\n');
 }
 
-static void check_event(chk *c, const tb_session_event *ev)
+/* An anomaly of the library's check, in check's words. */
+static void say(chk *c, const tb_cli_capture *cap, const tb_check_anomaly *a)
 {
-	const tb_format *f = ev->format;
-	tb_error e;
-	tb_status st;
-	c->events++;
-	if (!f) {
-		c->unknown++;
-		anomaly(c, "buffer \"%s\" CPU %u, sub-buffer %llu at file offset %llu, record offset %u: "
-			   "event id %u has no format",
-			c->buffer, ev->cpu, (unsigned long long)ev->page_index,
-			(unsigned long long)ev->page_offset, ev->offset, ev->id);
+	const tb_session_buffer_info *bi;
+	char name[80];
+	if (a->part == TB_CHECK_CAPTURE) {
+		/* all of them said (the count shown stops at the limit) */
+		c->anomalies++;
+		c->shown += c->shown < CHECK_MAX_SHOWN;
+		tb_cli_print_damage_one(cap, a->damage, stdout);
 		return;
 	}
-	st = tb_format_check_record(f, ev->data, ev->len, c->big_endian, &e);
-	if (st) {
-		c->bad_records++;
+	bi = tb_session_buffer(cap->s, a->buffer);
+	snprintf(name, sizeof(name), "%.*s", (int)(bi->name.len < 64 ? bi->name.len : 64),
+		 bi->name.ptr);
+	if (a->part == TB_CHECK_PAGE)
+		anomaly(c, "buffer \"%s\" CPU %u, sub-buffer %llu: %s at file offset %llu (%s)", name,
+			a->cpu, (unsigned long long)a->page, a->error.what,
+			(unsigned long long)a->error.offset, tb_strerror(a->error.status));
+	else if (a->part == TB_CHECK_EVENT)
+		anomaly(c, "buffer \"%s\" CPU %u, sub-buffer %llu at file offset %llu, record offset %u: "
+			   "event id %u has no format",
+			name, a->cpu, (unsigned long long)a->page,
+			(unsigned long long)a->page_offset, a->record, a->id);
+	else
 		anomaly(c, "buffer \"%s\" CPU %u, sub-buffer %llu at file offset %llu, record offset %u: "
 			   "%.*s: %s at record byte %llu (%s)",
-			c->buffer, ev->cpu, (unsigned long long)ev->page_index,
-			(unsigned long long)ev->page_offset, ev->offset, (int)f->name_len, f->name,
-			e.what, (unsigned long long)e.offset, tb_strerror(st));
-	}
+			name, a->cpu, (unsigned long long)a->page,
+			(unsigned long long)a->page_offset, a->record, (int)a->format->name_len,
+			a->format->name, a->error.what, (unsigned long long)a->error.offset,
+			tb_strerror(a->error.status));
 }
 
 /* The file's verdict as JSON (need and budget: trace.dat, else 0). */
@@ -131,14 +137,12 @@ static int check_dat_file(const char *path, const tb_cli_file *f)
 {
 	tb_session_options so = { 0, 0 };
 	tb_cli_capture cap;
-	tb_session_event ev;
+	tb_check it;
+	tb_check_anomaly a;
 	const tb_dat *d;
 	chk c;
 	size_t i, nformats = 0, nb;
 	uint64_t dropped = 0, drops_unknown = 0;
-	char name[80];
-	tb_error e;
-	tb_status st;
 	int rc;
 	memset(&c, 0, sizeof(c));
 	c.path = path;
@@ -157,7 +161,6 @@ static int check_dat_file(const char *path, const tb_cli_file *f)
 		return rc;
 	}
 	d = tb_session_dat(cap.s);
-	c.big_endian = tb_session_get_info(cap.s)->big_endian;
 	/* every format is checked, used or not */
 	for (i = 0; i < tb_session_get_info(cap.s)->nformats; i++) {
 		uint32_t id;
@@ -165,29 +168,11 @@ static int check_dat_file(const char *path, const tb_cli_file *f)
 		    tb_session_format(cap.s, id) != NULL)
 			nformats++;
 	}
-	c.anomalies = tb_session_ndamage(cap.s);
-	c.shown = c.anomalies < CHECK_MAX_SHOWN ? c.anomalies : CHECK_MAX_SHOWN;
 	fflush(stderr);
-	tb_cli_print_damage(&cap, stdout);
-	c.buffer = name;
-	name[0] = 0;
-	while ((st = tb_session_next(cap.s, &ev, &e)) != TB_END) {
-		const tb_session_buffer_info *bi;
-		if (st != TB_OK) {
-			const tb_session_error_info *ei = tb_session_error(cap.s);
-			bi = tb_session_buffer(cap.s, ei->buffer);
-			snprintf(name, sizeof(name), "%.*s", (int)(bi->name.len < 64 ? bi->name.len : 64),
-				 bi->name.ptr);
-			anomaly(&c, "buffer \"%s\" CPU %u, sub-buffer %llu: %s at file offset %llu (%s)",
-				name, ei->cpu, (unsigned long long)ei->page, e.what,
-				(unsigned long long)e.offset, tb_strerror(st));
-			continue;
-		}
-		bi = tb_session_buffer(cap.s, ev.buffer);
-		snprintf(name, sizeof(name), "%.*s", (int)(bi->name.len < 64 ? bi->name.len : 64),
-			 bi->name.ptr);
-		check_event(&c, &ev);
-	}
+	tb_check_init(&it, cap.s);
+	while (tb_check_next(&it, &a) == TB_OK)
+		say(&c, &cap, &a);
+	c.events = it.events;
 	nb = tb_session_get_info(cap.s)->nbuffers;
 	for (i = 0; !d && i < tb_session_buffer(cap.s, 0)->ncpus; i++) { /* perf.data */
 		tb_session_cpu_stats cs;

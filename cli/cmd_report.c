@@ -677,6 +677,8 @@ static int report_files(const report_opts *o)
 		goto done;
 	for (k = 0; sel.have_cpus && k < ncaps; k++)
 		tb_session_keep_cpus(caps[k].s, sel.cpus, CPU_WORDS); /* describe only those */
+	for (k = 0; multi && o->json && k < ncaps; k++)
+		tb_session_set_json_file(caps[k].s, caps[k].path, strlen(caps[k].path)); /* which file */
 	/* "cpus=" per file; trace-cmd's name width then has only the
 	 * instances of the files before (it learns them file by file) */
 	for (k = 0; !o->json && k < ncaps; k++) {
@@ -792,14 +794,7 @@ static int report_files(const report_opts *o)
 			buffer_label(c, h->ev.buffer, label, sizeof(label));
 			put_prefix(label, width);
 		}
-		if (multi && o->json && line.len && line.p[0] == '{') {
-			/* which file: a "file" member first */
-			fputs("{\"file\":", stdout);
-			tb_cli_json_str(stdout, c->path, strlen(c->path));
-			putchar(line.len > 3 ? ',' : ' ');
-			if (fwrite(line.p + 1, 1, line.len - 1, stdout) != line.len - 1)
-				break;
-		} else if (fwrite(line.p, 1, line.len, stdout) != line.len) {
+		if (fwrite(line.p, 1, line.len, stdout) != line.len) {
 			break; /* main() reports the write error */
 		}
 		if (ferror(stdout))

@@ -1012,17 +1012,6 @@ static void json_kv(FILE *m, const char *key, const char *s, size_t n, int comma
 	tb_cli_json_str(m, s ? s : "", s ? n : 0);
 }
 
-/* The clock in use: the bracketed name of a trace_clock text. */
-static void json_clock(FILE *m, const char *key, tb_span clock)
-{
-	const char *p = clock.ptr ? memchr(clock.ptr, '[', clock.len) : NULL;
-	const char *q = p ? memchr(p, ']', clock.len - (size_t)(p - clock.ptr)) : NULL;
-	if (p && q)
-		json_kv(m, key, p + 1, (size_t)(q - p - 1), 1);
-	else
-		json_kv(m, key, clock.ptr, clock.len, 1);
-}
-
 /* o: the walk's side; eo: the events table's; fo: the per-event tables'
  * (with one thread, all three are the same). */
 static int write_metadata(pq_out *o, const pq_out *eo, const pq_out *fo, const char *src,
@@ -1069,7 +1058,7 @@ static int write_metadata(pq_out *o, const pq_out *eo, const pq_out *fo, const c
 	json_kv(m, "compression", in->compression.len ? in->compression.ptr : "none",
 		in->compression.len ? in->compression.len : 4, 1);
 	json_kv(m, "uname", in->uname.ptr, in->uname.len, 1);
-	json_clock(m, "clock", in->clock);
+	json_kv(m, "clock", in->clock.ptr, in->clock.len, 1); /* the session's tb_clock_parse */
 	json_kv(m, "trace_clock", in->clock.ptr, in->clock.len, 1);
 	fprintf(m, ",\"ts_offset\":%lld,\"big_endian\":%s,\"long_size\":%u",
 		(long long)in->ts_offset, in->big_endian ? "true" : "false", in->long_size);

@@ -213,31 +213,6 @@ static int open_raw(tb_cli_capture *cap, raw_inputs *in, const raw_opts *o, char
 
 /* ---- the conversion ---- */
 
-/* The clock in use: the bracketed name of a trace_clock text, else its
- * first word ("[local] global counter" -> "local"). */
-static void clock_name(tb_span t, const char **name, size_t *len)
-{
-	const char *s = t.ptr, *b, *e;
-	size_t n = t.len;
-	*name = NULL;
-	*len = 0;
-	if (!s || !n)
-		return;
-	b = memchr(s, '[', n);
-	if (b && (e = memchr(b, ']', n - (size_t)(b - s))) != NULL) {
-		*name = b + 1;
-		*len = (size_t)(e - b - 1);
-		return;
-	}
-	while (n && (*s == ' ' || *s == '\n')) {
-		s++;
-		n--;
-	}
-	*name = s;
-	while (*len < n && s[*len] != ' ' && s[*len] != '\n')
-		(*len)++;
-}
-
 /* Call again with a scratch of w->need bytes while the event does not fit. */
 static tb_status grow_retry(tb_pf_writer *w, uint8_t **scratch, tb_status st)
 {
@@ -664,8 +639,11 @@ int tb_convert_perfetto(int argc, char **argv)
 	cfg.big_endian = info->big_endian;
 	cfg.flags = flags;
 	{
+		/* the session's reading of it (tb_clock_parse) */
 		const tb_session_buffer_info *b0 = tb_session_buffer(cap.s, 0);
-		clock_name(b0 && b0->clock.len ? b0->clock : info->clock, &cfg.clock, &cfg.clock_len);
+		tb_span clock = b0 && b0->clock.len ? b0->clock : info->clock;
+		cfg.clock = clock.ptr;
+		cfg.clock_len = clock.len;
 	}
 	if (tb_pf_init(w, &cfg, &e) != TB_OK) {
 		fprintf(stderr, "tracebound: %s\n", e.what);

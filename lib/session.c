@@ -13,6 +13,7 @@
 #include "tracebound/filter.h"
 #include "tracebound/session.h"
 #include "tracebound/text.h"
+#include "tracebound/clock.h"
 
 #include "internal.h"
 #include "digits.h"
@@ -212,6 +213,7 @@ struct tb_session {
 	uint64_t prev_line_ts;       /* TB_TEXT_TSDIFF: the previous line's shown time */
 	uint64_t pending_line_ts;
 	int have_prev_line;
+	tb_span json_file;           /* tb_session_set_json_file (len 0: none) */
 	uint64_t win_from, win_to;   /* tb_session_set_window */
 	int win_on;
 	const uint64_t *keep;        /* tb_session_keep_ids (NULL: every id) */
@@ -763,32 +765,6 @@ const char *tb_session_comm(const tb_session *s, int32_t pid, size_t *len, int *
 
 /* ---- clocks ---- */
 
-/* The clock name inside "[local] global" (the selected one), or the text. */
-static tb_span clock_name(const char *p, size_t n)
-{
-	tb_span r = { p, n };
-	const char *open = n ? memchr(p, '[', n) : NULL;
-	const char *close = open ? memchr(open, ']', n - (size_t)(open - p)) : NULL;
-	if (open && close) {
-		r.ptr = open + 1;
-		r.len = (size_t)(close - open - 1);
-	} else {
-		while (r.len && (r.ptr[r.len - 1] == '\n' || r.ptr[r.len - 1] == ' '))
-			r.len--;
-	}
-	return r;
-}
-
-/* trace-cmd prints microseconds for the clocks that count nanoseconds. */
-static int clock_counts_ns(tb_span c)
-{
-	return !c.len || tb_span_eq(c.ptr, c.len, "local") ||
-	       tb_span_eq(c.ptr, c.len, "global") || tb_span_eq(c.ptr, c.len, "uptime") ||
-	       tb_span_eq(c.ptr, c.len, "perf") || tb_span_starts(c.ptr, c.len, "mono") ||
-	       tb_span_eq(c.ptr, c.len, "tsc2nsec") || tb_span_eq(c.ptr, c.len, "boot") ||
-	       tb_span_eq(c.ptr, c.len, "tai");
-}
-
 /* The OFFSET option: a decimal (or 0x) signed number of ns. */
 static int64_t parse_ts_offset(const tb_dat_text *t)
 {
@@ -888,18 +864,14 @@ static tb_status open_dat_buffers(tb_session *s, tb_error *err)
 		bi->name.ptr = b->name.ptr;
 		bi->name.len = b->name.len;
 		if (b->clock.len) {
-			bi->clock = clock_name(b->clock.ptr, b->clock.len);
+			bi->clock = tb_clock_parse(b->clock.ptr, b->clock.len);
 		} else {
 			const tb_dat_text *t = s->d.v6_clock.len ? &s->d.v6_clock : &s->d.trace_clock;
-			bi->clock = clock_name(t->ptr, t->len);
-		}
-		if (!bi->clock.len) {
-			bi->clock.ptr = "local"; /* what trace-cmd assumes */
-			bi->clock.len = 5;
+			bi->clock = tb_clock_parse(t->ptr, t->len);
 		}
 		bi->ncpus = (uint32_t)b->ncpus;
 		bi->page_size = b->page_size;
-		bi->ns_clock = clock_counts_ns(bi->clock);
+		bi->ns_clock = tb_clock_counts_ns(bi->clock);
 		if (bi->ncpus > maxcpus)
 			maxcpus = bi->ncpus;
 		if (b->name.len > s->maxname)
@@ -1114,14 +1086,10 @@ static tb_status open_raw(tb_session *s, tb_error *err)
 		if (src->raw[i].cpu + 1 > maxcpu)
 			maxcpu = src->raw[i].cpu + 1;
 	}
-	s->binfo->clock = clock_name(src->clock.ptr, src->clock.len);
-	if (!s->binfo->clock.len) {
-		s->binfo->clock.ptr = "local";
-		s->binfo->clock.len = 5;
-	}
+	s->binfo->clock = tb_clock_parse(src->clock.ptr, src->clock.len);
 	s->binfo->ncpus = (uint32_t)s->nraw;
 	s->binfo->page_size = s->layout.subbuf_size;
-	s->binfo->ns_clock = clock_counts_ns(s->binfo->clock);
+	s->binfo->ns_clock = tb_clock_counts_ns(s->binfo->clock);
 	s->info.clock = s->binfo->clock;
 	s->info.ncpus = maxcpu;
 	s->info.nbuffers = 1;
@@ -1754,6 +1722,14 @@ tb_status tb_session_set_window(tb_session *s, uint64_t from, uint64_t to)
 uint64_t tb_session_tsdiff_prev(const tb_session *s)
 {
 	return s && s->have_prev_line ? s->prev_line_ts : 0;
+}
+
+void tb_session_set_json_file(tb_session *s, const char *name, size_t len)
+{
+	if (s) {
+		s->json_file.ptr = name;
+		s->json_file.len = name ? len : 0;
+	}
 }
 
 void tb_session_set_tsdiff_prev(tb_session *s, uint64_t shown)
@@ -2424,7 +2400,13 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 	const tb_session_buffer_info *bi = tb_session_buffer(s, ev->buffer);
 	tb_status st = TB_OK;
 	uint32_t i;
-	tb_text_puts(t, "{\"cpu\":");
+	tb_text_putc(t, '{');
+	if (s->json_file.len) {
+		tb_text_puts(t, "\"file\":");
+		tb_json_str(t, s->json_file.ptr, s->json_file.len);
+		tb_text_putc(t, ',');
+	}
+	tb_text_puts(t, "\"cpu\":");
 	tb_text_u64(t, ev->cpu, 0, 0);
 	tb_text_puts(t, ",\"ts\":");
 	tb_text_u64(t, ev->ts, 0, 0);

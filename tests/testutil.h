@@ -28,6 +28,10 @@ uint8_t *tb_test_dup(const void *p, size_t n);
 /* Write n bytes to path (the test fails when it cannot). */
 void tb_test_write_file(const char *path, const void *p, size_t n);
 
+/* malloc and free as a tb_mem (no count kept). */
+struct tb_mem;
+extern const struct tb_mem tb_test_heap;
+
 /* Damage a trace.dat in place as the --jobs suites need it: the commit
  * word of every 37th page of buffer 0's CPU 1, from page 3, set far past
  * its page.  Returns how many pages (the file must open as a session). */

@@ -657,6 +657,9 @@ TB_API void tb_session_line_state_set(tb_session *s, const tb_session_line_state
  * caller merging several sessions' lines carries it from one to the next. */
 TB_API uint64_t tb_session_tsdiff_prev(const tb_session *s);
 TB_API void tb_session_set_tsdiff_prev(tb_session *s, uint64_t shown);
+/* TB_TEXT_JSON objects open with "file": name (which capture, when lines
+ * of several are merged); name is borrowed, NULL or len 0 for none. */
+TB_API void tb_session_set_json_file(tb_session *s, const char *name, size_t len);
 
 #ifdef __cplusplus
 }

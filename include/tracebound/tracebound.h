@@ -26,6 +26,8 @@
 #include "tracebound/session.h"
 #include "tracebound/text.h"
 #include "tracebound/filter.h"
+#include "tracebound/check.h"
+#include "tracebound/clock.h"
 #include "tracebound/parquet.h"
 #include "tracebound/protobuf.h"
 #include "tracebound/perfetto.h"

@@ -55,76 +55,32 @@ static anomaly *add(alist *l, const char *where, tb_status st, uint64_t off, con
 	return a;
 }
 
+/* The library's check (check.h), each anomaly kept as a dict will say it. */
 static void walk_session(tb_session *s, alist *l)
 {
-	size_t i, n = tb_session_ndamage(s);
-	int be = tb_session_get_info(s)->big_endian;
-	uint64_t errors = 0;
-	for (i = 0; i < n; i++) {
-		const tb_session_damage *d = tb_session_damage_at(s, i);
-		anomaly *a;
-		if (!d)
+	tb_check c;
+	tb_check_anomaly a;
+	tb_check_init(&c, s);
+	while (tb_check_next(&c, &a) == TB_OK) {
+		anomaly *k = add(l, a.where, a.error.status, a.offset, a.error.what);
+		if (!k)
 			continue;
-		a = add(l, d->where ? d->where : "capture", d->error.status, d->error.offset,
-			d->error.what);
-		if (a)
-			a->index = (int64_t)d->index;
-	}
-	for (;;) {
-		tb_session_event ev;
-		tb_error err;
-		tb_status st = tb_session_next(s, &ev, &err);
-		anomaly *a;
-		if (st == TB_END)
-			break;
-		if (st != TB_OK) {
-			const tb_session_error_info *ei = tb_session_error(s);
-			a = add(l, "page", st, err.offset, err.what);
-			if (a && ei && ei->valid) {
-				a->buffer = ei->buffer;
-				a->cpu = ei->cpu;
-				a->page = (int64_t)ei->page;
-			}
-			if (++errors > 1000000)
-				break; /* a session that cannot get past a page */
+		if (a.part == TB_CHECK_CAPTURE) {
+			k->index = (int64_t)a.index;
 			continue;
 		}
-		if (ev.kind == TB_SEV_DAMAGED) {
-			a = add(l, "page", ev.damage.status, ev.damage.offset, ev.damage.what);
-			if (a) {
-				a->buffer = ev.buffer;
-				a->cpu = ev.cpu;
-				a->page = (int64_t)ev.page_index;
-			}
+		k->buffer = a.buffer;
+		k->cpu = a.cpu;
+		k->page = (int64_t)a.page;
+		if (a.part == TB_CHECK_PAGE)
 			continue;
-		}
-		if (!ev.has_id || !ev.format) {
-			a = add(l, "event", TB_NOT_FOUND, ev.page_offset + ev.offset,
-				ev.has_id ? "event id has no format"
-					  : "record too short for common_type");
-			if (a) {
-				a->buffer = ev.buffer;
-				a->cpu = ev.cpu;
-				a->page = (int64_t)ev.page_index;
-				a->record = ev.offset;
-				if (ev.has_id)
-					a->id = ev.id;
-			}
-			continue;
-		}
-		if (tb_format_check_record(ev.format, ev.data, ev.len, be, &err) != TB_OK) {
-			a = add(l, "record", err.status, ev.page_offset + ev.offset, err.what);
-			if (a) {
-				a->buffer = ev.buffer;
-				a->cpu = ev.cpu;
-				a->page = (int64_t)ev.page_index;
-				a->record = ev.offset;
-				a->id = ev.id;
-				snprintf(a->event, sizeof(a->event), "%.*s",
-					 (int)(ev.format->name_len < 63 ? ev.format->name_len : 63),
-					 ev.format->name);
-			}
-		}
+		k->record = a.record;
+		if (a.has_id)
+			k->id = a.id;
+		if (a.format)
+			snprintf(k->event, sizeof(k->event), "%.*s",
+				 (int)(a.format->name_len < 63 ? a.format->name_len : 63),
+				 a.format->name);
 	}
 }
 

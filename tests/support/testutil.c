@@ -177,3 +177,18 @@ size_t tb_test_damage_cpu1_pages(uint8_t *dat, size_t len)
 	tb_session_close(s);
 	return n;
 }
+
+static void *test_heap_alloc(void *ctx, size_t n)
+{
+	(void)ctx;
+	return malloc(n);
+}
+
+static void test_heap_free(void *ctx, void *p, size_t n)
+{
+	(void)ctx;
+	(void)n;
+	free(p);
+}
+
+const tb_mem tb_test_heap = { test_heap_alloc, test_heap_free, NULL };
