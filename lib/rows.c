@@ -148,23 +148,12 @@ void tb_rows_pq_column(const tb_rows_column *col, tb_pq_column *out)
 	out->bits = col->bits;
 	out->flags = (uint8_t)((col->nullable ? TB_PQ_NULLABLE : 0) |
 			       (col->is_signed ? TB_PQ_SIGNED : 0));
-	switch (col->kind) {
-	case TB_ROWS_INT:
-		out->kind = TB_PQ_INT;
-		break;
-	case TB_ROWS_LIST:
-		out->kind = TB_PQ_LIST;
-		break;
-	case TB_ROWS_TEXT:
-		out->kind = TB_PQ_BYTES;
-		/* every text but a rendering repeats */
+	out->kind = col->kind == TB_ROWS_INT ? TB_PQ_INT
+		    : col->kind == TB_ROWS_LIST ? TB_PQ_LIST : TB_PQ_BYTES;
+	/* every text but a rendering repeats */
+	if (col->kind == TB_ROWS_TEXT)
 		out->flags |= (uint8_t)(TB_PQ_TEXT |
 					(col->source == TB_ROWS_RENDERED ? 0 : TB_PQ_DICT));
-		break;
-	default:
-		out->kind = TB_PQ_BYTES;
-		break;
-	}
 }
 
 static void text_val(tb_pq_value *v, const void *p, size_t n)
@@ -215,12 +204,10 @@ static void session_val(tb_pq_value *v, const tb_rows_column *c, const tb_sessio
 	const tb_format *f = ev->format;
 	v->is_null = 0;
 	switch (c->source) {
-	case TB_ROWS_TS:
-		v->i = ev->ts;
-		break;
-	case TB_ROWS_CPU:
-		v->i = ev->cpu;
-		break;
+	case TB_ROWS_TS: v->i = ev->ts; break;
+	case TB_ROWS_CPU: v->i = ev->cpu; break;
+	case TB_ROWS_SUBBUF: v->i = ev->page_index; break;
+	case TB_ROWS_OFFSET: v->i = ev->offset; break;
 	case TB_ROWS_PID:
 		v->i = (uint64_t)(int64_t)ev->pid;
 		v->is_null = !ev->has_pid;
@@ -238,12 +225,6 @@ static void session_val(tb_pq_value *v, const tb_rows_column *c, const tb_sessio
 		text_val(v, bi ? bi->name.ptr : NULL, bi ? bi->name.len : 0);
 		break;
 	}
-	case TB_ROWS_SUBBUF:
-		v->i = ev->page_index;
-		break;
-	case TB_ROWS_OFFSET:
-		v->i = ev->offset;
-		break;
 	case TB_ROWS_SYSTEM:
 		v->is_null = !f || !f->system;
 		if (!v->is_null)

@@ -649,6 +649,7 @@ PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
 	tb_error err;
 	int oom = 0;
 	size_t i;
+	uint64_t damaged;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO", kwlist, &name, &cpus, &start, &end))
 		return NULL;
 	ss = tbpy_walker_get(t);
@@ -710,8 +711,11 @@ PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
 			}
 		}
 	}
+	damaged = b.damaged;
 	builder_free(&b);
 	tbpy_walker_put(ss); /* before the filter it was handed goes */
+	if (out) /* (tables, damaged pages skipped) */
+		out = Py_BuildValue("(NK)", out, (unsigned long long)damaged);
 	tbpy_filter_free(&f);
 	return out;
 }

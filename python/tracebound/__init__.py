@@ -65,11 +65,23 @@ def _wrap(spec, rows, np):
     return name, out
 
 
-def _tables(raw, np):
-    tables = {}
+class Columns(dict):
+    """What columns() gives: {column: array} for one type, {type: Columns}
+    for several; a dict that also carries the damage the walk got past
+    (nothing unless the capture was opened with skip_damaged=True):
+    damage, the damage outside the event data (Trace.damage()), and
+    damaged_pages, the pages skipped."""
+    damage = []
+    damaged_pages = 0
+
+
+def _tables(raw, np, damage):
+    tables, (raw, damaged_pages) = Columns(), raw
     for system, name, rows, cols in raw:
         key = name if name not in tables else "%s:%s" % (system, name)
-        tables[key] = dict(_wrap(c, rows, np) for c in cols)
+        tables[key] = Columns(_wrap(c, rows, np) for c in cols)
+    for c in [tables] + list(tables.values()):
+        c.damage, c.damaged_pages = damage, damaged_pages
     return tables
 
 
@@ -93,7 +105,7 @@ class Trace(_tracebound.Trace):
         every type that has events).
         """
         np = _np()
-        tables = _tables(self._columns(name, cpus, start, end), np)
+        tables = _tables(self._columns(name, cpus, start, end), np, self.damage())
         if isinstance(name, str):
             return next(iter(tables.values()))
         return tables
@@ -115,7 +127,8 @@ class Trace(_tracebound.Trace):
 
 def _frame(pd, cols):
     """Lists for 2-D columns; a masked number column becomes pandas'
-    nullable dtype of the same width and sign (UInt64, Int32...: pd.NA)."""
+    nullable dtype of the same width and sign (UInt64, Int32...: pd.NA).
+    attrs["damage"] / attrs["damaged_pages"]: what the walk got past."""
     import numpy as np
     flat = {}
     for k, v in cols.items():
@@ -129,15 +142,23 @@ def _frame(pd, cols):
             flat[k] = list(v.tolist())
         else:
             flat[k] = v
-    return pd.DataFrame(flat, copy=False)
+    frame = pd.DataFrame(flat, copy=False)
+    frame.attrs["damage"] = list(cols.damage)
+    frame.attrs["damaged_pages"] = cols.damaged_pages
+    return frame
 
 
 def open(path, events=None, skip_damaged=False, max_memory=0):
     """Open a capture: a trace.dat, or a directory of cpuN.raw dumps.
 
     events: for a raw dump directory, the events directory laid out like
-    /sys/kernel/tracing/events (default: PATH/events).  skip_damaged: a
-    damaged page is skipped (counted) instead of raising Error.
+    /sys/kernel/tracing/events (default: PATH/events).  A damaged capture
+    raises Error: from open() when the damage is in what open reads (its
+    tables, formats, options; e.damage lists all of it), from the
+    iteration or columns() when a damaged page is met.  skip_damaged=True
+    salvages instead: open() goes past the damage (Trace.damage() lists
+    it), damaged pages are skipped and counted, and what columns() / df()
+    give carries both (.damage / .damaged_pages, DataFrame.attrs).
     max_memory: the decoding memory each walk of the capture may take, in
     bytes (0: the CLI's default, max(64 MiB, 16 x the input's size)); a
     capture that needs more raises Error with status "budget" ("sound as
