@@ -11,23 +11,9 @@
 #include "tracebound/tracebound.h"
 
 #include "pagewriter.h"
+#include "testutil.h"
 
 Suite *tb_suite_rows(void);
-
-static void *heap_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return malloc(n);
-}
-
-static void heap_free(void *ctx, void *p, size_t n)
-{
-	(void)ctx;
-	(void)n;
-	free(p);
-}
-
-static const tb_mem heap = { heap_alloc, heap_free, NULL };
 
 /* Fields named like session columns (a reserved name, a kprobe's, a
  * plain one) and one of every kind. */
@@ -49,58 +35,27 @@ static const char fmt_text[] =
 enum { F_TS = 4, F_PROBE, F_COMM, F_DELTAS, F_BLOB, F_VALS, F_WHERE, NFIELDS };
 
 static uint8_t page[4096];
-static tb_session_format_text ft;
-static tb_session_raw_cpu raw;
 
 static tb_session *open_dump(void)
 {
-	tb_session_source src;
-	tb_session *s = NULL;
-	tb_error err;
 	tbt_pw w;
-	uint8_t p[52], shortrec[12], tiny[4];
-	memset(p, 0, sizeof(p));
-	p[0] = 9;
-	p[4] = 42;                        /* common_pid */
-	p[8] = 0xfb;                      /* __ts field: -5 */
-	memset(p + 9, 0xff, 3);
-	p[19] = 0xff;                     /* __probe_ip: 0xff00000000000000 */
-	memcpy(p + 20, "cat", 3);
-	p[24] = 0xfd;                     /* deltas: -3, 4 */
-	p[25] = 0xff;
-	p[26] = 4;
-	p[28] = 9;                        /* blob: 9 8 7 */
-	p[29] = 8;
-	p[30] = 7;
-	p[32] = 44;                       /* vals: at 44, 8 bytes: -1, 5 */
-	p[34] = 8;
-	memset(p + 44, 0xff, 4);
-	p[48] = 5;
-	memset(shortrec, 0, sizeof(shortrec));
-	shortrec[0] = 9;
-	shortrec[4] = 43;
-	shortrec[8] = 7;                  /* __ts 7; nothing after it */
-	memset(tiny, 0, sizeof(tiny));
-	tiny[0] = 9;                      /* common_type only: no common_pid */
+	/* common_pid 42, __ts -5, __probe_ip 0xff00000000000000, comm "cat",
+	 * deltas -3 4, blob 9 8 7, vals at 44 (8 bytes: -1, 5), where 0 */
+	static const uint8_t p[52] = {
+		9, 0, 0, 0, 42, 0, 0, 0, 0xfb, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0xff,
+		'c', 'a', 't', 0, 0xfd, 0xff, 4, 0, 9, 8, 7, 0, 44, 0, 8, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 5, 0, 0, 0
+	};
+	/* pid 43, __ts 7, nothing after it */
+	static const uint8_t shortrec[12] = { 9, 0, 0, 0, 43, 0, 0, 0, 7, 0, 0, 0 };
+	/* common_type only: no common_pid */
+	static const uint8_t tiny[4] = { 9, 0, 0, 0 };
 	tbt_pw_init(&w, page, sizeof(page), 0, 8, 1000);
 	(void)tbt_pw_data(&w, 0, p, sizeof(p), 0);
 	(void)tbt_pw_data(&w, 5, shortrec, sizeof(shortrec), 0);
 	(void)tbt_pw_data(&w, 5, tiny, sizeof(tiny), 0);
 	tbt_pw_finish(&w, 0, 0, 0);
-	ft.system.ptr = "test";
-	ft.system.len = 4;
-	ft.text.ptr = fmt_text;
-	ft.text.len = sizeof(fmt_text) - 1;
-	raw.cpu = 2;
-	raw.data = page;
-	raw.len = sizeof(page);
-	memset(&src, 0, sizeof(src));
-	src.raw = &raw;
-	src.nraw = 1;
-	src.formats = &ft;
-	src.nformats = 1;
-	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &heap, &err), TB_OK);
-	return s;
+	return tb_test_raw_session(page, sizeof(page), 2, fmt_text);
 }
 
 START_TEST(rows_columns_of_a_format)

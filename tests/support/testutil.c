@@ -167,3 +167,42 @@ size_t tb_test_damage_cpu1_pages(uint8_t *dat, size_t len)
 	tb_session_close(s);
 	return n;
 }
+
+static void *raw_alloc(void *ctx, size_t n)
+{
+	(void)ctx;
+	return malloc(n);
+}
+
+static void raw_free(void *ctx, void *p, size_t n)
+{
+	(void)ctx;
+	(void)n;
+	free(p);
+}
+
+struct tb_session *tb_test_raw_session(const uint8_t *data, size_t len, uint32_t cpu,
+				       const char *format_text)
+{
+	static const tb_mem mem = { raw_alloc, raw_free, NULL };
+	/* the session keeps pointers to the descriptions: one at a time */
+	static tb_session_format_text ft;
+	static tb_session_raw_cpu raw;
+	tb_session_source src;
+	tb_session *s = NULL;
+	tb_error err;
+	ft.system.ptr = "test";
+	ft.system.len = 4;
+	ft.text.ptr = format_text;
+	ft.text.len = strlen(format_text);
+	raw.cpu = cpu;
+	raw.data = data;
+	raw.len = len;
+	memset(&src, 0, sizeof(src));
+	src.raw = &raw;
+	src.nraw = 1;
+	src.formats = &ft;
+	src.nformats = 1;
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &mem, &err), TB_OK);
+	return s;
+}
