@@ -44,6 +44,8 @@ static int gbuf_reserve(gbuf *b, size_t more)
 
 static inline int gbuf_put(gbuf *b, const void *v, size_t n)
 {
+	if (!n)
+		return 0; /* (an empty string into a buffer not yet made: no memcpy of NULL) */
 	if (n > b->cap - b->len && gbuf_reserve(b, n))
 		return -1;
 	memcpy(b->p + b->len, v, n);
@@ -87,7 +89,7 @@ static const uint8_t *str_at(const strtab *t, uint32_t code, size_t *n)
 {
 	const size_t *o = (const size_t *)(const void *)t->offs.p;
 	*n = o[code + 1] - o[code];
-	return t->bytes.p + o[code];
+	return t->bytes.p ? t->bytes.p + o[code] : (const uint8_t *)""; /* only "" so far */
 }
 
 static int strtab_grow(strtab *t)
