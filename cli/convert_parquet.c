@@ -52,9 +52,9 @@
  * counted (metadata.json: comms_cut). */
 #define COMM_MAX ((size_t)4096)
 
-enum { C_TS, C_CPU, C_PID, C_COMM, C_NFIXED };
-/* events table: ts cpu pid comm system name id buffer [text] */
-enum { E_SYSTEM = C_NFIXED, E_NAME, E_ID, E_BUFFER, E_TEXT, E_NCOLS };
+/* The columns are the library's (include/tracebound/rows.h): __comm is
+ * the fourth, and the events table's last one __text. */
+enum { C_COMM = 3 };
 
 typedef struct pq_out pq_out;
 
@@ -89,9 +89,10 @@ typedef struct q_rec {
 	uint64_t ts;
 	const tb_format *format;  /* NULL: an event without one (events table only) */
 	const char *comm;
-	uint32_t cpu, buffer, len, comm_len, id;
+	uint64_t page_index;
+	uint32_t cpu, buffer, len, comm_len, id, offset;
 	int32_t pid;
-	uint32_t has_id;
+	uint8_t has_id, has_pid, comm_known;
 } q_rec;
 
 /* Both threads read `stop` for every event, and the giver writes its fill
@@ -130,16 +131,14 @@ typedef struct pq_table {
 	char *path;
 	FILE *f;
 	int opened;               /* the file exists (reopen appends) */
+	tb_rows_column *rcols;    /* the library's columns (names, types) */
 	tb_pq_column *cols;
 	tb_pq_value *vals;
-	char **names;             /* column names we made (renamed fields) */
 	size_t ncols;
-	int32_t *field;           /* column -> format field index, -1: fixed */
 	tb_pq_writer w;
 	uint8_t *footer;
 	size_t footer_cap;
 	uint64_t rows, too_large;
-	size_t renamed;
 	uint32_t buffer;          /* the session's buffer index */
 } pq_table;
 
@@ -254,69 +253,11 @@ static void put_name(char *dst, size_t *at, const char *s, size_t n)
 	}
 }
 
-static int col_named(const pq_table *t, size_t upto, const char *name, size_t len)
-{
-	size_t i;
-	for (i = 0; i < upto; i++)
-		if (t->cols[i].name_len == len && !memcmp(t->cols[i].name, name, len))
-			return 1;
-	return 0;
-}
-
-static void set_col(tb_pq_column *c, const char *name, uint8_t kind, uint8_t bits,
-		    uint8_t flags)
-{
-	memset(c, 0, sizeof(*c));
-	c->name = name;
-	c->name_len = strlen(name);
-	c->kind = kind;
-	c->bits = bits;
-	c->flags = flags;
-}
-
-/* The column a format field becomes (see docs/parquet.md). */
-static void field_col(tb_pq_column *c, const tb_field *f)
-{
-	uint8_t sig = (f->flags & TB_FIELD_SIGNED) ? TB_PQ_SIGNED : 0;
-	unsigned es = f->elem_size;
-	memset(c, 0, sizeof(*c));
-	c->flags = TB_PQ_NULLABLE;
-	switch (f->kind) {
-	case TB_FIELD_INT:
-	case TB_FIELD_LONG:
-	case TB_FIELD_POINTER:
-		c->kind = TB_PQ_INT;
-		c->bits = (uint8_t)(f->size * 8);
-		c->flags |= f->kind == TB_FIELD_POINTER ? 0 : sig;
-		return;
-	case TB_FIELD_STRING:
-		c->kind = TB_PQ_BYTES;
-		c->flags |= TB_PQ_TEXT | TB_PQ_DICT;
-		return;
-	case TB_FIELD_ARRAY:
-	case TB_FIELD_DYNAMIC:
-	case TB_FIELD_REST:
-		if (f->flags & TB_FIELD_TEXT) {
-			c->kind = TB_PQ_BYTES;
-			c->flags |= TB_PQ_TEXT | TB_PQ_DICT;
-		} else if (es == 1 || es == 2 || es == 4 || es == 8) {
-			c->kind = TB_PQ_LIST;
-			c->bits = (uint8_t)(es * 8);
-			c->flags |= sig;
-		} else {
-			c->kind = TB_PQ_BYTES;
-		}
-		return;
-	default: /* OPAQUE: the bytes */
-		c->kind = TB_PQ_BYTES;
-		return;
-	}
-}
-
 static int table_start(pq_out *o, pq_table *t, const tb_format *fmt, const char *file,
 		       const tb_pq_kv *kv, size_t nkv)
 {
-	size_t i, n = fmt ? C_NFIXED + fmt->nfields : (size_t)(o->text ? E_NCOLS : E_TEXT);
+	unsigned rflags = o->text ? TB_ROWS_WITH_TEXT : 0;
+	size_t i, n = tb_rows_columns(fmt, rflags, NULL, 0);
 	tb_pq_config cfg;
 	tb_error e;
 	t->o = o;
@@ -324,64 +265,18 @@ static int table_start(pq_out *o, pq_table *t, const tb_format *fmt, const char 
 	t->path = malloc(strlen(o->dir) + strlen(file) + 2);
 	t->cols = calloc(n, sizeof(*t->cols));
 	t->vals = calloc(n, sizeof(*t->vals));
-	t->names = calloc(n, sizeof(*t->names));
-	t->field = calloc(n, sizeof(*t->field));
+	t->rcols = calloc(n, sizeof(*t->rcols));
 	t->footer_cap = 4096;
 	t->footer = malloc(t->footer_cap);
-	if (!t->path || !t->cols || !t->vals || !t->names || !t->field || !t->footer) {
+	if (!t->path || !t->cols || !t->vals || !t->rcols || !t->footer) {
 		out_error(o, file, "out of memory", 0);
 		return -1;
 	}
 	sprintf(t->path, "%s/%s", o->dir, file);
 	t->ncols = n;
-	set_col(&t->cols[C_TS], "ts", TB_PQ_INT, 64, TB_PQ_SIGNED);
-	set_col(&t->cols[C_CPU], "cpu", TB_PQ_INT, 32, 0);
-	set_col(&t->cols[C_PID], "pid", TB_PQ_INT, 32, TB_PQ_SIGNED | TB_PQ_NULLABLE);
-	set_col(&t->cols[C_COMM], "comm", TB_PQ_BYTES, 0, TB_PQ_TEXT | TB_PQ_DICT);
-	for (i = 0; i < C_NFIXED; i++)
-		t->field[i] = -1;
-	if (!fmt) {
-		set_col(&t->cols[E_SYSTEM], "system", TB_PQ_BYTES, 0,
-			TB_PQ_TEXT | TB_PQ_NULLABLE | TB_PQ_DICT);
-		set_col(&t->cols[E_NAME], "name", TB_PQ_BYTES, 0,
-			TB_PQ_TEXT | TB_PQ_NULLABLE | TB_PQ_DICT);
-		set_col(&t->cols[E_ID], "id", TB_PQ_INT, 32, TB_PQ_NULLABLE);
-		set_col(&t->cols[E_BUFFER], "buffer", TB_PQ_BYTES, 0, TB_PQ_TEXT | TB_PQ_DICT);
-		if (o->text)
-			set_col(&t->cols[E_TEXT], "text", TB_PQ_BYTES, 0,
-				TB_PQ_TEXT | TB_PQ_NULLABLE);
-		for (i = C_NFIXED; i < n; i++)
-			t->field[i] = -1;
-	} else {
-		for (i = 0; i < fmt->nfields; i++) {
-			const tb_field *f = &fmt->fields[i];
-			tb_pq_column *c = &t->cols[C_NFIXED + i];
-			size_t len = f->name_len, k = 2;
-			field_col(c, f);
-			t->field[C_NFIXED + i] = (int32_t)i;
-			/* a name already taken (ts, cpu, pid, comm, or an earlier
-			 * field after renaming) gets _2, _3, ... */
-			t->names[C_NFIXED + i] = malloc(len + 24);
-			if (!t->names[C_NFIXED + i]) {
-				out_error(o, file, "out of memory", 0);
-				return -1;
-			}
-			memcpy(t->names[C_NFIXED + i], f->name, len);
-			t->names[C_NFIXED + i][len] = 0;
-			while (col_named(t, C_NFIXED + i, t->names[C_NFIXED + i],
-					 strlen(t->names[C_NFIXED + i]))) {
-				snprintf(t->names[C_NFIXED + i] + len, 24, "_%zu", k++);
-				t->renamed += k == 3;
-			}
-			c->name = t->names[C_NFIXED + i];
-			c->name_len = strlen(c->name);
-			if (!c->name_len) {
-				/* cannot happen for a parsed format: names are non-empty */
-				c->name = "_";
-				c->name_len = 1;
-			}
-		}
-	}
+	(void)tb_rows_columns(fmt, rflags, t->rcols, n);
+	for (i = 0; i < n; i++)
+		tb_rows_pq_column(&t->rcols[i], &t->cols[i]);
 	for (i = 0; i < n; i++) {
 		tb_pq_column *c = &t->cols[i];
 		c->cap = c->kind == TB_PQ_INT ? INT_START : o->var_min;
@@ -539,14 +434,11 @@ static void table_free(pq_table *t)
 		fclose(t->f);
 		t->o->nopen--;
 	}
-	for (i = 0; i < t->ncols; i++) {
+	for (i = 0; i < t->ncols; i++)
 		free(t->cols[i].buf);
-		free(t->names[i]);
-	}
 	free(t->cols);
 	free(t->vals);
-	free(t->names);
-	free(t->field);
+	free(t->rcols);
 	free(t->footer);
 	free(t->path);
 	memset(t, 0, sizeof(*t));
@@ -554,23 +446,11 @@ static void table_free(pq_table *t)
 
 /* ---- events ---- */
 
-static size_t cut_nul(const uint8_t *p, size_t n)
+/* A comm longer than COMM_MAX is cut there (counted by events_row). */
+static void comm_cut(tb_pq_value *v)
 {
-	const uint8_t *z = p ? memchr(p, 0, n) : NULL;
-	return z ? (size_t)(z - p) : n;
-}
-
-/* (the writer reads only the members a value's kind uses) */
-static void text_value(tb_pq_value *v, const void *p, size_t n)
-{
-	v->is_null = 0;
-	v->p = p;
-	v->n = n;
-}
-
-static void comm_value(tb_pq_value *v, const tb_session_event *ev)
-{
-	text_value(v, ev->comm, ev->comm_len < COMM_MAX ? ev->comm_len : COMM_MAX);
+	if (!v->is_null && v->n > COMM_MAX)
+		v->n = COMM_MAX;
 }
 
 static int mkdir_p(const char *dir);
@@ -682,88 +562,35 @@ static pq_table *format_table(pq_out *o, const tb_format *f, uint32_t b)
 /* The events table's row (R_EVENTS): 0, or -1 when it could not go out. */
 static int events_row(pq_out *o, const tb_session_event *ev)
 {
-	const tb_format *f = ev->format;
 	pq_table *all = &o->all;
-	const tb_session_buffer_info *bi;
 	o->events++;
-	if (!f)
+	if (!ev->format)
 		o->no_format++;
 	if (ev->comm_len > COMM_MAX)
 		o->comms_cut++;
-	memset(all->vals, 0, all->ncols * sizeof(*all->vals));
-	all->vals[C_TS].i = ev->ts;
-	all->vals[C_CPU].i = ev->cpu;
-	all->vals[C_PID].i = (uint64_t)(int64_t)ev->pid;
-	all->vals[C_PID].is_null = !ev->has_id;
-	comm_value(&all->vals[C_COMM], ev);
-	if (f) {
-		text_value(&all->vals[E_SYSTEM], f->system, f->system ? f->system_len : 0);
-		all->vals[E_SYSTEM].is_null = !f->system;
-		text_value(&all->vals[E_NAME], f->name, f->name_len);
-	} else {
-		all->vals[E_SYSTEM].is_null = 1;
-		all->vals[E_NAME].is_null = 1;
-	}
-	all->vals[E_ID].i = ev->id;
-	all->vals[E_ID].is_null = !ev->has_id;
-	bi = tb_session_buffer(o->c->s, ev->buffer);
-	text_value(&all->vals[E_BUFFER], bi ? bi->name.ptr : "", bi ? bi->name.len : 0);
+	(void)tb_rows_values(o->c->s, ev, all->rcols, all->ncols, NULL, 0, all->vals);
+	comm_cut(&all->vals[C_COMM]);
 	if (o->text) {
+		tb_pq_value *v = &all->vals[all->ncols - 1];
 		if (tb_cli_render(o->c, ev, TB_TEXT_PRINT, &o->line) != 0) {
 			out_error(o, o->dir, "out of memory", 0);
 			return -1;
 		}
-		text_value(&all->vals[E_TEXT], o->line.p, o->line.len);
+		v->is_null = 0;
+		v->p = o->line.p;
+		v->n = o->line.len;
 	}
 	return table_row(o, all);
 }
 
-/* The event's row in its format's table t (R_FORMATS). */
+/* The event's row in its format's table t (R_FORMATS): a field that does
+ * not read is a null, and the record is counted. */
 static void format_row(pq_out *o, const tb_session_event *ev, pq_table *t)
 {
-	const tb_format *f = ev->format;
-	size_t i;
-	tb_error e;
-	/* a field that does not read is a null; the others still count */
-	if (tb_format_decode(f, ev->data, ev->len, o->info->big_endian, o->fv, f->nfields,
-			     &e) != TB_OK)
+	if (tb_rows_values(o->c->s, ev, t->rcols, t->ncols, o->fv, TB_FORMAT_MAX_FIELDS,
+			   t->vals) != TB_OK)
 		o->bad_records++;
-	t->vals[C_TS].is_null = 0;
-	t->vals[C_TS].i = ev->ts;
-	t->vals[C_CPU].is_null = 0;
-	t->vals[C_CPU].i = ev->cpu;
-	t->vals[C_PID].i = (uint64_t)(int64_t)ev->pid;
-	t->vals[C_PID].is_null = !ev->has_id;
-	comm_value(&t->vals[C_COMM], ev);
-	for (i = C_NFIXED; i < t->ncols; i++) {
-		const tb_field_value *fv = &o->fv[t->field[i]];
-		const tb_pq_column *c = &t->cols[i];
-		const tb_field *fd = &f->fields[t->field[i]];
-		tb_pq_value *v = &t->vals[i];
-		/* (the writer reads only the members the column's kind uses) */
-		v->is_null = fv->status != TB_OK;
-		if (v->is_null)
-			continue;
-		switch (c->kind) {
-		case TB_PQ_INT:
-			v->i = fv->num;
-			break;
-		case TB_PQ_BYTES:
-			v->p = fv->data;
-			v->n = (c->flags & TB_PQ_TEXT) ? cut_nul(fv->data, fv->len) : fv->len;
-			break;
-		default:
-			if (fv->len % fd->elem_size) {
-				v->is_null = 1;
-				break;
-			}
-			v->p = fv->data;
-			v->n = fv->len / fd->elem_size;
-			v->elem_size = fd->elem_size;
-			v->big_endian = o->info->big_endian;
-			break;
-		}
-	}
+	comm_cut(&t->vals[C_COMM]);
 	table_row(o, t);
 }
 
@@ -789,7 +616,11 @@ static size_t q_event(const uint8_t *p, tb_session_event *ev)
 	ev->comm_len = r.comm_len;
 	ev->id = r.id;
 	ev->pid = r.pid;
-	ev->has_id = (int)r.has_id;
+	ev->has_id = r.has_id;
+	ev->has_pid = r.has_pid;
+	ev->comm_known = r.comm_known;
+	ev->page_index = r.page_index;
+	ev->offset = r.offset;
 	ev->comm = r.comm;
 	ev->data = p + sizeof(r);
 	return (sizeof(r) + (size_t)r.len + 7) & ~(size_t)7;
@@ -887,7 +718,11 @@ static int q_put(pq_out *o, const tb_session_event *ev)
 	r.comm_len = (uint32_t)(ev->comm_len <= COMM_MAX ? ev->comm_len : COMM_MAX + 1);
 	r.id = ev->id;
 	r.pid = ev->pid;
-	r.has_id = (uint32_t)ev->has_id;
+	r.has_id = (uint8_t)ev->has_id;
+	r.has_pid = (uint8_t)ev->has_pid;
+	r.comm_known = (uint8_t)ev->comm_known;
+	r.page_index = ev->page_index;
+	r.offset = ev->offset;
 	memcpy(p, &r, sizeof(r));
 	memcpy(p + sizeof(r), ev->data, ev->len);
 	sh->fill += n;

@@ -1343,8 +1343,11 @@ static tb_status fill_event(tb_session *s, tb_session_event *ev)
 		ps = e->pid_size;
 	}
 	ev->pid = 0;
-	if (ps == 4 && po <= ev->len && ev->len - po >= 4)
+	ev->has_pid = 0;
+	if (ps == 4 && po <= ev->len && ev->len - po >= 4) {
 		ev->pid = (int32_t)tb_load32(ev->data + po, be);
+		ev->has_pid = f || s->have_type;
+	}
 	lt = &s->task[ev->cpu % LAST_SLOTS];
 	if (!lt->have || lt->pid != ev->pid) {
 		lt->comm = tb_session_comm(s, ev->pid, &lt->comm_len, &lt->known);
@@ -2427,8 +2430,8 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 		tb_text_puts(t, "}}");
 		return TB_OK;
 	}
-	if (!f && !s->have_type) {
-		/* no format says where common_pid is */
+	if (!ev->has_pid) {
+		/* no format says where common_pid is, or the record is too short */
 		tb_text_puts(t, ",\"pid\":null,\"comm\":null");
 	} else {
 		tb_text_puts(t, ",\"pid\":");

@@ -1571,16 +1571,19 @@ START_TEST(cli_converts_real_capture)
 	snprintf(path, sizeof(path), "%s/out/trace_id=e7c00a411ebe55f87989ea0080cd6da5/events.parquet", tmp);
 	ck_assert_int_eq(open_table(path, &f, &buf), 0);
 	ck_assert_int_eq(f.num_rows, 63844);
-	ck_assert_int_eq(leaf_named(&f, "system"), 4);
-	ck_assert_int_eq(leaf_named(&f, "buffer"), 7);
+	/* the library's columns (include/tracebound/rows.h) */
+	ck_assert_int_eq(leaf_named(&f, "__buffer"), 4);
+	ck_assert_int_eq(leaf_named(&f, "__subbuf"), 5);
+	ck_assert_int_eq(leaf_named(&f, "__system"), 7);
+	ck_assert_int_eq(leaf_named(&f, "__id"), 9);
 	ck_assert_str_eq(f.kv[0].key, "tracebound.source");
 	/* the repeated strings are dictionaries in every row group */
 	ck_assert_uint_gt(f.ngroups, 3);
 	for (c = 0; c < (int)f.ngroups; c++) {
 		const pqr_chunk *k = f.groups[c].chunks;
 		ck_assert(k[3].dict_page_offset > 0 && k[4].dict_page_offset > 0 &&
-			  k[5].dict_page_offset > 0);
-		ck_assert(k[0].dict_page_offset < 0 && k[6].dict_page_offset < 0);
+			  k[7].dict_page_offset > 0 && k[8].dict_page_offset > 0);
+		ck_assert(k[0].dict_page_offset < 0 && k[9].dict_page_offset < 0);
 	}
 	pqr_close(&f);
 	free(buf);
@@ -1588,11 +1591,13 @@ START_TEST(cli_converts_real_capture)
 	snprintf(path, sizeof(path), "%s/out/trace_id=e7c00a411ebe55f87989ea0080cd6da5/sched-sched_switch.parquet", tmp);
 	ck_assert_int_eq(open_table(path, &f, &buf), 0);
 	ck_assert_int_eq(f.num_rows, 968); /* tracebound stats: 968 sched:sched_switch */
-	ck_assert_uint_eq(f.nleaves, 4 + 11);
+	ck_assert_uint_eq(f.nleaves, 7 + 11);
 	{
 		static const struct { const char *name; int type, bits, sig, logical; } want[] = {
-			{ "ts", 2, 64, 1, 10 }, { "cpu", 1, 32, 0, 10 }, { "pid", 1, 32, 1, 10 },
-			{ "comm", 6, 0, 0, 1 }, { "common_type", 1, 16, 0, 10 },
+			{ "__ts", 2, 64, 0, 10 }, { "__cpu", 1, 32, 0, 10 },
+			{ "__pid", 1, 32, 1, 10 }, { "__comm", 6, 0, 0, 1 },
+			{ "__buffer", 6, 0, 0, 1 }, { "__subbuf", 2, 64, 0, 10 },
+			{ "__offset", 1, 32, 0, 10 }, { "common_type", 1, 16, 0, 10 },
 			{ "common_flags", 1, 8, 0, 10 }, { "common_pid", 1, 32, 1, 10 },
 			{ "prev_comm", 6, 0, 0, 1 }, { "prev_state", 2, 64, 1, 10 },
 			{ "next_pid", 1, 32, 1, 10 },
@@ -1664,8 +1669,8 @@ START_TEST(cli_text_column)
 	tb_test_run_free(&r);
 	snprintf(path, sizeof(path), "%s/out/trace_id=e7c00a411ebe55f87989ea0080cd6da5/events.parquet", tmp);
 	ck_assert_int_eq(open_table(path, &f, &buf), 0);
-	c = leaf_named(&f, "text");
-	ck_assert_int_eq(c, 8);
+	c = leaf_named(&f, "__text");
+	ck_assert_int_eq(c, 10);
 	ck_assert_int_eq(f.schema[f.leaves[c]].logical, 1);
 	if (tb_test_have_zstd()) {
 		pqr_entry *ent;
@@ -1792,7 +1797,7 @@ START_TEST(cli_documented_outcomes)
 	{
 		pqr_entry *ent;
 		size_t k, nn, nulls = 0;
-		int c = leaf_named(&f, "name");
+		int c = leaf_named(&f, "__name");
 		ck_assert_int_ge(c, 0);
 		ck_assert_int_eq(pqr_leaf(&f, (size_t)c, &ent, &nn, zstd_pages, NULL), 0);
 		for (k = 0; k < nn; k++)
@@ -1800,7 +1805,7 @@ START_TEST(cli_documented_outcomes)
 		ck_assert_uint_eq(nulls, 4); /* ids 7 and 999, twice */
 		free(ent);
 		/* the events without a format keep their id */
-		c = leaf_named(&f, "id");
+		c = leaf_named(&f, "__id");
 		ck_assert_int_eq(pqr_leaf(&f, (size_t)c, &ent, &nn, zstd_pages, NULL), 0);
 		ck_assert_uint_eq(nn, 10);
 		{
@@ -1816,7 +1821,7 @@ START_TEST(cli_documented_outcomes)
 			ck_assert_uint_eq(n300, 6);
 		}
 		free(ent);
-		c = leaf_named(&f, "buffer");
+		c = leaf_named(&f, "__buffer");
 		ck_assert_int_eq(pqr_leaf(&f, (size_t)c, &ent, &nn, zstd_pages, NULL), 0);
 		ck_assert_uint_eq(ent[0].n, 0);
 		ck_assert_uint_eq(ent[9].n, 4);
@@ -1829,14 +1834,15 @@ START_TEST(cli_documented_outcomes)
 	snprintf(path, sizeof(path), "%s/demo-thing.parquet", part);
 	ck_assert_int_eq(open_table(path, &f, &buf), 0);
 	ck_assert_int_eq(f.num_rows, 3);
-	ck_assert_int_eq(leaf_named(&f, "pid"), 2);
-	ck_assert_int_eq(leaf_named(&f, "pid_2"), 10);
+	/* the field pid keeps its name beside the session's __pid */
+	ck_assert_int_eq(leaf_named(&f, "__pid"), 2);
+	ck_assert_int_eq(leaf_named(&f, "pid"), 13);
 	{
 		int c = leaf_named(&f, "name");
 		const pqr_schema *sc = &f.schema[f.leaves[c]];
 		ck_assert_int_eq(sc->type, 6);
 		ck_assert_int_eq(sc->logical, 0); /* one value was not UTF-8 */
-		c = leaf_named(&f, "comm");
+		c = leaf_named(&f, "__comm");
 		ck_assert_int_eq(f.schema[f.leaves[c]].logical, 1);
 		c = leaf_named(&f, "big");
 		ck_assert_int_eq(f.schema[f.leaves[c]].int_bits, 64);
@@ -1910,7 +1916,7 @@ START_TEST(cli_converts_raw_dumps)
 	snprintf(path, sizeof(path), "%s/sched-sched_switch.parquet", part);
 	ck_assert_int_eq(open_table(path, &f, &buf), 0);
 	ck_assert_int_gt(f.num_rows, 0);
-	ck_assert_int_eq(leaf_named(&f, "next_comm"), 12);
+	ck_assert_int_eq(leaf_named(&f, "next_comm"), 15);
 	pqr_close(&f);
 	free(buf);
 	snprintf(path, sizeof(path), "%s/metadata.json", part);
@@ -2059,7 +2065,7 @@ START_TEST(cli_jobs_long_comm)
 		size_t rows;
 		snprintf(args, sizeof(args), "%s/demo-thing.parquet", part);
 		ck_assert_int_eq(open_table(args, &f, &buf), 0);
-		ck_assert_int_eq(pqr_leaf(&f, (size_t)leaf_named(&f, "comm"), &ent, &rows,
+		ck_assert_int_eq(pqr_leaf(&f, (size_t)leaf_named(&f, "__comm"), &ent, &rows,
 					  zstd_pages, NULL), 0);
 		ck_assert_uint_eq(rows, 3);
 		ck_assert_uint_eq(ent[0].n, 4096);

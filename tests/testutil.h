@@ -37,6 +37,14 @@ extern const struct tb_mem tb_test_heap;
  * its page.  Returns how many pages (the file must open as a session). */
 size_t tb_test_damage_cpu1_pages(uint8_t *dat, size_t len);
 
+struct tb_session;
+
+/* A session over one CPU's raw dump (data, len) with one format text of
+ * system "test"; the test fails when it does not open.  The session reads
+ * data and text (which must outlive it) and its memory from malloc. */
+struct tb_session *tb_test_raw_session(const uint8_t *data, size_t len, uint32_t cpu,
+				       const char *format_text);
+
 /* What a command run by tb_test_sh / tb_test_cli printed and returned. */
 typedef struct tb_test_run {
 	int status;             /* exit status; -1 when it did not exit normally */

@@ -311,6 +311,9 @@ typedef struct tb_session_event {
 	uint64_t page_index;       /* page number on its CPU, from 0 */
 	uint32_t offset;           /* record offset in its page */
 	tb_error damage;           /* TB_SEV_DAMAGED: what was wrong (offset in the file) */
+	int has_pid;               /* 1: pid read from the record where the formats
+				      put common_pid (0: no format says where, or
+				      the record is too short) */
 } tb_session_event;
 
 /* The next event by time (ties: lower buffer, then lower CPU).  TB_OK,

@@ -31,5 +31,6 @@
 #include "tracebound/parquet.h"
 #include "tracebound/protobuf.h"
 #include "tracebound/perfetto.h"
+#include "tracebound/rows.h"
 
 #endif /* TRACEBOUND_H */

@@ -1,11 +1,15 @@
 /*
  * Columns: every selected event type's fields in typed buffers, filled in
- * one walk with the GIL released; no Python object per event.  Integers
- * go into arrays of their own width and signedness; strings are
- * dictionary-coded (a uint32 code per row and each distinct string once);
- * fixed arrays into rows of their element type; variable-length arrays
- * into a flat buffer with offsets.  Python wraps the buffers with numpy
- * (tracebound/__init__.py) without copying them.
+ * one walk with the GIL released; no Python object per event.  The
+ * columns, their types and nulls are the library's (tb_rows_columns,
+ * tb_rows_values: docs/tables.md), the same as the Parquet files'.
+ * Integers go into arrays of their own width and signedness; strings are
+ * dictionary-coded (a uint32 code per row and each distinct string once,
+ * None one code of its own); fixed arrays into rows of their element type;
+ * variable-length arrays and bytes into a flat buffer with offsets.  A
+ * column's nulls are a byte per row, kept from its first null on.  Python
+ * wraps the buffers with numpy (tracebound/__init__.py) without copying
+ * them.
  */
 #include "tbpy.h"
 
@@ -40,6 +44,8 @@ static int gbuf_reserve(gbuf *b, size_t more)
 
 static inline int gbuf_put(gbuf *b, const void *v, size_t n)
 {
+	if (!n)
+		return 0; /* (an empty string into a buffer not yet made: no memcpy of NULL) */
 	if (n > b->cap - b->len && gbuf_reserve(b, n))
 		return -1;
 	memcpy(b->p + b->len, v, n);
@@ -83,7 +89,7 @@ static const uint8_t *str_at(const strtab *t, uint32_t code, size_t *n)
 {
 	const size_t *o = (const size_t *)(const void *)t->offs.p;
 	*n = o[code + 1] - o[code];
-	return t->bytes.p + o[code];
+	return t->bytes.p ? t->bytes.p + o[code] : (const uint8_t *)""; /* only "" so far */
 }
 
 static int strtab_grow(strtab *t)
@@ -163,25 +169,24 @@ static void strtab_free(strtab *t)
 /* ---- columns of one event type ---- */
 
 enum { COL_NUM, COL_STR, COL_FIXED, COL_LIST };
-enum { SP_NONE, SP_TS, SP_CPU, SP_PID, SP_COMM };
 
 typedef struct col {
-	const tb_field *fl;  /* NULL for the session's columns */
-	int special;         /* SP_* */
+	const tb_rows_column *rc; /* the library's column: name, type, source */
 	int kind;            /* COL_* */
 	unsigned width;      /* bytes per value (element) */
 	int is_signed;
 	uint32_t count;      /* COL_FIXED: elements per row */
-	tb_field elem;       /* the field as read element by element */
 	gbuf data;
 	gbuf offs;           /* COL_LIST: uint64 end offset (in elements) per row */
+	gbuf nulls;          /* a byte per row (1: null) once a null was met */
 	strtab st;           /* COL_STR */
-	int64_t none_code;   /* SP_COMM: the code of "unknown" (None), or -1 */
+	int64_t none_code;   /* COL_STR: the code of None, or -1 */
 } col;
 
 typedef struct table {
 	const tb_format *f;
 	size_t rows;
+	tb_rows_column *rcs;  /* the library's columns, for tb_rows_values */
 	col *cols;
 	size_t ncols;
 } table;
@@ -193,60 +198,36 @@ typedef struct builder {
 	const tb_format **keys;
 	size_t *vals;
 	size_t kcap;
-	int big_endian;
+	const tb_session *s;
+	tb_field_value *fv;      /* one record's fields */
+	tb_pq_value *row;        /* one row's values */
 	int all;                 /* every format met gets a table */
 	uint64_t damaged;
 } builder;
 
-static int valid_width(unsigned w)
+static void col_plan(col *c, const tb_rows_column *rc)
 {
-	return w == 1 || w == 2 || w == 4 || w == 8;
-}
-
-static void col_plan(col *c, const tb_field *fl)
-{
-	memset(c, 0, sizeof(*c));
+	c->rc = rc;
 	c->none_code = -1;
-	c->fl = fl;
-	c->elem = *fl;
-	c->is_signed = (fl->flags & TB_FIELD_SIGNED) != 0;
-	if (fl->kind == TB_FIELD_INT || fl->kind == TB_FIELD_LONG ||
-	    fl->kind == TB_FIELD_POINTER) {
+	c->is_signed = rc->is_signed;
+	c->width = rc->bits / 8u;
+	switch (rc->kind) {
+	case TB_ROWS_INT:
 		c->kind = COL_NUM;
-		c->width = valid_width(fl->size) ? fl->size : 8;
-	} else if (fl->flags & TB_FIELD_TEXT) {
+		break;
+	case TB_ROWS_TEXT:
 		c->kind = COL_STR;
 		c->width = 4;
-	} else if (fl->kind == TB_FIELD_ARRAY && valid_width(fl->elem_size) && fl->count) {
-		c->kind = COL_FIXED;
-		c->width = fl->elem_size;
-		c->count = fl->count;
-	} else {
+		break;
+	case TB_ROWS_LIST:
+		c->kind = rc->count ? COL_FIXED : COL_LIST;
+		c->count = rc->count;
+		break;
+	default: /* bytes: a list of byte values, as the iteration gives them */
 		c->kind = COL_LIST;
-		if (fl->kind == TB_FIELD_OPAQUE || !valid_width(fl->elem_size)) {
-			/* bytes, as the iteration gives them */
-			c->elem.kind = TB_FIELD_ARRAY;
-			c->elem.elem_size = 1;
-			c->elem.flags &= (uint8_t)~TB_FIELD_SIGNED;
-			c->is_signed = 0;
-			c->width = 1;
-		} else {
-			c->width = fl->elem_size;
-		}
+		c->width = 1;
+		break;
 	}
-}
-
-static void special_plan(col *c, int sp)
-{
-	memset(c, 0, sizeof(*c));
-	c->special = sp;
-	switch (sp) {
-	case SP_TS: c->kind = COL_NUM; c->width = 8; break;
-	case SP_CPU: c->kind = COL_NUM; c->width = 4; break;
-	case SP_PID: c->kind = COL_NUM; c->width = 4; c->is_signed = 1; break;
-	default: c->kind = COL_STR; c->width = 4; break;
-	}
-	c->none_code = -1;
 }
 
 static int table_init(table *t, const tb_format *f)
@@ -254,16 +235,14 @@ static int table_init(table *t, const tb_format *f)
 	size_t i;
 	memset(t, 0, sizeof(*t));
 	t->f = f;
-	t->ncols = 4 + f->nfields;
+	t->ncols = tb_rows_columns(f, 0, NULL, 0);
 	t->cols = PyMem_RawCalloc(t->ncols, sizeof(col));
-	if (!t->cols)
+	t->rcs = PyMem_RawCalloc(t->ncols, sizeof(*t->rcs));
+	if (!t->cols || !t->rcs)
 		return -1;
-	special_plan(&t->cols[0], SP_TS);
-	special_plan(&t->cols[1], SP_CPU);
-	special_plan(&t->cols[2], SP_PID);
-	special_plan(&t->cols[3], SP_COMM);
-	for (i = 0; i < f->nfields; i++)
-		col_plan(&t->cols[4 + i], &f->fields[i]);
+	(void)tb_rows_columns(f, 0, t->rcs, t->ncols);
+	for (i = 0; i < t->ncols; i++)
+		col_plan(&t->cols[i], &t->rcs[i]);
 	return 0;
 }
 
@@ -273,9 +252,11 @@ static void table_free(table *t)
 	for (i = 0; t->cols && i < t->ncols; i++) {
 		PyMem_RawFree(t->cols[i].data.p);
 		PyMem_RawFree(t->cols[i].offs.p);
+		PyMem_RawFree(t->cols[i].nulls.p);
 		strtab_free(&t->cols[i].st);
 	}
 	PyMem_RawFree(t->cols);
+	PyMem_RawFree(t->rcs);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -287,6 +268,8 @@ static void builder_free(builder *b)
 	PyMem_RawFree(b->t);
 	PyMem_RawFree(b->keys);
 	PyMem_RawFree(b->vals);
+	PyMem_RawFree(b->fv);
+	PyMem_RawFree(b->row);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -358,103 +341,88 @@ static size_t table_of(builder *b, const tb_format *f, int *oom)
 	return b->n++;
 }
 
-/* Append one event to its table: 0, or -1 when memory ran out. */
-static int table_add(table *t, const tb_session_event *ev, int be)
+/* Row `row`'s null flag: kept from the column's first null on (0, or -1
+ * when memory ran out). */
+static int put_null(col *c, size_t row, int is_null)
 {
-	tb_field_value vals[TB_FORMAT_MAX_FIELDS];
-	tb_error e;
-	const tb_format *f = t->f;
-	size_t i;
-	uint32_t n = f->nfields < TB_FORMAT_MAX_FIELDS ? f->nfields : TB_FORMAT_MAX_FIELDS;
-	if (tb_format_decode(f, ev->data, ev->len, be, vals, n, &e) != TB_OK) {
-		/* each value has its own status */
+	uint8_t one = (uint8_t)(is_null != 0);
+	if (!c->nulls.len && !is_null)
+		return 0;
+	if (!c->nulls.len) {
+		if (gbuf_reserve(&c->nulls, row + 1))
+			return -1;
+		memset(c->nulls.p, 0, row);
+		c->nulls.len = row;
 	}
+	return gbuf_put(&c->nulls, &one, 1);
+}
+
+/* Element k of a list value, in the capture's byte order. */
+static uint64_t elem_at(const tb_pq_value *v, size_t k)
+{
+	const uint8_t *p = (const uint8_t *)v->p + k * v->elem_size;
+	uint64_t x = 0;
+	unsigned i;
+	for (i = 0; i < v->elem_size; i++)
+		x |= (uint64_t)p[v->big_endian ? v->elem_size - 1 - i : i] << (8 * i);
+	return x;
+}
+
+/* Append one event to its table: 0, or -1 when memory ran out. */
+static int table_add(builder *b, table *t, const tb_session_event *ev)
+{
+	tb_pq_value *vals = b->row;
+	size_t i;
+	/* a field the record does not hold is a null (the status only says
+	 * that one did not read) */
+	(void)tb_rows_values(b->s, ev, t->rcs, t->ncols, b->fv, TB_FORMAT_MAX_FIELDS, vals);
 	for (i = 0; i < t->ncols; i++) {
 		col *c = &t->cols[i];
-		const tb_field_value *v;
+		const tb_pq_value *v = &vals[i];
+		int null = v->is_null;
 		uint32_t code;
-		switch (c->special) {
-		case SP_TS:
-			if (put_int(&c->data, ev->ts, 8))
+		if (c->kind != COL_STR && put_null(c, t->rows, null))
+			return -1;
+		switch (c->kind) {
+		case COL_NUM:
+			if (put_int(&c->data, null ? 0 : v->i, c->width))
 				return -1;
-			continue;
-		case SP_CPU:
-			if (put_int(&c->data, ev->cpu, 4))
-				return -1;
-			continue;
-		case SP_PID:
-			if (put_int(&c->data, (uint32_t)ev->pid, 4))
-				return -1;
-			continue;
-		case SP_COMM:
-			if (!ev->comm_known && ev->pid != 0) {
-				/* unknown (None, as the library's JSON has it):
-				 * one code of its own */
+			break;
+		case COL_STR:
+			if (null) {
+				/* None: one code of its own */
 				if (c->none_code < 0) {
-					if (strtab_code(&c->st, (const uint8_t *)"\0unknown", 8,
-							&code))
+					if (strtab_code(&c->st, (const uint8_t *)"\0none", 5, &code))
 						return -1;
 					c->none_code = code;
 				}
-				if (put_int(&c->data, (uint32_t)c->none_code, 4))
-					return -1;
-				continue;
+				code = (uint32_t)c->none_code;
+			} else if (strtab_code(&c->st, v->p, v->n, &code)) {
+				return -1;
 			}
-			if (strtab_code(&c->st, (const uint8_t *)ev->comm,
-					ev->comm ? ev->comm_len : 0, &code) ||
-			    put_int(&c->data, code, 4))
-				return -1;
-			continue;
-		default:
-			break;
-		}
-		if (i - 4 >= n)
-			v = NULL;
-		else
-			v = &vals[i - 4];
-		if (v && v->status != TB_OK)
-			v = NULL;
-		switch (c->kind) {
-		case COL_NUM:
-			if (put_int(&c->data, v ? v->num : 0, c->width))
+			if (put_int(&c->data, code, 4))
 				return -1;
 			break;
-		case COL_STR: {
-			const uint8_t *s = v ? v->data : NULL;
-			size_t sl = v ? v->len : 0;
-			const uint8_t *nul = sl ? memchr(s, 0, sl) : NULL;
-			if (nul)
-				sl = (size_t)(nul - s);
-			if (strtab_code(&c->st, s ? s : (const uint8_t *)"", sl, &code) ||
-			    put_int(&c->data, code, 4))
-				return -1;
-			break;
-		}
 		case COL_FIXED: {
 			uint32_t k;
 			if (gbuf_reserve(&c->data, (size_t)c->count * c->width))
 				return -1;
-			for (k = 0; k < c->count; k++) {
-				uint64_t x = 0;
-				if (v && tb_field_elem(&c->elem, ev->data, ev->len, be, k, &x,
-						       NULL) != TB_OK)
-					x = 0;
-				(void)put_int(&c->data, x, c->width);
-			}
+			for (k = 0; k < c->count; k++)
+				(void)put_int(&c->data, !null && k < v->n ? elem_at(v, k) : 0,
+					      c->width);
 			break;
 		}
-		default: { /* COL_LIST */
-			size_t cnt = v && c->width ? v->len / c->width : 0, k;
+		default: { /* COL_LIST: elements, or a null's none */
+			size_t cnt = null ? 0 : v->n, k;
 			uint64_t end;
 			if (gbuf_reserve(&c->data, cnt * c->width))
 				return -1;
-			for (k = 0; k < cnt; k++) {
-				uint64_t x = 0;
-				if (tb_field_elem(&c->elem, ev->data, ev->len, be, k, &x, NULL) !=
-				    TB_OK)
-					x = 0;
-				(void)put_int(&c->data, x, c->width);
-			}
+			for (k = 0; k < cnt; k++)
+				(void)put_int(&c->data,
+					      c->rc->kind == TB_ROWS_BYTES
+						      ? ((const uint8_t *)v->p)[k]
+						      : elem_at(v, k),
+					      c->width);
 			end = c->data.len / c->width;
 			if (gbuf_put(&c->offs, &end, sizeof(end)))
 				return -1;
@@ -547,11 +515,6 @@ static PyObject *take(gbuf *g)
 	return o;
 }
 
-static char dtype_char(const col *c)
-{
-	(void)c;
-	return c->is_signed ? 'i' : 'u';
-}
 
 /* The distinct strings of a column as a list of str. */
 static PyObject *uniques(const strtab *t, int64_t none_code)
@@ -572,9 +535,10 @@ static PyObject *uniques(const strtab *t, int64_t none_code)
 	return l;
 }
 
-/* A list column: one list of ints per row. */
+/* A list column: one list of ints per row, None where null. */
 static PyObject *lists(col *c, size_t rows)
 {
+	const uint8_t *nulls = c->nulls.len ? c->nulls.p : NULL;
 	PyObject *l = PyList_New((Py_ssize_t)rows);
 	const uint64_t *ends = (const uint64_t *)(const void *)c->offs.p;
 	uint64_t start = 0;
@@ -587,6 +551,10 @@ static PyObject *lists(col *c, size_t rows)
 			 * between chunks, as the eval loop would */
 			Py_BEGIN_ALLOW_THREADS
 			Py_END_ALLOW_THREADS
+		}
+		if (nulls && nulls[r]) {
+			PyList_SET_ITEM(l, (Py_ssize_t)r, Py_NewRef(Py_None));
+			continue;
 		}
 		row = PyList_New((Py_ssize_t)(end - start));
 		for (k = start; row && k < end; k++) {
@@ -620,17 +588,13 @@ static PyObject *lists(col *c, size_t rows)
 	return l;
 }
 
-static const char *special_name(int sp)
+/* The nulls of a number column: a Buffer of a byte per row, or None. */
+static PyObject *nulls_of(col *c)
 {
-	switch (sp) {
-	case SP_TS: return "__ts";
-	case SP_CPU: return "__cpu";
-	case SP_PID: return "__pid";
-	default: return "__comm";
-	}
+	return c->nulls.len ? take(&c->nulls) : Py_NewRef(Py_None);
 }
 
-/* (name, kind, dtype, payload...) for each column of t. */
+/* (name, kind, dtype, payload..., nulls) for each column of t. */
 static PyObject *table_result(table *t)
 {
 	PyObject *cols = PyList_New(0), *out;
@@ -639,24 +603,24 @@ static PyObject *table_result(table *t)
 		return NULL;
 	for (i = 0; i < t->ncols; i++) {
 		col *c = &t->cols[i];
-		PyObject *name = c->fl ? tbpy_str(c->fl->name, c->fl->name_len)
-				       : PyUnicode_FromString(special_name(c->special));
+		PyObject *name = tbpy_str(c->rc->name, c->rc->name_len);
 		PyObject *spec = NULL;
 		char dt[8];
-		snprintf(dt, sizeof(dt), "=%c%u", dtype_char(c), c->width);
+		snprintf(dt, sizeof(dt), "=%c%u", c->is_signed ? 'i' : 'u', c->width);
 		if (!name)
 			goto fail;
 		switch (c->kind) {
 		case COL_NUM:
-			spec = Py_BuildValue("(NsyN)", name, "num", dt, take(&c->data));
+			spec = Py_BuildValue("(NsyNN)", name, "num", dt, take(&c->data),
+					     nulls_of(c));
 			break;
 		case COL_STR:
 			spec = Py_BuildValue("(NsyNN)", name, "str", "=u4", take(&c->data),
 					     uniques(&c->st, c->none_code));
 			break;
 		case COL_FIXED:
-			spec = Py_BuildValue("(NsyNI)", name, "fixed", dt, take(&c->data),
-					     c->count);
+			spec = Py_BuildValue("(NsyNIN)", name, "fixed", dt, take(&c->data),
+					     c->count, nulls_of(c));
 			break;
 		default:
 			spec = Py_BuildValue("(NsyN)", name, "list", dt, lists(c, t->rows));
@@ -687,6 +651,7 @@ PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
 	tb_error err;
 	int oom = 0;
 	size_t i;
+	uint64_t damaged;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOO", kwlist, &name, &cpus, &start, &end))
 		return NULL;
 	ss = tbpy_walker_get(t);
@@ -697,8 +662,11 @@ PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
 		tbpy_walker_put(ss);
 		return NULL;
 	}
-	b.big_endian = ss->big_endian;
+	b.s = ss->s;
 	b.all = f.formats == NULL;
+	b.fv = PyMem_RawMalloc(TB_FORMAT_MAX_FIELDS * sizeof(*b.fv));
+	b.row = PyMem_RawMalloc(TB_ROWS_MAX_COLUMNS * sizeof(*b.row));
+	oom = !b.fv || !b.row;
 	/* named types get their tables (in the order named) even when empty */
 	for (i = 0; i < f.nformats && !oom; i++) {
 		b.all = 1;
@@ -721,7 +689,7 @@ PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
 				break;
 			if (k == (size_t)-1)
 				continue;
-			if (table_add(&b.t[k], &ev, b.big_endian)) {
+			if (table_add(&b, &b.t[k], &ev)) {
 				oom = 1;
 				break;
 			}
@@ -745,8 +713,11 @@ PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
 			}
 		}
 	}
+	damaged = b.damaged;
 	builder_free(&b);
 	tbpy_walker_put(ss); /* before the filter it was handed goes */
+	if (out) /* (tables, damaged pages skipped) */
+		out = Py_BuildValue("(NK)", out, (unsigned long long)damaged);
 	tbpy_filter_free(&f);
 	return out;
 }

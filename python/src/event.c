@@ -384,6 +384,10 @@ static PyMemberDef event_members[] = {
 	  "buffer (instance) index" },
 	{ "missed", T_LONGLONG, offsetof(tbpy_event, ev.missed), READONLY,
 	  "events dropped just before on its CPU: 0, -1 unknown, n" },
+	{ "subbuf", T_ULONGLONG, offsetof(tbpy_event, ev.page_index), READONLY,
+	  "the sub-buffer (page) it was read from, counted from 0 on its CPU" },
+	{ "offset", T_UINT, offsetof(tbpy_event, ev.offset), READONLY,
+	  "the record's byte offset in that sub-buffer" },
 	{ NULL, 0, 0, 0, NULL }
 };
 

@@ -81,6 +81,17 @@ PyObject *tbpy_raise_err(const char *context, const tb_error *e)
 	return tbpy_raise(context, e->status, e->offset, e->what);
 }
 
+int tbpy_append(PyObject **list, PyObject *o)
+{
+	if (!o || PyList_Append(*list, o) < 0) {
+		Py_XDECREF(o);
+		Py_CLEAR(*list);
+		return -1;
+	}
+	Py_DECREF(o);
+	return 0;
+}
+
 PyObject *tbpy_str(const char *s, size_t n)
 {
 	if (n > PY_SSIZE_T_MAX)
@@ -114,7 +125,7 @@ static PyObject *py_strerror(PyObject *self, PyObject *arg)
 
 static PyMethodDef methods[] = {
 	{ "open", (PyCFunction)(void (*)(void))py_open, METH_VARARGS | METH_KEYWORDS,
-	  "open(path, events=None, skip_damaged=True) -> Trace\n\n"
+	  "open(path, events=None, skip_damaged=False) -> Trace\n\n"
 	  "A trace.dat file, or a directory of per-CPU trace_pipe_raw dumps\n"
 	  "(cpuN.raw, header_page, subbuf_kb) with an events directory of\n"
 	  "<system>/<event>/format files (events=, default path/events)." },

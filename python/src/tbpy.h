@@ -33,6 +33,9 @@ PyObject *tbpy_raise_err(const char *context, const tb_error *e);
 /* bytes -> str as the module decodes every text from a capture: UTF-8,
  * bytes that are not UTF-8 kept as surrogate escapes (lossless). */
 PyObject *tbpy_str(const char *s, size_t n);
+/* Append o (a new reference, or NULL after an error) to *list: 0, or -1
+ * with *list and o released. */
+int tbpy_append(PyObject **list, PyObject *o);
 
 /* PyArg "O&" converter: a path (as PyUnicode_FSConverter) or None
  * (leaves *out NULL). */

@@ -394,6 +394,48 @@ PyObject *tbpy_raise_walk(tb_session *s, const tb_error *e)
 
 /* ---- Trace ---- */
 
+/* The damage the session got past outside the event data, as dicts. */
+static PyObject *damage_list(tb_session *s)
+{
+	size_t k, n = tb_session_ndamage(s);
+	PyObject *out = PyList_New(0);
+	for (k = 0; out && k < n; k++) {
+		const tb_session_damage *d = tb_session_damage_at(s, k);
+		PyObject *o;
+		if (!d)
+			continue;
+		o = Py_BuildValue("{sssKsssssn}", "where", d->where ? d->where : "?", "offset",
+				  (unsigned long long)d->error.offset, "status",
+				  tb_strerror(d->error.status), "what",
+				  d->error.what ? d->error.what : "", "index", (Py_ssize_t)d->index);
+		if (tbpy_append(&out, o))
+			break;
+	}
+	return out;
+}
+
+/* A capture opened with damage in what open reads (tables, formats,
+ * options, a buffer given up): Error, its first damage as the fault and
+ * all of it as e.damage, unless salvage was asked (skip_damaged). */
+static int raise_damaged(tb_session *s)
+{
+	const tb_session_damage *d = tb_session_damage_at(s, 0);
+	PyObject *type, *val, *tb, *all;
+	char ctx[96];
+	snprintf(ctx, sizeof(ctx), "damaged capture (%zu anomalies; skip_damaged=True reads what "
+		 "is sound), first in %s", tb_session_ndamage(s), d && d->where ? d->where : "?");
+	tbpy_raise(ctx, d ? d->error.status : TB_ERR_VALUE, d ? d->error.offset : 0,
+		   d ? d->error.what : NULL);
+	PyErr_Fetch(&type, &val, &tb);
+	PyErr_NormalizeException(&type, &val, &tb);
+	all = damage_list(s);
+	if (val && all)
+		PyObject_SetAttrString(val, "damage", all);
+	Py_XDECREF(all);
+	PyErr_Restore(type, val, tb);
+	return -1;
+}
+
 static int trace_init(tbpy_trace *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "path", "events", "skip_damaged", "max_memory", NULL };
@@ -451,7 +493,11 @@ static int trace_init(tbpy_trace *self, PyObject *args, PyObject *kw)
 		return -1;
 	Py_XSETREF(self->path, pathobj);
 	self->main = sess_new(in);
-	return self->main ? 0 : -1;
+	if (!self->main)
+		return -1;
+	if (!skip && tb_session_ndamage(self->main->s))
+		return raise_damaged(self->main->s);
+	return 0;
 }
 
 static void trace_close_(tbpy_trace *self)
@@ -604,12 +650,8 @@ static PyObject *trace_event_types(tbpy_trace *t, PyObject *noargs)
 			continue;
 		o = Py_BuildValue("(NNO)", tbpy_str(sys.ptr, sys.len), tbpy_str(name, nlen),
 				  has_id ? PyLong_FromUnsignedLong(id) : Py_NewRef(Py_None));
-		if (!o || PyList_Append(out, o) < 0) {
-			Py_XDECREF(o);
-			Py_CLEAR(out);
+		if (tbpy_append(&out, o))
 			break;
-		}
-		Py_DECREF(o);
 	}
 	return out;
 }
@@ -617,30 +659,8 @@ static PyObject *trace_event_types(tbpy_trace *t, PyObject *noargs)
 static PyObject *trace_damage(tbpy_trace *t, PyObject *noargs)
 {
 	tb_session *s = main_session(t);
-	PyObject *out;
-	size_t k, n;
 	(void)noargs;
-	if (!s)
-		return NULL;
-	n = tb_session_ndamage(s);
-	out = PyList_New(0);
-	for (k = 0; out && k < n; k++) {
-		const tb_session_damage *d = tb_session_damage_at(s, k);
-		PyObject *o;
-		if (!d)
-			continue;
-		o = Py_BuildValue("{sssKsssssn}", "where", d->where ? d->where : "?", "offset",
-				  (unsigned long long)d->error.offset, "status",
-				  tb_strerror(d->error.status), "what",
-				  d->error.what ? d->error.what : "", "index", (Py_ssize_t)d->index);
-		if (!o || PyList_Append(out, o) < 0) {
-			Py_XDECREF(o);
-			Py_CLEAR(out);
-			break;
-		}
-		Py_DECREF(o);
-	}
-	return out;
+	return s ? damage_list(s) : NULL;
 }
 
 /* ---- counting walk (stats, drops) ---- */

@@ -72,23 +72,26 @@ async function checkOpen(dir, what) {
   return pq;
 }
 
+// The session columns before the fields (docs/tables.md).
+const NSESSION = 7;
+
 // One table: DuckDB's aggregates against the oracle, then hyparquet's.
 async function checkTable(path, meta, tep, stats, what) {
   const desc = await rows(`DESCRIBE SELECT * FROM read_parquet('${path}')`);
   const cols = desc.map((r) => ({ name: r[0], type: r[1] }));
   const fields = tep.fields;
-  check(cols.length === 4 + fields.length, `${what}: ${cols.length} columns for ${fields.length} fields`);
+  check(cols.length === NSESSION + fields.length, `${what}: ${cols.length} columns for ${fields.length} fields`);
   const [cnt] = (await rows(`SELECT count(*) FROM read_parquet('${path}')`))[0];
   check(Number(cnt) === tep.count, `${what}: count(*) ${cnt} == libtraceevent ${tep.count}`);
   check(Number(cnt) === stats.get(`${meta.system}:${meta.name}`),
     `${what}: count(*) ${cnt} == tracebound stats ${stats.get(`${meta.system}:${meta.name}`)}`);
   check(Number(cnt) === meta.rows, `${what}: count(*) == metadata rows`);
   // numeric columns: one query of every sum
-  const sums = [`sum(ts)::VARCHAR`, `sum(cpu)::VARCHAR`, `sum(pid)::VARCHAR`];
+  const sums = [`sum(__ts)::VARCHAR`, `sum(__cpu)::VARCHAR`, `sum(__pid)::VARCHAR`];
   const numIdx = [];
   fields.forEach((f, i) => {
-    const c = cols[4 + i];
-    check(c && (c.name === f.name || c.name.startsWith(f.name + '_')), `${what}: column ${c?.name} is field ${f.name}`);
+    const c = cols[NSESSION + i];
+    check(c && c.name === f.name, `${what}: column ${c?.name} is field ${f.name}`);
     if (f.kind === 'num') { numIdx.push(i); sums.push(`sum(${q(c.name)})::VARCHAR`, `count(${q(c.name)})`); }
   });
   const agg = (await rows(`SELECT ${sums.join(', ')} FROM read_parquet('${path}')`))[0];
@@ -103,7 +106,7 @@ async function checkTable(path, meta, tep, stats, what) {
   });
   const duck = { hashes: new Map(), lists: new Map() };
   for (const [i, f] of fields.entries()) {
-    const c = cols[4 + i];
+    const c = cols[NSESSION + i];
     if (f.kind === 'list') {
       const [[s, n]] = await rows(`SELECT sum(x)::VARCHAR, count(x) FROM (SELECT unnest(${q(c.name)}) AS x FROM read_parquet('${path}'))`);
       check(z(s) === f.sum && Number(n) === f.n, `${what}: list ${f.name} sum ${s}/${n} == ${f.sum}/${f.n}`);
@@ -123,10 +126,10 @@ async function checkTable(path, meta, tep, stats, what) {
   check(objs.length === tep.count, `${what}: hyparquet rows ${objs.length}`);
   const big = (v) => (typeof v === 'bigint' ? v : BigInt(v));
   let ts = 0n, cpu = 0n, pid = 0n;
-  for (const o of objs) { ts += big(o.ts); cpu += big(o.cpu); pid += big(o.pid ?? 0); }
+  for (const o of objs) { ts += big(o.__ts); cpu += big(o.__cpu); pid += big(o.__pid ?? 0); }
   check(String(ts) === tep.ts && String(cpu) === tep.cpu && String(pid) === tep.pid, `${what}: hyparquet ts/cpu/pid sums`);
   for (const [i, f] of fields.entries()) {
-    const name = cols[4 + i].name;
+    const name = cols[NSESSION + i].name;
     if (f.kind === 'num' || f.kind === 'list') {
       let s = 0n, n = 0;
       for (const o of objs) {
@@ -185,7 +188,7 @@ for (const [k, file] of files.entries()) {
   const [[n]] = await rows(`SELECT count(*) FROM read_parquet('${ev}')`);
   check(Number(n) === meta.events && total + meta.events_without_format === meta.events,
     `${what}: events table ${n} rows == ${meta.events}`);
-  const per = await rows(`SELECT system, name, count(*) FROM read_parquet('${ev}') WHERE name IS NOT NULL GROUP BY ALL`);
+  const per = await rows(`SELECT __system, __name, count(*) FROM read_parquet('${ev}') WHERE __name IS NOT NULL GROUP BY ALL`);
   let same = per.length > 0;
   for (const [sys, name, c] of per) if (stats.get(`${sys}:${name}`) !== Number(c)) same = false;
   check(same, `${what}: events table counts per event == tracebound stats`);

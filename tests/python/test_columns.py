@@ -9,14 +9,17 @@ from conftest import dat_files, fresh_files, run_json
 np = pytest.importorskip("numpy")
 
 
-def expected_columns(events):
+def expected_columns(events, buffers=("",)):
     """What columns() must hold, computed from iteration."""
-    cols = {"__ts": [], "__cpu": [], "__pid": [], "__comm": []}
+    cols = {k: [] for k in tracebound.SESSION_COLUMNS}
     for e in events:
         cols["__ts"].append(e.ts)
         cols["__cpu"].append(e.cpu)
         cols["__pid"].append(e.pid)
         cols["__comm"].append(e.comm)
+        cols["__buffer"].append(buffers[e.buffer])
+        cols["__subbuf"].append(e.subbuf)
+        cols["__offset"].append(e.offset)
         for k, v in e.fields.items():
             cols.setdefault(k, []).append(v)
     return cols
@@ -29,9 +32,10 @@ def test_every_type_equals_iteration(path):
         for e in t:
             by_type.setdefault(e.name, []).append(e)
         tables = t.columns()
+        buffers = [b["name"] for b in t.info["buffers"]]
     assert sorted(tables) == sorted(by_type)
     for name, events in by_type.items():
-        want = expected_columns(events)
+        want = expected_columns(events, buffers)
         got = tables[name]
         assert list(got) == list(want), name
         for k, v in want.items():

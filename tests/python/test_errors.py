@@ -214,3 +214,53 @@ def test_many_strings_sections(tmp_path):
         p = tmp_path / ("strings%d.dat" % k)
         p.write_bytes(data + (struct.pack("<HHIQ", 15, 0, 0xFFFFFFFF, 16) + b"0123456789abcde\0") * k)
         assert walk(str(p)) == want
+
+
+def test_damage_is_never_silent(tmp_path):
+    """A cut capture raises Error from open() (it opened with 0 events
+    before); skip_damaged=True salvages, and what it gives says so."""
+    data = open(os.path.join(DATA, "sched4k.v7zstd.dat"), "rb").read()
+    p = tmp_path / "cut.dat"
+    p.write_bytes(data[: len(data) * 2 // 3])
+    with pytest.raises(tracebound.Error) as ei:
+        tracebound.open(str(p))
+    e = ei.value
+    assert e.damage and {"where", "offset", "status", "what"} <= set(e.damage[0])
+    assert "skip_damaged=True" in str(e) and e.what == e.damage[0]["what"]
+    assert e.offset == e.damage[0]["offset"]
+    # check() lists the same damage
+    found = tracebound.check(str(p))
+    for d in e.damage:
+        assert any(a["offset"] == d["offset"] and a["what"] == d["what"] for a in found), d
+    with tracebound.open(str(p), skip_damaged=True) as t:
+        assert t.damage() == e.damage
+        cols = t.columns()
+        assert cols.damage == e.damage and cols.damaged_pages == 0
+        if cols:
+            assert next(iter(cols.values())).damage == e.damage
+    # a sound capture has none
+    with tracebound.open(os.path.join(DATA, "sched4k.v7zstd.dat")) as t:
+        assert t.damage() == [] and t.columns("sched_switch").damage == []
+
+
+def test_a_damaged_page_raises_when_met(tmp_path, small_events, raw_dir):
+    """Damage in the event data: Error from the walk when the page is met;
+    salvaged, the columns and frames count the pages skipped."""
+    import struct
+    cpu = bytearray(open(os.path.join(raw_dir, "cpu1.raw"), "rb").read())
+    cpu[8 + 4096:16 + 4096] = struct.pack("<Q", 0xfffff)  # page 1 commits past its end
+    d = _raw_dir(tmp_path, bytes(cpu), small_events, raw_dir)
+    with tracebound.open(d, events=small_events) as t:   # open reads no page
+        it = iter(t)
+        with pytest.raises(tracebound.Error) as ei:
+            for _ in it:
+                pass
+        assert "page 1" in str(ei.value)
+        with pytest.raises(tracebound.Error):
+            t.columns()
+    with tracebound.open(d, events=small_events, skip_damaged=True) as t:
+        cols = t.columns()
+        assert cols.damaged_pages == 1 and cols.damage == []
+        pytest.importorskip("pandas")
+        df = t.df("sched_switch")
+        assert df.attrs["damaged_pages"] == 1 and len(df) > 0

@@ -192,3 +192,28 @@ static void test_heap_free(void *ctx, void *p, size_t n)
 }
 
 const tb_mem tb_test_heap = { test_heap_alloc, test_heap_free, NULL };
+
+struct tb_session *tb_test_raw_session(const uint8_t *data, size_t len, uint32_t cpu,
+				       const char *format_text)
+{
+	/* the session keeps pointers to the descriptions: one at a time */
+	static tb_session_format_text ft;
+	static tb_session_raw_cpu raw;
+	tb_session_source src;
+	tb_session *s = NULL;
+	tb_error err;
+	ft.system.ptr = "test";
+	ft.system.len = 4;
+	ft.text.ptr = format_text;
+	ft.text.len = strlen(format_text);
+	raw.cpu = cpu;
+	raw.data = data;
+	raw.len = len;
+	memset(&src, 0, sizeof(src));
+	src.raw = &raw;
+	src.nraw = 1;
+	src.formats = &ft;
+	src.nformats = 1;
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &tb_test_heap, &err), TB_OK);
+	return s;
+}
