@@ -846,8 +846,6 @@ static tb_status opt_cpucount(ctx *c, body *p, unsigned id, uint64_t where)
 	tb_dat *d = c->d;
 	tb_status st;
 	(void)id;
-	if (p->r.len != 4)
-		return fail(c, TB_ERR_LENGTH, where + 2, "CPUCOUNT size is not 4");
 	if ((st = rd_u32(c, p, &d->cpu_count, "CPUCOUNT truncated")))
 		return st;
 	if (d->cpu_count > TB_DAT_MAX_CPUS)
@@ -859,8 +857,7 @@ static tb_status opt_cpucount(ctx *c, body *p, unsigned id, uint64_t where)
 static tb_status opt_traceid(ctx *c, body *p, unsigned id, uint64_t where)
 {
 	(void)id;
-	if (p->r.len != 8)
-		return fail(c, TB_ERR_LENGTH, where + 2, "TRACEID size is not 8");
+	(void)where;
 	c->d->has_trace_id = 1;
 	return rd_u64(c, p, &c->d->trace_id, "TRACEID truncated");
 }
@@ -870,8 +867,7 @@ static tb_status opt_tsc2nsec(ctx *c, body *p, unsigned id, uint64_t where)
 	tb_dat *d = c->d;
 	tb_status st;
 	(void)id;
-	if (p->r.len != 16)
-		return fail(c, TB_ERR_LENGTH, where + 2, "TSC2NSEC size is not 16");
+	(void)where;
 	d->has_tsc2nsec = 1;
 	if ((st = rd_u32(c, p, &d->tsc_mult, "TSC2NSEC truncated")) ||
 	    (st = rd_u32(c, p, &d->tsc_shift, "TSC2NSEC truncated")) ||
@@ -926,6 +922,7 @@ typedef struct opt_row {
 	uint8_t kind, flags;
 	uint8_t width;     /* section: a line table with a size field this wide */
 	uint8_t part;      /* section: its damage part */
+	uint8_t size;      /* OPT_OWN: the payload's only size (0: any); `what` says it */
 	size_t text;       /* offsetof(tb_dat, the span kept), 0: none */
 	const char *what;  /* the payload's error; a line table's size error */
 	opt_fn opt;                             /* OPT_OWN */
@@ -934,49 +931,52 @@ typedef struct opt_row {
 
 #define TXT(f) offsetof(tb_dat, f)
 static const opt_row opt_rows[TB_DAT_OPT_COUNT_] = {
-	[TB_DAT_OPT_DONE] = { "DONE", 0, OPT_SECT, 0, 0, 0, NULL, NULL, NULL },
-	[TB_DAT_OPT_DATE] = { "DATE", OPT_NUMBER, 0, 0, 0, TXT(date),
+	[TB_DAT_OPT_DONE] = { "DONE", 0, OPT_SECT, 0, 0, 0, 0, NULL, NULL, NULL },
+	[TB_DAT_OPT_DATE] = { "DATE", OPT_NUMBER, 0, 0, 0, 0, TXT(date),
 			      "number text not terminated", NULL, NULL },
-	[TB_DAT_OPT_CPUSTAT] = { "CPUSTAT", OPT_OWN, 0, 0, 0, 0, NULL, opt_cpustat, NULL },
-	[TB_DAT_OPT_BUFFER] = { "BUFFER", OPT_OWN, OPT_SECT, 0, 0, 0, NULL, opt_buffer, NULL },
-	[TB_DAT_OPT_TRACECLOCK] = { "TRACECLOCK", OPT_TEXT, 0, 0, 0, TXT(trace_clock),
+	[TB_DAT_OPT_CPUSTAT] = { "CPUSTAT", OPT_OWN, 0, 0, 0, 0, 0, NULL, opt_cpustat, NULL },
+	[TB_DAT_OPT_BUFFER] = { "BUFFER", OPT_OWN, OPT_SECT, 0, 0, 0, 0, NULL, opt_buffer, NULL },
+	[TB_DAT_OPT_TRACECLOCK] = { "TRACECLOCK", OPT_TEXT, 0, 0, 0, 0, TXT(trace_clock),
 				    "empty TRACECLOCK option", NULL, NULL },
-	[TB_DAT_OPT_UNAME] = { "UNAME", OPT_CSTR, 0, 0, 0, TXT(uname),
+	[TB_DAT_OPT_UNAME] = { "UNAME", OPT_CSTR, 0, 0, 0, 0, TXT(uname),
 			       "UNAME not terminated", NULL, NULL },
-	[TB_DAT_OPT_HOOK] = { "HOOK", OPT_CSTR, 0, 0, 0, TXT(hook),
+	[TB_DAT_OPT_HOOK] = { "HOOK", OPT_CSTR, 0, 0, 0, 0, TXT(hook),
 			      "HOOK not terminated", NULL, NULL },
-	[TB_DAT_OPT_OFFSET] = { "OFFSET", OPT_NUMBER, 0, 0, 0, TXT(ts_offset),
+	[TB_DAT_OPT_OFFSET] = { "OFFSET", OPT_NUMBER, 0, 0, 0, 0, TXT(ts_offset),
 				"number text not terminated", NULL, NULL },
-	[TB_DAT_OPT_CPUCOUNT] = { "CPUCOUNT", OPT_OWN, 0, 0, 0, 0, NULL, opt_cpucount, NULL },
-	[TB_DAT_OPT_VERSION] = { "VERSION", OPT_CSTR, 0, 0, 0, TXT(tc_version),
+	[TB_DAT_OPT_CPUCOUNT] = { "CPUCOUNT", OPT_OWN, 0, 0, 0, 4, 0, "CPUCOUNT size is not 4",
+				opt_cpucount, NULL },
+	[TB_DAT_OPT_VERSION] = { "VERSION", OPT_CSTR, 0, 0, 0, 0, TXT(tc_version),
 				 "VERSION not terminated", NULL, NULL },
-	[TB_DAT_OPT_PROCMAPS] = { "PROCMAPS", OPT_CSTR, 0, 0, 0, TXT(procmaps),
+	[TB_DAT_OPT_PROCMAPS] = { "PROCMAPS", OPT_CSTR, 0, 0, 0, 0, TXT(procmaps),
 				  "PROCMAPS not terminated", NULL, NULL },
-	[TB_DAT_OPT_TRACEID] = { "TRACEID", OPT_OWN, 0, 0, 0, 0, NULL, opt_traceid, NULL },
-	[TB_DAT_OPT_TIME_SHIFT] = { "TIME_SHIFT", OPT_OWN, 0, 0, 0, TXT(time_shift), NULL,
+	[TB_DAT_OPT_TRACEID] = { "TRACEID", OPT_OWN, 0, 0, 0, 8, 0, "TRACEID size is not 8",
+			       opt_traceid, NULL },
+	[TB_DAT_OPT_TIME_SHIFT] = { "TIME_SHIFT", OPT_OWN, 0, 0, 0, 0, TXT(time_shift), NULL,
 				    opt_time_shift, NULL },
-	[TB_DAT_OPT_GUEST] = { "GUEST", OPT_OWN, 0, 0, 0, TXT(guest), NULL, opt_guest, NULL },
-	[TB_DAT_OPT_TSC2NSEC] = { "TSC2NSEC", OPT_OWN, 0, 0, 0, 0, NULL, opt_tsc2nsec, NULL },
-	[TB_DAT_OPT_STRINGS] = { "STRINGS", 0, OPT_SECT, 0, 0, 0, NULL, NULL, NULL },
-	[TB_DAT_OPT_HEADER_INFO] = { "HEADER_INFO", OPT_SECTION, OPT_V7, 0, TB_DAT_PART_HEADERS,
+	[TB_DAT_OPT_GUEST] = { "GUEST", OPT_OWN, 0, 0, 0, 0, TXT(guest), NULL, opt_guest, NULL },
+	[TB_DAT_OPT_TSC2NSEC] = { "TSC2NSEC", OPT_OWN, 0, 0, 0, 16, 0, "TSC2NSEC size is not 16",
+				opt_tsc2nsec, NULL },
+	[TB_DAT_OPT_STRINGS] = { "STRINGS", 0, OPT_SECT, 0, 0, 0, 0, NULL, NULL, NULL },
+	[TB_DAT_OPT_HEADER_INFO] = { "HEADER_INFO", OPT_SECTION, OPT_V7, 0, TB_DAT_PART_HEADERS, 0,
 				     0, NULL, NULL, parse_headers },
 	[TB_DAT_OPT_FTRACE_EVENTS] = { "FTRACE_EVENTS", OPT_SECTION, OPT_V7, 0,
-				       TB_DAT_PART_FTRACE_EVENTS, 0, NULL, NULL, parse_ftrace },
+				       TB_DAT_PART_FTRACE_EVENTS, 0, 0, NULL, NULL, parse_ftrace },
 	[TB_DAT_OPT_EVENT_FORMATS] = { "EVENT_FORMATS", OPT_SECTION, OPT_V7, 0,
-				       TB_DAT_PART_EVENT_FORMATS, 0, NULL, NULL, parse_systems },
-	[TB_DAT_OPT_KALLSYMS] = { "KALLSYMS", OPT_SECTION, OPT_V7, 4, TB_DAT_PART_KALLSYMS,
+				       TB_DAT_PART_EVENT_FORMATS, 0, 0, NULL, NULL, parse_systems },
+	[TB_DAT_OPT_KALLSYMS] = { "KALLSYMS", OPT_SECTION, OPT_V7, 4, TB_DAT_PART_KALLSYMS, 0,
 				  TXT(kallsyms), "kallsyms size runs past the end", NULL, NULL },
-	[TB_DAT_OPT_PRINTK] = { "PRINTK", OPT_SECTION, OPT_V7, 4, TB_DAT_PART_PRINTK,
+	[TB_DAT_OPT_PRINTK] = { "PRINTK", OPT_SECTION, OPT_V7, 4, TB_DAT_PART_PRINTK, 0,
 				TXT(printk), "printk size runs past the end", NULL, NULL },
-	[TB_DAT_OPT_CMDLINES] = { "CMDLINES", OPT_SECTION, OPT_V7, 8, TB_DAT_PART_CMDLINES,
+	[TB_DAT_OPT_CMDLINES] = { "CMDLINES", OPT_SECTION, OPT_V7, 8, TB_DAT_PART_CMDLINES, 0,
 				  TXT(cmdlines), "cmdlines size runs past the end", NULL, NULL },
-	[TB_DAT_OPT_BUFFER_TEXT] = { "BUFFER_TEXT", OPT_OWN, OPT_V7 | OPT_SECT, 0, 0, 0, NULL,
+	[TB_DAT_OPT_BUFFER_TEXT] = { "BUFFER_TEXT", OPT_OWN, OPT_V7 | OPT_SECT, 0, 0, 0, 0, NULL,
 				     opt_buffer_v7, NULL },
-	[TB_DAT_OPT_BTF_FILE] = { "BTF_FILE", OPT_SECTION, OPT_V7, 0, TB_DAT_PART_SECTIONS,
+	[TB_DAT_OPT_BTF_FILE] = { "BTF_FILE", OPT_SECTION, OPT_V7, 0, TB_DAT_PART_SECTIONS, 0,
 				  TXT(btf), NULL, NULL, NULL },
-	[TB_DAT_OPT_LAST_BOOT_INFO] = { "LAST_BOOT_INFO", OPT_TEXT, 0, 0, 0, TXT(last_boot_info),
+	[TB_DAT_OPT_LAST_BOOT_INFO] = { "LAST_BOOT_INFO", OPT_TEXT, 0, 0, 0, 0, TXT(last_boot_info),
 					"empty LAST_BOOT_INFO option", NULL, NULL },
-	[TB_DAT_OPT_MODULES_FILE] = { "MODULES_FILE", OPT_SECTION, OPT_V7, 0, TB_DAT_PART_SECTIONS,
+	[TB_DAT_OPT_MODULES_FILE] = { "MODULES_FILE", OPT_SECTION, OPT_V7, 0, TB_DAT_PART_SECTIONS, 0,
 				      TXT(modules), NULL, NULL, NULL },
 };
 #undef TXT
@@ -1023,6 +1023,8 @@ static tb_status handle_option(ctx *c, unsigned id, body *p, uint64_t where)
 	case OPT_SECTION:
 		return opt_section(c, p, id, where);
 	default:
+		if (r->size && p->r.len != r->size)
+			return fail(c, TB_ERR_LENGTH, where + 2, r->what);
 		if (t)
 			*t = mk_text(p, 0, p->r.len);
 		return r->opt(c, p, id, where);
