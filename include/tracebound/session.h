@@ -120,6 +120,8 @@ typedef struct tb_session_source {
 				      it (a few pages a time into the session's
 				      buffers) instead of from dat: tracedat.h */
 	void *read_ctx;
+	const void *perf;          /* ... or a perf.data in memory (dat == NULL) */
+	size_t perf_len;
 
 	/* ... or raw dumps (dat == NULL). */
 	const tb_session_raw_cpu *raw;
