@@ -13,7 +13,7 @@
 #endif
 
 #include "capture.h"
-#include "fmtdir.h"
+#include "files.h"
 
 #ifdef TB_HAVE_ZSTD
 /* A frame one call could not decode: streamed, for what a cut one holds. */

@@ -7,12 +7,12 @@
 #include <stdio.h>
 
 #include "tracebound/tracebound.h"
-#include "fmtdir.h"
+#include "files.h"
 
 /* Exit statuses every command uses. */
 enum { TB_EXIT_OK = 0, TB_EXIT_MALFORMED = 1, TB_EXIT_USAGE = 2, TB_EXIT_BUDGET = 3 };
 
-/* A whole input file in memory (fmtdir.h's tb_input): mapped when it is a
+/* A whole input file in memory (host/files.h's tb_input): mapped when it is a
  * regular file (its descriptor kept for tb_file_pread), read into the heap
  * when it is a pipe or "-" (standard input). */
 typedef tb_input tb_cli_file;

@@ -22,7 +22,7 @@
 #endif
 
 #include "capture.h"
-#include "fmtdir.h"
+#include "files.h"
 #include "opts.h"
 
 /* Column buffers.  A table starts small (a fixed-width column holds 512

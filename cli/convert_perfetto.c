@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "capture.h"
-#include "fmtdir.h"
+#include "files.h"
 #include "opts.h"
 #include "parts.h"
 

@@ -5,7 +5,7 @@
 
 #include "cli.h"
 #include "events.h"
-#include "fmtdir.h"
+#include "files.h"
 
 struct tb_cli_events {
 	tb_format_set set;

@@ -285,7 +285,7 @@ START_TEST(input_cut_while_read_is_said)
 END_TEST
 
 /* An input is mapped when it is a regular file and read to its end when
- * it is a pipe (cli/fmtdir.c, tb_input_load): both give the same report.
+ * it is a pipe (host/files.c, tb_input_load): both give the same report.
  * A directory is refused by name. */
 START_TEST(inputs_mapped_or_piped_alike)
 {

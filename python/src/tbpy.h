@@ -19,7 +19,7 @@
 #include "tracebound/tracebound.h"
 #include "tracebound/session.h"
 
-#include "fmtdir.h"          /* shared with the CLI: cli/fmtdir.c */
+#include "files.h"          /* host/: the POSIX side, shared with the CLI */
 
 /* ---- errors (module.c) ---- */
 
@@ -40,7 +40,7 @@ int tbpy_fs_or_none(PyObject *o, void *out);
 
 /* ---- the input (source.c) ---- */
 
-/* A file mapped read-only, or read into the heap (cli/fmtdir.h). */
+/* A file mapped read-only, or read into the heap (host/files.h). */
 typedef tb_input tbpy_map;
 
 /* Map path (read-only, private).  0, or -1 with errno set. */
