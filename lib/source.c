@@ -35,9 +35,11 @@ static char *keep_str(bump *b, const char *s, size_t n)
 static tb_status fail_at(tb_source *s, tb_error *err, tb_status st, uint64_t off,
 			 const char *what, const char *part)
 {
-	size_t n = part ? strnlen(part, sizeof(s->part) - 1) : 0;
+	size_t n = part ? strlen(part) : 0;
+	if (n > sizeof(s->part) - 1)
+		n = sizeof(s->part) - 1;
 	if (part && part != s->part)
-		memcpy(s->part, part, n);
+		memmove(s->part, part, n);
 	s->part[n] = 0;
 	return tb_fail(err, st, off, what);
 }
@@ -195,6 +197,10 @@ static tb_status gather_dumps(tb_source *s, const tb_source_desc *d, const tb_so
 		n++;
 	}
 	s->src.nraw = n;
+	if (!raw) { /* the arrays the fill takes first, with room for their alignment */
+		(void)take(b, (n ? n : 1) * sizeof(*raw) + sizeof(uint64_t), 1);
+		(void)take(b, (n ? n : 1) * sizeof(*paths) + sizeof(void *), 1);
+	}
 	/* a folder's dumps in CPU order, and one dump per CPU */
 	for (i = 1; raw && !d->ndumps && i < n; i++) {
 		tb_session_raw_cpu r = raw[i];
@@ -273,6 +279,8 @@ static tb_status gather_formats(tb_source *s, const tb_source_io *io, bump *b, t
 	if (st != TB_END)
 		return fail_at(s, err, st, 0, "cannot list the events directory", events);
 	s->src.nformats = n;
+	if (!texts) /* the array the fill takes first */
+		(void)take(b, (n ? n : 1) * sizeof(*texts) + sizeof(void *), 1);
 	return TB_OK;
 }
 

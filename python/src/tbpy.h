@@ -55,11 +55,9 @@ void tbpy_unmap(tbpy_map *m);
 typedef struct tbpy_input {
 	int is_dat;
 	tbpy_map dat;
-	tbpy_map *cpus;                 /* raw dumps: one map per cpuN.raw */
-	tb_session_raw_cpu *raw;
+	tb_host_capture *host;          /* raw dumps: the library's source over host/ */
+	const tb_session_raw_cpu *raw;  /* its dumps (host->source.src.raw) */
 	size_t nraw;
-	tbpy_map header_page, cmdlines, kallsyms, printk, clock;
-	tb_fmt_dir fmts;                /* the format files and their texts */
 	tb_session_source src;
 	char errmsg[512];               /* why opening failed (not a tb_error) */
 	Py_ssize_t refs;                /* the Trace and each session (GIL held) */
