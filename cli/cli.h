@@ -86,9 +86,6 @@ int tb_cli_write_all(int fd, const void *p, size_t n);
  * errno set. */
 int tb_cli_stdout_block(const void *p, size_t n);
 
-/* The N of a "cpuN" file name (basename, optional extension), else fallback. */
-int tb_cli_cpu_from_name(const char *path, int fallback);
-
 /* The commands: argv[0] is the command name. */
 int tb_cmd_raw(int argc, char **argv);
 int tb_cmd_formats(int argc, char **argv);

@@ -121,9 +121,10 @@ void tb_host_capture_close(tb_host_capture *c)
 void tb_host_capture_message(const tb_host_capture *c, const tb_error *e, char *buf, size_t cap)
 {
 	const char *part = c->source.part[0] ? c->source.part : "(source)";
-	if (e->status == TB_NOT_FOUND || (c->err && e->status == TB_ERR_ARG))
-		snprintf(buf, cap, "%s: %s (%s)", part, e->what,
-			 strerror(c->err ? c->err : ENOENT));
+	if (e->status == TB_NOT_FOUND && !c->err)
+		snprintf(buf, cap, "%s: %s", part, e->what);
+	else if (c->err && (e->status == TB_NOT_FOUND || e->status == TB_ERR_ARG))
+		snprintf(buf, cap, "%s: %s (%s)", part, e->what, strerror(c->err));
 	else if (e->offset)
 		snprintf(buf, cap, "%s: byte %llu: %s (%s)", part, (unsigned long long)e->offset,
 			 e->what, tb_strerror(e->status));

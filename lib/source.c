@@ -44,15 +44,17 @@ static tb_status fail_at(tb_source *s, tb_error *err, tb_status st, uint64_t off
 	return tb_fail(err, st, off, what);
 }
 
-/* "a/b" into out[TB_SOURCE_PATH_MAX]: 0, or -1 when it does not fit. */
+/* "a/b" ("b" when a is "") into out[TB_SOURCE_PATH_MAX]: 0, or -1 when
+ * it does not fit. */
 static int join(char *out, const char *a, const char *b)
 {
-	size_t na = strlen(a), nb = strlen(b);
-	if (na + 1 + nb + 1 > TB_SOURCE_PATH_MAX)
+	size_t na = strlen(a), nb = strlen(b), sep = na > 0;
+	if (na + sep + nb + 1 > TB_SOURCE_PATH_MAX)
 		return -1;
 	memmove(out, a, na);
-	out[na] = '/';
-	memcpy(out + na + 1, b, nb + 1);
+	if (sep)
+		out[na] = '/';
+	memcpy(out + na + sep, b, nb + 1);
 	return 0;
 }
 
@@ -449,13 +451,14 @@ static tb_status open_raw(tb_source *s, const tb_source_desc *d, const tb_source
 	bump b = { NULL, 0, 0 };
 	tb_status st;
 	int is_dir, pass;
-	/* the folder: the path, or the first dump's directory ("." for none) */
+	/* the folder: the path, or the first dump's directory ("": names
+	 * beside a dump without one are its own, as "subbuf_kb") */
 	if (!d->ndumps) {
 		st = copy_path(s, s->folder_, d->path, strlen(d->path), err);
 	} else {
 		const char *first = d->dumps[0] ? d->dumps[0] : "";
 		size_t n = (size_t)(base_name(first) - first);
-		st = n == 0 ? copy_path(s, s->folder_, ".", 1, err)
+		st = n == 0 ? copy_path(s, s->folder_, "", 0, err)
 			    : copy_path(s, s->folder_, first, n > 1 ? n - 1 : n, err);
 	}
 	if (st != TB_OK)

@@ -16,6 +16,8 @@
  *                not say its CPU is CPU <its position>.  Two dumps of one
  *                CPU are an error.
  *   folder       the path given, else the directory of the first dump
+ *                ("" for a dump named without one: its texts are then
+ *                "header_page", "subbuf_kb"...)
  *   events       the directory given, else FOLDER/events (absent: no
  *                formats; tb_source.events_found says so)
  *   header_page  the file given, else FOLDER/header_page, else
