@@ -149,7 +149,7 @@ static int raw_layout(tb_host_capture *hc, const tb_source_desc *d, raw_opts *o)
 	const tb_source *src = &hc->source;
 	char msg[TB_SOURCE_PATH_MAX + 256];
 	tb_error e;
-	tb_status st = tb_host_capture_open(hc, d, TB_FMT_FILE_MAX, &e);
+	tb_status st = tb_host_capture_open(hc, d, tb_cli_budget_read_limit(), &e);
 	char kbpath[TB_SOURCE_PATH_MAX];
 	if (st != TB_OK) {
 		if (st == TB_ERR_VALUE && !strcmp(e.what, "not a sub-buffer size in KiB (a power of "
@@ -291,7 +291,9 @@ static int raw_run(raw_opts *o, char **files, int nfiles)
 	d.events = o->events_dir;
 	d.header_page = o->header_page;
 	d.subbuf_size = o->subbuf_size;
-	d.flags = TB_SOURCE_NO_DUMPS; /* streamed here, a pipe in constant memory */
+	for (i = 0; i < d.ndumps; i++) /* a pipe is streamed here, in constant memory */
+		if (!strcmp(files[i], "-"))
+			d.flags = TB_SOURCE_NO_DUMPS;
 	if ((rc = raw_layout(hc, &d, o)) != TB_EXIT_OK)
 		goto out;
 	o->detect_order = 1;
