@@ -168,7 +168,8 @@ int tb_cli_capture_open_source(tb_cli_capture *c, const tb_source_desc *d,
 		fprintf(stderr, "tracebound: out of memory\n");
 		return TB_EXIT_USAGE;
 	}
-	if ((st = tb_host_capture_open(c->host, d, tb_cli_budget_read_limit(), &c->err)) != TB_OK) {
+	st = tb_host_capture_open(c->host, d, &tb_cli_heap, tb_cli_budget_read_limit(), &c->err);
+	if (st != TB_OK) {
 		tb_host_capture_message(c->host, &c->err, msg, sizeof(msg));
 		fprintf(stderr, "tracebound: %s\n", msg);
 		tb_cli_capture_close(c);

@@ -258,7 +258,7 @@ static void raw_layout(const char *path, tb_kbuf_layout *l)
 	d.dumps = &path;
 	d.ndumps = 1;
 	d.flags = TB_SOURCE_NO_DUMPS;
-	if (hc && tb_host_capture_open(hc, &d, TB_FMT_FILE_MAX, &e) == TB_OK)
+	if (hc && tb_host_capture_open(hc, &d, &tb_cli_heap, TB_FMT_FILE_MAX, &e) == TB_OK)
 		*l = hc->source.layout;
 	else
 		(void)tb_kbuf_layout_init(l, 0, 8, 4096, 0);
@@ -461,7 +461,8 @@ static int check_arg(const char *path, tb_pmclog *pl, const tb_pmclog_options *p
 	memset(&d, 0, sizeof(d));
 	d.path = path;
 	d.flags = TB_SOURCE_NO_DUMPS;
-	if (!(hc = calloc(1, sizeof(*hc))) || tb_host_capture_open(hc, &d, TB_FMT_FILE_MAX, &e)) {
+	if (!(hc = calloc(1, sizeof(*hc))) ||
+	    tb_host_capture_open(hc, &d, &tb_cli_heap, TB_FMT_FILE_MAX, &e) != TB_OK) {
 		if (hc)
 			tb_host_capture_message(hc, &e, msg, sizeof(msg));
 		printf("%s: %s\n", path, hc ? msg : "out of memory");

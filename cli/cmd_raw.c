@@ -149,7 +149,7 @@ static int raw_layout(tb_host_capture *hc, const tb_source_desc *d, raw_opts *o)
 	const tb_source *src = &hc->source;
 	char msg[TB_SOURCE_PATH_MAX + 256];
 	tb_error e;
-	tb_status st = tb_host_capture_open(hc, d, tb_cli_budget_read_limit(), &e);
+	tb_status st = tb_host_capture_open(hc, d, &tb_cli_heap, tb_cli_budget_read_limit(), &e);
 	char kbpath[TB_SOURCE_PATH_MAX];
 	if (st != TB_OK) {
 		if (st == TB_ERR_VALUE && !strcmp(e.what, "not a sub-buffer size in KiB (a power of "

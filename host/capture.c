@@ -7,19 +7,6 @@
 
 #include "files.h"
 
-static void *heap_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return malloc(n);
-}
-
-static void heap_free(void *ctx, void *p, size_t n)
-{
-	(void)ctx;
-	(void)n;
-	free(p);
-}
-
 /* errno as a status, kept for the message. */
 static tb_status io_status(tb_host_capture *c, int e)
 {
@@ -86,17 +73,16 @@ static tb_status host_list(void *ctx, const char *path, size_t index, char *name
 	return TB_OK;
 }
 
-tb_status tb_host_capture_open(tb_host_capture *c, const tb_source_desc *d, size_t max_read,
-			       tb_error *err)
+tb_status tb_host_capture_open(tb_host_capture *c, const tb_source_desc *d, const tb_mem *mem,
+			       size_t max_read, tb_error *err)
 {
 	tb_source_io io = { host_load, host_list, NULL };
-	tb_mem mem = { heap_alloc, heap_free, NULL };
 	tb_status st;
 	memset(c, 0, sizeof(*c));
 	io.ctx = c;
 	c->max_read = max_read;
 	c->keep_fd = d->path;
-	st = tb_source_open(&c->source, d, &io, &mem, err);
+	st = tb_source_open(&c->source, d, &io, mem, err);
 	if (st == TB_OK && c->source.kind == TB_SOURCE_DAT && c->nfiles == 1 &&
 	    tb_input_fd(&c->files[0]) >= 0) {
 		/* CPU data through reused buffers, not the mapping (tracedat.h) */

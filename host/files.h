@@ -112,13 +112,13 @@ typedef struct tb_host_capture {
 } tb_host_capture;
 
 /*
- * tb_source_open through the host (lists from the heap): a trace.dat's
+ * tb_source_open through the host (its lists from mem): a trace.dat's
  * CPU data is read with tb_file_pread on its kept descriptor, its
  * decompressor is left to the caller.  max_read: what a part that is a
  * pipe or a tracefs file may hold.  Close c either way.
  */
-tb_status tb_host_capture_open(tb_host_capture *c, const tb_source_desc *d, size_t max_read,
-			       tb_error *err);
+tb_status tb_host_capture_open(tb_host_capture *c, const tb_source_desc *d, const tb_mem *mem,
+			       size_t max_read, tb_error *err);
 void tb_host_capture_close(tb_host_capture *c);
 /* "PART: what (errno text)" for a failed open, into buf. */
 void tb_host_capture_message(const tb_host_capture *c, const tb_error *e, char *buf, size_t cap);

@@ -227,6 +227,22 @@ static void raw_in_copy(const char *kb, const char *args, tb_test_run *r)
 	raw_in_copy_hp(kb, args, 1, r);
 }
 
+/* raw --subbuf-size 4096 with subbuf_kb saying kb KiB, the header_page
+ * beside the dumps or not: a warning naming what came first, the same
+ * records. */
+static void raw_warns(const char *kb, int hp, const char *first)
+{
+	char want[256];
+	tb_test_run r;
+	raw_in_copy_hp(kb, "--subbuf-size 4096", hp, &r);
+	snprintf(want, sizeof(want), "tracebound: warning: subbuf_kb says %d bytes (%s KiB); "
+		 "ignored: %s", atoi(kb) * 1024, kb, first);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, want);
+	ck_assert_str_eq(r.out, "same\n");
+	tb_test_run_free(&r);
+}
+
 START_TEST(raw_says_which_subbuf_size_disagrees)
 {
 	tb_test_run r;
@@ -249,18 +265,8 @@ START_TEST(raw_says_which_subbuf_size_disagrees)
 	ck_assert_str_eq(r.out, "same\n");
 	tb_test_run_free(&r);
 	/* the header_page beside the dumps comes first too */
-	raw_in_copy("8", "--subbuf-size 4096", &r);
-	ck_assert_int_eq(r.status, 0);
-	ck_assert_str_eq(r.err, "tracebound: warning: subbuf_kb says 8192 bytes (8 KiB); ignored: "
-				"the header_page (header_page) says 4096 bytes, and it comes first\n");
-	ck_assert_str_eq(r.out, "same\n");
-	tb_test_run_free(&r);
-	raw_in_copy_hp("8", "--subbuf-size 4096", 0, &r);
-	ck_assert_int_eq(r.status, 0);
-	ck_assert_str_eq(r.err, "tracebound: warning: subbuf_kb says 8192 bytes (8 KiB); ignored: "
-				"--subbuf-size 4096 comes first\n");
-	ck_assert_str_eq(r.out, "same\n");
-	tb_test_run_free(&r);
+	raw_warns("8", 1, "the header_page (header_page) says 4096 bytes, and it comes first\n");
+	raw_warns("8", 0, "--subbuf-size 4096 comes first\n");
 	raw_in_copy_hp("x", "--subbuf-size 4096", 0, &r);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.err, "tracebound: warning: subbuf_kb is not a sub-buffer size in KiB; "

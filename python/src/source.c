@@ -69,7 +69,7 @@ static int open_raw_dir(tbpy_input *in, const char *path, const char *events_dir
 		errno = ENOMEM;
 		return fail(in, "%s: out of memory", path);
 	}
-	if (tb_host_capture_open(in->host, &d, TBPY_MAX_TEXT, &e) != TB_OK) {
+	if (tb_host_capture_open(in->host, &d, &tbpy_mem, TBPY_MAX_TEXT, &e) != TB_OK) {
 		tb_host_capture_message(in->host, &e, in->errmsg, sizeof(in->errmsg));
 		errno = in->host->err ? in->host->err : EINVAL;
 		return -1;

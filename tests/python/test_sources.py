@@ -20,18 +20,13 @@ from conftest import DATA, ROOT
 
 HP = os.path.join(DATA, "raw-sched4k", "header_page")
 
-TICK = """name: tick
-ID: 42
-format:
-\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
-\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;
-\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;
-\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;
-
-\tfield:unsigned int value;\toffset:8;\tsize:4;\tsigned:0;
-
-print fmt: "value=%u", REC->value
-"""
+# (declaration, offset, size, signed) of each field of test/tick
+TICK_FIELDS = [("unsigned short common_type", 0, 2, 0), ("unsigned char common_flags", 2, 1, 0),
+               ("unsigned char common_preempt_count", 3, 1, 0), ("int common_pid", 4, 4, 1),
+               None, ("unsigned int value", 8, 4, 0)]
+TICK = "name: tick\nID: 42\nformat:\n" + "".join(
+    "\tfield:%s;\toffset:%d;\tsize:%d;\tsigned:%d;\n" % f if f else "\n" for f in TICK_FIELDS) + \
+    '\nprint fmt: "value=%u", REC->value\n'
 
 
 def _run(cli, *args):
