@@ -377,9 +377,9 @@ int tb_cmd_raw(int argc, char **argv)
 		case O_SUBBUF:
 			if (tb_opts_size(&p, "--subbuf-size", v, &size) != 0)
 				return TB_EXIT_USAGE;
-			if (size < 4096 || size > (1u << 20))
+			if (size < 4096 || size > (1u << 20) || (size & (size - 1)))
 				return tb_opts_fail(&p, "option '--subbuf-size': %llu bytes: the size is in "
-						    "bytes (k and m suffixes), from 4096 to 1m",
+						    "bytes (k and m suffixes), a power of two from 4096 to 1m",
 						    (unsigned long long)size);
 			o.subbuf_size = (uint32_t)size;
 			break;

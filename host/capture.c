@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "files.h"
 
@@ -21,6 +22,7 @@ static tb_status host_load(void *ctx, const char *path, const void **data, size_
 {
 	tb_host_capture *c = ctx;
 	int keep = c->keep_fd && !strcmp(path, c->keep_fd);
+	c->err = 0; /* errno of this call's failure only */
 	if (c->nfiles == c->cap) {
 		size_t nc = c->cap ? c->cap * 2 : 64;
 		tb_input *nf = realloc(c->files, nc * sizeof(*nf));
@@ -42,6 +44,7 @@ static tb_status host_list(void *ctx, const char *path, size_t index, char *name
 {
 	tb_host_capture *c = ctx;
 	char *p;
+	c->err = 0;
 	if (!c->dir || strcmp(c->dir, path) != 0) {
 		tb_names_free(c->names, c->nnames);
 		free(c->dir);
@@ -50,8 +53,10 @@ static tb_status host_list(void *ctx, const char *path, size_t index, char *name
 		if (!(c->dir = strdup(path)))
 			return io_status(c, ENOMEM);
 		if (!tb_path_is_dir(path)) {
+			struct stat st;
 			free(c->dir);
 			c->dir = NULL;
+			c->err = stat(path, &st) == 0 ? ENOTDIR : errno;
 			return TB_NOT_FOUND;
 		}
 		if (!(c->names = tb_dir_names(path, 0, &c->nnames))) {

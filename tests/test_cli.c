@@ -116,7 +116,7 @@ END_TEST
 START_TEST(sizes_take_suffixes)
 {
 	expect("raw --subbuf-size 16 x", 2,
-	       "option '--subbuf-size': 16 bytes: the size is in bytes (k and m suffixes), from 4096");
+	       "option '--subbuf-size': 16 bytes: the size is in bytes (k and m suffixes), a power of two from 4096");
 	expect("raw --subbuf-size 16q x", 2, "'16q' is not a size");
 	expect("raw --subbuf-size 2m x", 2, "2097152 bytes");
 	/* 16k is accepted: the failure is then the missing file, not the size */
