@@ -13,7 +13,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make python     the Python module in build/python (python-check: its tests)
 #
-# Modules are found by wildcard: a new lib/X.c, cli/X.c, tests/test_X.c,
+# Modules are found by wildcard: a new lib/X.c, cli/X.c, host/X.c, tests/test_X.c,
 # fuzz/X_fuzzer.c or bench/X.c is picked up without editing this file.
 
 VERSION   := 0.1.0
@@ -91,9 +91,12 @@ LIB_HDR   := $(wildcard lib/*.h include/tracebound/*.h)
 LIB_OBJ   := $(LIB_SRC:lib/%.c=$(BUILD)/lib/%.o)
 CLI_SRC   := $(sort $(wildcard cli/*.c))
 CLI_HDR   := $(wildcard cli/*.h)
+# host/: the POSIX side (files, folders, pipes) the CLI and Python share
+HOST_SRC  := $(sort $(wildcard host/*.c))
+HOST_HDR  := $(wildcard host/*.h)
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 TEST_SUP  := $(sort $(wildcard tests/support/*.c))
-TEST_HDR  := $(wildcard tests/*.h tests/support/*.h) cli/dlcodec.h
+TEST_HDR  := $(wildcard tests/*.h tests/support/*.h) host/dlcodec.h
 FUZZ_SRC  := $(sort $(wildcard fuzz/*_fuzzer.c))
 FUZZ_NAMES := $(FUZZ_SRC:fuzz/%_fuzzer.c=%)
 FUZZ_HDR  := $(wildcard fuzz/*.h) tests/parquet_read.h tests/pmclog_snap.h tests/plan_oracle.h \
@@ -118,7 +121,7 @@ REPLAY    := $(FUZZ_NAMES:%=$(BUILD)/replay/%)
 # compiled with the harness's own flags.
 CLI_CMD_SRC := $(filter-out cli/main.c,$(CLI_SRC))
 harness_cflags = $(if $(filter %_diff,$(1)),$(TEP_CFLAGS)) \
-                 $(if $(filter cli,$(1)),-Icli -pthread $(CLI_DEFS) $(CLI_CMD_SRC))
+                 $(if $(filter cli,$(1)),-Icli -Ihost -pthread $(CLI_DEFS) $(CLI_CMD_SRC) $(HOST_SRC))
 harness_libs   = $(if $(filter %_diff,$(1)),$(TEP_LIBS)) $(if $(filter cli,$(1)),$(CLI_LIBS))
 
 all: $(STATIC) $(SHARED) $(CLI)
@@ -145,9 +148,10 @@ $(SHARED): $(LIB_OBJ)
 
 # The CLI sees the public headers only: what it needs of the library, a
 # user's program can have too.
-$(CLI): $(CLI_SRC) $(CLI_HDR) $(STATIC)
+$(CLI): $(CLI_SRC) $(CLI_HDR) $(HOST_SRC) $(HOST_HDR) $(STATIC)
 	@mkdir -p $(@D)
-	$(CC) $(filter-out -Ilib,$(APP_CFLAGS)) -pthread $(CLI_DEFS) -Icli $(CLI_SRC) $(STATIC) $(CLI_LIBS) \
+	$(CC) $(filter-out -Ilib,$(APP_CFLAGS)) -pthread $(CLI_DEFS) -Icli -Ihost $(CLI_SRC) $(HOST_SRC) \
+	  $(STATIC) $(CLI_LIBS) \
 	  $(EXTRA_LDFLAGS) -o $@
 
 # One Check runner holds every suite: tests/test_NAME.c defines
@@ -166,7 +170,7 @@ $(CHECK_BIN): tests/check_main.c $(TEST_SRC) $(TEST_SUP) $(TEST_HDR) $(BUILD)/te
 	  $(STATIC) $(CHECK_LIBS) $(TEP_LIBS) $(EXTRA_LDFLAGS) -o $@
 
 # The fuzz harnesses, linked to a plain main that replays files.
-$(BUILD)/replay/%: fuzz/%_fuzzer.c fuzz/replay_main.c $(FUZZ_HDR) $(STATIC) $(CLI_SRC) $(CLI_HDR)
+$(BUILD)/replay/%: fuzz/%_fuzzer.c fuzz/replay_main.c $(FUZZ_HDR) $(STATIC) $(CLI_SRC) $(CLI_HDR) $(HOST_SRC) $(HOST_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(APP_CFLAGS) $(call harness_cflags,$*) -Ifuzz $< fuzz/replay_main.c $(STATIC) \
 	  $(call harness_libs,$*) $(EXTRA_LDFLAGS) -o $@
@@ -239,7 +243,7 @@ fuzz: $(FUZZ_NAMES:%=$(BUILD)/fuzz/%)
 $(BUILD)/fuzz/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
-$(BUILD)/fuzz/%: fuzz/%_fuzzer.c $(FUZZ_OBJ) $(FUZZ_HDR) $(CLI_SRC) $(CLI_HDR)
+$(BUILD)/fuzz/%: fuzz/%_fuzzer.c $(FUZZ_OBJ) $(FUZZ_HDR) $(CLI_SRC) $(CLI_HDR) $(HOST_SRC) $(HOST_HDR)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(call harness_cflags,$*) $< $(FUZZ_OBJ) \
 	  $(call harness_libs,$*) -o $@
 
@@ -247,7 +251,7 @@ afl: $(FUZZ_NAMES:%=$(BUILD)/afl/%)
 $(BUILD)/afl/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(AFL_ENV) $(AFL_CC) -g -O1 -Iinclude -Ilib -DTB_BUILDING_LIBRARY -c $< -o $@
-$(BUILD)/afl/%: fuzz/%_fuzzer.c $(AFL_OBJ) $(FUZZ_HDR) $(CLI_SRC) $(CLI_HDR)
+$(BUILD)/afl/%: fuzz/%_fuzzer.c $(AFL_OBJ) $(FUZZ_HDR) $(CLI_SRC) $(CLI_HDR) $(HOST_SRC) $(HOST_HDR)
 	$(AFL_ENV) $(AFL_CC) -g -O1 -fsanitize=fuzzer -Iinclude -Ilib -Ifuzz -DTB_BUILDING_LIBRARY \
 	  $(call harness_cflags,$*) $< $(AFL_OBJ) $(call harness_libs,$*) -o $@
 

@@ -13,7 +13,7 @@
 #endif
 
 #include "capture.h"
-#include "fmtdir.h"
+#include "files.h"
 
 #ifdef TB_HAVE_ZSTD
 /* A frame one call could not decode: streamed, for what a cut one holds. */
@@ -207,6 +207,54 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 	return TB_EXIT_OK;
 }
 
+int tb_cli_capture_open_source(tb_cli_capture *c, const tb_source_desc *d,
+			       const tb_session_options *opt, FILE *warn)
+{
+	const char *path = d->ndumps ? d->dumps[0] : d->path;
+	char msg[TB_SOURCE_PATH_MAX + 256];
+	tb_session_source *src;
+	tb_status st;
+	size_t i;
+	memset(c, 0, sizeof(*c));
+	c->path = path;
+	if (!(c->host = malloc(sizeof(*c->host)))) {
+		fprintf(stderr, "tracebound: out of memory\n");
+		return TB_EXIT_USAGE;
+	}
+	st = tb_host_capture_open(c->host, d, &tb_cli_heap, tb_cli_budget_read_limit(), &c->err);
+	if (st != TB_OK) {
+		tb_host_capture_message(c->host, &c->err, msg, sizeof(msg));
+		fprintf(stderr, "tracebound: %s\n", msg);
+		tb_cli_capture_close(c);
+		return tb_is_malformed(st) || st == TB_ERR_UNSUPPORTED ? TB_EXIT_MALFORMED
+								       : TB_EXIT_USAGE;
+	}
+	src = &c->host->source.src;
+	if (c->host->source.kind != TB_SOURCE_RAW) {
+		/* a file: as tb_cli_capture_open has it */
+		tb_host_capture_close(c->host);
+		free(c->host);
+		c->host = NULL;
+		return tb_cli_capture_open(c, path, opt, warn);
+	}
+	c->raw_paths = c->host->source.dump_paths;
+	c->raw = src->raw;
+	c->nraw = src->nraw;
+	for (i = 0; i < src->nraw; i++)
+		tb_cli_budget_add_input(src->raw[i].len);
+	st = tb_cli_session_open(&c->s, src, opt, path, NULL, &c->err);
+	if (st == TB_ERR_BUDGET)
+		return tb_cli_budget_fail();
+	if (st != TB_OK) {
+		fprintf(stderr, "tracebound: %s: %s at offset %llu (%s)\n", path, c->err.what,
+			(unsigned long long)c->err.offset, tb_strerror(st));
+		return st == TB_ERR_NO_SPACE || st == TB_ERR_ARG ? TB_EXIT_USAGE : TB_EXIT_MALFORMED;
+	}
+	if (warn)
+		tb_cli_print_damage(c, warn);
+	return TB_EXIT_OK;
+}
+
 /* What tells a trace.dat from anything else: its 10-byte magic (tracedat.h). */
 #define DAT_HEAD 10
 
@@ -218,6 +266,12 @@ int tb_cli_capture_open(tb_cli_capture *c, const char *path, const tb_session_op
 	size_t n;
 	int rc;
 	memset(c, 0, sizeof(*c));
+	if (strcmp(path, "-") && tb_path_is_dir(path)) { /* a raw-dump folder */
+		tb_source_desc d;
+		memset(&d, 0, sizeof(d));
+		d.path = path;
+		return tb_cli_capture_open_source(c, &d, opt, warn);
+	}
 	if (tb_cli_input_open(&in, path) != 0 || tb_cli_input_head(&in, DAT_HEAD, &head, &n) != 0) {
 		tb_cli_input_close(&in);
 		return TB_EXIT_USAGE;
@@ -248,6 +302,9 @@ void tb_cli_capture_close(tb_cli_capture *c)
 	tb_session_close(c->s);
 	if (c->f.data)
 		tb_cli_unload(&c->f);
+	if (c->host)
+		tb_host_capture_close(c->host);
+	free(c->host);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -13,6 +13,7 @@ typedef struct tb_cli_capture {
 	const tb_session_raw_cpu *raw;
 	size_t nraw;
 	tb_cli_file f;
+	tb_host_capture *host;   /* opened through the library's source (host/) */
 	tb_session *s;
 	tb_error err;            /* why opening failed */
 } tb_cli_capture;
@@ -30,6 +31,10 @@ tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t
  */
 int tb_cli_capture_open(tb_cli_capture *c, const char *path,
 			const tb_session_options *opt, FILE *warn);
+/* A capture the library's source rule finds (source.h): a raw-dump
+ * folder, per-CPU dumps, or a file; the same results. */
+int tb_cli_capture_open_source(tb_cli_capture *c, const tb_source_desc *d,
+			       const tb_session_options *opt, FILE *warn);
 /* The same over bytes in memory the caller keeps; the open error goes to errs. */
 int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *data,
 			    size_t len, const tb_session_options *opt, FILE *warn, FILE *errs);

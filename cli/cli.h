@@ -7,12 +7,12 @@
 #include <stdio.h>
 
 #include "tracebound/tracebound.h"
-#include "fmtdir.h"
+#include "files.h"
 
 /* Exit statuses every command uses. */
 enum { TB_EXIT_OK = 0, TB_EXIT_MALFORMED = 1, TB_EXIT_USAGE = 2, TB_EXIT_BUDGET = 3 };
 
-/* A whole input file in memory (fmtdir.h's tb_input): mapped when it is a
+/* A whole input file in memory (host/files.h's tb_input): mapped when it is a
  * regular file (its descriptor kept for tb_file_pread), read into the heap
  * when it is a pipe or "-" (standard input). */
 typedef tb_input tb_cli_file;
@@ -87,9 +87,6 @@ int tb_cli_write_all(int fd, const void *p, size_t n);
  * under a few KiB goes through stdio, to be gathered.  0, or -1 with
  * errno set. */
 int tb_cli_stdout_block(const void *p, size_t n);
-
-/* The N of a "cpuN" file name (basename, optional extension), else fallback. */
-int tb_cli_cpu_from_name(const char *path, int fallback);
 
 /* The commands: argv[0] is the command name. */
 int tb_cmd_raw(int argc, char **argv);

@@ -242,41 +242,25 @@ static int check_dat(const char *path, tb_cli_input *in)
 	return rc;
 }
 
-/* The layout of a raw dump: header_page / subbuf_kb beside it, else the
- * common 64-bit little-endian 4 KiB one. */
+/* The layout of a raw dump by the library's rule (source.h: header_page,
+ * subbuf_kb beside it, 4096); the common 64-bit little-endian 4 KiB one
+ * when those texts cannot be used. */
 static void raw_layout(const char *path, tb_kbuf_layout *l)
 {
-	char dir[4096], file[4200];
-	const char *slash = strrchr(path, '/');
-	size_t dn = slash ? (size_t)(slash - path) + 1 : 0;
-	uint32_t subbuf = 4096;
-	tb_cli_file f;
-	if (dn >= sizeof(dir))
-		dn = 0;
-	memcpy(dir, path, dn);
-	dir[dn] = 0;
-	snprintf(file, sizeof(file), "%ssubbuf_kb", dir);
-	if (access(file, R_OK) == 0 && tb_cli_load(file, &f) == 0) {
-		char num[16];
-		size_t k = f.len < 15 ? f.len : 15;
-		unsigned long kb;
-		memcpy(num, f.data, k);
-		num[k] = 0;
-		kb = strtoul(num, NULL, 10);
-		if (kb >= 4 && kb <= 1024)
-			subbuf = (uint32_t)kb * 1024;
-		tb_cli_unload(&f);
-	}
-	if (tb_kbuf_layout_init(l, 0, 8, subbuf, 0) != TB_OK)
+	tb_host_capture *hc = calloc(1, sizeof(*hc));
+	tb_source_desc d;
+	tb_error e;
+	memset(&d, 0, sizeof(d));
+	d.dumps = &path;
+	d.ndumps = 1;
+	d.flags = TB_SOURCE_NO_DUMPS;
+	if (hc && tb_host_capture_open(hc, &d, &tb_cli_heap, TB_FMT_FILE_MAX, &e) == TB_OK)
+		*l = hc->source.layout;
+	else
 		(void)tb_kbuf_layout_init(l, 0, 8, 4096, 0);
-	snprintf(file, sizeof(file), "%sheader_page", dir);
-	if (access(file, R_OK) == 0 && tb_cli_load(file, &f) == 0) {
-		tb_kbuf_layout hl;
-		tb_error e;
-		if (tb_kbuf_layout_from_header_page((const char *)f.data, f.len, 0, &hl, &e) == TB_OK)
-			*l = hl;
-		tb_cli_unload(&f);
-	}
+	if (hc)
+		tb_host_capture_close(hc);
+	free(hc);
 }
 
 static int looks_raw(const tb_kbuf_layout *l, const uint8_t *p, size_t n)
@@ -409,6 +393,87 @@ static const tb_opt check_options[] = {
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
+/* One file, its kind told from its first bytes: 1. */
+static int check_file(const char *path, tb_pmclog *pl, const tb_pmclog_options *po, int *worst)
+{
+	tb_cli_input in;
+	tb_kbuf_layout l;
+	const uint8_t *head;
+	size_t len;
+	int rc;
+	tb_cli_budget_restart(); /* each file its own budget */
+	raw_layout(path, &l);
+	/* enough to tell the kind: a trace.dat's magic, a pmclog's
+	 * INITIALIZE record, a raw dump's first sub-buffer */
+	if (tb_cli_input_open(&in, path) != 0 ||
+	    tb_cli_input_head(&in, l.subbuf_size, &head, &len) != 0) {
+		tb_cli_input_close(&in);
+		*worst = TB_EXIT_USAGE;
+		json_verdict(path, "unreadable", TB_EXIT_USAGE, 0, 0, 0);
+		return 1;
+	}
+	if (tb_source_detect_order(head, len, l.long_size) == !l.big_endian)
+		(void)tb_kbuf_layout_init_ex(&l, !l.big_endian, l.long_size, l.header_size,
+					     l.subbuf_size, l.flags); /* its first page's order */
+	if (len == 0) {
+		/* said as raw, pmclog, report and stats say it */
+		printf("%s: empty input (not a trace.dat, a pmclog stream or raw "
+		       "sub-buffers)\n", path);
+		rc = TB_EXIT_MALFORMED;
+		json_verdict(path, "empty", rc, 0, 1, 0);
+	} else if (tb_dat_probe(head, len) || tb_perf_probe(head, len)) {
+		rc = check_dat(path, &in); /* a perf.data through the session too */
+	} else if (looks_pmclog(pl, po, head, len)) {
+		rc = check_pmclog(path, pl, po, &in);
+	} else if (looks_raw(&l, head, len)) {
+		rc = check_raw(path, &l, &in);
+	} else {
+		printf("%s: not recognised (not a trace.dat, a pmclog stream or raw "
+		       "sub-buffers)\n", path);
+		rc = TB_EXIT_MALFORMED;
+		json_verdict(path, "unknown", rc, 0, 1, 0);
+	}
+	fflush(stdout);
+	tb_cli_input_close(&in);
+	/* usage before malformed before over the budget */
+	if (rc == TB_EXIT_USAGE || (rc == TB_EXIT_MALFORMED && *worst != TB_EXIT_USAGE) ||
+	    (rc == TB_EXIT_BUDGET && *worst == TB_EXIT_OK))
+		*worst = rc;
+	return 1;
+}
+
+/* One file; a raw-dump folder is each of its dumps (source.h's rule).
+ * The number of files checked. */
+static int check_arg(const char *path, tb_pmclog *pl, const tb_pmclog_options *po, int *worst)
+{
+	tb_host_capture *hc;
+	tb_source_desc d;
+	tb_error e;
+	char msg[TB_SOURCE_PATH_MAX + 256];
+	int n = 0;
+	size_t k;
+	if (!strcmp(path, "-") || !tb_path_is_dir(path))
+		return check_file(path, pl, po, worst);
+	memset(&d, 0, sizeof(d));
+	d.path = path;
+	d.flags = TB_SOURCE_NO_DUMPS;
+	if (!(hc = calloc(1, sizeof(*hc))) ||
+	    tb_host_capture_open(hc, &d, &tb_cli_heap, TB_FMT_FILE_MAX, &e) != TB_OK) {
+		if (hc)
+			tb_host_capture_message(hc, &e, msg, sizeof(msg));
+		printf("%s: %s\n", path, hc ? msg : "out of memory");
+		*worst = TB_EXIT_USAGE;
+		json_verdict(path, "unreadable", TB_EXIT_USAGE, 0, 0, 0);
+		n = 1;
+	}
+	for (k = 0; hc && k < hc->source.src.nraw; k++)
+		n += check_file(hc->source.dump_paths[k], pl, po, worst);
+	if (hc)
+		tb_host_capture_close(hc);
+	free(hc);
+	return n;
+}
+
 int tb_cmd_check(int argc, char **argv)
 {
 	int i, worst = TB_EXIT_OK, files = 0, id, n = 0, json = 0, saved = -1;
@@ -457,49 +522,8 @@ int tb_cmd_check(int argc, char **argv)
 			return TB_EXIT_USAGE;
 		}
 	}
-	for (i = 1; i < argc; i++) {
-		tb_cli_input in;
-		tb_kbuf_layout l;
-		const uint8_t *head;
-		size_t len;
-		int rc;
-		files++;
-		tb_cli_budget_restart(); /* each file its own budget */
-		raw_layout(argv[i], &l);
-		/* enough to tell the kind: a trace.dat's magic, a pmclog's
-		 * INITIALIZE record, a raw dump's first sub-buffer */
-		if (tb_cli_input_open(&in, argv[i]) != 0 ||
-		    tb_cli_input_head(&in, l.subbuf_size, &head, &len) != 0) {
-			tb_cli_input_close(&in);
-			worst = TB_EXIT_USAGE;
-			json_verdict(argv[i], "unreadable", TB_EXIT_USAGE, 0, 0, 0);
-			continue;
-		}
-		if (len == 0) {
-			/* said as raw, pmclog, report and stats say it */
-			printf("%s: empty input (not a trace.dat, a pmclog stream or raw "
-			       "sub-buffers)\n", argv[i]);
-			rc = TB_EXIT_MALFORMED;
-			json_verdict(argv[i], "empty", rc, 0, 1, 0);
-		} else if (tb_dat_probe(head, len) || tb_perf_probe(head, len)) {
-			rc = check_dat(argv[i], &in); /* a perf.data through the session too */
-		} else if (looks_pmclog(pl, &po, head, len)) {
-			rc = check_pmclog(argv[i], pl, &po, &in);
-		} else if (looks_raw(&l, head, len)) {
-			rc = check_raw(argv[i], &l, &in);
-		} else {
-			printf("%s: not recognised (not a trace.dat, a pmclog stream or raw "
-			       "sub-buffers)\n", argv[i]);
-			rc = TB_EXIT_MALFORMED;
-			json_verdict(argv[i], "unknown", rc, 0, 1, 0);
-		}
-		fflush(stdout);
-		tb_cli_input_close(&in);
-		/* usage before malformed before over the budget */
-		if (rc == TB_EXIT_USAGE || (rc == TB_EXIT_MALFORMED && worst != TB_EXIT_USAGE) ||
-		    (rc == TB_EXIT_BUDGET && worst == TB_EXIT_OK))
-			worst = rc;
-	}
+	for (i = 1; i < argc; i++)
+		files += check_arg(argv[i], pl, &po, &worst);
 	tb_cli_budget_restart(); /* said per file: not again by main */
 	free(pl);
 	if (json_out && (fflush(json_out) != 0 || ferror(json_out) || fclose(json_out) != 0)) {

@@ -25,9 +25,9 @@ typedef struct raw_opts {
 	const char *events_dir;
 	tb_cli_events *events;  /* loaded from events_dir */
 	uint32_t subbuf_size;   /* 0: from subbuf_kb beside the file, else 4096 */
-	char kb_warned[4096];   /* the subbuf_kb last said to disagree */
 	int all_records;
 	int json;
+	int detect_order;       /* each dump's first sub-buffer says its byte order */
 	tb_session *s;          /* --json: names, fields and JSON are the session's */
 	char *line;
 	size_t line_cap;
@@ -134,122 +134,61 @@ static int fault(FILE *out, const char *path, const tb_kbuf_stream *s,
 	return TB_EXIT_MALFORMED;
 }
 
-/* A text file small enough to read whole (header_page, subbuf_kb). */
-static char *read_small(const char *path, size_t *len)
-{
-	tb_cli_file f;
-	char *copy;
-	if (tb_cli_load(path, &f) != 0)
-		return NULL;
-	copy = malloc(f.len + 1);
-	if (copy) {
-		memcpy(copy, f.data, f.len);
-		copy[f.len] = '\0';
-		*len = f.len;
-	}
-	tb_cli_unload(&f);
-	return copy;
-}
-
-static int parse_size(const char *s, uint32_t *out)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 0);
-	while (*end == ' ' || *end == '\n' || *end == '\t' || *end == '\r')
-		end++;
-	if (end == s || *end != '\0' || v > 0xffffffffUL)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
-/* The subbuf_kb file beside a dump: 1 with *size and its name in kbpath,
- * 0 when there is none, -1 when it cannot be read or is not a size (the
- * latter said on stderr unless `quiet`). */
-static int subbuf_kb_beside(const char *path, char *kbpath, size_t cap, uint32_t *size,
-			    int quiet)
-{
-	const char *slash = strrchr(path, '/');
-	char *text;
-	size_t len;
-	uint32_t kb;
-	int n;
-	if (slash)
-		n = snprintf(kbpath, cap, "%.*s/subbuf_kb", (int)(slash - path), path);
-	else
-		n = snprintf(kbpath, cap, "subbuf_kb");
-	if (n < 0 || (size_t)n >= cap)
-		return 0;
-	{
-		FILE *probe = fopen(kbpath, "r");
-		if (!probe)
-			return 0;
-		fclose(probe);
-	}
-	text = read_small(kbpath, &len);
-	if (!text)
-		return -1;
-	if (parse_size(text, &kb) != 0 || kb == 0 || kb > 1024) {
-		if (!quiet)
-			fprintf(stderr, "tracebound: %s: not a sub-buffer size in KiB\n", kbpath);
-		free(text);
-		return -1;
-	}
-	free(text);
-	*size = kb * 1024;
-	return 1;
-}
-
 /*
- * The sub-buffer size for a file, first to last: the header_page (given),
- * --subbuf-size, subbuf_kb beside it, 4096.  What is not used but says
- * another size is said on stderr, once per subbuf_kb file.
+ * The layout of the dumps by the library's rule (source.h): the
+ * header_page, --subbuf-size, subbuf_kb beside the dumps, 4096.  What is
+ * not used but says another size is said on stderr.  0, or an exit status.
  */
-static int subbuf_for(const char *path, raw_opts *o, const tb_kbuf_layout *given,
-		      uint32_t *size)
+static int raw_layout(tb_host_capture *hc, const tb_source_desc *d, raw_opts *o)
 {
-	char kbpath[4096];
-	uint32_t kb = 0;
-	int have_kb = subbuf_kb_beside(path, kbpath, sizeof(kbpath), &kb, given || o->subbuf_size);
-	*size = given ? given->subbuf_size : o->subbuf_size ? o->subbuf_size : 4096;
-	if (!given && !o->subbuf_size) {
-		if (have_kb < 0)
-			return -1;
-		if (have_kb)
-			*size = kb;
-		return 0;
+	const tb_source *src = &hc->source;
+	char msg[TB_SOURCE_PATH_MAX + 256];
+	tb_error e;
+	tb_status st = tb_host_capture_open(hc, d, &tb_cli_heap, tb_cli_budget_read_limit(), &e);
+	char kbpath[TB_SOURCE_PATH_MAX];
+	if (st != TB_OK) {
+		if (st == TB_ERR_VALUE && !strcmp(e.what, "not a sub-buffer size in KiB (a power of "
+							    "two, 4 to 1024)")) {
+			fprintf(stderr, "tracebound: %s: not a sub-buffer size in KiB\n", src->part);
+			return TB_EXIT_USAGE;
+		}
+		tb_host_capture_message(hc, &e, msg, sizeof(msg));
+		fprintf(stderr, "tracebound: %s\n", msg);
+		return tb_is_malformed(st) || st == TB_ERR_UNSUPPORTED ? TB_EXIT_MALFORMED : TB_EXIT_USAGE;
 	}
-	if (have_kb != 0 && (have_kb < 0 || kb != *size) &&
-	    strcmp(kbpath, o->kb_warned) != 0) {
-		if (have_kb < 0)
-			fprintf(stderr, "tracebound: warning: %s is not a sub-buffer size in KiB; "
-					"ignored: ", kbpath);
-		else
-			fprintf(stderr, "tracebound: warning: %s says %u bytes (%u KiB); ignored: ",
-				kbpath, kb, kb / 1024);
-		if (given)
-			fprintf(stderr, "the header_page (%s) says %u bytes, and it comes first\n",
-				o->header_page, *size);
-		else
-			fprintf(stderr, "--subbuf-size %u comes first\n", *size);
-		snprintf(o->kb_warned, sizeof(o->kb_warned), "%s", kbpath);
+	if (src->subbuf_from == TB_SOURCE_FROM_HEADER_PAGE && o->subbuf_size &&
+	    o->subbuf_size != src->layout.subbuf_size)
+		fprintf(stderr, "tracebound: warning: --subbuf-size %u ignored: the "
+				"header_page (%s) says %u bytes, and it comes first\n",
+			o->subbuf_size, src->header_page, src->layout.subbuf_size);
+	if (src->subbuf_from == TB_SOURCE_FROM_SUBBUF_KB ||
+	    (!src->subbuf_kb_bad && (!src->subbuf_kb || src->subbuf_kb == src->layout.subbuf_size)))
+		return TB_EXIT_OK;
+	snprintf(kbpath, sizeof(kbpath), "%s%ssubbuf_kb", d->ndumps ? "" : d->path,
+		 d->ndumps ? "" : "/");
+	if (d->ndumps) {
+		const char *slash = strrchr(d->dumps[0], '/');
+		if (slash)
+			snprintf(kbpath, sizeof(kbpath), "%.*s/subbuf_kb", (int)(slash - d->dumps[0]),
+				 d->dumps[0]);
 	}
-	return 0;
+	if (src->subbuf_kb_bad)
+		fprintf(stderr, "tracebound: warning: %s is not a sub-buffer size in KiB; "
+				"ignored: ", kbpath);
+	else
+		fprintf(stderr, "tracebound: warning: %s says %u bytes (%u KiB); ignored: ", kbpath,
+			src->subbuf_kb, src->subbuf_kb / 1024);
+	if (src->subbuf_from == TB_SOURCE_FROM_HEADER_PAGE)
+		fprintf(stderr, "the header_page (%s) says %u bytes, and it comes first\n",
+			src->header_page, src->layout.subbuf_size);
+	else
+		fprintf(stderr, "--subbuf-size %u comes first\n", src->layout.subbuf_size);
+	return TB_EXIT_OK;
 }
 
-/* With no header_page, the dump is taken to come from this machine. */
-static int host_big_endian(void)
+static int raw_file(const char *path, int cpu, raw_opts *o, const tb_kbuf_layout *given)
 {
-	const uint16_t probe = 1;
-	uint8_t first;
-	memcpy(&first, &probe, 1);
-	return first == 0;
-}
-
-static int raw_file(const char *path, int position, raw_opts *o,
-		    const tb_kbuf_layout *given)
-{
-	tb_kbuf_layout layout;
+	tb_kbuf_layout layout = *given;
 	tb_kbuf_stream s;
 	tb_kbuf kb;
 	tb_kbuf_record r;
@@ -258,32 +197,26 @@ static int raw_file(const char *path, int position, raw_opts *o,
 	tb_status st;
 	raw_ctx c;
 	int rc = TB_EXIT_OK;
+	const uint8_t *head;
+	size_t n;
 
-	if (given) {
-		uint32_t size;
-		layout = *given;
-		if (subbuf_for(path, o, given, &size) != 0)
-			return TB_EXIT_USAGE;
-	} else {
-		uint32_t size;
-		if (subbuf_for(path, o, NULL, &size) != 0)
-			return TB_EXIT_USAGE;
-		if (tb_kbuf_layout_init(&layout, host_big_endian(), (unsigned)sizeof(long),
-					size, 0) != TB_OK) {
-			fprintf(stderr, "tracebound: %s: sub-buffer size %u is not a power of two "
-					"from 4 KiB to 1 MiB\n", path, size);
-			return TB_EXIT_USAGE;
-		}
-	}
 	/* a pipe is walked a sub-buffer at a time, in constant memory */
-	if (tb_cli_input_open(&in, path) != 0) {
+	if (tb_cli_input_open(&in, path) != 0 ||
+	    tb_cli_input_head(&in, 8 + layout.long_size, &head, &n) != 0) {
 		tb_cli_input_close(&in);
 		return TB_EXIT_USAGE;
+	}
+	if (o->detect_order) { /* the order its first sub-buffer says (source.h) */
+		int be = tb_source_detect_order(head, n, layout.long_size);
+		if (be >= 0 && be != layout.big_endian &&
+		    tb_kbuf_layout_init_ex(&layout, be, layout.long_size, layout.header_size,
+					   layout.subbuf_size, layout.flags) != TB_OK)
+			layout = *given;
 	}
 	c.out = stdout;
 	c.opt = o;
 	c.missed = 0;
-	c.cpu = tb_cli_cpu_from_name(path, position);
+	c.cpu = cpu;
 	tb_kbuf_stream_init(&s, &layout, NULL, 0);
 	for (;;) {
 		int64_t missed;
@@ -330,6 +263,74 @@ static int raw_file(const char *path, int position, raw_opts *o,
 	return rc;
 }
 
+/* The dumps (files, or one folder of them) by the library's rule. */
+static int raw_run(raw_opts *o, char **files, int nfiles)
+{
+	tb_host_capture *hc = calloc(1, sizeof(*hc));
+	const tb_source *src = hc ? &hc->source : NULL;
+	tb_source_desc d;
+	char *evdir = NULL;
+	size_t i;
+	int rc;
+	if (!hc) {
+		fprintf(stderr, "tracebound: out of memory\n");
+		return TB_EXIT_USAGE;
+	}
+	memset(&d, 0, sizeof(d));
+	if (nfiles == 1 && strcmp(files[0], "-") && tb_path_is_dir(files[0])) {
+		d.path = files[0];
+	} else {
+		d.dumps = (const char *const *)files;
+		d.ndumps = (size_t)nfiles;
+	}
+	d.events = o->events_dir;
+	d.header_page = o->header_page;
+	d.subbuf_size = o->subbuf_size;
+	for (i = 0; i < d.ndumps; i++) /* a pipe is streamed here, in constant memory */
+		if (!strcmp(files[i], "-"))
+			d.flags = TB_SOURCE_NO_DUMPS;
+	if ((rc = raw_layout(hc, &d, o)) != TB_EXIT_OK)
+		goto out;
+	o->detect_order = 1;
+	if (!o->events_dir && d.path && src->events_found)
+		o->events_dir = evdir = tb_path_join(d.path, "events");
+	if (o->events_dir && !(o->events = tb_cli_events_load(o->events_dir, src->layout.long_size))) {
+		rc = TB_EXIT_USAGE;
+		goto out;
+	}
+	if (o->json) {
+		/* a session without dumps: the formats and the JSON writer */
+		tb_session_source ss;
+		tb_error e;
+		memset(&ss, 0, sizeof(ss));
+		ss.big_endian = src->layout.big_endian;
+		ss.long_size = src->layout.long_size;
+		ss.formats = tb_cli_events_texts(o->events, &ss.nformats);
+		if ((o->events && !ss.formats) ||
+		    tb_cli_session_open(&o->s, &ss, NULL, NULL, NULL, &e) != TB_OK) {
+			rc = tb_cli_budget_over() ? tb_cli_budget_fail() : TB_EXIT_USAGE;
+			if (rc == TB_EXIT_USAGE)
+				fprintf(stderr, "tracebound: out of memory\n");
+			goto out;
+		}
+	}
+	for (i = 0; i < src->src.nraw && rc == TB_EXIT_OK; i++)
+		rc = raw_file(src->dump_paths[i], (int)src->src.raw[i].cpu, o, &src->layout);
+out:
+	tb_session_close(o->s);
+	free(o->line);
+	free(evdir);
+	if (tb_cli_events_free(o->events) && rc == TB_EXIT_OK)
+		rc = TB_EXIT_MALFORMED;
+	tb_host_capture_close(hc);
+	free(hc);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "tracebound: error writing output\n");
+		return TB_EXIT_USAGE;
+	}
+	return rc;
+}
+
 enum { O_HP = 1, O_EVDIR, O_SUBBUF, O_ALL, O_JSON };
 
 static const tb_opt raw_options[] = {
@@ -345,9 +346,7 @@ static const tb_opt raw_options[] = {
 int tb_cmd_raw(int argc, char **argv)
 {
 	raw_opts o;
-	tb_kbuf_layout hp;
-	char *events_hp = NULL;
-	int i, first, rc = TB_EXIT_OK, have_hp = 0, id, nfiles = 0;
+	int id, nfiles = 0;
 	tb_opts p;
 	const char *v;
 	uint64_t size;
@@ -358,9 +357,10 @@ int tb_cmd_raw(int argc, char **argv)
 		switch (id) {
 		case TB_OPTS_HELP:
 			printf("\nThe sub-buffer layout comes from, first to last: the header_page\n"
-			       "(--header-page, or DIR/../header_page with --events), --subbuf-size,\n"
-			       "subbuf_kb beside the dump, 4096 bytes.  One that says another\n"
-			       "size than the one used is named on stderr.\n");
+			       "(--header-page, else beside the dumps, else in the events\n"
+			       "directory), --subbuf-size, subbuf_kb beside the dumps, 4096 bytes.\n"
+			       "One that says another size than the one used is named on stderr.\n"
+			       "RAWFILE may be a folder of cpuN / cpuN.raw dumps (docs/python.md).\n");
 			return TB_EXIT_OK;
 		case TB_OPTS_ERROR: return TB_EXIT_USAGE;
 		case TB_OPT_MAX_MEMORY:
@@ -372,9 +372,9 @@ int tb_cmd_raw(int argc, char **argv)
 		case O_SUBBUF:
 			if (tb_opts_size(&p, "--subbuf-size", v, &size) != 0)
 				return TB_EXIT_USAGE;
-			if (size < 4096 || size > (1u << 20))
+			if (size < 4096 || size > (1u << 20) || (size & (size - 1)))
 				return tb_opts_fail(&p, "option '--subbuf-size': %llu bytes: the size is in "
-						    "bytes (k and m suffixes), from 4096 to 1m",
+						    "bytes (k and m suffixes), a power of two from 4096 to 1m",
 						    (unsigned long long)size);
 			o.subbuf_size = (uint32_t)size;
 			break;
@@ -386,69 +386,5 @@ int tb_cmd_raw(int argc, char **argv)
 	}
 	if (nfiles == 0)
 		return tb_opts_usage(&p);
-	first = 1;
-	argc = nfiles + 1;
-	if (o.events_dir && !o.header_page)
-		o.header_page = events_hp = tb_cli_events_header_page(o.events_dir);
-	if (o.header_page) {
-		size_t len;
-		tb_error e;
-		char *text = read_small(o.header_page, &len);
-		if (!text) {
-			free(events_hp);
-			return TB_EXIT_USAGE;
-		}
-		if (tb_kbuf_layout_from_header_page(text, len, host_big_endian(), &hp, &e) != TB_OK) {
-			fprintf(stderr, "tracebound: %s: byte %llu: %s (%s)\n", o.header_page,
-				(unsigned long long)e.offset, e.what, tb_strerror(e.status));
-			free(text);
-			free(events_hp);
-			return TB_EXIT_MALFORMED;
-		}
-		free(text);
-		have_hp = 1;
-		if (o.subbuf_size && o.subbuf_size != hp.subbuf_size)
-			fprintf(stderr, "tracebound: warning: --subbuf-size %u ignored: the "
-					"header_page (%s) says %u bytes, and it comes first\n",
-				o.subbuf_size, o.header_page, hp.subbuf_size);
-	}
-	if (o.events_dir &&
-	    !(o.events = tb_cli_events_load(o.events_dir, have_hp ? hp.long_size
-								  : (unsigned)sizeof(long)))) {
-		free(events_hp);
-		return TB_EXIT_USAGE;
-	}
-	if (o.json) {
-		/* a session without dumps: the formats and the JSON writer */
-		tb_session_source src;
-		tb_error e;
-		memset(&src, 0, sizeof(src));
-		src.big_endian = have_hp ? hp.big_endian : host_big_endian();
-		src.long_size = have_hp ? hp.long_size : (unsigned)sizeof(long);
-		src.formats = tb_cli_events_texts(o.events, &src.nformats);
-		if ((o.events && !src.formats) ||
-		    tb_cli_session_open(&o.s, &src, NULL, NULL, NULL, &e) != TB_OK) {
-			if (tb_cli_budget_over())
-				return tb_cli_budget_fail();
-			fprintf(stderr, "tracebound: out of memory\n");
-			tb_cli_events_free(o.events);
-			free(events_hp);
-			return TB_EXIT_USAGE;
-		}
-	}
-	for (i = first; i < argc; i++) {
-		rc = raw_file(argv[i], i - first, &o, have_hp ? &hp : NULL);
-		if (rc != TB_EXIT_OK)
-			break;
-	}
-	tb_session_close(o.s);
-	free(o.line);
-	free(events_hp);
-	if (tb_cli_events_free(o.events) && rc == TB_EXIT_OK)
-		rc = TB_EXIT_MALFORMED;
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "tracebound: error writing output\n");
-		return TB_EXIT_USAGE;
-	}
-	return rc;
+	return raw_run(&o, argv + 1, nfiles);
 }

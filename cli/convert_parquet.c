@@ -25,7 +25,7 @@
 
 #include "capture.h"
 #include "dataset.h"
-#include "fmtdir.h"
+#include "files.h"
 #include "opts.h"
 
 /* Column buffers.  A table starts small (a fixed-width column holds 512
@@ -1270,6 +1270,16 @@ static int convert_upload(tb_cli_capture *c, const char *root, const char *path,
 	return rc;
 }
 
+/* The upload's trace id (dataset.h): a file's bytes as stored (trace.dat,
+ * perf.data), or a folder's parts as the library's source found them. */
+static void capture_trace_id(const tb_cli_capture *c, char id[TB_TRACE_ID_LEN + 1])
+{
+	if (c->host)
+		tb_trace_id_source(&c->host->source.src, id);
+	else
+		tb_trace_id_dat(c->f.data, c->f.len, id);
+}
+
 static int convert_dat(const char *root, const char *path, int text, const pq_mem *m, int jobs)
 {
 	tb_session_options so = { 0, 0 };
@@ -1280,120 +1290,31 @@ static int convert_dat(const char *root, const char *path, int text, const pq_me
 	 * formats met on the way have been parsed too */
 	if ((rc = tb_cli_capture_open(&c, path, &so, NULL)) != 0)
 		return rc;
-	tb_trace_id_dat(c.f.data, c.f.len, id);
-	return convert_upload(&c, root, path, id, text, m, jobs, NULL, 0);
+	capture_trace_id(&c, id);
+	return convert_upload(&c, root, path, id, text, m, jobs, c.raw, c.nraw);
 }
 
-/* ---- raw dumps with an events directory ---- */
-
-typedef struct raw_input {
-	tb_fmt_dir fmts;         /* the format files and their texts */
-	tb_session_raw_cpu *cpus;
-	tb_cli_file *files;
-	size_t ncpus;
-	tb_cli_file hp;
-} raw_input;
-
-static void raw_free(raw_input *r)
-{
-	size_t i;
-	for (i = 0; i < r->ncpus; i++)
-		if (r->files[i].data)
-			tb_cli_unload(&r->files[i]);
-	if (r->hp.data)
-		tb_cli_unload(&r->hp);
-	tb_fmt_dir_free(&r->fmts);
-	free(r->cpus);
-	free(r->files);
-	memset(r, 0, sizeof(*r));
-}
-
-/* Every DIR/SYSTEM/EVENT/format as a text of that system. */
-static int raw_formats(raw_input *r, const char *dir)
-{
-	if (tb_fmt_dir_read(&r->fmts, dir) != 0) {
-		fprintf(stderr, "tracebound: %s: %s\n", dir, strerror(errno ? errno : ENOMEM));
-		return -1;
-	}
-	return 0;
-}
+/* ---- raw dumps: the library's source rule (source.h) ---- */
 
 static int convert_raw(const char *dir, const char *events, const char *hp_path,
 		       char **files, int nfiles, int text, const pq_mem *m, int jobs)
 {
 	tb_session_options so = { 0, 0 };
-	tb_session_source src;
+	tb_source_desc d;
 	tb_cli_capture c;
-	raw_input r;
-	char *hp_default = NULL, id[TB_TRACE_ID_LEN + 1];
-	int i, rc;
-	tb_status st;
-	memset(&r, 0, sizeof(r));
-	memset(&c, 0, sizeof(c));
-	memset(&src, 0, sizeof(src));
-	r.cpus = calloc((size_t)nfiles, sizeof(*r.cpus));
-	r.files = calloc((size_t)nfiles, sizeof(*r.files));
-	if (!r.cpus || !r.files) {
-		fprintf(stderr, "tracebound: out of memory\n");
-		raw_free(&r);
-		return TB_EXIT_USAGE;
+	char id[TB_TRACE_ID_LEN + 1];
+	int rc;
+	memset(&d, 0, sizeof(d));
+	d.dumps = (const char *const *)files;
+	d.ndumps = (size_t)nfiles;
+	d.events = events;
+	d.header_page = hp_path;
+	if ((rc = tb_cli_capture_open_source(&c, &d, &so, NULL)) != 0) {
+		tb_cli_capture_close(&c);
+		return rc;
 	}
-	if (raw_formats(&r, events)) {
-		raw_free(&r);
-		return TB_EXIT_USAGE;
-	}
-	if (!hp_path) {
-		hp_default = malloc(strlen(events) + 16);
-		if (hp_default) {
-			FILE *fp;
-			sprintf(hp_default, "%s/header_page", events);
-			if ((fp = fopen(hp_default, "rb")) != NULL)
-				fclose(fp), hp_path = hp_default;
-		}
-	}
-	if (hp_path && tb_cli_load(hp_path, &r.hp) != 0) {
-		free(hp_default);
-		raw_free(&r);
-		return TB_EXIT_USAGE;
-	}
-	free(hp_default);
-	for (i = 0; i < nfiles; i++) {
-		if (tb_cli_load(files[i], &r.files[i]) != 0) {
-			raw_free(&r);
-			return TB_EXIT_USAGE;
-		}
-		r.cpus[i].cpu = (uint32_t)tb_cli_cpu_from_name(files[i], i);
-		r.cpus[i].data = r.files[i].data;
-		r.cpus[i].len = r.files[i].len;
-		r.ncpus++;
-	}
-	src.raw = r.cpus;
-	src.nraw = r.ncpus;
-	src.header_page.ptr = (const char *)r.hp.data;
-	src.header_page.len = r.hp.len;
-	src.formats = r.fmts.texts;
-	src.nformats = r.fmts.n;
-	c.path = files[0];
-	for (size_t k = 0; k < r.ncpus; k++)
-		tb_cli_budget_add_input(r.cpus[k].len);
-	c.raw_paths = (const char *const *)files;
-	c.raw = r.cpus;
-	c.nraw = r.ncpus;
-	st = tb_cli_session_open(&c.s, &src, &so, files[0], NULL, &c.err);
-	if (st == TB_ERR_BUDGET) {
-		raw_free(&r);
-		return tb_cli_budget_fail();
-	}
-	if (st != TB_OK) {
-		fprintf(stderr, "tracebound: %s: %s at offset %llu (%s)\n", files[0], c.err.what,
-			(unsigned long long)c.err.offset, tb_strerror(st));
-		raw_free(&r);
-		return st == TB_ERR_NO_SPACE || st == TB_ERR_ARG ? TB_EXIT_USAGE : TB_EXIT_MALFORMED;
-	}
-	tb_trace_id_source(&src, id);
-	rc = convert_upload(&c, dir, files[0], id, text, m, jobs, r.cpus, r.ncpus);
-	raw_free(&r);
-	return rc;
+	capture_trace_id(&c, id);
+	return convert_upload(&c, dir, files[0], id, text, m, jobs, c.raw, c.nraw);
 }
 
 static const tb_opt parquet_options[] = {

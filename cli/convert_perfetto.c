@@ -9,11 +9,9 @@
  * capture: one bundle per CPU and one event's scratch (grown once for an
  * unusually large event).
  *
- * Raw trace_pipe_raw dumps (cpuN.raw) need the events directory their
- * formats come from (--events DIR: tracefs's events/ or a copy);
- * header_page is DIR/header_page, else beside the first dump, and the
- * sub-buffer size --subbuf-size, else subbuf_kb beside the first dump,
- * else header_page's.
+ * Raw trace_pipe_raw dumps (cpuN.raw, or their folder as FILE) are found
+ * by the library's one rule (source.h): --events DIR, else the folder's
+ * events/; header_page, subbuf_kb and the tables beside the dumps.
  *
  * --jobs N (default: the online cores; one under 16 MiB) converts the parts of one
  * trace.dat on N threads through the parts engine (parts.h).  The trace's
@@ -29,7 +27,7 @@
 #include <string.h>
 
 #include "capture.h"
-#include "fmtdir.h"
+#include "files.h"
 #include "opts.h"
 #include "parts.h"
 
@@ -49,166 +47,28 @@ static tb_status pf_write(void *ctx, const void *p, size_t n)
 	return TB_OK;
 }
 
-/* ---- raw dumps: the texts the session takes ---- */
-
-typedef struct raw_inputs {
-	tb_cli_file *files;      /* the dumps, then header_page, subbuf_kb */
-	size_t nfiles;
-	tb_session_raw_cpu *cpus;
-	tb_fmt_dir fmts;         /* the format files and their texts */
-	char **texts;            /* every malloc'd text and name */
-	size_t ntexts, text_cap;
-} raw_inputs;
-
-static char *keep(raw_inputs *in, char *p)
-{
-	if (!p)
-		return NULL;
-	if (in->ntexts == in->text_cap) {
-		size_t cap = in->text_cap ? 2 * in->text_cap : 256;
-		char **n = realloc(in->texts, cap * sizeof(*n));
-		if (!n) {
-			free(p);
-			return NULL;
-		}
-		in->texts = n;
-		in->text_cap = cap;
-	}
-	return in->texts[in->ntexts++] = p;
-}
-
-/* Every DIR/<system>/<event>/format. */
-static int load_formats(raw_inputs *in, const char *dir)
-{
-	if (tb_fmt_dir_read(&in->fmts, dir) != 0) {
-		fprintf(stderr, "tracebound: %s: %s\n", dir, strerror(errno ? errno : ENOMEM));
-		return -1;
-	}
-	if (!in->fmts.n) {
-		fprintf(stderr, "tracebound: %s: no event formats\n", dir);
-		return -1;
-	}
-	return 0;
-}
-
-/* DIR_OF(path)/name as a malloc'd text, or NULL. */
-static char *beside(raw_inputs *in, const char *path, const char *name, size_t *len)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
-	char *p = dir ? tb_path_join(dir, name) : NULL;
-	char *t = p ? tb_file_read(p, len) : NULL;
-	free(dir);
-	free(p);
-	return keep(in, t);
-}
-
-static void raw_free(raw_inputs *in)
-{
-	size_t i;
-	for (i = 0; i < in->nfiles; i++)
-		if (in->files[i].data)
-			tb_cli_unload(&in->files[i]);
-	for (i = 0; i < in->ntexts; i++)
-		free(in->texts[i]);
-	free(in->files);
-	free(in->cpus);
-	tb_fmt_dir_free(&in->fmts);
-	free(in->texts);
-}
+/* ---- raw dumps: the library's source rule (source.h) ---- */
 
 typedef struct raw_opts {
 	const char *events, *header_page, *clock;
 	uint32_t subbuf_size;
 } raw_opts;
 
-static int open_raw(tb_cli_capture *cap, raw_inputs *in, const raw_opts *o, char **files,
-		    int nfiles, const tb_session_options *sopt)
+static int open_raw(tb_cli_capture *cap, const raw_opts *o, char **files, int nfiles,
+		    const tb_session_options *sopt)
 {
-	tb_session_source src;
-	tb_status st;
-	size_t len = 0;
-	char *t;
-	int i;
-	memset(&src, 0, sizeof(src));
-	in->files = calloc((size_t)nfiles, sizeof(*in->files));
-	in->cpus = calloc((size_t)nfiles, sizeof(*in->cpus));
-	if (!in->files || !in->cpus)
-		return TB_EXIT_USAGE;
-	for (i = 0; i < nfiles; i++) {
-		if (tb_cli_load(files[i], &in->files[i]) != 0)
-			return TB_EXIT_USAGE;
-		in->nfiles++;
-		in->cpus[i].cpu = (uint32_t)tb_cli_cpu_from_name(files[i], i);
-		in->cpus[i].data = in->files[i].data;
-		in->cpus[i].len = in->files[i].len;
-	}
-	if (load_formats(in, o->events) != 0)
-		return TB_EXIT_USAGE;
-	if (o->header_page) {
-		if (!(t = keep(in, tb_file_read(o->header_page, &len)))) {
-			fprintf(stderr, "tracebound: %s: cannot read\n", o->header_page);
-			return TB_EXIT_USAGE;
-		}
-	} else {
-		char *p = tb_path_join(o->events, "header_page");
-		t = p ? keep(in, tb_file_read(p, &len)) : NULL;
-		free(p);
-		if (!t)
-			t = beside(in, files[0], "header_page", &len);
-	}
-	if (t) {
-		src.header_page.ptr = t;
-		src.header_page.len = len;
-	}
-	src.subbuf_size = o->subbuf_size;
-	if (!src.subbuf_size && (t = beside(in, files[0], "subbuf_kb", &len)) != NULL) {
-		unsigned long kb = strtoul(t, NULL, 10);
-		if (kb == 0 || kb > 1024) {
-			fprintf(stderr, "tracebound: subbuf_kb beside %s: not a size in KiB\n", files[0]);
-			return TB_EXIT_USAGE;
-		}
-		src.subbuf_size = (uint32_t)kb * 1024;
-	}
-	if ((t = beside(in, files[0], "saved_cmdlines", &len)) != NULL) {
-		src.cmdlines.ptr = t;
-		src.cmdlines.len = len;
-	}
+	tb_source_desc d;
+	memset(&d, 0, sizeof(d));
+	d.dumps = (const char *const *)files;
+	d.ndumps = (size_t)nfiles;
+	d.events = o->events;
+	d.header_page = o->header_page;
+	d.subbuf_size = o->subbuf_size;
 	if (o->clock) {
-		src.clock.ptr = o->clock;
-		src.clock.len = strlen(o->clock);
-	} else if ((t = beside(in, files[0], "trace_clock", &len)) != NULL) {
-		src.clock.ptr = t;
-		src.clock.len = len;
+		d.clock.ptr = o->clock;
+		d.clock.len = strlen(o->clock);
 	}
-	{
-		const uint16_t probe = 1;
-		uint8_t first;
-		memcpy(&first, &probe, 1);
-		src.big_endian = first == 0; /* a dump is read on the machine it came from */
-	}
-	src.long_size = (unsigned)sizeof(long);
-	src.raw = in->cpus;
-	src.nraw = (size_t)nfiles;
-	src.formats = in->fmts.texts;
-	src.nformats = in->fmts.n;
-	memset(cap, 0, sizeof(*cap));
-	cap->path = files[0];
-	for (i = 0; i < nfiles; i++)
-		tb_cli_budget_add_input(in->cpus[i].len);
-	cap->raw_paths = (const char *const *)files;
-	cap->raw = in->cpus;
-	cap->nraw = (size_t)nfiles;
-	st = tb_cli_session_open(&cap->s, &src, sopt, files[0], NULL, &cap->err);
-	if (st == TB_ERR_BUDGET)
-		return tb_cli_budget_fail();
-	if (st != TB_OK) {
-		fprintf(stderr, "tracebound: %s: %s at offset %llu (%s)\n", files[0], cap->err.what,
-			(unsigned long long)cap->err.offset, tb_strerror(st));
-		return st == TB_ERR_NO_SPACE || st == TB_ERR_ARG ? TB_EXIT_USAGE : TB_EXIT_MALFORMED;
-	}
-	tb_cli_print_damage(cap, stderr);
-	return TB_EXIT_OK;
+	return tb_cli_capture_open_source(cap, &d, sopt, stderr);
 }
 
 /* ---- the conversion ---- */
@@ -524,7 +384,6 @@ int tb_convert_perfetto(int argc, char **argv)
 	tb_pf_writer *w = NULL;
 	tb_pf_config cfg;
 	tb_cli_capture cap;
-	raw_inputs in;
 	raw_opts ro;
 	tb_session_options sopt;
 	pf_out out = { NULL, NULL, 0 };
@@ -545,7 +404,6 @@ int tb_convert_perfetto(int argc, char **argv)
 	int have_first = 0;
 	const char *outpath;
 	memset(&cap, 0, sizeof(cap));
-	memset(&in, 0, sizeof(in));
 	memset(&ro, 0, sizeof(ro));
 	tb_opts_init(&po, "convert --to perfetto",
 		     "[--lossless] [--generic] [-v] [--jobs N] OUT FILE.dat\n"
@@ -596,14 +454,11 @@ int tb_convert_perfetto(int argc, char **argv)
 	memset(&sopt, 0, sizeof(sopt));
 	sopt.flags = TB_SESSION_SKIP_DAMAGED; /* damaged pages in place: a loss there */
 	if (ro.events)
-		rc = open_raw(&cap, &in, &ro, argv + i + 1, nin, &sopt);
+		rc = open_raw(&cap, &ro, argv + i + 1, nin, &sopt);
 	else
 		rc = tb_cli_capture_open(&cap, argv[i + 1], &sopt, stderr);
 	if (rc) {
-		if (ro.events)
-			raw_free(&in);
-		if (cap.s)
-			tb_session_close(cap.s);
+		tb_cli_capture_close(&cap);
 		return rc;
 	}
 	info = tb_session_get_info(cap.s);
@@ -659,14 +514,14 @@ int tb_convert_perfetto(int argc, char **argv)
 	while (st == TB_NEED_MORE);
 	if (st != TB_OK)
 		goto failed;
-	if (!ro.events) {
+	if (!cap.raw) {
 		/* cuts may write a bundle (a loss) before the first event */
 		if ((st = first_event(cap.s, &first_ts, &have_first, &e)) != TB_OK)
 			goto failed;
 		if (have_first)
 			tb_pf_set_clock(w, first_ts);
 	}
-	if (!ro.events && tb_opts_jobs_for(jobs, jobs_given, cap.f.len) > 1) {
+	if (!cap.raw && tb_opts_jobs_for(jobs, jobs_given, cap.f.len) > 1) {
 		/* the parts on `jobs` threads, written in order (see above) */
 		pf_jobs pj;
 		tb_parts_hooks h;
@@ -701,7 +556,7 @@ int tb_convert_perfetto(int argc, char **argv)
 			goto finish;
 		}
 	}
-	if (!ro.events)
+	if (!cap.raw)
 		ncuts = tb_parts_plan(&cap, &cuts);
 	for (;;) {
 		tb_session_event ev;
@@ -765,11 +620,6 @@ done:
 	free(bundles);
 	free(scratch);
 	free(cuts);
-	if (ro.events) {
-		tb_session_close(cap.s);
-		raw_free(&in);
-	} else {
-		tb_cli_capture_close(&cap);
-	}
+	tb_cli_capture_close(&cap);
 	return rc;
 }

@@ -1,11 +1,10 @@
 /* Event formats for the CLI: loading an events directory, printing events. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "events.h"
-#include "fmtdir.h"
+#include "files.h"
 
 struct tb_cli_events {
 	tb_format_set set;
@@ -17,17 +16,6 @@ struct tb_cli_events {
 	size_t bad_formats;
 	size_t bad_records;
 };
-
-char *tb_cli_events_header_page(const char *dir)
-{
-	char *p = tb_path_join(dir, "header_page");
-	struct stat st;
-	if (p && stat(p, &st) != 0) {
-		free(p);
-		p = NULL;
-	}
-	return p;
-}
 
 /* An upper bound of a text's field lines: the word "field" after a blank. */
 static size_t count_fields(const char *t, size_t n)

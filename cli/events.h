@@ -13,9 +13,6 @@
 
 typedef struct tb_cli_events tb_cli_events;
 
-/* DIR/header_page when that file exists (a malloc'd path), else NULL. */
-char *tb_cli_events_header_page(const char *dir);
-
 /*
  * Load every DIR/<system>/<event>/format.  A format that fails to parse is
  * reported on stderr (file, line, column, why) and the others are used.

@@ -125,21 +125,6 @@ int tb_cli_grow(void *ctx, char **buf, size_t *cap, size_t want)
 	return 0;
 }
 
-int tb_cli_cpu_from_name(const char *path, int fallback)
-{
-	const char *base = strrchr(path, '/');
-	long v = 0;
-	int digits = 0;
-	base = base ? base + 1 : path;
-	if (strncmp(base, "cpu", 3) != 0)
-		return fallback;
-	for (base += 3; *base >= '0' && *base <= '9' && digits < 6; base++, digits++)
-		v = v * 10 + (*base - '0');
-	if (digits == 0 || (*base != '\0' && *base != '.'))
-		return fallback;
-	return (int)v;
-}
-
 int tb_cli_write_all(int fd, const void *p, size_t n)
 {
 	const char *b = p;

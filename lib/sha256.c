@@ -197,6 +197,8 @@ TB_API void tb_trace_id_source(const tb_session_source *src, char out[TB_TRACE_I
 {
 	if (src->dat)
 		tb_trace_id_dat(src->dat, src->dat_len, out);
+	else if (src->perf) /* a perf.data: its bytes, as a trace.dat's */
+		tb_trace_id_dat(src->perf, src->perf_len, out);
 	else
 		tb_trace_id_raw(src->header_page.ptr, src->header_page.len, src->formats,
 				src->nformats, src->raw, src->nraw, out);

@@ -22,8 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.environ.get("TRACEBOUND_SRC") or os.path.dirname(HERE)  # the source tree
 LIB = os.path.join(ROOT, "lib")
 INCLUDE = os.path.join(ROOT, "include")
-# the one file of cli/ the module shares: event format directories
-CLI_SHARED = [os.path.join(ROOT, "cli", "fmtdir.c")]
+# host/: the POSIX side (files, folders), shared with the CLI
+HOST = os.path.join(ROOT, "host")
 
 if not os.path.isfile(os.path.join(INCLUDE, "tracebound", "session.h")):
     sys.exit("tracebound: build from the source tree (python/ beside lib/ and include/); "
@@ -38,7 +38,7 @@ def rel(paths):
 # lib/ by absolute path: a relative "../lib/x.c" would put its object at
 # BUILD_TEMP/../lib/x.o, over the Makefile's own build/lib/x.o
 sources = (rel(glob.glob(os.path.join(HERE, "src", "*.c"))) + sorted(glob.glob(os.path.join(LIB, "*.c")))
-           + CLI_SHARED)
+           + sorted(glob.glob(os.path.join(HOST, "*.c"))))
 
 cflags = ["-std=gnu11", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
           "-Wno-cast-function-type"]
@@ -61,10 +61,10 @@ setup(
         Extension(
             "tracebound._tracebound",
             sources=sources,
-            include_dirs=[rel([INCLUDE])[0], rel([LIB])[0], "src", rel([os.path.join(ROOT, "cli")])[0]],
+            include_dirs=[rel([INCLUDE])[0], rel([LIB])[0], "src", rel([HOST])[0]],
             depends=rel(glob.glob(os.path.join(HERE, "src", "*.h")) +
                         glob.glob(os.path.join(LIB, "*.h")) +
-                        [os.path.join(ROOT, "cli", "fmtdir.h")] +
+                        glob.glob(os.path.join(HOST, "*.h")) +
                         glob.glob(os.path.join(INCLUDE, "tracebound", "*.h"))),
             extra_compile_args=cflags,
             extra_link_args=ldflags,

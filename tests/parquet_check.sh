@@ -16,8 +16,8 @@ defs=
 pkg-config --exists libzstd 2>/dev/null && defs="$defs -DTB_HAVE_ZSTD" && libs="-lzstd" || libs=
 pkg-config --exists zlib 2>/dev/null && defs="$defs -DTB_HAVE_ZLIB" && libs="$libs -lz"
 # shellcheck disable=SC2086
-cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -Iinclude -Ilib -Icli \
-	$(pkg-config --cflags libtraceevent) $defs tests/parquet_tepsum.c cli/capture.c cli/util.c cli/fmtdir.c cli/input.c cli/budget.c cli/opts.c \
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -Iinclude -Ilib -Icli -Ihost \
+	$(pkg-config --cflags libtraceevent) $defs tests/parquet_tepsum.c cli/capture.c cli/util.c cli/input.c cli/budget.c cli/opts.c host/*.c \
 	"$build/libtracebound.a" $(pkg-config --libs libtraceevent) $libs -o "$build/parquet_tepsum"
 out=$build/parquet-check
 rm -rf "$out"

@@ -116,7 +116,7 @@ END_TEST
 START_TEST(sizes_take_suffixes)
 {
 	expect("raw --subbuf-size 16 x", 2,
-	       "option '--subbuf-size': 16 bytes: the size is in bytes (k and m suffixes), from 4096");
+	       "option '--subbuf-size': 16 bytes: the size is in bytes (k and m suffixes), a power of two from 4096");
 	expect("raw --subbuf-size 16q x", 2, "'16q' is not a size");
 	expect("raw --subbuf-size 2m x", 2, "2097152 bytes");
 	/* 16k is accepted: the failure is then the missing file, not the size */
@@ -204,19 +204,43 @@ START_TEST(full_stdout_is_exit_2)
 }
 END_TEST
 
-/* raw takes the sub-buffer size from the header_page, then --subbuf-size,
- * then subbuf_kb beside the dump (raw --help); one that says another size
- * is named on stderr with the one used (once per subbuf_kb file). */
-static void raw_in_copy(const char *kb, const char *args, tb_test_run *r)
+/* raw takes the sub-buffer size from the header_page (given, else beside
+ * the dumps: source.h), then --subbuf-size, then subbuf_kb beside the
+ * dump (raw --help); one that says another size is named on stderr with
+ * the one used.  hp 0: the header_page is not beside the dumps. */
+static void raw_in_copy_hp(const char *kb, const char *args, int hp, tb_test_run *r)
 {
 	char cmd[1024];
 	snprintf(cmd, sizeof(cmd),
-		 "T=$(mktemp -d) && cp tests/data/raw-sched4k/* $T/ && %s%s%s"
+		 "T=$(mktemp -d) && cp tests/data/raw-sched4k/* $T/ && %s%s%s%s"
 		 "cd $T && $CLI raw %s cpu0.raw cpu1.raw >out; rc=$?; "
-		 "$CLI raw --header-page header_page cpu0.raw cpu1.raw 2>/dev/null | cmp -s - out "
+		 "$CLI raw --header-page %s cpu0.raw cpu1.raw 2>/dev/null | cmp -s - out "
 		 "&& echo same; rm -rf $T; exit $rc",
-		 kb ? "echo " : "", kb ? kb : "", kb ? " >$T/subbuf_kb && " : "", args);
+		 hp ? "" : "mv $T/header_page $T/hp.txt && ",
+		 kb ? "echo " : "", kb ? kb : "", kb ? " >$T/subbuf_kb && " : "", args,
+		 hp ? "header_page" : "hp.txt");
 	tb_test_sh(cmd, r);
+}
+
+static void raw_in_copy(const char *kb, const char *args, tb_test_run *r)
+{
+	raw_in_copy_hp(kb, args, 1, r);
+}
+
+/* raw --subbuf-size 4096 with subbuf_kb saying kb KiB, the header_page
+ * beside the dumps or not: a warning naming what came first, the same
+ * records. */
+static void raw_warns(const char *kb, int hp, const char *first)
+{
+	char want[256];
+	tb_test_run r;
+	raw_in_copy_hp(kb, "--subbuf-size 4096", hp, &r);
+	snprintf(want, sizeof(want), "tracebound: warning: subbuf_kb says %d bytes (%s KiB); "
+		 "ignored: %s", atoi(kb) * 1024, kb, first);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, want);
+	ck_assert_str_eq(r.out, "same\n");
+	tb_test_run_free(&r);
 }
 
 START_TEST(raw_says_which_subbuf_size_disagrees)
@@ -240,19 +264,16 @@ START_TEST(raw_says_which_subbuf_size_disagrees)
 				"the header_page (header_page) says 4096 bytes, and it comes first\n");
 	ck_assert_str_eq(r.out, "same\n");
 	tb_test_run_free(&r);
-	raw_in_copy("8", "--subbuf-size 4096", &r);
-	ck_assert_int_eq(r.status, 0);
-	ck_assert_str_eq(r.err, "tracebound: warning: subbuf_kb says 8192 bytes (8 KiB); ignored: "
-				"--subbuf-size 4096 comes first\n");
-	ck_assert_str_eq(r.out, "same\n");
-	tb_test_run_free(&r);
-	raw_in_copy("x", "--subbuf-size 4096", &r);
+	/* the header_page beside the dumps comes first too */
+	raw_warns("8", 1, "the header_page (header_page) says 4096 bytes, and it comes first\n");
+	raw_warns("8", 0, "--subbuf-size 4096 comes first\n");
+	raw_in_copy_hp("x", "--subbuf-size 4096", 0, &r);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.err, "tracebound: warning: subbuf_kb is not a sub-buffer size in KiB; "
 				"ignored: --subbuf-size 4096 comes first\n");
 	tb_test_run_free(&r);
 	/* used alone, a subbuf_kb that is not a size stops raw; one of 4 agrees in silence */
-	raw_in_copy("x", "", &r);
+	raw_in_copy_hp("x", "", 0, &r);
 	ck_assert_int_eq(r.status, 2);
 	ck_assert_str_eq(r.err, "tracebound: subbuf_kb: not a sub-buffer size in KiB\n");
 	tb_test_run_free(&r);
@@ -285,14 +306,15 @@ START_TEST(input_cut_while_read_is_said)
 END_TEST
 
 /* An input is mapped when it is a regular file and read to its end when
- * it is a pipe (cli/fmtdir.c, tb_input_load): both give the same report.
+ * it is a pipe (host/files.c, tb_input_load): both give the same report.
  * A directory is refused by name. */
 START_TEST(inputs_mapped_or_piped_alike)
 {
 	const char *v6 = tb_test_path("../shared/samples/sched4k.v6.dat");
 	char cmd[2048];
 	tb_test_run r;
-	expect("report /", 2, "tracebound: /: Is a directory\n");
+	/* a folder is a raw-dump capture (source.h); / holds no dumps */
+	expect("report /", 2, "tracebound: /: no trace.dat and no cpuN / cpuN.raw dumps\n");
 	expect("pmclog /", 2, "tracebound: /: Is a directory\n");
 	if (!tb_test_exists(v6))
 		return;

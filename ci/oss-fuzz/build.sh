@@ -43,11 +43,12 @@ elif pkg-config --exists libtraceevent 2>/dev/null; then
 	tep_libs=$(pkg-config --libs libtraceevent)
 fi
 
-# The CLI's commands, for fuzz/cli_fuzzer.c: cli/ but its main.c, built
-# without the optional decompressors (the image has neither zstd nor zlib).
-for src in cli/*.c; do
+# The CLI's commands, for fuzz/cli_fuzzer.c: cli/ but its main.c, and
+# host/ (the files it reads through), built without the optional
+# decompressors (the image has neither zstd nor zlib).
+for src in cli/*.c host/*.c; do
 	[ "$src" = cli/main.c ] && continue
-	$CC $CFLAGS -std=c11 -D_POSIX_C_SOURCE=200809L -pthread -Iinclude -Icli \
+	$CC $CFLAGS -std=c11 -D_POSIX_C_SOURCE=200809L -pthread -Iinclude -Icli -Ihost \
 		-c "$src" -o "$obj/cli-$(basename "$src" .c).o"
 done
 ar rcs "$obj/libtracebound-cli.a" "$obj"/cli-*.o
@@ -70,7 +71,7 @@ for src in fuzz/*_fuzzer.c; do
 		extra_l=$tep_libs
 		;;
 	cli)
-		extra_c="-Icli -pthread"
+		extra_c="-Icli -Ihost -pthread"
 		pre_l="$obj/libtracebound-cli.a" # before the library it calls
 		extra_l=-pthread
 		;;

@@ -19,7 +19,7 @@
 #include "tracebound/tracebound.h"
 #include "tracebound/session.h"
 
-#include "fmtdir.h"          /* shared with the CLI: cli/fmtdir.c */
+#include "files.h"          /* host/: the POSIX side, shared with the CLI */
 
 /* ---- errors (module.c) ---- */
 
@@ -43,7 +43,7 @@ int tbpy_fs_or_none(PyObject *o, void *out);
 
 /* ---- the input (source.c) ---- */
 
-/* A file mapped read-only, or read into the heap (cli/fmtdir.h). */
+/* A file mapped read-only, or read into the heap (host/files.h). */
 typedef tb_input tbpy_map;
 
 /* Map path (read-only, private).  0, or -1 with errno set. */
@@ -58,11 +58,9 @@ void tbpy_unmap(tbpy_map *m);
 typedef struct tbpy_input {
 	int is_dat;
 	tbpy_map dat;
-	tbpy_map *cpus;                 /* raw dumps: one map per cpuN.raw */
-	tb_session_raw_cpu *raw;
+	tb_host_capture *host;          /* raw dumps: the library's source over host/ */
+	const tb_session_raw_cpu *raw;  /* its dumps (host->source.src.raw) */
 	size_t nraw;
-	tbpy_map header_page, cmdlines, kallsyms, printk, clock;
-	tb_fmt_dir fmts;                /* the format files and their texts */
 	tb_session_source src;
 	char errmsg[512];               /* why opening failed (not a tb_error) */
 	Py_ssize_t refs;                /* the Trace and each session (GIL held) */

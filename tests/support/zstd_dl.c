@@ -1,10 +1,10 @@
 /* zstd and zlib for tests, loaded at run time (the test binary does not
  * link libzstd or zlib): lets the library tests read the real zstd sample
  * and write compressed files of their own.  The decompressors are the
- * Python module's (cli/dlcodec.h). */
+ * Python module's (host/dlcodec.h). */
 #include "zstd_dl.h"
 
-#include "../../cli/dlcodec.h"
+#include "../../host/dlcodec.h"
 
 static tb_dlcodec dl;
 static size_t (*zcomp)(void *, size_t, const void *, size_t, int);

@@ -1,19 +1,20 @@
 /*
- * Directories of event formats, for the edges that read files (the CLI and
- * the Python module build this one file): paths, sorted directory
+ * host/: the POSIX side of tracebound, once, for the CLI and the Python
+ * module (the library does no I/O).  Files: paths, sorted directory
  * listings, whole small files, every <system>/<event>/format under a
  * directory laid out like /sys/kernel/tracing/events, whole inputs mapped
  * or read, and the read function through which a session reads a
  * capture's CPU data.  Plain C and POSIX:
  * no stdio output, errors are return values with errno set.
  */
-#ifndef TB_FMTDIR_H
-#define TB_FMTDIR_H
+#ifndef TB_HOST_FILES_H
+#define TB_HOST_FILES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "tracebound/session.h"
+#include "tracebound/source.h"
 
 /* "a/b", malloc'd (NULL: out of memory). */
 char *tb_path_join(const char *a, const char *b);
@@ -92,5 +93,34 @@ typedef struct tb_fmt_dir {
  * either way. */
 int tb_fmt_dir_read(tb_fmt_dir *d, const char *dir);
 void tb_fmt_dir_free(tb_fmt_dir *d);
+
+/* ---- a capture through the library's sources (source.h) ---- */
+
+/* The file access a tb_source reads through: every file it loads stays
+ * mapped (or read) until tb_host_capture_close; the last directory listed
+ * is kept, sorted, for the next entry asked for. */
+typedef struct tb_host_capture {
+	tb_source source;        /* source.src: for tb_session_open_budget */
+	tb_input *files;         /* every part loaded */
+	size_t nfiles, cap;
+	char *dir;               /* the directory listed last, and its names */
+	char **names;
+	size_t nnames;
+	size_t max_read;         /* a part that cannot be mapped: read at most this */
+	const char *keep_fd;     /* the path whose descriptor stays open (pread) */
+	int err;                 /* errno of the last part that failed (0: none) */
+} tb_host_capture;
+
+/*
+ * tb_source_open through the host (its lists from mem): a trace.dat's
+ * CPU data is read with tb_file_pread on its kept descriptor, its
+ * decompressor is left to the caller.  max_read: what a part that is a
+ * pipe or a tracefs file may hold.  Close c either way.
+ */
+tb_status tb_host_capture_open(tb_host_capture *c, const tb_source_desc *d, const tb_mem *mem,
+			       size_t max_read, tb_error *err);
+void tb_host_capture_close(tb_host_capture *c);
+/* "PART: what (errno text)" for a failed open, into buf. */
+void tb_host_capture_message(const tb_host_capture *c, const tb_error *e, char *buf, size_t cap);
 
 #endif

@@ -1,4 +1,4 @@
-/* Directories of event formats: see fmtdir.h. */
+/* host/ files: see files.h. */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fmtdir.h"
+#include "files.h"
 
 char *tb_path_join(const char *a, const char *b)
 {

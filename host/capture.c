@@ -1,0 +1,124 @@
+/* host/: the file access of a library source (files.h, source.h). */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "files.h"
+
+/* errno as a status, kept for the message. */
+static tb_status io_status(tb_host_capture *c, int e)
+{
+	c->err = e;
+	return e == ENOENT || e == ENOTDIR ? TB_NOT_FOUND
+	       : e == ENOMEM		    ? TB_ERR_NO_SPACE
+	       : e == EFBIG		    ? TB_ERR_LIMIT
+				      : TB_ERR_ARG;
+}
+
+static tb_status host_load(void *ctx, const char *path, const void **data, size_t *len)
+{
+	tb_host_capture *c = ctx;
+	int keep = c->keep_fd && !strcmp(path, c->keep_fd);
+	c->err = 0; /* errno of this call's failure only */
+	if (c->nfiles == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 64;
+		tb_input *nf = realloc(c->files, nc * sizeof(*nf));
+		if (!nf)
+			return io_status(c, ENOMEM);
+		c->files = nf;
+		c->cap = nc;
+	}
+	if (tb_input_load(path, &c->files[c->nfiles], keep, c->max_read) != 0)
+		return io_status(c, errno);
+	*data = c->files[c->nfiles].data;
+	*len = c->files[c->nfiles].len;
+	c->nfiles++;
+	return TB_OK;
+}
+
+static tb_status host_list(void *ctx, const char *path, size_t index, char *name, size_t cap,
+			   int *is_dir)
+{
+	tb_host_capture *c = ctx;
+	char *p;
+	c->err = 0;
+	if (!c->dir || strcmp(c->dir, path) != 0) {
+		tb_names_free(c->names, c->nnames);
+		free(c->dir);
+		c->names = NULL;
+		c->nnames = 0;
+		if (!(c->dir = strdup(path)))
+			return io_status(c, ENOMEM);
+		if (!tb_path_is_dir(path)) {
+			struct stat st;
+			free(c->dir);
+			c->dir = NULL;
+			c->err = stat(path, &st) == 0 ? ENOTDIR : errno;
+			return TB_NOT_FOUND;
+		}
+		if (!(c->names = tb_dir_names(path, 0, &c->nnames))) {
+			int e = errno;
+			free(c->dir);
+			c->dir = NULL;
+			return io_status(c, e);
+		}
+	}
+	if (index >= c->nnames)
+		return TB_END;
+	if (strlen(c->names[index]) >= cap)
+		return io_status(c, ENAMETOOLONG);
+	strcpy(name, c->names[index]);
+	if (!(p = tb_path_join(path, name)))
+		return io_status(c, ENOMEM);
+	*is_dir = tb_path_is_dir(p);
+	free(p);
+	return TB_OK;
+}
+
+tb_status tb_host_capture_open(tb_host_capture *c, const tb_source_desc *d, const tb_mem *mem,
+			       size_t max_read, tb_error *err)
+{
+	tb_source_io io = { host_load, host_list, NULL };
+	tb_status st;
+	memset(c, 0, sizeof(*c));
+	io.ctx = c;
+	c->max_read = max_read;
+	c->keep_fd = d->path;
+	st = tb_source_open(&c->source, d, &io, mem, err);
+	if (st == TB_OK && c->source.kind == TB_SOURCE_DAT && c->nfiles == 1 &&
+	    tb_input_fd(&c->files[0]) >= 0) {
+		/* CPU data through reused buffers, not the mapping (tracedat.h) */
+		c->source.src.read = tb_file_pread;
+		c->source.src.read_ctx = (void *)(intptr_t)tb_input_fd(&c->files[0]);
+	}
+	return st;
+}
+
+void tb_host_capture_close(tb_host_capture *c)
+{
+	size_t i;
+	tb_source_close(&c->source);
+	for (i = 0; i < c->nfiles; i++)
+		tb_input_free(&c->files[i]);
+	free(c->files);
+	tb_names_free(c->names, c->nnames);
+	free(c->dir);
+	memset(c, 0, sizeof(*c));
+}
+
+void tb_host_capture_message(const tb_host_capture *c, const tb_error *e, char *buf, size_t cap)
+{
+	const char *part = c->source.part[0] ? c->source.part : "(source)";
+	if (e->status == TB_NOT_FOUND && !c->err)
+		snprintf(buf, cap, "%s: %s", part, e->what);
+	else if (c->err && (e->status == TB_NOT_FOUND || e->status == TB_ERR_ARG))
+		snprintf(buf, cap, "%s: %s (%s)", part, e->what, strerror(c->err));
+	else if (e->offset)
+		snprintf(buf, cap, "%s: byte %llu: %s (%s)", part, (unsigned long long)e->offset,
+			 e->what, tb_strerror(e->status));
+	else
+		snprintf(buf, cap, "%s: %s (%s)", part, e->what, tb_strerror(e->status));
+}
