@@ -166,13 +166,10 @@ for (const p of parts) {
 }
 const counts = new Map();
 for (const [id, f] of expect) counts.set(id, f());
-const cols = async (t) => (await rows(`DESCRIBE SELECT * FROM ${glob(t)}`)).map((r) => r[0]);
-const col = (names, c) => (names.includes(`__${c}`) ? `__${c}` : c);
 
 // rows per trace and event type: the events table, then each table
 {
-  const names = await cols('events.parquet');
-  const sys = col(names, 'system'), nm = col(names, 'name');
+  const sys = '__system', nm = '__name'; // the one schema (docs/tables.md)
   const got = await rows(`SELECT trace_id, ${sys}, ${nm}, count(*) FROM ${glob('events.parquet')}
     WHERE ${nm} IS NOT NULL GROUP BY ALL`);
   const seen = new Map();
@@ -200,18 +197,10 @@ console.log(`tables: ${tables.size} globs, ${perTable} (table, trace) counts equ
 
 // the per-event key: (trace_id, __buffer, __cpu, __subbuf, __offset)
 {
-  const names = await cols('events.parquet');
-  if (names.includes('__subbuf') && names.includes('__offset')) {
-    const [[n, d]] = await rows(`SELECT count(*), count(DISTINCT (trace_id, __buffer, __cpu, __subbuf, __offset))
-      FROM ${glob('events.parquet')}`);
-    check(n === d && n > 0n, `key: ${n} rows, ${d} distinct keys`);
-    console.log(`key: ${n} rows, ${d} distinct`);
-  } else {
-    // before the one schema lands (h/rows): no key column to check; the
-    // copies still must not add rows
-    console.log('key: SKIPPED (no __subbuf/__offset columns in this build)');
-  }
-  const [[n]] = await rows(`SELECT count(*) FROM ${glob('events.parquet')}`);
+  const [[n, d]] = await rows(`SELECT count(*), count(DISTINCT (trace_id, __buffer, __cpu, __subbuf, __offset))
+    FROM ${glob('events.parquet')}`);
+  check(n === d && n > 0n, `key: ${n} rows, ${d} distinct keys`);
+  console.log(`key: ${n} rows, ${d} distinct`);
   let want = 0;
   for (const m of counts.values()) for (const c of m.values()) want += c;
   const [[nf]] = await rows(`SELECT sum(events_without_format) FROM ${glob('metadata.parquet')}`);
@@ -232,15 +221,13 @@ console.log(`tables: ${tables.size} globs, ${perTable} (table, trace) counts equ
 }
 
 // the statements docs/parquet.md gives, as written ('dataset' is the
-// path; before the one schema lands, __name is still name)
+// path)
 {
   const doc = readFileSync(new URL('../../docs/parquet.md', import.meta.url), 'utf8');
   const blocks = [...doc.matchAll(/<!-- lake-sql -->\n```sql\n([\s\S]*?)```/g)].map((m) => m[1]);
   check(blocks.length >= 3, `docs/parquet.md: ${blocks.length} lake-sql statements`);
-  const evNames = await cols('events.parquet');
   for (const b of blocks) {
     let sql = b.replaceAll("'dataset/", `'${ds}/`);
-    if (!evNames.includes('__name')) sql = sql.replaceAll('__name', 'name');
     try {
       const got = await rows(sql);
       check(got.length > 0, `docs SQL returns rows: ${b}`);
