@@ -13,6 +13,8 @@ tb_span tb_clock_parse(const char *text, size_t len)
 {
 	tb_span r = { "local", 5 };
 	const char *open = text && len ? memchr(text, '[', len) : NULL;
+	if (!text)
+		len = 0;
 	const char *close = open ? memchr(open, ']', len - (size_t)(open - text)) : NULL;
 	size_t i = 0, n = 0;
 	if (open && close) {

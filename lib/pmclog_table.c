@@ -35,12 +35,13 @@
 	I32("pid", u.s.pid, DEC, 1, 16),                                                 \
 	F("start", u.s.start, U64, BOTH, ALWAYS, HEX, 2, ADDR, 24, 0, 16, 0, 0)
 
-#define ROW(t, name, pmcstat, rm, rl, sm, sam, sl, sal, ...)                                  \
-	[TB_PMCLOG_##t] = { TB_PMCLOG_##t, name, "PMCLOG_TYPE_" #t, pmcstat, { rm, rl },     \
-			    { sm, sl }, { sam, sal },                                            \
-			    (uint8_t)(sizeof((const tb_pmclog_field[]){ __VA_ARGS__ }) /         \
-				      sizeof(tb_pmclog_field) - 1),                              \
-			    (const tb_pmclog_field[]){ __VA_ARGS__ } }
+#define ROW(t, name_, pmcstat_, rm, rl, sm, sam, sl, sal, ...)                                  \
+	[TB_PMCLOG_##t] = { .type = TB_PMCLOG_##t, .name = name_,                             \
+			    .libpmc = "PMCLOG_TYPE_" #t, .pmcstat = pmcstat_, .raw = { rm, rl },  \
+			    .size = { sm, sl }, .size_a = { sam, sal },                          \
+			    .nfields = (uint8_t)(sizeof((const tb_pmclog_field[]){ __VA_ARGS__ }) / \
+						 sizeof(tb_pmclog_field) - 1),                   \
+			    .fields = (const tb_pmclog_field[]){ __VA_ARGS__ } }
 
 static const tb_pmclog_record rows[TB_PMCLOG_TYPE_COUNT_] = {
 	ROW(UNKNOWN, "unknown", "unknown", -1, -1, 0, 0, 0, 0,

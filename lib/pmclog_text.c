@@ -115,7 +115,7 @@ static void put_slots(tb_text *t, const tb_pmclog_event *ev, uint32_t first, uin
 		for (; n < want; n++)
 			pcs[n] = 0;
 		/* a block at once when it fits (13 + 16 bytes a slot at most) */
-		for (k = 0; p && room > 64u * 32u && k < n; k++) {
+		for (k = 0; p && room > (size_t)64 * 32 && k < n; k++) {
 			if (how != SLOT_JSON || first + k) {
 				memcpy(q, lead[how], lead_len[how]);
 				q += lead_len[how];

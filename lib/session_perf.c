@@ -334,7 +334,7 @@ const tb_perf *tb_sperf_perf(const tb_sperf *p)
 
 tb_status tb_sperf_decompress(tb_sperf *p, const tb_session_perf_inflater *z, tb_error *err)
 {
-	size_t cap = 2 * TB_PERF_WINDOW_MIN;
+	size_t cap = (size_t)2 * TB_PERF_WINDOW_MIN;
 	if (!z || !z->fn)
 		return tb_fail(err, TB_ERR_ARG, 0, "no decompress function");
 	if (!p->window && !(p->window = get(p, cap)))
@@ -417,7 +417,7 @@ void tb_sperf_name(tb_sperf *p, int (*fmt)(void *ctx, uint64_t id, tb_span *sys,
 
 static size_t comm_slot(const tb_sperf *p, uint32_t tid)
 {
-	size_t mask = p->comm_cap - 1, i = (tid * 2654435761u) & mask;
+	size_t mask = p->comm_cap - 1, i = ((size_t)tid * 2654435761u) & mask;
 	while (p->comms[i].used && p->comms[i].tid != tid)
 		i = (i + 1) & mask;
 	return i;
@@ -536,7 +536,7 @@ static int spill_less(const void *a, const void *b)
 static int spill_put(tb_sperf *p, sp_ent *e, const uint8_t *rec, size_t n)
 {
 	if (n > p->spill_cap - p->spill_used) {
-		size_t cap = p->spill_cap ? p->spill_cap : 4 * TB_PERF_WINDOW_MIN;
+		size_t cap = p->spill_cap ? p->spill_cap : (size_t)4 * TB_PERF_WINDOW_MIN;
 		uint8_t *b;
 		while (cap - p->spill_used < n)
 			if ((cap *= 2) > SIZE_MAX / 4)

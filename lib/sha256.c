@@ -30,8 +30,8 @@ static void compress(uint32_t h[8], const uint8_t *blk)
 	uint32_t w[64], a, b, c, d, e, f, g, hh, t1, t2;
 	unsigned i;
 	for (i = 0; i < 16; i++)
-		w[i] = (uint32_t)blk[4 * i] << 24 | (uint32_t)blk[4 * i + 1] << 16 |
-		       (uint32_t)blk[4 * i + 2] << 8 | blk[4 * i + 3];
+		w[i] = (uint32_t)blk[(size_t)4 * i] << 24 | (uint32_t)blk[(size_t)4 * i + 1] << 16 |
+		       (uint32_t)blk[(size_t)4 * i + 2] << 8 | blk[(size_t)4 * i + 3];
 	for (i = 16; i < 64; i++) {
 		uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
 		uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
@@ -132,8 +132,8 @@ TB_API void tb_trace_id_final(tb_sha256 *s, char out[TB_TRACE_ID_LEN + 1])
 	unsigned i;
 	tb_sha256_final(s, d);
 	for (i = 0; i < TB_TRACE_ID_LEN / 2; i++) {
-		out[2 * i] = hex[d[i] >> 4];
-		out[2 * i + 1] = hex[d[i] & 15];
+		out[(size_t)2 * i] = hex[d[i] >> 4];
+		out[(size_t)2 * i + 1] = hex[d[i] & 15];
 	}
 	out[TB_TRACE_ID_LEN] = 0;
 }

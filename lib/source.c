@@ -35,12 +35,15 @@ static char *keep_str(bump *b, const char *s, size_t n)
 static tb_status fail_at(tb_source *s, tb_error *err, tb_status st, uint64_t off,
 			 const char *what, const char *part)
 {
-	size_t n = part ? strlen(part) : 0;
-	if (n > sizeof(s->part) - 1)
-		n = sizeof(s->part) - 1;
-	if (part && part != s->part)
-		memmove(s->part, part, n);
-	s->part[n] = 0;
+	if (!part) {
+		s->part[0] = 0;
+	} else if (part != s->part) {
+		size_t n = 0;
+		while (n < sizeof(s->part) - 1 && part[n])
+			n++;
+		memcpy(s->part, part, n);
+		s->part[n] = 0;
+	}
 	return tb_fail(err, st, off, what);
 }
 
@@ -51,7 +54,7 @@ static int join(char *out, const char *a, const char *b)
 	size_t na = strlen(a), nb = strlen(b), sep = na > 0;
 	if (na + sep + nb + 1 > TB_SOURCE_PATH_MAX)
 		return -1;
-	memmove(out, a, na);
+	memmove(out, a, na + 1); /* a may be out; its NUL is overwritten below */
 	if (sep)
 		out[na] = '/';
 	memcpy(out + na + sep, b, nb + 1);

@@ -996,8 +996,9 @@ static tb_status handle_option(ctx *c, unsigned id, body *p, uint64_t where)
 {
 	tb_dat *d = c->d;
 	const opt_row *r = opt_row_of(id);
-	tb_dat_text *t;
+	tb_dat_text scratch, *t;
 	tb_status st;
+	memset(&scratch, 0, sizeof(scratch));
 	d->noptions++;
 	if (!r || !r->kind || ((r->flags & OPT_V7) && d->version < 7)) {
 		/* unknown here: the writer's newer options are skipped, as
@@ -1007,7 +1008,7 @@ static tb_status handle_option(ctx *c, unsigned id, body *p, uint64_t where)
 		return TB_OK;
 	}
 	c->met |= 1u << id;
-	t = r->text ? row_text(d, r) : NULL;
+	t = r->text ? row_text(d, r) : &scratch; /* no member: read, not kept */
 	switch (r->kind) {
 	case OPT_CSTR:
 		return opt_cstr(c, p, t, r->what);

@@ -353,15 +353,15 @@ typedef struct tb_pmclog_field {
 } tb_pmclog_field;
 
 typedef struct tb_pmclog_record {
-	tb_pmclog_type type;
 	const char *name;     /* lowercase libpmc name: "callchain" */
 	const char *libpmc;   /* "PMCLOG_TYPE_CALLCHAIN" */
 	const char *pmcstat;  /* pmcstat -R's name: "callchain" */
+	const tb_pmclog_field *fields; /* nfields, then one TB_PMCLOG_F_END */
+	tb_pmclog_type type;
 	int16_t raw[2];       /* type byte, [0] modern, [1] legacy; -1: none */
 	uint8_t size[2];      /* fixed length: size + size_a * address width; */
 	uint8_t size_a[2];    /*   0: variable (or decided by code) */
 	uint8_t nfields;
-	const tb_pmclog_field *fields; /* nfields, then one TB_PMCLOG_F_END */
 } tb_pmclog_record;
 
 /* The row of a type (UNKNOWN's for any type out of range); never NULL. */
