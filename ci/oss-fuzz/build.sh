@@ -49,9 +49,10 @@ fi
 for src in cli/*.c host/*.c; do
 	[ "$src" = cli/main.c ] && continue
 	$CC $CFLAGS -std=c11 -D_POSIX_C_SOURCE=200809L -pthread -Iinclude -Icli -Ihost \
-		-c "$src" -o "$obj/cli-$(basename "$src" .c).o"
+		-c "$src" -o "$obj/$(dirname "$src")-$(basename "$src" .c).o"
 done
-ar rcs "$obj/libtracebound-cli.a" "$obj"/cli-*.o
+# (cli/capture.c and host/capture.c: one object each, named by folder)
+ar rcs "$obj/libtracebound-cli.a" "$obj"/cli-*.o "$obj"/host-*.o
 
 built=0
 for src in fuzz/*_fuzzer.c; do
