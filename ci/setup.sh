@@ -12,12 +12,13 @@
 #              (its tests), all for Debian's /usr/bin/python3
 #   perfetto:  protobuf-compiler python3-protobuf (tests/perfetto/check.sh)
 #   bench:     time (/usr/bin/time: peak memory in bench/hostile.sh)
+#   tests:     strace (a test counts the directory reads of a source)
 set -eu
 pkgs="build-essential pkg-config check clang llvm libclang-rt-14-dev libfuzzer-14-dev
 afl++ zip unzip libtraceevent-dev trace-cmd libzstd-dev zlib1g-dev zstd
 cppcheck clang-tidy clang-tools jq protobuf-compiler python3-protobuf
 python3-dev python3-setuptools python3-pip python3-numpy python3-pandas python3-pytest
-time"
+time strace"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive

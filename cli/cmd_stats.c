@@ -137,6 +137,19 @@ static void print_perf(const tb_cli_capture *c, const char *path, buf_stats *b)
 	print_buffer(c, 0, b);
 }
 
+/* Raw dumps: the layout the source rule found, then the one buffer. */
+static void print_raw(const tb_cli_capture *c, const char *path, buf_stats *b)
+{
+	const tb_session_info *in = tb_session_get_info(c->s);
+	const tb_session_buffer_info *bi = tb_session_buffer(c->s, 0);
+	printf("file: %s\nformat: raw sub-buffers (%zu dumps)\nbyte order: %s\nlong size: %u\n"
+	       "formats: %zu\n\n",
+	       path, c->nraw, in->big_endian ? "big-endian" : "little-endian", in->long_size,
+	       in->nformats);
+	if (bi)
+		print_buffer(c, 0, b);
+}
+
 static void print_buffer(const tb_cli_capture *c, size_t k, buf_stats *b)
 {
 	uint64_t pages = 0, dropped = 0, unknown = 0;
@@ -296,7 +309,10 @@ int tb_cmd_stats(int argc, char **argv)
 		}
 	}
 	if (!d) {
-		print_perf(&c, argv[1], bs);
+		if (tb_session_get_info(c.s)->is_perf)
+			print_perf(&c, argv[1], bs);
+		else
+			print_raw(&c, argv[1], bs);
 		goto counted;
 	}
 	printf("file: %s\nversion: %u\ncompression: %.*s\nbuffers: %zu\n", argv[1], d->version,

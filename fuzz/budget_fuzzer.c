@@ -1,7 +1,8 @@
 /*
  * The memory budget and the work bound (SECURITY.md, "Budget"): any bytes
- * taken as a trace.dat, opened and walked whole (every event rendered)
- * with a small budget.  Promises checked, with what the tb_mem callbacks
+ * taken as a trace.dat (or a perf.data, when its magic says so: file or
+ * pipe stream), opened and walked whole (every event rendered) with a
+ * small budget.  Promises checked, with what the tb_mem callbacks
  * and the decompressor count:
  *   - the bytes held never pass the budget, whatever the input;
  *   - a refusal is TB_ERR_BUDGET naming its part, with a need past the
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "tracebound/source.h"
 #include "tracebound/tracebound.h"
 
 #define BUDGET ((size_t)4 << 20)      /* small: most inputs' need is near */
@@ -72,8 +74,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&src, 0, sizeof(src));
 	memset(&mc, 0, sizeof(mc));
 	dc_made = 0;
-	src.dat = data;
-	src.dat_len = size;
+	if (tb_source_probe(data, size) == TB_SOURCE_PERF) {
+		src.perf = data;
+		src.perf_len = size;
+	} else {
+		src.dat = data;
+		src.dat_len = size;
+	}
 	src.decompress.fn = tb_fuzz_copy_dc;
 	src.decompress.ctx = &dc_made;
 	st = tb_session_open_budget(&s, &src, &opt, &m, BUDGET, &need, &err);

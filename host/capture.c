@@ -39,38 +39,57 @@ static tb_status host_load(void *ctx, const char *path, const void **data, size_
 	return TB_OK;
 }
 
+static void listing_free(tb_host_listing *l)
+{
+	tb_names_free(l->names, l->nnames);
+	free(l->dir);
+	memset(l, 0, sizeof(*l));
+}
+
+/* path's names: a slot that holds them, else the older slot listed again. */
+static tb_status listing_of(tb_host_capture *c, const char *path, tb_host_listing **out)
+{
+	tb_host_listing *l;
+	unsigned i;
+	for (i = 0; i < 2; i++)
+		if (c->listed[i].dir && !strcmp(c->listed[i].dir, path)) {
+			c->last = i;
+			*out = &c->listed[i];
+			return TB_OK;
+		}
+	c->last ^= 1u;
+	l = &c->listed[c->last];
+	listing_free(l);
+	if (!tb_path_is_dir(path)) {
+		struct stat st;
+		c->err = stat(path, &st) == 0 ? ENOTDIR : errno;
+		return TB_NOT_FOUND;
+	}
+	if (!(l->names = tb_dir_names(path, 0, &l->nnames)))
+		return io_status(c, errno);
+	if (!(l->dir = strdup(path))) {
+		listing_free(l);
+		return io_status(c, ENOMEM);
+	}
+	*out = l;
+	return TB_OK;
+}
+
 static tb_status host_list(void *ctx, const char *path, size_t index, char *name, size_t cap,
 			   int *is_dir)
 {
 	tb_host_capture *c = ctx;
+	tb_host_listing *l;
+	tb_status st;
 	char *p;
 	c->err = 0;
-	if (!c->dir || strcmp(c->dir, path) != 0) {
-		tb_names_free(c->names, c->nnames);
-		free(c->dir);
-		c->names = NULL;
-		c->nnames = 0;
-		if (!(c->dir = strdup(path)))
-			return io_status(c, ENOMEM);
-		if (!tb_path_is_dir(path)) {
-			struct stat st;
-			free(c->dir);
-			c->dir = NULL;
-			c->err = stat(path, &st) == 0 ? ENOTDIR : errno;
-			return TB_NOT_FOUND;
-		}
-		if (!(c->names = tb_dir_names(path, 0, &c->nnames))) {
-			int e = errno;
-			free(c->dir);
-			c->dir = NULL;
-			return io_status(c, e);
-		}
-	}
-	if (index >= c->nnames)
+	if ((st = listing_of(c, path, &l)) != TB_OK)
+		return st;
+	if (index >= l->nnames)
 		return TB_END;
-	if (strlen(c->names[index]) >= cap)
+	if (strlen(l->names[index]) >= cap)
 		return io_status(c, ENAMETOOLONG);
-	strcpy(name, c->names[index]);
+	strcpy(name, l->names[index]);
 	if (!(p = tb_path_join(path, name)))
 		return io_status(c, ENOMEM);
 	*is_dir = tb_path_is_dir(p);
@@ -104,8 +123,8 @@ void tb_host_capture_close(tb_host_capture *c)
 	for (i = 0; i < c->nfiles; i++)
 		tb_input_free(&c->files[i]);
 	free(c->files);
-	tb_names_free(c->names, c->nnames);
-	free(c->dir);
+	listing_free(&c->listed[0]);
+	listing_free(&c->listed[1]);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -97,15 +97,22 @@ void tb_fmt_dir_free(tb_fmt_dir *d);
 /* ---- a capture through the library's sources (source.h) ---- */
 
 /* The file access a tb_source reads through: every file it loads stays
- * mapped (or read) until tb_host_capture_close; the last directory listed
- * is kept, sorted, for the next entry asked for. */
+ * mapped (or read) until tb_host_capture_close; the last two directories
+ * listed are kept, sorted, for the next entries asked for (the source walks
+ * events/ and one system's folder in turn: one listing each, not one of
+ * events/ per system). */
+typedef struct tb_host_listing {
+	char *dir;               /* NULL: the slot is free */
+	char **names;
+	size_t nnames;
+} tb_host_listing;
+
 typedef struct tb_host_capture {
 	tb_source source;        /* source.src: for tb_session_open_budget */
 	tb_input *files;         /* every part loaded */
 	size_t nfiles, cap;
-	char *dir;               /* the directory listed last, and its names */
-	char **names;
-	size_t nnames;
+	tb_host_listing listed[2];
+	unsigned last;           /* the slot listed last */
 	size_t max_read;         /* a part that cannot be mapped: read at most this */
 	const char *keep_fd;     /* the path whose descriptor stays open (pread) */
 	int err;                 /* errno of the last part that failed (0: none) */

@@ -180,6 +180,9 @@ static tb_status gather_dumps(tb_source *s, const tb_source_desc *d, const tb_so
 			if (join(s->scratch_, s->folder_, name) != 0)
 				return fail_at(s, err, TB_ERR_LIMIT, 0, "path too long", name);
 			path = keep_str(b, s->scratch_, strlen(s->scratch_));
+			if (b->base && !path) /* longer names than counted */
+				return fail_at(s, err, TB_ERR_ARG, 0,
+					       "the folder changed while it was read", s->folder_);
 		}
 		if (!raw) {
 			if (++n > TB_SOURCE_MAX_CPUS)
@@ -269,8 +272,9 @@ static tb_status gather_formats(tb_source *s, const tb_source_io *io, bump *b, t
 				return st;
 			if (n == cap)
 				break; /* more than counted: the folder changed */
-			if (!sysname)
-				sysname = keep_str(b, sys, strlen(sys));
+			if (!sysname && !(sysname = keep_str(b, sys, strlen(sys))))
+				return fail_at(s, err, TB_ERR_ARG, 0,
+					       "the folder changed while it was read", events);
 			texts[n].system.ptr = sysname;
 			texts[n].system.len = strlen(sys);
 			texts[n].text = text;

@@ -248,6 +248,70 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* A folder that changes between the count and the fill: from the third
+ * listing of "d" on (the first tells a folder, the second counts), every
+ * listing gives longer names than were counted. */
+static const node *before, *after;
+static size_t nbefore, nafter, listings;
+
+static tb_status t_list_changing(void *ctx, const char *path, size_t index, char *name, size_t cap,
+				 int *is_dir)
+{
+	tree t;
+	(void)ctx;
+	if (index == 0 && !strcmp(path, "d"))
+		listings++;
+	t.n = listings > 2 ? after : before;
+	t.count = listings > 2 ? nafter : nbefore;
+	return t_list(&t, path, index, name, cap, is_dir);
+}
+
+static tb_status t_load_after(void *ctx, const char *path, const void **data, size_t *len)
+{
+	tree t;
+	(void)ctx;
+	ck_assert_ptr_nonnull(path); /* never a path the region could not hold */
+	t.n = after;
+	t.count = nafter;
+	return t_load(&t, path, data, len);
+}
+
+START_TEST(folder_changes_between_passes)
+{
+	static const node a[] = { DIR("d"), { "d/cpu1", le_page, 16 }, { "d/cpu2", le_page, 16 },
+				  { "d/cpu3", le_page, 16 } };
+	static const node b[] = { DIR("d"), { "d/cpu00001.raw", le_page, 16 },
+				  { "d/cpu00002.raw", le_page, 16 }, { "d/cpu00003.raw", le_page, 16 } };
+	static const node fa[] = { DIR("d"), { "d/cpu0", le_page, 16 }, DIR("d/events"),
+				   DIR("d/events/s"), DIR("d/events/s/t"),
+				   N("d/events/s/t/format", FMT) };
+	static const node fb[] = { DIR("d"), { "d/cpu0", le_page, 16 }, DIR("d/events"),
+				   DIR("d/events/sys_whose_name_is_much_longer_than_the_one_counted_in_the_first_pass"),
+				   DIR("d/events/sys_whose_name_is_much_longer_than_the_one_counted_in_the_first_pass/t"),
+				   N("d/events/sys_whose_name_is_much_longer_than_the_one_counted_in_the_first_pass/t/format", FMT) };
+	tb_source_io io = { t_load_after, t_list_changing, NULL };
+	tb_arena ar;
+	tb_mem mem;
+	tb_source_desc d;
+	tb_error e;
+	memset(&d, 0, sizeof(d));
+	d.path = "d";
+	before = a, nbefore = 4, after = b, nafter = 4, listings = 0;
+	tb_arena_init(&ar, heap, sizeof(heap));
+	mem = tb_arena_mem(&ar);
+	ck_assert_int_eq(tb_source_open(&src, &d, &io, &mem, &e), TB_ERR_ARG);
+	ck_assert_str_eq(e.what, "the folder changed while it was read");
+	tb_source_close(&src);
+	/* the system's name, kept in the fill, longer than counted */
+	before = fa, nbefore = 6, after = fb, nafter = 6, listings = 0;
+	tb_arena_init(&ar, heap, sizeof(heap));
+	mem = tb_arena_mem(&ar);
+	ck_assert_int_eq(tb_source_open(&src, &d, &io, &mem, &e), TB_ERR_ARG);
+	ck_assert_str_eq(e.what, "the folder changed while it was read");
+	tb_source_close(&src);
+}
+END_TEST
+
 START_TEST(detect_order)
 {
 	char p[16];
@@ -275,6 +339,7 @@ Suite *tb_suite_source(void)
 	tcase_add_test(t, dumps_given);
 	tcase_add_test(t, refusals);
 	tcase_add_test(t, detect_order);
+	tcase_add_test(t, folder_changes_between_passes);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -119,6 +119,10 @@ def test_one_folder_every_door(cli, folders, tmp_path, kind, count):
     counted = sum(int(line.split(" events,")[0].rsplit(" ", 1)[1])
                   for line in out.splitlines() if " events," in line)
     assert counted == count and "anomalies: ok" in out and "MALFORMED" not in out
+    # stats: the count, and its layout line
+    out = _run(cli, "stats", d)[0]
+    assert "\nevents: %d\n" % count in out
+    assert "byte order: %s-endian\n" % ("big" if kind == "be4k" else "little") in out
     # convert --to parquet: its metadata's rows; convert --to perfetto: -v's count
     _run(cli, "convert", "--to", "parquet", str(tmp_path / "pq"), d)
     (meta,) = glob.glob(str(tmp_path / "pq" / "*" / "metadata.json"))
