@@ -4,6 +4,7 @@
 
 #include "budget.h"
 #include "cli.h"
+#include "codec.h"
 
 typedef struct tb_cli_capture {
 	const char *path;
@@ -14,14 +15,10 @@ typedef struct tb_cli_capture {
 	size_t nraw;
 	tb_cli_file f;
 	tb_host_capture *host;   /* opened through the library's source (host/) */
+	tb_host_zstream zs;      /* a perf.data's COMPRESSED records (codec.h) */
 	tb_session *s;
 	tb_error err;            /* why opening failed */
 } tb_cli_capture;
-
-/* The decompressor the CLI hands the library (zstd and zlib when built with them). */
-tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t src_len,
-			    void *dst, size_t dst_cap, size_t *produced);
-
 
 /*
  * Open path as a trace.dat session.  Returns TB_EXIT_OK, TB_EXIT_MALFORMED

@@ -5,7 +5,6 @@
  */
 #define _DEFAULT_SOURCE
 #include "tbpy.h"
-#include "dlcodec.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,25 +26,6 @@ int tbpy_map_capture(const char *path, tbpy_map *m)
 void tbpy_unmap(tbpy_map *m)
 {
 	tb_input_free(m);
-}
-
-/* ---- decompressors, loaded when present ---- */
-
-static tb_dlcodec dl;
-
-static void load_decompressors(void)
-{
-	/* Python's import lock serialises the first Trace of the module:
-	 * this runs once before any thread decodes (see tbpy_input_open). */
-	tb_dlcodec_load(&dl);
-}
-
-tb_status tbpy_decompress(void *ctx, const char *algo, const void *src,
-			  size_t src_len, void *dst, size_t dst_cap,
-			  size_t *produced)
-{
-	(void)ctx;
-	return tb_dlcodec_decompress(&dl, algo, src, src_len, dst, dst_cap, produced);
 }
 
 /* ---- raw dump directories: the library's one rule (source.h) ---- */
@@ -92,7 +72,6 @@ static int open_raw_dir(tbpy_input *in, const char *path, const char *events_dir
 int tbpy_input_open(tbpy_input *in, const char *path, const char *events_dir)
 {
 	memset(in, 0, sizeof(*in));
-	load_decompressors();
 	if (tb_path_is_dir(path)) {
 		int rc = open_raw_dir(in, path, events_dir);
 		if (rc) {
@@ -120,7 +99,7 @@ int tbpy_input_open(tbpy_input *in, const char *path, const char *events_dir)
 		in->src.read = tb_file_pread;
 		in->src.read_ctx = (void *)(intptr_t)tb_input_fd(&in->dat);
 	}
-	in->src.decompress.fn = tbpy_decompress;
+	in->src.decompress.fn = tb_host_decompress;
 	in->src.decompress.ctx = NULL;
 	return 0;
 }
