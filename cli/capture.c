@@ -254,6 +254,16 @@ void tb_cli_print_page_error(const tb_cli_capture *c, const tb_error *e)
 	fputs(msg, stderr);
 }
 
+int tb_cli_parts_page_error(tb_parts_sink *k, const tb_cli_capture *c, const tb_session *p,
+			    const tb_error *e, int *bad)
+{
+	char msg[1024];
+	(void)tb_cli_format_page_error(msg, sizeof(msg), c, p, e);
+	if (*bad < 1)
+		*bad = 1;
+	return tb_parts_msg(k, msg);
+}
+
 int tb_cli_render(tb_cli_capture *c, const tb_session_event *ev, unsigned how, tb_cli_line *line)
 {
 	return tb_cli_render_in(c->s, ev, how, line);

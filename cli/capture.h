@@ -5,6 +5,7 @@
 #include "budget.h"
 #include "cli.h"
 #include "codec.h"
+#include "parts.h"
 
 typedef struct tb_cli_capture {
 	const char *path;
@@ -50,6 +51,10 @@ const char *tb_cli_capture_path(const tb_cli_capture *c, uint32_t cpu);
 
 /* One line for a page error tb_session_next returned. */
 void tb_cli_print_page_error(const tb_cli_capture *c, const tb_error *e);
+/* The same line for a page the part cursor p could not read, in its place
+ * among the part's output (host/parts.h); *bad raised to 1.  0 or -1. */
+int tb_cli_parts_page_error(tb_parts_sink *k, const tb_cli_capture *c, const tb_session *p,
+			    const tb_error *e, int *bad);
 
 /* Render ev into *line (grown as needed, never cut).  0, or -1 when memory ran out. */
 typedef struct tb_cli_line {

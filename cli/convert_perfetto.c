@@ -14,7 +14,7 @@
  * events/; header_page, subbuf_kb and the tables beside the dumps.
  *
  * --jobs N (default: the online cores; one under 16 MiB) converts the parts of one
- * trace.dat on N threads through the parts engine (parts.h).  The trace's
+ * trace.dat on N threads through the parts engine (host/parts.h).  The trace's
  * bundles are cut (all written) at the times of a plan that does not
  * depend on N, one cut per 8 MiB of capture, so each part's packets are
  * its own: a worker makes them with a writer of its own, and the main
@@ -29,7 +29,6 @@
 #include "capture.h"
 #include "files.h"
 #include "opts.h"
-#include "parts.h"
 
 typedef struct pf_out {
 	FILE *f;
@@ -256,7 +255,7 @@ static int pf_produce(void *ctx, void *p_ws, tb_session *p, tb_parts_sink *k, in
 		if (st == TB_END)
 			break;
 		if (st != TB_OK) { /* a page the session could not skip in place */
-			if (tb_parts_page_error(k, pj->c, p, &e, bad))
+			if (tb_cli_parts_page_error(k, pj->c, p, &e, bad))
 				return -1;
 			continue;
 		}
@@ -539,8 +538,10 @@ int tb_convert_perfetto(int argc, char **argv)
 		h.produce = pf_produce;
 		h.consume = pf_consume;
 		h.message = pf_message;
-		h.parts = tb_parts_count(&cap);
-		r = tb_parts_run(&cap, jobs, &h);
+		h.mem = &tb_cli_heap;
+		h.input_len = cap.f.len;
+		h.parts = tb_parts_count(cap.f.len);
+		r = tb_parts_run(cap.s, jobs, &h);
 		stats_add(&w->stats, &pj.stats, 1); /* the trace's, for the notes below */
 		if (pj.st != TB_OK) {
 			st = pj.st;
@@ -557,7 +558,7 @@ int tb_convert_perfetto(int argc, char **argv)
 		}
 	}
 	if (!cap.raw)
-		ncuts = tb_parts_plan(&cap, &cuts);
+		ncuts = tb_parts_plan(cap.s, cap.f.len, &cuts);
 	for (;;) {
 		tb_session_event ev;
 		st = tb_session_next(cap.s, &ev, &e);

@@ -94,6 +94,15 @@ typedef struct tb_fmt_dir {
 int tb_fmt_dir_read(tb_fmt_dir *d, const char *dir);
 void tb_fmt_dir_free(tb_fmt_dir *d);
 
+/* Large blocks of memory (n >= TB_HOST_BIG_BLOCK) as transparent huge
+ * pages: fresh memory costs a page fault per 4 KiB page touched, and on a
+ * KVM guest each is also filled in by the host, so a 2 MiB page costs one
+ * fault where 512 did.  The block is its own mapping on 2 MiB boundaries;
+ * NULL when there is no memory.  tb_host_big_free takes the same n. */
+#define TB_HOST_BIG_BLOCK ((size_t)1 << 20)
+void *tb_host_big_alloc(size_t n);
+void tb_host_big_free(void *p, size_t n);
+
 /* ---- a capture through the library's sources (source.h) ---- */
 
 /* The file access a tb_source reads through: every file it loads stays
