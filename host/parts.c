@@ -802,15 +802,6 @@ static size_t plan_all(const tb_session *s, size_t k, uint64_t *bounds)
 	return nb;
 }
 
-size_t tb_parts_plan(const tb_session *s, uint64_t input_len, uint64_t **out)
-{
-	size_t k = tb_parts_count(input_len);
-	*out = NULL;
-	if (k < 2 || !(*out = malloc(k * sizeof(**out))))
-		return 0;
-	return plan_all(s, k, *out);
-}
-
 /* The plan, on a thread of its own when it can be: the main thread
  * writes the first parts while the later bounds are worked out.  (When it
  * waited for the plan, the workers filled their whole budgets meanwhile:
@@ -833,6 +824,43 @@ static void *plan(void *arg)
 	pthread_cond_broadcast(&sh->cv_writer);
 	pthread_mutex_unlock(&sh->mu);
 	return NULL;
+}
+
+/* The cursor p straight to the hooks, past the bytes and messages
+ * consumed already, cut at bounds: the highest *bad. */
+static int walk(tb_session *p, const tb_parts_hooks *h, uint64_t skip_bytes, uint64_t skip_msgs,
+		const uint64_t *bounds, size_t nbounds)
+{
+	tb_parts_sink out;
+	void *ws = h->worker_new ? h->worker_new(h->ctx) : NULL;
+	int bad = 0;
+	if (h->worker_new && !ws) {
+		h->message(h->ctx, "tracebound: out of memory\n");
+		return 2;
+	}
+	memset(&out, 0, sizeof(out));
+	out.h = h;
+	out.skip_bytes = skip_bytes;
+	out.skip_msgs = skip_msgs;
+	out.bounds = bounds;
+	out.nbounds = nbounds;
+	(void)h->produce(h->ctx, ws, p, &out, &bad);
+	free(out.room);
+	if (ws && h->worker_free)
+		h->worker_free(h->ctx, ws);
+	return bad;
+}
+
+int tb_parts_walk(tb_session *s, const tb_parts_hooks *h)
+{
+	size_t k = h->parts < MAX_PARTS ? h->parts : MAX_PARTS, nb = 0;
+	uint64_t *bounds = k >= 2 ? malloc(k * sizeof(*bounds)) : NULL;
+	int bad;
+	if (bounds)
+		nb = plan_all(s, k, bounds);
+	bad = walk(s, h, 0, 0, bounds, nb);
+	free(bounds);
+	return bad;
 }
 
 int tb_parts_run(tb_session *s, int jobs, const tb_parts_hooks *h)
@@ -931,34 +959,18 @@ int tb_parts_run(tb_session *s, int jobs, const tb_parts_hooks *h)
 	/* no worker: the one-cursor walk here, or with a fixed plan the
 	 * caller's loop (which cuts at the plan's times itself) */
 	if (redo || (!nw && bad < 0 && !h->parts)) {
-		/* one cursor over the whole capture, past what was consumed */
+		/* one cursor over the whole capture, past what was consumed; a
+		 * fixed plan's times again (the planner may have been stopped
+		 * early when the parts did not tile) */
 		tb_session *p;
-		tb_parts_sink out;
-		void *ws = h->worker_new ? h->worker_new(h->ctx) : NULL;
-		memset(&out, 0, sizeof(out));
-		out.h = h;
-		out.skip_bytes = bytes;
-		out.skip_msgs = msgs;
-		/* the plan's times for a fixed plan (the planner may have been
-		 * stopped early when the parts did not tile) */
-		if (h->parts) {
-			out.bounds = bounds;
-			out.nbounds = plan_all(s, k, bounds);
-		}
-		bad = 0;
-		if ((h->worker_new && !ws) ||
-		    tb_session_part_open(&p, s, h->mem, NULL, NULL, &e) != TB_OK) {
-			if (ws && h->worker_free)
-				h->worker_free(h->ctx, ws);
+		size_t nb = h->parts ? plan_all(s, k, bounds) : 0;
+		if (tb_session_part_open(&p, s, h->mem, NULL, NULL, &e) != TB_OK) {
 			h->message(h->ctx, "tracebound: out of memory\n");
-			free(bounds);
-			return 2;
+			bad = 2;
+		} else {
+			bad = walk(p, h, bytes, msgs, bounds, nb);
+			tb_session_close(p);
 		}
-		(void)h->produce(h->ctx, ws, p, &out, &bad);
-		free(out.room);
-		tb_session_close(p);
-		if (ws && h->worker_free)
-			h->worker_free(h->ctx, ws);
 	}
 	free(bounds);
 	return bad;

@@ -85,10 +85,6 @@ typedef struct tb_parts_hooks {
  * any number of threads. */
 size_t tb_parts_count(uint64_t input_len);
 
-/* That fixed plan's split times, in a malloc'd array *out (NULL: none):
- * how many.  For a one-thread loop that cuts where the parts would; the
- * times given before an error are kept, as the engine keeps them. */
-size_t tb_parts_plan(const tb_session *s, uint64_t input_len, uint64_t **out);
 
 /* The one-cursor walk (when the parts did not tile): the plan's split
  * times, so that produce can cut where the parts were cut.  A part: NULL,
@@ -102,5 +98,14 @@ const uint64_t *tb_parts_bounds(const tb_parts_sink *k, size_t *n);
  * A consume error stops it (the caller knows and reports it).
  */
 int tb_parts_run(tb_session *s, int jobs, const tb_parts_hooks *h);
+
+/*
+ * The one-thread loop through the same hooks: s itself (not a part
+ * cursor) walked by one produce call straight to consume and message,
+ * cut at a fixed plan's times (h->parts: see tb_parts_bounds; the times
+ * given before a plan error are kept, as tb_parts_run keeps them).
+ * Returns the highest *bad, as tb_parts_run.
+ */
+int tb_parts_walk(tb_session *s, const tb_parts_hooks *h);
 
 #endif
