@@ -42,21 +42,13 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 			errs == stderr ? "tracebound: " : "", path);
 		return TB_EXIT_MALFORMED;
 	}
-	memset(&src, 0, sizeof(src));
-	src.dat = data;
-	src.dat_len = len;
-	src.decompress.fn = tb_host_decompress;
-	if (tb_perf_probe(data, len)) { /* a perf.data (file or `perf record -o -`) */
-		src.dat = NULL;
-		src.dat_len = 0;
-		src.perf = data;
-		src.perf_len = len;
+	tb_host_source_bytes(&src, data, len,
+			     c->f.mapped && data == c->f.data && len == c->f.len ? tb_input_fd(&c->f)
+										: -1);
+	if (src.read)
+		src.read = cli_pread; /* a file cut while read: said once */
+	if (src.perf)
 		src.kallsyms = tb_cli_perf_kallsyms;
-	} else if (c->f.mapped && tb_input_fd(&c->f) >= 0 && data == c->f.data && len == c->f.len) {
-		/* CPU data through reused buffers, not the mapping (tracedat.h) */
-		src.read = cli_pread;
-		src.read_ctx = (void *)(intptr_t)tb_input_fd(&c->f);
-	}
 	if (data == c->f.data)
 		tb_cli_budget_add_input(len); /* a file of its own (not one of check's) */
 	st = tb_cli_session_open(&c->s, &src, opt, path, NULL, &c->err);

@@ -132,4 +132,10 @@ void tb_host_capture_close(tb_host_capture *c);
 /* "PART: what (errno text)" for a failed open, into buf. */
 void tb_host_capture_message(const tb_host_capture *c, const tb_error *e, char *buf, size_t cap);
 
+/* The session source of a whole capture in memory: a perf.data (a file or
+ * a `perf record -o -` stream) by its magic, else a trace.dat, whose CPU
+ * data is read with tb_file_pread on fd when fd >= 0 (reused buffers, not
+ * the mapping: tracedat.h); its decompressor is codec.h's. */
+void tb_host_source_bytes(tb_session_source *src, const uint8_t *data, size_t len, int fd);
+
 #endif

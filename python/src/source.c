@@ -87,20 +87,7 @@ int tbpy_input_open(tbpy_input *in, const char *path, const char *events_dir)
 	if (tbpy_map_capture(path, &in->dat) != 0)
 		return fail(in, "%s: cannot open", path);
 	in->is_dat = 1;
-	in->src.dat = in->dat.data;
-	in->src.dat_len = in->dat.len;
-	if (tb_perf_probe(in->dat.data, in->dat.len)) { /* a perf.data: the session reads it */
-		in->src.dat = NULL;
-		in->src.dat_len = 0;
-		in->src.perf = in->dat.data;
-		in->src.perf_len = in->dat.len;
-	} else if (tb_input_fd(&in->dat) >= 0) {
-		/* CPU data through reused buffers, not the mapping (tracedat.h) */
-		in->src.read = tb_file_pread;
-		in->src.read_ctx = (void *)(intptr_t)tb_input_fd(&in->dat);
-	}
-	in->src.decompress.fn = tb_host_decompress;
-	in->src.decompress.ctx = NULL;
+	tb_host_source_bytes(&in->src, in->dat.data, in->dat.len, tb_input_fd(&in->dat));
 	return 0;
 }
 
