@@ -446,9 +446,29 @@ int tb_parts_put2(tb_parts_sink *k, const void *a, size_t an, const void *b, siz
 	return tb_parts_commit(k, n) ? -2 : 0;
 }
 
-int tb_parts_msg(tb_parts_sink *k, const char *msg)
+/* A message (NUL-ended) or a deferred event (ev: its record), copied to
+ * an element of its own and queued in its place: 0 or -1. */
+static int queue_copy(tb_parts_sink *k, int kind, const void *p, size_t n,
+		      const tb_session_event *ev)
 {
 	elem *e;
+	flush_cur(k);
+	if (!(e = new_elem(k, kind, n + 1)))
+		return -1;
+	if (n)
+		memcpy(e->buf, p, n);
+	e->buf[n] = '\0';
+	e->len = n;
+	if (ev) {
+		e->ev = *ev;
+		e->ev.data = (const uint8_t *)e->buf;
+	}
+	push(k, e);
+	return 0;
+}
+
+int tb_parts_msg(tb_parts_sink *k, const char *msg)
+{
 	size_t n = strlen(msg);
 	if (!k->sh) {
 		if (k->skip_msgs) {
@@ -466,12 +486,7 @@ int tb_parts_msg(tb_parts_sink *k, const char *msg)
 		k->po->direct_msgs++;
 		return 0;
 	}
-	if (!(e = new_elem(k, EL_MSG, n + 1)))
-		return -1;
-	memcpy(e->buf, msg, n + 1);
-	e->len = n;
-	push(k, e);
-	return 0;
+	return queue_copy(k, EL_MSG, msg, n, NULL);
 }
 
 int tb_parts_want_defer(const tb_parts_sink *k)
@@ -481,16 +496,8 @@ int tb_parts_want_defer(const tb_parts_sink *k)
 
 int tb_parts_defer(tb_parts_sink *k, const tb_session_event *ev)
 {
-	elem *e;
 	k->deferred = 1;
-	flush_cur(k);
-	if (!(e = new_elem(k, EL_DEFER, ev->len)))
-		return -1;
-	e->ev = *ev;
-	memcpy(e->buf, ev->data, ev->len);
-	e->ev.data = (const uint8_t *)e->buf;
-	push(k, e);
-	return 0;
+	return queue_copy(k, EL_DEFER, ev->data, ev->len, ev);
 }
 
 typedef struct worker_arg {

@@ -11,7 +11,14 @@
  * the threads, bounds each worker's queued memory, keeps the messages in
  * their place, and when the parts do not tile (a clock going back) walks
  * the whole capture again on one cursor through the same produce and
- * consume hooks, skipping what was consumed already.
+ * consume hooks, skipping what was consumed already.  tb_parts_walk is
+ * the one-thread run through the same hooks, so a command writes its
+ * walk once.  Messages are handed to the message hook as text; the
+ * engine prints nothing itself.
+ *
+ * A command: fill tb_parts_hooks, call tb_parts_run(s, jobs, &h) when it
+ * wants threads, and tb_parts_walk(s, &h) when that returned -1 (or for
+ * one thread).  Only tb_parts_* sink calls inside produce.
  */
 #ifndef TB_HOST_PARTS_H
 #define TB_HOST_PARTS_H
@@ -85,10 +92,9 @@ typedef struct tb_parts_hooks {
  * any number of threads. */
 size_t tb_parts_count(uint64_t input_len);
 
-
-/* The one-cursor walk (when the parts did not tile): the plan's split
- * times, so that produce can cut where the parts were cut.  A part: NULL,
- * *n = 0 (its cut is its end). */
+/* The one-cursor walks (tb_parts_walk, or when the parts did not tile):
+ * the fixed plan's split times, so that produce can cut where the parts
+ * were cut.  A part, or no fixed plan: NULL, *n = 0 (its cut is its end). */
 const uint64_t *tb_parts_bounds(const tb_parts_sink *k, size_t *n);
 
 /*
