@@ -75,11 +75,11 @@ LIB_CFLAGS := $(CSTD) $(OPT) $(NO_SLP) $(WARN) -Werror $(HARDEN) -fPIC -fvisibil
 APP_CFLAGS := $(CSTD) $(OPT) $(NO_SLP) -Wall -Wextra -Wshadow -Wvla -Wformat=2 -Werror \
               $(HARDEN) -Iinclude -Ilib $(EXTRA_CFLAGS)
 
-# Optional decompressors for the CLI (the library never links them).
+# The Parquet writer's optional zstd compression (the library never links
+# it); reading, host/codec.c loads zstd and zlib with dlopen.
 HAVE_ZSTD := $(shell $(PKGCONFIG) --exists libzstd 2>/dev/null && echo 1)
-HAVE_ZLIB := $(shell $(PKGCONFIG) --exists zlib 2>/dev/null && echo 1)
-CLI_DEFS  := $(if $(HAVE_ZSTD),-DTB_HAVE_ZSTD) $(if $(HAVE_ZLIB),-DTB_HAVE_ZLIB)
-CLI_LIBS  := $(if $(HAVE_ZSTD),-lzstd) $(if $(HAVE_ZLIB),-lz)
+CLI_DEFS  := $(if $(HAVE_ZSTD),-DTB_HAVE_ZSTD)
+CLI_LIBS  := $(if $(HAVE_ZSTD),-lzstd) -ldl
 
 CHECK_CFLAGS := $(shell $(PKGCONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell $(PKGCONFIG) --libs check 2>/dev/null)

@@ -86,7 +86,7 @@ static void *heap_alloc(void *ctx, size_t n)
 		tb_cli_budget_note(was + n, NULL);
 		return NULL;
 	}
-	p = n >= TB_CLI_BIG_BLOCK ? tb_cli_big_alloc(n) : malloc(n ? n : 1);
+	p = n >= TB_HOST_BIG_BLOCK ? tb_host_big_alloc(n) : malloc(n ? n : 1);
 	if (!p)
 		atomic_fetch_sub(&budget.held, n);
 	return p;
@@ -98,8 +98,8 @@ static void heap_free(void *ctx, void *p, size_t n)
 	if (!p)
 		return;
 	atomic_fetch_sub(&budget.held, n);
-	if (n >= TB_CLI_BIG_BLOCK)
-		tb_cli_big_free(p, n);
+	if (n >= TB_HOST_BIG_BLOCK)
+		tb_host_big_free(p, n);
 	else
 		free(p);
 }

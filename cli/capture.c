@@ -5,135 +5,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#ifdef TB_HAVE_ZSTD
-#include <zstd.h>
-#endif
-#ifdef TB_HAVE_ZLIB
-#include <zlib.h>
-#endif
-
 #include "capture.h"
+#include "codec.h"
 #include "files.h"
-
-#ifdef TB_HAVE_ZSTD
-/* A frame one call could not decode: streamed, for what a cut one holds. */
-static tb_status zstd_partial(const void *src, size_t src_len, void *dst, size_t dst_cap,
-			      size_t *produced)
-{
-	ZSTD_DCtx *z = ZSTD_createDCtx();
-	ZSTD_inBuffer in = { src, src_len, 0 };
-	ZSTD_outBuffer out = { dst, dst_cap, 0 };
-	size_t r = 1;
-	tb_status st;
-	if (!z)
-		return TB_ERR_VALUE;
-	for (;;) {
-		size_t ip = in.pos, op = out.pos;
-		r = ZSTD_decompressStream(z, &out, &in);
-		if (ZSTD_isError(r) || !r || (in.pos == ip && out.pos == op))
-			break;
-	}
-	/* more to come when all the input is used: it was cut */
-	st = !ZSTD_isError(r) && r && in.pos == in.size ? TB_ERR_TRUNCATED : TB_ERR_VALUE;
-	*produced = out.pos;
-	ZSTD_freeDCtx(z);
-	return st;
-}
-#endif
-
-#ifdef TB_HAVE_ZLIB
-/* zlib's uncompress, but a stream that ends early gives what it held. */
-static tb_status zlib_inflate(const void *src, size_t src_len, void *dst, size_t dst_cap,
-			      size_t *produced)
-{
-	z_stream z;
-	int r;
-	memset(&z, 0, sizeof(z));
-	if (src_len > UINT_MAX || dst_cap > UINT_MAX || inflateInit(&z) != Z_OK)
-		return TB_ERR_VALUE;
-	z.next_in = (Bytef *)(uintptr_t)src;
-	z.avail_in = (uInt)src_len;
-	z.next_out = dst;
-	z.avail_out = (uInt)dst_cap;
-	r = inflate(&z, Z_FINISH);
-	*produced = z.total_out;
-	inflateEnd(&z);
-	if (r == Z_STREAM_END)
-		return TB_OK;
-	/* not over when all the input is used: it was cut (maybe only its
-	 * check value) */
-	return r == Z_BUF_ERROR && z.avail_in == 0 ? TB_ERR_TRUNCATED : TB_ERR_VALUE;
-}
-#endif
-
-tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t src_len,
-			    void *dst, size_t dst_cap, size_t *produced)
-{
-	(void)ctx;
-	(void)src;
-	(void)src_len;
-	(void)dst;
-	(void)dst_cap;
-	(void)produced;
-#ifdef TB_HAVE_ZSTD
-	if (!strcmp(algo, "zstd")) {
-		size_t r = ZSTD_decompress(dst, dst_cap, src, src_len);
-		if (ZSTD_isError(r))
-			return zstd_partial(src, src_len, dst, dst_cap, produced);
-		*produced = r;
-		return TB_OK;
-	}
-#endif
-#ifdef TB_HAVE_ZLIB
-	if (!strcmp(algo, "zlib"))
-		return zlib_inflate(src, src_len, dst, dst_cap, produced);
-#endif
-	(void)algo;
-	return TB_ERR_UNSUPPORTED;
-}
-
-
-#ifdef TB_HAVE_ZSTD
-/* perf -z: one zstd stream through every COMPRESSED record (one session
- * walks at a time in the CLI: one context). */
-static ZSTD_DCtx *perf_zstd;
-
-static tb_status perf_inflate(void *ctx, const uint8_t *src, size_t src_len, size_t *consumed,
-			      uint8_t *dst, size_t dst_cap, size_t *produced)
-{
-	ZSTD_inBuffer in = { src, src_len, 0 };
-	ZSTD_outBuffer out = { dst, dst_cap, 0 };
-	size_t r = ZSTD_decompressStream(ctx, &out, &in);
-	*consumed = in.pos;
-	*produced = out.pos;
-	return ZSTD_isError(r) ? TB_ERR_VALUE : TB_OK;
-}
-
-static void perf_inflate_reset(void *ctx)
-{
-	(void)ZSTD_DCtx_reset(ctx, ZSTD_reset_session_only);
-}
-#endif
-
-/* A perf.data's COMPRESSED records through zstd (without it, each is an
- * anomaly in its place). */
-static void perf_decompressor(tb_cli_capture *c)
-{
-#ifdef TB_HAVE_ZSTD
-	tb_session_perf_inflater z;
-	const tb_perf *f = tb_session_perf(c->s);
-	if (!f || !f->has_compression || (!perf_zstd && !(perf_zstd = ZSTD_createDCtx())))
-		return;
-	z.fn = perf_inflate;
-	z.ctx = perf_zstd;
-	z.reset = perf_inflate_reset;
-	if (tb_session_perf_decompress(c->s, &z, &c->err) != TB_OK)
-		fprintf(stderr, "tracebound: %s: %s: COMPRESSED records are not read\n", c->path,
-			c->err.what);
-#else
-	(void)c;
-#endif
-}
 
 /* report --kallsyms FILE: names for a perf.data's kernel frames */
 tb_span tb_cli_perf_kallsyms;
@@ -168,21 +42,13 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 			errs == stderr ? "tracebound: " : "", path);
 		return TB_EXIT_MALFORMED;
 	}
-	memset(&src, 0, sizeof(src));
-	src.dat = data;
-	src.dat_len = len;
-	src.decompress.fn = tb_cli_decompress;
-	if (tb_perf_probe(data, len)) { /* a perf.data (file or `perf record -o -`) */
-		src.dat = NULL;
-		src.dat_len = 0;
-		src.perf = data;
-		src.perf_len = len;
+	tb_host_source_bytes(&src, data, len,
+			     c->f.mapped && data == c->f.data && len == c->f.len ? tb_input_fd(&c->f)
+										: -1);
+	if (src.read)
+		src.read = cli_pread; /* a file cut while read: said once */
+	if (src.perf)
 		src.kallsyms = tb_cli_perf_kallsyms;
-	} else if (c->f.mapped && tb_input_fd(&c->f) >= 0 && data == c->f.data && len == c->f.len) {
-		/* CPU data through reused buffers, not the mapping (tracedat.h) */
-		src.read = cli_pread;
-		src.read_ctx = (void *)(intptr_t)tb_input_fd(&c->f);
-	}
 	if (data == c->f.data)
 		tb_cli_budget_add_input(len); /* a file of its own (not one of check's) */
 	st = tb_cli_session_open(&c->s, &src, opt, path, NULL, &c->err);
@@ -202,8 +68,12 @@ int tb_cli_capture_open_mem(tb_cli_capture *c, const char *path, const uint8_t *
 	}
 	if (warn)
 		tb_cli_print_damage(c, warn);
-	if (src.perf)
-		perf_decompressor(c);
+	/* a perf.data's COMPRESSED records through zstd (without it, each
+	 * is an anomaly in its place) */
+	st = src.perf ? tb_host_perf_zstd(c->s, &c->zs, &c->err) : TB_OK;
+	if (st != TB_OK && st != TB_ERR_UNSUPPORTED)
+		fprintf(stderr, "tracebound: %s: %s: COMPRESSED records are not read\n", c->path,
+			c->err.what);
 	return TB_EXIT_OK;
 }
 
@@ -300,6 +170,7 @@ void tb_cli_capture_close(tb_cli_capture *c)
 {
 	tb_cli_budget_note_session(c->s, c->path);
 	tb_session_close(c->s);
+	tb_host_zstream_free(&c->zs);
 	if (c->f.data)
 		tb_cli_unload(&c->f);
 	if (c->host)
@@ -373,6 +244,16 @@ void tb_cli_print_page_error(const tb_cli_capture *c, const tb_error *e)
 	char msg[1024];
 	(void)tb_cli_format_page_error(msg, sizeof(msg), c, c->s, e);
 	fputs(msg, stderr);
+}
+
+int tb_cli_parts_page_error(tb_parts_sink *k, const tb_cli_capture *c, const tb_session *p,
+			    const tb_error *e, int *bad)
+{
+	char msg[1024];
+	(void)tb_cli_format_page_error(msg, sizeof(msg), c, p, e);
+	if (*bad < 1)
+		*bad = 1;
+	return tb_parts_msg(k, msg);
 }
 
 int tb_cli_render(tb_cli_capture *c, const tb_session_event *ev, unsigned how, tb_cli_line *line)

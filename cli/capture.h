@@ -4,6 +4,8 @@
 
 #include "budget.h"
 #include "cli.h"
+#include "codec.h"
+#include "parts.h"
 
 typedef struct tb_cli_capture {
 	const char *path;
@@ -14,14 +16,10 @@ typedef struct tb_cli_capture {
 	size_t nraw;
 	tb_cli_file f;
 	tb_host_capture *host;   /* opened through the library's source (host/) */
+	tb_host_zstream zs;      /* a perf.data's COMPRESSED records (codec.h) */
 	tb_session *s;
 	tb_error err;            /* why opening failed */
 } tb_cli_capture;
-
-/* The decompressor the CLI hands the library (zstd and zlib when built with them). */
-tb_status tb_cli_decompress(void *ctx, const char *algo, const void *src, size_t src_len,
-			    void *dst, size_t dst_cap, size_t *produced);
-
 
 /*
  * Open path as a trace.dat session.  Returns TB_EXIT_OK, TB_EXIT_MALFORMED
@@ -53,6 +51,10 @@ const char *tb_cli_capture_path(const tb_cli_capture *c, uint32_t cpu);
 
 /* One line for a page error tb_session_next returned. */
 void tb_cli_print_page_error(const tb_cli_capture *c, const tb_error *e);
+/* The same line for a page the part cursor p could not read, in its place
+ * among the part's output (host/parts.h); *bad raised to 1.  0 or -1. */
+int tb_cli_parts_page_error(tb_parts_sink *k, const tb_cli_capture *c, const tb_session *p,
+			    const tb_error *e, int *bad);
 
 /* Render ev into *line (grown as needed, never cut).  0, or -1 when memory ran out. */
 typedef struct tb_cli_line {

@@ -64,14 +64,6 @@ void tb_cli_catch_shrinking_inputs(void);
 /* An input file shrank while it was read: said on stderr, exit 1. */
 _Noreturn void tb_cli_input_shrank(void);
 
-/* Large blocks of memory (n >= TB_CLI_BIG_BLOCK) as transparent huge
- * pages: fresh memory costs a page fault per 4 KiB page touched, and on a
- * KVM guest each is also filled in by the host, so a 2 MiB page costs one
- * fault where 512 did.  The block is its own mapping on 2 MiB boundaries;
- * NULL when there is no memory.  tb_cli_big_free takes the same n. */
-#define TB_CLI_BIG_BLOCK ((size_t)1 << 20)
-void *tb_cli_big_alloc(size_t n);
-void tb_cli_big_free(void *p, size_t n);
 
 /* Write s[0..n) as a JSON string literal (quotes included). */
 void tb_cli_json_str(FILE *out, const char *s, size_t n);

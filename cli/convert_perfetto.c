@@ -14,7 +14,7 @@
  * events/; header_page, subbuf_kb and the tables beside the dumps.
  *
  * --jobs N (default: the online cores; one under 16 MiB) converts the parts of one
- * trace.dat on N threads through the parts engine (parts.h).  The trace's
+ * trace.dat on N threads through the parts engine (host/parts.h).  The trace's
  * bundles are cut (all written) at the times of a plan that does not
  * depend on N, one cut per 8 MiB of capture, so each part's packets are
  * its own: a worker makes them with a writer of its own, and the main
@@ -29,7 +29,6 @@
 #include "capture.h"
 #include "files.h"
 #include "opts.h"
-#include "parts.h"
 
 typedef struct pf_out {
 	FILE *f;
@@ -256,7 +255,7 @@ static int pf_produce(void *ctx, void *p_ws, tb_session *p, tb_parts_sink *k, in
 		if (st == TB_END)
 			break;
 		if (st != TB_OK) { /* a page the session could not skip in place */
-			if (tb_parts_page_error(k, pj->c, p, &e, bad))
+			if (tb_cli_parts_page_error(k, pj->c, p, &e, bad))
 				return -1;
 			continue;
 		}
@@ -396,10 +395,8 @@ int tb_convert_perfetto(int argc, char **argv)
 	tb_opts po;
 	const char *v;
 	uint64_t size;
-	uint64_t damaged = 0, page_errors = 0;
+	int damaged = 0;
 	uint8_t *bundles = NULL, *scratch = NULL;
-	uint64_t *cuts = NULL;
-	size_t ncuts = 0, next_cut = 0;
 	uint64_t first_ts = 0;
 	int have_first = 0;
 	const char *outpath;
@@ -521,11 +518,12 @@ int tb_convert_perfetto(int argc, char **argv)
 		if (have_first)
 			tb_pf_set_clock(w, first_ts);
 	}
-	if (!cap.raw && tb_opts_jobs_for(jobs, jobs_given, cap.f.len) > 1) {
-		/* the parts on `jobs` threads, written in order (see above) */
+	{
+		/* the parts on `jobs` threads, written in order, or one walk
+		 * through the same hooks (see above) */
 		pf_jobs pj;
 		tb_parts_hooks h;
-		int r;
+		int r = -1;
 		memset(&pj, 0, sizeof(pj));
 		pj.c = &cap;
 		pj.cfg = &cfg;
@@ -534,13 +532,18 @@ int tb_convert_perfetto(int argc, char **argv)
 		pj.have_first = have_first;
 		memset(&h, 0, sizeof(h));
 		h.ctx = &pj;
+		h.mem = &tb_cli_heap;
+		h.input_len = cap.f.len;
 		h.worker_new = pf_worker_new;
 		h.worker_free = pf_worker_free;
 		h.produce = pf_produce;
 		h.consume = pf_consume;
 		h.message = pf_message;
-		h.parts = tb_parts_count(&cap);
-		r = tb_parts_run(&cap, jobs, &h);
+		h.parts = cap.raw ? 0 : tb_parts_count(cap.f.len);
+		if (!cap.raw && tb_opts_jobs_for(jobs, jobs_given, cap.f.len) > 1)
+			r = tb_parts_run(cap.s, jobs, &h);
+		if (r < 0)
+			r = tb_parts_walk(cap.s, &h);
 		stats_add(&w->stats, &pj.stats, 1); /* the trace's, for the notes below */
 		if (pj.st != TB_OK) {
 			st = pj.st;
@@ -551,38 +554,8 @@ int tb_convert_perfetto(int argc, char **argv)
 			rc = TB_EXIT_USAGE; /* out of memory, said */
 			goto done;
 		}
-		if (r >= 0) {
-			damaged = r == 1;
-			goto finish;
-		}
+		damaged = r == 1;
 	}
-	if (!cap.raw)
-		ncuts = tb_parts_plan(&cap, &cuts);
-	for (;;) {
-		tb_session_event ev;
-		st = tb_session_next(cap.s, &ev, &e);
-		if (st == TB_END)
-			break;
-		if (st != TB_OK) { /* a page the session could not skip in place */
-			tb_cli_print_page_error(&cap, &e);
-			page_errors++;
-			continue;
-		}
-		if (past_cut(cuts, ncuts, &next_cut, ev.ts) && (st = tb_pf_flush(w, &e)) != TB_OK)
-			goto failed;
-		if (ev.kind == TB_SEV_DAMAGED) {
-			char msg[1024];
-			damaged++;
-			damage_msg(msg, sizeof(msg), tb_cli_capture_path(&cap, ev.cpu), &ev);
-			fputs(msg, stderr);
-		}
-		do
-			st = grow_retry(w, &scratch, tb_pf_session_event(w, &ev, &e));
-		while (st == TB_NEED_MORE);
-		if (st != TB_OK)
-			goto failed;
-	}
-finish:
 	if (tb_pf_finish(w, &e) != TB_OK)
 		goto failed;
 	if (fflush(out.f) != 0) {
@@ -591,7 +564,7 @@ finish:
 	}
 	/* damage outside the pages too (a table, a format, CPU data cut
 	 * short: said when the capture opened), as report and parquet do */
-	rc = damaged || page_errors || tb_session_ndamage(cap.s) ? TB_EXIT_MALFORMED : TB_EXIT_OK;
+	rc = damaged || tb_session_ndamage(cap.s) ? TB_EXIT_MALFORMED : TB_EXIT_OK;
 	if (w->stats.dropped_fields)
 		fprintf(stderr, "tracebound: note: %llu field values have no place in their typed "
 			"Perfetto message and were left out (--lossless writes those events as "
@@ -619,7 +592,6 @@ done:
 	free(w);
 	free(bundles);
 	free(scratch);
-	free(cuts);
 	tb_cli_capture_close(&cap);
 	return rc;
 }

@@ -1,6 +1,6 @@
 /*
  * report --jobs N (see report_jobs.h): report's hooks for the parts
- * engine (parts.c).  A worker formats its part exactly as report's
+ * engine (host/parts.c).  A worker formats its part exactly as report's
  * one-thread loop does; the main thread writes the bytes to stdout and the
  * messages to stderr, in order.
  *
@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parts.h"
 #include "report_jobs.h"
 
 typedef struct report_ctx {
@@ -99,13 +98,13 @@ static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, 
 		if (st == TB_END)
 			return room_commit(k, &lr);
 		if (st != TB_OK) {
-			if (room_commit(k, &lr) || tb_parts_page_error(k, job->c, p, &e, bad))
+			if (room_commit(k, &lr) || tb_cli_parts_page_error(k, job->c, p, &e, bad))
 				return -1;
 			continue;
 		}
 		if (ev.kind == TB_SEV_DAMAGED) {
 			if (room_commit(k, &lr) ||
-			    tb_parts_page_error(k, job->c, p, &ev.damage, bad) ||
+			    tb_cli_parts_page_error(k, job->c, p, &ev.damage, bad) ||
 			    render_into(job, p, &ev, k, &lr, 1))
 				return -1;
 			continue;
@@ -176,7 +175,9 @@ int tb_report_jobs(const tb_report_job *job)
 	h.defer = report_defer;
 	h.defer_first = defers_first(job);
 	h.direct_ok = 1;
-	r = tb_parts_run(job->c, job->jobs, &h);
+	h.mem = &tb_cli_heap;
+	h.input_len = job->c->f.len;
+	r = tb_parts_run(job->c->s, job->jobs, &h);
 	tb_session_close(rc.wp);
 	free(rc.wline.p);
 	if (rc.werr && !ferror(stdout)) {

@@ -1,4 +1,4 @@
-/* report --jobs N: the capture's parts formatted on N threads (parts.h), written in order. */
+/* report --jobs N: the capture's parts formatted on N threads (host/parts.h), written in order. */
 #ifndef TB_CLI_REPORT_JOBS_H
 #define TB_CLI_REPORT_JOBS_H
 

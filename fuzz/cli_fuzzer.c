@@ -1,8 +1,9 @@
 /*
- * The CLI's own input paths (cli/: the parts of report --jobs, the Parquet
- * and Perfetto converters with their queues and tables, stats, check) on
- * any bytes taken as a capture file.  The library is fuzzed on its own;
- * this is what cli/ adds on top of it, held to the same gate.
+ * The CLI's own input paths (cli/ and host/: the parts engine of report
+ * --jobs, the Parquet and Perfetto converters with their queues and
+ * tables, stats, check, the decompressors) on any bytes taken as a
+ * capture file.  The library is fuzzed on its own; this is what cli/ and
+ * host/ add on top of it, held to the same gate.
  *
  * The input's last byte picks one command (the rest is the file):
  *   report, report --raw, report --json --text, report --jobs 2,

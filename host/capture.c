@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "codec.h"
 #include "files.h"
 
 /* errno as a status, kept for the message. */
@@ -140,4 +141,21 @@ void tb_host_capture_message(const tb_host_capture *c, const tb_error *e, char *
 			 e->what, tb_strerror(e->status));
 	else
 		snprintf(buf, cap, "%s: %s (%s)", part, e->what, tb_strerror(e->status));
+}
+
+void tb_host_source_bytes(tb_session_source *src, const uint8_t *data, size_t len, int fd)
+{
+	memset(src, 0, sizeof(*src));
+	src->decompress.fn = tb_host_decompress;
+	if (tb_perf_probe(data, len)) {
+		src->perf = data;
+		src->perf_len = len;
+		return;
+	}
+	src->dat = data;
+	src->dat_len = len;
+	if (fd >= 0) {
+		src->read = tb_file_pread;
+		src->read_ctx = (void *)(intptr_t)fd;
+	}
 }

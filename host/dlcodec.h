@@ -1,7 +1,7 @@
 /*
- * zstd and zlib loaded with dlopen, for builds that do not link them (the
- * Python module, the tests): the decompressor tracebound is handed
- * (tb_dat_decompress_fn).  Header-only: each user includes it once.
+ * zstd and zlib loaded with dlopen (no build dependency): the decompressor
+ * tracebound is handed (tb_dat_decompress_fn).  Header-only: codec.c (the CLI's and Python's
+ * decompressors) and the tests' zstd_dl.c include it.
  */
 #ifndef TB_CLI_DLCODEC_H
 #define TB_CLI_DLCODEC_H
@@ -28,6 +28,7 @@ typedef struct tb_dlcodec {
 	void *(*zdctx)(void);
 	size_t (*zfree)(void *);
 	size_t (*zstream)(void *, tb_dl_zout *, tb_dl_zin *);
+	size_t (*zreset)(void *, int);                           /* ZSTD_DCtx_reset */
 	int (*zu)(void *, unsigned long *, const void *, unsigned long *); /* uncompress2 */
 	void *zstd, *zlib;       /* the handles, for more symbols */
 } tb_dlcodec;
@@ -44,6 +45,7 @@ static inline void tb_dlcodec_load(tb_dlcodec *c)
 		*(void **)&c->zdctx = dlsym(c->zstd, "ZSTD_createDCtx");
 		*(void **)&c->zfree = dlsym(c->zstd, "ZSTD_freeDCtx");
 		*(void **)&c->zstream = dlsym(c->zstd, "ZSTD_decompressStream");
+		*(void **)&c->zreset = dlsym(c->zstd, "ZSTD_DCtx_reset");
 		if (!c->ze || !c->zdctx || !c->zfree || !c->zstream)
 			c->zd = NULL;
 	}

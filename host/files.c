@@ -333,3 +333,38 @@ int tb_file_pread(void *ctx, uint64_t offset, void *buf, size_t len)
 	}
 	return 0;
 }
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* n rounded up to whole huge pages; 0 for sizes no mapping could hold */
+static size_t big_len(size_t n)
+{
+	return n > SIZE_MAX / 2 ? 0 : (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+}
+
+void *tb_host_big_alloc(size_t n)
+{
+	size_t len = big_len(n), head;
+	uint8_t *m, *at;
+	if (!len)
+		return NULL;
+	/* a huge page more than asked, then the ends trimmed, to start on 2 MiB */
+	m = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	at = (uint8_t *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	head = (size_t)(at - m); /* < HUGE_PAGE: the tail is never empty */
+	if (head)
+		(void)munmap(m, head);
+	(void)munmap(at + len, HUGE_PAGE - head);
+#ifdef MADV_HUGEPAGE
+	(void)madvise(at, len, MADV_HUGEPAGE); /* a hint: without it, small pages */
+#endif
+	return at;
+}
+
+void tb_host_big_free(void *p, size_t n)
+{
+	if (p)
+		(void)munmap(p, big_len(n));
+}

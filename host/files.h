@@ -94,6 +94,15 @@ typedef struct tb_fmt_dir {
 int tb_fmt_dir_read(tb_fmt_dir *d, const char *dir);
 void tb_fmt_dir_free(tb_fmt_dir *d);
 
+/* Large blocks of memory (n >= TB_HOST_BIG_BLOCK) as transparent huge
+ * pages: fresh memory costs a page fault per 4 KiB page touched, and on a
+ * KVM guest each is also filled in by the host, so a 2 MiB page costs one
+ * fault where 512 did.  The block is its own mapping on 2 MiB boundaries;
+ * NULL when there is no memory.  tb_host_big_free takes the same n. */
+#define TB_HOST_BIG_BLOCK ((size_t)1 << 20)
+void *tb_host_big_alloc(size_t n);
+void tb_host_big_free(void *p, size_t n);
+
 /* ---- a capture through the library's sources (source.h) ---- */
 
 /* The file access a tb_source reads through: every file it loads stays
@@ -129,5 +138,11 @@ tb_status tb_host_capture_open(tb_host_capture *c, const tb_source_desc *d, cons
 void tb_host_capture_close(tb_host_capture *c);
 /* "PART: what (errno text)" for a failed open, into buf. */
 void tb_host_capture_message(const tb_host_capture *c, const tb_error *e, char *buf, size_t cap);
+
+/* The session source of a whole capture in memory: a perf.data (a file or
+ * a `perf record -o -` stream) by its magic, else a trace.dat, whose CPU
+ * data is read with tb_file_pread on fd when fd >= 0 (reused buffers, not
+ * the mapping: tracedat.h); its decompressor is codec.h's. */
+void tb_host_source_bytes(tb_session_source *src, const uint8_t *data, size_t len, int fd);
 
 #endif

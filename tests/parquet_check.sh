@@ -14,11 +14,10 @@ build=${BUILD:-build}
 [ -d tests/node/node_modules/@duckdb/node-api ] || (cd tests/node && npm ci --no-audit --no-fund)
 defs=
 pkg-config --exists libzstd 2>/dev/null && defs="$defs -DTB_HAVE_ZSTD" && libs="-lzstd" || libs=
-pkg-config --exists zlib 2>/dev/null && defs="$defs -DTB_HAVE_ZLIB" && libs="$libs -lz"
 # shellcheck disable=SC2086
-cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra -Werror -Iinclude -Ilib -Icli -Ihost \
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -pthread -Wall -Wextra -Werror -Iinclude -Ilib -Icli -Ihost \
 	$(pkg-config --cflags libtraceevent) $defs tests/parquet_tepsum.c cli/capture.c cli/util.c cli/input.c cli/budget.c cli/opts.c host/*.c \
-	"$build/libtracebound.a" $(pkg-config --libs libtraceevent) $libs -o "$build/parquet_tepsum"
+	"$build/libtracebound.a" $(pkg-config --libs libtraceevent) $libs -ldl -o "$build/parquet_tepsum"
 out=$build/parquet-check
 rm -rf "$out"
 # shellcheck disable=SC2046

@@ -44,8 +44,10 @@ elif pkg-config --exists libtraceevent 2>/dev/null; then
 fi
 
 # The CLI's commands, for fuzz/cli_fuzzer.c: cli/ but its main.c, and
-# host/ (the files it reads through), built without the optional
-# decompressors (the image has neither zstd nor zlib).
+# host/ (the files it reads through, the parts engine, the decompressors:
+# zstd and zlib loaded with dlopen, which the image has not, so that
+# compressed data is refused there), built without the Parquet writer's
+# optional zstd.
 for src in cli/*.c host/*.c; do
 	[ "$src" = cli/main.c ] && continue
 	$CC $CFLAGS -std=c11 -D_POSIX_C_SOURCE=200809L -pthread -Iinclude -Icli -Ihost \
@@ -74,7 +76,7 @@ for src in fuzz/*_fuzzer.c; do
 	cli)
 		extra_c="-Icli -Ihost -pthread"
 		pre_l="$obj/libtracebound-cli.a" # before the library it calls
-		extra_l=-pthread
+		extra_l="-pthread -ldl"
 		;;
 	esac
 	# shellcheck disable=SC2086

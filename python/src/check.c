@@ -193,12 +193,16 @@ PyObject *tbpy_check(PyObject *self, PyObject *args, PyObject *kw)
 			tb_session_options opt;
 			memset(&opt, 0, sizeof(opt));
 			opt.flags = TB_SESSION_SKIP_DAMAGED;
+			tb_host_zstream zs = { NULL };
 			st = tb_session_open(&s, &in->src, &opt, &tbpy_mem, &err);
+			if (st == TB_OK && (st = tb_host_perf_zstd(s, &zs, &err)) == TB_ERR_UNSUPPORTED)
+				st = TB_OK; /* each COMPRESSED record an anomaly in its place */
 			if (st == TB_OK)
 				walk_session(s, &l);
 			else
 				(void)add(&l, "container", st, err.offset, err.what);
 			tb_session_close(s);
+			tb_host_zstream_free(&zs);
 		} else if (kind == 2) {
 			walk_pmclog(&in->dat, &l, &records);
 		} else if (kind == 4) {

@@ -5,7 +5,6 @@
  */
 #define _DEFAULT_SOURCE
 #include "tbpy.h"
-#include "dlcodec.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,25 +26,6 @@ int tbpy_map_capture(const char *path, tbpy_map *m)
 void tbpy_unmap(tbpy_map *m)
 {
 	tb_input_free(m);
-}
-
-/* ---- decompressors, loaded when present ---- */
-
-static tb_dlcodec dl;
-
-static void load_decompressors(void)
-{
-	/* Python's import lock serialises the first Trace of the module:
-	 * this runs once before any thread decodes (see tbpy_input_open). */
-	tb_dlcodec_load(&dl);
-}
-
-tb_status tbpy_decompress(void *ctx, const char *algo, const void *src,
-			  size_t src_len, void *dst, size_t dst_cap,
-			  size_t *produced)
-{
-	(void)ctx;
-	return tb_dlcodec_decompress(&dl, algo, src, src_len, dst, dst_cap, produced);
 }
 
 /* ---- raw dump directories: the library's one rule (source.h) ---- */
@@ -92,7 +72,6 @@ static int open_raw_dir(tbpy_input *in, const char *path, const char *events_dir
 int tbpy_input_open(tbpy_input *in, const char *path, const char *events_dir)
 {
 	memset(in, 0, sizeof(*in));
-	load_decompressors();
 	if (tb_path_is_dir(path)) {
 		int rc = open_raw_dir(in, path, events_dir);
 		if (rc) {
@@ -108,20 +87,7 @@ int tbpy_input_open(tbpy_input *in, const char *path, const char *events_dir)
 	if (tbpy_map_capture(path, &in->dat) != 0)
 		return fail(in, "%s: cannot open", path);
 	in->is_dat = 1;
-	in->src.dat = in->dat.data;
-	in->src.dat_len = in->dat.len;
-	if (tb_perf_probe(in->dat.data, in->dat.len)) { /* a perf.data: the session reads it */
-		in->src.dat = NULL;
-		in->src.dat_len = 0;
-		in->src.perf = in->dat.data;
-		in->src.perf_len = in->dat.len;
-	} else if (tb_input_fd(&in->dat) >= 0) {
-		/* CPU data through reused buffers, not the mapping (tracedat.h) */
-		in->src.read = tb_file_pread;
-		in->src.read_ctx = (void *)(intptr_t)tb_input_fd(&in->dat);
-	}
-	in->src.decompress.fn = tbpy_decompress;
-	in->src.decompress.ctx = NULL;
+	tb_host_source_bytes(&in->src, in->dat.data, in->dat.len, tb_input_fd(&in->dat));
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "tracebound/tracebound.h"
 #include "tracebound/session.h"
 
+#include "codec.h"          /* host/: the decompressors, shared with the CLI */
 #include "files.h"          /* host/: the POSIX side, shared with the CLI */
 
 /* ---- errors (module.c) ---- */
@@ -78,12 +79,6 @@ void tbpy_input_close(tbpy_input *in);
 /* Drop one counted reference; the last one unmaps and frees (GIL held). */
 void tbpy_input_decref(tbpy_input *in);
 
-/* The decompressors for compressed trace.dat sections: libzstd and zlib
- * loaded with dlopen when the machine has them (no build dependency). */
-tb_status tbpy_decompress(void *ctx, const char *algo, const void *src,
-			  size_t src_len, void *dst, size_t dst_cap,
-			  size_t *produced);
-
 /* ---- sessions (trace.c) ---- */
 
 /* The heap for sessions (PyMem_Raw*: callable without the GIL). */
@@ -101,6 +96,7 @@ typedef struct tbpy_sess {
 	PyObject_HEAD
 	tbpy_input *in;            /* counted reference: the bytes s borrows */
 	tb_session *s;
+	tb_host_zstream zs;        /* a perf.data's COMPRESSED records */
 	PyThread_type_lock lock;
 	int walking;               /* an iterator or a column pass owns the cursor */
 	int big_endian;

@@ -28,6 +28,7 @@ static void sess_dealloc(tbpy_sess *ss)
 {
 	tb_session_close(ss->s);
 	ss->s = NULL;
+	tb_host_zstream_free(&ss->zs);
 	if (ss->lock)
 		PyThread_free_lock(ss->lock);
 	tbpy_input_decref(ss->in);
@@ -78,6 +79,7 @@ static tbpy_sess *sess_new(tbpy_input *in)
 		return NULL;
 	}
 	ss->s = s;
+	ss->zs.dctx = NULL;
 	ss->walking = 0;
 	ss->in = in;
 	in->refs++;
@@ -86,6 +88,12 @@ static tbpy_sess *sess_new(tbpy_input *in)
 	if (!ss->lock) {
 		Py_DECREF(ss);
 		return (tbpy_sess *)PyErr_NoMemory();
+	}
+	/* without libzstd, each COMPRESSED record is an anomaly in its place */
+	st = tb_host_perf_zstd(s, &ss->zs, &err);
+	if (st != TB_OK && st != TB_ERR_UNSUPPORTED) {
+		Py_DECREF(ss);
+		return (tbpy_sess *)tbpy_raise("cannot open the capture", st, err.offset, err.what);
 	}
 	return ss;
 }

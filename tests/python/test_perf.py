@@ -32,3 +32,23 @@ def test_perf_sched_values():
         assert (ev.ts, ev.cpu, ev.pid, ev.comm) == (292491958920, 0, 7662, "perf")
         assert ev.name == "sched_stat_runtime" and ev.system == "sched"
         assert ev.fields["runtime"] == 274469
+
+
+def test_perf_compressed_equals_cli(cli):
+    # perf record -z: one zstd stream across the COMPRESSED records, read
+    # through host/codec.c as the CLI reads it (issue 40)
+    path = os.path.join(PERF, "schedz.data")
+    ref = [o for o in run_json(cli, "report", "--json", path) if "ts" in o]
+    with tracebound.open(path) as t:
+        got = list(t)
+    assert len(got) == len(ref) == 122
+    for py, r in zip(got, ref):
+        same_event(py, r)
+    # perf script: perf 8076 [000] 299.417131: sched:sched_switch: prev_comm=perf
+    #   prev_pid=8076 prev_prio=120 prev_state=D ==> next_comm=migration/0 next_pid=18
+    ev = got[0]
+    assert (ev.ts // 1000, ev.cpu, ev.pid, ev.comm) == (299417131, 0, 8076, "perf")
+    assert ev.name == "sched_switch"
+    assert (ev.fields["prev_pid"], ev.fields["next_comm"], ev.fields["next_pid"]) == \
+        (8076, "migration/0", 18)
+    assert (got[-1].cpu, got[-1].fields["next_pid"]) == (1, 8076)

@@ -1,5 +1,7 @@
 /*
- * The parts engine behind --jobs N (report, convert --to perfetto).
+ * host/: the parts engine, the one thread engine of the tools (report
+ * --jobs N, convert --to perfetto --jobs N).  POSIX threads; the policy
+ * (what a part makes, where it goes) is the caller's, through hooks.
  *
  * The library splits a capture into parts by time (tb_session_plan) and
  * gives each worker thread a cursor of its own.  A command says, through
@@ -9,12 +11,22 @@
  * the threads, bounds each worker's queued memory, keeps the messages in
  * their place, and when the parts do not tile (a clock going back) walks
  * the whole capture again on one cursor through the same produce and
- * consume hooks, skipping what was consumed already.
+ * consume hooks, skipping what was consumed already.  tb_parts_walk is
+ * the one-thread run through the same hooks, so a command writes its
+ * walk once.  Messages are handed to the message hook as text; the
+ * engine prints nothing itself.
+ *
+ * A command: fill tb_parts_hooks, call tb_parts_run(s, jobs, &h) when it
+ * wants threads, and tb_parts_walk(s, &h) when that returned -1 (or for
+ * one thread).  Only tb_parts_* sink calls inside produce.
  */
-#ifndef TB_CLI_PARTS_H
-#define TB_CLI_PARTS_H
+#ifndef TB_HOST_PARTS_H
+#define TB_HOST_PARTS_H
 
-#include "capture.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracebound/session.h"
 
 typedef struct tb_parts_sink tb_parts_sink;
 
@@ -31,12 +43,8 @@ int tb_parts_put2(tb_parts_sink *k, const void *a, size_t an, const void *b, siz
  * first `used` bytes (at most *room) as one tb_parts_put would. */
 void *tb_parts_reserve(tb_parts_sink *k, size_t n, size_t *room);
 int tb_parts_commit(tb_parts_sink *k, size_t used);
-/* A message for stderr, in its place among the bytes.  0 or -1 as above. */
+/* A message (for stderr), in its place among the bytes.  0 or -1 as above. */
 int tb_parts_msg(tb_parts_sink *k, const char *msg);
-/* A page the cursor p could not read (e, its offset in the file), said as
- * the one-thread loops say it, in its place; *bad raised to 1.  0 or -1. */
-int tb_parts_page_error(tb_parts_sink *k, const tb_cli_capture *c, const tb_session *p,
-			const tb_error *e, int *bad);
 /* With defer_first: 1 when the producer must hand this part's first
  * formatted event to tb_parts_defer instead of putting its bytes. */
 int tb_parts_want_defer(const tb_parts_sink *k);
@@ -45,6 +53,8 @@ int tb_parts_defer(tb_parts_sink *k, const tb_session_event *ev);
 
 typedef struct tb_parts_hooks {
 	void *ctx;
+	const tb_mem *mem;       /* the heap of the workers' cursors */
+	uint64_t input_len;      /* the capture's bytes: how many parts */
 	/* A worker's state, made and freed on its thread (NULL: out of memory);
 	 * both may be NULL (no state: produce gets NULL). */
 	void *(*worker_new)(void *ctx);
@@ -80,24 +90,28 @@ typedef struct tb_parts_hooks {
 /* The part count of a fixed plan: one per 8 MiB of capture, 1 to 1024
  * (TRACEBOUND_PART_SIZE=BYTES sets the 8 MiB, for tests).  The same on
  * any number of threads. */
-size_t tb_parts_count(const tb_cli_capture *c);
+size_t tb_parts_count(uint64_t input_len);
 
-/* That fixed plan's split times, in a malloc'd array *out (NULL: none):
- * how many.  For a one-thread loop that cuts where the parts would; the
- * times given before an error are kept, as the engine keeps them. */
-size_t tb_parts_plan(const tb_cli_capture *c, uint64_t **out);
-
-/* The one-cursor walk (when the parts did not tile): the plan's split
- * times, so that produce can cut where the parts were cut.  A part: NULL,
- * *n = 0 (its cut is its end). */
+/* The one-cursor walks (tb_parts_walk, or when the parts did not tile):
+ * the fixed plan's split times, so that produce can cut where the parts
+ * were cut.  A part, or no fixed plan: NULL, *n = 0 (its cut is its end). */
 const uint64_t *tb_parts_bounds(const tb_parts_sink *k, size_t *n);
 
 /*
- * Run the capture c (opened) on `jobs` threads (>= 2).  -1 when it cannot
+ * Run the session s (opened) on `jobs` threads (>= 2).  -1 when it cannot
  * be split (nothing was produced: run the one-thread loop), else the
  * highest *bad the producers set: 0, 1 (damage seen) or 2 (out of memory).
  * A consume error stops it (the caller knows and reports it).
  */
-int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h);
+int tb_parts_run(tb_session *s, int jobs, const tb_parts_hooks *h);
+
+/*
+ * The one-thread loop through the same hooks: s itself (not a part
+ * cursor) walked by one produce call straight to consume and message,
+ * cut at a fixed plan's times (h->parts: see tb_parts_bounds; the times
+ * given before a plan error are kept, as tb_parts_run keeps them).
+ * Returns the highest *bad, as tb_parts_run.
+ */
+int tb_parts_walk(tb_session *s, const tb_parts_hooks *h);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * The parts engine (see parts.h).
+ * host/: the parts engine (see parts.h).
  *
  * The library splits the capture into parts by time (tb_session_plan) and
  * gives each worker thread a cursor of its own (tb_session_part_open, then
@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "parts.h"
 
 #define CHUNK_SIZE ((size_t)4 << 20)
@@ -76,7 +77,7 @@ typedef struct elem {
 	int kind, owner;
 	size_t len, cap;
 	tb_session_event ev;     /* EL_DEFER: its data copied into buf */
-	char *buf;               /* a data chunk's: tb_cli_big_alloc */
+	char *buf;               /* a data chunk's: tb_host_big_alloc */
 } elem;
 
 typedef struct part_out {
@@ -98,7 +99,7 @@ typedef struct part_out {
 
 typedef struct shared {
 	const tb_parts_hooks *h;
-	tb_cli_capture *c;
+	tb_session *s;
 	pthread_mutex_t mu;
 	pthread_cond_t cv_writer, cv_space, cv_plan;
 	part_out *parts;
@@ -155,7 +156,7 @@ static int is_chunk(int kind, size_t cap)
 static void free_elem(elem *e)
 {
 	if (is_chunk(e->kind, e->cap))
-		tb_cli_big_free(e->buf, e->cap);
+		tb_host_big_free(e->buf, e->cap);
 	else
 		free(e->buf);
 	free(e);
@@ -198,7 +199,7 @@ static elem *new_elem(tb_parts_sink *k, int kind, size_t cap)
 	if (!e) {
 		e = malloc(sizeof(*e));
 		if (e)
-			e->buf = is_chunk(kind, cap) ? tb_cli_big_alloc(cap) : malloc(cap ? cap : 1);
+			e->buf = is_chunk(kind, cap) ? tb_host_big_alloc(cap) : malloc(cap ? cap : 1);
 		if (e && !e->buf) {
 			free(e);
 			e = NULL;
@@ -445,19 +446,29 @@ int tb_parts_put2(tb_parts_sink *k, const void *a, size_t an, const void *b, siz
 	return tb_parts_commit(k, n) ? -2 : 0;
 }
 
-int tb_parts_page_error(tb_parts_sink *k, const tb_cli_capture *c, const tb_session *p,
-			const tb_error *e, int *bad)
+/* A message (NUL-ended) or a deferred event (ev: its record), copied to
+ * an element of its own and queued in its place: 0 or -1. */
+static int queue_copy(tb_parts_sink *k, int kind, const void *p, size_t n,
+		      const tb_session_event *ev)
 {
-	char msg[1024];
-	(void)tb_cli_format_page_error(msg, sizeof(msg), c, p, e);
-	if (*bad < 1)
-		*bad = 1;
-	return tb_parts_msg(k, msg);
+	elem *e;
+	flush_cur(k);
+	if (!(e = new_elem(k, kind, n + 1)))
+		return -1;
+	if (n)
+		memcpy(e->buf, p, n);
+	e->buf[n] = '\0';
+	e->len = n;
+	if (ev) {
+		e->ev = *ev;
+		e->ev.data = (const uint8_t *)e->buf;
+	}
+	push(k, e);
+	return 0;
 }
 
 int tb_parts_msg(tb_parts_sink *k, const char *msg)
 {
-	elem *e;
 	size_t n = strlen(msg);
 	if (!k->sh) {
 		if (k->skip_msgs) {
@@ -475,12 +486,7 @@ int tb_parts_msg(tb_parts_sink *k, const char *msg)
 		k->po->direct_msgs++;
 		return 0;
 	}
-	if (!(e = new_elem(k, EL_MSG, n + 1)))
-		return -1;
-	memcpy(e->buf, msg, n + 1);
-	e->len = n;
-	push(k, e);
-	return 0;
+	return queue_copy(k, EL_MSG, msg, n, NULL);
 }
 
 int tb_parts_want_defer(const tb_parts_sink *k)
@@ -490,16 +496,8 @@ int tb_parts_want_defer(const tb_parts_sink *k)
 
 int tb_parts_defer(tb_parts_sink *k, const tb_session_event *ev)
 {
-	elem *e;
 	k->deferred = 1;
-	flush_cur(k);
-	if (!(e = new_elem(k, EL_DEFER, ev->len)))
-		return -1;
-	e->ev = *ev;
-	memcpy(e->buf, ev->data, ev->len);
-	e->ev.data = (const uint8_t *)e->buf;
-	push(k, e);
-	return 0;
+	return queue_copy(k, EL_DEFER, ev->data, ev->len, ev);
 }
 
 typedef struct worker_arg {
@@ -547,7 +545,7 @@ static void *worker(void *arg)
 		k.stage_cap = stage ? STAGE_SIZE : 0;
 		st = no_ws ? TB_ERR_NO_SPACE
 		     : p ? tb_session_part_seek(p, from, to, &e)
-			 : tb_session_part_open(&p, sh->c->s, &tb_cli_heap, from, to, &e);
+			 : tb_session_part_open(&p, sh->s, h->mem, from, to, &e);
 		if (st == TB_OK) {
 			(void)tb_session_part_marks(p, TB_SESSION_MARK_START, po->start, sh->nmarks);
 			po->mem_start = listing_memory(p, &po->nmem_start);
@@ -772,10 +770,10 @@ static size_t part_input(void)
 	return (size_t)n;
 }
 
-size_t tb_parts_count(const tb_cli_capture *c)
+size_t tb_parts_count(uint64_t input_len)
 {
-	size_t k = c->f.len / part_input();
-	return k < 1 ? 1 : k > MAX_PARTS ? MAX_PARTS : k;
+	uint64_t k = input_len / part_input();
+	return k < 1 ? 1 : k > MAX_PARTS ? MAX_PARTS : (size_t)k;
 }
 
 const uint64_t *tb_parts_bounds(const tb_parts_sink *k, size_t *n)
@@ -811,15 +809,6 @@ static size_t plan_all(const tb_session *s, size_t k, uint64_t *bounds)
 	return nb;
 }
 
-size_t tb_parts_plan(const tb_cli_capture *c, uint64_t **out)
-{
-	size_t k = tb_parts_count(c);
-	*out = NULL;
-	if (k < 2 || !(*out = malloc(k * sizeof(**out))))
-		return 0;
-	return plan_all(c->s, k, *out);
-}
-
 /* The plan, on a thread of its own when it can be: the main thread
  * writes the first parts while the later bounds are worked out.  (When it
  * waited for the plan, the workers filled their whole budgets meanwhile:
@@ -829,7 +818,7 @@ static void *plan(void *arg)
 	shared *sh = arg;
 	size_t nb = 0;
 	tb_error e;
-	if (tb_session_plan_each(sh->c->s, sh->maxparts, publish_bound, sh, &nb, &e) != TB_OK)
+	if (tb_session_plan_each(sh->s, sh->maxparts, publish_bound, sh, &nb, &e) != TB_OK)
 		nb = sh->nknown; /* the bounds given stay good: the last part runs to the end */
 	pthread_mutex_lock(&sh->mu);
 	if (nb == 0) {
@@ -844,9 +833,45 @@ static void *plan(void *arg)
 	return NULL;
 }
 
-int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h)
+/* The cursor p straight to the hooks, past the bytes and messages
+ * consumed already, cut at bounds: the highest *bad. */
+static int walk(tb_session *p, const tb_parts_hooks *h, uint64_t skip_bytes, uint64_t skip_msgs,
+		const uint64_t *bounds, size_t nbounds)
 {
-	tb_session *s = c->s;
+	tb_parts_sink out;
+	void *ws = h->worker_new ? h->worker_new(h->ctx) : NULL;
+	int bad = 0;
+	if (h->worker_new && !ws) {
+		h->message(h->ctx, "tracebound: out of memory\n");
+		return 2;
+	}
+	memset(&out, 0, sizeof(out));
+	out.h = h;
+	out.skip_bytes = skip_bytes;
+	out.skip_msgs = skip_msgs;
+	out.bounds = bounds;
+	out.nbounds = nbounds;
+	(void)h->produce(h->ctx, ws, p, &out, &bad);
+	free(out.room);
+	if (ws && h->worker_free)
+		h->worker_free(h->ctx, ws);
+	return bad;
+}
+
+int tb_parts_walk(tb_session *s, const tb_parts_hooks *h)
+{
+	size_t k = h->parts < MAX_PARTS ? h->parts : MAX_PARTS, nb = 0;
+	uint64_t *bounds = k >= 2 ? malloc(k * sizeof(*bounds)) : NULL;
+	int bad;
+	if (bounds)
+		nb = plan_all(s, k, bounds);
+	bad = walk(s, h, 0, 0, bounds, nb);
+	free(bounds);
+	return bad;
+}
+
+int tb_parts_run(tb_session *s, int jobs, const tb_parts_hooks *h)
+{
 	const tb_session_info *info = tb_session_get_info(s);
 	shared sh;
 	worker_arg wa[MAX_JOBS];
@@ -863,15 +888,14 @@ int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h)
 	if (h->parts) {
 		k = h->parts < MAX_PARTS ? h->parts : MAX_PARTS;
 	} else {
-		k = c->f.len / PART_INPUT;
-		if (k < (size_t)jobs * 4)
-			k = (size_t)jobs * 4;
-		if (k > MAX_PARTS)
-			k = MAX_PARTS;
+		uint64_t want = h->input_len / PART_INPUT;
+		if (want < (uint64_t)jobs * 4)
+			want = (uint64_t)jobs * 4;
+		k = want > MAX_PARTS ? MAX_PARTS : (size_t)want;
 	}
 	memset(&sh, 0, sizeof(sh));
 	sh.h = h;
-	sh.c = c;
+	sh.s = s;
 	sh.maxparts = k;
 	sh.nparts = k; /* room for: the plan says how many there are */
 	for (i = 0; i < info->nbuffers; i++)
@@ -942,34 +966,18 @@ int tb_parts_run(tb_cli_capture *c, int jobs, const tb_parts_hooks *h)
 	/* no worker: the one-cursor walk here, or with a fixed plan the
 	 * caller's loop (which cuts at the plan's times itself) */
 	if (redo || (!nw && bad < 0 && !h->parts)) {
-		/* one cursor over the whole capture, past what was consumed */
+		/* one cursor over the whole capture, past what was consumed; a
+		 * fixed plan's times again (the planner may have been stopped
+		 * early when the parts did not tile) */
 		tb_session *p;
-		tb_parts_sink out;
-		void *ws = h->worker_new ? h->worker_new(h->ctx) : NULL;
-		memset(&out, 0, sizeof(out));
-		out.h = h;
-		out.skip_bytes = bytes;
-		out.skip_msgs = msgs;
-		/* the plan's times for a fixed plan (the planner may have been
-		 * stopped early when the parts did not tile) */
-		if (h->parts) {
-			out.bounds = bounds;
-			out.nbounds = plan_all(s, k, bounds);
-		}
-		bad = 0;
-		if ((h->worker_new && !ws) ||
-		    tb_session_part_open(&p, s, &tb_cli_heap, NULL, NULL, &e) != TB_OK) {
-			if (ws && h->worker_free)
-				h->worker_free(h->ctx, ws);
+		size_t nb = h->parts ? plan_all(s, k, bounds) : 0;
+		if (tb_session_part_open(&p, s, h->mem, NULL, NULL, &e) != TB_OK) {
 			h->message(h->ctx, "tracebound: out of memory\n");
-			free(bounds);
-			return 2;
+			bad = 2;
+		} else {
+			bad = walk(p, h, bytes, msgs, bounds, nb);
+			tb_session_close(p);
 		}
-		(void)h->produce(h->ctx, ws, p, &out, &bad);
-		free(out.room);
-		tb_session_close(p);
-		if (ws && h->worker_free)
-			h->worker_free(h->ctx, ws);
 	}
 	free(bounds);
 	return bad;
