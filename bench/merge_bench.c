@@ -20,6 +20,8 @@
  * so that a machine whose speed wanders moves both alike.
  *   merge_bench [MAX_N [PAGES]]   (PAGES: fewer, for a run under valgrind)
  *   merge_bench --figures
+ *   merge_bench --walk N [interleaved]   (one walk of N CPUs, for a profiler:
+ *                                         valgrind --toggle-collect=walk)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -261,6 +263,13 @@ int main(int argc, char **argv)
 	int lay;
 	if (argc > 1 && !strcmp(argv[1], "--figures"))
 		return figures();
+	if (argc > 2 && !strcmp(argv[1], "--walk")) {
+		capture cap;
+		build(&cap, (unsigned)atoi(argv[2]), argc > 3 && !strcmp(argv[3], "interleaved"));
+		printf("%zu events\n", walk(&cap));
+		release(&cap);
+		return 0;
+	}
 	if (argc > 2 && atoi(argv[2]) > 0)
 		PAGES = (unsigned)atoi(argv[2]);
 	printf("merge of N CPUs, %u pages of %u events over them: ns per event\n", PAGES,

@@ -49,6 +49,12 @@ tb_status tb_cli_session_open(tb_session **s, const tb_session_source *src,
 /* A session that refused memory while it was walked (its formats'
  * programs): remembered as above.  NULL is fine. */
 void tb_cli_budget_note_session(const tb_session *s, const char *path);
+/* --jobs N on the opened capture s (path, for the message): N, or fewer
+ * (said on stderr) when N parts at once would take the process past its
+ * budget while fewer fit, one included (tb_session_need_jobs).  What the
+ * parts render is learnt by a walk of s (then rewound), done only when
+ * every format rendered on every part would not fit. */
+int tb_cli_budget_jobs(tb_session *s, const char *path, int jobs);
 
 /* A need past the budget found otherwise (check's prediction). */
 void tb_cli_budget_note(uint64_t need, const char *path);

@@ -30,6 +30,9 @@
 /* check --json: one object per file (schema below), the text on stderr. */
 #define CHECK_SCHEMA_VERSION 1
 static FILE *json_out;
+/* check --jobs N: the need of a report or convert on N threads too */
+static int check_jobs = 1;
+static uint64_t need_jobs; /* that need, for the JSON of the file at hand */
 
 typedef struct chk {
 	const char *path;
@@ -95,12 +98,17 @@ static void json_verdict(const char *path, const char *kind, int rc, uint64_t ev
 	tb_cli_json_str(json_out, path, strlen(path));
 	fprintf(json_out,
 		",\"kind\":\"%s\",\"verdict\":\"%s\",\"exit\":%d,\"events\":%llu,"
-		"\"anomalies\":%llu,\"need\":%llu,\"budget\":%llu}\n",
+		"\"anomalies\":%llu,\"need\":%llu,\"budget\":%llu",
 		kind,
 		rc == TB_EXIT_OK ? "ok" : rc == TB_EXIT_BUDGET ? "over_budget"
 				       : rc == TB_EXIT_MALFORMED ? "malformed" : "error",
 		rc, (unsigned long long)events, (unsigned long long)anomalies,
 		(unsigned long long)need, (unsigned long long)tb_cli_budget_limit());
+	if (check_jobs > 1 && need_jobs)
+		fprintf(json_out, ",\"jobs\":%d,\"need_jobs\":%llu", check_jobs,
+			(unsigned long long)need_jobs);
+	fputs("}\n", json_out);
+	need_jobs = 0;
 }
 
 /* What decoding the capture needs after check's walk (every format's
@@ -121,6 +129,17 @@ static int check_need(const char *path, const tb_session *s, uint64_t *need, int
 	}
 	printf("%s: decoding needs %llu bytes of memory, within the budget of %llu\n", path,
 	       (unsigned long long)nd.total, (unsigned long long)tb_cli_budget_limit());
+	if (check_jobs > 1) {
+		/* report / convert --jobs N: what N parts take besides (the
+		 * capture sound and within the budget on one thread, they fall
+		 * back to fewer threads when N are over it) */
+		tb_session_need_jobs(s, (size_t)check_jobs, &nd);
+		need_jobs = nd.total;
+		printf("%s: decoding on %d jobs needs %llu bytes of memory, %s the budget of %llu\n",
+		       path, check_jobs, (unsigned long long)nd.total,
+		       nd.total > tb_cli_budget_limit() ? "over" : "within",
+		       (unsigned long long)tb_cli_budget_limit());
+	}
 	return TB_EXIT_OK;
 }
 
@@ -390,6 +409,7 @@ static const tb_opt check_options[] = {
 	{ 1, "--addr-size", NULL, "4|8", "pmclog address width (legacy 32-bit logs need 4)" },
 	TB_CLI_MAX_MEMORY_OPT,
 	{ 1 + 1, "--json", NULL, NULL, "one JSON object per file (schema_version 1): what a service reads" },
+	{ 3, "--jobs", "-j", "N", "say too what decoding on N threads needs (report, convert --jobs N)" },
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
@@ -495,6 +515,11 @@ int tb_cmd_check(int argc, char **argv)
 		}
 		if (id == 2) {
 			json = 1;
+			continue;
+		}
+		if (id == 3) {
+			if (tb_opts_jobs(&p, v, &check_jobs))
+				return TB_EXIT_USAGE;
 			continue;
 		}
 		if (id == 1) {

@@ -617,7 +617,7 @@ static int report_files(const report_opts *o)
 	tb_error e;
 	tb_status st;
 	unsigned how;
-	int rc = 0, bad = 0, progress = isatty(2), multi = o->nin > 1;
+	int rc = 0, bad = 0, progress = isatty(2), multi = o->nin > 1, jobs;
 	uint64_t nevents = 0, tsdiff_prev = 0;
 	size_t i, k, ncaps = 0, width = 0;
 	char label[256];
@@ -692,10 +692,12 @@ static int report_files(const report_opts *o)
 				width = strlen(label);
 		}
 	}
-	if (ncaps == 1 && tb_opts_jobs_for(o->jobs, o->jobs_given, caps[0].f.len) > 1) {
-		/* the parts on o->jobs threads, written in order (report_jobs.c);
-		 * with nothing selected, no call per event to learn so */
-		tb_report_job job = { &caps[0], how, o->json, o->jobs,
+	if (ncaps == 1 && tb_opts_jobs_for(o->jobs, o->jobs_given, caps[0].f.len) > 1 &&
+	    (jobs = tb_cli_budget_jobs(caps[0].s, caps[0].path, o->jobs)) > 1) {
+		/* the parts on `jobs` threads (o->jobs, or fewer within the
+		 * budget), written in order (report_jobs.c); with nothing
+		 * selected, no call per event to learn so */
+		tb_report_job job = { &caps[0], how, o->json, jobs,
 				      selects_all(&sel) ? NULL : select_event, &sel };
 		int r = tb_report_jobs(&job);
 		if (r >= 0) {

@@ -10,14 +10,16 @@
  * match played there.  The winner of the root's match is m->win.  When the
  * winner's key changes (its source was refilled or ended), only the
  * matches on its path to the root are played again: one comparison a
- * level, no recursion.  Past TB_MERGE_SHORT sources the climb stops
- * early where nothing above can change: each node on the winner's path keeps (`above`) the least key
- * that lost on the path from it to the root, and a key below that wins
- * every match up there.  So when the next winner sits near the last one
- * (a CPU that runs alone, or two that interleave while the others are
- * idle or done), a pick costs the few levels up to their common node,
- * not the log2 N of the whole path: the sparse CPUs of a large machine.  A plain scan of the sources is not kept for
- * few of them: from 2 sources on the tree took fewer instructions a pick
+ * level, no recursion.  Past TB_MERGE_SHORT sources a front is kept
+ * besides: the runner-up (the least key but the winner's, `sec`), the
+ * node where it lost to the winner (`apex`), and the least key of all the
+ * others (`rest`).  A winner's new key below sec keeps it the winner, and
+ * one between sec and rest only swaps the two at their apex: no climb.
+ * So when the next winner is one of two sources that interleave while
+ * the others are idle or done (the sparse CPUs of a large machine), a
+ * pick costs two comparisons, not the log2 N of a climb; anything else
+ * climbs, then reads the front off the two paths again. A plain scan of the
+ * sources is not kept for few of them: from 2 sources on the tree took fewer instructions a pick
  * than the scan it replaced (bench/merge_bench.c under callgrind: equal
  * at 2 CPUs, 16% fewer at 4), and one source plays no match at all.
  */
@@ -39,6 +41,47 @@ static inline tb_merge_slot *tb_merge_slot_(const tb_merge *m, size_t i)
 static inline int tb_merge_less_(const tb_merge_key *a, const tb_merge_key *b)
 {
 	return a->ts < b->ts || (a->ts == b->ts && a->ord < b->ord);
+}
+
+/* Past TB_MERGE_SHORT sources, the front (see the top of this file):
+ * after a climb, the runner-up and the rest's least key, read off the
+ * winner's path and the runner-up's path below their apex. */
+#define TB_MERGE_SHORT 64 /* up to 6 levels: the plain climb costs less */
+#define TB_MERGE_BACKOFF_MAX 64u
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void tb_merge_front_(tb_merge *m)
+{
+	size_t w = (size_t)(m->win.ord & UINT32_MAX), p, r, apex = 0;
+	tb_merge_key sec = TB_MERGE_ENDED, rest = TB_MERGE_ENDED;
+	m->apex = 0;
+	if (m->win.ord == UINT64_MAX)
+		return; /* every source ended */
+	/* the least loser on the winner's path is the runner-up; the others
+	 * there are the rest's */
+	for (p = (m->n + w) / 2; p >= 1; p /= 2, m->plays++) {
+		const tb_merge_key *k = &tb_merge_slot_(m, p)->node;
+		if (tb_merge_less_(k, &sec)) {
+			rest = sec;
+			sec = *k;
+			apex = p;
+		} else if (tb_merge_less_(k, &rest)) {
+			rest = *k;
+		}
+	}
+	if (sec.ord != UINT64_MAX) {
+		/* so are the losers to the runner-up below the apex */
+		r = (size_t)(sec.ord & UINT32_MAX);
+		for (p = (m->n + r) / 2; p > apex; p /= 2, m->plays++) {
+			const tb_merge_key *k = &tb_merge_slot_(m, p)->node;
+			if (tb_merge_less_(k, &rest))
+				rest = *k;
+		}
+	}
+	m->apex = apex;
+	m->sec = sec;
+	m->rest = rest;
 }
 
 /* Play every match, the deepest first.  A match's winner goes up through
@@ -65,7 +108,9 @@ static inline void tb_merge_build_(tb_merge *m)
 		}
 	}
 	m->win = tb_merge_slot_(m, 1)->leaf;
-	m->known = 0;
+	m->skip = m->backoff = 0;
+	if (m->n > TB_MERGE_SHORT)
+		tb_merge_front_(m);
 }
 
 static inline tb_status tb_merge_init_(tb_merge *m, void *slots, size_t stride, size_t n)
@@ -89,7 +134,7 @@ static inline void tb_merge_restart_(tb_merge *m)
 	m->filled = 0;
 	m->pending = m->n ? 0 : SIZE_MAX;
 	m->win = TB_MERGE_ENDED;
-	m->known = 0;
+	m->apex = 0;
 }
 
 /* The source to refill: in the first pass the next in index order, then
@@ -113,81 +158,12 @@ static void tb_merge_first_(tb_merge *m, size_t src, tb_merge_key k)
 	}
 }
 
-/* The climb of tb_merge_set_ past TB_MERGE_SHORT sources: src is the
- * winner (the source taken last), k its new key; its path's nodes from
- * m->known up (to the root, node 1) have their `above` keys. */
-#define TB_MERGE_SHORT 64 /* up to 6 levels: the plain climb costs less */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static void tb_merge_climb_(tb_merge *m, size_t src, tb_merge_key k)
+/* The plain climb of the winner src with its new key k: the matches on
+ * its path (none for one source), each against the key that lost there. */
+static inline size_t tb_merge_climb_(tb_merge *m, size_t src, tb_merge_key k)
 {
-	/* the slots' place in locals: the stores below could alias m */
-	unsigned char *base = (unsigned char *)m->slots;
-	size_t stride = m->stride, known = m->known;
-	size_t p = (m->n + src) / 2, pick = p, q, h = 0;
-	uint64_t plays = m->plays;
-	tb_merge_slot *s;
-	/* the matches on src's path, each against the key that lost there
-	 * (pick: where the key carried up last changed), up to the node where
-	 * k is below every key that lost above: one at or above `known`, the
-	 * nodes of the path keeping `above` (positions fall as it climbs) */
-	for (; p > known; p /= 2, plays++) {
-		s = (tb_merge_slot *)(void *)(base + p * stride);
-		if (tb_merge_less_(&s->node, &k)) {
-			tb_merge_key t = s->node;
-			s->node = k;
-			k = t;
-			pick = p;
-		}
-	}
-	for (; p >= 1; p /= 2, plays++) {
-		s = (tb_merge_slot *)(void *)(base + p * stride);
-		if (tb_merge_less_(&k, &s->above))
-			break;
-		if (tb_merge_less_(&s->node, &k)) {
-			tb_merge_key t = s->node;
-			s->node = k;
-			k = t;
-			pick = p;
-		}
-	}
-	m->win = k;
-	m->plays = plays;
-	m->known = pick;
-	/* the new winner's path from pick up to p (exclusive: from there up
-	 * nothing changed): its `above` keys again, the highest first */
-	for (q = pick; q > p; q /= 2)
-		h++;
-	while (h-- > 0) {
-		q = pick >> h;
-		s = (tb_merge_slot *)(void *)(base + q * stride);
-		s->above = s->node;
-		if (q > 1) {
-			const tb_merge_slot *up =
-				(const tb_merge_slot *)(const void *)(base + q / 2 * stride);
-			if (tb_merge_less_(&up->above, &s->above))
-				s->above = up->above;
-		}
-	}
-}
-
-/* The key of source src, the one tb_merge_want_ asked for. */
-static inline void tb_merge_set_(tb_merge *m, size_t src, tb_merge_key k)
-{
-	size_t p;
-	if (m->filled < m->n) {
-		tb_merge_first_(m, src, k);
-		return;
-	}
-	m->pending = SIZE_MAX;
-	if (m->n > TB_MERGE_SHORT) {
-		tb_merge_climb_(m, src, k);
-		return;
-	}
-	/* the matches on src's path (none for one source), each against the
-	 * key that lost there */
-	for (p = (m->n + src) / 2; p >= 1; p /= 2) {
+	size_t p, plays = 0;
+	for (p = (m->n + src) / 2; p >= 1; p /= 2, plays++) {
 		tb_merge_slot *s = tb_merge_slot_(m, p);
 		if (tb_merge_less_(&s->node, &k)) {
 			tb_merge_key t = s->node;
@@ -196,6 +172,60 @@ static inline void tb_merge_set_(tb_merge *m, size_t src, tb_merge_key k)
 		}
 	}
 	m->win = k;
+	return plays;
+}
+
+/* Past TB_MERGE_SHORT sources, when the front could not place k: the
+ * climb, then the front again, unless it missed just before (then only
+ * after `backoff` more climbs, doubling while it misses: sources that
+ * all interleave pay the plain climb, not the front's reads too). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void tb_merge_slow_(tb_merge *m, size_t src, tb_merge_key k)
+{
+	if (m->apex) { /* the front missed */
+		m->backoff = m->backoff ? 2 * m->backoff : 1;
+		if (m->backoff > TB_MERGE_BACKOFF_MAX)
+			m->backoff = TB_MERGE_BACKOFF_MAX;
+		m->skip = m->backoff;
+		m->apex = 0;
+	}
+	m->plays += tb_merge_climb_(m, src, k);
+	if (m->skip)
+		m->skip--;
+	else
+		tb_merge_front_(m);
+}
+
+/* The key of source src, the one tb_merge_want_ asked for. */
+static inline void tb_merge_set_(tb_merge *m, size_t src, tb_merge_key k)
+{
+	if (m->filled < m->n) {
+		tb_merge_first_(m, src, k);
+		return;
+	}
+	m->pending = SIZE_MAX;
+	if (m->n <= TB_MERGE_SHORT) {
+		(void)tb_merge_climb_(m, src, k);
+		return;
+	}
+	if (m->apex) {
+		if (tb_merge_less_(&k, &m->sec)) { /* the winner stays */
+			m->win = k;
+			m->backoff = 0;
+			return;
+		}
+		if (tb_merge_less_(&k, &m->rest)) {
+			/* the runner-up wins, k loses to it at their apex */
+			tb_merge_slot_(m, m->apex)->node = k;
+			m->win = m->sec;
+			m->sec = k;
+			m->backoff = 0;
+			return;
+		}
+	}
+	tb_merge_slow_(m, src, k);
 }
 
 /* src: tb_merge_want_'s answer; rank below UINT32_MAX */

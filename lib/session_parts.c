@@ -408,11 +408,45 @@ void tb_ss_part_close(tb_session *p)
 	}
 }
 
+/* A part's one region (tb_session_part_open): buffers, per buffer its
+ * cursors, stats and chunks, the start marks, the program table; *ncpu
+ * the CPUs of all buffers. */
+static size_t part_region(const tb_session *s, size_t *ncpu)
+{
+	size_t i, total;
+	*ncpu = 0;
+	total = ALIGN_UP((s->nbufs ? s->nbufs : 1) * sizeof(dat_src));
+	for (i = 0; i < s->nbufs; i++) {
+		size_t nc = s->bufs[i].b->ncpus;
+		total += ALIGN_UP(nc * sizeof(tb_dat_cursor)) +
+			 ALIGN_UP(nc * sizeof(tb_session_cpu_stats)) +
+			 ALIGN_UP(s->bufs[i].chunks_len);
+		*ncpu += nc;
+	}
+	return total + ALIGN_UP((*ncpu ? *ncpu : 1) * sizeof(tb_session_mark)) +
+	       ALIGN_UP((s->ntexts ? s->ntexts : 1) * sizeof(part_prog));
+}
+
+void tb_session_need_jobs(const tb_session *s, size_t jobs, tb_session_need *out)
+{
+	size_t i, ncpu;
+	uint64_t per, used = 0, more;
+	tb_session_need_get(s, out);
+	if (!out || !s || s->parent || jobs < 2 || !splittable(s))
+		return;
+	for (i = 0; s->fe && i < s->ntexts; i++)
+		used += s->fe[i].used;
+	/* each part: itself, its region, both programs of every format used */
+	per = sizeof(tb_session) + part_region(s, &ncpu) + used * 2 * sizeof(tb_render_prog);
+	more = jobs > UINT64_MAX / per ? UINT64_MAX : jobs * per;
+	out->total = more > UINT64_MAX - out->total ? UINT64_MAX : out->total + more;
+}
+
 tb_status tb_session_part_open(tb_session **out, const tb_session *s, const tb_mem *mem,
 			       const uint64_t *from, const uint64_t *to, tb_error *err)
 {
 	tb_session *p;
-	size_t i, total = 0, ncpu = 0, at;
+	size_t i, total, ncpu, at;
 	uint8_t *base;
 	tb_status st;
 	tb_error_clear(err);
@@ -427,18 +461,7 @@ tb_status tb_session_part_open(tb_session **out, const tb_session *s, const tb_m
 	if (from && !splittable(s))
 		return tb_fail(err, TB_ERR_UNSUPPORTED, 0,
 			       "a part that does not start at the start of compressed CPU data");
-	/* one region: buffers, per buffer its cursors, stats and chunks, the
-	 * start marks, the program table */
-	total = ALIGN_UP((s->nbufs ? s->nbufs : 1) * sizeof(dat_src));
-	for (i = 0; i < s->nbufs; i++) {
-		size_t nc = s->bufs[i].b->ncpus;
-		total += ALIGN_UP(nc * sizeof(tb_dat_cursor)) +
-			 ALIGN_UP(nc * sizeof(tb_session_cpu_stats)) +
-			 ALIGN_UP(s->bufs[i].chunks_len);
-		ncpu += nc;
-	}
-	total += ALIGN_UP((ncpu ? ncpu : 1) * sizeof(tb_session_mark)) +
-		 ALIGN_UP((s->ntexts ? s->ntexts : 1) * sizeof(part_prog));
+	total = part_region(s, &ncpu);
 	if (s->budget && (s->held >= s->budget || sizeof(*p) > s->budget - s->held))
 		return tb_fail(err, TB_ERR_BUDGET, 0, part_session);
 	p = mem->alloc(mem->ctx, sizeof(*p));

@@ -620,6 +620,59 @@ START_TEST(sound_capture_within_its_need)
 }
 END_TEST
 
+/* tb_session_need_jobs on the sample (uncompressed: parts split it): the
+ * need of one job is the session's; each job adds the same bytes; k parts
+ * over the whole capture, each rendering every event both ways (every
+ * program of every format used), hold exactly that much more. */
+START_TEST(need_of_jobs_bounds_the_parts)
+{
+	size_t len, k;
+	uint8_t *data = tb_test_read_file(tb_test_path("../shared/samples/sched4k.v7.dat"), &len);
+	opened o;
+	tb_session_need n1, n2, n3, plain;
+	tb_session *part[3];
+	tb_error e;
+	tb_status last;
+	uint64_t per, before;
+	if (!data) {
+		printf("budget: sched4k.v7.dat missing, test skipped\n");
+		return;
+	}
+	ck_assert_int_eq(open_with(&o, data, len, 0, NULL), TB_OK);
+	(void)walk_all(&o, 0, &last); /* the formats used */
+	ck_assert_int_eq(last, TB_END);
+	ck_assert_int_eq(tb_session_prepare(o.s, &e), TB_OK);
+	tb_session_need_get(o.s, &plain);
+	tb_session_need_jobs(o.s, 0, &n1);
+	ck_assert_uint_eq(n1.total, plain.total);
+	tb_session_need_jobs(o.s, 1, &n1);
+	ck_assert_uint_eq(n1.total, plain.total);
+	tb_session_need_jobs(o.s, 2, &n2);
+	tb_session_need_jobs(o.s, 3, &n3);
+	per = (n2.total - n1.total) / 2;
+	ck_assert_uint_eq(n2.total - n1.total, 2 * per);
+	ck_assert_uint_eq(n3.total - n1.total, 3 * per);
+	/* at least a part and both programs of a format */
+	ck_assert_uint_gt(per, 2 * sizeof(tb_render_prog));
+	before = o.c.held;
+	for (k = 0; k < 3; k++)
+		ck_assert_int_eq(tb_session_part_open(&part[k], o.s, &o.mem, NULL, NULL, &e), TB_OK);
+	for (k = 0; k < 3; k++) {
+		tb_session *keep = o.s;
+		o.s = part[k];
+		(void)walk_all(&o, 1, &last);
+		ck_assert_int_eq(last, TB_END);
+		o.s = keep;
+	}
+	ck_assert_uint_eq(o.c.held - before, 3 * per);
+	ck_assert_uint_le(o.c.peak, n3.total);
+	for (k = 0; k < 3; k++)
+		tb_session_close(part[k]);
+	close_opened(&o);
+	free(data);
+}
+END_TEST
+
 /* A budget smaller than the session itself, and the status's name. */
 START_TEST(tiny_budget_and_name)
 {
@@ -699,6 +752,82 @@ START_TEST(cli_over_budget_exits_3)
 }
 END_TEST
 
+/* The figure after `key` in text (0: not there). */
+static unsigned long long figure_after(const char *text, const char *key)
+{
+	const char *at = strstr(text, key);
+	return at ? strtoull(at + strlen(key), NULL, 10) : 0;
+}
+
+/* check --jobs N says what N threads need; report --jobs N over that
+ * budget (one thread within it) runs on fewer threads, said on stderr,
+ * with --jobs 1's output and exit 0 (it was exit 3); at exactly that
+ * budget it runs on N, saying nothing. */
+START_TEST(cli_jobs_need_and_fallback)
+{
+	const char *v7 = tb_test_path("../shared/samples/sched4k.v7.dat");
+	tb_test_run r, one;
+	char args[1024], want[512];
+	unsigned long long n1, n2, n4;
+	if (!tb_test_exists(v7)) {
+		printf("budget: sched4k.v7.dat missing, test skipped\n");
+		return;
+	}
+	snprintf(args, sizeof(args), "check --jobs 2 %s", v7);
+	tb_test_cli(args, &r);
+	ck_assert_int_eq(r.status, 0);
+	n1 = figure_after(r.out, ": decoding needs ");
+	n2 = figure_after(r.out, ": decoding on 2 jobs needs ");
+	tb_test_run_free(&r);
+	snprintf(args, sizeof(args), "check --json --jobs 4 %s", v7);
+	tb_test_cli(args, &r);
+	ck_assert_int_eq(r.status, 0);
+	n4 = figure_after(r.out, "\"jobs\":4,\"need_jobs\":");
+	ck_assert_uint_eq(figure_after(r.out, "\"need\":"), n1);
+	tb_test_run_free(&r);
+	/* (each part: both programs of every format the sample uses) */
+	ck_assert_uint_gt(n1, 1u << 20);
+	ck_assert_uint_gt(n2, n1 + (16u << 20));
+	ck_assert_uint_eq(n4 - n1, 2 * (n2 - n1));
+	snprintf(args, sizeof(args), "check --jobs 4 --max-memory %llu %s", n4 - 1, v7);
+	snprintf(want, sizeof(want), ": decoding on 4 jobs needs %llu bytes of memory, over the "
+		 "budget of %llu\n", n4, n4 - 1);
+	expect_cli(args, 0, NULL, want);
+
+	snprintf(args, sizeof(args), "report --jobs 1 %s", v7);
+	tb_test_cli(args, &one);
+	ck_assert_int_eq(one.status, 0);
+	ck_assert_uint_gt(one.out_len, 1000000);
+	/* a MiB over one thread's need: 4 threads (and 2) are over it */
+	snprintf(args, sizeof(args), "report --jobs 4 --max-memory %llu %s", n1 + (1u << 20), v7);
+	tb_test_cli(args, &r);
+	snprintf(want, sizeof(want), ": --jobs 4 needs %llu bytes, over the budget of %llu "
+		 "(--max-memory): on 1 thread\n", n4, n1 + (1u << 20));
+	ck_assert_msg(r.status == 0 && strstr(r.err, want), "%s: exit %d, %s", args, r.status,
+		      r.err);
+	ck_assert(r.out_len == one.out_len && !memcmp(r.out, one.out, one.out_len));
+	tb_test_run_free(&r);
+	/* between 2 and 4 threads' needs: 2 */
+	snprintf(args, sizeof(args), "report --jobs 4 --max-memory %llu %s", n2, v7);
+	tb_test_cli(args, &r);
+	ck_assert_msg(r.status == 0 && strstr(r.err, "(--max-memory): on 2 threads\n"),
+		      "%s: exit %d, %s", args, r.status, r.err);
+	ck_assert(r.out_len == one.out_len && !memcmp(r.out, one.out, one.out_len));
+	tb_test_run_free(&r);
+	/* exactly 4 threads' need: 4, nothing said */
+	snprintf(args, sizeof(args), "report --jobs 4 --max-memory %llu %s", n4, v7);
+	tb_test_cli(args, &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.err, one.err);
+	ck_assert(r.out_len == one.out_len && !memcmp(r.out, one.out, one.out_len));
+	tb_test_run_free(&r);
+	/* under one thread's need: refused as before */
+	snprintf(args, sizeof(args), "report --jobs 4 --max-memory %llu %s", n1 / 2, v7);
+	expect_cli(args, 3, "sound as far as read, but needs ", NULL);
+	tb_test_run_free(&one);
+}
+END_TEST
+
 Suite *tb_suite_budget(void)
 {
 	Suite *s = suite_create("budget");
@@ -713,6 +842,8 @@ Suite *tb_suite_budget(void)
 	tcase_add_test(tc, compressed_strings_bomb_refused);
 	tcase_add_test(tc, empty_and_overlapping_cpus);
 	tcase_add_test(tc, sound_capture_within_its_need);
+	tcase_add_test(tc, need_of_jobs_bounds_the_parts);
+	tcase_add_test(tc, cli_jobs_need_and_fallback);
 	tcase_add_test(tc, tiny_budget_and_name);
 	tcase_add_test(tc, cli_over_budget_exits_3);
 	tcase_add_test(tc, pipe_read_held_to_the_budget);

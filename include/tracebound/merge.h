@@ -48,7 +48,6 @@ typedef struct tb_merge_key {
 typedef struct tb_merge_slot {
 	tb_merge_key leaf;
 	tb_merge_key node;
-	tb_merge_key above;
 } tb_merge_slot;
 
 typedef struct tb_merge {
@@ -59,11 +58,15 @@ typedef struct tb_merge {
 	size_t pending;          /* to refill: the next of the first pass, or
 				    the one taken last (SIZE_MAX: none) */
 	tb_merge_key win;        /* the least key, once every source has one */
-	size_t known;            /* the winner's path from this node up has
-				    its `above` keys (0: none) */
-	uint64_t plays;          /* matches played again after the first
-				    pass, where the climb can stop early
-				    (past 64 sources): what the merge cost */
+	/* past 64 sources, the front: the runner-up, the node where it lost
+	   to the winner (0: no front) and the least key of the others */
+	tb_merge_key sec, rest;
+	size_t apex;
+	size_t skip, backoff;    /* climbs before the front is read again,
+				    after it missed */
+	uint64_t plays;          /* past 64 sources: matches played again
+				    after the first pass and nodes read for
+				    the front (what the merge cost) */
 } tb_merge;
 
 /*

@@ -604,6 +604,18 @@ TB_API TB_MUST_CHECK tb_status tb_session_plan_each(const tb_session *s, size_t 
 TB_API TB_MUST_CHECK tb_status tb_session_part_open(tb_session **out, const tb_session *s,
 						    const tb_mem *mem, const uint64_t *from,
 						    const uint64_t *to, tb_error *err);
+/*
+ * What decoding needs on `jobs` parts open at once (a --jobs run), into
+ * out: tb_session_need_get's figures, with total raised by what each part
+ * takes beside the session (tb_session_part_open's part and region, and
+ * both print fmt programs of every format that had a record in the
+ * session's walk so far: after a whole walk, every format a part can
+ * meet).  jobs 0 or 1, a part, or a capture that cannot be split (raw
+ * dumps, compressed CPU data: walked on one cursor): the session's own
+ * need.  Memory a part asks for as it renders beyond that (JSON's render
+ * buffer) is not in it.
+ */
+TB_API void tb_session_need_jobs(const tb_session *s, size_t jobs, tb_session_need *out);
 /* The same part cursor moved to [*from, *to), its programs kept. */
 TB_API TB_MUST_CHECK tb_status tb_session_part_seek(tb_session *part, const uint64_t *from,
 						    const uint64_t *to, tb_error *err);
