@@ -905,7 +905,7 @@ static int fast_head(const tb_sperf *p, const tb_sperf_item *it, const char *com
 	uint32_t tid = (uint32_t)it->ps.tid, us = (uint32_t)(it->ts % 1000000000u / 1000u);
 	char *b, *q;
 	if (!it->raw || shows_chain(it) || comm_len > 16 || it->ps.tid < 0 || it->cpu > 999 ||
-	    t->len != t->need || t->cap - t->len < fixed + pad + w)
+	    t->len != t->need || t->cap - t->len < fixed + 32 + pad + w)
 		return 0;
 	b = t->buf + t->len;
 	memset(b, ' ', 16); /* then the comm over its end */
@@ -914,10 +914,11 @@ static int fast_head(const tb_sperf *p, const tb_sperf_item *it, const char *com
 	q += comm_len;
 	*q++ = ' ';
 	n = tb_dec_len(tid);
-	if (n < 5) {
-		memset(q, ' ', 5 - n);
+	/* the pads: constant stores, written over after their end (the room
+	 * holds 32 more) */
+	memset(q, ' ', 8);
+	if (n < 5)
 		q += 5 - n;
-	}
 	q += n;
 	(void)tb_dec_digits(q, tid);
 	q[0] = ' ';
@@ -929,10 +930,9 @@ static int fast_head(const tb_sperf *p, const tb_sperf_item *it, const char *com
 	q[6] = ' ';
 	q += 7;
 	n = tb_dec_len(sec) + 7; /* "sec.usec" in 12 columns */
-	if (n < 12) {
-		memset(q, ' ', 12 - n);
+	memset(q, ' ', 16);
+	if (n < 12)
 		q += 12 - n;
-	}
 	q += n - 7;
 	(void)tb_dec_digits(q, sec);
 	*q++ = '.';
@@ -940,7 +940,10 @@ static int fast_head(const tb_sperf *p, const tb_sperf_item *it, const char *com
 	q += 6;
 	*q++ = ':';
 	*q++ = ' ';
-	memset(q, ' ', pad);
+	if (pad <= 32)
+		memset(q, ' ', 32);
+	else
+		memset(q, ' ', pad);
 	q += pad;
 	if (it->ps.system.len) {
 		memcpy(q, it->ps.system.ptr, it->ps.system.len);
