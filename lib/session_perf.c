@@ -910,7 +910,8 @@ static int fast_head(const tb_sperf *p, const tb_sperf_item *it, const char *com
 	b = t->buf + t->len;
 	memset(b, ' ', 16); /* then the comm over its end */
 	q = b + 16 - comm_len;
-	memcpy(q, comm, comm_len);
+	if (comm_len)
+		memcpy(q, comm, comm_len);
 	q += comm_len;
 	*q++ = ' ';
 	n = tb_dec_len(tid);
@@ -950,7 +951,8 @@ static int fast_head(const tb_sperf *p, const tb_sperf_item *it, const char *com
 		q += it->ps.system.len;
 		*q++ = ':';
 	}
-	memcpy(q, it->ps.name.ptr, it->ps.name.len);
+	if (it->ps.name.len)
+		memcpy(q, it->ps.name.ptr, it->ps.name.len);
 	q += it->ps.name.len;
 	*q++ = ':';
 	*q++ = ' ';
