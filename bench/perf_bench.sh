@@ -1,40 +1,76 @@
 #!/bin/sh
 # tracebound against perf script on a perf.data of a few hundred MB that
-# this script makes (not in CI: needs root, perf and a minute or two).
+# this script makes (not in CI: needs root, perf and a few minutes).
 #
-#   sh bench/perf_bench.sh [TRACEBOUND] [MB] [DIR]
+#   sh bench/perf_bench.sh [TRACEBOUND] [MB] [DIR] [RUNS]
 #
 # The capture: every sched tracepoint, system wide, while `perf bench sched
 # pipe` switches tasks as fast as it can.  Both tools format every sample
-# to /dev/null on one thread; the figures are CPU time (user + sys: the
-# machine's cores are shared, so wall time says more about the neighbours),
-# wall time and max RSS (/usr/bin/time).  tracebound must be >= 10x faster
-# in CPU time.
+# to /dev/null on one thread, RUNS times each (default 3), one after the
+# other; the figures are medians.  CPU time (user + sys) is the measure:
+# the machine's cores are shared, so wall time says more about the
+# neighbours (the load average is printed before and after).  Memory: the
+# peak RSS (/usr/bin/time) counts the mapped file's pages, so the peak of
+# the anonymous part (RssAnon, polled from /proc) is printed too: that is
+# what the budget, the largest round and the task names bound.
+# tracebound must be >= 10x faster in CPU time (exit 1 when not).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 tb=${1:-$here/../build/tracebound}
 mb=${2:-300}
 dir=${3:-$(mktemp -d)}
+runs=${4:-3}
 mkdir -p "$dir"
 data=$dir/bench.data
 if [ ! -s "$data" ]; then
-	loops=$((mb * 6000))
+	loops=$((mb * 1500))
 	perf record -q -m 16M -e 'sched:*' -a -o "$data" -- \
 		perf bench sched pipe -l "$loops" > /dev/null 2>&1
 fi
-size=$(stat -c %s "$data")
-echo "capture: $data, $((size / 1048576)) MB"
+size=$(stat -L -c %s "$data")
+echo "capture: $data, $((size / 1048576)) MB; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# One run of "$@" to /dev/null: "cpu_s wall_s maxrss_kb anon_kb".
 measure() {
-	/usr/bin/time -f '%U %S %e %M' -o "$dir/time" "$@" > /dev/null 2>&1 || true
-	cat "$dir/time"
+	/usr/bin/time -f '%U %S %e %M' -o "$dir/time" "$@" > /dev/null 2>&1 &
+	tpid=$!
+	anon=0 pid=
+	while kill -0 "$tpid" 2> /dev/null; do
+		[ -n "$pid" ] || pid=$(pgrep -P "$tpid" | head -n 1) || true
+		if [ -n "$pid" ] && [ -r "/proc/$pid/status" ]; then
+			a=$(awk '/^RssAnon:/ { print $2 }' "/proc/$pid/status" 2> /dev/null || true)
+			[ -n "$a" ] && [ "$a" -gt "$anon" ] && anon=$a
+		fi
+		sleep 0.05
+	done
+	wait "$tpid" || true
+	awk -v a="$anon" '{ printf "%.2f %s %s %s\n", $1 + $2, $3, $4, a }' "$dir/time"
 }
-set -- $(measure perf script -i "$data")
-perf_s=$(echo "$1 $2" | awk '{print $1 + $2}') perf_w=$3 perf_kb=$4
-set -- $(measure "$tb" report --jobs 1 "$data")
-tb_s=$(echo "$1 $2" | awk '{print $1 + $2}') tb_w=$3 tb_kb=$4
+
+median() { # column $1 of the lines on stdin
+	sort -n -k "$1" | awk -v c="$1" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
+}
+
+: > "$dir/perf.runs"
+: > "$dir/tb.runs"
+i=0
+while [ "$i" -lt "$runs" ]; do
+	measure perf script -i "$data" >> "$dir/perf.runs"
+	measure "$tb" report --jobs 1 "$data" >> "$dir/tb.runs"
+	i=$((i + 1))
+done
 lines=$("$tb" report --jobs 1 "$data" | wc -l)
-echo "perf script:       ${perf_s} s CPU (${perf_w} s wall), max RSS $((perf_kb / 1024)) MB"
-echo "tracebound report: ${tb_s} s CPU (${tb_w} s wall), max RSS $((tb_kb / 1024)) MB" \
-	"($lines lines, --jobs 1; the file is mapped: its pages count in RSS)"
-awk -v a="$perf_s" -v b="$tb_s" 'BEGIN {
-	r = b > 0 ? a / b : 0; printf "speed-up: %.1fx (goal: 10x)\n", r; exit (r >= 10 ? 0 : 1) }'
+for who in perf tb; do
+	f=$dir/$who.runs
+	eval "${who}_cpu=$(median 1 < "$f") ${who}_wall=$(median 2 < "$f")"
+	eval "${who}_rss=$(($(median 3 < "$f") / 1024)) ${who}_anon=$(($(median 4 < "$f") / 1024))"
+	eval "${who}_all=\"$(awk '{ printf "%s%s", s, $1; s = " " }' "$f")\""
+done
+echo "perf script:       ${perf_cpu} s CPU (runs: ${perf_all}), ${perf_wall} s wall," \
+	"max RSS ${perf_rss} MB, anonymous ${perf_anon} MB"
+echo "tracebound report: ${tb_cpu} s CPU (runs: ${tb_all}), ${tb_wall} s wall," \
+	"max RSS ${tb_rss} MB, anonymous ${tb_anon} MB ($lines lines, --jobs 1; the file" \
+	"is mapped: its pages count in max RSS, not in anonymous)"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+awk -v a="$perf_cpu" -v b="$tb_cpu" 'BEGIN {
+	r = b > 0 ? a / b : 0; printf "speed-up (median CPU): %.1fx (goal: 10x)\n", r; exit (r >= 10 ? 0 : 1) }'

@@ -7,6 +7,8 @@
  * it, and every count is checked against the bytes that hold it before
  * anything is done with it.
  */
+#include <stddef.h>
+
 #include "tracebound/perfdata.h"
 #include "internal.h"
 
@@ -96,10 +98,14 @@ static uint64_t rev64(uint64_t v)
 
 static unsigned popcount64(uint64_t v)
 {
+#if defined(__GNUC__)
+	return (unsigned)__builtin_popcountll(v); /* per sample: one instruction */
+#else
 	unsigned n = 0;
 	for (; v; v &= v - 1)
 		n++;
 	return n;
+#endif
 }
 
 /* A field of the attr at off when its size reaches past it, else 0. */
@@ -234,11 +240,6 @@ static int id_less(const void *a, const void *b)
 	return ((const tb_perf_id *)a)->id < ((const tb_perf_id *)b)->id;
 }
 
-static uint64_t id_key(const void *e)
-{
-	return ((const tb_perf_id *)e)->id;
-}
-
 /* Sort the id table once its ids are all read; an id listed twice is an
  * error (its events could not be told apart). */
 static tb_status sort_ids(tb_perf *f, tb_error *err)
@@ -264,7 +265,17 @@ TB_API tb_status tb_perf_find_attr(const tb_perf *f, uint64_t id,
 		return TB_ERR_ARG;
 	*out = NULL;
 	if (f->ids_sorted_) {
-		i = tb_lower_bound(f->ids, f->nids, sizeof(*f->ids), id, id_key);
+		/* per record: the search written out, not tb_lower_bound's
+		 * call per step */
+		size_t lo = 0, hi = f->nids;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (f->ids[mid].id < id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		i = lo;
 		if (i < f->nids && f->ids[i].id == id) {
 			*out = &f->attrs[f->ids[i].attr];
 			return TB_OK;
@@ -661,7 +672,7 @@ typedef struct cur {
 	int bad;
 } cur;
 
-static uint64_t c64(cur *c)
+TB_ALWAYS_INLINE uint64_t c64(cur *c)
 {
 	uint64_t v = 0;
 	if (c->bad || c->end - c->r.pos < 8 || !tb_rd_u64(&c->r, &v))
@@ -669,7 +680,7 @@ static uint64_t c64(cur *c)
 	return v;
 }
 
-static uint32_t c32(cur *c)
+TB_ALWAYS_INLINE uint32_t c32(cur *c)
 {
 	uint32_t v = 0;
 	if (c->bad || c->end - c->r.pos < 4 || !tb_rd_u32(&c->r, &v))
@@ -751,6 +762,48 @@ static void id_stream_cpu(cur *c, uint64_t t, tb_perf_sample *s)
 	}
 }
 
+/* The fields of fixed size a SAMPLE starts with, IDENTIFIER to PERIOD
+ * (TID and CPU are two u32 each): 8 bytes a bit. */
+#define FIXED_BITS (TB_PERF_SAMPLE_IDENTIFIER | TB_PERF_SAMPLE_IP | TB_PERF_SAMPLE_TID | \
+		    TB_PERF_SAMPLE_TIME | TB_PERF_SAMPLE_ADDR | TB_PERF_SAMPLE_ID | \
+		    TB_PERF_SAMPLE_STREAM_ID | TB_PERF_SAMPLE_CPU | TB_PERF_SAMPLE_PERIOD)
+
+/* Those fields read with one bounds check when the record holds them all
+ * (every sample of a sane file): 0 when it does not, and the field by
+ * field reads below find where it stops. */
+static int fixed_fields(cur *c, uint64_t t, tb_perf_sample *s)
+{
+	size_t n = 8u * popcount64(t & FIXED_BITS);
+	const uint8_t *p;
+	int be = c->r.big_endian;
+	if (c->bad || c->end - c->r.pos < n || !tb_rd_ptr_at(&c->r, c->r.pos, n, &p))
+		return 0;
+	c->r.pos += n;
+#define FIXED_U64(bit, field)                      \
+	if (t & (bit)) {                           \
+		s->field = tb_load64(p, be);       \
+		p += 8;                            \
+	}
+	FIXED_U64(TB_PERF_SAMPLE_IDENTIFIER, id)
+	FIXED_U64(TB_PERF_SAMPLE_IP, ip)
+	if (t & TB_PERF_SAMPLE_TID) {
+		s->pid = tb_load32(p, be);
+		s->tid = tb_load32(p + 4, be);
+		p += 8;
+	}
+	FIXED_U64(TB_PERF_SAMPLE_TIME, time)
+	FIXED_U64(TB_PERF_SAMPLE_ADDR, addr)
+	FIXED_U64(TB_PERF_SAMPLE_ID, id)
+	FIXED_U64(TB_PERF_SAMPLE_STREAM_ID, stream_id)
+	if (t & TB_PERF_SAMPLE_CPU) {
+		s->cpu = tb_load32(p, be);
+		p += 8;
+	}
+	FIXED_U64(TB_PERF_SAMPLE_PERIOD, period)
+#undef FIXED_U64
+	return 1;
+}
+
 TB_API tb_status tb_perf_parse_sample(const tb_perf *f, const tb_perf_attr *a,
 				      const uint8_t *rec, size_t len, uint64_t offset,
 				      tb_perf_sample *s, tb_error *err)
@@ -770,16 +823,18 @@ TB_API tb_status tb_perf_parse_sample(const tb_perf *f, const tb_perf_attr *a,
 	c.end = len;
 	c.bad = len < REC_HDR;
 	s->present = t;
-	if (t & TB_PERF_SAMPLE_IDENTIFIER)
-		s->id = c64(&c);
-	if (t & TB_PERF_SAMPLE_IP)
-		s->ip = c64(&c);
-	tid_time(&c, t, s);
-	if (t & TB_PERF_SAMPLE_ADDR)
-		s->addr = c64(&c);
-	id_stream_cpu(&c, t, s);
-	if (t & TB_PERF_SAMPLE_PERIOD)
-		s->period = c64(&c);
+	if (!fixed_fields(&c, t, s)) {
+		if (t & TB_PERF_SAMPLE_IDENTIFIER)
+			s->id = c64(&c);
+		if (t & TB_PERF_SAMPLE_IP)
+			s->ip = c64(&c);
+		tid_time(&c, t, s);
+		if (t & TB_PERF_SAMPLE_ADDR)
+			s->addr = c64(&c);
+		id_stream_cpu(&c, t, s);
+		if (t & TB_PERF_SAMPLE_PERIOD)
+			s->period = c64(&c);
+	}
 	if (t & TB_PERF_SAMPLE_READ)
 		read_values(&c, a->read_format, &s->read);
 	if (t & TB_PERF_SAMPLE_CALLCHAIN)
@@ -966,7 +1021,10 @@ static tb_status parse_record(const tb_perf *f, const uint8_t *data, size_t len,
 {
 	cur c;
 	tb_status st;
-	memset(rec, 0, sizeof(*rec));
+	/* s cleared by tb_perf_parse_sample for a SAMPLE (its size is most
+	 * of the record's: cleared once) */
+	memset(rec, 0, offsetof(tb_perf_record, s));
+	memset(&rec->u, 0, sizeof(rec->u));
 	tb_rd_init(&c.r, data, len, f->big_endian);
 	c.end = len;
 	c.bad = 0;
@@ -979,13 +1037,16 @@ static tb_status parse_record(const tb_perf *f, const uint8_t *data, size_t len,
 	c.r.pos = REC_HDR;
 	if (rec->type == TB_PERF_RECORD_SAMPLE) {
 		rec->attr = record_attr(f, &c.r, 1);
-		if (!rec->attr)
+		if (!rec->attr) {
+			memset(&rec->s, 0, sizeof(rec->s));
 			return fail(err, TB_ERR_VALUE, offset, "SAMPLE of no known attr (id not listed)");
+		}
 		if ((st = tb_perf_parse_sample(f, rec->attr, data, len, offset, &rec->s, err)))
 			return st;
 		rec->has_sample = 1;
 		return TB_OK;
 	}
+	memset(&rec->s, 0, sizeof(rec->s));
 	if (has_trailer_type(rec->type)) {
 		size_t tsz;
 		rec->attr = record_attr(f, &c.r, 0);

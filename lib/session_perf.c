@@ -14,6 +14,7 @@
 
 #include "tracebound/session_perf.h"
 
+#include "digits.h"
 #include "internal.h"
 #include "session_perf.h"
 
@@ -23,13 +24,20 @@
 #define SP_STORAGE_ROUNDS 24u    /* attr / id / tracing storage rounds */
 
 /* One queued record: it stays in the input (file or whole stream), or
- * for one out of COMPRESSED records, is copied to the spill buffer. */
+ * for one out of COMPRESSED records, is copied to the spill buffer.  A
+ * sample keeps what the walk shows of it, as read when it was queued (a
+ * record is parsed once: spans as offsets in it, which a spill move keeps). */
 typedef struct sp_ent {
 	uint64_t ts, seq, off;
 	const uint8_t *rec;          /* NULL: at spill */
 	size_t spill;
 	uint32_t attr;
 	uint16_t size, type;
+	uint64_t period, ip;
+	uint32_t pid, tid, cpu;
+	uint16_t raw_at, raw_len;    /* raw_at 0: no RAW */
+	uint16_t chain_at, chain_n;
+	uint8_t has_tid, has_cpu;
 } sp_ent;
 
 /* A task's name: a string of the pool, which only grows (an event's comm
@@ -79,6 +87,8 @@ struct tb_sperf {
 	size_t window_cap;
 	uint8_t *spill;              /* decompressed records queued */
 	size_t spill_cap, spill_used;
+	uint8_t *spill2;             /* spill_compact's other buffer */
+	size_t spill2_cap;
 
 	sp_comm *comms;              /* open addressing by tid */
 	size_t ncomm, comm_cap;
@@ -310,6 +320,7 @@ void tb_sperf_close(tb_sperf *p)
 		return;
 	na = p->st.attrs_cap ? p->st.attrs_cap : 1;
 	put(p, p->spill, p->spill_cap);
+	put(p, p->spill2, p->spill2_cap);
 	put(p, p->window, p->window_cap);
 	put(p, p->comms, p->comm_cap * sizeof(sp_comm));
 	while (p->pool) {
@@ -526,12 +537,6 @@ static int ent_less(const void *a, const void *b)
 	return x->ts < y->ts || (x->ts == y->ts && x->seq < y->seq);
 }
 
-static int spill_less(const void *a, const void *b)
-{
-	const sp_ent *x = a, *y = b;
-	return x->spill < y->spill;
-}
-
 /* A decompressed record copied to the spill buffer (doubled as needed). */
 static int spill_put(tb_sperf *p, sp_ent *e, const uint8_t *rec, size_t n)
 {
@@ -556,21 +561,56 @@ static int spill_put(tb_sperf *p, sp_ent *e, const uint8_t *rec, size_t n)
 	return 0;
 }
 
-/* The spill buffer holds only the queued records' bytes again: moved
- * down in their order there (queue_flush sorts the queue after). */
-static void spill_compact(tb_sperf *p)
+/* The spill buffer holds only the queued records' bytes again: copied
+ * to the other buffer (as large) in the queue's order, which is not the
+ * spill's, and the two swapped.  -1: no memory for the other one. */
+static int spill_compact(tb_sperf *p)
 {
 	size_t i, w = 0;
-	tb_heap_sort(p->q, p->nq, sizeof(sp_ent), spill_less);
+	uint8_t *b;
+	if (p->spill2_cap != p->spill_cap) {
+		put(p, p->spill2, p->spill2_cap);
+		p->spill2_cap = 0;
+		if (!(p->spill2 = get(p, p->spill_cap)))
+			return -1;
+		p->spill2_cap = p->spill_cap;
+	}
 	for (i = 0; i < p->nq; i++) {
 		sp_ent *e = &p->q[i];
 		if (e->rec)
 			continue;
-		memmove(p->spill + w, p->spill + e->spill, e->size);
+		memcpy(p->spill2 + w, p->spill + e->spill, e->size);
 		e->spill = w;
 		w += e->size;
 	}
+	b = p->spill;
+	p->spill = p->spill2;
+	p->spill2 = b;
 	p->spill_used = w;
+	return 0;
+}
+
+/* The sample's fields the walk gives, kept in its entry (a record's
+ * size is 16 bits: so are the offsets of its spans). */
+static void keep_sample(sp_ent *e, const tb_perf_record *r)
+{
+	const tb_perf_sample *s = &r->s;
+	e->period = s->period;
+	e->ip = s->ip;
+	e->pid = s->pid;
+	e->tid = s->tid;
+	e->cpu = s->cpu;
+	e->has_tid = (s->present & TB_PERF_SAMPLE_TID) != 0;
+	e->has_cpu = (s->present & TB_PERF_SAMPLE_CPU) != 0;
+	e->raw_at = e->raw_len = e->chain_at = e->chain_n = 0;
+	if (s->raw.len) {
+		e->raw_at = (uint16_t)(s->raw.ptr - r->data.ptr);
+		e->raw_len = (uint16_t)s->raw.len;
+	}
+	if (s->callchain.n) {
+		e->chain_at = (uint16_t)(s->callchain.ptr - r->data.ptr);
+		e->chain_n = (uint16_t)s->callchain.n;
+	}
 }
 
 static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts)
@@ -605,6 +645,8 @@ static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts)
 	e->size = r->size;
 	e->type = (uint16_t)r->type;
 	e->attr = r->attr ? (uint32_t)(r->attr - p->f->attrs) : UINT32_MAX;
+	if (r->type == TB_PERF_RECORD_SAMPLE)
+		keep_sample(e, r);
 	if (ts > p->max_ts)
 		p->max_ts = ts;
 	return 0;
@@ -671,8 +713,8 @@ static tb_status read_round(tb_sperf *p, tb_error *err)
 		p->nq -= p->ready;
 		p->ready = p->nready = 0;
 	}
-	if (p->spill_used)
-		spill_compact(p);
+	if (p->spill_used && spill_compact(p) != 0)
+		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the decompressed records");
 	for (;;) {
 		tb_status st = p->pipe ? tb_perf_stream_next(p->ps, &r, err)
 				       : tb_perf_record_next(&p->it, &r, err);
@@ -780,7 +822,7 @@ tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err)
 	}
 	for (;;) {
 		const sp_ent *e;
-		tb_perf_sample s;
+		const uint8_t *rec;
 		tb_status st;
 		if (p->ready == p->nready) {
 			if (p->eof)
@@ -794,26 +836,24 @@ tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err)
 			apply(p, e);
 			continue;
 		}
-		st = tb_perf_parse_sample(p->f, &p->f->attrs[e->attr],
-					  e->rec ? e->rec : p->spill + e->spill, e->size, e->off, &s,
-					  err);
-		if (st != TB_OK)
-			return st;
+		rec = e->rec ? e->rec : p->spill + e->spill;
 		memset(it, 0, sizeof(*it));
-		it->cpu = (s.present & TB_PERF_SAMPLE_CPU) ? s.cpu : 0;
+		it->cpu = e->has_cpu ? e->cpu : 0;
 		it->ts = e->ts;
-		it->raw = s.raw.len ? s.raw.ptr : NULL;
-		it->raw_len = s.raw.len <= UINT32_MAX ? (uint32_t)s.raw.len : 0;
+		it->raw = e->raw_len ? rec + e->raw_at : NULL;
+		it->raw_len = e->raw_len;
 		it->missed = p->missed;
 		p->missed = 0;
-		it->ps.pid = (s.present & TB_PERF_SAMPLE_TID) ? (int32_t)s.pid : -1;
-		it->ps.tid = (s.present & TB_PERF_SAMPLE_TID) ? (int32_t)s.tid : -1;
-		it->ps.period = s.period;
-		it->ps.ip = s.ip;
+		it->ps.pid = e->has_tid ? (int32_t)e->pid : -1;
+		it->ps.tid = e->has_tid ? (int32_t)e->tid : -1;
+		it->ps.period = e->period;
+		it->ps.ip = e->ip;
 		it->ps.attr = e->attr;
 		it->ps.system = p->names[e->attr].sys;
 		it->ps.name = p->names[e->attr].name;
-		it->ps.callchain = s.callchain;
+		it->ps.callchain.ptr = e->chain_n ? rec + e->chain_at : NULL;
+		it->ps.callchain.n = e->chain_n;
+		it->ps.callchain.big_endian = p->f->big_endian;
 		it->ps.offset = e->off;
 		sample_comm(p, it);
 		return TB_OK;
@@ -851,11 +891,84 @@ static int shows_chain(const tb_sperf_item *it)
 	return it->ps.callchain.n > 0;
 }
 
+/* The head of a tracepoint's line without a callchain (every line of a
+ * sched capture) straight into the sink when it surely fits: what the
+ * general path below prints, byte for byte, without its number calls.
+ * 0 when it does not apply. */
+static int fast_head(const tb_sperf *p, const tb_sperf_item *it, const char *comm,
+		     size_t comm_len, size_t w, tb_text *t)
+{
+	/* comm 16, " ", tid 10, " [cpu] " 7, time 27, ": " 2, ": " 2 */
+	const size_t fixed = 16 + 1 + 10 + 7 + 27 + 2 + 2;
+	size_t pad = w < p->width ? p->width - w : 0, n;
+	uint64_t sec = it->ts / 1000000000u;
+	uint32_t tid = (uint32_t)it->ps.tid, us = (uint32_t)(it->ts % 1000000000u / 1000u);
+	char *b, *q;
+	if (!it->raw || shows_chain(it) || comm_len > 16 || it->ps.tid < 0 || it->cpu > 999 ||
+	    t->len != t->need || t->cap - t->len < fixed + 32 + pad + w)
+		return 0;
+	b = t->buf + t->len;
+	memset(b, ' ', 16); /* then the comm over its end */
+	q = b + 16 - comm_len;
+	if (comm_len)
+		memcpy(q, comm, comm_len);
+	q += comm_len;
+	*q++ = ' ';
+	n = tb_dec_len(tid);
+	/* the pads: constant stores, written over after their end (the room
+	 * holds 32 more) */
+	memset(q, ' ', 8);
+	if (n < 5)
+		q += 5 - n;
+	q += n;
+	(void)tb_dec_digits(q, tid);
+	q[0] = ' ';
+	q[1] = '[';
+	q[2] = (char)('0' + it->cpu / 100u);
+	q[3] = (char)('0' + it->cpu / 10u % 10u);
+	q[4] = (char)('0' + it->cpu % 10u);
+	q[5] = ']';
+	q[6] = ' ';
+	q += 7;
+	n = tb_dec_len(sec) + 7; /* "sec.usec" in 12 columns */
+	memset(q, ' ', 16);
+	if (n < 12)
+		q += 12 - n;
+	q += n - 7;
+	(void)tb_dec_digits(q, sec);
+	*q++ = '.';
+	tb_dec_fixed(q, us, 6);
+	q += 6;
+	*q++ = ':';
+	*q++ = ' ';
+	if (pad <= 32)
+		memset(q, ' ', 32);
+	else
+		memset(q, ' ', pad);
+	q += pad;
+	if (it->ps.system.len) {
+		memcpy(q, it->ps.system.ptr, it->ps.system.len);
+		q += it->ps.system.len;
+		*q++ = ':';
+	}
+	if (it->ps.name.len)
+		memcpy(q, it->ps.name.ptr, it->ps.name.len);
+	q += it->ps.name.len;
+	*q++ = ':';
+	*q++ = ' ';
+	t->len += (size_t)(q - b);
+	t->need = t->len;
+	t->last = ' ';
+	return 1;
+}
+
 void tb_sperf_line_head(const tb_sperf *p, const tb_sperf_item *it, const char *comm,
 			size_t comm_len, tb_text *t)
 {
 	int chain = shows_chain(it);
 	size_t w = it->ps.system.len ? it->ps.system.len + 1 + it->ps.name.len : it->ps.name.len;
+	if (fast_head(p, it, comm, comm_len, w, t))
+		return;
 	if (!chain && comm_len < 16)
 		tb_text_fill(t, ' ', 16 - comm_len);
 	tb_text_put(t, comm, comm_len);

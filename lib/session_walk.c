@@ -74,15 +74,21 @@ static tb_status fill_event(tb_session *s, tb_session_event *ev)
 		ev->pid = (int32_t)tb_load32(ev->data + po, be);
 		ev->has_pid = f || s->have_type;
 	}
-	lt = &s->task[ev->cpu % LAST_SLOTS];
-	if (!lt->have || lt->pid != ev->pid) {
-		lt->comm = tb_session_comm(s, ev->pid, &lt->comm_len, &lt->known);
-		lt->pid = ev->pid;
-		lt->have = 1;
+	if (s->perf) { /* perf's task names: next_perf sets them */
+		ev->comm = NULL;
+		ev->comm_len = 0;
+		ev->comm_known = 0;
+	} else {
+		lt = &s->task[ev->cpu % LAST_SLOTS];
+		if (!lt->have || lt->pid != ev->pid) {
+			lt->comm = tb_session_comm(s, ev->pid, &lt->comm_len, &lt->known);
+			lt->pid = ev->pid;
+			lt->have = 1;
+		}
+		ev->comm = lt->comm;
+		ev->comm_len = lt->comm_len;
+		ev->comm_known = lt->known;
 	}
-	ev->comm = lt->comm;
-	ev->comm_len = lt->comm_len;
-	ev->comm_known = lt->known;
 	ev->damage.status = TB_OK;
 	ev->damage.offset = 0;
 	ev->damage.what = NULL;
