@@ -24,7 +24,7 @@
 #include "opts.h"
 #include "report_jobs.h"
 
-#define REPORT_MAX_FILTERS 16
+#define REPORT_MAX_FILTERS TB_SELECTION_MAX_FILTERS
 #define REPORT_MAX_FILES 64
 
 /* What to print instead of the events (trace-cmd's precedence: the CPU
@@ -56,259 +56,78 @@ typedef struct report_opts {
 	int jobs_given;       /* --jobs was on the command line */
 } report_opts;
 
-#define CPU_WORDS (TB_CPU_LIST_MAX / 64)
-
-/* What --events and -F make of each format of the captures, found once
- * before the walk (the glob and regex matches of every event's name were
- * a quarter to a third of report --events' and -F's instructions), kept
- * by open addressing on the format pointer (a part's events carry its
- * session's formats).  Read-only in the walk, so the --jobs workers share
- * it. */
-typedef struct fmt_verdict {
-	const tb_format *f; /* NULL: an empty slot */
-	int keep;           /* --events keeps it */
-	uint64_t applies;   /* bit i: -F number i applies to it */
-} fmt_verdict;
-
-typedef struct fmt_verdicts {
-	fmt_verdict *slot;
-	unsigned bits;      /* 1 << bits slots, at least twice the formats */
-} fmt_verdicts;
-
-/* The slot of f, or of the empty one where it would go. */
-static fmt_verdict *verdict_slot(const fmt_verdicts *v, const tb_format *f)
+/* Say what e is about ("--events", "--cpu", "-F"): the exit status. */
+static int say_sel(const report_opts *o, const tb_selection *sel, uint32_t maxcpus,
+		   const tb_selection_error *e)
 {
-	size_t mask = ((size_t)1 << v->bits) - 1;
-	size_t i = (size_t)(((uint64_t)(uintptr_t)f * 0x9e3779b97f4a7c15ull) >> (64 - v->bits));
-	while (v->slot[i].f && v->slot[i].f != f)
-		i = (i + 1) & mask;
-	return &v->slot[i];
+	const char *opt = e->part == TB_SELECTION_EVENTS ? "--events" : "-F";
+	const char *text = e->part == TB_SELECTION_EVENTS ? o->events
+			   : e->index < o->nfilters ? o->filters[e->index] : "";
+	if (e->error.status == TB_ERR_NO_SPACE || e->part == TB_SELECTION_SESSION) {
+		fprintf(stderr, "tracebound: out of memory\n");
+	} else if (e->part == TB_SELECTION_CPUS) {
+		fprintf(stderr, "tracebound report: --cpu '%s': %s at byte %llu (the capture has "
+				"%u CPUs)\n", o->cpus, e->error.what,
+			(unsigned long long)e->error.offset, maxcpus);
+	} else if (e->error.status == TB_NOT_FOUND && e->part == TB_SELECTION_EVENTS) {
+		size_t n;
+		const char *t = tb_selection_item(sel, e->index, &n);
+		fprintf(stderr, "tracebound report: no event matches '%.*s'\n", (int)n, t);
+	} else if (e->error.status == TB_NOT_FOUND) {
+		/* trace-cmd: "Failed to create event filter: X" */
+		fprintf(stderr, "tracebound report: -F '%s': no event of the capture matches it\n",
+			text);
+	} else if (e->format) {
+		fprintf(stderr, "tracebound report: -F '%s': %.*s: %s at byte %llu (%s)\n", text,
+			(int)e->format->name_len, e->format->name, e->error.what,
+			(unsigned long long)e->error.offset, tb_strerror(e->error.status));
+	} else {
+		fprintf(stderr, "tracebound report: %s '%s': %s at byte %llu (%s)\n", opt, text,
+			e->error.what, (unsigned long long)e->error.offset,
+			tb_strerror(e->error.status));
+	}
+	return TB_EXIT_USAGE;
 }
 
-/* The selections, checked against the capture before the walk. */
-typedef struct report_sel {
-	tb_select events;
-	int have_events;
-	fmt_verdicts known; /* with --events or -F (else slot NULL) */
-	uint64_t cpus[CPU_WORDS];
-	int have_cpus;
-	tb_filter *flt[REPORT_MAX_FILTERS];
-	size_t nflt;
-	int any_positive;   /* a -F before -v: events none applies to are hidden */
-	uint64_t *ids[REPORT_MAX_FILES]; /* each capture's tb_session_keep_ids */
-} report_sel;
-
-static void say_at(const char *opt, const char *text, const tb_error *e)
-{
-	fprintf(stderr, "tracebound report: %s '%s': %s at byte %llu (%s)\n", opt, text, e->what,
-		(unsigned long long)e->offset, tb_strerror(e->status));
-}
-
-/* Compile the selections and say what matches nothing in any of the
- * captures: 0, or an exit status. */
+/* The selection (selection.h) of --events, --cpu, -F and the window,
+ * bound to every capture and checked: 0, or an exit status. */
 static int prepare_sel(tb_cli_capture *caps, size_t ncaps, const report_opts *o,
-		       report_sel *sel)
+		       tb_selection *sel)
 {
-	uint64_t hits = 0, applies = 0;
+	tb_selection_spec spec;
+	tb_selection_error e;
 	uint32_t maxcpus = 1;
-	tb_error e;
-	size_t i, k, c;
+	size_t i, c;
+	memset(&spec, 0, sizeof(spec));
 	for (c = 0; c < ncaps; c++)
 		if (tb_session_get_info(caps[c].s)->ncpus > maxcpus)
 			maxcpus = tb_session_get_info(caps[c].s)->ncpus;
-	if (o->events) {
-		if (tb_select_parse(&sel->events, o->events, strlen(o->events), &e) != TB_OK) {
-			say_at("--events", o->events, &e);
-			return TB_EXIT_USAGE;
-		}
-		sel->have_events = 1;
-	}
-	if (o->cpus) {
-		if (tb_cpu_list_parse(o->cpus, strlen(o->cpus), maxcpus, sel->cpus, CPU_WORDS,
-				      &e) != TB_OK) {
-			fprintf(stderr, "tracebound report: --cpu '%s': %s at byte %llu (the capture has "
-					"%u CPUs)\n", o->cpus, e.what, (unsigned long long)e.offset,
-				maxcpus);
-			return TB_EXIT_USAGE;
-		}
-		sel->have_cpus = 1;
-	}
+	spec.events.ptr = o->events;
+	spec.events.len = o->events ? strlen(o->events) : 0;
+	spec.cpus.ptr = o->cpus;
+	spec.cpus.len = o->cpus ? strlen(o->cpus) : 0;
+	spec.ncpus = maxcpus;
+	spec.from = o->from;
+	spec.to = o->to;
 	for (i = 0; i < o->nfilters; i++) {
-		sel->flt[i] = malloc(sizeof(tb_filter));
-		if (!sel->flt[i]) {
-			fprintf(stderr, "tracebound: out of memory\n");
-			return TB_EXIT_USAGE;
-		}
-		sel->nflt++;
-		if (i < o->negate_from)
-			sel->any_positive = 1;
-		if (tb_filter_compile(sel->flt[i], o->filters[i], strlen(o->filters[i]),
-				      i >= o->negate_from ? TB_FILTER_NEGATE : 0u, &e) != TB_OK) {
-			say_at("-F", o->filters[i], &e);
-			return TB_EXIT_USAGE;
-		}
+		spec.filters[i].ptr = o->filters[i];
+		spec.filters[i].len = strlen(o->filters[i]);
 	}
-	if (sel->have_events || sel->nflt) {
-		size_t nf = 0;
-		for (c = 0; c < ncaps; c++)
-			nf += tb_session_get_info(caps[c].s)->nformats;
-		for (sel->known.bits = 4; ((size_t)1 << sel->known.bits) < 2 * nf; sel->known.bits++)
-			;
-		sel->known.slot = calloc((size_t)1 << sel->known.bits, sizeof(fmt_verdict));
-		if (!sel->known.slot) {
-			fprintf(stderr, "tracebound: out of memory\n");
-			return TB_EXIT_USAGE;
-		}
-	}
-	/* every format of every capture: which items and filters meet one
-	 * (parsing all of them, 2,300 on a recent kernel, is 10-15 ms: only
-	 * when something selects) */
-	for (c = 0; (sel->have_events || sel->nflt) && c < ncaps; c++) {
-		tb_session *s = caps[c].s;
-		const tb_session_info *info = tb_session_get_info(s);
-		for (k = 0; k < info->nformats; k++) {
-			uint32_t id;
-			const tb_format *f;
-			fmt_verdict *v;
-			if (!tb_session_format_at(s, k, NULL, NULL, &id) ||
-			    !(f = tb_session_format(s, id)))
-				continue;
-			v = verdict_slot(&sel->known, f);
-			v->f = f;
-			if (sel->have_events)
-				v->keep = tb_select_match(&sel->events, f->system, f->system_len,
-							  f->name, f->name_len, &hits);
-			for (i = 0; i < sel->nflt; i++) {
-				uint64_t found[2] = { 0, 0 };
-				if (!tb_filter_applies(sel->flt[i], f->system, f->system_len,
-						       f->name, f->name_len))
-					continue;
-				applies |= 1ull << i;
-				v->applies |= 1ull << i;
-				if (tb_filter_check(sel->flt[i], f, found, &e) != TB_OK) {
-					fprintf(stderr, "tracebound report: -F '%s': %.*s: %s at byte %llu "
-							"(%s)\n",
-						o->filters[i], (int)f->name_len, f->name, e.what,
-						(unsigned long long)e.offset, tb_strerror(e.status));
-					return TB_EXIT_USAGE;
-				}
-			}
-		}
-	}
-	for (i = 0; sel->have_events && i < sel->events.n; i++)
-		if (!(hits >> i & 1u)) {
-			size_t n;
-			const char *t = tb_select_item_text(&sel->events, i, &n);
-			fprintf(stderr, "tracebound report: no event matches '%.*s'\n", (int)n, t);
-			return TB_EXIT_USAGE;
-		}
-	for (i = 0; i < sel->nflt; i++)
-		if (!(applies >> i & 1u)) {
-			/* trace-cmd: "Failed to create event filter: X" */
-			fprintf(stderr, "tracebound report: -F '%s': no event of the capture matches it\n",
-				o->filters[i]);
-			return TB_EXIT_USAGE;
-		}
+	spec.nfilters = o->nfilters;
+	spec.negate_from = o->negate_from;
+	if (tb_selection_init(sel, &spec, &tb_cli_heap, &e) != TB_OK)
+		return say_sel(o, sel, maxcpus, &e);
+	for (c = 0; c < ncaps; c++)
+		if (tb_selection_bind(sel, caps[c].s, &e) != TB_OK)
+			return say_sel(o, sel, maxcpus, &e);
+	if (tb_selection_check(sel, &e) != TB_OK)
+		return say_sel(o, sel, maxcpus, &e);
 	return 0;
-}
-
-static int selected_by(const report_sel *sel, const tb_session *s, const tb_session_event *ev)
-{
-	const tb_format *f = ev->format;
-	/* f's verdicts (v->f NULL for a format the captures did not list:
-	 * none should come, and it is then matched here) */
-	const fmt_verdict *v = f && sel->known.slot ? verdict_slot(&sel->known, f) : NULL;
-	if (sel->have_cpus && !tb_cpu_list_has(sel->cpus, CPU_WORDS, ev->cpu))
-		return 0;
-	if (sel->have_events &&
-	    !(f && (v->f ? v->keep
-			 : tb_select_match(&sel->events, f->system, f->system_len, f->name,
-					   f->name_len, NULL))))
-		return 0;
-	if (sel->nflt) {
-		tb_filter_record r;
-		tb_error e;
-		int show = 0;
-		if (!f || (v->f && !v->applies))
-			return !sel->any_positive; /* trace-cmd's rule when no -F applies */
-		r.format = f;
-		r.data = ev->data;
-		r.len = ev->len;
-		r.big_endian = tb_session_get_info(s)->big_endian;
-		r.cpu = ev->cpu;
-		r.comm = ev->comm;
-		r.comm_len = ev->comm_len;
-		if (v->f)
-			(void)tb_filter_select_applying((const tb_filter *const *)sel->flt, sel->nflt,
-							v->applies, &r, &show, &e);
-		else
-			(void)tb_filter_select((const tb_filter *const *)sel->flt, sel->nflt, &r,
-					       &show, &e);
-		return show;
-	}
-	return 1;
-}
-
-/* Can --events and -F show events of this format?  (-F decides on the
- * record, only for the formats a filter applies to.) */
-static int may_show(const report_sel *sel, const fmt_verdict *v)
-{
-	return (!sel->have_events || v->keep) &&
-	       (!sel->nflt || !sel->any_positive || v->applies);
-}
-
-/* Hand each session the ids of the formats --events and -F may show
- * (tb_session_keep_ids): the rest are read and counted but not described.
- * Only when an event without a format is hidden anyway (--events, or a
- * -F before -v), so the ids of no format may be left out too; every event
- * kept still goes through selected().  0, or an exit status. */
-static int keep_ids(tb_cli_capture *caps, size_t ncaps, report_sel *sel)
-{
-	size_t c, k;
-	if (!sel->have_events && !sel->any_positive)
-		return 0;
-	for (c = 0; c < ncaps; c++) {
-		tb_session *s = caps[c].s;
-		size_t n = tb_session_get_info(s)->nformats, words = 1;
-		uint32_t id;
-		const tb_format *f;
-		for (k = 0; k < n; k++)
-			if (tb_session_format_at(s, k, NULL, NULL, &id) && id / 64u + 1u > words)
-				words = id / 64u + 1u;
-		if (words > TB_SESSION_KEEP_ID_WORDS)
-			continue; /* an id past 2 bytes: no set, every event described */
-		sel->ids[c] = calloc(words, sizeof(uint64_t));
-		if (!sel->ids[c]) {
-			fprintf(stderr, "tracebound: out of memory\n");
-			return TB_EXIT_USAGE;
-		}
-		for (k = 0; k < n; k++)
-			if (tb_session_format_at(s, k, NULL, NULL, &id) &&
-			    (f = tb_session_format(s, id)) != NULL &&
-			    may_show(sel, verdict_slot(&sel->known, f)))
-				sel->ids[c][id / 64u] |= 1ull << (id % 64u);
-		tb_session_keep_ids(s, sel->ids[c], words);
-	}
-	return 0;
-}
-
-/* No --cpu, --events or -F: every event is shown. */
-static int selects_all(const report_sel *sel)
-{
-	return !sel->have_cpus && !sel->have_events && !sel->nflt;
-}
-
-/* Whether ev is shown: every event when nothing selects (the usual
- * report, checked without a call). */
-static inline int selected(const report_sel *sel, const tb_session *s,
-			   const tb_session_event *ev)
-{
-	return selects_all(sel) || selected_by(sel, s, ev);
 }
 
 static int select_event(const void *ctx, const tb_session *s, const tb_session_event *ev)
 {
-	return selected(ctx, s, ev);
+	return tb_selection_match(ctx, s, ev);
 }
 
 /*
@@ -611,7 +430,7 @@ static int report_files(const report_opts *o)
 	static tb_cli_capture caps[REPORT_MAX_FILES];
 	static report_head heads[REPORT_MAX_FILES];
 	static tb_merge order; /* of the files' events: time, then trace-cmd's rank */
-	static report_sel sel;
+	static tb_selection sel;
 	static char outbuf[1 << 18];
 	tb_cli_line line = { NULL, 0, 0 };
 	tb_error e;
@@ -633,10 +452,6 @@ static int report_files(const report_opts *o)
 		if (tb_session_ndamage(caps[k].s))
 			bad = 1; /* listed on stderr: the exit status says so too */
 		tb_session_add_ts_offset(caps[k].s, o->in[k].ts_offset);
-		if (tb_session_set_window(caps[k].s, o->from, o->to) != TB_OK) {
-			rc = TB_EXIT_USAGE;
-			goto done;
-		}
 		if (strlen(base_name(o->in[k].path)) > width)
 			width = strlen(base_name(o->in[k].path));
 	}
@@ -669,14 +484,8 @@ static int report_files(const report_opts *o)
 		if (!tb_session_get_info(caps[k].s)->nbuffers && !tb_session_ndamage(caps[k].s))
 			fprintf(stderr, "tracebound: %s: no flyrecord data (latency traces are not "
 					"supported)\n", caps[k].path);
-	if ((rc = prepare_sel(caps, ncaps, o, &sel)) != 0) {
-		rc = rc == TB_EXIT_USAGE ? TB_EXIT_USAGE : TB_EXIT_MALFORMED;
+	if ((rc = prepare_sel(caps, ncaps, o, &sel)) != 0)
 		goto done;
-	}
-	if ((rc = keep_ids(caps, ncaps, &sel)) != 0)
-		goto done;
-	for (k = 0; sel.have_cpus && k < ncaps; k++)
-		tb_session_keep_cpus(caps[k].s, sel.cpus, CPU_WORDS); /* describe only those */
 	for (k = 0; multi && o->json && k < ncaps; k++)
 		tb_session_set_json_file(caps[k].s, caps[k].path, strlen(caps[k].path)); /* which file */
 	/* "cpus=" per file; trace-cmd's name width then has only the
@@ -698,7 +507,7 @@ static int report_files(const report_opts *o)
 		 * budget), written in order (report_jobs.c); with nothing
 		 * selected, no call per event to learn so */
 		tb_report_job job = { &caps[0], how, o->json, jobs,
-				      selects_all(&sel) ? NULL : select_event, &sel };
+				      tb_selection_all(&sel) ? NULL : select_event, &sel };
 		int r = tb_report_jobs(&job);
 		if (r >= 0) {
 			if (r == 2)
@@ -768,7 +577,7 @@ static int report_files(const report_opts *o)
 			nevents++;
 			if (progress && (nevents & 0xfffff) == 0)
 				fprintf(stderr, "\r%llu events", (unsigned long long)nevents);
-			if (!selected(&sel, c->s, &h->ev))
+			if (!tb_selection_match(&sel, c->s, &h->ev))
 				continue;
 		}
 		if (!multi) {
@@ -808,15 +617,11 @@ static int report_files(const report_opts *o)
 	if (progress && nevents > 0xfffff)
 		fprintf(stderr, "\r\n");
 done:
-	for (i = 0; i < sel.nflt; i++)
-		free(sel.flt[i]);
-	free(sel.known.slot);
-	for (k = 0; k < ncaps; k++)
-		free(sel.ids[k]);
 	free(line.p);
 	free(out.buf);
 	for (k = 0; k < ncaps; k++)
 		tb_cli_capture_close(&caps[k]);
+	tb_selection_free(&sel); /* after the sessions that keep its sets */
 	if (rc)
 		return rc;
 	return bad ? TB_EXIT_MALFORMED : TB_EXIT_OK;

@@ -121,22 +121,19 @@ tbpy_sess *tbpy_walker_get(tbpy_trace *t);
 /* The walk is over: clear `walking` and drop the reference. */
 void tbpy_walker_put(tbpy_sess *ss);
 
-/* What walks push down into C: events by format, CPU and time. */
+/* What walks push down into C: the library's selection (selection.h) of
+ * events by name, CPU and time, bound to the walk's session. */
 typedef struct tbpy_filter {
-	const tb_format **formats; /* NULL: every event (with or without format) */
+	tb_selection sel;
+	char *names;               /* the events list sel borrows (PyMem_Raw) */
+	const tb_format **formats; /* those it names, in the order named (NULL: no names) */
 	size_t nformats;
-	uint64_t *cpus;            /* NULL: every CPU; else a CPU list's bits */
-	size_t cpu_words;          /* (tb_cpu_list_has; tb_session_keep_cpus) */
-	uint64_t start, end;       /* ts in [start, end) */
-	int has_start, has_end;
-	/* the formats as their ids' bits, for the session (tbpy_filter_push,
-	 * with cpus and the times): events it leaves out are never described */
-	uint64_t *keep_ids;        /* NULL: every id */
-	size_t id_words;
 } tbpy_filter;
 
-/* Fill *f from Python arguments (name, cpus, start, end), looking the
- * names up in s.  0, or -1 with a Python error. */
+/* Fill *f from Python arguments (name, cpus, start, end) and bind it to
+ * s: s's walk then leaves out what f drops without describing it
+ * (tb_session_keep_ids, tb_session_keep_cpus, the window).  0, or -1
+ * with a Python error. */
 int tbpy_filter_parse(tbpy_filter *f, tb_session *s, PyObject *name,
 		      PyObject *cpus, PyObject *start, PyObject *end);
 /* The same with ss's lock held (looking names up can parse formats, and
@@ -144,11 +141,9 @@ int tbpy_filter_parse(tbpy_filter *f, tb_session *s, PyObject *name,
 int tbpy_filter_parse_locked(tbpy_sess *ss, tbpy_filter *f, PyObject *name,
 			     PyObject *cpus, PyObject *start, PyObject *end);
 void tbpy_filter_free(tbpy_filter *f);
-/* Hand f's formats, CPUs and times to s (tb_session_keep_ids,
- * tb_session_keep_cpus, the window) so that the walk does not describe
- * what f drops; NULL: all of them again.  tbpy_next still applies f.  The
- * caller holds s's lock and owns its walk. */
-void tbpy_filter_push(const tbpy_filter *f, tb_session *s);
+/* s walks every event again (no filter's sets).  The caller holds s's
+ * lock and owns its walk. */
+void tbpy_session_unselect(tb_session *s);
 
 /*
  * The one place events come from: the next event of s that passes f

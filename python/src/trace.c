@@ -114,7 +114,7 @@ tbpy_sess *tbpy_walker_get(tbpy_trace *t)
 		Py_BEGIN_ALLOW_THREADS
 		PyThread_acquire_lock(ss->lock, WAIT_LOCK);
 		st = tb_session_rewind(ss->s, &err);
-		tbpy_filter_push(NULL, ss->s); /* no walk's filter before this one's */
+		tbpy_session_unselect(ss->s); /* no walk's filter before this one's */
 		PyThread_release_lock(ss->lock);
 		Py_END_ALLOW_THREADS
 		if (st != TB_OK) {
@@ -137,7 +137,7 @@ void tbpy_walker_put(tbpy_sess *ss)
 	/* the walk's filter is freed after this: the session forgets it */
 	Py_BEGIN_ALLOW_THREADS
 	PyThread_acquire_lock(ss->lock, WAIT_LOCK);
-	tbpy_filter_push(NULL, ss->s);
+	tbpy_session_unselect(ss->s);
 	PyThread_release_lock(ss->lock);
 	Py_END_ALLOW_THREADS
 	ss->walking = 0;
@@ -146,44 +146,53 @@ void tbpy_walker_put(tbpy_sess *ss)
 
 /* ---- filters ---- */
 
-static int add_format(tbpy_filter *f, tb_session *s, PyObject *item)
+/* name (a str or an iterable of them) as one events list (selection.h's
+ * name rule) in *text: 0, -1 with a Python error.  No names: *empty. */
+static int names_list(PyObject *name, char **text, size_t *len, int *empty)
 {
-	const char *name, *colon;
-	const tb_format *fmt;
-	char sys[TB_FORMAT_MAX_NAME + 1];
-	const tb_format **nv;
-	if (!PyUnicode_Check(item)) {
-		PyErr_SetString(PyExc_TypeError, "name: an event name (str) or a list of them");
+	PyObject *seq = PyUnicode_Check(name) ? PyTuple_Pack(1, name) : PySequence_Tuple(name);
+	Py_ssize_t i, n;
+	size_t total = 0;
+	char *p;
+	if (!seq)
 		return -1;
-	}
-	name = PyUnicode_AsUTF8(item);
-	if (!name)
-		return -1;
-	colon = strchr(name, ':');
-	if (colon) {
-		size_t n = (size_t)(colon - name);
-		if (n > TB_FORMAT_MAX_NAME) {
-			PyErr_Format(PyExc_ValueError, "no event format named %R", item);
-			return -1;
+	n = PyTuple_GET_SIZE(seq);
+	for (i = 0; i < n; i++) {
+		PyObject *item = PyTuple_GET_ITEM(seq, i);
+		Py_ssize_t ilen;
+		const char *u;
+		if (!PyUnicode_Check(item)) {
+			PyErr_SetString(PyExc_TypeError, "name: an event name (str) or a list of them");
+			goto fail;
 		}
-		memcpy(sys, name, n);
-		sys[n] = 0;
-		fmt = tb_session_find_format(s, sys, colon + 1);
-	} else {
-		fmt = tb_session_find_format(s, NULL, name);
+		if (!(u = PyUnicode_AsUTF8AndSize(item, &ilen)))
+			goto fail;
+		if (!ilen || memchr(u, ',', (size_t)ilen)) { /* one name per item */
+			PyErr_Format(PyExc_ValueError, "no event format named %R in this capture", item);
+			goto fail;
+		}
+		total += (size_t)ilen + 1;
 	}
-	if (!fmt) {
-		PyErr_Format(PyExc_ValueError, "no event format named %R in this capture", item);
-		return -1;
-	}
-	nv = PyMem_RawRealloc(f->formats, (f->nformats + 1) * sizeof(*nv));
-	if (!nv) {
+	*empty = n == 0;
+	*text = p = PyMem_RawMalloc(total + 1);
+	if (!p) {
 		PyErr_NoMemory();
-		return -1;
+		goto fail;
 	}
-	f->formats = nv;
-	f->formats[f->nformats++] = fmt;
+	for (i = 0; i < n; i++) {
+		Py_ssize_t ilen;
+		const char *u = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(seq, i), &ilen);
+		if (i)
+			*p++ = ',';
+		memcpy(p, u, (size_t)ilen);
+		p += ilen;
+	}
+	*len = (size_t)(p - *text);
+	Py_DECREF(seq);
 	return 0;
+fail:
+	Py_DECREF(seq);
+	return -1;
 }
 
 static int get_u64(PyObject *o, const char *what, uint64_t *out)
@@ -201,93 +210,124 @@ static int get_u64(PyObject *o, const char *what, uint64_t *out)
 	return 0;
 }
 
+/* cpus (a number or a list) as CPU bits; CPUs past TB_DAT_MAX_CPUS select nothing. */
+static int cpu_mask(PyObject *cpus, uint64_t *mask)
+{
+	PyObject *seq = PyLong_Check(cpus) ? PyTuple_Pack(1, cpus) : PySequence_Tuple(cpus);
+	Py_ssize_t i;
+	if (!seq)
+		return -1;
+	for (i = 0; i < PyTuple_GET_SIZE(seq); i++) {
+		long c = PyLong_AsLong(PyTuple_GET_ITEM(seq, i));
+		if (c == -1 && PyErr_Occurred()) {
+			Py_DECREF(seq);
+			return -1;
+		}
+		if (c >= 0 && (size_t)c < TB_SELECTION_CPU_WORDS * 64u)
+			mask[c / 64] |= 1ull << (c % 64);
+	}
+	Py_DECREF(seq);
+	return 0;
+}
+
+/* The selection's error as a Python one: -1. */
+static int raise_sel(const tb_selection *sel, const tb_selection_error *e)
+{
+	size_t n = 0;
+	const char *item;
+	if (e->error.status == TB_ERR_NO_SPACE) {
+		PyErr_NoMemory();
+	} else if (e->part == TB_SELECTION_EVENTS && e->error.status == TB_NOT_FOUND &&
+		   (item = tb_selection_item(sel, e->index, &n)) != NULL) {
+		PyObject *o = tbpy_str(item, n);
+		if (o) {
+			PyErr_Format(PyExc_ValueError, "no event format named %R in this capture", o);
+			Py_DECREF(o);
+		}
+	} else {
+		PyErr_Format(PyExc_ValueError, "name: %s at byte %llu (%s)", e->error.what,
+			     (unsigned long long)e->error.offset, tb_strerror(e->error.status));
+	}
+	return -1;
+}
+
+/* The formats the names select, in the order named (each once): the
+ * tables columns() makes even when empty.  0, or -1 with a Python error. */
+static int named_formats(tbpy_filter *f, tb_session *s)
+{
+	const tb_select *list = &f->sel.events;
+	size_t n = tb_session_get_info(s)->nformats, i, k, j;
+	f->formats = PyMem_RawMalloc((n ? n : 1) * sizeof(*f->formats));
+	if (!f->formats) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	for (i = 0; f->sel.have_events && i < list->n; i++)
+		for (k = 0; k < n; k++) {
+			uint64_t hits = 0;
+			uint32_t id;
+			const tb_format *fmt;
+			if (!tb_session_format_at(s, k, NULL, NULL, &id) ||
+			    !(fmt = tb_session_format(s, id)))
+				continue;
+			(void)tb_select_match(list, fmt->system, fmt->system_len, fmt->name,
+					      fmt->name_len, &hits);
+			if (!(hits >> i & 1u))
+				continue;
+			for (j = 0; j < f->nformats && f->formats[j] != fmt; j++)
+				;
+			if (j == f->nformats)
+				f->formats[f->nformats++] = fmt;
+		}
+	return 0;
+}
+
 int tbpy_filter_parse(tbpy_filter *f, tb_session *s, PyObject *name,
 		      PyObject *cpus, PyObject *start, PyObject *end)
 {
+	tb_selection_spec spec;
+	tb_selection_error e;
+	uint64_t mask[TB_SELECTION_CPU_WORDS];
+	int empty = 0;
 	memset(f, 0, sizeof(*f));
+	memset(&spec, 0, sizeof(spec));
+	spec.to = UINT64_MAX;
 	if (name && name != Py_None) {
-		if (PyUnicode_Check(name)) {
-			if (add_format(f, s, name))
-				goto fail;
-		} else {
-			PyObject *it = PyObject_GetIter(name), *item;
-			if (!it)
-				goto fail;
-			while ((item = PyIter_Next(it)) != NULL) {
-				int rc = add_format(f, s, item);
-				Py_DECREF(item);
-				if (rc) {
-					Py_DECREF(it);
-					goto fail;
-				}
-			}
-			Py_DECREF(it);
-			if (PyErr_Occurred())
-				goto fail;
-			if (!f->formats) /* an empty list selects nothing */
-				f->formats = PyMem_RawMalloc(sizeof(*f->formats));
-			if (!f->formats) {
-				PyErr_NoMemory();
-				goto fail;
-			}
-		}
+		if (names_list(name, &f->names, &spec.events.len, &empty))
+			goto fail;
+		spec.events.ptr = f->names;
+		spec.flags = empty ? TB_SELECTION_NO_EVENTS : 0u;
 	}
 	if (cpus && cpus != Py_None) {
-		PyObject *seq = PyLong_Check(cpus) ? PyTuple_Pack(1, cpus)
-						   : PySequence_Tuple(cpus);
-		Py_ssize_t i, n;
-		if (!seq)
+		memset(mask, 0, sizeof(mask));
+		if (cpu_mask(cpus, mask))
 			goto fail;
-		n = PyTuple_GET_SIZE(seq);
-		f->cpu_words = TB_DAT_MAX_CPUS / 64u;
-		f->cpus = PyMem_RawCalloc(f->cpu_words, sizeof(uint64_t));
-		if (!f->cpus) {
-			Py_DECREF(seq);
-			PyErr_NoMemory();
-			goto fail;
-		}
-		for (i = 0; i < n; i++) {
-			long c = PyLong_AsLong(PyTuple_GET_ITEM(seq, i));
-			if (c == -1 && PyErr_Occurred()) {
-				Py_DECREF(seq);
-				goto fail;
-			}
-			if (c >= 0 && (size_t)c < TB_DAT_MAX_CPUS)
-				f->cpus[c / 64] |= 1ull << (c % 64);
-		}
-		Py_DECREF(seq);
+		spec.cpu_mask = mask;
+		spec.cpu_words = TB_SELECTION_CPU_WORDS;
 	}
-	if (start && start != Py_None) {
-		if (get_u64(start, "start", &f->start))
+	if (start && start != Py_None && get_u64(start, "start", &spec.from))
+		goto fail;
+	if (end && end != Py_None) { /* [start, end): an empty range is to < from */
+		uint64_t to;
+		if (get_u64(end, "end", &to))
 			goto fail;
-		f->has_start = 1;
-	}
-	if (end && end != Py_None) {
-		if (get_u64(end, "end", &f->end))
-			goto fail;
-		f->has_end = 1;
-	}
-	if (f->formats) {
-		size_t i;
-		f->id_words = 1;
-		for (i = 0; i < f->nformats; i++)
-			if (f->formats[i]->id / 64u + 1u > f->id_words)
-				f->id_words = f->formats[i]->id / 64u + 1u;
-		if (f->id_words > TB_SESSION_KEEP_ID_WORDS) {
-			f->id_words = 0; /* an id past 2 bytes: no set, tbpy_next decides */
+		if (to <= spec.from) {
+			spec.from = 1;
+			spec.to = 0;
 		} else {
-			f->keep_ids = PyMem_RawCalloc(f->id_words, sizeof(uint64_t));
-			if (!f->keep_ids) {
-				PyErr_NoMemory();
-				goto fail;
-			}
-			for (i = 0; i < f->nformats; i++)
-				f->keep_ids[f->formats[i]->id / 64u] |=
-					1ull << (f->formats[i]->id % 64u);
+			spec.to = to - 1;
 		}
 	}
+	if (tb_selection_init(&f->sel, &spec, &tbpy_mem, &e) != TB_OK ||
+	    tb_selection_bind(&f->sel, s, &e) != TB_OK || tb_selection_check(&f->sel, &e) != TB_OK) {
+		raise_sel(&f->sel, &e);
+		goto fail;
+	}
+	if (spec.events.ptr && named_formats(f, s))
+		goto fail;
 	return 0;
 fail:
+	tbpy_session_unselect(s);
 	tbpy_filter_free(f);
 	return -1;
 }
@@ -318,8 +358,6 @@ int tbpy_filter_parse_locked(tbpy_sess *ss, tbpy_filter *f, PyObject *name,
 	PyThread_acquire_lock(ss->lock, WAIT_LOCK);
 	Py_END_ALLOW_THREADS
 	rc = tbpy_filter_parse(f, ss->s, name, cpus, start, end);
-	if (rc == 0)
-		tbpy_filter_push(f, ss->s);
 	PyThread_release_lock(ss->lock);
 	Py_XDECREF(names);
 	Py_XDECREF(cpu_list);
@@ -328,47 +366,20 @@ int tbpy_filter_parse_locked(tbpy_sess *ss, tbpy_filter *f, PyObject *name,
 
 void tbpy_filter_free(tbpy_filter *f)
 {
+	tb_selection_free(&f->sel);
+	PyMem_RawFree(f->names);
 	PyMem_RawFree(f->formats);
-	PyMem_RawFree(f->cpus);
-	PyMem_RawFree(f->keep_ids);
-	memset(f, 0, sizeof(*f));
+	f->names = NULL;
+	f->formats = NULL;
+	f->nformats = 0;
 }
 
-void tbpy_filter_push(const tbpy_filter *f, tb_session *s)
+void tbpy_session_unselect(tb_session *s)
 {
-	uint64_t from = 0, to = UINT64_MAX;
-	tb_session_keep_ids(s, f ? f->keep_ids : NULL, f ? f->id_words : 0);
-	tb_session_keep_cpus(s, f ? f->cpus : NULL, f ? f->cpu_words : 0);
-	if (f && f->has_start)
-		from = f->start;
-	if (f && f->has_end)
-		to = f->end ? f->end - 1 : 0; /* [start, end) */
-	if (to < from) { /* an empty range: left to f */
-		from = 0;
-		to = UINT64_MAX;
-	}
-	if (tb_session_set_window(s, from, to) != TB_OK)
+	tb_session_keep_ids(s, NULL, 0);
+	tb_session_keep_cpus(s, NULL, 0);
+	if (tb_session_set_window(s, 0, UINT64_MAX) != TB_OK)
 		return; /* never: to >= from */
-}
-
-static int filter_match(const tbpy_filter *f, const tb_session_event *ev)
-{
-	if (f->has_start && ev->ts < f->start)
-		return 0;
-	if (f->has_end && ev->ts >= f->end)
-		return 0;
-	if (f->cpus && !tb_cpu_list_has(f->cpus, f->cpu_words, ev->cpu))
-		return 0;
-	if (f->formats) {
-		size_t i;
-		if (!ev->format)
-			return 0;
-		for (i = 0; i < f->nformats; i++)
-			if (f->formats[i] == ev->format)
-				return 1;
-		return 0;
-	}
-	return 1;
 }
 
 tb_status tbpy_next(tb_session *s, const tbpy_filter *f, tb_session_event *ev,
@@ -383,7 +394,7 @@ tb_status tbpy_next(tb_session *s, const tbpy_filter *f, tb_session_event *ev,
 				(*ndamaged)++;
 			continue;
 		}
-		if (!f || filter_match(f, ev))
+		if (!f || tb_selection_match(&f->sel, s, ev))
 			return TB_OK;
 	}
 }
