@@ -32,5 +32,6 @@
 #include "tracebound/protobuf.h"
 #include "tracebound/perfetto.h"
 #include "tracebound/rows.h"
+#include "tracebound/listing.h"
 
 #endif /* TRACEBOUND_H */
