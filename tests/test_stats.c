@@ -15,21 +15,6 @@
 
 Suite *tb_suite_stats(void);
 
-static void *heap_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return malloc(n);
-}
-
-static void heap_free(void *ctx, void *p, size_t n)
-{
-	(void)ctx;
-	(void)n;
-	free(p);
-}
-
-static const tb_mem heap = { heap_alloc, heap_free, NULL };
-
 static uint8_t *dat;
 
 static tb_session *open_bundled(void)
@@ -44,7 +29,7 @@ static tb_session *open_bundled(void)
 	src.dat = dat;
 	src.dat_len = len;
 	src.decompress.fn = tb_test_zstd;
-	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &heap, &err), TB_OK);
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &tb_test_heap, &err), TB_OK);
 	return s;
 }
 
