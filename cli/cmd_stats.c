@@ -55,13 +55,9 @@ int tb_cmd_stats(int argc, char **argv)
 		int id;
 		tb_opts_init(&p, "stats", "FILE.dat", none, argc, argv);
 		while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
-			if (id == TB_OPTS_HELP)
-				return TB_EXIT_OK;
-			if (id == TB_OPTS_ERROR)
-				return TB_EXIT_USAGE;
-			if (id == TB_OPT_MAX_MEMORY) {
-				if (tb_cli_budget_option(&p, v) != 0)
-					return TB_EXIT_USAGE;
+			if ((rc = tb_cli_opt_common(&p, id, v)) != TB_CLI_OPT_OWN) {
+				if (rc != TB_CLI_OPT_NEXT)
+					return rc;
 				continue;
 			}
 			if (file)
