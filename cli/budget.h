@@ -26,6 +26,14 @@ int tb_cli_budget_option(const tb_opts *p, const char *val);
 #define TB_CLI_MAX_MEMORY_OPT \
 	{ TB_OPT_MAX_MEMORY, "--max-memory", NULL, "SIZE", TB_CLI_MAX_MEMORY_HELP }
 
+/* What every decoding command's option loop does alike with option id:
+ * --help (exit 0), an option error (exit 2), --max-memory.  Returns
+ * TB_CLI_OPT_OWN (the command's own), TB_CLI_OPT_NEXT (done, go on) or
+ * the exit status to return. */
+#define TB_CLI_OPT_OWN (-1)
+#define TB_CLI_OPT_NEXT (-2)
+int tb_cli_opt_common(const tb_opts *p, int id, const char *val);
+
 /* A new input of len bytes counts toward the default budget (report and
  * convert add every file; check starts each file afresh). */
 void tb_cli_budget_add_input(uint64_t len);

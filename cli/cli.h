@@ -67,6 +67,27 @@ _Noreturn void tb_cli_input_shrank(void);
 
 /* Write s[0..n) as a JSON string literal (quotes included). */
 void tb_cli_json_str(FILE *out, const char *s, size_t n);
+/*
+ * The library's listings and renderings (tracebound/listing.h, text.h)
+ * to a FILE: TB_CLI_PRINT(o, out, call) makes `call` write into o->t,
+ * again into room enough when it did not fit, then writes the text to
+ * out (what fits when memory ran out).  o starts zeroed; the room is kept
+ * for the next text until tb_cli_text_free.
+ */
+typedef struct tb_cli_text {
+	tb_text t;
+	char *buf;
+	size_t cap;
+} tb_cli_text;
+void tb_cli_text_begin(tb_cli_text *o);
+int tb_cli_text_again(tb_cli_text *o, FILE *out);
+void tb_cli_text_free(tb_cli_text *o);
+#define TB_CLI_PRINT(o, out, call) \
+	do { \
+		tb_cli_text_begin(o); \
+		call; \
+	} while (tb_cli_text_again(o, out))
+
 /* tb_grow_fn over realloc (ctx unused): *buf grown to want bytes. */
 int tb_cli_grow(void *ctx, char **buf, size_t *cap, size_t want);
 

@@ -31,6 +31,7 @@ typedef struct raw_opts {
 	tb_session *s;          /* --json: names, fields and JSON are the session's */
 	char *line;
 	size_t line_cap;
+	tb_cli_text text;       /* the library's listings */
 } raw_opts;
 
 /* Where a record is: the file's cpu and the sub-buffer it sits in. */
@@ -67,60 +68,34 @@ static void json_event(raw_ctx *c, const tb_kbuf_record *r)
 	putc('\n', c->out);
 }
 
-/* One event.  Kept in one place so event names and fields can be added. */
-static void print_event(const raw_ctx *c, const tb_kbuf_record *r, int be)
+/* One record or drop report, as the library lists it (tracebound/listing.h):
+ * events through their formats when --events gave them, or by the
+ * session's JSON with --json. */
+static void print_record(raw_ctx *c, const tb_kbuf_record *r, int be)
 {
-	int has_id = r->payload_len >= 2;
-	/* common_type, in the traced machine's byte order */
-	unsigned id = !has_id ? 0u
-		      : be  ? (unsigned)r->payload[0] << 8 | r->payload[1]
-			    : (unsigned)r->payload[1] << 8 | r->payload[0];
-	if (c->opt->json) { /* --json always has its session */
-		json_event((raw_ctx *)(uintptr_t)c, r);
+	raw_opts *o = (raw_opts *)(uintptr_t)c->opt;
+	if (r->kind == TB_KBUF_DATA && o->json) { /* --json always has its session */
+		json_event(c, r);
 		return;
 	}
-	if (tb_cli_events_print(c->opt->events, c->out, c->cpu, r->ts,
-				r->payload, r->payload_len, be))
+	if (r->kind == TB_KBUF_DATA && tb_cli_events_print(o->events, c->out, c->cpu, r->ts,
+							   r->payload, r->payload_len, be))
 		return;
-	fprintf(c->out, "cpu=%d subbuf=%llu offset=%u ts=%llu size=%u ", c->cpu,
-		(unsigned long long)c->subbuf, r->offset, (unsigned long long)r->ts,
-		r->payload_len);
-	if (has_id)
-		fprintf(c->out, "id=%u\n", id);
-	else
-		fputs("id=-\n", c->out);
-}
-
-/* Padding, time extends and time stamps (with --all-records). */
-static void print_other(const raw_ctx *c, const tb_kbuf_record *r)
-{
-	const char *kind = (r->flags & TB_KBUF_REC_NULL_PAD) ? "null_padding"
-							     : tb_kbuf_kind_name(r->kind);
-	if (c->opt->json)
-		fprintf(c->out, "{\"cpu\":%d,\"ts\":%llu,\"kind\":\"%s\",\"subbuf\":%llu,"
-			"\"offset\":%u,\"size\":%u}\n", c->cpu, (unsigned long long)r->ts,
-			kind, (unsigned long long)c->subbuf, r->offset, r->size);
-	else
-		fprintf(c->out, "cpu=%d subbuf=%llu offset=%u ts=%llu size=%u kind=%s\n",
-			c->cpu, (unsigned long long)c->subbuf, r->offset,
-			(unsigned long long)r->ts, r->size, kind);
+	TB_CLI_PRINT(&o->text, c->out,
+		     tb_list_kbuf_record(&o->text.t, (uint32_t)c->cpu, c->subbuf, r, be,
+					 o->json ? TB_LIST_JSON : 0));
 }
 
 static void print_missed(raw_ctx *c, int64_t missed)
 {
-	if (c->opt->json && c->opt->s && !c->opt->all_records) {
+	raw_opts *o = (raw_opts *)(uintptr_t)c->opt;
+	if (o->json && o->s && !o->all_records) {
 		c->missed = missed; /* the next event says it */
 		return;
 	}
-	if (c->opt->json)
-		fprintf(c->out, "{\"cpu\":%d,\"missed\":%lld,\"subbuf\":%llu}\n", c->cpu,
-			(long long)missed, (unsigned long long)c->subbuf);
-	else if (missed < 0)
-		fprintf(c->out, "cpu=%d subbuf=%llu missed=unknown\n", c->cpu,
-			(unsigned long long)c->subbuf);
-	else
-		fprintf(c->out, "cpu=%d subbuf=%llu missed=%lld\n", c->cpu,
-			(unsigned long long)c->subbuf, (long long)missed);
+	TB_CLI_PRINT(&o->text, c->out,
+		     tb_list_kbuf_missed(&o->text.t, (uint32_t)c->cpu, c->subbuf, missed,
+					 o->json ? TB_LIST_JSON : 0));
 }
 
 static int fault(FILE *out, const char *path, const tb_kbuf_stream *s,
@@ -243,12 +218,8 @@ static int raw_file(const char *path, int cpu, raw_opts *o, const tb_kbuf_layout
 		if (missed)
 			print_missed(&c, missed);
 		while ((st = o->all_records ? tb_kbuf_next(&kb, &r)
-					    : tb_kbuf_next_event(&kb, &r)) == TB_OK) {
-			if (r.kind == TB_KBUF_DATA)
-				print_event(&c, &r, layout.big_endian);
-			else
-				print_other(&c, &r);
-		}
+					    : tb_kbuf_next_event(&kb, &r)) == TB_OK)
+			print_record(&c, &r, layout.big_endian);
 		if (st != TB_END) {
 			e = tb_kbuf_error(&kb);
 			rc = fault(stdout, path, &s, &e, e.offset);
@@ -319,6 +290,7 @@ static int raw_run(raw_opts *o, char **files, int nfiles)
 out:
 	tb_session_close(o->s);
 	free(o->line);
+	tb_cli_text_free(&o->text);
 	free(evdir);
 	if (tb_cli_events_free(o->events) && rc == TB_EXIT_OK)
 		rc = TB_EXIT_MALFORMED;

@@ -40,7 +40,7 @@ int tb_cli_events_print(tb_cli_events *ev, FILE *out, int cpu,
 			uint64_t ts, const uint8_t *rec, size_t len, int big_endian);
 
 /* Every loaded format and its fields (tracebound formats), text or JSON lines. */
-void tb_cli_events_list(const tb_cli_events *ev, FILE *out, int json);
+void tb_cli_events_list(tb_cli_events *ev, FILE *out, int json);
 
 /*
  * Free everything; first say on stderr how many formats failed to parse

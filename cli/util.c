@@ -79,6 +79,35 @@ void tb_cli_json_str(FILE *out, const char *s, size_t n)
 		free(buf);
 }
 
+void tb_cli_text_begin(tb_cli_text *o)
+{
+	if (!o->buf && (o->buf = malloc(4096)) != NULL)
+		o->cap = 4096;
+	tb_text_init(&o->t, o->buf, o->cap);
+}
+
+/* 1: grown to the size the text said, write it again; 0: written. */
+int tb_cli_text_again(tb_cli_text *o, FILE *out)
+{
+	char *p;
+	if (tb_text_truncated(&o->t) && o->t.need < SIZE_MAX - 1 &&
+	    (p = realloc(o->buf, o->t.need + 1)) != NULL) {
+		o->buf = p;
+		o->cap = o->t.need + 1;
+		return 1;
+	}
+	if (o->t.len)
+		fwrite(o->t.buf, 1, o->t.len, out);
+	return 0;
+}
+
+void tb_cli_text_free(tb_cli_text *o)
+{
+	free(o->buf);
+	o->buf = NULL;
+	o->cap = 0;
+}
+
 int tb_cli_grow(void *ctx, char **buf, size_t *cap, size_t want)
 {
 	char *p = realloc(*buf, want);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tracebound/rows.h"
+#include "reader.h"
 
 typedef struct session_col {
 	const char *name;
@@ -166,6 +167,12 @@ static size_t cut_nul(const uint8_t *p, size_t n)
 {
 	const uint8_t *z = n ? memchr(p, 0, n) : NULL;
 	return z ? (size_t)(z - p) : n;
+}
+
+uint64_t tb_rows_elem(const tb_pq_value *v, size_t k, int is_signed)
+{
+	const uint8_t *p = (const uint8_t *)v->p + k * v->elem_size;
+	return tb_extend(tb_load_n(p, v->elem_size, v->big_endian), v->elem_size, is_signed);
 }
 
 /* A field's value from its decoded fv. */

@@ -98,6 +98,12 @@ TB_API int tb_rows_reserved(const char *name, size_t len);
 TB_API void tb_rows_pq_column(const tb_rows_column *col, tb_pq_column *out);
 
 /*
+ * Element k (< v->n) of a LIST value as a number: read in the capture's
+ * byte order, sign-extended when the column is_signed (cast to int64_t).
+ */
+TB_API uint64_t tb_rows_elem(const tb_pq_value *v, size_t k, int is_signed);
+
+/*
  * One event's row (a TB_SEV_EVENT of session s; for a format's table, an
  * event of that format): vals[i] for cols[i], i < ncols.  Field columns
  * are decoded into fv (room for the format's fields: nfv >= its nfields,

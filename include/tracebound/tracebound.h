@@ -33,5 +33,7 @@
 #include "tracebound/perfetto.h"
 #include "tracebound/rows.h"
 #include "tracebound/selection.h"
+#include "tracebound/listing.h"
+#include "tracebound/stats.h"
 
 #endif /* TRACEBOUND_H */

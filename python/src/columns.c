@@ -357,17 +357,6 @@ static int put_null(col *c, size_t row, int is_null)
 	return gbuf_put(&c->nulls, &one, 1);
 }
 
-/* Element k of a list value, in the capture's byte order. */
-static uint64_t elem_at(const tb_pq_value *v, size_t k)
-{
-	const uint8_t *p = (const uint8_t *)v->p + k * v->elem_size;
-	uint64_t x = 0;
-	unsigned i;
-	for (i = 0; i < v->elem_size; i++)
-		x |= (uint64_t)p[v->big_endian ? v->elem_size - 1 - i : i] << (8 * i);
-	return x;
-}
-
 /* Append one event to its table: 0, or -1 when memory ran out. */
 static int table_add(builder *b, table *t, const tb_session_event *ev)
 {
@@ -408,7 +397,7 @@ static int table_add(builder *b, table *t, const tb_session_event *ev)
 			if (gbuf_reserve(&c->data, (size_t)c->count * c->width))
 				return -1;
 			for (k = 0; k < c->count; k++)
-				(void)put_int(&c->data, !null && k < v->n ? elem_at(v, k) : 0,
+				(void)put_int(&c->data, !null && k < v->n ? tb_rows_elem(v, k, 0) : 0,
 					      c->width);
 			break;
 		}
@@ -421,7 +410,7 @@ static int table_add(builder *b, table *t, const tb_session_event *ev)
 				(void)put_int(&c->data,
 					      c->rc->kind == TB_ROWS_BYTES
 						      ? ((const uint8_t *)v->p)[k]
-						      : elem_at(v, k),
+						      : tb_rows_elem(v, k, 0),
 					      c->width);
 			end = c->data.len / c->width;
 			if (gbuf_put(&c->offs, &end, sizeof(end)))

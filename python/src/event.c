@@ -74,85 +74,72 @@ static void pcache_clear(pcache *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* ---- field values ---- */
+/* ---- field values: the library's table rows (rows.h), as Python objects ---- */
 
-static int is_scalar(const tb_field *f)
+static PyObject *num(int is_signed, uint64_t v)
 {
-	return f->kind == TB_FIELD_INT || f->kind == TB_FIELD_LONG ||
-	       f->kind == TB_FIELD_POINTER;
+	return is_signed ? PyLong_FromLongLong((long long)(int64_t)v)
+			 : PyLong_FromUnsignedLongLong(v);
 }
 
-static PyObject *num(const tb_field *f, uint64_t v)
+/* Column c's value v: an int, a str, a list of ints (bytes: their values) or None. */
+static PyObject *field_value(const tb_rows_column *c, const tb_pq_value *v)
 {
-	if (f->flags & TB_FIELD_SIGNED)
-		return PyLong_FromLongLong((long long)(int64_t)v);
-	return PyLong_FromUnsignedLongLong(v);
-}
-
-PyObject *tbpy_field_value(const tb_field *fl, const tb_field_value *v,
-			   const uint8_t *rec, size_t len, int be)
-{
-	if (v->status != TB_OK)
+	PyObject *list;
+	size_t i;
+	if (v->is_null)
 		Py_RETURN_NONE;
-	if (is_scalar(fl))
-		return num(fl, v->num);
-	if (fl->flags & TB_FIELD_TEXT) {
-		const uint8_t *nul = v->len ? memchr(v->data, 0, v->len) : NULL;
-		return tbpy_str((const char *)v->data, nul ? (size_t)(nul - v->data) : v->len);
-	}
-	{
-		/* arrays: elements of their size; anything else as bytes */
-		tb_field copy = *fl;
-		size_t n, i;
-		PyObject *list;
-		if (fl->kind == TB_FIELD_OPAQUE) {
-			copy.kind = TB_FIELD_ARRAY;
-			copy.elem_size = 1;
-			copy.flags &= (uint8_t)~TB_FIELD_SIGNED;
+	if (c->kind == TB_ROWS_INT)
+		return num(c->is_signed, v->i);
+	if (c->kind == TB_ROWS_TEXT)
+		return tbpy_str(v->p, v->n);
+	list = PyList_New((Py_ssize_t)v->n);
+	for (i = 0; list && i < v->n; i++) {
+		PyObject *o = num(c->is_signed, c->kind == TB_ROWS_BYTES
+							? ((const uint8_t *)v->p)[i]
+							: tb_rows_elem(v, i, c->is_signed));
+		if (!o) {
+			Py_CLEAR(list);
+			break;
 		}
-		n = copy.elem_size ? v->len / copy.elem_size : 0;
-		list = PyList_New((Py_ssize_t)n);
-		for (i = 0; list && i < n; i++) {
-			uint64_t e;
-			PyObject *o;
-			if (tb_field_elem(&copy, rec, len, be, i, &e, NULL) == TB_OK)
-				o = num(&copy, e);
-			else
-				o = Py_NewRef(Py_None);
-			if (!o) {
-				Py_CLEAR(list);
-				break;
-			}
-			PyList_SET_ITEM(list, (Py_ssize_t)i, o);
-		}
-		return list;
+		PyList_SET_ITEM(list, (Py_ssize_t)i, o);
 	}
+	return list;
 }
 
-PyObject *tbpy_fields_dict(const tb_format *f, const uint8_t *rec, size_t len, int be)
+/* Every field of an event (of a format), under its own name. */
+static PyObject *fields_dict(const tb_session *s, const tb_session_event *ev)
 {
-	tb_field_value vals[TB_FORMAT_MAX_FIELDS];
-	tb_error e;
-	uint32_t i, n = f->nfields < TB_FORMAT_MAX_FIELDS ? f->nfields : TB_FORMAT_MAX_FIELDS;
-	PyObject *d = PyDict_New();
-	if (!d)
-		return NULL;
-	if (tb_format_decode(f, rec, len, be, vals, n, &e) != TB_OK) {
-		/* each value has its own status */
+	const tb_format *f = ev->format;
+	size_t n = tb_rows_columns(f, 0, NULL, 0), i, first = 0;
+	tb_rows_column *cols = PyMem_Malloc(n * sizeof(*cols));
+	tb_pq_value *vals = PyMem_Malloc(n * sizeof(*vals));
+	tb_field_value *fv = PyMem_Malloc((f->nfields + 1) * sizeof(*fv));
+	PyObject *d = NULL;
+	if (!cols || !vals || !fv) {
+		PyErr_NoMemory();
+		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		const tb_field *fl = &f->fields[i];
+	(void)tb_rows_columns(f, 0, cols, n);
+	while (first < n && cols[first].source != TB_ROWS_FIELD)
+		first++; /* the session's columns: not fields */
+	/* a field the record does not hold is None (the status only says
+	 * that one did not read) */
+	(void)tb_rows_values(s, ev, cols + first, n - first, fv, f->nfields, vals + first);
+	d = PyDict_New();
+	for (i = first; d && i < n; i++) {
+		const tb_field *fl = &f->fields[cols[i].field];
 		PyObject *k = tbpy_str(fl->name, fl->name_len);
-		PyObject *v = k ? tbpy_field_value(fl, &vals[i], rec, len, be) : NULL;
-		if (!v || PyDict_SetItem(d, k, v) < 0) {
-			Py_XDECREF(k);
-			Py_XDECREF(v);
-			Py_DECREF(d);
-			return NULL;
-		}
-		Py_DECREF(k);
-		Py_DECREF(v);
+		PyObject *v = k ? field_value(&cols[i], &vals[i]) : NULL;
+		if (!v || PyDict_SetItem(d, k, v) < 0)
+			Py_CLEAR(d);
+		Py_XDECREF(k);
+		Py_XDECREF(v);
 	}
+out:
+	PyMem_Free(cols);
+	PyMem_Free(vals);
+	PyMem_Free(fv);
 	return d;
 }
 
@@ -203,11 +190,10 @@ static PyObject *event_get_name(tbpy_event *e, void *c)
 static PyObject *event_get_fields(tbpy_event *e, void *c)
 {
 	(void)c;
-	if (!e->ev.format)
+	if (!e->ev.format || e->ev.kind != TB_SEV_EVENT)
 		return PyDict_New();
 	if (!e->fields)
-		e->fields = tbpy_fields_dict(e->ev.format, e->ev.data, e->ev.len,
-					     e->ss->big_endian);
+		e->fields = fields_dict(e->ss->s, &e->ev);
 	return e->fields ? Py_NewRef(e->fields) : NULL;
 }
 

@@ -165,14 +165,6 @@ extern PyTypeObject tbpy_EventIterType;
 
 PyObject *tbpy_events_new(tbpy_trace *t, PyObject *args, PyObject *kw);
 
-/* The typed value of field fl of a record (ints as int, text as str,
- * arrays as lists of int); None when it does not read. */
-PyObject *tbpy_field_value(const tb_field *fl, const tb_field_value *v,
-			   const uint8_t *rec, size_t len, int be);
-/* Every field of a record as a dict (format order, common fields too). */
-PyObject *tbpy_fields_dict(const tb_format *f, const uint8_t *rec, size_t len,
-			   int be);
-
 /* ---- columns (columns.c) ---- */
 
 PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw);
