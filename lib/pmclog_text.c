@@ -177,7 +177,7 @@ static void put_cc_lines(tb_text *t, const tb_pmclog_event *ev)
 static void text_field(tb_text *t, const tb_pmclog_field *f, const tb_pmclog_event *ev)
 {
 	tb_pmclog_value v;
-	tb_pmclog_field_get(f, ev, &v);
+	tb_pmclog_field_value(f, ev, &v);
 	if (f->text != TB_PMCLOG_T_LINES)
 		tb_text_putc(t, ' ');
 	switch (f->text) {
@@ -284,7 +284,7 @@ TB_API void tb_pmclog_json(tb_text *t, const tb_pmclog_event *ev)
 			continue;
 		json_key(t, f->key, first);
 		first = 0;
-		tb_pmclog_field_get(f, ev, &v);
+		tb_pmclog_field_value(f, ev, &v);
 		switch (f->kind) {
 		case TB_PMCLOG_F_I32: put_i64(t, v.i[0]); break;
 		case TB_PMCLOG_F_STR: tb_json_str(t, v.s.ptr, v.s.len); break;
