@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* For the few helpers of the per-event paths whose call costs more than
  * their body (the compiler may decline to inline a plain static inline). */
@@ -106,6 +109,127 @@ static inline void tb_copy_short(char *d, const char *s, size_t n)
 		memcpy(d, s, n);
 	else
 		tb_copy16(d, s, n);
+}
+
+
+/*
+ * Digits without a loop, for the per-record paths that print numbers by
+ * the million (pmclog callchains): each writes whole 8- or 16-byte groups
+ * and keeps only its digits, so the room must hold what it writes.
+ */
+
+/* The 16 hex digits of t, most significant first, to p[0..16). */
+static inline void tb_hex16(char *p, uint64_t t)
+{
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* bytes most significant first, each split into its two nibbles,
+	 * each nibble made a digit, all at once */
+	const __m128i low4 = _mm_set1_epi8(0x0f);
+	__m128i x = _mm_cvtsi64_si128((long long)__builtin_bswap64(t));
+	__m128i nib = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(x, 4), low4),
+					_mm_and_si128(x, low4));
+	__m128i letter = _mm_and_si128(_mm_cmpgt_epi8(nib, _mm_set1_epi8(9)),
+				       _mm_set1_epi8('a' - '0' - 10));
+	_mm_storeu_si128((__m128i *)(void *)p, _mm_add_epi8(nib, _mm_add_epi8(letter, _mm_set1_epi8('0'))));
+#else
+	int i;
+	for (i = 0; i < 2; i++) {
+		/* 8 nibbles spread into 8 bytes, most significant first, each
+		 * made a digit ('a' is 39 past '9' + 1) */
+		uint64_t v = (uint32_t)(t >> (32 - 32 * i));
+		v = ((v & 0x0000ffffu) << 32) | (v >> 16);
+		v = ((v & 0x000000ff000000ffull) << 16) | ((v >> 8) & 0x000000ff000000ffull);
+		v = ((v & 0x000f000f000f000full) << 8) | ((v >> 4) & 0x000f000f000f000full);
+		tb_put_le64(p + 8 * i, v + 0x3030303030303030ull +
+					       (((v + 0x0606060606060606ull) >> 4) &
+						0x0101010101010101ull) * 39u);
+	}
+#endif
+}
+
+/* v in lower-case hex without leading zeros ("0" for 0) at p: writes 16
+ * bytes, returns how many are digits.  v is shifted so that its first
+ * digit comes first. */
+TB_ALWAYS_INLINE size_t tb_hex_fast(char *p, uint64_t v)
+{
+	unsigned z = (unsigned)__builtin_clzll(v | 1) / 4; /* leading zero digits */
+	tb_hex16(p, v << (4 * z));
+	return 16 - z;
+}
+
+/* The 8 decimal digits of x < 10^8 (leading zeros kept) as a word, the
+ * first digit in the low byte: two 4-digit lanes, each split into two
+ * 2-digit lanes, each into two digits, by multiplying by reciprocals
+ * (n / 100 == n * 10486 >> 20 for n < 10^4, n / 10 == n * 103 >> 10 for
+ * n < 100), every lane at once. */
+static inline uint64_t tb_dec8(uint32_t x)
+{
+	uint64_t v = (uint64_t)(x / 10000u) | (uint64_t)(x % 10000u) << 32;
+	uint64_t hund = (v * 10486u >> 20) & 0x0000007f0000007full;
+	uint64_t pairs = (v - 100u * hund) << 16 | hund;
+	uint64_t tens = (pairs * 103u >> 10) & 0x000f000f000f000full;
+	return ((pairs - 10u * tens) << 8 | tens) + 0x3030303030303030ull;
+}
+
+/* The 8 digits of w (tb_dec8) stored without their leading zeros (the
+ * last always counts: 0 is "0"): writes 8 bytes, returns the count. */
+static inline size_t tb_lead8(char *p, uint64_t w)
+{
+	unsigned sh = (unsigned)__builtin_ctzll((w ^ 0x3030303030303030ull) | 1ull << 56) & 56u;
+	tb_put_le64(p, w >> sh);
+	return 8u - sh / 8u;
+}
+
+/* The 16 digits of hi * 10^8 + lo (hi, lo < 10^8) to p[0..16). */
+static inline void tb_dec16(char *p, uint32_t hi, uint32_t lo)
+{
+#if defined(__SSE2__)
+	/* the halves in the 64-bit lanes, each split into 4-digit quarters
+	 * (x / 10^4 == x * 0xd1b71759 >> 45 for x < 10^8), the four in
+	 * 16-bit lanes, then as tb_dec8 (n / 100 == mulhi(n, 5243) >> 3 for
+	 * n < 10^4, n / 10 == mulhi(n, 6554) for n < 100), all at once */
+	__m128i x = _mm_set_epi64x((long long)lo, (long long)hi);
+	__m128i q = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi32((int)0xd1b71759u)), 45);
+	__m128i r = _mm_sub_epi32(x, _mm_mul_epu32(q, _mm_set1_epi32(10000)));
+	__m128i n4 = _mm_shuffle_epi32(_mm_or_si128(q, _mm_slli_epi64(r, 16)), _MM_SHUFFLE(3, 1, 2, 0));
+	__m128i h = _mm_srli_epi16(_mm_mulhi_epu16(n4, _mm_set1_epi16(5243)), 3);
+	__m128i l = _mm_sub_epi16(n4, _mm_mullo_epi16(h, _mm_set1_epi16(100)));
+	__m128i n2 = _mm_unpacklo_epi16(h, l);
+	__m128i tens = _mm_mulhi_epu16(n2, _mm_set1_epi16(6554));
+	__m128i ones = _mm_sub_epi16(n2, _mm_mullo_epi16(tens, _mm_set1_epi16(10)));
+	_mm_storeu_si128((__m128i *)(void *)p,
+			 _mm_add_epi8(_mm_or_si128(tens, _mm_slli_epi16(ones, 8)), _mm_set1_epi8('0')));
+#else
+	tb_put_le64(p, tb_dec8(hi));
+	tb_put_le64(p + 8, tb_dec8(lo));
+#endif
+}
+
+/* v in decimal, as %llu, at p: writes 24 bytes at most, returns how many
+ * are digits. */
+TB_ALWAYS_INLINE size_t tb_dec_fast(char *p, uint64_t v)
+{
+	size_t n;
+	if (v < 100000000u)
+		return tb_lead8(p, tb_dec8((uint32_t)v));
+	if (v < 10000000000000000ull) {
+		n = tb_lead8(p, tb_dec8((uint32_t)(v / 100000000u)));
+		tb_put_le64(p + n, tb_dec8((uint32_t)(v % 100000000u)));
+		return n + 8;
+	}
+	if (v >= 18440000000000000000ull) {
+		/* 20 digits from 1844...: every amd64 kernel address */
+		memcpy(p, "1844", 4);
+		v -= 18440000000000000000ull;
+		n = 4;
+	} else {
+		/* the lead (1..1843), then 16 digits */
+		n = tb_dec_digits(p + tb_dec_len(v / 10000000000000000ull),
+				  v / 10000000000000000ull);
+		v %= 10000000000000000ull;
+	}
+	tb_dec16(p + n, (uint32_t)(v / 100000000u), (uint32_t)(v % 100000000u));
+	return n + 16;
 }
 
 #endif /* TB_LIB_DIGITS_H */

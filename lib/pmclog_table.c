@@ -149,20 +149,5 @@ TB_API int tb_pmclog_field_on(const tb_pmclog_field *f, const tb_pmclog_event *e
 TB_API void tb_pmclog_field_get(const tb_pmclog_field *f, const tb_pmclog_event *ev,
 				tb_pmclog_value *v)
 {
-	const char *at = (const char *)ev + f->member;
-	uint8_t u8;
-	uint16_t u16;
-	uint32_t u32;
-	int32_t i32;
-	memset(v, 0, sizeof(*v));
-	switch (f->kind) {
-	case TB_PMCLOG_F_U8: memcpy(&u8, at, 1); v->u = u8; break;
-	case TB_PMCLOG_F_U16: memcpy(&u16, at, 2); v->u = u16; break;
-	case TB_PMCLOG_F_U32: memcpy(&u32, at, 4); v->u = u32; break;
-	case TB_PMCLOG_F_I32: memcpy(&i32, at, 4); v->i[0] = i32; break;
-	case TB_PMCLOG_F_U64: memcpy(&v->u, at, 8); break;
-	case TB_PMCLOG_F_TIMESPEC: memcpy(v->i, at, 16); break;
-	case TB_PMCLOG_F_STR: memcpy(&v->s, at, sizeof(v->s)); break;
-	default: break; /* PCS, PARTS: from ev->u.cc */
-	}
+	tb_pmclog_field_value(f, ev, v);
 }

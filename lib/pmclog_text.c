@@ -10,15 +10,27 @@
 #include "digits.h"
 #include "pmclog_field.h"
 
-/* v's digits (hex or decimal) at p: returns how many (20 at most). */
-static size_t digits_at(char *p, uint64_t v, int hex)
+/* v's digits (hex or decimal) at p: returns how many (20 at most);
+ * writes 24 bytes at most (the fast writers' whole groups). */
+TB_ALWAYS_INLINE size_t digits_at(char *p, uint64_t v, int hex)
 {
-	size_t n = hex ? tb_hex_len(v) : tb_dec_len(v);
-	if (hex)
-		(void)tb_hex_digits(p + n, v, 0);
-	else
-		(void)tb_dec_digits(p + n, v);
-	return n;
+	return hex ? tb_hex_fast(p, v) : tb_dec_fast(p, v);
+}
+
+/* n bytes written into the tail, the last of them `last`: said without
+ * reading it back (a byte read just after a wider store of it waits for
+ * the store), as tb_text_advance would. */
+TB_ALWAYS_INLINE void landed(tb_text *t, size_t n, char last)
+{
+	t->len += n;
+	t->need += n;
+	t->last = (unsigned char)last;
+}
+
+/* The last digit of v, hex or decimal. */
+TB_ALWAYS_INLINE char last_digit(uint64_t v, int hex)
+{
+	return hex ? "0123456789abcdef"[v & 15u] : (char)('0' + v % 10u);
 }
 
 /* The number of tb_text_u64 / tb_text_hex, written in place when there
@@ -29,8 +41,7 @@ static void put_num(tb_text *t, uint64_t v, int hex)
 	size_t room, n;
 	char *p = tb_text_tail(t, &room);
 	if (p && room > sizeof(tmp)) {
-		n = digits_at(p, v, hex);
-		tb_text_advance(t, n, n);
+		landed(t, digits_at(p, v, hex), last_digit(v, hex));
 		return;
 	}
 	n = digits_at(tmp, v, hex);
@@ -108,22 +119,36 @@ static void put_slots(tb_text *t, const tb_pmclog_event *ev, uint32_t first, uin
 	static const size_t lead_len[] = { 3, 13, 1 };
 	uint64_t pcs[64];
 	while (first < end) {
-		uint32_t want = end - first < 64 ? end - first : 64, k;
+		uint32_t want = end - first < 64 ? end - first : 64, k = 0;
 		uint32_t n = tb_pmclog_cc_copy(ev, first, pcs, want);
 		size_t room;
 		char *p = tb_text_tail(t, &room), *q = p;
 		for (; n < want; n++)
 			pcs[n] = 0;
-		/* a block at once when it fits (13 + 16 bytes a slot at most) */
-		for (k = 0; p && room > (size_t)64 * 32 && k < n; k++) {
-			if (how != SLOT_JSON || first + k) {
-				memcpy(q, lead[how], lead_len[how]);
-				q += lead_len[how];
+		/* a block at once when it fits (13 + 24 bytes a slot at most),
+		 * each way its own loop: the leads are copied as constants */
+		if (p && room > (size_t)64 * 40) {
+			if (how == SLOT_JSON) {
+				if (first == 0 && n)
+					q += tb_dec_fast(q, pcs[k++]);
+				for (; k < n; k++) {
+					*q++ = ',';
+					q += tb_dec_fast(q, pcs[k]);
+				}
+			} else if (how == SLOT_LINES) {
+				for (; k < n; k++) {
+					memcpy(q, "\n...       0x", 13);
+					q += 13 + tb_hex_fast(q + 13, pcs[k]);
+				}
+			} else {
+				for (; k < n; k++) {
+					memcpy(q, " 0x", 3);
+					q += 3 + tb_hex_fast(q + 3, pcs[k]);
+				}
 			}
-			q += digits_at(q, pcs[k], how != SLOT_JSON);
+			if (n)
+				landed(t, (size_t)(q - p), last_digit(pcs[n - 1], how != SLOT_JSON));
 		}
-		if (q != p)
-			tb_text_advance(t, (size_t)(q - p), (size_t)(q - p));
 		for (; k < n; k++) {
 			if (how != SLOT_JSON || first + k)
 				tb_text_put(t, lead[how], lead_len[how]);
@@ -152,7 +177,7 @@ static void put_cc_lines(tb_text *t, const tb_pmclog_event *ev)
 static void text_field(tb_text *t, const tb_pmclog_field *f, const tb_pmclog_event *ev)
 {
 	tb_pmclog_value v;
-	tb_pmclog_field_get(f, ev, &v);
+	tb_pmclog_field_value(f, ev, &v);
 	if (f->text != TB_PMCLOG_T_LINES)
 		tb_text_putc(t, ' ');
 	switch (f->text) {
@@ -172,9 +197,13 @@ static void text_field(tb_text *t, const tb_pmclog_field *f, const tb_pmclog_eve
 	}
 }
 
+/* Places on a text line: more than any row has (6). */
+#define TEXT_PLACES 16u
+
 TB_API void tb_pmclog_text(tb_text *t, const tb_pmclog_event *ev)
 {
 	const tb_pmclog_record *r = tb_pmclog_record_of(ev->type);
+	const tb_pmclog_field *at[TEXT_PLACES], *f;
 	unsigned pos;
 	put_entry(t, r->pmcstat);
 	if (ev->type == TB_PMCLOG_UNKNOWN) {
@@ -183,16 +212,16 @@ TB_API void tb_pmclog_text(tb_text *t, const tb_pmclog_event *ev)
 		tb_text_put(t, " len=", 5);
 		put_num(t, ev->len, 0);
 	}
-	/* The fields in the line's order: one field holds each place. */
-	for (pos = 1;; pos++) {
-		const tb_pmclog_field *f = r->fields;
-		while (f->kind != TB_PMCLOG_F_END &&
-		       (f->text_pos != pos || !tb_pmclog_field_present(f, ev)))
-			f++;
-		if (f->kind == TB_PMCLOG_F_END)
-			break;
-		text_field(t, f, ev);
-	}
+	/* The fields in the line's order: the first present field of each
+	 * place holds it, up to the first place none holds (one pass over
+	 * the row, not one a place). */
+	memset(at, 0, sizeof(at));
+	for (f = r->fields; f->kind != TB_PMCLOG_F_END; f++)
+		if (f->text_pos && f->text_pos < TEXT_PLACES && !at[f->text_pos] &&
+		    tb_pmclog_field_present(f, ev))
+			at[f->text_pos] = f;
+	for (pos = 1; pos < TEXT_PLACES && at[pos]; pos++)
+		text_field(t, at[pos], ev);
 	if (pos == 1 && ev->type != TB_PMCLOG_UNKNOWN)
 		tb_text_putc(t, ' '); /* no fields: "closelog  " */
 	tb_text_putc(t, '\n');
@@ -255,7 +284,7 @@ TB_API void tb_pmclog_json(tb_text *t, const tb_pmclog_event *ev)
 			continue;
 		json_key(t, f->key, first);
 		first = 0;
-		tb_pmclog_field_get(f, ev, &v);
+		tb_pmclog_field_value(f, ev, &v);
 		switch (f->kind) {
 		case TB_PMCLOG_F_I32: put_i64(t, v.i[0]); break;
 		case TB_PMCLOG_F_STR: tb_json_str(t, v.s.ptr, v.s.len); break;

@@ -1,7 +1,9 @@
 /*
  * The library's check (check.h): the anomalies of damaged copies of the
  * v7 sample, each where the damage was put, with and without
- * TB_SESSION_SKIP_DAMAGED; a sound capture has none.
+ * TB_SESSION_SKIP_DAMAGED; a sound capture has none.  The streamed kinds
+ * (raw dumps, pmclog) fed in pieces, the kinds told from first bytes, and
+ * the words `check` says them in.
  */
 #include <check.h>
 #include <stdio.h>
@@ -9,7 +11,9 @@
 #include <string.h>
 
 #include "tracebound/tracebound.h"
+#include "pmclog_writer.h"
 #include "testutil.h"
+
 
 Suite *tb_suite_check(void);
 
@@ -187,6 +191,240 @@ START_TEST(json_file_first)
 }
 END_TEST
 
+
+/* The words of a summary or an anomaly. */
+static const char *words(char *buf, size_t cap, const tb_check *c, const tb_check_stream *cs,
+			 const tb_check_anomaly *a)
+{
+	tb_text t;
+	tb_text_init(&t, buf, cap);
+	if (a)
+		tb_check_text(&t, a, NULL);
+	else if (c)
+		tb_check_summary(&t, c);
+	else
+		tb_check_stream_summary(&t, cs);
+	ck_assert(!tb_text_truncated(&t));
+	tb_text_finish(&t);
+	return buf;
+}
+
+/* The sample's summary as `check` prints it (its CPU data says 2,746
+ * events were lost). */
+START_TEST(check_summary_of_sample)
+{
+	size_t len;
+	uint8_t *p = load(&len);
+	tb_session *s;
+	tb_check c;
+	tb_check_anomaly a;
+	char buf[256];
+	if (!p)
+		return;
+	s = open_mem(p, len, 0);
+	ck_assert_uint_eq(walk(s, &c, &a), 0);
+	ck_assert_uint_eq(c.nformats, 2323);
+	ck_assert_uint_eq(c.dropped, 2746);
+	ck_assert_str_eq(words(buf, sizeof(buf), &c, NULL, NULL),
+			 "trace.dat v7, 1 buffer, 2323 event formats: 63844 events, 2746 dropped, "
+			 "0 anomalies: ok");
+	tb_session_close(s);
+	free(p);
+}
+END_TEST
+
+/* Feed data to cs in pieces of `piece` bytes (the last one shorter);
+ * anomalies counted, the first kept. */
+static uint64_t feed_all(tb_check_stream *cs, const uint8_t *data, size_t len, size_t piece,
+			 tb_check_anomaly *first)
+{
+	tb_check_anomaly a;
+	tb_status st;
+	size_t at = 0;
+	uint64_t n = 0;
+	while ((st = tb_check_stream_next(cs, &a)) != TB_END) {
+		if (st == TB_OK) {
+			if (n++ == 0)
+				*first = a;
+			continue;
+		}
+		ck_assert_int_eq(st, TB_NEED_MORE);
+		if (at == len) {
+			tb_check_stream_close(cs);
+			continue;
+		}
+		ck_assert_int_eq(tb_check_stream_feed(cs, data + at, len - at < piece ? len - at
+										     : piece),
+				 TB_OK);
+		at += len - at < piece ? len - at : piece;
+	}
+	ck_assert_int_eq(tb_check_stream_next(cs, &a), TB_END); /* and stays there */
+	ck_assert_uint_eq(cs->anomalies, n);
+	return n;
+}
+
+/* The kinds, told in check's order from the first bytes. */
+START_TEST(check_stream_kinds)
+{
+	static uint8_t zeros[8192];
+	tb_check_stream *cs = malloc(sizeof(*cs));
+	tb_kbuf_layout l;
+	tb_plw w;
+	size_t len;
+	uint8_t *dat = load(&len), *raw;
+	size_t rlen;
+	ck_assert_ptr_nonnull(cs);
+	ck_assert_int_eq(tb_kbuf_layout_init(&l, 0, 8, 4096, 0), TB_OK);
+	ck_assert_int_eq(tb_check_stream_start(cs, NULL, 0, &l, NULL), TB_CHECK_KIND_EMPTY);
+	ck_assert_int_eq(tb_check_stream_start(cs, "garbage!", 8, &l, NULL), TB_CHECK_KIND_UNKNOWN);
+	ck_assert_int_eq(tb_check_stream_start(cs, zeros, sizeof(zeros), &l, NULL),
+			 TB_CHECK_KIND_RAW);
+	ck_assert_uint_eq(cs->piece, 4096);
+	ck_assert_int_eq(tb_check_stream_start(cs, zeros, sizeof(zeros), NULL, NULL),
+			 TB_CHECK_KIND_UNKNOWN); /* no layout: no raw dump */
+	tb_plw_init_arch(&w, TB_PLW_AMD64);
+	(void)tb_plw_session_all(&w);
+	ck_assert_int_eq(tb_check_stream_start(cs, w.buf, w.len, &l, NULL), TB_CHECK_KIND_PMCLOG);
+	ck_assert_uint_eq(cs->piece, 64u << 10);
+	ck_assert_int_eq(tb_check_stream_start(cs, w.buf + 1, w.len - 1, NULL, NULL),
+			 TB_CHECK_KIND_UNKNOWN);
+	tb_plw_free(&w);
+	if (dat) {
+		ck_assert_int_eq(tb_check_stream_start(cs, dat, len, &l, NULL), TB_CHECK_KIND_SESSION);
+		free(dat);
+	}
+	raw = tb_test_read_file(tb_test_path("../shared/samples/raw-sched4k/cpu0.raw"), &rlen);
+	if (raw) {
+		ck_assert_int_eq(tb_check_stream_start(cs, raw, 4096, &l, NULL), TB_CHECK_KIND_RAW);
+		free(raw);
+	}
+	free(cs);
+}
+END_TEST
+
+/* A pmclog stream split in two at every byte: the same records, no
+ * anomaly; cut short anywhere inside a record, one STREAM anomaly naming
+ * the records before it. */
+START_TEST(check_stream_pmclog_every_split)
+{
+	tb_check_stream *cs = malloc(sizeof(*cs));
+	tb_check_anomaly a;
+	tb_plw w;
+	size_t cut, n;
+	uint64_t records;
+	char buf[256];
+	ck_assert_ptr_nonnull(cs);
+	tb_plw_init_arch(&w, TB_PLW_AMD64);
+	n = tb_plw_session_all(&w);
+	ck_assert_int_eq(tb_check_stream_start(cs, w.buf, w.len, NULL, NULL), TB_CHECK_KIND_PMCLOG);
+	ck_assert_uint_eq(feed_all(cs, w.buf, w.len, w.len, &a), 0);
+	records = cs->events;
+	ck_assert_uint_eq(records, n);
+	{
+		/* the counts as the decoder gives them */
+		tb_pmclog *pl = malloc(sizeof(*pl));
+		tb_pmclog_event ev;
+		tb_error e;
+		uint64_t drops = 0, unknown = 0;
+		char want[256];
+		ck_assert_ptr_nonnull(pl);
+		ck_assert_int_eq(tb_pmclog_open_buffer(pl, NULL, w.buf, w.len), TB_OK);
+		while (tb_pmclog_next(pl, &ev, &e) == TB_OK) {
+			drops += ev.type == TB_PMCLOG_DROPNOTIFY;
+			unknown += ev.type == TB_PMCLOG_UNKNOWN;
+		}
+		free(pl);
+		ck_assert_uint_gt(drops, 0);
+		snprintf(want, sizeof(want), "pmclog: %llu records, %llu drop notifications, %llu of "
+			 "unknown type, 0 anomalies: ok", (unsigned long long)records,
+			 (unsigned long long)drops, (unsigned long long)unknown);
+		ck_assert_str_eq(words(buf, sizeof(buf), NULL, cs, NULL), want);
+	}
+	for (cut = 1; cut < w.len; cut++) {
+		ck_assert_int_eq(tb_check_stream_start(cs, w.buf, w.len, NULL, NULL),
+				 TB_CHECK_KIND_PMCLOG);
+		ck_assert_uint_eq(feed_all(cs, w.buf, w.len, cut, &a), 0);
+		ck_assert_uint_eq(cs->events, records);
+	}
+	/* cut inside the last record */
+	ck_assert_int_eq(tb_check_stream_start(cs, w.buf, w.len, NULL, NULL), TB_CHECK_KIND_PMCLOG);
+	ck_assert_uint_eq(feed_all(cs, w.buf, w.len - 1, 7, &a), 1);
+	ck_assert_int_eq(a.part, TB_CHECK_STREAM);
+	ck_assert_str_eq(a.where, "pmclog");
+	ck_assert_int_eq(a.error.status, TB_ERR_TRUNCATED);
+	ck_assert_uint_eq(a.index, records - 1);
+	ck_assert_uint_eq(cs->events, records - 1);
+	ck_assert_uint_lt(a.offset, w.len);
+	snprintf(buf, sizeof(buf), "record %llu at offset %llu: %s (%s)",
+		 (unsigned long long)records, (unsigned long long)a.offset, a.error.what,
+		 tb_strerror(TB_ERR_TRUNCATED));
+	{
+		char said[256];
+		ck_assert_str_eq(words(said, sizeof(said), NULL, NULL, &a), buf);
+	}
+	/* a piece before the last is used up, or after close: refused */
+	ck_assert_int_eq(tb_check_stream_start(cs, w.buf, w.len, NULL, NULL), TB_CHECK_KIND_PMCLOG);
+	ck_assert_int_eq(tb_check_stream_feed(cs, w.buf, w.len), TB_OK);
+	ck_assert_int_eq(tb_check_stream_feed(cs, w.buf, w.len), TB_ERR_ARG);
+	tb_check_stream_close(cs);
+	ck_assert_int_eq(tb_check_stream_feed(cs, w.buf, 1), TB_ERR_ARG);
+	tb_plw_free(&w);
+	free(cs);
+}
+END_TEST
+
+/* The raw sample's CPU 0 dump, whole or a sub-buffer at a time: 145
+ * sub-buffers, 15,353 events (as `check` says); a page whose commit
+ * runs past it: one SUBBUF anomaly at that page; zero-filled pages: the
+ * one DUMP anomaly. */
+START_TEST(check_stream_raw)
+{
+	static uint8_t zeros[3 * 4096];
+	tb_check_stream *cs = malloc(sizeof(*cs));
+	tb_check_anomaly a;
+	tb_kbuf_layout l;
+	size_t len, piece;
+	char buf[512];
+	uint8_t *raw = tb_test_read_file(tb_test_path("../shared/samples/raw-sched4k/cpu0.raw"),
+					 &len);
+	ck_assert_ptr_nonnull(cs);
+	ck_assert_int_eq(tb_kbuf_layout_init(&l, 0, 8, 4096, 0), TB_OK);
+	for (piece = 4096; raw && piece <= len; piece = piece == 4096 ? len : len + 1) {
+		ck_assert_int_eq(tb_check_stream_start(cs, raw, 4096, &l, NULL), TB_CHECK_KIND_RAW);
+		ck_assert_uint_eq(feed_all(cs, raw, len, piece, &a), 0);
+		ck_assert_uint_eq(cs->pages, 145);
+		ck_assert_uint_eq(cs->events, 15353);
+		ck_assert_str_eq(words(buf, sizeof(buf), NULL, cs, NULL),
+				 "raw sub-buffers (4096-byte): 145 sub-buffers, 15353 events, "
+				 "0 dropped, 0 anomalies: ok");
+	}
+	if (raw) {
+		memset(raw + 3 * 4096 + 8, 0x7f, 4); /* commit of page 3: far past the page */
+		ck_assert_int_eq(tb_check_stream_start(cs, raw, 4096, &l, NULL), TB_CHECK_KIND_RAW);
+		ck_assert_uint_eq(feed_all(cs, raw, len, 4096, &a), 1);
+		ck_assert_int_eq(a.part, TB_CHECK_SUBBUF);
+		ck_assert_str_eq(a.where, "sub-buffer");
+		ck_assert_uint_eq(a.page, 3);
+		ck_assert_uint_eq(a.offset, 3 * 4096);
+		ck_assert(tb_is_malformed(a.error.status));
+		ck_assert_uint_eq(cs->pages, 144);
+		free(raw);
+	}
+	ck_assert_int_eq(tb_check_stream_start(cs, zeros, 4096, &l, NULL), TB_CHECK_KIND_RAW);
+	ck_assert_uint_eq(feed_all(cs, zeros, sizeof(zeros), 4096, &a), 1);
+	ck_assert_int_eq(a.part, TB_CHECK_DUMP);
+	ck_assert_uint_eq(cs->pages, 3);
+	ck_assert_uint_eq(cs->empty, 3);
+	ck_assert_str_eq(words(buf, sizeof(buf), NULL, NULL, &a),
+			 "every sub-buffer is empty (commit 0, as in zero-filled bytes): not a "
+			 "trace_pipe_raw dump, which holds only pages with events");
+	ck_assert_str_eq(words(buf, sizeof(buf), NULL, cs, NULL),
+			 "raw sub-buffers (4096-byte): 3 sub-buffers, 0 events, 0 dropped, "
+			 "1 anomalies: MALFORMED");
+	free(cs);
+}
+END_TEST
+
 Suite *tb_suite_check(void)
 {
 	Suite *s = suite_create("check");
@@ -197,6 +435,10 @@ Suite *tb_suite_check(void)
 	tcase_add_test(tc, check_event_without_format);
 	tcase_add_test(tc, check_without_session);
 	tcase_add_test(tc, json_file_first);
+	tcase_add_test(tc, check_summary_of_sample);
+	tcase_add_test(tc, check_stream_kinds);
+	tcase_add_test(tc, check_stream_pmclog_every_split);
+	tcase_add_test(tc, check_stream_raw);
 	suite_add_tcase(s, tc);
 	return s;
 }
