@@ -490,132 +490,6 @@ static void q_take_all(pq_out *o)
 
 /* ---- one capture ---- */
 
-/* metadata.json's CPUs of one buffer (tb_pq_session_foreach_cpu) */
-typedef struct json_cpus {
-	FILE *m;
-	size_t buffer;
-	int first;
-} json_cpus;
-
-static int json_cpu(void *ctx, size_t buffer, uint32_t cpu, const tb_session_cpu_stats *cs)
-{
-	json_cpus *j = ctx;
-	if (buffer != j->buffer)
-		return 0;
-	fprintf(j->m, "%s{\"cpu\":%u,\"events\":%llu,\"pages\":%llu,\"dropped\":%llu,"
-		      "\"drops_unknown\":%llu,\"malformed_pages\":%llu}",
-		j->first ? "" : ",", cpu, (unsigned long long)cs->events,
-		(unsigned long long)cs->pages, (unsigned long long)cs->dropped,
-		(unsigned long long)cs->drops_unknown, (unsigned long long)cs->damaged_pages);
-	j->first = 0;
-	return 0;
-}
-
-static void json_kv(FILE *m, const char *key, const char *s, size_t n, int comma)
-{
-	fprintf(m, "%s\"%s\":", comma ? "," : "", key);
-	tb_cli_json_str(m, s ? s : "", s ? n : 0);
-}
-
-/* metadata.parquet (the library's), then metadata.json: 0, or -1 said.
- * meta: what the walk (bad_pages) and the writers counted; eo: the events
- * table's writer, fo: the per-event tables'. */
-static int write_metadata(pq_out *o, tb_cli_capture *c, const tb_pq_session_meta *meta,
-			  const pq_out *eo, const pq_out *fo)
-{
-	const tb_session_info *in = tb_session_get_info(c->s);
-	const tb_pq_session_counts *n = &meta->counts;
-	tb_pq_session_io io = out_io(o);
-	char *path = malloc(strlen(o->dir) + 16);
-	FILE *m;
-	size_t i, k, nd = tb_session_ndamage(c->s), nformat_damage = 0;
-	tb_error e;
-	if (tb_pq_session_metadata(c->s, meta, &pq_heap, &io, &e) != TB_OK) {
-		free(path);
-		return lib_error(o, &e);
-	}
-	if (!path) {
-		out_error(o, o->dir, "out of memory", 0);
-		return -1;
-	}
-	for (i = 0; i < nd; i++)
-		nformat_damage += !strcmp(tb_session_damage_at(c->s, i)->where, "event format");
-	sprintf(path, "%s/metadata.json", o->dir);
-	m = fopen(path, "w");
-	if (!m) {
-		out_error(o, path, "cannot open", errno);
-		free(path);
-		return -1;
-	}
-	fprintf(m, "{\"tracebound_version\":\"%s\"", tb_version());
-	json_kv(m, "trace_id", meta->trace_id, strlen(meta->trace_id), 1);
-	json_kv(m, "source", meta->source, strlen(meta->source), 1);
-	if (in->is_dat)
-		fprintf(m, ",\"container\":\"trace.dat v%u\"", in->dat_version);
-	else
-		fprintf(m, ",\"container\":\"raw\"");
-	json_kv(m, "compression", in->compression.len ? in->compression.ptr : "none",
-		in->compression.len ? in->compression.len : 4, 1);
-	json_kv(m, "uname", in->uname.ptr, in->uname.len, 1);
-	json_kv(m, "clock", in->clock.ptr, in->clock.len, 1); /* the session's tb_clock_parse */
-	json_kv(m, "trace_clock", in->clock.ptr, in->clock.len, 1);
-	fprintf(m, ",\"ts_offset\":%lld,\"big_endian\":%s,\"long_size\":%u",
-		(long long)in->ts_offset, in->big_endian ? "true" : "false", in->long_size);
-	fprintf(m, ",\"events\":%llu,\"events_without_format\":%llu,\"malformed_pages\":%llu",
-		(unsigned long long)n->events, (unsigned long long)n->no_format,
-		(unsigned long long)meta->bad_pages);
-	fprintf(m, ",\"records_with_unreadable_fields\":%llu,\"comms_cut\":%llu",
-		(unsigned long long)n->bad_records, (unsigned long long)n->comms_cut);
-	fprintf(m, ",\"formats_rejected\":%zu,\"damage\":[", nformat_damage);
-	for (i = 0; i < nd; i++) {
-		const tb_session_damage *dm = tb_session_damage_at(c->s, i);
-		fprintf(m, "%s{", i ? "," : "");
-		json_kv(m, "where", dm->where, strlen(dm->where), 0);
-		json_kv(m, "what", dm->error.what, strlen(dm->error.what), 1);
-		fprintf(m, ",\"offset\":%llu,\"index\":%zu}", (unsigned long long)dm->error.offset,
-			dm->index);
-	}
-	fprintf(m, "],\"buffers\":[");
-	for (i = 0; i < in->nbuffers; i++) {
-		const tb_session_buffer_info *b = tb_session_buffer(c->s, i);
-		json_cpus j = { m, i, 1 };
-		fprintf(m, "%s{", i ? "," : "");
-		json_kv(m, "name", b->name.ptr, b->name.len, 0);
-		json_kv(m, "clock", b->clock.ptr, b->clock.len, 1);
-		fprintf(m, ",\"page_size\":%u,\"cpus\":[", b->page_size);
-		(void)tb_pq_session_foreach_cpu(c->s, meta->raw, meta->nraw, json_cpu, &j);
-		fprintf(m, "]}");
-	}
-	fprintf(m, "],\"tables\":[{\"file\":\"events.parquet\",\"rows\":%llu}",
-		(unsigned long long)tb_pq_session_events_table(eo->w)->rows);
-	for (i = 0; i < tb_pq_session_ntables(fo->w); i++) {
-		const tb_pq_session_table *t = tb_pq_session_table_at(fo->w, i);
-		int fb = 1;
-		fprintf(m, ",{");
-		json_kv(m, "file", t->name, strlen(t->name), 0);
-		fprintf(m, ",\"buffer\":%u", t->buffer);
-		json_kv(m, "system", t->format->system, t->format->system_len, 1);
-		json_kv(m, "name", t->format->name, t->format->name_len, 1);
-		fprintf(m, ",\"id\":%u,\"rows\":%llu,\"values_too_large\":%llu,\"binary_columns\":[",
-			t->format->id, (unsigned long long)t->rows, (unsigned long long)t->too_large);
-		for (k = 0; k < t->ncols; k++)
-			if ((t->cols[k].flags & TB_PQ_TEXT) && t->cols[k].non_utf8) {
-				fprintf(m, "%s", fb ? "" : ",");
-				tb_cli_json_str(m, t->cols[k].name, t->cols[k].name_len);
-				fb = 0;
-			}
-		fprintf(m, "]}");
-	}
-	fprintf(m, "]}\n");
-	if (ferror(m) | fclose(m)) {
-		out_error(o, path, "write failed", errno);
-		free(path);
-		return -1;
-	}
-	free(path);
-	return 0;
-}
-
 /* The walking thread's own: the capture and --text's rendering. */
 typedef struct pq_walk {
 	tb_cli_capture *c;
@@ -714,7 +588,6 @@ static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path
 	struct { _Alignas(CACHE_LINE) pq_out o; } taker, rows;
 	pq_out o, *fo = &o, *eo = &o;
 	pq_walk wk;
-	tb_pq_session_meta meta;
 	pthread_t th;
 	int two = 0, failed, k, nchunks = 0;
 	memset(&sh, 0, sizeof(sh));
@@ -757,15 +630,11 @@ static int convert_capture(tb_cli_capture *cp, const char *dir, const char *path
 		pthread_join(th, NULL);
 	}
 	if (!o.failed && !taker.o.failed && !rows.o.failed) {
-		memset(&meta, 0, sizeof(meta));
-		meta.source = src;
-		meta.trace_id = id;
-		meta.raw = c.raw;
-		meta.nraw = c.nraw;
-		meta.counts = *tb_pq_session_get_counts(eo->w);
-		meta.counts.bad_records = tb_pq_session_get_counts(fo->w)->bad_records;
-		meta.bad_pages = wk.bad_pages;
-		(void)write_metadata(&o, &c, &meta, eo, fo);
+		tb_pq_session_io io = out_io(&o);
+		tb_pq_session_meta meta = { src, id, c.raw, c.nraw, wk.bad_pages, eo->w, fo->w };
+		tb_error e;
+		if (tb_pq_session_metadata(c.s, &meta, &pq_heap, &io, &e) != TB_OK)
+			(void)lib_error(&o, &e);
 	}
 done:
 	if (nchunks == Q_CHUNKS) {

@@ -133,53 +133,185 @@ static tb_span clock_name(tb_span clock)
 	return r;
 }
 
+/* What the JSON texts are made of. */
+typedef struct meta_src {
+	const tb_session *s;
+	const tb_pq_session_meta *m;
+	tb_pq_session_counts n;   /* both writers' */
+	size_t formats_rejected;
+} meta_src;
+
 /* Damage and buffer names as JSON texts (the writer has no nested types). */
-static void damage_json(tb_text *m, const tb_session *s)
+static void damage_json(tb_text *t, const meta_src *ms)
 {
-	size_t i, nd = tb_session_ndamage(s);
-	tb_text_putc(m, '[');
+	size_t i, nd = tb_session_ndamage(ms->s);
+	tb_text_putc(t, '[');
 	for (i = 0; i < nd; i++) {
-		const tb_session_damage *dm = tb_session_damage_at(s, i);
-		tb_text_puts(m, i ? ",{\"where\":" : "{\"where\":");
-		tb_json_str(m, dm->where, strlen(dm->where));
-		tb_text_puts(m, ",\"what\":");
-		tb_json_str(m, dm->error.what, strlen(dm->error.what));
-		tb_text_puts(m, ",\"offset\":");
-		tb_text_u64(m, dm->error.offset, 0, 0);
-		tb_text_puts(m, ",\"index\":");
-		tb_text_u64(m, dm->index, 0, 0);
-		tb_text_putc(m, '}');
+		const tb_session_damage *dm = tb_session_damage_at(ms->s, i);
+		tb_text_puts(t, i ? ",{\"where\":" : "{\"where\":");
+		tb_json_str(t, dm->where, strlen(dm->where));
+		tb_text_puts(t, ",\"what\":");
+		tb_json_str(t, dm->error.what, strlen(dm->error.what));
+		tb_text_puts(t, ",\"offset\":");
+		tb_text_u64(t, dm->error.offset, 0, 0);
+		tb_text_puts(t, ",\"index\":");
+		tb_text_u64(t, dm->index, 0, 0);
+		tb_text_putc(t, '}');
 	}
-	tb_text_putc(m, ']');
+	tb_text_putc(t, ']');
 }
 
-static void buffers_json(tb_text *m, const tb_session *s)
+static void buffers_json(tb_text *t, const meta_src *ms)
 {
-	const tb_session_info *in = tb_session_get_info(s);
+	const tb_session_info *in = tb_session_get_info(ms->s);
 	size_t i;
-	tb_text_putc(m, '[');
+	tb_text_putc(t, '[');
 	for (i = 0; i < in->nbuffers; i++) {
-		const tb_session_buffer_info *b = tb_session_buffer(s, i);
+		const tb_session_buffer_info *b = tb_session_buffer(ms->s, i);
 		if (i)
-			tb_text_putc(m, ',');
-		tb_json_str(m, b->name.ptr ? b->name.ptr : "", b->name.len);
+			tb_text_putc(t, ',');
+		tb_json_str(t, b->name.ptr ? b->name.ptr : "", b->name.len);
 	}
-	tb_text_putc(m, ']');
+	tb_text_putc(t, ']');
 }
 
-/* A JSON text made by fn, in memory of its own size: NULL (memory). */
-static char *json_text(const tb_mem *mem, const tb_session *s,
-		       void (*fn)(tb_text *, const tb_session *), size_t *len)
+/* ,"key":"value" (no comma first when first) */
+static void json_kv(tb_text *t, const char *key, const char *v, size_t n, int first)
+{
+	tb_text_puts(t, first ? "\"" : ",\"");
+	tb_text_puts(t, key);
+	tb_text_puts(t, "\":");
+	tb_json_str(t, v ? v : "", v ? n : 0);
+}
+
+/* ,"key":N */
+static void json_num(tb_text *t, const char *key, uint64_t v)
+{
+	tb_text_puts(t, ",\"");
+	tb_text_puts(t, key);
+	tb_text_puts(t, "\":");
+	tb_text_u64(t, v, 0, 0);
+}
+
+/* metadata.json's CPUs of one buffer (tb_pq_session_foreach_cpu) */
+typedef struct json_cpus {
+	tb_text *t;
+	size_t buffer;
+	int first;
+} json_cpus;
+
+static int json_cpu(void *ctx, size_t buffer, uint32_t cpu, const tb_session_cpu_stats *cs)
+{
+	json_cpus *j = ctx;
+	if (buffer != j->buffer)
+		return 0;
+	tb_text_puts(j->t, j->first ? "{\"cpu\":" : ",{\"cpu\":");
+	tb_text_u64(j->t, cpu, 0, 0);
+	json_num(j->t, "events", cs->events);
+	json_num(j->t, "pages", cs->pages);
+	json_num(j->t, "dropped", cs->dropped);
+	json_num(j->t, "drops_unknown", cs->drops_unknown);
+	json_num(j->t, "malformed_pages", cs->damaged_pages);
+	tb_text_putc(j->t, '}');
+	j->first = 0;
+	return 0;
+}
+
+/* One format table of metadata.json's list. */
+static void table_json(tb_text *t, const tb_pq_session_table *tb)
+{
+	size_t k;
+	int first = 1;
+	tb_text_putc(t, ',');
+	tb_text_putc(t, '{');
+	json_kv(t, "file", tb->name, strlen(tb->name), 1);
+	json_num(t, "buffer", tb->buffer);
+	json_kv(t, "system", tb->format->system, tb->format->system_len, 0);
+	json_kv(t, "name", tb->format->name, tb->format->name_len, 0);
+	json_num(t, "id", tb->format->id);
+	json_num(t, "rows", tb->rows);
+	json_num(t, "values_too_large", tb->too_large);
+	tb_text_puts(t, ",\"binary_columns\":[");
+	for (k = 0; k < tb->ncols; k++)
+		if ((tb->cols[k].flags & TB_PQ_TEXT) && tb->cols[k].non_utf8) {
+			if (!first)
+				tb_text_putc(t, ',');
+			tb_json_str(t, tb->cols[k].name, tb->cols[k].name_len);
+			first = 0;
+		}
+	tb_text_puts(t, "]}");
+}
+
+/* metadata.json (docs/parquet.md), one line. */
+static void meta_json(tb_text *t, const meta_src *ms)
+{
+	const tb_session_info *in = tb_session_get_info(ms->s);
+	const tb_pq_session_meta *m = ms->m;
+	const tb_pq_session_table *ev = tb_pq_session_events_table(m->events);
+	size_t i, nf = tb_pq_session_ntables(m->formats);
+	tb_text_puts(t, "{\"tracebound_version\":\"");
+	tb_text_puts(t, tb_version());
+	tb_text_putc(t, '"');
+	json_kv(t, "trace_id", m->trace_id, strlen(m->trace_id), 0);
+	json_kv(t, "source", m->source, strlen(m->source), 0);
+	if (in->is_dat) {
+		tb_text_puts(t, ",\"container\":\"trace.dat v");
+		tb_text_u64(t, in->dat_version, 0, 0);
+		tb_text_putc(t, '"');
+	} else {
+		tb_text_puts(t, ",\"container\":\"raw\"");
+	}
+	json_kv(t, "compression", in->compression.len ? in->compression.ptr : "none",
+		in->compression.len ? in->compression.len : 4, 0);
+	json_kv(t, "uname", in->uname.ptr, in->uname.len, 0);
+	json_kv(t, "clock", in->clock.ptr, in->clock.len, 0); /* the session's tb_clock_parse */
+	json_kv(t, "trace_clock", in->clock.ptr, in->clock.len, 0);
+	tb_text_puts(t, ",\"ts_offset\":");
+	tb_text_i64(t, in->ts_offset, 0, 0);
+	tb_text_puts(t, in->big_endian ? ",\"big_endian\":true" : ",\"big_endian\":false");
+	json_num(t, "long_size", in->long_size);
+	json_num(t, "events", ms->n.events);
+	json_num(t, "events_without_format", ms->n.no_format);
+	json_num(t, "malformed_pages", m->bad_pages);
+	json_num(t, "records_with_unreadable_fields", ms->n.bad_records);
+	json_num(t, "comms_cut", ms->n.comms_cut);
+	json_num(t, "formats_rejected", ms->formats_rejected);
+	tb_text_puts(t, ",\"damage\":");
+	damage_json(t, ms);
+	tb_text_puts(t, ",\"buffers\":[");
+	for (i = 0; i < in->nbuffers; i++) {
+		const tb_session_buffer_info *b = tb_session_buffer(ms->s, i);
+		json_cpus j = { t, i, 1 };
+		tb_text_puts(t, i ? ",{" : "{");
+		json_kv(t, "name", b->name.ptr, b->name.len, 1);
+		json_kv(t, "clock", b->clock.ptr, b->clock.len, 0);
+		json_num(t, "page_size", b->page_size);
+		tb_text_puts(t, ",\"cpus\":[");
+		(void)tb_pq_session_foreach_cpu(ms->s, m->raw, m->nraw, json_cpu, &j);
+		tb_text_puts(t, "]}");
+	}
+	tb_text_puts(t, "],\"tables\":[{\"file\":\"events.parquet\"");
+	json_num(t, "rows", ev ? ev->rows : 0);
+	tb_text_putc(t, '}');
+	for (i = 0; i < nf; i++)
+		table_json(t, tb_pq_session_table_at(m->formats, i));
+	tb_text_puts(t, "]}\n");
+}
+
+/* A JSON text made by fn, in memory of its own size (need + 1 bytes):
+ * NULL (memory). */
+static char *json_text(const tb_mem *mem, void (*fn)(tb_text *, const meta_src *),
+		       const meta_src *ms, size_t *len)
 {
 	tb_text t;
 	char *p;
 	tb_text_init(&t, NULL, 0);
-	fn(&t, s);
+	fn(&t, ms);
 	*len = t.need;
 	if (!(p = mem->alloc(mem->ctx, t.need + 1)))
 		return NULL;
 	tb_text_init(&t, p, t.need + 1);
-	fn(&t, s);
+	fn(&t, ms);
 	return p;
 }
 
@@ -270,14 +402,33 @@ out:
 	return TB_OK;
 }
 
+/* A whole output of n bytes at p. */
+static tb_status put_output(const tb_pq_session_io *io, const char *name, const char *p,
+			    size_t n, tb_error *err)
+{
+	void *out = NULL;
+	tb_status st = io->open(io->ctx, name, 0, &out), cst;
+	if (st != TB_OK || !out)
+		return tb_fail(err, st != TB_OK ? st : TB_ERR_ARG, 0, "cannot open");
+	st = io->write(io->ctx, out, p, n);
+	cst = io->close(io->ctx, out);
+	if (st != TB_OK || cst != TB_OK)
+		return tb_fail(err, st != TB_OK ? st : cst, 0, "write failed");
+	tb_error_clear(err);
+	return TB_OK;
+}
+
 tb_status tb_pq_session_metadata(const tb_session *s, const tb_pq_session_meta *m,
 				 const tb_mem *mem, const tb_pq_session_io *io, tb_error *err)
 {
 	const tb_session_info *in;
 	meta_table t;
 	char container[32];
-	size_t i, nformat_damage = 0, nd;
+	size_t i, nd, json_len = 0;
+	char *json = NULL;
 	tb_span clock;
+	meta_src ms;
+	const tb_pq_session_counts *ec, *fc;
 	tb_pq_kv kv[2] = { { "tracebound.table", 16, "metadata", 8 },
 			   { "tracebound.trace_id", 19, NULL, 0 } };
 	const char *ver = tb_version();
@@ -297,11 +448,23 @@ tb_status tb_pq_session_metadata(const tb_session *s, const tb_pq_session_meta *
 		if (!(t.lists[i] = mem->alloc(mem->ctx, (t.list_cap ? t.list_cap : 1) * 8)))
 			goto out;
 	(void)tb_pq_session_foreach_cpu(s, m->raw, m->nraw, meta_cpu, &t);
-	if (!(t.dmg = json_text(mem, s, damage_json, &t.dmg_len)) ||
-	    !(t.bufs = json_text(mem, s, buffers_json, &t.bufs_len)))
-		goto out;
+	memset(&ms, 0, sizeof(ms));
+	ms.s = s;
+	ms.m = m;
+	ec = m->events ? tb_pq_session_get_counts(m->events) : NULL;
+	fc = m->formats ? tb_pq_session_get_counts(m->formats) : NULL;
+	if (ec) {
+		ms.n.events = ec->events;
+		ms.n.no_format = ec->no_format;
+		ms.n.comms_cut = ec->comms_cut;
+	}
+	ms.n.bad_records = fc ? fc->bad_records : 0;
 	for (i = 0; i < nd; i++)
-		nformat_damage += !strcmp(tb_session_damage_at(s, i)->where, "event format");
+		ms.formats_rejected += !strcmp(tb_session_damage_at(s, i)->where, "event format");
+	if (!(t.dmg = json_text(mem, damage_json, &ms, &t.dmg_len)) ||
+	    !(t.bufs = json_text(mem, buffers_json, &ms, &t.bufs_len)) ||
+	    !(json = json_text(mem, meta_json, &ms, &json_len)))
+		goto out;
 	{
 		tb_text ct;
 		tb_text_init(&ct, container, sizeof(container));
@@ -324,12 +487,12 @@ tb_status tb_pq_session_metadata(const tb_session *s, const tb_pq_session_meta *
 	meta_int(&t, "ts_offset", 64, 1, (uint64_t)in->ts_offset);
 	meta_int(&t, "big_endian", 8, 0, in->big_endian ? 1 : 0);
 	meta_int(&t, "long_size", 32, 0, in->long_size);
-	meta_int(&t, "events", 64, 0, m->counts.events);
-	meta_int(&t, "events_without_format", 64, 0, m->counts.no_format);
+	meta_int(&t, "events", 64, 0, ms.n.events);
+	meta_int(&t, "events_without_format", 64, 0, ms.n.no_format);
 	meta_int(&t, "malformed_pages", 64, 0, m->bad_pages);
-	meta_int(&t, "records_with_unreadable_fields", 64, 0, m->counts.bad_records);
-	meta_int(&t, "comms_cut", 64, 0, m->counts.comms_cut);
-	meta_int(&t, "formats_rejected", 64, 0, nformat_damage);
+	meta_int(&t, "records_with_unreadable_fields", 64, 0, ms.n.bad_records);
+	meta_int(&t, "comms_cut", 64, 0, ms.n.comms_cut);
+	meta_int(&t, "formats_rejected", 64, 0, ms.formats_rejected);
 	meta_int(&t, "dropped", 64, 0, t.dropped);
 	meta_int(&t, "drops_unknown", 64, 0, t.drops_unknown);
 	meta_int(&t, "damages", 64, 0, nd);
@@ -343,12 +506,15 @@ tb_status tb_pq_session_metadata(const tb_session *s, const tb_pq_session_meta *
 	meta_list(&t, "cpu_drops_unknown", 64, t.lists[5]);
 	meta_list(&t, "cpu_malformed_pages", 64, t.lists[6]);
 	st = meta_file(&t, kv, 2, io, err);
+	if (st == TB_OK)
+		st = put_output(io, "metadata.json", json, json_len, err);
 out:
 	for (i = 0; i < 7; i++)
 		mem_put(mem, t.lists[i], (t.list_cap ? t.list_cap : 1) * 8);
 	mem_put(mem, t.dmg, t.dmg_len + 1);
 	mem_put(mem, t.bufs, t.bufs_len + 1);
-	if (st == TB_ERR_NO_SPACE && (!t.dmg || !t.bufs || !t.lists[6]))
+	mem_put(mem, json, json_len + 1);
+	if (st == TB_ERR_NO_SPACE && (!t.dmg || !t.bufs || !json || !t.lists[6]))
 		return tb_fail(err, st, 0, "out of memory");
 	return st;
 }

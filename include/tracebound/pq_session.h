@@ -8,8 +8,8 @@
  *   SYSTEM-EVENT.parquet            one table per event format with events
  *   buffer-NAME/SYSTEM-EVENT.parquet  the same for an instance's buffer
  *
- * and, on its own, metadata.parquet (tb_pq_session_metadata): one row
- * about the capture.  Columns, types and nulls are rows.h's; the file
+ * and, on its own, metadata.parquet and metadata.json
+ * (tb_pq_session_metadata): about the capture and its tables.  Columns, types and nulls are rows.h's; the file
  * bytes are lib/parquet.c's.  No I/O: every byte goes up through the
  * caller's tb_pq_session_io (open a named output, write, close), and
  * pages are compressed by the caller's compressor when one is given.
@@ -169,19 +169,25 @@ typedef int (*tb_pq_session_cpu_fn)(void *ctx, size_t buffer, uint32_t cpu,
 TB_API int tb_pq_session_foreach_cpu(const tb_session *s, const tb_session_raw_cpu *raw,
 				     size_t nraw, tb_pq_session_cpu_fn fn, void *ctx);
 
-/* What metadata.parquet says besides the session's own. */
+/* What the metadata says besides the session's own. */
 typedef struct tb_pq_session_meta {
 	const char *source;        /* the capture as named (NUL-terminated) */
 	const char *trace_id;      /* NUL-terminated */
 	const tb_session_raw_cpu *raw; /* raw dumps' CPUs (tb_pq_session_foreach_cpu) */
 	size_t nraw;
-	tb_pq_session_counts counts; /* both roles' */
 	uint64_t bad_pages;        /* pages the walk could not read */
+	/* the writers of the tables (finished; one may be both; NULL: none):
+	 * their counts and tables */
+	const tb_pq_session *events, *formats;
 } tb_pq_session_meta;
 
-/* The output "metadata.parquet": one row about the capture (docs/parquet.md),
- * opened, written and closed through io.  Memory from mem, all given back.
- * TB_ERR_ARG, TB_ERR_NO_SPACE (memory), an io or writer error. */
+/*
+ * The outputs "metadata.parquet" (one row about the capture) and
+ * "metadata.json" (the same and every table: its file, rows, values too
+ * large, columns left BYTE_ARRAY), docs/parquet.md, each opened, written
+ * and closed through io.  Memory from mem, all given back.  TB_ERR_ARG,
+ * TB_ERR_NO_SPACE (memory), an io or writer error.
+ */
 TB_API TB_MUST_CHECK tb_status tb_pq_session_metadata(const tb_session *s,
 						      const tb_pq_session_meta *m,
 						      const tb_mem *mem,
