@@ -23,7 +23,7 @@
  * given back are then simply dropped with it), asked for as tables
  * appear:
  *   per writer  the writer, scratch and dictionary space for a column
- *               buffer of 4 x TB_DAT_PAGE_MAX (about 9 MiB), the
+ *               buffer of 4 x TB_DAT_PAGE_MAX (about 10 MB), the
  *               compressor's output space for that (io.compress_bound),
  *               and with TB_PQ_SESSION_FORMATS one record's decoded
  *               fields (TB_FORMAT_MAX_FIELDS tb_field_value)
