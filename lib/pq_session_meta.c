@@ -331,7 +331,7 @@ static tb_status meta_file(meta_table *t, const tb_pq_kv *kv, size_t nkv,
 			   const tb_pq_session_io *io, tb_error *err)
 {
 	const tb_mem *mem = t->mem;
-	size_t i, max = 0, fcap = 16384, scap;
+	size_t i, max = 0, fcap = 16384, scap = 0;
 	uint8_t *scratch = NULL, *footer = NULL;
 	tb_pq_writer w;
 	tb_pq_config cfg;
