@@ -57,7 +57,7 @@ typedef struct pq_out pq_out;
 /* An event as the queue holds it, then the record's bytes.  The comm is
  * not copied: it is a string of the session's tables (or a static one),
  * valid until the capture closes, after both threads are done.  Its
- * length is cut to COMM_MAX + 1 (above COMM_MAX: a comm that was cut). */
+ * length is cut to TB_PQ_SESSION_COMM_MAX + 1 (above it: a cut comm). */
 typedef struct q_rec {
 	uint64_t ts;
 	const tb_format *format;  /* NULL: an event without one (events table only) */
