@@ -129,7 +129,8 @@ typedef struct tb_pq_session tb_pq_session;
 /* A writer over session s (borrowed until close) and io (copied).
  * TB_ERR_ARG (NULL, no role, no open/write/close, a compressor without
  * its bound), TB_ERR_NO_SPACE (memory); with EVENTS, the events table's
- * output is opened and its magic written (an io error). */
+ * output is opened and its magic written (an io error).  *out is set
+ * whenever the writer itself was made, on an error too: close it then. */
 TB_API TB_MUST_CHECK tb_status tb_pq_session_open(tb_pq_session **out, const tb_session *s,
 						  const tb_mem *mem,
 						  const tb_pq_session_config *cfg,
