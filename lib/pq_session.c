@@ -93,9 +93,8 @@ static tb_status out_write(void *ctx, const void *p, size_t n)
 {
 	pqs_table *t = ctx;
 	tb_pq_session *w = t->w;
-	tb_status st;
 	if (!t->out) {
-		st = w->io.open(w->io.ctx, t->name, t->opened, &t->out);
+		tb_status st = w->io.open(w->io.ctx, t->name, t->opened, &t->out);
 		if (st != TB_OK || !t->out)
 			return st != TB_OK ? st : TB_ERR_ARG;
 		t->opened = 1;
@@ -127,7 +126,9 @@ static void put_name(char *dst, size_t *at, const char *s, size_t n)
 		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 			 (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '+' ||
 			 (c == '.' && i);
-		dst[(*at)++] = ok ? c : '_';
+		if (!ok)
+			c = '_';
+		dst[(*at)++] = c;
 	}
 }
 
@@ -345,12 +346,12 @@ static int index_add(tb_pq_session *w, pqs_table *t)
 	}
 	if (w->ntables == w->tables_cap) {
 		size_t cap = w->tables_cap + 64;
-		pqs_table **nl = mem_get(w, cap * sizeof(*nl));
+		pqs_table **nl = mem_get(w, cap * sizeof(pqs_table *));
 		if (!nl)
 			return -1;
 		if (w->ntables)
-			memcpy(nl, w->tables, w->ntables * sizeof(*nl));
-		mem_put(&w->mem, w->tables, w->tables_cap * sizeof(*nl));
+			memcpy(nl, w->tables, w->ntables * sizeof(pqs_table *));
+		mem_put(&w->mem, w->tables, w->tables_cap * sizeof(pqs_table *));
 		w->tables = nl;
 		w->tables_cap = cap;
 	}
@@ -370,7 +371,7 @@ static void table_name(tb_pq_session *w, pqs_table *t, const tb_format *f, uint3
 	char *file = t->name;
 	size_t at = 0, k;
 	if (bi && bi->name.len) {
-		memcpy(file, "buffer-", 7);
+		memcpy(file, "buffer-", 8); /* (its NUL is written over) */
 		at = 7;
 		put_name(file, &at, bi->name.ptr, bi->name.len);
 		file[at++] = '/';
@@ -599,7 +600,7 @@ void tb_pq_session_close(tb_pq_session *w)
 		table_free(w, w->all);
 	for (i = 0; i < w->ntables; i++)
 		table_free(w, w->tables[i]);
-	mem_put(&m, w->tables, w->tables_cap * sizeof(*w->tables));
+	mem_put(&m, w->tables, w->tables_cap * sizeof(pqs_table *));
 	mem_put(&m, w->index, w->index_cap * sizeof(*w->index));
 	mem_put(&m, w->fv, TB_FORMAT_MAX_FIELDS * sizeof(*w->fv));
 	mem_put(&m, w->cscratch, w->cscratch_cap);
