@@ -42,21 +42,7 @@ int tb_ds_stage_publish(tb_ds_stage *st);
 /* Remove the staging directory and everything in it; free st. */
 void tb_ds_stage_end(tb_ds_stage *st);
 
-/* Each (buffer, CPU) with stats, in the order metadata.json lists them:
- * fn returns nonzero to stop. */
-typedef int (*tb_ds_cpu_fn)(void *ctx, size_t buffer, uint32_t cpu,
-			    const tb_session_cpu_stats *cs);
-int tb_ds_foreach_cpu(const tb_session *s, const tb_session_raw_cpu *raw, size_t nraw,
-		      tb_ds_cpu_fn fn, void *ctx);
-
-/* What the conversion counted, for the metadata table. */
-typedef struct tb_ds_counts {
-	uint64_t events, no_format, bad_pages, bad_records, comms_cut, formats_rejected;
-} tb_ds_counts;
-
-/* DIR/metadata.parquet: one row about the upload (docs/parquet.md).
- * 0, or -1 said on stderr. */
-int tb_ds_write_meta(const char *dir, const char *source, const char *id, const tb_session *s,
-		     const tb_session_raw_cpu *raw, size_t nraw, const tb_ds_counts *n);
+/* mkdir -p: each parent, then dir: 0, or -1 (errno says why). */
+int tb_ds_mkdir_p(const char *dir);
 
 #endif

@@ -11,11 +11,15 @@
  * refuses one request (which one: from the first walk's count and the
  * input): a call during which a request was refused never says TB_OK
  * (session.h: such a call fails with TB_ERR_NO_SPACE), and once the
- * refusal is past the walk goes on.
+ * refusal is past the walk goes on.  And the walk once more into the
+ * Parquet tables (pq_session.h) over a null sink: every output opened is
+ * closed, starts with the magic and, when finished, ends with it; an
+ * error stays (finish says it again); memory from an arena of its own.
  */
 #include <string.h>
 
 #include "fuzz.h"
+#include "tracebound/pq_session.h"
 #include "tracebound/tracebound.h"
 
 static uint8_t arena_mem[32u << 20];
@@ -142,6 +146,104 @@ static void render(tb_session *s, const tb_session_event *ev, unsigned how)
 	TB_FUZZ_CHECK(st == TB_ERR_NO_SPACE && r2.len == 0 && r2.needed == r.needed);
 }
 
+/* ---- the Parquet tables into a null sink ---- */
+
+typedef struct null_out {
+	char name[TB_PQ_SESSION_MAX_NAME];
+	size_t len;
+	uint8_t head[4], tail[4];
+} null_out;
+
+typedef struct null_sink {
+	null_out outs[512];
+	size_t n, open;
+} null_sink;
+
+static null_sink sink;
+
+static tb_status ns_open(void *ctx, const char *name, int append, void **out)
+{
+	null_sink *k = ctx;
+	size_t i;
+	for (i = 0; i < k->n && strcmp(k->outs[i].name, name); i++)
+		;
+	/* a name is new unless it appends; it fits the limit */
+	TB_FUZZ_CHECK((i < k->n) == (append != 0) && strlen(name) < TB_PQ_SESSION_MAX_NAME);
+	if (i == sizeof(k->outs) / sizeof(k->outs[0]))
+		return TB_ERR_LIMIT;
+	if (i == k->n) {
+		memset(&k->outs[k->n], 0, sizeof(k->outs[0]));
+		strcpy(k->outs[k->n++].name, name);
+	}
+	*out = &k->outs[i];
+	k->open++;
+	return TB_OK;
+}
+
+static tb_status ns_write(void *ctx, void *out, const void *p, size_t n)
+{
+	null_out *o = out;
+	const uint8_t *b = p;
+	size_t i;
+	(void)ctx;
+	for (i = 0; i < n; i++, o->len++) {
+		if (o->len < 4)
+			o->head[o->len] = b[i];
+		o->tail[o->len % 4] = b[i];
+	}
+	return TB_OK;
+}
+
+static tb_status ns_close(void *ctx, void *out)
+{
+	(void)out;
+	((null_sink *)ctx)->open--;
+	return TB_OK;
+}
+
+/* The writer's memory: an arena of its own (dropped whole each run). */
+static uint8_t pq_arena_mem[48u << 20];
+
+static void pq_tables(tb_session *s)
+{
+	tb_arena a;
+	tb_mem heap;
+	tb_pq_session_config cfg = { TB_PQ_SESSION_EVENTS | TB_PQ_SESSION_FORMATS |
+					     TB_PQ_SESSION_TEXT, "fuzz", 4, 4 };
+	tb_pq_session_io io = { ns_open, ns_write, ns_close, &sink, NULL, NULL, NULL, 0 };
+	tb_pq_session *w;
+	tb_session_event ev;
+	tb_error err;
+	tb_status st, st2;
+	size_t n = 0, i;
+	sink.n = sink.open = 0;
+	tb_arena_init(&a, pq_arena_mem, sizeof(pq_arena_mem));
+	heap = tb_arena_mem(&a);
+	if (tb_session_rewind(s, &err) != TB_OK)
+		return;
+	st = tb_pq_session_open(&w, s, &heap, &cfg, &io, &err);
+	while (st == TB_OK && tb_session_next(s, &ev, &err) == TB_OK && n++ < 100000)
+		st = tb_pq_session_event(w, &ev, "text", 4, &err);
+	TB_FUZZ_CHECK(st == TB_OK || tb_is_error(st));
+	st2 = tb_pq_session_finish(w, &err);
+	TB_FUZZ_CHECK(st == TB_OK ? st2 == TB_OK || tb_is_error(st2) : st2 == st);
+	if (st2 == TB_OK) {
+		tb_pq_session_meta meta = { "fuzz", "0", NULL, 0, 0, w, w };
+		st2 = tb_pq_session_metadata(s, &meta, &heap, &io, &err);
+		TB_FUZZ_CHECK(st2 == TB_OK || tb_is_error(st2));
+	}
+	tb_pq_session_close(w);
+	TB_FUZZ_CHECK(sink.open == 0 && a.used <= sizeof(pq_arena_mem));
+	for (i = 0; i < sink.n; i++) {
+		const null_out *o = &sink.outs[i];
+		TB_FUZZ_CHECK(o->len < 4 || !memcmp(o->head, "PAR1", 4) ||
+			      o->head[0] == '{'); /* metadata.json */
+		if (st2 == TB_OK && o->head[0] != '{')
+			TB_FUZZ_CHECK(o->len >= 8 && o->tail[(o->len - 4) % 4] == 'P' &&
+				      o->tail[(o->len - 1) % 4] == '1');
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	tb_session_source src;
@@ -238,6 +340,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 	}
+	pq_tables(s);
 	tb_session_close(s);
 	/* one request refused, of those the walk above made (the one below
 	 * renders less, so a late one may never come), picked by the input */
