@@ -870,7 +870,7 @@ void tb_sperf_line_head(const tb_sperf *p, const tb_sperf_item *it, const char *
 		tb_text_u64(t, it->ps.period, 10, 0);
 		tb_text_putc(t, ' ');
 	}
-	if (!chain && w < p->width)
+	if (w < p->width) /* perf pads the name with a callchain too */
 		tb_text_fill(t, ' ', p->width - w);
 	if (it->ps.system.len) {
 		tb_text_put(t, it->ps.system.ptr, it->ps.system.len);
