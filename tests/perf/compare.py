@@ -120,7 +120,7 @@ def main():
                     ", %d callchains perf does not print" % nochain if nochain else ""))
     for k, n in sorted(kinds.items(), key=lambda x: -x[1]):
         print("%s:   text differs: %d lines: %s" % (path, n, k))
-    if pct < 99.0:
+    if pct < 99.0 or not samples:
         bad += 1
     js = [json.loads(l) for l in run([tb, "report", "--json", path]).split("\n") if l]
     js = [o for o in js if "ts" in o and "damaged" not in o]

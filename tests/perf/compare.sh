@@ -43,9 +43,11 @@ done
 perf record -q -e 'sched:*' -a -o - -- sh -c 'ls -la /usr/bin > /dev/null; sleep 0.1' \
 	> "$out/pipe.data" 2>/dev/null
 python3 "$here/compare.py" "$tb" "$out/pipe.data" || rc=1
-perf record -q -e "$wide" -a -o - -- sh -c 'ls -la /usr/bin > /dev/null; sleep 0.1' \
-	> "$out/wide-pipe.data" 2>/dev/null
-python3 "$here/compare.py" "$tb" "$out/wide-pipe.data" --kallsyms /proc/kallsyms || rc=1
+# perf 6.1 segfaults piping the whole wide mix: a part of it.  perf script
+# names no kernel symbol of a pipe (%pS prints the address): no --kallsyms
+perf record -q -e 'sched:sched_switch,irq:*,timer:*,kmem:kmalloc,kmem:kfree,kmem:mm_page_alloc,syscalls:sys_enter_write,syscalls:sys_enter_close,workqueue:*,block:*' \
+	-a -o - -- sh -c 'ls -la /usr/bin > /dev/null; sleep 0.1' > "$out/wide-pipe.data" 2>/dev/null
+python3 "$here/compare.py" "$tb" "$out/wide-pipe.data" || rc=1
 "$tb" report "$out/pipe.data" > "$out/pipe.txt"
 if "$tb" report - < "$out/pipe.data" | cmp -s - "$out/pipe.txt"; then
 	echo "$out/pipe.data: from stdin: the same lines"
