@@ -32,3 +32,16 @@ def test_perf_sched_values():
         assert (ev.ts, ev.cpu, ev.pid, ev.comm) == (292491958920, 0, 7662, "perf")
         assert ev.name == "sched_stat_runtime" and ev.system == "sched"
         assert ev.fields["runtime"] == 274469
+
+
+# perf record -z: the module has no zstd yet (h/39host moves the CLI's
+# decompressors to host/ for it); then this passes and the mark goes.
+@pytest.mark.xfail(strict=True, reason="the Python module has no zstd decompressor yet (issue 39)")
+def test_perf_zstd_capture_equals_report_json(cli):
+    path = os.path.join(PERF, "schedz.data")
+    ref = [o for o in run_json(cli, "report", "--json", path) if "ts" in o]
+    with tracebound.open(path) as t:
+        got = list(t)
+    assert len(got) == len(ref) > 0
+    for py, r in zip(got, ref):
+        same_event(py, r)
