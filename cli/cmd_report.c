@@ -425,7 +425,8 @@ typedef struct report_head {
 
 static int report_files(const report_opts *o)
 {
-	tb_session_options so = { TB_SESSION_TC_DROPS | TB_SESSION_SKIP_DAMAGED,
+	/* a perf.data's text as perf script prints it (docs/perfdata.md) */
+	tb_session_options so = { TB_SESSION_TC_DROPS | TB_SESSION_SKIP_DAMAGED | TB_SESSION_PERF_TEXT,
 				  TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE };
 	static tb_cli_capture caps[REPORT_MAX_FILES];
 	static report_head heads[REPORT_MAX_FILES];

@@ -346,6 +346,9 @@ static void print_symbolic(ev *e, const tb_render_node_ *nd, int u64)
 		if (pn->op != TB_N_PAIR)
 			continue;
 		unres |= unresolved(e, pn->a);
+		/* perf's libtraceevent matches no value with such a name */
+		if ((e->p->options & TB_RENDER_PERF_STYLE) && unresolved(e, pn->a))
+			continue;
 		if (ulong_of(e, ev_int(e, pn->a).v, u64) == v) {
 			put_literal(e, pn->b);
 			break;
@@ -621,6 +624,21 @@ static void put_int_conv(ev *e, const spec *sp, uint64_t v)
 static void put_pointer(ev *e, const spec *sp, uint64_t v)
 {
 	int flags = sp->flags, width = sp->width;
+	if (e->p->options & TB_RENDER_PERF_STYLE) {
+		/* C's "%p" (perf's libtraceevent hands it to printf) */
+		v = ulong_of(e, v, 0);
+		if (v) {
+			tb_out_number(e->o, v, 16, flags | TB_NF_SPECIAL, width, sp->prec);
+			return;
+		}
+		if (!(flags & TB_NF_LEFT))
+			for (; width > 5; width--)
+				tb_out_putc(e->o, ' ');
+		tb_out_puts(e->o, "(nil)");
+		for (; width > 5; width--)
+			tb_out_putc(e->o, ' ');
+		return;
+	}
 	if (width == -1) {
 		width = (int)(2 * e->lsz);
 		flags |= TB_NF_ZEROPAD;

@@ -983,7 +983,7 @@ void tb_sperf_line_head(const tb_sperf *p, const tb_sperf_item *it, const char *
 		tb_text_u64(t, it->ps.period, 10, 0);
 		tb_text_putc(t, ' ');
 	}
-	if (!chain && w < p->width)
+	if (w < p->width) /* perf pads the name with a callchain too */
 		tb_text_fill(t, ' ', p->width - w);
 	if (it->ps.system.len) {
 		tb_text_put(t, it->ps.system.ptr, it->ps.system.len);
@@ -995,6 +995,23 @@ void tb_sperf_line_head(const tb_sperf *p, const tb_sperf_item *it, const char *
 		tb_text_hex(t, it->ps.ip, 16, 0);
 		tb_text_puts(t, " [unknown] ([unknown])");
 	}
+}
+
+/* Does k hold ip as perf's kernel map has it?  A symbol ends at the next
+ * one, but the last of the kernel before a module's symbols (and the last
+ * of all) ends at the page after the one it starts in: past it perf
+ * finds no symbol (a trampoline), where the table would name the last
+ * symbol with an offset of a gigabyte. */
+static int perf_sym_holds(const tb_kallsyms *ks, const tb_ksym *k, uint64_t ip)
+{
+	uint64_t size = tb_kallsyms_size(ks, k), end;
+	const tb_ksym *next = size ? tb_kallsyms_find(ks, k->addr + size) : NULL;
+	if (next && (next->module_len != 0) == (k->module_len != 0))
+		return 1;
+	if (k->addr > UINT64_MAX - 8192u)
+		return 1;
+	end = (k->addr + 4096u + 4095u) & ~UINT64_C(4095);
+	return ip < end;
 }
 
 void tb_sperf_line_tail(const tb_sperf *p, const tb_sperf_item *it, const tb_kallsyms *ks,
@@ -1012,7 +1029,7 @@ void tb_sperf_line_tail(const tb_sperf *p, const tb_sperf_item *it, const tb_kal
 		tb_text_putc(t, '\t');
 		tb_text_hex(t, ip, 16, 0);
 		k = ks && ks->n ? tb_kallsyms_find(ks, ip) : NULL;
-		if (k) {
+		if (k && perf_sym_holds(ks, k, ip)) {
 			tb_text_putc(t, ' ');
 			tb_text_put(t, tb_ksym_name(ks, k), k->name_len);
 			tb_text_put(t, "+0x", 3);

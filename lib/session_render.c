@@ -20,13 +20,15 @@ static TB_NOINLINE tb_render_prog *compile_program(tb_session *s, fmt_entry *e,
 		e->prog_tried[which] = 1;
 		slot = &e->prog[which];
 	}
+	unsigned options = which == 1 ? TB_RENDER_FIELD_LIST
+			 : s->info.is_perf && (s->opt.flags & TB_SESSION_PERF_TEXT) ? TB_RENDER_PERF_STYLE
+			 : s->opt.render_options;
 	*slot = tb_ss_take_small(s, sizeof(tb_render_prog), part_program);
 	if (!*slot)
 		return NULL;
 	/* always usable: a print fmt that does not compile renders the
 	 * [FAILED TO PARSE] listing (the -R listing: every field raw) */
-	(void)tb_render_compile(*slot, f, s->info.long_size, s->info.big_endian,
-				which == 1 ? TB_RENDER_FIELD_LIST : s->opt.render_options, NULL);
+	(void)tb_render_compile(*slot, f, s->info.long_size, s->info.big_endian, options, NULL);
 	return *slot;
 }
 

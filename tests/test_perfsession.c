@@ -233,6 +233,54 @@ START_TEST(lost_in_place)
 }
 END_TEST
 
+/*
+ * A mix of the print fmt forms perf prints otherwise than the kernel
+ * (wide.data: plain %p, %pS named from the machine's kallsyms, syscalls,
+ * unresolved enum names): with TB_SESSION_PERF_TEXT every line equals
+ * perf script's but the 4 timer_start lines, where perf 6.1 misreads
+ * the flags mask ("flags=D|P|I") and tracebound prints the kernel's
+ * reading (docs/perfdata.md).  Without it: the kernel's text.
+ */
+START_TEST(perf_text_lines)
+{
+	size_t n, nk, same, samples;
+	uint8_t *b = load("wide.data", &n);
+	uint8_t *k = load("wide.kallsyms", &nk);
+	tb_session_options opt = { TB_SESSION_PERF_TEXT, TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE };
+	tb_session_source src;
+	tb_session *s;
+	tb_error e;
+	walk w;
+	memset(&src, 0, sizeof(src));
+	src.perf = b;
+	src.perf_len = n;
+	src.kallsyms.ptr = (const char *)k;
+	src.kallsyms.len = nk;
+	for (int perf_text = 1; perf_text >= 0; perf_text--) {
+		opt.flags = perf_text ? TB_SESSION_PERF_TEXT : 0;
+		ck_assert_int_eq(tb_session_open_budget(&s, &src, &opt, &tb_heap_mem, 0, NULL, &e), TB_OK);
+		walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, &w);
+		ck_assert_uint_eq(w.errors, 0);
+		ck_assert_uint_eq(w.events, 253);
+		compare("wide", w.text, 0, &same, &samples);
+		if (perf_text) {
+			ck_assert_uint_eq(same, samples - 4);
+			ck_assert_ptr_nonnull(strstr(w.text, " kmem:kfree: call_site=perf_event_mmap+0x278 ptr=(nil)\n"));
+			ck_assert_ptr_nonnull(strstr(w.text, "cpu=0 idx=216 flags=\n"));
+		} else {
+			ck_assert_uint_lt(same * 2, samples);
+			ck_assert_ptr_nonnull(strstr(w.text, "sys_close(fd: 3)\n"));
+		}
+		printf("perfsession: wide.data%s: %zu of %zu sample lines identical to perf script's\n",
+		       perf_text ? "" : " (kernel's text)", same, samples);
+		free(w.text);
+		tb_session_close(s);
+	}
+	free(k);
+	free(b);
+}
+END_TEST
+
 /* JSON: the trace.dat schema, the sample's tid, period and callchain
  * (context markers left out: 0xffffffffffffff80 is PERF_CONTEXT_KERNEL). */
 START_TEST(json_values)
@@ -466,6 +514,7 @@ Suite *tb_suite_perfsession(void)
 	tcase_add_test(tc, sched_lines);
 	tcase_add_test(tc, small_lines);
 	tcase_add_test(tc, pipe_lines);
+	tcase_add_test(tc, perf_text_lines);
 	tcase_add_test(tc, callchain_lines);
 	tcase_add_test(tc, lost_in_place);
 	tcase_add_test(tc, json_values);

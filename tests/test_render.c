@@ -731,6 +731,51 @@ START_TEST(unresolved_enums)
 }
 END_TEST
 
+/* TB_RENDER_PERF_STYLE: the text perf script printed for the same
+ * records of a capture of this machine (kmem, timer, block, syscalls). */
+START_TEST(perf_style)
+{
+	uint8_t rec[48];
+	tb_render_field f[] = { COMMON_FIELDS, fs("call_site", 8, 8, 0), fs("ptr", 16, 8, 0),
+		fs("pfn", 24, 8, 0), fs("mode", 32, 4, 0), fs("ioprio", 36, 2, 0) };
+	const char *sym = "\"mode=%s %s\", __print_symbolic(REC->mode, { HRTIMER_MODE_ABS, \"ABS\" }, "
+			  "{ HRTIMER_MODE_REL, \"REL\" }), __print_symbolic((((REC->ioprio) >> 13) & (8 - 1)), "
+			  "{ IOPRIO_CLASS_NONE, \"none\" }, { IOPRIO_CLASS_BE, \"be\" }, { 7, \"seven\" })";
+	memset(rec, 0, sizeof(rec));
+	put64(rec, 8, 0xffffffff81000010ull);
+	put64(rec, 24, 0x10cf74);
+	/* kmem:kfree of NULL, kmem:mm_page_alloc (vmemmap_base unresolved) */
+	compile_ex("\"call_site=%pS ptr=%p\", (void *)REC->call_site, REC->ptr", f, 9, 8,
+		   TB_RENDER_PERF_STYLE, "kmem", "kfree");
+	ck_assert_str_eq(run_env(&test_env, rec, 40), "call_site=do_work+0x10 ptr=(nil)");
+	put64(rec, 16, 0xffff888100e20000ull);
+	ck_assert_str_eq(run_env(&test_env, rec, 40), "call_site=do_work+0x10 ptr=0xffff888100e20000");
+	compile_ex("\"page=%p pfn=0x%lx\", REC->pfn != -1UL ? (((struct page *)vmemmap_base) + (REC->pfn)) "
+		   ": ((void *)0), REC->pfn", f, 9, 8, TB_RENDER_PERF_STYLE, "kmem", "mm_page_alloc");
+	ck_assert_str_eq(run_env(NULL, rec, 40), "page=0x10cf74 pfn=0x10cf74");
+	/* the kernel's own form of the same */
+	compile_ex("\"page=%p\", REC->pfn", f, 9, 8, 0, "kmem", "mm_page_alloc");
+	ck_assert_str_eq(run_env(NULL, rec, 40), "page=000000000010cf74");
+	/* widths and a 4-byte long, as printf's %p */
+	compile_ex("\"[%12p][%-7p][%p]\", REC->pfn, REC->mode, REC->ptr", f, 9, 4,
+		   TB_RENDER_PERF_STYLE, "kmem", "x");
+	ck_assert_str_eq(run_env(NULL, rec, 40), "[    0x10cf74][(nil)  ][0xe20000]");
+	/* hrtimer_start's mode 0 (ABS) and block's ioprio class 2 (BE): no
+	 * unresolved name matches, a resolved one still does */
+	put16(rec, 36, 2u << 13);
+	compile_ex(sym, f, 9, 8, TB_RENDER_PERF_STYLE, "timer", "hrtimer_start");
+	ck_assert_str_eq(run_env(NULL, rec, 40), "mode=0x0 0x2");
+	put32(rec, 32, 1);
+	put16(rec, 36, 7u << 13);
+	ck_assert_str_eq(run_env(NULL, rec, 40), "mode=0x1 seven");
+	ck_assert(last.notes & TB_RENDER_N_UNRESOLVED);
+	/* a syscall through its print fmt, not the kernel's printer */
+	compile_ex("\"fd: 0x%08lx, buf: 0x%08lx\", ((unsigned long)(REC->mode)), ((unsigned long)(REC->ptr))",
+		   f, 9, 8, TB_RENDER_PERF_STYLE, "syscalls", "sys_enter_write");
+	ck_assert_str_eq(run_env(NULL, rec, 40), "fd: 0x00000001, buf: 0xffff888100e20000");
+}
+END_TEST
+
 /* ---- spec 5.1: libtraceevent's utest vectors ---- */
 
 START_TEST(utest_dynamic_strings)
@@ -1313,6 +1358,7 @@ Suite *tb_suite_render(void)
 	tcase_add_test(t, helpers_sockaddr_rel_and_widths);
 	tcase_add_test(t, big_endian_records);
 	tcase_add_test(t, unresolved_enums);
+	tcase_add_test(t, perf_style);
 	tcase_add_test(t, utest_dynamic_strings);
 	tcase_add_test(t, utest_cpumask);
 	tcase_add_test(t, utest_sizeof);

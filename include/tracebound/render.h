@@ -103,7 +103,18 @@ enum {
 	 * (as if nothing was remembered).
 	 * Other options do not apply.
 	 */
-	TB_RENDER_FIELD_LIST = 1u << 3
+	TB_RENDER_FIELD_LIST = 1u << 3,
+	/*
+	 * Print as perf script does (perf's copy of libtraceevent), where
+	 * it differs from the kernel: a plain %p as C's printf prints it
+	 * ("0xffff8881..." and "(nil)" for 0, not 16 zero-padded digits),
+	 * and a __print_symbolic entry named by an enum name the kernel left
+	 * unresolved matches no value (the value prints in hex, as
+	 * "mode=0x0").  Meant alone: with TB_RENDER_KNOWN_ENUMS those names
+	 * have values again, with TB_RENDER_KERNEL_STYLE syscalls print with
+	 * the kernel's printer, which perf does not have.
+	 */
+	TB_RENDER_PERF_STYLE = 1u << 4
 };
 
 /* ---- internal representation (public only so callers can own it) ---- */

@@ -143,6 +143,10 @@ typedef struct tb_session_source {
 					       last in the text names it (libtraceevent's
 					       choice); default: the first */
 #define TB_SESSION_NO_TS_OFFSET 0x08u /* ignore the file's OFFSET option */
+#define TB_SESSION_PERF_TEXT    0x10u /* a perf.data's print fmts render as
+					 perf script prints them
+					 (TB_RENDER_PERF_STYLE), not by
+					 render_options */
 
 typedef struct tb_session_options {
 	unsigned flags;            /* TB_SESSION_* */

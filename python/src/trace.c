@@ -55,7 +55,7 @@ static tbpy_sess *sess_new(tbpy_input *in)
 	tbpy_sess *ss;
 	memset(&opt, 0, sizeof(opt));
 	memset(&err, 0, sizeof(err));
-	opt.flags = in->flags;
+	opt.flags = in->flags | TB_SESSION_PERF_TEXT; /* as the CLI's report */
 	opt.render_options = TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE;
 	Py_BEGIN_ALLOW_THREADS
 	st = tb_session_open_budget(&s, &in->src, &opt, &tbpy_mem, in->budget, &need, &err);

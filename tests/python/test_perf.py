@@ -11,15 +11,20 @@ PERF = os.path.join(DATA, "perf")
 FILES = ["sched.data", "pipe.data", "schedg.data", "lost.data", "small.data"]
 
 
-@pytest.mark.parametrize("name", FILES)
-def test_perf_events_equal_report_json(cli, name):
-    path = os.path.join(PERF, name)
+def events_equal_json(cli, path):
+    """tracebound.open(path)'s events against report --json's."""
     ref = [o for o in run_json(cli, "report", "--json", path) if "ts" in o]
     with tracebound.open(path) as t:
         got = list(t)
     assert len(got) == len(ref) > 0
     for py, r in zip(got, ref):
         same_event(py, r)
+    return got, ref
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_perf_events_equal_report_json(cli, name):
+    got, ref = events_equal_json(cli, os.path.join(PERF, name))
     # perf's task names: the sample's tid and the comm perf shows
     assert got[0].pid == ref[0]["tid"]
 
@@ -52,3 +57,8 @@ def test_perf_compressed_equals_cli(cli):
     assert (ev.fields["prev_pid"], ev.fields["next_comm"], ev.fields["next_pid"]) == \
         (8076, "migration/0", 18)
     assert (got[-1].cpu, got[-1].fields["next_pid"]) == (1, 8076)
+
+
+def test_perf_zstd_capture_equals_report_json(cli):
+    # every event of the -z capture as report --json has it
+    events_equal_json(cli, os.path.join(PERF, "schedz.data"))
