@@ -8,12 +8,19 @@
 #include "tracebound/tracedat.h"
 #include "internal.h"
 
+/* Entries of any size, TB_SORT_ELEM_MAX bytes at a time. */
 static void swap_elems(uint8_t *a, uint8_t *b, size_t size)
 {
 	uint8_t tmp[TB_SORT_ELEM_MAX];
-	memcpy(tmp, a, size);
-	memcpy(a, b, size);
-	memcpy(b, tmp, size);
+	while (size) {
+		size_t k = size < sizeof(tmp) ? size : sizeof(tmp);
+		memcpy(tmp, a, k);
+		memcpy(a, b, k);
+		memcpy(b, tmp, k);
+		a += k;
+		b += k;
+		size -= k;
+	}
 }
 
 /* Heapsort: O(n log n), no recursion, no allocation.  Texts written by
@@ -22,7 +29,7 @@ void tb_heap_sort(void *base, size_t n, size_t size, tb_less_fn less)
 {
 	uint8_t *v = (uint8_t *)base;
 	size_t start, end;
-	if (n < 2 || size > TB_SORT_ELEM_MAX)
+	if (n < 2 || !size)
 		return;
 	for (start = 1; start < n; start++)
 		if (less(v + start * size, v + (start - 1) * size))

@@ -31,11 +31,11 @@ static inline void tb_error_clear(tb_error *err)
 }
 
 /* Sorting and searching tables in caller storage (lib/dattables.c). */
-#define TB_SORT_ELEM_MAX 64 /* largest entry tb_heap_sort swaps */
+#define TB_SORT_ELEM_MAX 64 /* tb_heap_sort's swap step (any entry size sorts) */
 typedef int (*tb_less_fn)(const void *a, const void *b);
 /* Heapsort of n entries of `size` bytes: O(n log n), no recursion; a
- * sorted table is recognised in O(n).  Entries over TB_SORT_ELEM_MAX
- * bytes are left as they are. */
+ * sorted table is recognised in O(n).  Entries of any size (they were
+ * once left unsorted past 64 bytes, silently). */
 void tb_heap_sort(void *base, size_t n, size_t size, tb_less_fn less);
 /* The first of n sorted entries whose key_of() is >= key (n if none). */
 size_t tb_lower_bound(const void *base, size_t n, size_t size, uint64_t key,

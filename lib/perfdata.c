@@ -96,16 +96,14 @@ static uint64_t rev64(uint64_t v)
 	return r;
 }
 
+/* Bits set, branch-free (a builtin would call libgcc's __popcountdi2
+ * where the target has no popcnt instruction: not on the allow-list). */
 static unsigned popcount64(uint64_t v)
 {
-#if defined(__GNUC__)
-	return (unsigned)__builtin_popcountll(v); /* per sample: one instruction */
-#else
-	unsigned n = 0;
-	for (; v; v &= v - 1)
-		n++;
-	return n;
-#endif
+	v = v - ((v >> 1) & 0x5555555555555555u);
+	v = (v & 0x3333333333333333u) + ((v >> 2) & 0x3333333333333333u);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+	return (unsigned)((v * 0x0101010101010101u) >> 56);
 }
 
 /* A field of the attr at off when its size reaches past it, else 0. */

@@ -381,7 +381,7 @@ static void table_name(tb_pq_session *w, pqs_table *t, const tb_format *f, uint3
 	put_name(file, &at, f->name, f->name_len);
 	for (k = 0; k + 1 < w->ntables; k++) {
 		const char *u = w->tables[k]->name;
-		if (!strncmp(u, file, at) && u[at] == '.') {
+		if (strlen(u) > at && !memcmp(u, file, at) && u[at] == '.') {
 			/* ".%u": the id in decimal */
 			char d[12];
 			size_t nd = 0;

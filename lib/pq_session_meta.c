@@ -422,7 +422,7 @@ tb_status tb_pq_session_metadata(const tb_session *s, const tb_pq_session_meta *
 				 const tb_mem *mem, const tb_pq_session_io *io, tb_error *err)
 {
 	const tb_session_info *in;
-	meta_table t;
+	meta_table *t; /* 3 KiB of columns and values: not on the stack */
 	char container[32];
 	size_t i, nd, json_len = 0;
 	char *json = NULL;
@@ -441,13 +441,15 @@ tb_status tb_pq_session_metadata(const tb_session *s, const tb_pq_session_meta *
 	nd = tb_session_ndamage(s);
 	kv[1].value = m->trace_id;
 	kv[1].value_len = strlen(m->trace_id);
-	memset(&t, 0, sizeof(t));
-	t.mem = mem;
-	(void)tb_pq_session_foreach_cpu(s, m->raw, m->nraw, count_cpu, &t);
+	if (!(t = mem->alloc(mem->ctx, sizeof(*t))))
+		return tb_fail(err, TB_ERR_NO_SPACE, 0, "out of memory");
+	memset(t, 0, sizeof(*t));
+	t->mem = mem;
+	(void)tb_pq_session_foreach_cpu(s, m->raw, m->nraw, count_cpu, t);
 	for (i = 0; i < 7; i++)
-		if (!(t.lists[i] = mem->alloc(mem->ctx, (t.list_cap ? t.list_cap : 1) * 8)))
+		if (!(t->lists[i] = mem->alloc(mem->ctx, (t->list_cap ? t->list_cap : 1) * 8)))
 			goto out;
-	(void)tb_pq_session_foreach_cpu(s, m->raw, m->nraw, meta_cpu, &t);
+	(void)tb_pq_session_foreach_cpu(s, m->raw, m->nraw, meta_cpu, t);
 	memset(&ms, 0, sizeof(ms));
 	ms.s = s;
 	ms.m = m;
@@ -459,10 +461,12 @@ tb_status tb_pq_session_metadata(const tb_session *s, const tb_pq_session_meta *
 		ms.n.comms_cut = ec->comms_cut;
 	}
 	ms.n.bad_records = fc ? fc->bad_records : 0;
-	for (i = 0; i < nd; i++)
-		ms.formats_rejected += !strcmp(tb_session_damage_at(s, i)->where, "event format");
-	if (!(t.dmg = json_text(mem, damage_json, &ms, &t.dmg_len)) ||
-	    !(t.bufs = json_text(mem, buffers_json, &ms, &t.bufs_len)) ||
+	for (i = 0; i < nd; i++) {
+		const char *w = tb_session_damage_at(s, i)->where;
+		ms.formats_rejected += strlen(w) == 12 && !memcmp(w, "event format", 12);
+	}
+	if (!(t->dmg = json_text(mem, damage_json, &ms, &t->dmg_len)) ||
+	    !(t->bufs = json_text(mem, buffers_json, &ms, &t->bufs_len)) ||
 	    !(json = json_text(mem, meta_json, &ms, &json_len)))
 		goto out;
 	{
@@ -476,45 +480,46 @@ tb_status tb_pq_session_metadata(const tb_session *s, const tb_pq_session_meta *
 		}
 		tb_text_finish(&ct);
 	}
-	meta_text(&t, "source", m->source, strlen(m->source));
-	meta_text(&t, "tracebound_version", ver, strlen(ver));
-	meta_text(&t, "container", container, strlen(container));
-	meta_text(&t, "compression", in->compression.len ? in->compression.ptr : "none",
+	meta_text(t, "source", m->source, strlen(m->source));
+	meta_text(t, "tracebound_version", ver, strlen(ver));
+	meta_text(t, "container", container, strlen(container));
+	meta_text(t, "compression", in->compression.len ? in->compression.ptr : "none",
 		  in->compression.len ? in->compression.len : 4);
-	meta_text(&t, "uname", in->uname.len ? in->uname.ptr : NULL, in->uname.len);
-	meta_text(&t, "clock", clock.len ? clock.ptr : NULL, clock.len);
-	meta_text(&t, "trace_clock", in->clock.len ? in->clock.ptr : NULL, in->clock.len);
-	meta_int(&t, "ts_offset", 64, 1, (uint64_t)in->ts_offset);
-	meta_int(&t, "big_endian", 8, 0, in->big_endian ? 1 : 0);
-	meta_int(&t, "long_size", 32, 0, in->long_size);
-	meta_int(&t, "events", 64, 0, ms.n.events);
-	meta_int(&t, "events_without_format", 64, 0, ms.n.no_format);
-	meta_int(&t, "malformed_pages", 64, 0, m->bad_pages);
-	meta_int(&t, "records_with_unreadable_fields", 64, 0, ms.n.bad_records);
-	meta_int(&t, "comms_cut", 64, 0, ms.n.comms_cut);
-	meta_int(&t, "formats_rejected", 64, 0, ms.formats_rejected);
-	meta_int(&t, "dropped", 64, 0, t.dropped);
-	meta_int(&t, "drops_unknown", 64, 0, t.drops_unknown);
-	meta_int(&t, "damages", 64, 0, nd);
-	meta_text(&t, "damage", t.dmg, t.dmg_len);
-	meta_text(&t, "buffers", t.bufs, t.bufs_len);
-	meta_list(&t, "cpu_buffer", 32, t.lists[0]);
-	meta_list(&t, "cpu", 32, t.lists[1]);
-	meta_list(&t, "cpu_events", 64, t.lists[2]);
-	meta_list(&t, "cpu_pages", 64, t.lists[3]);
-	meta_list(&t, "cpu_dropped", 64, t.lists[4]);
-	meta_list(&t, "cpu_drops_unknown", 64, t.lists[5]);
-	meta_list(&t, "cpu_malformed_pages", 64, t.lists[6]);
-	st = meta_file(&t, kv, 2, io, err);
+	meta_text(t, "uname", in->uname.len ? in->uname.ptr : NULL, in->uname.len);
+	meta_text(t, "clock", clock.len ? clock.ptr : NULL, clock.len);
+	meta_text(t, "trace_clock", in->clock.len ? in->clock.ptr : NULL, in->clock.len);
+	meta_int(t, "ts_offset", 64, 1, (uint64_t)in->ts_offset);
+	meta_int(t, "big_endian", 8, 0, in->big_endian ? 1 : 0);
+	meta_int(t, "long_size", 32, 0, in->long_size);
+	meta_int(t, "events", 64, 0, ms.n.events);
+	meta_int(t, "events_without_format", 64, 0, ms.n.no_format);
+	meta_int(t, "malformed_pages", 64, 0, m->bad_pages);
+	meta_int(t, "records_with_unreadable_fields", 64, 0, ms.n.bad_records);
+	meta_int(t, "comms_cut", 64, 0, ms.n.comms_cut);
+	meta_int(t, "formats_rejected", 64, 0, ms.formats_rejected);
+	meta_int(t, "dropped", 64, 0, t->dropped);
+	meta_int(t, "drops_unknown", 64, 0, t->drops_unknown);
+	meta_int(t, "damages", 64, 0, nd);
+	meta_text(t, "damage", t->dmg, t->dmg_len);
+	meta_text(t, "buffers", t->bufs, t->bufs_len);
+	meta_list(t, "cpu_buffer", 32, t->lists[0]);
+	meta_list(t, "cpu", 32, t->lists[1]);
+	meta_list(t, "cpu_events", 64, t->lists[2]);
+	meta_list(t, "cpu_pages", 64, t->lists[3]);
+	meta_list(t, "cpu_dropped", 64, t->lists[4]);
+	meta_list(t, "cpu_drops_unknown", 64, t->lists[5]);
+	meta_list(t, "cpu_malformed_pages", 64, t->lists[6]);
+	st = meta_file(t, kv, 2, io, err);
 	if (st == TB_OK)
 		st = put_output(io, "metadata.json", json, json_len, err);
 out:
 	for (i = 0; i < 7; i++)
-		mem_put(mem, t.lists[i], (t.list_cap ? t.list_cap : 1) * 8);
-	mem_put(mem, t.dmg, t.dmg_len + 1);
-	mem_put(mem, t.bufs, t.bufs_len + 1);
+		mem_put(mem, t->lists[i], (t->list_cap ? t->list_cap : 1) * 8);
+	mem_put(mem, t->dmg, t->dmg_len + 1);
+	mem_put(mem, t->bufs, t->bufs_len + 1);
 	mem_put(mem, json, json_len + 1);
-	if (st == TB_ERR_NO_SPACE && (!t.dmg || !t.bufs || !json || !t.lists[6]))
-		return tb_fail(err, st, 0, "out of memory");
+	if (st == TB_ERR_NO_SPACE && (!t->dmg || !t->bufs || !json || !t->lists[6]))
+		st = tb_fail(err, st, 0, "out of memory");
+	mem_put(mem, t, sizeof(*t));
 	return st;
 }

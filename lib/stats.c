@@ -234,14 +234,17 @@ void tb_stats_text(tb_text *t, const tb_session *s, tb_stats *bufs)
 			raw_text(t, s, bufs);
 		return;
 	}
-	/* the compression's name as C text: up to 16 bytes, to a NUL */
-	n = d->compression.len < 16 ? d->compression.len : 16;
-	n = d->compression.ptr && memchr(d->compression.ptr, 0, n)
-		    ? (size_t)((const char *)memchr(d->compression.ptr, 0, n) - d->compression.ptr)
-		    : n;
 	put_u(t, "version: ", d->version, "\ncompression: ");
-	tb_text_put(t, d->compression.len ? d->compression.ptr : "none",
-		    d->compression.len ? n : 4);
+	if (d->compression.len && d->compression.ptr) {
+		/* the compression's name as C text: up to 16 bytes, to a NUL */
+		const char *nul;
+		n = d->compression.len < 16 ? d->compression.len : 16;
+		if ((nul = memchr(d->compression.ptr, 0, n)) != NULL)
+			n = (size_t)(nul - d->compression.ptr);
+		tb_text_put(t, d->compression.ptr, n);
+	} else {
+		tb_text_puts(t, "none");
+	}
 	put_u(t, "\nbuffers: ", d->nbuffers, "\nuname: ");
 	if (d->uname.len)
 		put_capture_text(t, d->uname.ptr, d->uname.len, SIZE_MAX);

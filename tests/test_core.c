@@ -47,6 +47,35 @@ START_TEST(fail_records_offset)
 }
 END_TEST
 
+/* tb_heap_sort on entries larger than its 64-byte swap step: sorted by
+ * key, each entry's whole payload moved with it. */
+typedef struct big_entry {
+	uint32_t key;
+	uint8_t payload[96];
+} big_entry;
+
+static int big_less(const void *a, const void *b)
+{
+	return ((const big_entry *)a)->key < ((const big_entry *)b)->key;
+}
+
+START_TEST(heap_sort_big_entries)
+{
+	static big_entry v[37];
+	size_t i, j;
+	for (i = 0; i < 37; i++) {
+		v[i].key = (uint32_t)((i * 17u) % 37u);
+		memset(v[i].payload, (int)v[i].key, sizeof(v[i].payload));
+	}
+	tb_heap_sort(v, 37, sizeof(v[0]), big_less);
+	for (i = 0; i < 37; i++) {
+		ck_assert_uint_eq(v[i].key, i);
+		for (j = 0; j < sizeof(v[i].payload); j++)
+			ck_assert_uint_eq(v[i].payload[j], i);
+	}
+}
+END_TEST
+
 START_TEST(reader_loads_both_orders)
 {
 	static const uint8_t b[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
@@ -178,6 +207,7 @@ Suite *tb_suite_core(void)
 {
 	Suite *s = suite_create("core");
 	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, heap_sort_big_entries);
 	tcase_add_test(tc, strerror_names_every_status);
 	tcase_add_test(tc, status_classes);
 	tcase_add_test(tc, fail_records_offset);
