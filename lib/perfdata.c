@@ -771,7 +771,7 @@ static void id_stream_cpu(cur *c, uint64_t t, tb_perf_sample *s)
  * field reads below find where it stops. */
 static int fixed_fields(cur *c, uint64_t t, tb_perf_sample *s)
 {
-	size_t n = 8u * popcount64(t & FIXED_BITS);
+	size_t n = (size_t)8 * popcount64(t & FIXED_BITS);
 	const uint8_t *p;
 	int be = c->r.big_endian;
 	if (c->bad || c->end - c->r.pos < n || !tb_rd_ptr_at(&c->r, c->r.pos, n, &p))

@@ -30,7 +30,8 @@ TB_ALWAYS_INLINE void landed(tb_text *t, size_t n, char last)
 /* The last digit of v, hex or decimal. */
 TB_ALWAYS_INLINE char last_digit(uint64_t v, int hex)
 {
-	return hex ? "0123456789abcdef"[v & 15u] : (char)('0' + v % 10u);
+	static const char digits[] = "0123456789abcdef";
+	return digits[hex ? v & 15u : v % 10u];
 }
 
 /* The number of tb_text_u64 / tb_text_hex, written in place when there
