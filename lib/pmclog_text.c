@@ -20,7 +20,7 @@ TB_ALWAYS_INLINE size_t digits_at(char *p, uint64_t v, int hex)
 /* n bytes written into the tail, the last of them `last`: said without
  * reading it back (a byte read just after a wider store of it waits for
  * the store), as tb_text_advance would. */
-TB_ALWAYS_INLINE void landed(tb_text *t, size_t n, char last)
+TB_ALWAYS_INLINE void text_landed(tb_text *t, size_t n, char last)
 {
 	t->len += n;
 	t->need += n;
@@ -38,15 +38,16 @@ TB_ALWAYS_INLINE char last_digit(uint64_t v, int hex)
  * is room (the per-record path: a sampling log is mostly PC numbers). */
 static void put_num(tb_text *t, uint64_t v, int hex)
 {
-	char tmp[24];
-	size_t room, n;
+	size_t room;
 	char *p = tb_text_tail(t, &room);
-	if (p && room > sizeof(tmp)) {
-		landed(t, digits_at(p, v, hex), last_digit(v, hex));
+	if (p && room > 24) { /* 20 digits at most, and the writers' 8-byte stores */
+		text_landed(t, digits_at(p, v, hex), last_digit(v, hex));
 		return;
 	}
-	n = digits_at(tmp, v, hex);
-	tb_text_put(t, tmp, n);
+	if (hex) /* near the end of the buffer: the sink's own writers */
+		tb_text_hex(t, v, 0, 0);
+	else
+		tb_text_u64(t, v, 0, 0);
 }
 
 static void put_hex(tb_text *t, uint64_t v)
@@ -148,7 +149,7 @@ static void put_slots(tb_text *t, const tb_pmclog_event *ev, uint32_t first, uin
 				}
 			}
 			if (n)
-				landed(t, (size_t)(q - p), last_digit(pcs[n - 1], how != SLOT_JSON));
+				text_landed(t, (size_t)(q - p), last_digit(pcs[n - 1], how != SLOT_JSON));
 		}
 		for (; k < n; k++) {
 			if (how != SLOT_JSON || first + k)
