@@ -338,6 +338,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				TB_FUZZ_CHECK(ev.ts >= from && ev.ts <= to);
 				render(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE);
 			}
+			/* the sets are this block's: the session reads them
+			 * until told otherwise (session.h) */
+			tb_session_keep_ids(s, NULL, 0);
+			tb_session_keep_cpus(s, NULL, 0);
 		}
 	}
 	pq_tables(s);
