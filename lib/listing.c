@@ -10,6 +10,8 @@ void tb_list_bytes(tb_text *t, const void *s, size_t n, unsigned flags)
 	const uint8_t *p = s;
 	uint8_t lo = (flags & TB_LIST_SPACE) ? 0x20 : 0x21;
 	size_t i, run = 0;
+	if (n == 0) /* s may be NULL then: no pointer arithmetic on it */
+		return;
 	for (i = 0; i < n; i++) {
 		char esc[4] = { '\\', 'x', 0, 0 };
 		if (p[i] >= lo && p[i] < 0x7f && p[i] != '\\')
