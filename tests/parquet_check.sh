@@ -24,9 +24,12 @@ rm -rf "$out"
 set -- tests/data/sched4k.v7zstd.dat $(sh tests/samples.sh)
 node tests/node/check.mjs --cli "$build/tracebound" --tepsum "$build/parquet_tepsum" \
 	--out "$out/samples" "$@"
-# the corpus under the sanitizers when that build exists (ci/test.sh
-# runs this after `make sanitize`): a report fails the check
+# the corpus under the sanitizers when such a build exists (ci/test.sh runs
+# this after `make coverage`, whose binaries carry ASan+UBSan; their
+# coverage counts go to the check's own folder): a report fails the check
 cli=$build/tracebound
-[ -x build/sanitize/tracebound ] && cli=build/sanitize/tracebound
-ASAN_OPTIONS=exitcode=86 UBSAN_OPTIONS=exitcode=86:halt_on_error=1 \
+for b in build/sanitize build/coverage; do
+	[ -x $b/tracebound ] && cli=$b/tracebound
+done
+LLVM_PROFILE_FILE=$out/profiles/%p.profraw ASAN_OPTIONS=exitcode=86 UBSAN_OPTIONS=exitcode=86:halt_on_error=1 \
 	node tests/node/check.mjs --cli "$cli" --out "$out/corpus" --open-only corpus/tracedat/*
