@@ -6,6 +6,7 @@
  * budget, the compressed capture through a streaming zstd.
  */
 #include <check.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "tracebound/session.h"
 #include "tracebound/session_perf.h"
 #include "heapmem.h"
+#include "perfwriter.h"
 #include "testutil.h"
 #include "zstd_dl.h"
 
@@ -471,6 +473,312 @@ START_TEST(zstd_capture)
 }
 END_TEST
 
+/*
+ * A -z capture hand-built, and its uncompressed twin: `rounds` rounds of
+ * 12 sched_switch samples (CPU 0's, then CPU 1's, times interleaved)
+ * ended by FINISHED_ROUND, five tasks named in the first rounds.  The
+ * tracing data and one RAW record are small.data's; each sample's RAW
+ * has a next_pid of its own, and the session reads it back out of the
+ * queued record's bytes when it renders.  In the -z one every record
+ * (the rounds too) goes through one zstd stream cut into COMPRESSED and
+ * COMPRESSED2 records of 61 and 97 bytes: records straddle them, and the
+ * session's spill of decompressed records is compacted at every round.
+ */
+#define ZR_SAMPLES 12u
+#define ZR_TYPE (TB_PERF_SAMPLE_IP | TB_PERF_SAMPLE_TID | TB_PERF_SAMPLE_TIME | \
+		 TB_PERF_SAMPLE_CPU | TB_PERF_SAMPLE_PERIOD | TB_PERF_SAMPLE_RAW)
+#define ZR_NEXT_PID 56 /* sched_switch's next_pid in its record */
+
+typedef struct zr_src {
+	uint8_t *file;
+	tb_perf_bytes tracing;
+	const uint8_t *raw;
+	uint32_t raw_len;
+	uint64_t config;
+} zr_src;
+
+/* small.data's tracing data and its first sched_switch (attr 0) record. */
+static void zr_load(zr_src *z)
+{
+	static tb_perf_attr attrs[4];
+	static tb_perf_id ids[8];
+	tb_perf_storage st = { attrs, 4, ids, 8, NULL, 0 };
+	tb_perf f;
+	tb_perf_iter it;
+	tb_perf_record r;
+	tb_error e;
+	size_t n;
+	memset(z, 0, sizeof(*z));
+	z->file = load("small.data", &n);
+	ck_assert_int_eq(tb_perf_open(&f, z->file, n, &st, &e), TB_OK);
+	z->tracing = f.tracing_data;
+	z->config = f.attrs[0].config;
+	ck_assert_int_eq(tb_perf_records_begin(&it, &f, &e), TB_OK);
+	while (!z->raw && tb_perf_record_next(&it, &r, &e) == TB_OK)
+		if (r.type == TB_PERF_RECORD_SAMPLE && r.attr == &f.attrs[0]) {
+			z->raw = r.s.raw.ptr;
+			z->raw_len = (uint32_t)r.s.raw.len;
+		}
+	ck_assert_ptr_nonnull(z->raw);
+	ck_assert_uint_ge(z->raw_len, ZR_NEXT_PID + 4);
+	ck_assert_uint_eq((z->raw_len + 4) % 8, 0);
+}
+
+static void zr_records(pw *d, const zr_src *z, unsigned rounds)
+{
+	unsigned k, j;
+	for (k = 0; k < rounds; k++) {
+		uint64_t base = 1000000000ull + (uint64_t)k * 100000000;
+		size_t at;
+		if (k < 5) {
+			char name[16];
+			snprintf(name, sizeof(name), "task%u", k);
+			at = pw_rec_begin(d, TB_PERF_RECORD_COMM, 0);
+			pw_u32(d, 2000 + k);
+			pw_u32(d, 2000 + k);
+			pw_bytes(d, name, strlen(name));
+			pw_zeros(d, 16 - strlen(name));
+			pw_rec_end(d, at);
+		}
+		for (j = 0; j < ZR_SAMPLES; j++) {
+			unsigned cpu = j >= ZR_SAMPLES / 2, tid = 2000 + (k + j) % 7;
+			at = pw_rec_begin(d, TB_PERF_RECORD_SAMPLE, 0);
+			pw_u64(d, 0xffffffff81000000ull + k * 64 + j);
+			pw_u32(d, tid);
+			pw_u32(d, tid);
+			pw_u64(d, base + (j % (ZR_SAMPLES / 2)) * 10000 + cpu * 5000);
+			pw_u32(d, cpu);
+			pw_u32(d, 0);
+			pw_u64(d, 1 + k * 100 + j);
+			pw_u32(d, z->raw_len);
+			pw_bytes(d, z->raw, z->raw_len);
+			pw_put_at(d, d->len - z->raw_len + ZR_NEXT_PID, 3000 + k * ZR_SAMPLES + j, 4);
+			pw_rec_end(d, at);
+		}
+		at = pw_rec_begin(d, TB_PERF_RECORD_FINISHED_ROUND, 0);
+		pw_rec_end(d, at);
+	}
+}
+
+/* The records of plain as one zstd stream in COMPRESSED(2) records. */
+static void zr_compress(pw *out, const pw *plain)
+{
+	size_t cap = plain->len + plain->len / 8 + 4096, n, at = 0, k = 0;
+	uint8_t *z = malloc(cap);
+	ck_assert_ptr_nonnull(z);
+	n = tb_test_zstd_compress(plain->b, plain->len, z, cap);
+	ck_assert_uint_gt(n, 0);
+	while (at < n) {
+		size_t piece = k & 1 ? 97 : 61, r;
+		if (piece > n - at)
+			piece = n - at;
+		if (k++ & 1) {
+			r = pw_rec_begin(out, TB_PERF_RECORD_COMPRESSED2, 0);
+			pw_u64(out, piece);
+			pw_bytes(out, z + at, piece);
+			pw_zeros(out, (8 - piece % 8) % 8);
+		} else {
+			r = pw_rec_begin(out, TB_PERF_RECORD_COMPRESSED, 0);
+			pw_bytes(out, z + at, piece);
+		}
+		pw_rec_end(out, r);
+		at += piece;
+	}
+	free(z);
+}
+
+/* The capture as a file or a pipe stream, -z or not. */
+static void zr_capture(pw *w, unsigned rounds, int zstd, int pipe)
+{
+	pw plain, data;
+	pw_attr a;
+	zr_src z;
+	zr_load(&z);
+	memset(&a, 0, sizeof(a));
+	a.type = 2; /* a tracepoint */
+	a.size = 64;
+	a.config = z.config;
+	a.sample_type = ZR_TYPE;
+	pw_init(&plain, 0);
+	zr_records(&plain, &z, rounds);
+	pw_init(&data, 0);
+	if (zstd)
+		zr_compress(&data, &plain);
+	else
+		pw_bytes(&data, plain.b, plain.len);
+	pw_init(w, 0);
+	if (pipe) {
+		size_t at;
+		pw_pipe_header(w);
+		pw_header_attr(w, &a, NULL, 0);
+		size_t pad = (8 - z.tracing.len % 8) % 8;
+		at = pw_rec_begin(w, TB_PERF_RECORD_HEADER_TRACING_DATA, 0);
+		pw_u32(w, z.tracing.len + pad);
+		pw_u32(w, 0);
+		pw_rec_end(w, at);
+		pw_bytes(w, z.tracing.ptr, z.tracing.len);
+		pw_zeros(w, pad);
+		pw_bytes(w, data.b, data.len);
+	} else {
+		pw_file pf;
+		memset(&pf, 0, sizeof(pf));
+		pf.attrs[0] = a;
+		pf.nattrs = 1;
+		pf.attr_entry = 80;
+		pf.data = data.b;
+		pf.data_len = data.len;
+		pf.feat_id[0] = TB_PERF_FEAT_TRACING_DATA;
+		pf.feat[0] = z.tracing.ptr;
+		pf.feat_len[0] = z.tracing.len;
+		pf.nfeats = 1;
+		pw_build_file(w, &pf);
+	}
+	pw_free(&plain);
+	pw_free(&data);
+	free(z.file);
+}
+
+/* Its report lines and the memory figures after the walk. */
+static void zr_walk(unsigned rounds, int zstd, int pipe, walk *w, tb_session_need *nd)
+{
+	pw c;
+	tb_session *s;
+	tb_error e;
+	void *zs = NULL;
+	zr_capture(&c, rounds, zstd, pipe);
+	ck_assert_int_eq(open_perf(&s, c.b, c.len, 4u << 20, &e), TB_OK);
+	if (zstd) {
+		tb_session_perf_inflater z = { tb_test_zstd_stream, &zs, tb_test_zstd_stream_free };
+		ck_assert_int_eq(tb_session_perf_decompress(s, &z, &e), TB_OK);
+	}
+	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, w);
+	ck_assert_uint_eq(w->errors, 0);
+	ck_assert_uint_eq(w->events, rounds * ZR_SAMPLES);
+	tb_session_need_get(s, nd);
+	tb_session_close(s);
+	tb_test_zstd_stream_free(&zs);
+	pw_free(&c);
+}
+
+#define ZR_SW ": sched:sched_switch: prev_comm=sleep prev_pid=24535 prev_prio=120 prev_state=R ==> " \
+	      "next_comm=head next_pid="
+#define ZR_HEAD                                                                         \
+	"           task0  2000 [000]     1.000000" ZR_SW "3000 next_prio=120\n"           \
+	"           :2006  2006 [001]     1.000005" ZR_SW "3006 next_prio=120\n"           \
+	"           :2001  2001 [000]     1.000010" ZR_SW "3001 next_prio=120\n"
+
+START_TEST(zstd_many_rounds)
+{
+	static const unsigned rounds[] = { 40, 700 };
+	uint64_t peak[2] = { 0, 0 }, held[2] = { 0, 0 };
+	unsigned i;
+	int pipe = _i;
+	if (!tb_test_have_zstd())
+		return;
+	for (i = 0; i < 2; i++) {
+		walk plain, z;
+		tb_session_need nplain, nz;
+		zr_walk(rounds[i], 0, pipe, &plain, &nplain);
+		zr_walk(rounds[i], 1, pipe, &z, &nz);
+		{
+			size_t d = 0;
+			while (z.text[d] && z.text[d] == plain.text[d])
+				d++;
+			ck_assert_msg(!z.text[d] && !plain.text[d], "-z differs at byte %zu: %.120s",
+				      d, z.text + d);
+		}
+		/* CPU 0's and CPU 1's samples merged; tasks not named yet are ":tid" */
+		ck_assert_msg(!strncmp(plain.text, ZR_HEAD, strlen(ZR_HEAD)), "%.900s", plain.text);
+		peak[i] = nz.peak;
+		held[i] = nz.held;
+		free(plain.text);
+		free(z.text);
+	}
+	/* 700 rounds (430 KB decompressed, the spill 256 KB) hold what 40 do */
+	ck_assert_uint_eq(peak[1], peak[0]);
+	ck_assert_uint_eq(held[1], held[0]);
+}
+END_TEST
+
+/* The records of a pipe stream fed in two pieces (k: the first's length;
+ * 0: whole), each as (type, time, tid, ip, period, cpu) into v. */
+static size_t zr_stream_records(const pw *c, size_t k, int zstd, uint64_t *v, size_t cap)
+{
+	static tb_perf_attr attrs[4];
+	static tb_perf_id ids[4];
+	static uint8_t tracing[1 << 16];
+	tb_perf_storage st = { attrs, 4, ids, 4, tracing, sizeof(tracing) };
+	tb_perf_stream *p = malloc(sizeof(*p));
+	uint8_t *window = malloc(TB_PERF_WINDOW_MIN);
+	void *zs = NULL;
+	tb_perf_decompressor dc = { tb_test_zstd_stream, &zs, window, TB_PERF_WINDOW_MIN };
+	tb_perf_record r;
+	tb_error e;
+	tb_status sr;
+	size_t n = 0;
+	int fed = 0;
+	ck_assert(p && window);
+	tb_perf_stream_init(p, &st);
+	if (zstd)
+		ck_assert_int_eq(tb_perf_stream_decompress(p, &dc), TB_OK);
+	ck_assert_int_eq(tb_perf_stream_feed(p, c->b, k ? k : c->len), TB_OK);
+	for (;;) {
+		sr = tb_perf_stream_next(p, &r, &e);
+		if (sr == TB_NEED_MORE) {
+			if (k && !fed++)
+				ck_assert_int_eq(tb_perf_stream_feed(p, c->b + k, c->len - k), TB_OK);
+			else
+				tb_perf_stream_close(p);
+			continue;
+		}
+		if (sr != TB_OK)
+			break;
+		ck_assert_uint_le(n + 6, cap);
+		v[n++] = r.type;
+		if (r.type == TB_PERF_RECORD_SAMPLE) {
+			v[n++] = r.s.time;
+			v[n++] = r.s.tid;
+			v[n++] = r.s.ip;
+			v[n++] = r.s.period;
+			v[n++] = r.s.cpu;
+		}
+	}
+	ck_assert_msg(sr == TB_END, "split at %zu: %s at %" PRIu64 ": %s", k, tb_strerror(sr),
+		      e.offset, e.what);
+	tb_test_zstd_stream_free(&zs);
+	free(window);
+	free(p);
+	return n;
+}
+
+/* A pipe -z stream split in two everywhere: the records of the
+ * uncompressed stream, in its order (the halves' copies, as a pipe's). */
+START_TEST(zstd_pipe_every_split)
+{
+	enum { CAP = 4096 };
+	uint64_t *want = malloc(CAP * sizeof(uint64_t)), *got = malloc(CAP * sizeof(uint64_t));
+	size_t nwant, k;
+	pw plain, z;
+	if (!tb_test_have_zstd())
+		return;
+	ck_assert(want && got);
+	zr_capture(&plain, 6, 0, 1);
+	zr_capture(&z, 6, 1, 1);
+	nwant = zr_stream_records(&plain, 0, 0, want, CAP);
+	/* the rounds, the COMMs, HEADER_ATTR and HEADER_TRACING_DATA */
+	ck_assert_uint_eq(nwant, 6 * (ZR_SAMPLES * 6 + 1) + 5 + 2);
+	for (k = 1; k < z.len; k++) {
+		size_t n = zr_stream_records(&z, k, 1, got, CAP);
+		ck_assert_msg(n == nwant && !memcmp(got, want, n * sizeof(uint64_t)),
+			      "split at %zu of %zu: %zu values, %zu wanted", k, z.len, n, nwant);
+	}
+	pw_free(&plain);
+	pw_free(&z);
+	free(want);
+	free(got);
+}
+END_TEST
+
 /* The CLI: report by the magic, a pipe stream from stdin, check and
  * stats, exit statuses. */
 START_TEST(cli)
@@ -523,6 +831,10 @@ Suite *tb_suite_perfsession(void)
 	tcase_add_test(tc, pipe_every_prefix);
 	tcase_add_test(tc, file_every_prefix);
 	tcase_add_test(tc, cli);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("zstd"); /* hand-built -z captures */
+	tcase_add_loop_test(tc, zstd_many_rounds, 0, 2);
+	tcase_add_test(tc, zstd_pipe_every_split);
 	suite_add_tcase(s, tc);
 	return s;
 }

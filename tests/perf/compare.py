@@ -8,7 +8,8 @@ byte for byte up to the event's text (comm, tid, [cpu], time, name and
 padding) and whole; callchain lines by address (kernel frames whole with
 --kallsyms).  Values: every `report --json` object against perf's Python
 scripting (oracle.py): cpu, time, tid, period, every field, every
-callchain address.  Prints the figures and every difference counted by kind; exit 1 on a
+callchain address.  Drops: the samples LOST and LOST_SAMPLES records
+count, summed, against perf's raw dump (`perf report -D`).  Prints the figures and every difference counted by kind; exit 1 on a
 difference of a kind the docs do not list (docs/perfdata.md,
 "Differences with perf script") or under 99% of whole lines identical.
 """
@@ -70,6 +71,18 @@ def value_kind(w, v):
     if isinstance(w, str) and isinstance(v, str) and "\0" in v and v.split("\0")[0] == w:
         return "a char array: perf's Python gives the bytes after its NUL too"
     return None
+
+
+def drops(tb, path):
+    """(ours, perf's): samples lost, summed over LOST and LOST_SAMPLES."""
+    m = re.search(r"^dropped: (\d+)", run([tb, "stats", path]), re.M)
+    theirs = 0
+    for l in run(["perf", "report", "-D", "-i", path]).split("\n"):
+        if "PERF_RECORD_LOST_SAMPLES:" in l:
+            theirs += int(l.rsplit("lost samples :", 1)[1])
+        elif "PERF_RECORD_LOST:" in l:
+            theirs += int(l.rsplit("lost:", 1)[1])
+    return (int(m.group(1)) if m else -1), theirs
 
 
 def main():
@@ -169,6 +182,10 @@ def main():
           "%d differ" % (path, len(js), vals, chains, diffs))
     for k, n in sorted(vkinds.items(), key=lambda x: -x[1]):
         print("%s:   values differ: %d: %s" % (path, n, k))
+    ours, theirs = drops(tb, path)
+    print("%s: drops: %d samples lost, perf report -D: %d" % (path, ours, theirs))
+    if ours != theirs:
+        bad += 1
     return 1 if bad or diffs else 0
 
 
