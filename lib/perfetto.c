@@ -783,6 +783,21 @@ static void put_text(tb_pb *pb, uint32_t field, const uint8_t *p, size_t n)
 }
 
 /* The next space-separated word of s[*i..n), or an empty one. */
+/* pb's message written as one TracePacket (the sticky output error). */
+static tb_status packet_out(tb_pf_writer *w, tb_pb *pb, tb_error *err)
+{
+	size_t n = pb->len;
+	tb_status st = tb_pb_flush(pb, TB_PF_TRACE_PACKET, w->cfg.write, w->cfg.ctx);
+	if (st != TB_OK) {
+		if (w->status == TB_OK)
+			w->status = st;
+		return out_error(w, err);
+	}
+	w->stats.packets++;
+	w->stats.bytes += 1 + tb_pb_varint_len(n) + n;
+	return TB_OK;
+}
+
 static size_t word(const char *s, size_t n, size_t *i, const char **w)
 {
 	size_t k;
@@ -802,7 +817,6 @@ static tb_status system_info_once(tb_pf_writer *w, const char *uname, size_t len
 	const char *sys, *node, *rel, *last = NULL, *vers = NULL, *wd;
 	size_t i = 0, nsys, nnode, nrel, nlast = 0, nvers = 0, k;
 	tb_pb pb;
-	tb_status st;
 	if (w->status)
 		return out_error(w, err);
 	if (!uname || !len)
@@ -840,16 +854,7 @@ static tb_status system_info_once(tb_pf_writer *w, const char *uname, size_t len
 		put_text(&pb, TB_PF_UTSNAME_MACHINE, (const uint8_t *)last, nlast);
 	tb_pb_end(&pb);
 	tb_pb_end(&pb);
-	k = pb.len;
-	st = tb_pb_flush(&pb, TB_PF_TRACE_PACKET, w->cfg.write, w->cfg.ctx);
-	if (st != TB_OK) {
-		if (w->status == TB_OK)
-			w->status = st;
-		return out_error(w, err);
-	}
-	w->stats.packets++;
-	w->stats.bytes += 1 + tb_pb_varint_len(k) + k;
-	return TB_OK;
+	return packet_out(w, &pb, err);
 }
 
 tb_status tb_pf_system_info(tb_pf_writer *w, const char *uname, size_t len, tb_error *err)
@@ -922,17 +927,9 @@ static tb_status threads_once(tb_pf_writer *w, const tb_cmdlines *c, tb_error *e
 		tb_pb_end(&pb);
 		w->stats.threads++;
 		if (i + 1 == c->n || room - pb.len < 4 * c->v[i + 1].comm_len + 32 + 8) {
-			size_t n;
 			tb_pb_end(&pb);
-			n = pb.len;
-			st = tb_pb_flush(&pb, TB_PF_TRACE_PACKET, w->cfg.write, w->cfg.ctx);
-			if (st != TB_OK) {
-				if (w->status == TB_OK)
-					w->status = st;
-				return out_error(w, err);
-			}
-			w->stats.packets++;
-			w->stats.bytes += 1 + tb_pb_varint_len(n) + n;
+			if ((st = packet_out(w, &pb, err)) != TB_OK)
+				return st;
 		}
 	}
 	return TB_OK;
