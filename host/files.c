@@ -368,3 +368,18 @@ void tb_host_big_free(void *p, size_t n)
 	if (p)
 		(void)munmap(p, big_len(n));
 }
+
+static void *heap_alloc(void *ctx, size_t n)
+{
+	(void)ctx;
+	return malloc(n ? n : 1);
+}
+
+static void heap_free(void *ctx, void *p, size_t n)
+{
+	(void)ctx;
+	(void)n;
+	free(p);
+}
+
+const tb_mem tb_host_heap = { heap_alloc, heap_free, NULL };

@@ -103,6 +103,10 @@ void tb_fmt_dir_free(tb_fmt_dir *d);
 void *tb_host_big_alloc(size_t n);
 void tb_host_big_free(void *p, size_t n);
 
+/* The C heap as a tb_mem, uncounted: for writers' own memory (a Perfetto
+ * writer's bundles and scratch, cfg.mem), which their own headers bound. */
+extern const tb_mem tb_host_heap;
+
 /* ---- a capture through the library's sources (source.h) ---- */
 
 /* The file access a tb_source reads through: every file it loads stays

@@ -513,15 +513,44 @@ static unsigned clock_kind(const char *c, size_t n)
 	return 0; /* boot (Perfetto's default) and clocks its enum lacks */
 }
 
+/* n bytes from cfg.mem into *own (kept for tb_pf_release): 0, or -1. */
+static int take(tb_pf_writer *w, size_t n, void **own, size_t *own_size)
+{
+	const tb_mem *mem = w->cfg.mem;
+	if (!(*own = mem->alloc(mem->ctx, n ? n : 1)))
+		return -1;
+	*own_size = n ? n : 1;
+	return 0;
+}
+
 tb_status tb_pf_init(tb_pf_writer *w, const tb_pf_config *cfg, tb_error *err)
 {
-	if (!w || !cfg || !cfg->write || !cfg->bundles || !cfg->scratch ||
-	    cfg->nslots == 0 || cfg->nslots > TB_PF_MAX_SLOTS ||
-	    cfg->bundle_size < TB_PF_MIN_BUNDLE || cfg->bundle_size > TB_PF_MAX_BUNDLE)
+	tb_pf_config c;
+	if (!w || !cfg)
+		return tb_fail(err, TB_ERR_ARG, 0, "perfetto writer: bad configuration");
+	c = *cfg;
+	if (c.mem && !c.bundle_size)
+		c.bundle_size = TB_PF_DEFAULT_BUNDLE;
+	if (c.mem && !c.scratch && !c.scratch_size)
+		c.scratch_size = TB_PF_DEFAULT_SCRATCH;
+	if (!c.write || (!c.mem && (!c.bundles || !c.scratch)) ||
+	    c.nslots == 0 || c.nslots > TB_PF_MAX_SLOTS ||
+	    c.bundle_size < TB_PF_MIN_BUNDLE || c.bundle_size > TB_PF_MAX_BUNDLE ||
+	    c.bundle_size > SIZE_MAX / c.nslots)
 		return tb_fail(err, TB_ERR_ARG, 0, "perfetto writer: bad configuration");
 	memset(w, 0, sizeof(*w));
-	w->cfg = *cfg;
-	w->clock_kind = clock_kind(cfg->clock, cfg->clock_len);
+	w->cfg = c;
+	w->clock_kind = clock_kind(c.clock, c.clock_len);
+	if ((!c.bundles && take(w, c.nslots * c.bundle_size, &w->own_bundles_,
+				&w->own_bundles_size_)) ||
+	    (!c.scratch && take(w, c.scratch_size, &w->own_scratch_, &w->own_scratch_size_))) {
+		tb_pf_release(w);
+		return tb_fail(err, TB_ERR_NO_SPACE, 0, "perfetto writer: no memory");
+	}
+	if (!c.bundles)
+		w->cfg.bundles = w->own_bundles_;
+	if (!c.scratch)
+		w->cfg.scratch = w->own_scratch_;
 	tb_error_clear(err);
 	return TB_OK;
 }
@@ -539,8 +568,8 @@ static tb_status out_error(tb_pf_writer *w, tb_error *err)
 	return tb_fail(err, w->status, w->stats.bytes, "perfetto writer: output failed");
 }
 
-tb_status tb_pf_encode(tb_pf_writer *w, const tb_pf_record *r, tb_pf_encoded *out,
-			tb_error *err)
+static tb_status encode_once(tb_pf_writer *w, const tb_pf_record *r, tb_pf_encoded *out,
+			     tb_error *err)
 {
 	const tb_pf_map_ *m = NULL;
 	uint32_t bad = 0;
@@ -595,6 +624,48 @@ tb_status tb_pf_encode(tb_pf_writer *w, const tb_pf_record *r, tb_pf_encoded *ou
 	out->bad_fields = bad;
 	tb_error_clear(err);
 	return TB_OK;
+}
+
+/* After TB_ERR_NO_SPACE, with cfg.mem: a scratch of w->need + 1 KiB in
+ * place of the one grown before.  1: call again. */
+static int grow(tb_pf_writer *w, tb_status st)
+{
+	void *p;
+	size_t n;
+	if (st != TB_ERR_NO_SPACE || !w->cfg.mem || w->need > SIZE_MAX - 1024 ||
+	    take(w, w->need + 1024, &p, &n))
+		return 0;
+	if (w->own_scratch_)
+		w->cfg.mem->free(w->cfg.mem->ctx, w->own_scratch_, w->own_scratch_size_);
+	w->own_scratch_ = w->cfg.scratch = p;
+	w->own_scratch_size_ = w->cfg.scratch_size = n;
+	return 1;
+}
+
+void tb_pf_release(tb_pf_writer *w)
+{
+	const tb_mem *mem = w ? w->cfg.mem : NULL;
+	if (!mem)
+		return;
+	if (w->own_scratch_)
+		mem->free(mem->ctx, w->own_scratch_, w->own_scratch_size_);
+	if (w->own_bundles_)
+		mem->free(mem->ctx, w->own_bundles_, w->own_bundles_size_);
+	if (w->cfg.scratch == w->own_scratch_)
+		w->cfg.scratch = NULL;
+	if (w->cfg.bundles == w->own_bundles_)
+		w->cfg.bundles = NULL;
+	w->own_scratch_ = w->own_bundles_ = NULL;
+	w->own_scratch_size_ = w->own_bundles_size_ = 0;
+}
+
+tb_status tb_pf_encode(tb_pf_writer *w, const tb_pf_record *r, tb_pf_encoded *out,
+			tb_error *err)
+{
+	tb_status st;
+	while (grow(w, st = encode_once(w, r, out, err)))
+		;
+	return st;
 }
 
 tb_status tb_pf_place(tb_pf_writer *w, const tb_pf_encoded *r, tb_error *err)
@@ -712,6 +783,21 @@ static void put_text(tb_pb *pb, uint32_t field, const uint8_t *p, size_t n)
 }
 
 /* The next space-separated word of s[*i..n), or an empty one. */
+/* pb's message written as one TracePacket (the sticky output error). */
+static tb_status packet_out(tb_pf_writer *w, tb_pb *pb, tb_error *err)
+{
+	size_t n = pb->len;
+	tb_status st = tb_pb_flush(pb, TB_PF_TRACE_PACKET, w->cfg.write, w->cfg.ctx);
+	if (st != TB_OK) {
+		if (w->status == TB_OK)
+			w->status = st;
+		return out_error(w, err);
+	}
+	w->stats.packets++;
+	w->stats.bytes += 1 + tb_pb_varint_len(n) + n;
+	return TB_OK;
+}
+
 static size_t word(const char *s, size_t n, size_t *i, const char **w)
 {
 	size_t k;
@@ -725,12 +811,12 @@ static size_t word(const char *s, size_t n, size_t *i, const char **w)
 	return k;
 }
 
-tb_status tb_pf_system_info(tb_pf_writer *w, const char *uname, size_t len, tb_error *err)
+static tb_status system_info_once(tb_pf_writer *w, const char *uname, size_t len,
+				  tb_error *err)
 {
 	const char *sys, *node, *rel, *last = NULL, *vers = NULL, *wd;
 	size_t i = 0, nsys, nnode, nrel, nlast = 0, nvers = 0, k;
 	tb_pb pb;
-	tb_status st;
 	if (w->status)
 		return out_error(w, err);
 	if (!uname || !len)
@@ -768,16 +854,15 @@ tb_status tb_pf_system_info(tb_pf_writer *w, const char *uname, size_t len, tb_e
 		put_text(&pb, TB_PF_UTSNAME_MACHINE, (const uint8_t *)last, nlast);
 	tb_pb_end(&pb);
 	tb_pb_end(&pb);
-	k = pb.len;
-	st = tb_pb_flush(&pb, TB_PF_TRACE_PACKET, w->cfg.write, w->cfg.ctx);
-	if (st != TB_OK) {
-		if (w->status == TB_OK)
-			w->status = st;
-		return out_error(w, err);
-	}
-	w->stats.packets++;
-	w->stats.bytes += 1 + tb_pb_varint_len(k) + k;
-	return TB_OK;
+	return packet_out(w, &pb, err);
+}
+
+tb_status tb_pf_system_info(tb_pf_writer *w, const char *uname, size_t len, tb_error *err)
+{
+	tb_status st;
+	while (grow(w, st = system_info_once(w, uname, len, err)))
+		;
+	return st;
 }
 
 tb_status tb_pf_session_record(const tb_session_event *ev, tb_pf_record *r, tb_error *err)
@@ -810,7 +895,7 @@ tb_status tb_pf_session_event(tb_pf_writer *w, const tb_session_event *ev, tb_er
 	return tb_pf_add(w, &r, err);
 }
 
-tb_status tb_pf_threads(tb_pf_writer *w, const tb_cmdlines *c, tb_error *err)
+static tb_status threads_once(tb_pf_writer *w, const tb_cmdlines *c, tb_error *err)
 {
 	tb_pb pb;
 	size_t i, room = w->cfg.scratch_size;
@@ -842,20 +927,42 @@ tb_status tb_pf_threads(tb_pf_writer *w, const tb_cmdlines *c, tb_error *err)
 		tb_pb_end(&pb);
 		w->stats.threads++;
 		if (i + 1 == c->n || room - pb.len < 4 * c->v[i + 1].comm_len + 32 + 8) {
-			size_t n;
 			tb_pb_end(&pb);
-			n = pb.len;
-			st = tb_pb_flush(&pb, TB_PF_TRACE_PACKET, w->cfg.write, w->cfg.ctx);
-			if (st != TB_OK) {
-				if (w->status == TB_OK)
-					w->status = st;
-				return out_error(w, err);
-			}
-			w->stats.packets++;
-			w->stats.bytes += 1 + tb_pb_varint_len(n) + n;
+			if ((st = packet_out(w, &pb, err)) != TB_OK)
+				return st;
 		}
 	}
 	return TB_OK;
+}
+
+tb_status tb_pf_threads(tb_pf_writer *w, const tb_cmdlines *c, tb_error *err)
+{
+	tb_status st;
+	while (grow(w, st = threads_once(w, c, err)))
+		;
+	return st;
+}
+
+/* *to += b (sign 1) or -= b (sign -1), field by field (all uint64_t). */
+static void stats_fold(tb_pf_stats *to, const tb_pf_stats *b, int sign)
+{
+	uint64_t x[sizeof(tb_pf_stats) / sizeof(uint64_t)], y[sizeof(x) / sizeof(x[0])];
+	size_t i;
+	memcpy(x, to, sizeof(x));
+	memcpy(y, b, sizeof(y));
+	for (i = 0; i < sizeof(x) / sizeof(x[0]); i++)
+		x[i] = sign > 0 ? x[i] + y[i] : x[i] - y[i];
+	memcpy(to, x, sizeof(x));
+}
+
+void tb_pf_stats_add(tb_pf_stats *to, const tb_pf_stats *add)
+{
+	stats_fold(to, add, 1);
+}
+
+void tb_pf_stats_sub(tb_pf_stats *to, const tb_pf_stats *sub)
+{
+	stats_fold(to, sub, -1);
 }
 
 tb_status tb_pf_finish(tb_pf_writer *w, tb_error *err)

@@ -1692,6 +1692,178 @@ START_TEST(table_matches_schema)
 }
 END_TEST
 
+/* ---- the writer set up from a session, its memory from a tb_mem ---- */
+
+/* A counting tb_mem that refuses every allocation after `left` more. */
+typedef struct count_mem {
+	size_t allocs, frees, bytes, left;
+} count_mem;
+
+static void *count_alloc(void *ctx, size_t n)
+{
+	count_mem *c = ctx;
+	if (!c->left)
+		return NULL;
+	c->left--;
+	c->allocs++;
+	c->bytes += n;
+	return malloc(n);
+}
+
+static void count_free(void *ctx, void *p, size_t n)
+{
+	count_mem *c = ctx;
+	c->frees++;
+	c->bytes -= n;
+	free(p);
+}
+
+/* sched4k.v7 (the shared samples): 2 CPUs, trace clock "local", uname "Linux vm
+ * 6.18.44-fc-v769 x86_64", 71 saved threads, first event 192.833676481
+ * (tracebound stats; the cli_convert test's 71 threads). */
+START_TEST(session_config_begin_clock)
+{
+	size_t len;
+	uint8_t *dat = tb_test_read_file(tb_test_path("../shared/samples/sched4k.v7.dat"), &len);
+	tb_session *s = open_skipping(dat, len);
+	tb_pf_writer *w = calloc(1, sizeof(*w));
+	tb_pf_config cfg;
+	tb_session_event ev;
+	count_mem cm = { 0, 0, 0, 100 };
+	tb_mem m = { count_alloc, count_free, &cm };
+	sink *out = calloc(1, sizeof(*out));
+	tb_error err;
+	int have = -1;
+	pbf pkt, si;
+	ck_assert(w && out);
+	memset(&cfg, 0xff, sizeof(cfg)); /* only nslots, big_endian and clock set */
+	cfg.flags = 0;
+	tb_pf_session_config(&cfg, s);
+	ck_assert_uint_eq(cfg.nslots, 2);
+	ck_assert_int_eq(cfg.big_endian, 0);
+	ck_assert_uint_eq(cfg.clock_len, 5);
+	ck_assert_int_eq(memcmp(cfg.clock, "local", 5), 0);
+	tb_pf_session_config(NULL, s);
+	tb_pf_session_config(&cfg, NULL);
+	cfg.write = sink_write;
+	cfg.ctx = out;
+	cfg.bundles = cfg.scratch = NULL; /* taken from m */
+	cfg.bundle_size = cfg.scratch_size = 0;
+	cfg.mem = &m;
+	ck_assert_int_eq(tb_pf_init(w, &cfg, &err), TB_OK);
+	ck_assert_uint_eq(cm.allocs, 2);
+	ck_assert_uint_eq(cm.bytes, 2 * TB_PF_DEFAULT_BUNDLE + TB_PF_DEFAULT_SCRATCH);
+	ck_assert_int_eq(tb_pf_session_begin(w, s, &err), TB_OK);
+	ck_assert_uint_eq(w->stats.threads, 71);
+	ck_assert(packet_at(out, 0, &pkt)); /* SystemInfo first: the release */
+	ck_assert(find(pkt.data, pkt.len, 45, &si));
+	ck_assert(find(si.data, si.len, 1, &si));    /* utsname */
+	ck_assert(find(si.data, si.len, 3, &si));    /* release */
+	ck_assert_uint_eq(si.len, 15);
+	ck_assert_int_eq(memcmp(si.data, "6.18.44-fc-v769", 15), 0);
+	ck_assert_uint_ge(w->stats.packets, 2); /* and the threads */
+	ck_assert_int_eq(w->have_clock_ts, 0);
+	ck_assert_int_eq(tb_pf_session_clock(w, s, &have, &err), TB_OK);
+	ck_assert_int_eq(have, 1);
+	ck_assert_int_eq(w->have_clock_ts, 1);
+	ck_assert_uint_eq(w->clock_ts, 192833676481ull);
+	/* rewound: the walk starts at that event */
+	do
+		ck_assert_int_eq(tb_session_next(s, &ev, &err), TB_OK);
+	while (ev.kind != TB_SEV_EVENT);
+	ck_assert_uint_eq(ev.ts, 192833676481ull);
+	ck_assert_int_eq(tb_pf_session_begin(NULL, s, &err), TB_ERR_ARG);
+	ck_assert_int_eq(tb_pf_session_clock(w, NULL, &have, &err), TB_ERR_ARG);
+	tb_pf_release(w);
+	ck_assert_uint_eq(cm.frees, cm.allocs);
+	ck_assert_uint_eq(cm.bytes, 0);
+	tb_pf_release(w); /* twice: nothing */
+	ck_assert_uint_eq(cm.frees, cm.allocs);
+	free(out);
+	free(w);
+	free(dat);
+}
+END_TEST
+
+/* With cfg.mem a record larger than the scratch is grown into (to
+ * need + 1 KiB) and written as a big scratch writes it; a refused
+ * allocation is TB_ERR_NO_SPACE as without mem. */
+START_TEST(writer_grows_scratch)
+{
+	pf_fixture fx;
+	pf_env *big = env_new(2, 1024, 0), *small = env_new(2, 1024, 0);
+	count_mem cm = { 0, 0, 0, 1 };
+	tb_mem m = { count_alloc, count_free, &cm };
+	uint8_t rec[64];
+	tb_pf_record r;
+	tb_error err;
+	fixture(&fx);
+	sched_switch_rec(rec, 1234, 0);
+	memset(&r, 0, sizeof(r));
+	r.cpu = 1;
+	r.ts = 77;
+	r.pid = 1234;
+	r.format = fx.sw;
+	r.data = rec;
+	r.len = 64;
+	ck_assert_int_eq(tb_pf_add(&big->w, &r, &err), TB_OK);
+	small->cfg.scratch_size = 8;
+	small->cfg.mem = &m;
+	ck_assert_int_eq(tb_pf_init(&small->w, &small->cfg, &err), TB_OK);
+	ck_assert_uint_eq(cm.allocs, 0); /* the caller's bundles and scratch */
+	ck_assert_int_eq(tb_pf_add(&small->w, &r, &err), TB_OK);
+	ck_assert_uint_eq(cm.allocs, 1);
+	ck_assert_uint_eq(cm.bytes, small->w.need + 1024);
+	ck_assert_uint_eq(small->w.cfg.scratch_size, small->w.need + 1024);
+	ck_assert_int_eq(tb_pf_finish(&big->w, &err), TB_OK);
+	ck_assert_int_eq(tb_pf_finish(&small->w, &err), TB_OK);
+	ck_assert_uint_eq(small->out.len, big->out.len);
+	ck_assert_int_eq(memcmp(small->out.buf, big->out.buf, big->out.len), 0);
+	ck_assert_int_eq(memcmp(&small->w.stats, &big->w.stats, sizeof(tb_pf_stats)), 0);
+	tb_pf_release(&small->w);
+	ck_assert_uint_eq(cm.frees, 1);
+	ck_assert_uint_eq(cm.bytes, 0);
+	/* the allocator refuses: as a writer without mem */
+	ck_assert_int_eq(tb_pf_init(&small->w, &small->cfg, &err), TB_OK);
+	ck_assert_int_eq(tb_pf_add(&small->w, &r, &err), TB_ERR_NO_SPACE);
+	ck_assert_uint_gt(small->w.need, 8);
+	ck_assert_int_eq(tb_pf_system_info(&small->w, "Linux vm 6.1 x86_64", 19, &err),
+			 TB_ERR_NO_SPACE);
+	/* bundles from a refusing mem: nothing kept */
+	small->cfg.bundles = NULL;
+	ck_assert_int_eq(tb_pf_init(&small->w, &small->cfg, &err), TB_ERR_NO_SPACE);
+	ck_assert_uint_eq(cm.allocs, 1);
+	ck_assert_uint_eq(cm.frees, 1);
+	free(small);
+	free(big);
+}
+END_TEST
+
+START_TEST(stats_add_sub)
+{
+	tb_pf_stats a, b, c;
+	memset(&a, 0, sizeof(a));
+	a.events = 10;
+	a.typed = 7;
+	a.lost_bundles = 2;
+	a.threads = 71;
+	memset(&b, 0, sizeof(b));
+	b.events = 5;
+	b.generic = 5;
+	b.bytes = 1u << 20;
+	c = a;
+	tb_pf_stats_add(&c, &b);
+	ck_assert_uint_eq(c.events, 15);
+	ck_assert_uint_eq(c.typed, 7);
+	ck_assert_uint_eq(c.generic, 5);
+	ck_assert_uint_eq(c.bytes, 1u << 20);
+	ck_assert_uint_eq(c.lost_bundles, 2);
+	ck_assert_uint_eq(c.threads, 71);
+	tb_pf_stats_sub(&c, &a);
+	ck_assert_int_eq(memcmp(&c, &b, sizeof(c)), 0);
+}
+END_TEST
+
 Suite *tb_suite_protobuf(void)
 {
 	Suite *s = suite_create("protobuf");
@@ -1719,6 +1891,9 @@ Suite *tb_suite_protobuf(void)
 	tcase_add_test(t, flush_cuts_runs);
 	tcase_add_test(t, encode_place_errors);
 	tcase_add_test(t, cli_convert);
+	tcase_add_test(t, session_config_begin_clock);
+	tcase_add_test(t, writer_grows_scratch);
+	tcase_add_test(t, stats_add_sub);
 	tcase_add_test(t, table_matches_schema);
 	suite_add_tcase(s, t);
 	return s;

@@ -37,7 +37,10 @@
  * record whose encoding does not fit the scratch is refused with
  * TB_ERR_NO_SPACE and w->need says the scratch size that holds it: grow
  * (tb_pf_set_scratch) and add the record again; nothing was written.
- * Memory stays what the caller gave, however long the capture.
+ * Memory stays what the caller gave, however long the capture.  With
+ * tb_pf_config.mem the writer itself grows the scratch through the
+ * caller's allocator and calls again (never TB_ERR_NO_SPACE unless that
+ * allocation fails): the retry rule in one place.
  *
  * Output goes through the write callback in whole TracePackets (each as
  * a Trace.packet field), so the file is valid after every packet.  Any
@@ -82,6 +85,12 @@ typedef struct tb_pf_config {
 	const char *clock;      /* the trace clock's name ("local", "boot"...), may be NULL */
 	size_t clock_len;
 	unsigned flags;         /* TB_PF_* */
+	/* NULL: a record larger than the scratch is TB_ERR_NO_SPACE (below).
+	 * Else the writer grows its scratch through mem (to w->need + 1 KiB)
+	 * and goes on, and tb_pf_init takes bundles and scratch from mem when
+	 * they are NULL (sizes 0: TB_PF_DEFAULT_BUNDLE, TB_PF_DEFAULT_SCRATCH);
+	 * tb_pf_release gives back what the writer took. */
+	const tb_mem *mem;
 } tb_pf_config;
 
 /* One record to convert. */
@@ -132,12 +141,15 @@ typedef struct tb_pf_writer {
 	tb_pf_slot_ slots[TB_PF_MAX_SLOTS];
 	tb_pf_map_ cache[TB_PF_CACHE];
 	tb_field_value vals[TB_FORMAT_MAX_FIELDS];
+	void *own_scratch_, *own_bundles_; /* private: taken from cfg.mem */
+	size_t own_scratch_size_, own_bundles_size_;
 } tb_pf_writer;
 
 /*
  * Check the configuration and start an empty trace (nothing is written
  * yet).  TB_ERR_ARG for a missing callback or memory, a slot count or
- * bundle size out of range, or bundles smaller than nslots * bundle_size.
+ * bundle size out of range, or bundles smaller than nslots * bundle_size;
+ * TB_ERR_NO_SPACE when cfg->mem gave no memory (nothing is kept).
  */
 TB_API TB_MUST_CHECK tb_status tb_pf_init(tb_pf_writer *w, const tb_pf_config *cfg,
 					  tb_error *err);
@@ -250,6 +262,45 @@ TB_API TB_MUST_CHECK tb_status tb_pf_flush(tb_pf_writer *w, tb_error *err);
  * which is otherwise the first placed record's: for a writer that starts
  * inside the capture. */
 TB_API void tb_pf_set_clock(tb_pf_writer *w, uint64_t ts);
+
+/* Give back what the writer took from cfg.mem (its bundles and scratch
+ * when tb_pf_init took them, a scratch grown): the writer is done. */
+TB_API void tb_pf_release(tb_pf_writer *w);
+
+/* *to += add, field by field: the stats of writers that each took a run
+ * of one capture (tb_pf_flush), as one writer's. */
+TB_API void tb_pf_stats_add(tb_pf_stats *to, const tb_pf_stats *add);
+/* *to -= sub, field by field: what a writer added since a copy of its stats. */
+TB_API void tb_pf_stats_sub(tb_pf_stats *to, const tb_pf_stats *sub);
+
+/* ---- a session's capture (lib/perfetto_session.c) ---- */
+
+/*
+ * What the session says of the trace, into cfg (the other fields are
+ * left as they are): nslots the most CPUs of a buffer (at most
+ * TB_PF_MAX_SLOTS), big_endian, and clock the first buffer's trace clock
+ * (else the capture's).  NULL arguments: nothing.
+ */
+TB_API void tb_pf_session_config(tb_pf_config *cfg, const tb_session *s);
+
+/*
+ * The trace's first packets: the machine (tb_pf_system_info of the
+ * session's uname) and the thread names (tb_pf_threads of its cmdlines).
+ * Results as those.
+ */
+TB_API TB_MUST_CHECK tb_status tb_pf_session_begin(tb_pf_writer *w, const tb_session *s,
+						   tb_error *err);
+
+/*
+ * The clock pair of every bundle at the session's first event
+ * (tb_pf_set_clock), read ahead and the session rewound: so that writers
+ * that each take a run of the capture, or a writer that flushes before
+ * its first record, write the clock pair one writer would.  *have (may
+ * be NULL) 1 when the session has an event, else 0 and the clock is left
+ * as it was.  The rewind's status.
+ */
+TB_API TB_MUST_CHECK tb_status tb_pf_session_clock(tb_pf_writer *w, tb_session *s, int *have,
+						   tb_error *err);
 
 /* The typed message a format maps to ("sched_switch"), or NULL when its
  * records are written as generic events (or not at all mapped yet). */
