@@ -546,8 +546,9 @@ int tb_host_pq_open(tb_host_pq **out, const tb_session *s, const tb_host_pq_conf
 	while (cfg->jobs > 1 && w->nchunks < Q_CHUNKS && (w->chunk[w->nchunks] = malloc(Q_CHUNK)))
 		w->nchunks++;
 	if (w->nchunks == Q_CHUNKS) {
-		w->two = split(w);
-		if (any_failed(w))
+		/* (a writer that failed to open stopped the split before the
+		 * thread: once it runs, its state is its own) */
+		if (!(w->two = split(w)) && any_failed(w))
 			return -1;
 		if (!w->two) {
 			/* one thread after all */
