@@ -19,7 +19,6 @@
 
 #include "capture.h"
 #include "dataset.h"
-#include "files.h"
 #include "opts.h"
 #include "pq_dir.h"
 
