@@ -182,6 +182,23 @@ void tb_pf_plan_fields(tb_render_prog *p);
  * nodes, which that mode does not run). */
 void tb_pf_plan_syscall(tb_render_prog *p, int enter);
 
+/* The bytes a length modifier gives an integer conversion (lsz: the
+ * long size, 4 or 8). */
+static inline unsigned tb_pf_lenmod_width(unsigned lenmod, unsigned lsz)
+{
+	switch (lenmod) {
+	case TB_L_HH: return 1;
+	case TB_L_H: return 2;
+	case TB_L_L: case TB_L_Z: case TB_L_T: return lsz;
+	case TB_L_LL: return 8;
+	default: return 4;
+	}
+}
+
+/* Plan the shortcuts of a TB_M_PRINTFMT program's plain conversions
+ * (dir->plan): the compiler's last step. */
+void tb_pf_plan_dirs(tb_render_prog *p);
+
 /* Fop k of p: a char array that p, a TB_M_FIELDS program run through
  * tb_render_stateful, now prints as ARRAY[] for having printed it so? */
 int tb_pf_forgot_text(const tb_render_prog *p, uint32_t k);
