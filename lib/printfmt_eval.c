@@ -1223,7 +1223,7 @@ static void run_bprint(ev *e)
  * outside it, no room left in the text) takes the general path, which
  * then marks or cuts it.
  */
-enum { TB_PLAN_INT = 1, TB_PLAN_CHARS, TB_PLAN_STR };
+enum { TB_PLAN_INT = 1, TB_PLAN_CHARS, TB_PLAN_STR, TB_PLAN_LIT16 };
 
 static void plan_int(const tb_render_prog *p, tb_render_dir_ *d)
 {
@@ -1279,6 +1279,11 @@ void tb_pf_plan_dirs(tb_render_prog *p)
 	for (uint32_t k = 0; k < p->n_dirs; k++) {
 		tb_render_dir_ *d = &p->dirs[k];
 		d->plan = 0;
+		/* a short literal: 16 bytes copied whole (what passes it is
+		 * written over next), so they must lie in the text table */
+		if (d->kind == TB_D_LIT && d->text_len && d->text_len <= 16 &&
+		    d->text_off <= TB_RENDER_MAX_TEXT - 16)
+			d->plan = TB_PLAN_LIT16;
 		if (d->kind != TB_D_CONV || !d->arg || d->warg || d->parg || d->prec >= 0)
 			continue;
 		if (d->conv == 's')
@@ -1301,6 +1306,14 @@ static int run_plan(ev *e, const tb_render_dir_ *d)
 	const tb_reader *r = &e->rec;
 	uint32_t off = d->text_off;
 	switch (d->plan & 0xff) {
+	case TB_PLAN_LIT16: {
+		char *at = tb_out_room(e->o, 16);
+		if (!at)
+			return 0;
+		memcpy(at, e->p->text + off, 16);
+		tb_out_took(e->o, d->text_len);
+		return 1;
+	}
 	case TB_PLAN_INT: {
 		unsigned size = d->plan >> 8, tys = d->text_len, flags = d->flags;
 		int hex = d->conv == 'x' || d->conv == 'X', neg;
@@ -1311,6 +1324,11 @@ static int run_plan(ev *e, const tb_render_dir_ *d)
 		for (int i = 0; i < 4; i++, tys >>= 8)
 			v = tb_ty_norm(v, tys & 0xffu);
 		neg = (d->conv == 'd' || d->conv == 'i') && (int64_t)v < 0;
+		if (!hex && d->width <= 0 && tb_out_room(e->o, 21)) {
+			/* the commonest: a bare decimal */
+			tb_out_dec(e->o, neg ? 0 - v : v, (char)(neg ? '-' : 0));
+			return 1;
+		}
 		return tb_out_int_fast(e->o, neg ? 0 - v : v, hex, d->conv == 'X', (char)(neg ? '-' : 0),
 				       hex && (flags & TB_NF_SPECIAL), d->width,
 				       (flags & (TB_NF_ZEROPAD | TB_NF_LEFT)) == TB_NF_ZEROPAD,
