@@ -174,6 +174,16 @@ void tb_pf_put_ip6_full(tb_out *o, const uint8_t *a, int colons);
 void tb_pf_put_ip6_compressed(tb_out *o, const uint8_t *a);
 void tb_pf_put_uuid(tb_out *o, const uint8_t *b16, char variant);
 
+/* Fop op starts as field i of the event, f: its name and offset. */
+static inline void tb_pf_fop_start(tb_render_fop_ *op, const tb_field *f, size_t i)
+{
+	memset(op, 0, sizeof(*op));
+	op->name = f->name;
+	op->name_len = f->name_len;
+	op->offset = f->offset;
+	op->field = (uint16_t)i;
+}
+
 /* Resolve a TB_M_FIELDS program's fields into p->fops (its conversions
  * bound): the compiler's last step. */
 void tb_pf_plan_fields(tb_render_prog *p);

@@ -981,11 +981,7 @@ void tb_pf_plan_syscall(tb_render_prog *p, int enter)
 			    tb_pf_kind(f) != TB_RF_SCALAR
 			  : !tb_span_eq(f->name, f->name_len, "ret"))
 			continue;
-		memset(op, 0, sizeof(*op));
-		op->name = f->name;
-		op->name_len = f->name_len;
-		op->offset = f->offset;
-		op->field = (uint16_t)i;
+		tb_pf_fop_start(op, f, i);
 		op->size = (uint8_t)(f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8
 				     ? f->size : 0);
 		p->n_fops++;
