@@ -174,6 +174,16 @@ void tb_pf_put_ip6_full(tb_out *o, const uint8_t *a, int colons);
 void tb_pf_put_ip6_compressed(tb_out *o, const uint8_t *a);
 void tb_pf_put_uuid(tb_out *o, const uint8_t *b16, char variant);
 
+/* Fop op starts as field i of the event, f: its name and offset. */
+static inline void tb_pf_fop_start(tb_render_fop_ *op, const tb_field *f, size_t i)
+{
+	memset(op, 0, sizeof(*op));
+	op->name = f->name;
+	op->name_len = f->name_len;
+	op->offset = f->offset;
+	op->field = (uint16_t)i;
+}
+
 /* Resolve a TB_M_FIELDS program's fields into p->fops (its conversions
  * bound): the compiler's last step. */
 void tb_pf_plan_fields(tb_render_prog *p);
@@ -181,6 +191,23 @@ void tb_pf_plan_fields(tb_render_prog *p);
 /* Resolve a kernel syscall printer's fields into p->fops (replacing the
  * nodes, which that mode does not run). */
 void tb_pf_plan_syscall(tb_render_prog *p, int enter);
+
+/* The bytes a length modifier gives an integer conversion (lsz: the
+ * long size, 4 or 8). */
+static inline unsigned tb_pf_lenmod_width(unsigned lenmod, unsigned lsz)
+{
+	switch (lenmod) {
+	case TB_L_HH: return 1;
+	case TB_L_H: return 2;
+	case TB_L_L: case TB_L_Z: case TB_L_T: return lsz;
+	case TB_L_LL: return 8;
+	default: return 4;
+	}
+}
+
+/* Plan the shortcuts of a TB_M_PRINTFMT program's plain conversions
+ * (dir->plan): the compiler's last step. */
+void tb_pf_plan_dirs(tb_render_prog *p);
 
 /* Fop k of p: a char array that p, a TB_M_FIELDS program run through
  * tb_render_stateful, now prints as ARRAY[] for having printed it so? */

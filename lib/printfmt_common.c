@@ -202,20 +202,12 @@ int tb_pf_decode_spec(const char *s, uint32_t len, uint32_t *pi,
 			tb_pf_read_int(s, len, &i, &d->prec);
 		}
 	}
-	if (i < len && s[i] == 'h') {
-		i++;
-		d->lenmod = TB_L_H;
-		if (i < len && s[i] == 'h') {
-			i++;
-			d->lenmod = TB_L_HH;
-		}
-	} else if (i < len && s[i] == 'l') {
-		i++;
-		d->lenmod = TB_L_L;
-		if (i < len && s[i] == 'l') {
-			i++;
-			d->lenmod = TB_L_LL;
-		}
+	if (i < len && (s[i] == 'h' || s[i] == 'l')) {
+		/* h, hh, l, ll: the letter once or twice */
+		char c = s[i++];
+		int twice = i < len && s[i] == c;
+		i += (uint32_t)twice;
+		d->lenmod = (uint8_t)(c == 'h' ? (twice ? TB_L_HH : TB_L_H) : (twice ? TB_L_LL : TB_L_L));
 	} else if (i < len && s[i] == 'L') {
 		i++;
 		d->lenmod = TB_L_LL;

@@ -575,13 +575,7 @@ typedef struct spec {
 
 static unsigned lenmod_width(const ev *e, unsigned lenmod)
 {
-	switch (lenmod) {
-	case TB_L_HH: return 1;
-	case TB_L_H: return 2;
-	case TB_L_L: case TB_L_Z: case TB_L_T: return e->lsz;
-	case TB_L_LL: return 8;
-	default: return 4;
-	}
+	return tb_pf_lenmod_width(lenmod, e->lsz);
 }
 
 static void put_int_conv(ev *e, const spec *sp, uint64_t v)
@@ -987,11 +981,7 @@ void tb_pf_plan_syscall(tb_render_prog *p, int enter)
 			    tb_pf_kind(f) != TB_RF_SCALAR
 			  : !tb_span_eq(f->name, f->name_len, "ret"))
 			continue;
-		memset(op, 0, sizeof(*op));
-		op->name = f->name;
-		op->name_len = f->name_len;
-		op->offset = f->offset;
-		op->field = (uint16_t)i;
+		tb_pf_fop_start(op, f, i);
 		op->size = (uint8_t)(f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8
 				     ? f->size : 0);
 		p->n_fops++;
@@ -1217,6 +1207,154 @@ static void run_bprint(ev *e)
 	tb_out_put(e->o, f + lit, len - lit);
 }
 
+/* ------------------------------------------------------ the shortcuts */
+
+/*
+ * A print fmt's plain conversions, planned once when it is compiled so
+ * that an event runs no expression node for them: an integer field
+ * (under at most one cast) printed by %d %i %u %x %X with no '+' or ' ',
+ * a width to 16 and no precision, and a char array field or __get_str
+ * printed by a bare %s.  Each prints what run_dir prints for it, read
+ * straight from the record; a record it cannot serve whole (a field
+ * outside it, no room left in the text) takes the general path, which
+ * then marks or cuts it.
+ */
+enum { TB_PLAN_INT = 1, TB_PLAN_CHARS, TB_PLAN_STR, TB_PLAN_LIT16 };
+
+static void plan_int(const tb_render_prog *p, tb_render_dir_ *d)
+{
+	const tb_render_node_ *nd = &p->nodes[d->arg];
+	unsigned cast = 0, w;
+	const tb_field *f;
+	if (!memchr("diuxX", d->conv, 5) || d->conv == 0 || d->width > 16 ||
+	    (d->flags & (TB_NF_PLUS | TB_NF_SPACE)) || (nd->ty & TB_TY_UNKNOWN))
+		return;
+	if (nd->op == TB_N_CAST) {
+		if (nd->v & TB_CAST_BOOL)
+			return;
+		cast = tb_ty_promote(nd->ty);
+		nd = &p->nodes[nd->a];
+	}
+	if (nd->op != TB_N_FIELD || nd->v >= p->ev.n_fields || (nd->ty & TB_TY_UNKNOWN))
+		return;
+	f = &p->ev.fields[nd->v];
+	if (tb_pf_kind(f) != TB_RF_SCALAR || (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+		return;
+	/* ev_int's normalisations, then put_int_conv's (type 0 keeps a value) */
+	w = tb_pf_lenmod_width(d->lenmod, p->ev.long_size == 4 ? 4 : 8);
+	if (d->conv != 'd' && d->conv != 'i')
+		w |= TB_TY_UNSIGNED;
+	d->text_off = f->offset;
+	d->text_len = (uint32_t)nd->ty | (uint32_t)tb_ty_promote(nd->ty) << 8 | cast << 16 | w << 24;
+	d->plan = (uint16_t)(TB_PLAN_INT | f->size << 8);
+}
+
+static void plan_text(const tb_render_prog *p, tb_render_dir_ *d)
+{
+	const tb_render_node_ *nd = &p->nodes[d->arg];
+	const tb_field *f;
+	unsigned at = nd->op == TB_N_FIELD ? (unsigned)nd->v
+		    : nd->op == TB_N_CALL && (nd->v & 0xff) == TB_H_GET_STR ? (unsigned)(nd->v >> 8)
+		    : UINT32_MAX;
+	if (d->width > 0 || at >= p->ev.n_fields)
+		return;
+	f = &p->ev.fields[at];
+	if (nd->op == TB_N_FIELD && tb_pf_kind(f) == TB_RF_ARRAY && f->size) {
+		d->text_off = f->offset;
+		d->text_len = f->size;
+		d->plan = TB_PLAN_CHARS;
+	} else if (nd->op == TB_N_CALL && (tb_pf_kind(f) == TB_RF_DATA_LOC || tb_pf_kind(f) == TB_RF_REL_LOC)) {
+		d->text_off = f->offset;
+		d->text_len = tb_pf_kind(f) == TB_RF_REL_LOC;
+		d->plan = TB_PLAN_STR;
+	}
+}
+
+void tb_pf_plan_dirs(tb_render_prog *p)
+{
+	for (uint32_t k = 0; k < p->n_dirs; k++) {
+		tb_render_dir_ *d = &p->dirs[k];
+		d->plan = 0;
+		/* a short literal: 16 bytes copied whole (what passes it is
+		 * written over next), so they must lie in the text table */
+		if (d->kind == TB_D_LIT && d->text_len && d->text_len <= 16 &&
+		    d->text_off <= TB_RENDER_MAX_TEXT - 16)
+			d->plan = TB_PLAN_LIT16;
+		if (d->kind != TB_D_CONV || !d->arg || d->warg || d->parg || d->prec >= 0)
+			continue;
+		if (d->conv == 's')
+			plan_text(p, d);
+		else
+			plan_int(p, d);
+	}
+}
+
+/* Text at p to its first NUL within n bytes (n > 0). */
+static void put_chars(ev *e, const uint8_t *p, size_t n)
+{
+	const uint8_t *z = (const uint8_t *)memchr(p, 0, n);
+	tb_out_put(e->o, (const char *)p, z ? (size_t)(z - p) : n);
+}
+
+/* Run d's shortcut: 0 when the general path must print it. */
+static int run_plan(ev *e, const tb_render_dir_ *d)
+{
+	const tb_reader *r = &e->rec;
+	uint32_t off = d->text_off;
+	switch (d->plan & 0xff) {
+	case TB_PLAN_LIT16: {
+		char *at = tb_out_room(e->o, 16);
+		if (!at)
+			return 0;
+		memcpy(at, e->p->text + off, 16);
+		tb_out_took(e->o, d->text_len);
+		return 1;
+	}
+	case TB_PLAN_INT: {
+		unsigned size = d->plan >> 8, tys = d->text_len, flags = d->flags;
+		int hex = d->conv == 'x' || d->conv == 'X', neg;
+		uint64_t v;
+		if (size > r->len || off > r->len - size)
+			return 0;
+		v = tb_load_n(r->data + off, size, r->big_endian);
+		for (int i = 0; i < 4; i++, tys >>= 8)
+			v = tb_ty_norm(v, tys & 0xffu);
+		neg = (d->conv == 'd' || d->conv == 'i') && (int64_t)v < 0;
+		if (!hex && d->width <= 0 && tb_out_room(e->o, 21)) {
+			/* the commonest: a bare decimal */
+			tb_out_dec(e->o, neg ? 0 - v : v, (char)(neg ? '-' : 0));
+			return 1;
+		}
+		return tb_out_int_fast(e->o, neg ? 0 - v : v, hex, d->conv == 'X', (char)(neg ? '-' : 0),
+				       hex && (flags & TB_NF_SPECIAL), d->width,
+				       (flags & (TB_NF_ZEROPAD | TB_NF_LEFT)) == TB_NF_ZEROPAD,
+				       (flags & TB_NF_LEFT) != 0);
+	}
+	case TB_PLAN_CHARS:
+		if (d->text_len > r->len || off > r->len - d->text_len)
+			return 0;
+		put_chars(e, r->data + off, d->text_len);
+		return 1;
+	case TB_PLAN_STR: {
+		/* __get_str: to its NUL, up to the record's end (ev_text) */
+		uint64_t at, len;
+		uint32_t w;
+		if (4 > r->len || off > r->len - 4)
+			return 0;
+		w = (uint32_t)tb_load_n(r->data + off, 4, r->big_endian);
+		at = (w & 0xffffu) + (d->text_len ? (uint64_t)off + 4 : 0);
+		len = w >> 16;
+		if (at > r->len || len > r->len - at)
+			return 0;
+		if (len)
+			put_chars(e, r->data + at, r->len - (size_t)at);
+		return 1;
+	}
+	default:
+		return 0;
+	}
+}
+
 /* ------------------------------------------------------------ entry */
 
 /* tb_render and tb_render_stateful (keep: NULL, or prog itself). */
@@ -1242,7 +1380,8 @@ static tb_status render(const tb_render_prog *prog, tb_render_prog *keep,
 	switch (prog->mode) {
 	case TB_M_PRINTFMT:
 		for (uint32_t k = 0; k < prog->n_dirs; k++)
-			run_dir(&e, &prog->dirs[k]);
+			if (!prog->dirs[k].plan || !run_plan(&e, &prog->dirs[k]))
+				run_dir(&e, &prog->dirs[k]);
 		break;
 	case TB_M_SYS_ENTER:
 	case TB_M_SYS_EXIT:

@@ -490,11 +490,7 @@ void tb_pf_plan_fields(tb_render_prog *p)
 		tb_render_dir_ d;
 		if (tb_pf_common(f))
 			continue;
-		memset(op, 0, sizeof(*op));
-		op->name = f->name;
-		op->name_len = f->name_len;
-		op->offset = f->offset;
-		op->field = (uint16_t)i;
+		tb_pf_fop_start(op, f, i);
 		op->conv = (uint16_t)m;
 		op->tf = (uint8_t)e[0];
 		if (m & TB_FM_0X)

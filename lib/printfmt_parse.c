@@ -1785,6 +1785,8 @@ tb_status tb_render_compile(tb_render_prog *prog, const tb_format *fmt,
 			prog->mode = TB_M_FALLBACK;
 		return tb_fail(err, ps.st, ps.at, ps.what);
 	}
+	if (prog->mode == TB_M_PRINTFMT)
+		tb_pf_plan_dirs(prog);
 	prog->status = TB_OK;
 	tb_error_clear(&prog->error);
 	return TB_OK;

@@ -129,8 +129,10 @@ typedef struct tb_render_dir_ {
 	uint8_t kind, conv, flags, lenmod;
 	char pext[8];          /* %p extension letters, NUL-padded */
 	int32_t width, prec;   /* -1 none, -2 from an argument */
-	uint16_t arg, warg, parg, pad_;
-	uint32_t text_off, text_len;
+	uint16_t arg, warg, parg;
+	uint16_t plan;         /* a conversion's shortcut: kind | size << 8 (0 none) */
+	uint32_t text_off;     /* a literal's text; a planned conversion's field offset */
+	uint32_t text_len;     /* a literal's length; a planned conversion's types */
 } tb_render_dir_;
 
 /* One field of the -R listing, resolved when compiled (printfmt_fields.c
