@@ -194,10 +194,7 @@ typedef struct table {
 typedef struct builder {
 	table *t;
 	size_t n, cap;
-	/* format -> table index + 1, open addressing */
-	const tb_format **keys;
-	size_t *vals;
-	size_t kcap;
+	tbpy_ptab index;         /* format -> its table's index */
 	const tb_session *s;
 	tb_field_value *fv;      /* one record's fields */
 	tb_pq_value *row;        /* one row's values */
@@ -266,59 +263,22 @@ static void builder_free(builder *b)
 	for (i = 0; i < b->n; i++)
 		table_free(&b->t[i]);
 	PyMem_RawFree(b->t);
-	PyMem_RawFree(b->keys);
-	PyMem_RawFree(b->vals);
+	tbpy_ptab_free(&b->index);
 	PyMem_RawFree(b->fv);
 	PyMem_RawFree(b->row);
 	memset(b, 0, sizeof(*b));
-}
-
-static size_t phash(const void *p, size_t cap)
-{
-	return ((uintptr_t)p >> 4) & (cap - 1);
 }
 
 /* The table of f: its index, or (size_t)-1 (no table: not selected) and
  * *oom set when memory ran out. */
 static size_t table_of(builder *b, const tb_format *f, int *oom)
 {
-	size_t h;
-	if (b->kcap) {
-		h = phash(f, b->kcap);
-		while (b->keys[h]) {
-			if (b->keys[h] == f)
-				return b->vals[h];
-			h = (h + 1) & (b->kcap - 1);
-		}
-	}
+	uint64_t *k = tbpy_ptab_at(&b->index, f, 0);
+	if (k)
+		return (size_t)*k;
 	if (!b->all)
 		return (size_t)-1;
 	/* a new event type */
-	if ((b->n + 1) * 2 > b->kcap) {
-		size_t ncap = b->kcap ? b->kcap * 2 : 64, i;
-		const tb_format **nk = PyMem_RawCalloc(ncap, sizeof(*nk));
-		size_t *nv = PyMem_RawCalloc(ncap, sizeof(*nv));
-		if (!nk || !nv) {
-			PyMem_RawFree(nk);
-			PyMem_RawFree(nv);
-			*oom = 1;
-			return (size_t)-1;
-		}
-		for (i = 0; i < b->kcap; i++) {
-			if (!b->keys[i])
-				continue;
-			h = phash(b->keys[i], ncap);
-			while (nk[h])
-				h = (h + 1) & (ncap - 1);
-			nk[h] = b->keys[i];
-			nv[h] = b->vals[i];
-		}
-		PyMem_RawFree(b->keys);
-		PyMem_RawFree(b->vals);
-		b->keys = nk;
-		b->vals = nv;
-		b->kcap = ncap;
-	}
 	if (b->n == b->cap) {
 		size_t nc = b->cap ? b->cap * 2 : 16;
 		table *nt = PyMem_RawRealloc(b->t, nc * sizeof(*nt));
@@ -329,15 +289,12 @@ static size_t table_of(builder *b, const tb_format *f, int *oom)
 		b->t = nt;
 		b->cap = nc;
 	}
-	if (table_init(&b->t[b->n], f)) {
+	if (table_init(&b->t[b->n], f) || !(k = tbpy_ptab_at(&b->index, f, 1))) {
+		table_free(&b->t[b->n]);
 		*oom = 1;
 		return (size_t)-1;
 	}
-	h = phash(f, b->kcap);
-	while (b->keys[h])
-		h = (h + 1) & (b->kcap - 1);
-	b->keys[h] = f;
-	b->vals[h] = b->n;
+	*k = b->n;
 	return b->n++;
 }
 
@@ -423,6 +380,20 @@ static int table_add(builder *b, table *t, const tb_session_event *ev)
 	return 0;
 }
 
+/* Each event into its table (a tbpy_each_fn): 0, or -1 when memory ran out. */
+static int table_add_event(void *ctx, const tb_session_event *ev)
+{
+	builder *b = ctx;
+	int oom = 0;
+	size_t k;
+	if (!ev->format)
+		return 0;
+	k = table_of(b, ev->format, &oom);
+	if (k == (size_t)-1)
+		return oom ? -1 : 0;
+	return table_add(b, &b->t[k], ev);
+}
+
 /* ---- handing the buffers to Python ---- */
 
 typedef struct tbpy_buffer {
@@ -457,21 +428,11 @@ static PyBufferProcs buffer_procs = {
 	(releasebufferproc)buffer_release,
 };
 
-static Py_ssize_t buffer_length(tbpy_buffer *b)
-{
-	return b->len;
-}
-
-static PySequenceMethods buffer_seq = {
-	.sq_length = (lenfunc)buffer_length,
-};
-
 PyTypeObject tbpy_BufferType = {
 	PyVarObject_HEAD_INIT(NULL, 0)
 	.tp_name = "tracebound._Buffer",
 	.tp_basicsize = sizeof(tbpy_buffer),
 	.tp_dealloc = (destructor)buffer_dealloc,
-	.tp_as_sequence = &buffer_seq,
 	.tp_as_buffer = &buffer_procs,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "Memory filled by the decoder (wrapped by numpy.frombuffer).",
@@ -586,7 +547,7 @@ static PyObject *nulls_of(col *c)
 /* (name, kind, dtype, payload..., nulls) for each column of t. */
 static PyObject *table_result(table *t)
 {
-	PyObject *cols = PyList_New(0), *out;
+	PyObject *cols = PyList_New(0);
 	size_t i;
 	if (!cols)
 		return NULL;
@@ -596,8 +557,10 @@ static PyObject *table_result(table *t)
 		PyObject *spec = NULL;
 		char dt[8];
 		snprintf(dt, sizeof(dt), "=%c%u", c->is_signed ? 'i' : 'u', c->width);
-		if (!name)
-			goto fail;
+		if (!name) {
+			Py_DECREF(cols);
+			return NULL;
+		}
 		switch (c->kind) {
 		case COL_NUM:
 			spec = Py_BuildValue("(NsyNN)", name, "num", dt, take(&c->data),
@@ -615,18 +578,11 @@ static PyObject *table_result(table *t)
 			spec = Py_BuildValue("(NsyN)", name, "list", dt, lists(c, t->rows));
 			break;
 		}
-		if (!spec || PyList_Append(cols, spec) < 0) {
-			Py_XDECREF(spec);
-			goto fail;
-		}
-		Py_DECREF(spec);
+		if (tbpy_append(&cols, spec))
+			return NULL;
 	}
-	out = Py_BuildValue("(NNnN)", tbpy_str(t->f->system, t->f->system_len),
-			    tbpy_str(t->f->name, t->f->name_len), (Py_ssize_t)t->rows, cols);
-	return out;
-fail:
-	Py_DECREF(cols);
-	return NULL;
+	return Py_BuildValue("(NNnN)", tbpy_str(t->f->system, t->f->system_len),
+			     tbpy_str(t->f->name, t->f->name_len), (Py_ssize_t)t->rows, cols);
 }
 
 PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
@@ -636,8 +592,6 @@ PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
 	tbpy_filter f;
 	builder b;
 	tbpy_sess *ss;
-	tb_status st = TB_OK;
-	tb_error err;
 	int oom = 0;
 	size_t i;
 	uint64_t damaged;
@@ -647,7 +601,7 @@ PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
 	if (!ss)
 		return NULL;
 	memset(&b, 0, sizeof(b));
-	if (tbpy_filter_parse_locked(ss, &f, name, cpus, start, end)) {
+	if (tbpy_filter_parse(ss, &f, name, cpus, start, end)) {
 		tbpy_walker_put(ss);
 		return NULL;
 	}
@@ -662,45 +616,12 @@ PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
 		(void)table_of(&b, f.formats[i], &oom);
 		b.all = 0;
 	}
-	if (!oom) {
-		Py_BEGIN_ALLOW_THREADS
-		PyThread_acquire_lock(ss->lock, WAIT_LOCK);
-		for (;;) {
-			tb_session_event ev;
-			size_t k;
-			st = tbpy_next(ss->s, &f, &ev, &b.damaged, &err);
-			if (st != TB_OK)
-				break;
-			if (!ev.format)
-				continue;
-			k = table_of(&b, ev.format, &oom);
-			if (oom)
-				break;
-			if (k == (size_t)-1)
-				continue;
-			if (table_add(&b, &b.t[k], &ev)) {
-				oom = 1;
-				break;
-			}
-		}
-		PyThread_release_lock(ss->lock);
-		Py_END_ALLOW_THREADS
-	}
 	if (oom) {
 		PyErr_NoMemory();
-	} else if (st != TB_END) {
-		tbpy_raise_walk(ss->s, &err);
-	} else {
+	} else if (tbpy_walk(ss, &f, table_add_event, &b, &b.damaged) == 0) {
 		out = PyList_New(0);
-		for (i = 0; out && i < b.n; i++) {
-			PyObject *r = table_result(&b.t[i]);
-			if (!r || PyList_Append(out, r) < 0) {
-				Py_XDECREF(r);
-				Py_CLEAR(out);
-			} else {
-				Py_DECREF(r);
-			}
-		}
+		for (i = 0; out && i < b.n; i++)
+			(void)tbpy_append(&out, table_result(&b.t[i]));
 	}
 	damaged = b.damaged;
 	builder_free(&b);
