@@ -15,60 +15,22 @@
 
 #include <string.h>
 
-/* ---- a growable buffer (PyMem_Raw: no GIL needed) ---- */
-
-typedef struct gbuf {
-	uint8_t *p;
-	size_t len, cap;
-} gbuf;
-
-static int gbuf_reserve(gbuf *b, size_t more)
-{
-	size_t ncap;
-	uint8_t *np;
-	if (more <= b->cap - b->len)
-		return 0;
-	ncap = b->cap ? b->cap : 4096;
-	while (ncap - b->len < more) {
-		if (ncap > SIZE_MAX / 2)
-			return -1;
-		ncap *= 2;
-	}
-	np = PyMem_RawRealloc(b->p, ncap);
-	if (!np)
-		return -1;
-	b->p = np;
-	b->cap = ncap;
-	return 0;
-}
-
-static inline int gbuf_put(gbuf *b, const void *v, size_t n)
-{
-	if (!n)
-		return 0; /* (an empty string into a buffer not yet made: no memcpy of NULL) */
-	if (n > b->cap - b->len && gbuf_reserve(b, n))
-		return -1;
-	memcpy(b->p + b->len, v, n);
-	b->len += n;
-	return 0;
-}
-
 /* Store v in `width` bytes, host order (numpy's native dtype). */
-static inline int put_int(gbuf *b, uint64_t v, unsigned width)
+static inline int put_int(tbpy_gbuf *b, uint64_t v, unsigned width)
 {
 	switch (width) {
-	case 1: { uint8_t x = (uint8_t)v; return gbuf_put(b, &x, 1); }
-	case 2: { uint16_t x = (uint16_t)v; return gbuf_put(b, &x, 2); }
-	case 4: { uint32_t x = (uint32_t)v; return gbuf_put(b, &x, 4); }
-	default: return gbuf_put(b, &v, 8);
+	case 1: { uint8_t x = (uint8_t)v; return tbpy_gbuf_put(b, &x, 1); }
+	case 2: { uint16_t x = (uint16_t)v; return tbpy_gbuf_put(b, &x, 2); }
+	case 4: { uint32_t x = (uint32_t)v; return tbpy_gbuf_put(b, &x, 4); }
+	default: return tbpy_gbuf_put(b, &v, 8);
 	}
 }
 
 /* ---- distinct strings: text -> code ---- */
 
 typedef struct strtab {
-	gbuf bytes;          /* every distinct string, back to back */
-	gbuf offs;           /* size_t start of string i (and one past the last) */
+	tbpy_gbuf bytes;          /* every distinct string, back to back */
+	tbpy_gbuf offs;           /* size_t start of string i (and one past the last) */
 	uint32_t *slots;     /* open addressing: code + 1, 0 empty */
 	uint64_t *hashes;
 	size_t cap, count;
@@ -129,7 +91,7 @@ static int strtab_code(strtab *t, const uint8_t *s, size_t n, uint32_t *code)
 		return -1;
 	if (!t->offs.len) {
 		size_t zero = 0;
-		if (gbuf_put(&t->offs, &zero, sizeof(zero)))
+		if (tbpy_gbuf_put(&t->offs, &zero, sizeof(zero)))
 			return -1;
 	}
 	i = (size_t)h & (t->cap - 1);
@@ -144,11 +106,11 @@ static int strtab_code(strtab *t, const uint8_t *s, size_t n, uint32_t *code)
 		}
 		i = (i + 1) & (t->cap - 1);
 	}
-	if (t->count >= UINT32_MAX - 1 || gbuf_put(&t->bytes, s, n))
+	if (t->count >= UINT32_MAX - 1 || tbpy_gbuf_put(&t->bytes, s, n))
 		return -1;
 	{
 		size_t end = t->bytes.len;
-		if (gbuf_put(&t->offs, &end, sizeof(end)))
+		if (tbpy_gbuf_put(&t->offs, &end, sizeof(end)))
 			return -1;
 	}
 	t->slots[i] = (uint32_t)(t->count + 1);
@@ -176,9 +138,9 @@ typedef struct col {
 	unsigned width;      /* bytes per value (element) */
 	int is_signed;
 	uint32_t count;      /* COL_FIXED: elements per row */
-	gbuf data;
-	gbuf offs;           /* COL_LIST: uint64 end offset (in elements) per row */
-	gbuf nulls;          /* a byte per row (1: null) once a null was met */
+	tbpy_gbuf data;
+	tbpy_gbuf offs;           /* COL_LIST: uint64 end offset (in elements) per row */
+	tbpy_gbuf nulls;          /* a byte per row (1: null) once a null was met */
 	strtab st;           /* COL_STR */
 	int64_t none_code;   /* COL_STR: the code of None, or -1 */
 } col;
@@ -306,12 +268,12 @@ static int put_null(col *c, size_t row, int is_null)
 	if (!c->nulls.len && !is_null)
 		return 0;
 	if (!c->nulls.len) {
-		if (gbuf_reserve(&c->nulls, row + 1))
+		if (tbpy_gbuf_reserve(&c->nulls, row + 1))
 			return -1;
 		memset(c->nulls.p, 0, row);
 		c->nulls.len = row;
 	}
-	return gbuf_put(&c->nulls, &one, 1);
+	return tbpy_gbuf_put(&c->nulls, &one, 1);
 }
 
 /* Append one event to its table: 0, or -1 when memory ran out. */
@@ -351,7 +313,7 @@ static int table_add(builder *b, table *t, const tb_session_event *ev)
 			break;
 		case COL_FIXED: {
 			uint32_t k;
-			if (gbuf_reserve(&c->data, (size_t)c->count * c->width))
+			if (tbpy_gbuf_reserve(&c->data, (size_t)c->count * c->width))
 				return -1;
 			for (k = 0; k < c->count; k++)
 				(void)put_int(&c->data, !null && k < v->n ? tb_rows_elem(v, k, 0) : 0,
@@ -361,7 +323,7 @@ static int table_add(builder *b, table *t, const tb_session_event *ev)
 		default: { /* COL_LIST: elements, or a null's none */
 			size_t cnt = null ? 0 : v->n, k;
 			uint64_t end;
-			if (gbuf_reserve(&c->data, cnt * c->width))
+			if (tbpy_gbuf_reserve(&c->data, cnt * c->width))
 				return -1;
 			for (k = 0; k < cnt; k++)
 				(void)put_int(&c->data,
@@ -370,7 +332,7 @@ static int table_add(builder *b, table *t, const tb_session_event *ev)
 						      : tb_rows_elem(v, k, 0),
 					      c->width);
 			end = c->data.len / c->width;
-			if (gbuf_put(&c->offs, &end, sizeof(end)))
+			if (tbpy_gbuf_put(&c->offs, &end, sizeof(end)))
 				return -1;
 			break;
 		}
@@ -429,42 +391,29 @@ static PyBufferProcs buffer_procs = {
 };
 
 PyTypeObject tbpy_BufferType = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "tracebound._Buffer",
-	.tp_basicsize = sizeof(tbpy_buffer),
-	.tp_dealloc = (destructor)buffer_dealloc,
+	TBPY_TYPE("tracebound._Buffer", tbpy_buffer, buffer_dealloc),
 	.tp_as_buffer = &buffer_procs,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "Memory filled by the decoder (wrapped by numpy.frombuffer).",
 };
 
-PyObject *tbpy_buffer_new(void *p, size_t len)
+/* Move g's memory into a Buffer object. */
+static PyObject *take(tbpy_gbuf *g)
 {
-	tbpy_buffer *b = PyObject_New(tbpy_buffer, &tbpy_BufferType);
-	if (!b) {
-		PyMem_RawFree(p);
-		return NULL;
+	tbpy_buffer *b;
+	if (!g->p && !(g->p = PyMem_RawMalloc(1)))
+		return PyErr_NoMemory();
+	b = PyObject_New(tbpy_buffer, &tbpy_BufferType);
+	if (b) {
+		b->p = g->p;
+		b->len = (Py_ssize_t)g->len;
+		b->exports = 0;
+	} else {
+		PyMem_RawFree(g->p);
 	}
-	b->p = p;
-	b->len = (Py_ssize_t)len;
-	b->exports = 0;
+	memset(g, 0, sizeof(*g));
 	return (PyObject *)b;
 }
-
-/* Move a gbuf into a Buffer object. */
-static PyObject *take(gbuf *g)
-{
-	PyObject *o;
-	if (!g->p) {
-		g->p = PyMem_RawMalloc(1);
-		if (!g->p)
-			return PyErr_NoMemory();
-	}
-	o = tbpy_buffer_new(g->p, g->len);
-	memset(g, 0, sizeof(*g));
-	return o;
-}
-
 
 /* The distinct strings of a column as a list of str. */
 static PyObject *uniques(const strtab *t, int64_t none_code)

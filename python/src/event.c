@@ -164,7 +164,7 @@ static PyObject *event_text(tbpy_event *e, PyObject *args, PyObject *kw)
 		{ "json", TB_TEXT_JSON | TB_TEXT_WITH_PRINT },
 	};
 	const char *kind = "print";
-	unsigned how = 0, k;
+	unsigned how, k;
 	char small[2048], *buf = small;
 	size_t cap = sizeof(small), n;
 	tb_render_result res;
@@ -173,14 +173,15 @@ static PyObject *event_text(tbpy_event *e, PyObject *args, PyObject *kw)
 	PyObject *out = NULL;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|s", kwlist, &kind))
 		return NULL;
-	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && !how; k++)
-		how = strcmp(kind, kinds[k].kind) ? 0u : kinds[k].how;
-	if (!how) {
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && strcmp(kind, kinds[k].kind); k++)
+		;
+	if (k == sizeof(kinds) / sizeof(kinds[0])) {
 		PyErr_Format(PyExc_ValueError,
 			     "kind: 'print', 'fields', 'line', 'raw-line' or 'json', not %R",
 			     PyTuple_Size(args) ? PyTuple_GET_ITEM(args, 0) : Py_None);
 		return NULL;
 	}
+	how = kinds[k].how;
 	memset(&res, 0, sizeof(res));
 	Py_BEGIN_ALLOW_THREADS
 	PyThread_acquire_lock(e->ss->lock, WAIT_LOCK);
@@ -285,10 +286,7 @@ static PyMappingMethods event_mapping = {
 };
 
 PyTypeObject tbpy_EventType = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "tracebound.Event",
-	.tp_basicsize = sizeof(tbpy_event),
-	.tp_dealloc = (destructor)event_dealloc,
+	TBPY_TYPE("tracebound.Event", tbpy_event, event_dealloc),
 	.tp_repr = (reprfunc)event_repr,
 	.tp_as_mapping = &event_mapping,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
@@ -307,8 +305,7 @@ typedef struct tbpy_iter {
 	tb_session_event *batch;
 	size_t *off;              /* record bytes of batch[i] at arena + off[i] */
 	size_t n, pos;
-	uint8_t *arena;
-	size_t arena_len, arena_cap;
+	tbpy_gbuf arena;
 	int pending;              /* 0, or 1: `st` / `err` end the batch */
 	tb_status st;
 	tb_error err;
@@ -327,11 +324,11 @@ static void iter_finish(tbpy_iter *it)
 	tbpy_filter_free(&it->f);
 	PyMem_RawFree(it->batch);
 	PyMem_RawFree(it->off);
-	PyMem_RawFree(it->arena);
+	PyMem_RawFree(it->arena.p);
 	it->batch = NULL;
 	it->off = NULL;
-	it->arena = NULL;
-	it->n = it->pos = it->arena_len = it->arena_cap = 0;
+	memset(&it->arena, 0, sizeof(it->arena));
+	it->n = it->pos = 0;
 }
 
 static void iter_dealloc(tbpy_iter *it)
@@ -347,8 +344,8 @@ static void iter_dealloc(tbpy_iter *it)
 static int fill(tbpy_iter *it)
 {
 	it->n = it->pos = 0;
-	it->arena_len = 0;
-	while (it->n < ITER_BATCH && it->arena_len < ITER_ARENA) {
+	it->arena.len = 0;
+	while (it->n < ITER_BATCH && it->arena.len < ITER_ARENA) {
 		tb_session_event *ev = &it->batch[it->n];
 		tb_status st = tbpy_next(it->ss->s, &it->f, ev, &it->ndamaged, &it->err);
 		if (st != TB_OK) {
@@ -356,21 +353,9 @@ static int fill(tbpy_iter *it)
 			it->st = st;
 			break;
 		}
-		if (ev->len > it->arena_cap - it->arena_len) {
-			size_t ncap = it->arena_cap * 2;
-			uint8_t *na;
-			while (ncap - it->arena_len < ev->len)
-				ncap *= 2;
-			na = PyMem_RawRealloc(it->arena, ncap);
-			if (!na)
-				return -1;
-			it->arena = na;
-			it->arena_cap = ncap;
-		}
-		if (ev->len)
-			memcpy(it->arena + it->arena_len, ev->data, ev->len);
-		it->off[it->n] = it->arena_len;
-		it->arena_len += ev->len;
+		it->off[it->n] = it->arena.len;
+		if (tbpy_gbuf_put(&it->arena, ev->data, ev->len))
+			return -1;
 		it->n++;
 	}
 	return 0;
@@ -427,7 +412,7 @@ static PyObject *make_event(tbpy_iter *it, size_t i)
 	e->ss = NULL;
 	e->comm = e->names = e->fields = NULL;
 	e->ev = *src;
-	e->data = PyBytes_FromStringAndSize((const char *)it->arena + it->off[i],
+	e->data = PyBytes_FromStringAndSize((const char *)it->arena.p + it->off[i],
 					    (Py_ssize_t)src->len);
 	if (!e->data)
 		goto fail;
@@ -481,10 +466,7 @@ static PyMemberDef iter_members[] = {
 };
 
 PyTypeObject tbpy_EventIterType = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "tracebound.EventIterator",
-	.tp_basicsize = sizeof(tbpy_iter),
-	.tp_dealloc = (destructor)iter_dealloc,
+	TBPY_TYPE("tracebound.EventIterator", tbpy_iter, iter_dealloc),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "Events of a Trace, merged by time (Trace.events()).",
 	.tp_iter = PyObject_SelfIter,
@@ -514,10 +496,9 @@ PyObject *tbpy_events_new(tbpy_trace *t, PyObject *args, PyObject *kw)
 	}
 	it->batch = PyMem_RawMalloc(ITER_BATCH * sizeof(*it->batch));
 	it->off = PyMem_RawMalloc(ITER_BATCH * sizeof(*it->off));
-	it->arena_cap = ITER_ARENA + 65536;
-	it->arena = PyMem_RawMalloc(it->arena_cap);
 	it->objs = PyList_New(0);
-	if (!it->batch || !it->off || !it->arena || !it->objs) {
+	if (!it->batch || !it->off || tbpy_gbuf_reserve(&it->arena, ITER_ARENA + 65536) ||
+	    !it->objs) {
 		Py_DECREF(it);
 		return PyErr_NoMemory();
 	}

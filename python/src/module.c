@@ -65,11 +65,6 @@ PyObject *tbpy_raise(const char *context, tb_status st, uint64_t offset,
 	return NULL;
 }
 
-PyObject *tbpy_raise_err(const char *context, const tb_error *e)
-{
-	return tbpy_raise(context, e->status, e->offset, e->what);
-}
-
 void tbpy_raise_attach(const char *name, PyObject *v)
 {
 	PyObject *type, *exc, *tb;
@@ -161,6 +156,26 @@ void tbpy_ptab_free(tbpy_ptab *t)
 	PyMem_RawFree((void *)t->keys);
 	PyMem_RawFree(t->vals);
 	memset(t, 0, sizeof(*t));
+}
+
+int tbpy_gbuf_reserve(tbpy_gbuf *b, size_t more)
+{
+	size_t ncap;
+	uint8_t *np;
+	if (more <= b->cap - b->len)
+		return 0;
+	ncap = b->cap ? b->cap : 4096;
+	while (ncap - b->len < more) {
+		if (ncap > SIZE_MAX / 2)
+			return -1;
+		ncap *= 2;
+	}
+	np = PyMem_RawRealloc(b->p, ncap);
+	if (!np)
+		return -1;
+	b->p = np;
+	b->cap = ncap;
+	return 0;
 }
 
 static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kw)

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "tracebound/tracebound.h"
 #include "tracebound/session.h"
@@ -29,7 +30,6 @@ extern PyObject *tbpy_Error; /* tracebound.Error */
 /* Raise tracebound.Error(message, status, offset, what); returns NULL. */
 PyObject *tbpy_raise(const char *context, tb_status st, uint64_t offset,
 		     const char *what);
-PyObject *tbpy_raise_err(const char *context, const tb_error *e);
 /* The pending error gets attribute name = v (v may be NULL: nothing). */
 void tbpy_raise_attach(const char *name, PyObject *v);
 
@@ -47,6 +47,12 @@ int tbpy_append(PyObject **list, PyObject *o);
  * (leaves *out NULL). */
 int tbpy_fs_or_none(PyObject *o, void *out);
 
+/* The start of a static type: its Python name, object struct and
+ * deallocator (every type of the module sets these three). */
+#define TBPY_TYPE(pyname, ctype, dealloc)                                     \
+	PyVarObject_HEAD_INIT(NULL, 0) .tp_name = (pyname), .tp_basicsize = sizeof(ctype), \
+	.tp_dealloc = (destructor)(dealloc)
+
 /* A method table entry's function and flags for f(self, args, kw). */
 #define TBPY_KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS
 
@@ -62,6 +68,28 @@ typedef struct tbpy_ptab {
  * value 0 (NULL when memory ran out). */
 uint64_t *tbpy_ptab_at(tbpy_ptab *t, const void *key, int add);
 void tbpy_ptab_free(tbpy_ptab *t);
+
+/* A growable byte buffer in PyMem_Raw memory (no GIL needed).  Zero it
+ * to start. */
+typedef struct tbpy_gbuf {
+	uint8_t *p;
+	size_t len, cap;
+} tbpy_gbuf;
+
+/* Room for `more` bytes past len: 0, or -1 when memory ran out. */
+int tbpy_gbuf_reserve(tbpy_gbuf *b, size_t more);
+
+/* Append v[0..n): 0, or -1 when memory ran out. */
+static inline int tbpy_gbuf_put(tbpy_gbuf *b, const void *v, size_t n)
+{
+	if (!n)
+		return 0; /* (an empty string into a buffer not yet made: no memcpy of NULL) */
+	if (n > b->cap - b->len && tbpy_gbuf_reserve(b, n))
+		return -1;
+	memcpy(b->p + b->len, v, n);
+	b->len += n;
+	return 0;
+}
 
 /* ---- the input (source.c) ---- */
 
@@ -148,9 +176,6 @@ typedef struct tbpy_filter {
 int tbpy_filter_parse(tbpy_sess *ss, tbpy_filter *f, PyObject *name, PyObject *cpus,
 		      PyObject *start, PyObject *end);
 void tbpy_filter_free(tbpy_filter *f); /* (with the GIL) */
-/* s walks every event again (no filter's sets).  The caller holds s's
- * lock and owns its walk. */
-void tbpy_session_unselect(tb_session *s);
 
 /*
  * The one place events come from: the next event of s that passes f
@@ -187,8 +212,6 @@ PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw);
 /* ---- the memory object that column buffers are handed out in ---- */
 
 extern PyTypeObject tbpy_BufferType;
-/* Take ownership of p[0..len) (PyMem_Raw memory). */
-PyObject *tbpy_buffer_new(void *p, size_t len);
 
 /* ---- check and pmclog (check.c, pmclog.c) ---- */
 

@@ -35,10 +35,7 @@ static void sess_dealloc(tbpy_sess *ss)
 }
 
 PyTypeObject tbpy_SessType = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "tracebound._Session",
-	.tp_basicsize = sizeof(tbpy_sess),
-	.tp_dealloc = (destructor)sess_dealloc,
+	TBPY_TYPE("tracebound._Session", tbpy_sess, sess_dealloc),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "A library session over a Trace's input (internal).",
 };
@@ -97,6 +94,16 @@ static tbpy_sess *sess_new(tbpy_input *in)
 	return ss;
 }
 
+/* s walks every event again (no filter's sets).  The caller holds s's
+ * lock and owns its walk. */
+static void session_unselect(tb_session *s)
+{
+	tb_session_keep_ids(s, NULL, 0);
+	tb_session_keep_cpus(s, NULL, 0);
+	if (tb_session_set_window(s, 0, UINT64_MAX) != TB_OK)
+		return; /* never: to >= from */
+}
+
 tbpy_sess *tbpy_walker_get(tbpy_trace *t)
 {
 	tbpy_sess *ss;
@@ -113,12 +120,13 @@ tbpy_sess *tbpy_walker_get(tbpy_trace *t)
 		Py_BEGIN_ALLOW_THREADS
 		PyThread_acquire_lock(ss->lock, WAIT_LOCK);
 		st = tb_session_rewind(ss->s, &err);
-		tbpy_session_unselect(ss->s); /* no walk's filter before this one's */
+		session_unselect(ss->s); /* no walk's filter before this one's */
 		PyThread_release_lock(ss->lock);
 		Py_END_ALLOW_THREADS
 		if (st != TB_OK) {
 			tbpy_walker_put(ss);
-			return (tbpy_sess *)tbpy_raise_err("cannot rewind the capture", &err);
+			return (tbpy_sess *)tbpy_raise("cannot rewind the capture", err.status,
+							err.offset, err.what);
 		}
 		return ss;
 	}
@@ -136,7 +144,7 @@ void tbpy_walker_put(tbpy_sess *ss)
 	/* the walk's filter is freed after this: the session forgets it */
 	Py_BEGIN_ALLOW_THREADS
 	PyThread_acquire_lock(ss->lock, WAIT_LOCK);
-	tbpy_session_unselect(ss->s);
+	session_unselect(ss->s);
 	PyThread_release_lock(ss->lock);
 	Py_END_ALLOW_THREADS
 	ss->walking = 0;
@@ -312,7 +320,7 @@ int tbpy_filter_parse(tbpy_sess *ss, tbpy_filter *f, PyObject *name, PyObject *c
 	else
 		rc = spec.events.ptr ? named_formats(f, ss->s) : 0;
 	if (rc)
-		tbpy_session_unselect(ss->s);
+		session_unselect(ss->s);
 	PyThread_release_lock(ss->lock);
 	if (rc == 0)
 		return 0;
@@ -328,14 +336,6 @@ void tbpy_filter_free(tbpy_filter *f)
 	PyMem_RawFree(f->formats);
 	f->formats = NULL;
 	f->nformats = 0;
-}
-
-void tbpy_session_unselect(tb_session *s)
-{
-	tb_session_keep_ids(s, NULL, 0);
-	tb_session_keep_cpus(s, NULL, 0);
-	if (tb_session_set_window(s, 0, UINT64_MAX) != TB_OK)
-		return; /* never: to >= from */
 }
 
 tb_status tbpy_next(tb_session *s, const tbpy_filter *f, tb_session_event *ev,
@@ -489,13 +489,15 @@ static void trace_dealloc(tbpy_trace *self)
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static tb_session *main_session(tbpy_trace *t)
+/* The main session and its info (*s set): NULL with ValueError once closed. */
+static const tb_session_info *main_info(tbpy_trace *t, tb_session **s)
 {
 	if (!t->main) {
 		PyErr_SetString(PyExc_ValueError, "I/O operation on a closed trace");
 		return NULL;
 	}
-	return t->main->s;
+	*s = t->main->s;
+	return tb_session_get_info(*s);
 }
 
 static PyObject *span_str(tb_span sp)
@@ -510,28 +512,23 @@ static PyObject *span_str(tb_span sp)
 
 static PyObject *trace_get_clock(tbpy_trace *t, void *c)
 {
-	tb_session *s = main_session(t);
+	tb_session *s;
+	const tb_session_info *i = main_info(t, &s);
 	const tb_session_buffer_info *b;
 	(void)c;
-	if (!s)
+	if (!i)
 		return NULL;
-	b = tb_session_get_info(s)->nbuffers ? tb_session_buffer(s, 0) : NULL;
-	if (b && b->clock.len)
-		return span_str(b->clock);
-	return span_str(tb_session_get_info(s)->clock);
+	b = i->nbuffers ? tb_session_buffer(s, 0) : NULL;
+	return span_str(b && b->clock.len ? b->clock : i->clock);
 }
 
 static PyObject *trace_get_info(tbpy_trace *t, void *c)
 {
-	tb_session *s = main_session(t);
-	const tb_session_info *i;
-	PyObject *bufs, *d;
+	tb_session *s;
+	const tb_session_info *i = main_info(t, &s);
+	PyObject *bufs = i ? PyList_New(0) : NULL, *d;
 	size_t k;
 	(void)c;
-	if (!s)
-		return NULL;
-	i = tb_session_get_info(s);
-	bufs = PyList_New(0);
 	if (!bufs)
 		return NULL;
 	for (k = 0; k < i->nbuffers; k++) {
@@ -599,15 +596,11 @@ static void text_name(const char *t, size_t n, const char **name, size_t *len)
 
 static PyObject *trace_event_types(tbpy_trace *t, PyObject *noargs)
 {
-	tb_session *s = main_session(t);
-	const tb_session_info *i;
-	PyObject *out;
+	tb_session *s;
+	const tb_session_info *i = main_info(t, &s);
+	PyObject *out = i ? PyList_New(0) : NULL;
 	size_t k;
 	(void)noargs;
-	if (!s)
-		return NULL;
-	i = tb_session_get_info(s);
-	out = PyList_New(0);
 	for (k = 0; out && k < i->nformats; k++) {
 		tb_span sys, text;
 		uint32_t id = 0;
@@ -628,9 +621,9 @@ static PyObject *trace_event_types(tbpy_trace *t, PyObject *noargs)
 
 static PyObject *trace_damage(tbpy_trace *t, PyObject *noargs)
 {
-	tb_session *s = main_session(t);
+	tb_session *s;
 	(void)noargs;
-	return s ? damage_list(s) : NULL;
+	return main_info(t, &s) ? damage_list(s) : NULL;
 }
 
 /* ---- counting walk (stats, drops) ---- */
@@ -812,10 +805,7 @@ static PyMemberDef trace_members[] = {
 };
 
 PyTypeObject tbpy_TraceType = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "tracebound.Trace",
-	.tp_basicsize = sizeof(tbpy_trace),
-	.tp_dealloc = (destructor)trace_dealloc,
+	TBPY_TYPE("tracebound.Trace", tbpy_trace, trace_dealloc),
 	.tp_repr = (reprfunc)trace_repr,
 	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
 	.tp_doc = "Trace(path, events=None, skip_damaged=False): an opened capture.",
