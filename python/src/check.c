@@ -9,8 +9,6 @@
  */
 #include "tbpy.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 typedef struct alist {
@@ -19,42 +17,42 @@ typedef struct alist {
 	uint64_t total;
 } alist;
 
-static int put(PyObject *d, const char *k, int when, PyObject *v)
-{
-	int rc;
-	if (!v)
-		return -1;
-	rc = when ? PyDict_SetItemString(d, k, v) : 0;
-	Py_DECREF(v);
-	return rc;
-}
-
-/* a as a dict at the end of l->out (bare: where, status, offset and what
- * only); -1 with the error set. */
-static int add(alist *l, const tb_check_anomaly *a, int bare)
+PyObject *tbpy_anomaly(const tb_check_anomaly *a, int bare)
 {
 	int walk = !bare && a->part != TB_CHECK_CAPTURE && a->part != TB_CHECK_STREAM;
-	int rec = walk && a->part != TB_CHECK_PAGE, rc = -1;
+	int rec = walk && a->part != TB_CHECK_PAGE;
 	const tb_format *f = a->format;
 	size_t en = f ? strnlen(f->name, f->name_len < 63 ? f->name_len : 63) : 0;
+	PyObject *d = PyDict_New();
+	if (d && !tbpy_put(d, "where", 1, PyUnicode_FromString(a->where)) &&
+	    !tbpy_put(d, "status", 1, PyUnicode_FromString(tb_strerror(a->error.status))) &&
+	    !tbpy_put(d, "offset", 1, PyLong_FromUnsignedLongLong(a->offset)) &&
+	    !tbpy_put(d, "what", 1, PyUnicode_FromString(a->error.what ? a->error.what
+									: tb_strerror(a->error.status))) &&
+	    !tbpy_put(d, "buffer", walk, PyLong_FromUnsignedLong(a->buffer)) &&
+	    !tbpy_put(d, "cpu", walk, PyLong_FromUnsignedLong(a->cpu)) &&
+	    !tbpy_put(d, "page", walk, PyLong_FromUnsignedLongLong(a->page)) &&
+	    !tbpy_put(d, "index", !bare && !walk, PyLong_FromSize_t(a->index)) &&
+	    !tbpy_put(d, "id", rec && a->has_id, PyLong_FromUnsignedLong(a->id)) &&
+	    !tbpy_put(d, "record", rec, PyLong_FromUnsignedLong(a->record)) &&
+	    !tbpy_put(d, "event", en != 0, tbpy_str(f ? f->name : "", en)))
+		return d;
+	Py_XDECREF(d);
+	return NULL;
+}
+
+/* a as a dict at the end of l->out, while under the limit: -1 with the
+ * error set. */
+static int add(alist *l, const tb_check_anomaly *a, int bare)
+{
 	PyObject *d;
+	int rc;
 	if (l->total++ >= l->limit)
 		return 0;
-	d = PyDict_New();
-	if (d && !put(d, "where", 1, PyUnicode_FromString(a->where)) &&
-	    !put(d, "status", 1, PyUnicode_FromString(tb_strerror(a->error.status))) &&
-	    !put(d, "offset", 1, PyLong_FromUnsignedLongLong(a->offset)) &&
-	    !put(d, "what", 1, PyUnicode_FromString(a->error.what ? a->error.what
-									: tb_strerror(a->error.status))) &&
-	    !put(d, "buffer", walk, PyLong_FromUnsignedLong(a->buffer)) &&
-	    !put(d, "cpu", walk, PyLong_FromUnsignedLong(a->cpu)) &&
-	    !put(d, "page", walk, PyLong_FromUnsignedLongLong(a->page)) &&
-	    !put(d, "index", !bare && !walk, PyLong_FromSize_t(a->index)) &&
-	    !put(d, "id", rec && a->has_id, PyLong_FromUnsignedLong(a->id)) &&
-	    !put(d, "record", rec, PyLong_FromUnsignedLong(a->record)) &&
-	    !put(d, "event", en != 0, tbpy_str(f ? f->name : "", en)))
-		rc = PyList_Append(l->out, d);
-	Py_XDECREF(d);
+	if (!(d = tbpy_anomaly(a, bare)))
+		return -1;
+	rc = PyList_Append(l->out, d);
+	Py_DECREF(d);
 	return rc;
 }
 
@@ -134,33 +132,18 @@ PyObject *tbpy_check(PyObject *self, PyObject *args, PyObject *kw)
 					 tbpy_fs_or_none, &events, &limit))
 		return NULL;
 	l.limit = limit < 0 ? 0 : (size_t)limit;
-	in = PyMem_RawCalloc(1, sizeof(*in));
+	in = tbpy_input_new(path, events);
 	cs = PyMem_RawMalloc(sizeof(*cs));
-	if (!in || !cs || !(l.out = PyList_New(0))) {
+	if (in && (!cs || !(l.out = PyList_New(0))))
 		PyErr_NoMemory();
-		goto done;
-	}
-	Py_BEGIN_ALLOW_THREADS
-	rc = tbpy_input_open(in, PyBytes_AS_STRING(path), events ? PyBytes_AS_STRING(events) : NULL);
-	Py_END_ALLOW_THREADS
-	if (rc != 0) {
-		int e = errno ? errno : EINVAL;
-		PyObject *a = Py_BuildValue("(is)", e, in->errmsg);
-		if (a) {
-			PyErr_SetObject(e == ENOENT ? PyExc_FileNotFoundError : PyExc_OSError, a);
-			Py_DECREF(a);
-		}
-	} else if ((rc = check(in, cs, &l)) == 0 && l.total > l.limit) {
+	if (l.out && (rc = check(in, cs, &l)) == 0 && l.total > l.limit) {
 		PyObject *d = Py_BuildValue("{sssKss}", "where", "more", "count",
 					    (unsigned long long)(l.total - l.limit), "what",
 					    "anomalies past the limit, not listed");
 		rc = d ? PyList_Append(l.out, d) : -1;
 		Py_XDECREF(d);
 	}
-done:
-	if (in)
-		tbpy_input_close(in);
-	PyMem_RawFree(in);
+	tbpy_input_decref(in);
 	PyMem_RawFree(cs);
 	Py_XDECREF(path);
 	Py_XDECREF(events);

@@ -15,60 +15,22 @@
 
 #include <string.h>
 
-/* ---- a growable buffer (PyMem_Raw: no GIL needed) ---- */
-
-typedef struct gbuf {
-	uint8_t *p;
-	size_t len, cap;
-} gbuf;
-
-static int gbuf_reserve(gbuf *b, size_t more)
-{
-	size_t ncap;
-	uint8_t *np;
-	if (more <= b->cap - b->len)
-		return 0;
-	ncap = b->cap ? b->cap : 4096;
-	while (ncap - b->len < more) {
-		if (ncap > SIZE_MAX / 2)
-			return -1;
-		ncap *= 2;
-	}
-	np = PyMem_RawRealloc(b->p, ncap);
-	if (!np)
-		return -1;
-	b->p = np;
-	b->cap = ncap;
-	return 0;
-}
-
-static inline int gbuf_put(gbuf *b, const void *v, size_t n)
-{
-	if (!n)
-		return 0; /* (an empty string into a buffer not yet made: no memcpy of NULL) */
-	if (n > b->cap - b->len && gbuf_reserve(b, n))
-		return -1;
-	memcpy(b->p + b->len, v, n);
-	b->len += n;
-	return 0;
-}
-
 /* Store v in `width` bytes, host order (numpy's native dtype). */
-static inline int put_int(gbuf *b, uint64_t v, unsigned width)
+static inline int put_int(tbpy_gbuf *b, uint64_t v, unsigned width)
 {
 	switch (width) {
-	case 1: { uint8_t x = (uint8_t)v; return gbuf_put(b, &x, 1); }
-	case 2: { uint16_t x = (uint16_t)v; return gbuf_put(b, &x, 2); }
-	case 4: { uint32_t x = (uint32_t)v; return gbuf_put(b, &x, 4); }
-	default: return gbuf_put(b, &v, 8);
+	case 1: { uint8_t x = (uint8_t)v; return tbpy_gbuf_put(b, &x, 1); }
+	case 2: { uint16_t x = (uint16_t)v; return tbpy_gbuf_put(b, &x, 2); }
+	case 4: { uint32_t x = (uint32_t)v; return tbpy_gbuf_put(b, &x, 4); }
+	default: return tbpy_gbuf_put(b, &v, 8);
 	}
 }
 
 /* ---- distinct strings: text -> code ---- */
 
 typedef struct strtab {
-	gbuf bytes;          /* every distinct string, back to back */
-	gbuf offs;           /* size_t start of string i (and one past the last) */
+	tbpy_gbuf bytes;          /* every distinct string, back to back */
+	tbpy_gbuf offs;           /* size_t start of string i (and one past the last) */
 	uint32_t *slots;     /* open addressing: code + 1, 0 empty */
 	uint64_t *hashes;
 	size_t cap, count;
@@ -129,7 +91,7 @@ static int strtab_code(strtab *t, const uint8_t *s, size_t n, uint32_t *code)
 		return -1;
 	if (!t->offs.len) {
 		size_t zero = 0;
-		if (gbuf_put(&t->offs, &zero, sizeof(zero)))
+		if (tbpy_gbuf_put(&t->offs, &zero, sizeof(zero)))
 			return -1;
 	}
 	i = (size_t)h & (t->cap - 1);
@@ -144,11 +106,11 @@ static int strtab_code(strtab *t, const uint8_t *s, size_t n, uint32_t *code)
 		}
 		i = (i + 1) & (t->cap - 1);
 	}
-	if (t->count >= UINT32_MAX - 1 || gbuf_put(&t->bytes, s, n))
+	if (t->count >= UINT32_MAX - 1 || tbpy_gbuf_put(&t->bytes, s, n))
 		return -1;
 	{
 		size_t end = t->bytes.len;
-		if (gbuf_put(&t->offs, &end, sizeof(end)))
+		if (tbpy_gbuf_put(&t->offs, &end, sizeof(end)))
 			return -1;
 	}
 	t->slots[i] = (uint32_t)(t->count + 1);
@@ -176,9 +138,9 @@ typedef struct col {
 	unsigned width;      /* bytes per value (element) */
 	int is_signed;
 	uint32_t count;      /* COL_FIXED: elements per row */
-	gbuf data;
-	gbuf offs;           /* COL_LIST: uint64 end offset (in elements) per row */
-	gbuf nulls;          /* a byte per row (1: null) once a null was met */
+	tbpy_gbuf data;
+	tbpy_gbuf offs;           /* COL_LIST: uint64 end offset (in elements) per row */
+	tbpy_gbuf nulls;          /* a byte per row (1: null) once a null was met */
 	strtab st;           /* COL_STR */
 	int64_t none_code;   /* COL_STR: the code of None, or -1 */
 } col;
@@ -194,10 +156,7 @@ typedef struct table {
 typedef struct builder {
 	table *t;
 	size_t n, cap;
-	/* format -> table index + 1, open addressing */
-	const tb_format **keys;
-	size_t *vals;
-	size_t kcap;
+	tbpy_ptab index;         /* format -> its table's index */
 	const tb_session *s;
 	tb_field_value *fv;      /* one record's fields */
 	tb_pq_value *row;        /* one row's values */
@@ -266,59 +225,22 @@ static void builder_free(builder *b)
 	for (i = 0; i < b->n; i++)
 		table_free(&b->t[i]);
 	PyMem_RawFree(b->t);
-	PyMem_RawFree(b->keys);
-	PyMem_RawFree(b->vals);
+	tbpy_ptab_free(&b->index);
 	PyMem_RawFree(b->fv);
 	PyMem_RawFree(b->row);
 	memset(b, 0, sizeof(*b));
-}
-
-static size_t phash(const void *p, size_t cap)
-{
-	return ((uintptr_t)p >> 4) & (cap - 1);
 }
 
 /* The table of f: its index, or (size_t)-1 (no table: not selected) and
  * *oom set when memory ran out. */
 static size_t table_of(builder *b, const tb_format *f, int *oom)
 {
-	size_t h;
-	if (b->kcap) {
-		h = phash(f, b->kcap);
-		while (b->keys[h]) {
-			if (b->keys[h] == f)
-				return b->vals[h];
-			h = (h + 1) & (b->kcap - 1);
-		}
-	}
+	uint64_t *k = tbpy_ptab_at(&b->index, f, 0);
+	if (k)
+		return (size_t)*k;
 	if (!b->all)
 		return (size_t)-1;
 	/* a new event type */
-	if ((b->n + 1) * 2 > b->kcap) {
-		size_t ncap = b->kcap ? b->kcap * 2 : 64, i;
-		const tb_format **nk = PyMem_RawCalloc(ncap, sizeof(*nk));
-		size_t *nv = PyMem_RawCalloc(ncap, sizeof(*nv));
-		if (!nk || !nv) {
-			PyMem_RawFree(nk);
-			PyMem_RawFree(nv);
-			*oom = 1;
-			return (size_t)-1;
-		}
-		for (i = 0; i < b->kcap; i++) {
-			if (!b->keys[i])
-				continue;
-			h = phash(b->keys[i], ncap);
-			while (nk[h])
-				h = (h + 1) & (ncap - 1);
-			nk[h] = b->keys[i];
-			nv[h] = b->vals[i];
-		}
-		PyMem_RawFree(b->keys);
-		PyMem_RawFree(b->vals);
-		b->keys = nk;
-		b->vals = nv;
-		b->kcap = ncap;
-	}
 	if (b->n == b->cap) {
 		size_t nc = b->cap ? b->cap * 2 : 16;
 		table *nt = PyMem_RawRealloc(b->t, nc * sizeof(*nt));
@@ -329,15 +251,12 @@ static size_t table_of(builder *b, const tb_format *f, int *oom)
 		b->t = nt;
 		b->cap = nc;
 	}
-	if (table_init(&b->t[b->n], f)) {
+	if (table_init(&b->t[b->n], f) || !(k = tbpy_ptab_at(&b->index, f, 1))) {
+		table_free(&b->t[b->n]);
 		*oom = 1;
 		return (size_t)-1;
 	}
-	h = phash(f, b->kcap);
-	while (b->keys[h])
-		h = (h + 1) & (b->kcap - 1);
-	b->keys[h] = f;
-	b->vals[h] = b->n;
+	*k = b->n;
 	return b->n++;
 }
 
@@ -349,12 +268,12 @@ static int put_null(col *c, size_t row, int is_null)
 	if (!c->nulls.len && !is_null)
 		return 0;
 	if (!c->nulls.len) {
-		if (gbuf_reserve(&c->nulls, row + 1))
+		if (tbpy_gbuf_reserve(&c->nulls, row + 1))
 			return -1;
 		memset(c->nulls.p, 0, row);
 		c->nulls.len = row;
 	}
-	return gbuf_put(&c->nulls, &one, 1);
+	return tbpy_gbuf_put(&c->nulls, &one, 1);
 }
 
 /* Append one event to its table: 0, or -1 when memory ran out. */
@@ -394,7 +313,7 @@ static int table_add(builder *b, table *t, const tb_session_event *ev)
 			break;
 		case COL_FIXED: {
 			uint32_t k;
-			if (gbuf_reserve(&c->data, (size_t)c->count * c->width))
+			if (tbpy_gbuf_reserve(&c->data, (size_t)c->count * c->width))
 				return -1;
 			for (k = 0; k < c->count; k++)
 				(void)put_int(&c->data, !null && k < v->n ? tb_rows_elem(v, k, 0) : 0,
@@ -404,7 +323,7 @@ static int table_add(builder *b, table *t, const tb_session_event *ev)
 		default: { /* COL_LIST: elements, or a null's none */
 			size_t cnt = null ? 0 : v->n, k;
 			uint64_t end;
-			if (gbuf_reserve(&c->data, cnt * c->width))
+			if (tbpy_gbuf_reserve(&c->data, cnt * c->width))
 				return -1;
 			for (k = 0; k < cnt; k++)
 				(void)put_int(&c->data,
@@ -413,7 +332,7 @@ static int table_add(builder *b, table *t, const tb_session_event *ev)
 						      : tb_rows_elem(v, k, 0),
 					      c->width);
 			end = c->data.len / c->width;
-			if (gbuf_put(&c->offs, &end, sizeof(end)))
+			if (tbpy_gbuf_put(&c->offs, &end, sizeof(end)))
 				return -1;
 			break;
 		}
@@ -421,6 +340,20 @@ static int table_add(builder *b, table *t, const tb_session_event *ev)
 	}
 	t->rows++;
 	return 0;
+}
+
+/* Each event into its table (a tbpy_each_fn): 0, or -1 when memory ran out. */
+static int table_add_event(void *ctx, const tb_session_event *ev)
+{
+	builder *b = ctx;
+	int oom = 0;
+	size_t k;
+	if (!ev->format)
+		return 0;
+	k = table_of(b, ev->format, &oom);
+	if (k == (size_t)-1)
+		return oom ? -1 : 0;
+	return table_add(b, &b->t[k], ev);
 }
 
 /* ---- handing the buffers to Python ---- */
@@ -457,53 +390,30 @@ static PyBufferProcs buffer_procs = {
 	(releasebufferproc)buffer_release,
 };
 
-static Py_ssize_t buffer_length(tbpy_buffer *b)
-{
-	return b->len;
-}
-
-static PySequenceMethods buffer_seq = {
-	.sq_length = (lenfunc)buffer_length,
-};
-
 PyTypeObject tbpy_BufferType = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "tracebound._Buffer",
-	.tp_basicsize = sizeof(tbpy_buffer),
-	.tp_dealloc = (destructor)buffer_dealloc,
-	.tp_as_sequence = &buffer_seq,
+	TBPY_TYPE("tracebound._Buffer", tbpy_buffer, buffer_dealloc),
 	.tp_as_buffer = &buffer_procs,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "Memory filled by the decoder (wrapped by numpy.frombuffer).",
 };
 
-PyObject *tbpy_buffer_new(void *p, size_t len)
+/* Move g's memory into a Buffer object. */
+static PyObject *take(tbpy_gbuf *g)
 {
-	tbpy_buffer *b = PyObject_New(tbpy_buffer, &tbpy_BufferType);
-	if (!b) {
-		PyMem_RawFree(p);
-		return NULL;
+	tbpy_buffer *b;
+	if (!g->p && !(g->p = PyMem_RawMalloc(1)))
+		return PyErr_NoMemory();
+	b = PyObject_New(tbpy_buffer, &tbpy_BufferType);
+	if (b) {
+		b->p = g->p;
+		b->len = (Py_ssize_t)g->len;
+		b->exports = 0;
+	} else {
+		PyMem_RawFree(g->p);
 	}
-	b->p = p;
-	b->len = (Py_ssize_t)len;
-	b->exports = 0;
+	memset(g, 0, sizeof(*g));
 	return (PyObject *)b;
 }
-
-/* Move a gbuf into a Buffer object. */
-static PyObject *take(gbuf *g)
-{
-	PyObject *o;
-	if (!g->p) {
-		g->p = PyMem_RawMalloc(1);
-		if (!g->p)
-			return PyErr_NoMemory();
-	}
-	o = tbpy_buffer_new(g->p, g->len);
-	memset(g, 0, sizeof(*g));
-	return o;
-}
-
 
 /* The distinct strings of a column as a list of str. */
 static PyObject *uniques(const strtab *t, int64_t none_code)
@@ -586,7 +496,7 @@ static PyObject *nulls_of(col *c)
 /* (name, kind, dtype, payload..., nulls) for each column of t. */
 static PyObject *table_result(table *t)
 {
-	PyObject *cols = PyList_New(0), *out;
+	PyObject *cols = PyList_New(0);
 	size_t i;
 	if (!cols)
 		return NULL;
@@ -596,8 +506,10 @@ static PyObject *table_result(table *t)
 		PyObject *spec = NULL;
 		char dt[8];
 		snprintf(dt, sizeof(dt), "=%c%u", c->is_signed ? 'i' : 'u', c->width);
-		if (!name)
-			goto fail;
+		if (!name) {
+			Py_DECREF(cols);
+			return NULL;
+		}
 		switch (c->kind) {
 		case COL_NUM:
 			spec = Py_BuildValue("(NsyNN)", name, "num", dt, take(&c->data),
@@ -615,18 +527,11 @@ static PyObject *table_result(table *t)
 			spec = Py_BuildValue("(NsyN)", name, "list", dt, lists(c, t->rows));
 			break;
 		}
-		if (!spec || PyList_Append(cols, spec) < 0) {
-			Py_XDECREF(spec);
-			goto fail;
-		}
-		Py_DECREF(spec);
+		if (tbpy_append(&cols, spec))
+			return NULL;
 	}
-	out = Py_BuildValue("(NNnN)", tbpy_str(t->f->system, t->f->system_len),
-			    tbpy_str(t->f->name, t->f->name_len), (Py_ssize_t)t->rows, cols);
-	return out;
-fail:
-	Py_DECREF(cols);
-	return NULL;
+	return Py_BuildValue("(NNnN)", tbpy_str(t->f->system, t->f->system_len),
+			     tbpy_str(t->f->name, t->f->name_len), (Py_ssize_t)t->rows, cols);
 }
 
 PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
@@ -636,8 +541,6 @@ PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
 	tbpy_filter f;
 	builder b;
 	tbpy_sess *ss;
-	tb_status st = TB_OK;
-	tb_error err;
 	int oom = 0;
 	size_t i;
 	uint64_t damaged;
@@ -647,7 +550,7 @@ PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
 	if (!ss)
 		return NULL;
 	memset(&b, 0, sizeof(b));
-	if (tbpy_filter_parse_locked(ss, &f, name, cpus, start, end)) {
+	if (tbpy_filter_parse(ss, &f, name, cpus, start, end)) {
 		tbpy_walker_put(ss);
 		return NULL;
 	}
@@ -662,45 +565,12 @@ PyObject *tbpy_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
 		(void)table_of(&b, f.formats[i], &oom);
 		b.all = 0;
 	}
-	if (!oom) {
-		Py_BEGIN_ALLOW_THREADS
-		PyThread_acquire_lock(ss->lock, WAIT_LOCK);
-		for (;;) {
-			tb_session_event ev;
-			size_t k;
-			st = tbpy_next(ss->s, &f, &ev, &b.damaged, &err);
-			if (st != TB_OK)
-				break;
-			if (!ev.format)
-				continue;
-			k = table_of(&b, ev.format, &oom);
-			if (oom)
-				break;
-			if (k == (size_t)-1)
-				continue;
-			if (table_add(&b, &b.t[k], &ev)) {
-				oom = 1;
-				break;
-			}
-		}
-		PyThread_release_lock(ss->lock);
-		Py_END_ALLOW_THREADS
-	}
 	if (oom) {
 		PyErr_NoMemory();
-	} else if (st != TB_END) {
-		tbpy_raise_walk(ss->s, &err);
-	} else {
+	} else if (tbpy_walk(ss, &f, table_add_event, &b, &b.damaged) == 0) {
 		out = PyList_New(0);
-		for (i = 0; out && i < b.n; i++) {
-			PyObject *r = table_result(&b.t[i]);
-			if (!r || PyList_Append(out, r) < 0) {
-				Py_XDECREF(r);
-				Py_CLEAR(out);
-			} else {
-				Py_DECREF(r);
-			}
-		}
+		for (i = 0; out && i < b.n; i++)
+			(void)tbpy_append(&out, table_result(&b.t[i]));
 	}
 	damaged = b.damaged;
 	builder_free(&b);

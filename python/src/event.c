@@ -9,71 +9,6 @@
 #define ITER_BATCH 512u            /* events decoded per trip without the GIL */
 #define ITER_ARENA (1u << 20)      /* record bytes per trip (more for a huge record) */
 
-/* ---- a pointer -> object cache (names and comms are shared, not rebuilt) ---- */
-
-typedef struct pcache_slot {
-	const void *key;
-	PyObject *obj;
-} pcache_slot;
-
-typedef struct pcache {
-	pcache_slot *v;
-	size_t cap, used;
-} pcache;
-
-static PyObject *pcache_get(pcache *c, const void *key)
-{
-	size_t h;
-	if (!c->cap)
-		return NULL;
-	h = ((uintptr_t)key >> 3) & (c->cap - 1);
-	while (c->v[h].key) {
-		if (c->v[h].key == key)
-			return c->v[h].obj;
-		h = (h + 1) & (c->cap - 1);
-	}
-	return NULL;
-}
-
-/* Keep obj (a new reference is taken) under key: 0, or -1 (no memory). */
-static int pcache_put(pcache *c, const void *key, PyObject *obj)
-{
-	size_t h;
-	if ((c->used + 1) * 2 > c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 64, i;
-		pcache_slot *nv = PyMem_Calloc(ncap, sizeof(*nv));
-		if (!nv)
-			return -1;
-		for (i = 0; i < c->cap; i++) {
-			if (!c->v[i].key)
-				continue;
-			h = ((uintptr_t)c->v[i].key >> 3) & (ncap - 1);
-			while (nv[h].key)
-				h = (h + 1) & (ncap - 1);
-			nv[h] = c->v[i];
-		}
-		PyMem_Free(c->v);
-		c->v = nv;
-		c->cap = ncap;
-	}
-	h = ((uintptr_t)key >> 3) & (c->cap - 1);
-	while (c->v[h].key)
-		h = (h + 1) & (c->cap - 1);
-	c->v[h].key = key;
-	c->v[h].obj = Py_NewRef(obj);
-	c->used++;
-	return 0;
-}
-
-static void pcache_clear(pcache *c)
-{
-	size_t i;
-	for (i = 0; i < c->cap; i++)
-		Py_XDECREF(c->v[i].obj);
-	PyMem_Free(c->v);
-	memset(c, 0, sizeof(*c));
-}
-
 /* ---- field values: the library's table rows (rows.h), as Python objects ---- */
 
 static PyObject *num(int is_signed, uint64_t v)
@@ -165,26 +100,12 @@ static void event_dealloc(tbpy_event *e)
 	PyObject_Free(e);
 }
 
-static PyObject *event_get_comm(tbpy_event *e, void *c)
+/* system (0) or name (1): None without a format */
+static PyObject *event_get_names(tbpy_event *e, void *i)
 {
-	(void)c;
-	return Py_NewRef(e->comm);
-}
-
-static PyObject *event_get_system(tbpy_event *e, void *c)
-{
-	(void)c;
 	if (e->names == Py_None)
 		Py_RETURN_NONE;
-	return Py_NewRef(PyTuple_GET_ITEM(e->names, 0));
-}
-
-static PyObject *event_get_name(tbpy_event *e, void *c)
-{
-	(void)c;
-	if (e->names == Py_None)
-		Py_RETURN_NONE;
-	return Py_NewRef(PyTuple_GET_ITEM(e->names, 1));
+	return Py_NewRef(PyTuple_GET_ITEM(e->names, (Py_ssize_t)(intptr_t)i));
 }
 
 static PyObject *event_get_fields(tbpy_event *e, void *c)
@@ -195,12 +116,6 @@ static PyObject *event_get_fields(tbpy_event *e, void *c)
 	if (!e->fields)
 		e->fields = fields_dict(e->ss->s, &e->ev);
 	return e->fields ? Py_NewRef(e->fields) : NULL;
-}
-
-static PyObject *event_get_data(tbpy_event *e, void *c)
-{
-	(void)c;
-	return Py_NewRef(e->data);
 }
 
 static PyObject *event_getitem(tbpy_event *e, PyObject *key)
@@ -243,57 +158,46 @@ static int text_grow(void *ctx, char **buf, size_t *cap, size_t want)
 static PyObject *event_text(tbpy_event *e, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "kind", NULL };
+	static const struct { const char *kind; unsigned how; } kinds[] = {
+		{ "print", TB_TEXT_PRINT }, { "fields", TB_TEXT_FIELDS },
+		{ "line", TB_TEXT_PRINT | TB_TEXT_LINE }, { "raw-line", TB_TEXT_FIELDS | TB_TEXT_LINE },
+		{ "json", TB_TEXT_JSON | TB_TEXT_WITH_PRINT },
+	};
 	const char *kind = "print";
-	unsigned how;
+	unsigned how, k;
 	char small[2048], *buf = small;
-	size_t cap = sizeof(small);
+	size_t cap = sizeof(small), n;
 	tb_render_result res;
-	text_grow_ctx g;
+	text_grow_ctx g = { small, 0 };
 	tb_status st;
-	PyObject *out;
+	PyObject *out = NULL;
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "|s", kwlist, &kind))
 		return NULL;
-	if (!strcmp(kind, "print"))
-		how = TB_TEXT_PRINT;
-	else if (!strcmp(kind, "fields"))
-		how = TB_TEXT_FIELDS;
-	else if (!strcmp(kind, "line"))
-		how = TB_TEXT_PRINT | TB_TEXT_LINE;
-	else if (!strcmp(kind, "raw-line"))
-		how = TB_TEXT_FIELDS | TB_TEXT_LINE;
-	else if (!strcmp(kind, "json"))
-		how = TB_TEXT_JSON | TB_TEXT_WITH_PRINT;
-	else {
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && strcmp(kind, kinds[k].kind); k++)
+		;
+	if (k == sizeof(kinds) / sizeof(kinds[0])) {
 		PyErr_Format(PyExc_ValueError,
 			     "kind: 'print', 'fields', 'line', 'raw-line' or 'json', not %R",
 			     PyTuple_Size(args) ? PyTuple_GET_ITEM(args, 0) : Py_None);
 		return NULL;
 	}
+	how = kinds[k].how;
 	memset(&res, 0, sizeof(res));
-	g.small = small;
-	g.nomem = 0;
 	Py_BEGIN_ALLOW_THREADS
 	PyThread_acquire_lock(e->ss->lock, WAIT_LOCK);
 	st = tb_session_text_grow(e->ss->s, &e->ev, how, &buf, &cap, text_grow, &g, &res);
 	PyThread_release_lock(e->ss->lock);
 	Py_END_ALLOW_THREADS
-	if (g.nomem)
-		return PyErr_NoMemory();
-	if (st != TB_OK && st != TB_ERR_NO_SPACE) {
-		if (buf != small)
-			PyMem_RawFree(buf);
-		return tbpy_raise("rendering", st, 0, NULL);
-	}
-	if (st == TB_ERR_NO_SPACE && res.needed == 0) {
-		/* the session gave no program for this rendering */
-		if (buf != small)
-			PyMem_RawFree(buf);
-		return tbpy_raise("rendering", st, 0,
-				  "the session has no program for this rendering "
-				  "(out of memory, or a kind it lacks)");
-	}
-	{
-		size_t n = res.len < cap ? res.len : cap - 1;
+	if (g.nomem) {
+		PyErr_NoMemory();
+	} else if (st != TB_OK && st != TB_ERR_NO_SPACE) {
+		tbpy_raise("rendering", st, 0, NULL);
+	} else if (st == TB_ERR_NO_SPACE && res.needed == 0) {
+		tbpy_raise("rendering", st, 0, /* no program for this rendering */
+			   "the session has no program for this rendering "
+			   "(out of memory, or a kind it lacks)");
+	} else {
+		n = res.len < cap ? res.len : cap - 1;
 		/* a line is a str like any other: the '\n' that ends it in
 		 * a report is the printer's (print() adds its own) */
 		if ((how & TB_TEXT_LINE) && n && buf[n - 1] == '\n')
@@ -340,7 +244,7 @@ static PyObject *event_as_dict(tbpy_event *e, PyObject *noargs)
 }
 
 static PyMethodDef event_methods[] = {
-	{ "text", (PyCFunction)(void (*)(void))event_text, METH_VARARGS | METH_KEYWORDS,
+	{ "text", TBPY_KW(event_text),
 	  "text(kind='print') -> str\n\n"
 	  "'print': the event's print fmt rendered as the kernel renders it;\n"
 	  "'fields': trace-cmd -R's ' name=value' listing; 'line' / 'raw-line':\n"
@@ -351,16 +255,16 @@ static PyMethodDef event_methods[] = {
 };
 
 static PyGetSetDef event_getset[] = {
-	{ "comm", (getter)event_get_comm, NULL,
-	  "the task's comm from the saved cmdlines, '<idle>' for pid 0, None when unknown", NULL },
-	{ "system", (getter)event_get_system, NULL, "event system, None without a format", NULL },
-	{ "name", (getter)event_get_name, NULL, "event name, None without a format", NULL },
+	{ "system", (getter)event_get_names, NULL, "event system, None without a format", (void *)0 },
+	{ "name", (getter)event_get_names, NULL, "event name, None without a format", (void *)1 },
 	{ "fields", (getter)event_get_fields, NULL, "every field, typed (dict)", NULL },
-	{ "data", (getter)event_get_data, NULL, "the record's bytes", NULL },
 	{ NULL, NULL, NULL, NULL, NULL }
 };
 
 static PyMemberDef event_members[] = {
+	{ "comm", T_OBJECT, offsetof(tbpy_event, comm), READONLY,
+	  "the task's comm from the saved cmdlines, '<idle>' for pid 0, None when unknown" },
+	{ "data", T_OBJECT, offsetof(tbpy_event, data), READONLY, "the record's bytes" },
 	{ "ts", T_ULONGLONG, offsetof(tbpy_event, ev.ts), READONLY,
 	  "timestamp in the file's clock units, its offset applied" },
 	{ "cpu", T_UINT, offsetof(tbpy_event, ev.cpu), READONLY, "CPU" },
@@ -382,10 +286,7 @@ static PyMappingMethods event_mapping = {
 };
 
 PyTypeObject tbpy_EventType = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "tracebound.Event",
-	.tp_basicsize = sizeof(tbpy_event),
-	.tp_dealloc = (destructor)event_dealloc,
+	TBPY_TYPE("tracebound.Event", tbpy_event, event_dealloc),
 	.tp_repr = (reprfunc)event_repr,
 	.tp_as_mapping = &event_mapping,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
@@ -404,13 +305,14 @@ typedef struct tbpy_iter {
 	tb_session_event *batch;
 	size_t *off;              /* record bytes of batch[i] at arena + off[i] */
 	size_t n, pos;
-	uint8_t *arena;
-	size_t arena_len, arena_cap;
+	tbpy_gbuf arena;
 	int pending;              /* 0, or 1: `st` / `err` end the batch */
 	tb_status st;
 	tb_error err;
 	uint64_t ndamaged;
-	pcache names, comms;
+	/* names and comms are shared, not rebuilt: format or comm -> index in objs */
+	tbpy_ptab names, comms;
+	PyObject *objs;
 } tbpy_iter;
 
 static void iter_finish(tbpy_iter *it)
@@ -422,18 +324,19 @@ static void iter_finish(tbpy_iter *it)
 	tbpy_filter_free(&it->f);
 	PyMem_RawFree(it->batch);
 	PyMem_RawFree(it->off);
-	PyMem_RawFree(it->arena);
+	PyMem_RawFree(it->arena.p);
 	it->batch = NULL;
 	it->off = NULL;
-	it->arena = NULL;
-	it->n = it->pos = it->arena_len = it->arena_cap = 0;
+	memset(&it->arena, 0, sizeof(it->arena));
+	it->n = it->pos = 0;
 }
 
 static void iter_dealloc(tbpy_iter *it)
 {
 	iter_finish(it);
-	pcache_clear(&it->names);
-	pcache_clear(&it->comms);
+	tbpy_ptab_free(&it->names);
+	tbpy_ptab_free(&it->comms);
+	Py_XDECREF(it->objs);
 	PyObject_Free(it);
 }
 
@@ -441,8 +344,8 @@ static void iter_dealloc(tbpy_iter *it)
 static int fill(tbpy_iter *it)
 {
 	it->n = it->pos = 0;
-	it->arena_len = 0;
-	while (it->n < ITER_BATCH && it->arena_len < ITER_ARENA) {
+	it->arena.len = 0;
+	while (it->n < ITER_BATCH && it->arena.len < ITER_ARENA) {
 		tb_session_event *ev = &it->batch[it->n];
 		tb_status st = tbpy_next(it->ss->s, &it->f, ev, &it->ndamaged, &it->err);
 		if (st != TB_OK) {
@@ -450,24 +353,31 @@ static int fill(tbpy_iter *it)
 			it->st = st;
 			break;
 		}
-		if (ev->len > it->arena_cap - it->arena_len) {
-			size_t ncap = it->arena_cap * 2;
-			uint8_t *na;
-			while (ncap - it->arena_len < ev->len)
-				ncap *= 2;
-			na = PyMem_RawRealloc(it->arena, ncap);
-			if (!na)
-				return -1;
-			it->arena = na;
-			it->arena_cap = ncap;
-		}
-		if (ev->len)
-			memcpy(it->arena + it->arena_len, ev->data, ev->len);
-		it->off[it->n] = it->arena_len;
-		it->arena_len += ev->len;
+		it->off[it->n] = it->arena.len;
+		if (tbpy_gbuf_put(&it->arena, ev->data, ev->len))
+			return -1;
 		it->n++;
 	}
 	return 0;
+}
+
+/* The object kept in t under key, or NULL. */
+static PyObject *cached(tbpy_iter *it, tbpy_ptab *t, const void *key)
+{
+	uint64_t *v = tbpy_ptab_at(t, key, 0);
+	return v ? Py_NewRef(PyList_GET_ITEM(it->objs, (Py_ssize_t)*v)) : NULL;
+}
+
+/* Keep o (may be NULL after an error) in t under key: o, or NULL. */
+static PyObject *keep(tbpy_iter *it, tbpy_ptab *t, const void *key, PyObject *o)
+{
+	uint64_t *v;
+	if (!o || PyList_Append(it->objs, o) < 0 || !(v = tbpy_ptab_at(t, key, 1))) {
+		Py_XDECREF(o);
+		return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+	}
+	*v = (uint64_t)(PyList_GET_SIZE(it->objs) - 1);
+	return o;
 }
 
 static PyObject *names_of(tbpy_iter *it, const tb_format *f)
@@ -475,38 +385,22 @@ static PyObject *names_of(tbpy_iter *it, const tb_format *f)
 	PyObject *o;
 	if (!f)
 		return Py_NewRef(Py_None);
-	o = pcache_get(&it->names, f);
-	if (o)
-		return Py_NewRef(o);
-	o = Py_BuildValue("(NN)", tbpy_str(f->system, f->system_len), tbpy_str(f->name, f->name_len));
-	if (o && pcache_put(&it->names, f, o) < 0) {
-		Py_DECREF(o);
-		return PyErr_NoMemory();
-	}
-	return o;
+	o = cached(it, &it->names, f);
+	return o ? o : keep(it, &it->names, f, Py_BuildValue("(NN)", tbpy_str(f->system, f->system_len),
+							     tbpy_str(f->name, f->name_len)));
 }
 
 /* The comm as the library's JSON gives it: None when the capture does not
  * know it ("<...>" in report lines), "<idle>" for pid 0. */
-static int comm_unknown(const tb_session_event *ev)
-{
-	return !ev->comm_known && ev->pid != 0;
-}
-
 static PyObject *comm_of(tbpy_iter *it, const tb_session_event *ev)
 {
 	PyObject *o;
-	if (comm_unknown(ev))
+	if (!ev->comm_known && ev->pid != 0)
 		return Py_NewRef(Py_None);
-	o = ev->comm ? pcache_get(&it->comms, ev->comm) : NULL;
-	if (o)
-		return Py_NewRef(o);
-	o = tbpy_str(ev->comm, ev->comm ? ev->comm_len : 0);
-	if (o && ev->comm && pcache_put(&it->comms, ev->comm, o) < 0) {
-		Py_DECREF(o);
-		return PyErr_NoMemory();
-	}
-	return o;
+	if (!ev->comm)
+		return tbpy_str(NULL, 0);
+	o = cached(it, &it->comms, ev->comm);
+	return o ? o : keep(it, &it->comms, ev->comm, tbpy_str(ev->comm, ev->comm_len));
 }
 
 static PyObject *make_event(tbpy_iter *it, size_t i)
@@ -518,7 +412,7 @@ static PyObject *make_event(tbpy_iter *it, size_t i)
 	e->ss = NULL;
 	e->comm = e->names = e->fields = NULL;
 	e->ev = *src;
-	e->data = PyBytes_FromStringAndSize((const char *)it->arena + it->off[i],
+	e->data = PyBytes_FromStringAndSize((const char *)it->arena.p + it->off[i],
 					    (Py_ssize_t)src->len);
 	if (!e->data)
 		goto fail;
@@ -565,28 +459,19 @@ static PyObject *iter_next(tbpy_iter *it)
 	}
 }
 
-static PyObject *iter_get_damaged(tbpy_iter *it, void *c)
-{
-	(void)c;
-	return PyLong_FromUnsignedLongLong(it->ndamaged);
-}
-
-static PyGetSetDef iter_getset[] = {
-	{ "damaged_pages", (getter)iter_get_damaged, NULL,
-	  "pages skipped as damaged so far (skip_damaged=True)", NULL },
-	{ NULL, NULL, NULL, NULL, NULL }
+static PyMemberDef iter_members[] = {
+	{ "damaged_pages", T_ULONGLONG, offsetof(tbpy_iter, ndamaged), READONLY,
+	  "pages skipped as damaged so far (skip_damaged=True)" },
+	{ NULL, 0, 0, 0, NULL }
 };
 
 PyTypeObject tbpy_EventIterType = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "tracebound.EventIterator",
-	.tp_basicsize = sizeof(tbpy_iter),
-	.tp_dealloc = (destructor)iter_dealloc,
+	TBPY_TYPE("tracebound.EventIterator", tbpy_iter, iter_dealloc),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "Events of a Trace, merged by time (Trace.events()).",
 	.tp_iter = PyObject_SelfIter,
 	.tp_iternext = (iternextfunc)iter_next,
-	.tp_getset = iter_getset,
+	.tp_members = iter_members,
 };
 
 PyObject *tbpy_events_new(tbpy_trace *t, PyObject *args, PyObject *kw)
@@ -605,15 +490,15 @@ PyObject *tbpy_events_new(tbpy_trace *t, PyObject *args, PyObject *kw)
 		Py_DECREF(it);
 		return NULL;
 	}
-	if (tbpy_filter_parse_locked(it->ss, &it->f, name, cpus, start, end)) {
+	if (tbpy_filter_parse(it->ss, &it->f, name, cpus, start, end)) {
 		Py_DECREF(it);
 		return NULL;
 	}
 	it->batch = PyMem_RawMalloc(ITER_BATCH * sizeof(*it->batch));
 	it->off = PyMem_RawMalloc(ITER_BATCH * sizeof(*it->off));
-	it->arena_cap = ITER_ARENA + 65536;
-	it->arena = PyMem_RawMalloc(it->arena_cap);
-	if (!it->batch || !it->off || !it->arena) {
+	it->objs = PyList_New(0);
+	if (!it->batch || !it->off || tbpy_gbuf_reserve(&it->arena, ITER_ARENA + 65536) ||
+	    !it->objs) {
 		Py_DECREF(it);
 		return PyErr_NoMemory();
 	}

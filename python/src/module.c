@@ -1,6 +1,8 @@
 /* tracebound._tracebound: the module, its Error type and shared helpers. */
 #include "tbpy.h"
 
+#include <string.h>
+
 PyObject *tbpy_Error;
 
 /* Short, stable names for tb_status values (Error.status). */
@@ -29,6 +31,15 @@ static const char *status_key(tb_status st)
 	}
 }
 
+/* o.name = v (a new reference, or NULL: nothing). */
+static void set_attr(PyObject *o, const char *name, PyObject *v)
+{
+	if (v) {
+		PyObject_SetAttrString(o, name, v);
+		Py_DECREF(v);
+	}
+}
+
 PyObject *tbpy_raise(const char *context, tb_status st, uint64_t offset,
 		     const char *what)
 {
@@ -42,43 +53,36 @@ PyObject *tbpy_raise(const char *context, tb_status st, uint64_t offset,
 				 context ? ": " : "", what, (unsigned long long)offset,
 				 tb_strerror(st));
 	/* the message is args[0], as str(e) shows it */
-	if (v) {
-		PyObject *args = PyTuple_Pack(1, v);
-		if (args) {
-			PyObject_SetAttrString(exc, "args", args);
-			Py_DECREF(args);
-		}
-		Py_DECREF(v);
-	}
-	v = PyUnicode_FromString(status_key(st));
-	if (v) {
-		PyObject_SetAttrString(exc, "status", v);
-		Py_DECREF(v);
-	}
-	v = PyLong_FromLong((long)st);
-	if (v) {
-		PyObject_SetAttrString(exc, "code", v);
-		Py_DECREF(v);
-	}
-	v = PyLong_FromUnsignedLongLong(offset);
-	if (v) {
-		PyObject_SetAttrString(exc, "offset", v);
-		Py_DECREF(v);
-	}
-	v = PyUnicode_FromString(what);
-	if (v) {
-		PyObject_SetAttrString(exc, "what", v);
-		Py_DECREF(v);
-	}
+	set_attr(exc, "args", v ? PyTuple_Pack(1, v) : NULL);
+	Py_XDECREF(v);
+	set_attr(exc, "status", PyUnicode_FromString(status_key(st)));
+	set_attr(exc, "code", PyLong_FromLong((long)st));
+	set_attr(exc, "offset", PyLong_FromUnsignedLongLong(offset));
+	set_attr(exc, "what", PyUnicode_FromString(what));
 	PyErr_Clear(); /* a failed attribute set must not mask the error */
 	PyErr_SetObject(tbpy_Error, exc);
 	Py_DECREF(exc);
 	return NULL;
 }
 
-PyObject *tbpy_raise_err(const char *context, const tb_error *e)
+void tbpy_raise_attach(const char *name, PyObject *v)
 {
-	return tbpy_raise(context, e->status, e->offset, e->what);
+	PyObject *type, *exc, *tb;
+	PyErr_Fetch(&type, &exc, &tb);
+	PyErr_NormalizeException(&type, &exc, &tb);
+	if (exc)
+		set_attr(exc, name, Py_XNewRef(v));
+	PyErr_Restore(type, exc, tb);
+}
+
+int tbpy_put(PyObject *d, const char *key, int when, PyObject *v)
+{
+	int rc;
+	if (!v)
+		return -1;
+	rc = when ? PyDict_SetItemString(d, key, v) : 0;
+	Py_DECREF(v);
+	return rc;
 }
 
 int tbpy_append(PyObject **list, PyObject *o)
@@ -108,6 +112,72 @@ int tbpy_fs_or_none(PyObject *o, void *out)
 	return PyUnicode_FSConverter(o, out);
 }
 
+static size_t ptab_slot(const void **keys, size_t cap, const void *key)
+{
+	size_t h = ((uintptr_t)key >> 4) & (cap - 1);
+	while (keys[h] && keys[h] != key)
+		h = (h + 1) & (cap - 1);
+	return h;
+}
+
+uint64_t *tbpy_ptab_at(tbpy_ptab *t, const void *key, int add)
+{
+	size_t h, i;
+	if (t->cap && t->keys[h = ptab_slot(t->keys, t->cap, key)])
+		return &t->vals[h];
+	if (!add)
+		return NULL;
+	if ((t->used + 1) * 2 > t->cap) { /* at most half full */
+		tbpy_ptab n = { NULL, NULL, t->cap ? t->cap * 2 : 64, t->used };
+		n.keys = PyMem_RawCalloc(n.cap, sizeof(*n.keys));
+		n.vals = PyMem_RawCalloc(n.cap, sizeof(*n.vals));
+		if (!n.keys || !n.vals) {
+			tbpy_ptab_free(&n);
+			return NULL;
+		}
+		for (i = 0; i < t->cap; i++) {
+			if (!t->keys[i])
+				continue;
+			h = ptab_slot(n.keys, n.cap, t->keys[i]);
+			n.keys[h] = t->keys[i];
+			n.vals[h] = t->vals[i];
+		}
+		tbpy_ptab_free(t);
+		*t = n;
+	}
+	h = ptab_slot(t->keys, t->cap, key);
+	t->keys[h] = key;
+	t->used++;
+	return &t->vals[h];
+}
+
+void tbpy_ptab_free(tbpy_ptab *t)
+{
+	PyMem_RawFree((void *)t->keys);
+	PyMem_RawFree(t->vals);
+	memset(t, 0, sizeof(*t));
+}
+
+int tbpy_gbuf_reserve(tbpy_gbuf *b, size_t more)
+{
+	size_t ncap;
+	uint8_t *np;
+	if (more <= b->cap - b->len)
+		return 0;
+	ncap = b->cap ? b->cap : 4096;
+	while (ncap - b->len < more) {
+		if (ncap > SIZE_MAX / 2)
+			return -1;
+		ncap *= 2;
+	}
+	np = PyMem_RawRealloc(b->p, ncap);
+	if (!np)
+		return -1;
+	b->p = np;
+	b->cap = ncap;
+	return 0;
+}
+
 static PyObject *py_open(PyObject *self, PyObject *args, PyObject *kw)
 {
 	(void)self;
@@ -124,14 +194,14 @@ static PyObject *py_strerror(PyObject *self, PyObject *arg)
 }
 
 static PyMethodDef methods[] = {
-	{ "open", (PyCFunction)(void (*)(void))py_open, METH_VARARGS | METH_KEYWORDS,
+	{ "open", TBPY_KW(py_open),
 	  "open(path, events=None, skip_damaged=False) -> Trace\n\n"
 	  "A trace.dat file, or a directory of per-CPU trace_pipe_raw dumps\n"
 	  "(cpuN.raw, header_page, subbuf_kb) with an events directory of\n"
 	  "<system>/<event>/format files (events=, default path/events)." },
-	{ "check", (PyCFunction)(void (*)(void))tbpy_check, METH_VARARGS | METH_KEYWORDS,
+	{ "check", TBPY_KW(tbpy_check),
 	  "check(path, events=None) -> list of anomalies (dicts)" },
-	{ "pmclog", (PyCFunction)(void (*)(void))tbpy_pmclog, METH_VARARGS | METH_KEYWORDS,
+	{ "pmclog", TBPY_KW(tbpy_pmclog),
 	  "pmclog(path, addr_size=0, stop_at_closelog=False) -> list of records" },
 	{ "strerror", py_strerror, METH_O, "strerror(code) -> the library's name of a status" },
 	{ NULL, NULL, 0, NULL }

@@ -12,19 +12,9 @@
 
 #define PMC_BATCH 1024u
 
-static int set(PyObject *d, const char *k, PyObject *v)
-{
-	int rc;
-	if (!v)
-		return -1;
-	rc = PyDict_SetItemString(d, k, v);
-	Py_DECREF(v);
-	return rc;
-}
-
 static int set_u(PyObject *d, const char *k, uint64_t v)
 {
-	return set(d, k, PyLong_FromUnsignedLongLong(v));
+	return tbpy_put(d, k, 1, PyLong_FromUnsignedLongLong(v));
 }
 
 static PyObject *timespec(int64_t sec, int64_t nsec)
@@ -80,7 +70,7 @@ static PyObject *fields(const tb_pmclog_event *ev)
 		case TB_PMCLOG_F_PARTS: o = list_of(ev, ev->u.cc.nparts, part_item); break;
 		default: o = PyLong_FromUnsignedLongLong(v.u); break;
 		}
-		if (set(d, f->key, o))
+		if (tbpy_put(d, f->key, 1, o))
 			Py_CLEAR(d);
 	}
 	return d;
@@ -92,10 +82,10 @@ static PyObject *record(const tb_pmclog_event *ev)
 	if (!d)
 		return NULL;
 	if (set_u(d, "offset", ev->offset) ||
-	    set(d, "type", PyUnicode_FromString(tb_pmclog_type_name(ev->type))) ||
-	    (ev->legacy ? set(d, "ts", timespec(ev->ts_sec, ev->ts_nsec))
+	    tbpy_put(d, "type", 1, PyUnicode_FromString(tb_pmclog_type_name(ev->type))) ||
+	    (ev->legacy ? tbpy_put(d, "ts", 1, timespec(ev->ts_sec, ev->ts_nsec))
 			: set_u(d, "tsc", ev->tsc)) ||
-	    set(d, "fields", fields(ev))) {
+	    tbpy_put(d, "fields", 1, fields(ev))) {
 		Py_DECREF(d);
 		return NULL;
 	}
@@ -108,7 +98,7 @@ PyObject *tbpy_pmclog(PyObject *self, PyObject *args, PyObject *kw)
 	PyObject *path = NULL, *out = NULL;
 	unsigned addr_size = 0;
 	int stop = 0, rc;
-	tbpy_map m;
+	tb_input m;
 	tb_pmclog *p;
 	tb_pmclog_options opt;
 	tb_pmclog_event *batch;
@@ -124,7 +114,7 @@ PyObject *tbpy_pmclog(PyObject *self, PyObject *args, PyObject *kw)
 		return NULL;
 	}
 	Py_BEGIN_ALLOW_THREADS
-	rc = tbpy_map_file(PyBytes_AS_STRING(path), &m);
+	rc = tb_input_load(PyBytes_AS_STRING(path), &m, 0, TBPY_MAX_TEXT);
 	Py_END_ALLOW_THREADS
 	if (rc) {
 		PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path);
@@ -169,19 +159,13 @@ PyObject *tbpy_pmclog(PyObject *self, PyObject *args, PyObject *kw)
 	if (st == TB_NEED_MORE) /* cannot happen after close: say so, never loop */
 		st = TB_ERR_TRUNCATED;
 	if (st != TB_END) {
-		PyObject *exc, *type, *tb;
 		tbpy_raise("pmclog", err.status ? err.status : st, err.offset, err.what);
-		/* the records before the fault travel with the error */
-		PyErr_Fetch(&type, &exc, &tb);
-		PyErr_NormalizeException(&type, &exc, &tb);
-		if (exc)
-			PyObject_SetAttrString(exc, "records", out);
-		PyErr_Restore(type, exc, tb);
+		tbpy_raise_attach("records", out); /* the records before the fault */
 		Py_CLEAR(out);
 	}
 done:
 	PyMem_RawFree(p);
 	PyMem_RawFree(batch);
-	tbpy_unmap(&m);
+	tb_input_free(&m);
 	return out;
 }

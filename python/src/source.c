@@ -1,7 +1,7 @@
 /*
  * The input of a session: a trace.dat mapped read-only, or a raw dump
  * directory opened by the library's source rule over host/ (source.h).
- * Runs without the GIL: plain C, no Python calls.
+ * Opening runs without the GIL: plain C, no Python calls.
  */
 #define _DEFAULT_SOURCE
 #include "tbpy.h"
@@ -10,23 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define TBPY_MAX_TEXT (64u << 20)   /* a format, table or header text */
-
-int tbpy_map_file(const char *path, tbpy_map *m)
-{
-	return tb_input_load(path, m, 0, TBPY_MAX_TEXT);
-}
-
-int tbpy_map_capture(const char *path, tbpy_map *m)
-{
-	return tb_input_load(path, m, 1, TBPY_MAX_TEXT);
-}
-
-void tbpy_unmap(tbpy_map *m)
-{
-	tb_input_free(m);
-}
 
 /* ---- raw dump directories: the library's one rule (source.h) ---- */
 
@@ -64,46 +47,57 @@ static int open_raw_dir(tbpy_input *in, const char *path, const char *events_dir
 		return fail(in, "%s: no <system>/<event>/format files", path);
 	}
 	in->src = in->host->source.src;
-	in->raw = in->src.raw;
-	in->nraw = in->src.nraw;
 	return 0;
 }
 
-int tbpy_input_open(tbpy_input *in, const char *path, const char *events_dir)
+/* Open path (without the GIL): 0, or -1 with in->errmsg and errno set. */
+static int input_open(tbpy_input *in, const char *path, const char *events_dir)
 {
-	memset(in, 0, sizeof(*in));
-	if (tb_path_is_dir(path)) {
-		int rc = open_raw_dir(in, path, events_dir);
-		if (rc) {
-			char msg[sizeof(in->errmsg)];
-			int e = errno;
-			memcpy(msg, in->errmsg, sizeof(msg));
-			tbpy_input_close(in);
-			memcpy(in->errmsg, msg, sizeof(msg));
-			errno = e;
-		}
-		return rc;
-	}
-	if (tbpy_map_capture(path, &in->dat) != 0)
+	if (tb_path_is_dir(path))
+		return open_raw_dir(in, path, events_dir);
+	if (tb_input_load(path, &in->dat, 1, TBPY_MAX_TEXT) != 0)
 		return fail(in, "%s: cannot open", path);
 	in->is_dat = 1;
 	tb_host_source_bytes(&in->src, in->dat.data, in->dat.len, tb_input_fd(&in->dat));
 	return 0;
 }
 
-void tbpy_input_close(tbpy_input *in)
+/* Unmap and free in. */
+static void input_free(tbpy_input *in)
 {
-	tbpy_unmap(&in->dat);
+	tb_input_free(&in->dat);
 	if (in->host)
 		tb_host_capture_close(in->host);
 	free(in->host);
-	memset(in, 0, sizeof(*in));
+	PyMem_RawFree(in);
+}
+
+tbpy_input *tbpy_input_new(PyObject *path, PyObject *events)
+{
+	tbpy_input *in = PyMem_RawCalloc(1, sizeof(*in));
+	PyObject *a;
+	int rc, e;
+	if (!in)
+		return (tbpy_input *)PyErr_NoMemory();
+	Py_BEGIN_ALLOW_THREADS
+	rc = input_open(in, PyBytes_AS_STRING(path), events ? PyBytes_AS_STRING(events) : NULL);
+	Py_END_ALLOW_THREADS
+	if (rc == 0) {
+		in->refs = 1;
+		return in;
+	}
+	e = errno ? errno : EINVAL;
+	a = Py_BuildValue("(is)", e, in->errmsg);
+	if (a) {
+		PyErr_SetObject(e == ENOENT ? PyExc_FileNotFoundError : PyExc_OSError, a);
+		Py_DECREF(a);
+	}
+	input_free(in);
+	return NULL;
 }
 
 void tbpy_input_decref(tbpy_input *in)
 {
-	if (in && --in->refs <= 0) {
-		tbpy_input_close(in);
-		free(in);
-	}
+	if (in && --in->refs <= 0)
+		input_free(in);
 }

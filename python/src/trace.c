@@ -1,7 +1,6 @@
 /* Trace objects, the sessions under them, filters, and the one event source. */
 #include "tbpy.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,10 +35,7 @@ static void sess_dealloc(tbpy_sess *ss)
 }
 
 PyTypeObject tbpy_SessType = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "tracebound._Session",
-	.tp_basicsize = sizeof(tbpy_sess),
-	.tp_dealloc = (destructor)sess_dealloc,
+	TBPY_TYPE("tracebound._Session", tbpy_sess, sess_dealloc),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = "A library session over a Trace's input (internal).",
 };
@@ -98,6 +94,16 @@ static tbpy_sess *sess_new(tbpy_input *in)
 	return ss;
 }
 
+/* s walks every event again (no filter's sets).  The caller holds s's
+ * lock and owns its walk. */
+static void session_unselect(tb_session *s)
+{
+	tb_session_keep_ids(s, NULL, 0);
+	tb_session_keep_cpus(s, NULL, 0);
+	if (tb_session_set_window(s, 0, UINT64_MAX) != TB_OK)
+		return; /* never: to >= from */
+}
+
 tbpy_sess *tbpy_walker_get(tbpy_trace *t)
 {
 	tbpy_sess *ss;
@@ -114,12 +120,13 @@ tbpy_sess *tbpy_walker_get(tbpy_trace *t)
 		Py_BEGIN_ALLOW_THREADS
 		PyThread_acquire_lock(ss->lock, WAIT_LOCK);
 		st = tb_session_rewind(ss->s, &err);
-		tbpy_session_unselect(ss->s); /* no walk's filter before this one's */
+		session_unselect(ss->s); /* no walk's filter before this one's */
 		PyThread_release_lock(ss->lock);
 		Py_END_ALLOW_THREADS
 		if (st != TB_OK) {
 			tbpy_walker_put(ss);
-			return (tbpy_sess *)tbpy_raise_err("cannot rewind the capture", &err);
+			return (tbpy_sess *)tbpy_raise("cannot rewind the capture", err.status,
+							err.offset, err.what);
 		}
 		return ss;
 	}
@@ -137,7 +144,7 @@ void tbpy_walker_put(tbpy_sess *ss)
 	/* the walk's filter is freed after this: the session forgets it */
 	Py_BEGIN_ALLOW_THREADS
 	PyThread_acquire_lock(ss->lock, WAIT_LOCK);
-	tbpy_session_unselect(ss->s);
+	session_unselect(ss->s);
 	PyThread_release_lock(ss->lock);
 	Py_END_ALLOW_THREADS
 	ss->walking = 0;
@@ -147,52 +154,32 @@ void tbpy_walker_put(tbpy_sess *ss)
 /* ---- filters ---- */
 
 /* name (a str or an iterable of them) as one events list (selection.h's
- * name rule) in *text: 0, -1 with a Python error.  No names: *empty. */
-static int names_list(PyObject *name, char **text, size_t *len, int *empty)
+ * name rule), a str: NULL with a Python error. */
+static PyObject *names_list(PyObject *name)
 {
 	PyObject *seq = PyUnicode_Check(name) ? PyTuple_Pack(1, name) : PySequence_Tuple(name);
-	Py_ssize_t i, n;
-	size_t total = 0;
-	char *p;
+	PyObject *sep, *all = NULL;
+	Py_ssize_t i;
 	if (!seq)
-		return -1;
-	n = PyTuple_GET_SIZE(seq);
-	for (i = 0; i < n; i++) {
+		return NULL;
+	for (i = 0; i < PyTuple_GET_SIZE(seq); i++) {
 		PyObject *item = PyTuple_GET_ITEM(seq, i);
-		Py_ssize_t ilen;
-		const char *u;
 		if (!PyUnicode_Check(item)) {
 			PyErr_SetString(PyExc_TypeError, "name: an event name (str) or a list of them");
-			goto fail;
+			goto done;
 		}
-		if (!(u = PyUnicode_AsUTF8AndSize(item, &ilen)))
-			goto fail;
-		if (!ilen || memchr(u, ',', (size_t)ilen)) { /* one name per item */
+		if (!PyUnicode_GET_LENGTH(item) || /* one name per item */
+		    PyUnicode_FindChar(item, ',', 0, PY_SSIZE_T_MAX, 1) != -1) {
 			PyErr_Format(PyExc_ValueError, "no event format named %R in this capture", item);
-			goto fail;
+			goto done;
 		}
-		total += (size_t)ilen + 1;
 	}
-	*empty = n == 0;
-	*text = p = PyMem_RawMalloc(total + 1);
-	if (!p) {
-		PyErr_NoMemory();
-		goto fail;
-	}
-	for (i = 0; i < n; i++) {
-		Py_ssize_t ilen;
-		const char *u = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(seq, i), &ilen);
-		if (i)
-			*p++ = ',';
-		memcpy(p, u, (size_t)ilen);
-		p += ilen;
-	}
-	*len = (size_t)(p - *text);
+	sep = PyUnicode_FromString(",");
+	all = sep ? PyUnicode_Join(sep, seq) : NULL;
+	Py_XDECREF(sep);
+done:
 	Py_DECREF(seq);
-	return 0;
-fail:
-	Py_DECREF(seq);
-	return -1;
+	return all;
 }
 
 static int get_u64(PyObject *o, const char *what, uint64_t *out)
@@ -282,21 +269,23 @@ static int named_formats(tbpy_filter *f, tb_session *s)
 	return 0;
 }
 
-int tbpy_filter_parse(tbpy_filter *f, tb_session *s, PyObject *name,
-		      PyObject *cpus, PyObject *start, PyObject *end)
+int tbpy_filter_parse(tbpy_sess *ss, tbpy_filter *f, PyObject *name, PyObject *cpus,
+		      PyObject *start, PyObject *end)
 {
 	tb_selection_spec spec;
 	tb_selection_error e;
 	uint64_t mask[TB_SELECTION_CPU_WORDS];
-	int empty = 0;
+	int rc = -1;
 	memset(f, 0, sizeof(*f));
 	memset(&spec, 0, sizeof(spec));
 	spec.to = UINT64_MAX;
 	if (name && name != Py_None) {
-		if (names_list(name, &f->names, &spec.events.len, &empty))
+		Py_ssize_t n;
+		if (!(f->names = names_list(name)) ||
+		    !(spec.events.ptr = PyUnicode_AsUTF8AndSize(f->names, &n)))
 			goto fail;
-		spec.events.ptr = f->names;
-		spec.flags = empty ? TB_SELECTION_NO_EVENTS : 0u;
+		spec.events.len = (size_t)n;
+		spec.flags = n ? 0u : TB_SELECTION_NO_EVENTS;
 	}
 	if (cpus && cpus != Py_None) {
 		memset(mask, 0, sizeof(mask));
@@ -318,68 +307,35 @@ int tbpy_filter_parse(tbpy_filter *f, tb_session *s, PyObject *name,
 			spec.to = to - 1;
 		}
 	}
-	if (tb_selection_init(&f->sel, &spec, &tbpy_mem, &e) != TB_OK ||
-	    tb_selection_bind(&f->sel, s, &e) != TB_OK || tb_selection_check(&f->sel, &e) != TB_OK) {
-		raise_sel(&f->sel, &e);
-		goto fail;
-	}
-	if (spec.events.ptr && named_formats(f, s))
-		goto fail;
-	return 0;
-fail:
-	tbpy_session_unselect(s);
-	tbpy_filter_free(f);
-	return -1;
-}
-
-int tbpy_filter_parse_locked(tbpy_sess *ss, tbpy_filter *f, PyObject *name,
-			     PyObject *cpus, PyObject *start, PyObject *end)
-{
-	int rc;
-	PyObject *names = NULL, *cpu_list = NULL;
-	/* a list of names becomes a tuple first: no Python code of the
-	 * caller's (a generator's) runs while the lock is held */
-	if (name && name != Py_None && !PyUnicode_Check(name)) {
-		names = PySequence_Tuple(name);
-		if (!names)
-			return -1;
-		name = names;
-	}
-	if (cpus && cpus != Py_None && !PyLong_Check(cpus)) {
-		cpu_list = PySequence_Tuple(cpus);
-		if (!cpu_list) {
-			Py_XDECREF(names);
-			return -1;
-		}
-		cpus = cpu_list;
-	}
-	/* wait for the lock without the GIL; its holders never need the GIL */
+	/* binding looks names up (parsing formats), and an Event of this
+	 * session may be rendering in another thread: its lock, waited for
+	 * without the GIL (its holders never need the GIL) */
 	Py_BEGIN_ALLOW_THREADS
 	PyThread_acquire_lock(ss->lock, WAIT_LOCK);
 	Py_END_ALLOW_THREADS
-	rc = tbpy_filter_parse(f, ss->s, name, cpus, start, end);
+	if (tb_selection_init(&f->sel, &spec, &tbpy_mem, &e) != TB_OK ||
+	    tb_selection_bind(&f->sel, ss->s, &e) != TB_OK ||
+	    tb_selection_check(&f->sel, &e) != TB_OK)
+		raise_sel(&f->sel, &e);
+	else
+		rc = spec.events.ptr ? named_formats(f, ss->s) : 0;
+	if (rc)
+		session_unselect(ss->s);
 	PyThread_release_lock(ss->lock);
-	Py_XDECREF(names);
-	Py_XDECREF(cpu_list);
-	return rc;
+	if (rc == 0)
+		return 0;
+fail:
+	tbpy_filter_free(f);
+	return -1;
 }
 
 void tbpy_filter_free(tbpy_filter *f)
 {
 	tb_selection_free(&f->sel);
-	PyMem_RawFree(f->names);
+	Py_CLEAR(f->names);
 	PyMem_RawFree(f->formats);
-	f->names = NULL;
 	f->formats = NULL;
 	f->nformats = 0;
-}
-
-void tbpy_session_unselect(tb_session *s)
-{
-	tb_session_keep_ids(s, NULL, 0);
-	tb_session_keep_cpus(s, NULL, 0);
-	if (tb_session_set_window(s, 0, UINT64_MAX) != TB_OK)
-		return; /* never: to >= from */
 }
 
 tb_status tbpy_next(tb_session *s, const tbpy_filter *f, tb_session_event *ev,
@@ -411,6 +367,26 @@ PyObject *tbpy_raise_walk(tb_session *s, const tb_error *e)
 	return tbpy_raise(ctx, e->status, e->offset, e->what);
 }
 
+int tbpy_walk(tbpy_sess *ss, const tbpy_filter *f, tbpy_each_fn each, void *ctx,
+	      uint64_t *ndamaged)
+{
+	tb_session_event ev;
+	tb_error err;
+	tb_status st;
+	int oom = 0;
+	Py_BEGIN_ALLOW_THREADS
+	PyThread_acquire_lock(ss->lock, WAIT_LOCK);
+	while (!oom && (st = tbpy_next(ss->s, f, &ev, ndamaged, &err)) == TB_OK)
+		oom = each(ctx, &ev) != 0;
+	PyThread_release_lock(ss->lock);
+	Py_END_ALLOW_THREADS
+	if (oom)
+		PyErr_NoMemory();
+	else if (st != TB_END)
+		tbpy_raise_walk(ss->s, &err);
+	return oom || st != TB_END ? -1 : 0;
+}
+
 /* ---- Trace ---- */
 
 /* The damage the session got past outside the event data, as dicts. */
@@ -420,14 +396,15 @@ static PyObject *damage_list(tb_session *s)
 	PyObject *out = PyList_New(0);
 	for (k = 0; out && k < n; k++) {
 		const tb_session_damage *d = tb_session_damage_at(s, k);
-		PyObject *o;
+		tb_check_anomaly a = { .part = TB_CHECK_CAPTURE };
 		if (!d)
 			continue;
-		o = Py_BuildValue("{sssKsssssn}", "where", d->where ? d->where : "?", "offset",
-				  (unsigned long long)d->error.offset, "status",
-				  tb_strerror(d->error.status), "what",
-				  d->error.what ? d->error.what : "", "index", (Py_ssize_t)d->index);
-		if (tbpy_append(&out, o))
+		a.where = d->where ? d->where : "?";
+		a.offset = d->error.offset;
+		a.error = d->error;
+		a.error.what = d->error.what ? d->error.what : "";
+		a.index = d->index;
+		if (tbpy_append(&out, tbpy_anomaly(&a, 0)))
 			break;
 	}
 	return out;
@@ -439,19 +416,16 @@ static PyObject *damage_list(tb_session *s)
 static int raise_damaged(tb_session *s)
 {
 	const tb_session_damage *d = tb_session_damage_at(s, 0);
-	PyObject *type, *val, *tb, *all;
+	PyObject *all = damage_list(s);
 	char ctx[96];
+	if (!all)
+		return -1;
 	snprintf(ctx, sizeof(ctx), "damaged capture (%zu anomalies; skip_damaged=True reads what "
 		 "is sound), first in %s", tb_session_ndamage(s), d && d->where ? d->where : "?");
 	tbpy_raise(ctx, d ? d->error.status : TB_ERR_VALUE, d ? d->error.offset : 0,
 		   d ? d->error.what : NULL);
-	PyErr_Fetch(&type, &val, &tb);
-	PyErr_NormalizeException(&type, &val, &tb);
-	all = damage_list(s);
-	if (val && all)
-		PyObject_SetAttrString(val, "damage", all);
-	Py_XDECREF(all);
-	PyErr_Restore(type, val, tb);
+	tbpy_raise_attach("damage", all);
+	Py_DECREF(all);
 	return -1;
 }
 
@@ -460,9 +434,8 @@ static int trace_init(tbpy_trace *self, PyObject *args, PyObject *kw)
 	static char *kwlist[] = { "path", "events", "skip_damaged", "max_memory", NULL };
 	PyObject *path = NULL, *events = NULL, *pathobj = NULL;
 	unsigned long long max_memory = 0;
-	int skip = 0, rc;
+	int skip = 0;
 	size_t i;
-	const char *events_dir = NULL;
 	tbpy_input *in;
 	if (self->in) {
 		PyErr_SetString(PyExc_RuntimeError, "Trace.__init__ called twice");
@@ -471,43 +444,23 @@ static int trace_init(tbpy_trace *self, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|O&pK", kwlist, PyUnicode_FSConverter,
 					 &path, tbpy_fs_or_none, &events, &skip, &max_memory))
 		return -1;
-	if (events)
-		events_dir = PyBytes_AS_STRING(events);
-	in = PyMem_RawCalloc(1, sizeof(*in));
+	in = tbpy_input_new(path, events);
+	Py_XDECREF(events);
 	if (!in) {
 		Py_XDECREF(path);
-		Py_XDECREF(events);
-		PyErr_NoMemory();
 		return -1;
 	}
-	Py_BEGIN_ALLOW_THREADS
-	rc = tbpy_input_open(in, PyBytes_AS_STRING(path), events_dir);
-	Py_END_ALLOW_THREADS
-	if (rc != 0) {
-		int e = errno ? errno : EINVAL;
-		PyObject *exc_args = Py_BuildValue("(is)", e, in->errmsg);
-		if (exc_args) {
-			PyErr_SetObject(e == ENOENT ? PyExc_FileNotFoundError : PyExc_OSError, exc_args);
-			Py_DECREF(exc_args);
-		}
-		PyMem_RawFree(in);
-		Py_XDECREF(path);
-		Py_XDECREF(events);
-		return -1;
-	}
-	in->refs = 1;
 	in->flags = skip ? TB_SESSION_SKIP_DAMAGED : 0;
 	/* the CLI's default budget: max(64 MiB, 16 x the input) */
 	in->budget = (uint64_t)in->src.dat_len;
-	for (i = 0; i < in->nraw; i++)
-		in->budget += in->raw[i].len;
+	for (i = 0; i < in->src.nraw; i++)
+		in->budget += in->src.raw[i].len;
 	in->budget = in->budget > (4ull << 20) ? 16 * in->budget : (64ull << 20);
 	if (max_memory)
 		in->budget = max_memory;
 	self->in = in;
 	pathobj = PyUnicode_DecodeFSDefault(PyBytes_AS_STRING(path));
 	Py_XDECREF(path);
-	Py_XDECREF(events);
 	if (!pathobj)
 		return -1;
 	Py_XSETREF(self->path, pathobj);
@@ -536,13 +489,15 @@ static void trace_dealloc(tbpy_trace *self)
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static tb_session *main_session(tbpy_trace *t)
+/* The main session and its info (*s set): NULL with ValueError once closed. */
+static const tb_session_info *main_info(tbpy_trace *t, tb_session **s)
 {
 	if (!t->main) {
 		PyErr_SetString(PyExc_ValueError, "I/O operation on a closed trace");
 		return NULL;
 	}
-	return t->main->s;
+	*s = t->main->s;
+	return tb_session_get_info(*s);
 }
 
 static PyObject *span_str(tb_span sp)
@@ -555,44 +510,25 @@ static PyObject *span_str(tb_span sp)
 	return tbpy_str(sp.ptr, sp.len);
 }
 
-static PyObject *trace_get_cpus(tbpy_trace *t, void *c)
-{
-	tb_session *s = main_session(t);
-	(void)c;
-	return s ? PyLong_FromUnsignedLong(tb_session_get_info(s)->ncpus) : NULL;
-}
-
 static PyObject *trace_get_clock(tbpy_trace *t, void *c)
 {
-	tb_session *s = main_session(t);
+	tb_session *s;
+	const tb_session_info *i = main_info(t, &s);
 	const tb_session_buffer_info *b;
 	(void)c;
-	if (!s)
+	if (!i)
 		return NULL;
-	b = tb_session_get_info(s)->nbuffers ? tb_session_buffer(s, 0) : NULL;
-	if (b && b->clock.len)
-		return span_str(b->clock);
-	return span_str(tb_session_get_info(s)->clock);
-}
-
-static PyObject *trace_get_uname(tbpy_trace *t, void *c)
-{
-	tb_session *s = main_session(t);
-	(void)c;
-	return s ? span_str(tb_session_get_info(s)->uname) : NULL;
+	b = i->nbuffers ? tb_session_buffer(s, 0) : NULL;
+	return span_str(b && b->clock.len ? b->clock : i->clock);
 }
 
 static PyObject *trace_get_info(tbpy_trace *t, void *c)
 {
-	tb_session *s = main_session(t);
-	const tb_session_info *i;
-	PyObject *bufs, *d;
+	tb_session *s;
+	const tb_session_info *i = main_info(t, &s);
+	PyObject *bufs = i ? PyList_New(0) : NULL, *d;
 	size_t k;
 	(void)c;
-	if (!s)
-		return NULL;
-	i = tb_session_get_info(s);
-	bufs = PyList_New(0);
 	if (!bufs)
 		return NULL;
 	for (k = 0; k < i->nbuffers; k++) {
@@ -608,12 +544,8 @@ static PyObject *trace_get_info(tbpy_trace *t, void *c)
 			       : NULL;
 		Py_XDECREF(bn);
 		Py_XDECREF(bc);
-		if (!o || PyList_Append(bufs, o) < 0) {
-			Py_XDECREF(o);
-			Py_DECREF(bufs);
+		if (tbpy_append(&bufs, o))
 			return NULL;
-		}
-		Py_DECREF(o);
 	}
 	d = Py_BuildValue("{sisIsisIsIsnsNsNsNsNsLsN}", "is_dat", i->is_dat, "version",
 			  i->dat_version, "big_endian", i->big_endian, "long_size", i->long_size,
@@ -623,6 +555,22 @@ static PyObject *trace_get_info(tbpy_trace *t, void *c)
 			  span_str(i->compression), "ts_offset", (long long)i->ts_offset,
 			  "buffers", bufs);
 	return d;
+}
+
+/* Item key of a getter's dict d (a new reference, or NULL): d's other
+ * items and d go. */
+static PyObject *item(PyObject *d, const char *key)
+{
+	PyObject *v = d ? PyDict_GetItemString(d, key) : NULL;
+	Py_XINCREF(v);
+	Py_XDECREF(d);
+	return v;
+}
+
+/* cpus, uname: as info has them */
+static PyObject *trace_get_info_item(tbpy_trace *t, void *key)
+{
+	return item(trace_get_info(t, NULL), key);
 }
 
 /* The name: line of a format text (without parsing it). */
@@ -648,15 +596,11 @@ static void text_name(const char *t, size_t n, const char **name, size_t *len)
 
 static PyObject *trace_event_types(tbpy_trace *t, PyObject *noargs)
 {
-	tb_session *s = main_session(t);
-	const tb_session_info *i;
-	PyObject *out;
+	tb_session *s;
+	const tb_session_info *i = main_info(t, &s);
+	PyObject *out = i ? PyList_New(0) : NULL;
 	size_t k;
 	(void)noargs;
-	if (!s)
-		return NULL;
-	i = tb_session_get_info(s);
-	out = PyList_New(0);
 	for (k = 0; out && k < i->nformats; k++) {
 		tb_span sys, text;
 		uint32_t id = 0;
@@ -677,57 +621,26 @@ static PyObject *trace_event_types(tbpy_trace *t, PyObject *noargs)
 
 static PyObject *trace_damage(tbpy_trace *t, PyObject *noargs)
 {
-	tb_session *s = main_session(t);
+	tb_session *s;
 	(void)noargs;
-	return s ? damage_list(s) : NULL;
+	return main_info(t, &s) ? damage_list(s) : NULL;
 }
 
 /* ---- counting walk (stats, drops) ---- */
 
-typedef struct count_slot {
-	const tb_format *f;
-	uint64_t n;
-} count_slot;
-
 typedef struct counts {
-	count_slot *v;
-	size_t cap, used;
+	tbpy_ptab by_format;       /* format -> events */
 	uint64_t unknown, events, damaged;
 } counts;
 
-static int count_add(counts *c, const tb_format *f)
+static int count(void *ctx, const tb_session_event *ev)
 {
-	size_t h, mask;
-	if (!f) {
-		c->unknown++;
-		return 0;
-	}
-	if (c->used * 2 >= c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 256, i;
-		count_slot *nv = PyMem_RawCalloc(ncap, sizeof(*nv));
-		if (!nv)
-			return -1;
-		for (i = 0; i < c->cap; i++) {
-			if (!c->v[i].f)
-				continue;
-			h = ((uintptr_t)c->v[i].f >> 4) & (ncap - 1);
-			while (nv[h].f)
-				h = (h + 1) & (ncap - 1);
-			nv[h] = c->v[i];
-		}
-		PyMem_RawFree(c->v);
-		c->v = nv;
-		c->cap = ncap;
-	}
-	mask = c->cap - 1;
-	h = ((uintptr_t)f >> 4) & mask;
-	while (c->v[h].f && c->v[h].f != f)
-		h = (h + 1) & mask;
-	if (!c->v[h].f) {
-		c->v[h].f = f;
-		c->used++;
-	}
-	c->v[h].n++;
+	counts *c = ctx;
+	uint64_t *n = ev->format ? tbpy_ptab_at(&c->by_format, ev->format, 1) : &c->unknown;
+	if (!n)
+		return -1;
+	(*n)++;
+	c->events++;
 	return 0;
 }
 
@@ -744,9 +657,6 @@ static PyObject *trace_stats(tbpy_trace *t, PyObject *noargs)
 {
 	tbpy_sess *ss;
 	counts c;
-	tb_status st;
-	tb_error err;
-	int oom = 0;
 	PyObject *by_type = NULL, *per_cpu = NULL, *out = NULL;
 	uint64_t dropped = 0, unknown_drops = 0;
 	size_t b, k;
@@ -758,39 +668,18 @@ static PyObject *trace_stats(tbpy_trace *t, PyObject *noargs)
 	if (!ss)
 		return NULL;
 	memset(&c, 0, sizeof(c));
-	Py_BEGIN_ALLOW_THREADS
-	PyThread_acquire_lock(ss->lock, WAIT_LOCK);
-	for (;;) {
-		tb_session_event ev;
-		st = tbpy_next(ss->s, NULL, &ev, &c.damaged, &err);
-		if (st != TB_OK)
-			break;
-		c.events++;
-		if (count_add(&c, ev.format)) {
-			oom = 1;
-			break;
-		}
-	}
-	PyThread_release_lock(ss->lock);
-	Py_END_ALLOW_THREADS
-	if (oom) {
-		PyErr_NoMemory();
+	if (tbpy_walk(ss, NULL, count, &c, &c.damaged))
 		goto done;
-	}
-	if (st != TB_END) {
-		tbpy_raise_walk(ss->s, &err);
-		goto done;
-	}
 	by_type = PyDict_New();
 	per_cpu = PyList_New(0);
 	if (!by_type || !per_cpu)
 		goto done;
-	for (k = 0; k < c.cap; k++) {
+	for (k = 0; k < c.by_format.cap; k++) {
 		PyObject *key, *v;
-		if (!c.v[k].f)
+		if (!c.by_format.keys[k])
 			continue;
-		key = fmt_key(c.v[k].f);
-		v = PyLong_FromUnsignedLongLong(c.v[k].n);
+		key = fmt_key(c.by_format.keys[k]);
+		v = PyLong_FromUnsignedLongLong(c.by_format.vals[k]);
 		if (!key || !v || PyDict_SetItem(by_type, key, v) < 0) {
 			Py_XDECREF(key);
 			Py_XDECREF(v);
@@ -816,11 +705,8 @@ static PyObject *trace_stats(tbpy_trace *t, PyObject *noargs)
 					  (unsigned long long)cs.dropped, "drops_unknown",
 					  (unsigned long long)cs.drops_unknown, "damaged_pages",
 					  (unsigned long long)cs.damaged_pages);
-			if (!o || PyList_Append(per_cpu, o) < 0) {
-				Py_XDECREF(o);
+			if (tbpy_append(&per_cpu, o))
 				goto done;
-			}
-			Py_DECREF(o);
 		}
 	}
 	out = Py_BuildValue("{sKsKsKsKsKsOsO}", "events", (unsigned long long)c.events,
@@ -831,7 +717,7 @@ static PyObject *trace_stats(tbpy_trace *t, PyObject *noargs)
 	if (out)
 		t->stats = Py_NewRef(out);
 done:
-	PyMem_RawFree(c.v);
+	tbpy_ptab_free(&c.by_format);
 	Py_XDECREF(by_type);
 	Py_XDECREF(per_cpu);
 	tbpy_walker_put(ss);
@@ -840,14 +726,8 @@ done:
 
 static PyObject *trace_get_drops(tbpy_trace *t, void *c)
 {
-	PyObject *st = trace_stats(t, NULL), *v;
 	(void)c;
-	if (!st)
-		return NULL;
-	v = PyDict_GetItemString(st, "dropped");
-	Py_XINCREF(v);
-	Py_DECREF(st);
-	return v;
+	return item(trace_stats(t, NULL), "dropped");
 }
 
 static PyObject *trace_close(tbpy_trace *t, PyObject *noargs)
@@ -880,16 +760,6 @@ static PyObject *trace_iter(tbpy_trace *t)
 	return r;
 }
 
-static PyObject *trace_events(tbpy_trace *t, PyObject *args, PyObject *kw)
-{
-	return tbpy_events_new(t, args, kw);
-}
-
-static PyObject *trace_columns(tbpy_trace *t, PyObject *args, PyObject *kw)
-{
-	return tbpy_columns(t, args, kw);
-}
-
 static PyObject *trace_repr(tbpy_trace *t)
 {
 	return PyUnicode_FromFormat("<tracebound.Trace %R%s>", t->path ? t->path : Py_None,
@@ -897,13 +767,13 @@ static PyObject *trace_repr(tbpy_trace *t)
 }
 
 static PyMethodDef trace_methods[] = {
-	{ "events", (PyCFunction)(void (*)(void))trace_events, METH_VARARGS | METH_KEYWORDS,
+	{ "events", TBPY_KW(tbpy_events_new),
 	  "events(name=None, cpus=None, start=None, end=None) -> iterator of Event\n\n"
 	  "Every event merged by time; the filters run in C: name an event name\n"
 	  "('sched_switch' or 'sched:sched_switch') or a list of them, cpus a\n"
 	  "CPU number or a list, start/end timestamps (the file's clock units,\n"
 	  "end excluded)." },
-	{ "_columns", (PyCFunction)(void (*)(void))trace_columns, METH_VARARGS | METH_KEYWORDS,
+	{ "_columns", TBPY_KW(tbpy_columns),
 	  "_columns(name=None, cpus=None, start=None, end=None) -> typed buffers per\n"
 	  "event type (see Trace.columns)" },
 	{ "event_types", (PyCFunction)trace_event_types, METH_NOARGS,
@@ -919,9 +789,11 @@ static PyMethodDef trace_methods[] = {
 };
 
 static PyGetSetDef trace_getset[] = {
-	{ "cpus", (getter)trace_get_cpus, NULL, "CPUs of the capture (trace-cmd's cpus=)", NULL },
+	{ "cpus", (getter)trace_get_info_item, NULL, "CPUs of the capture (trace-cmd's cpus=)",
+	  (void *)"cpus" },
 	{ "clock", (getter)trace_get_clock, NULL, "the trace clock's name", NULL },
-	{ "uname", (getter)trace_get_uname, NULL, "uname of the traced machine, or None", NULL },
+	{ "uname", (getter)trace_get_info_item, NULL, "uname of the traced machine, or None",
+	  (void *)"uname" },
 	{ "drops", (getter)trace_get_drops, NULL, "events the kernel dropped (known counts)", NULL },
 	{ "info", (getter)trace_get_info, NULL, "what the capture is (dict)", NULL },
 	{ NULL, NULL, NULL, NULL, NULL }
@@ -933,10 +805,7 @@ static PyMemberDef trace_members[] = {
 };
 
 PyTypeObject tbpy_TraceType = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "tracebound.Trace",
-	.tp_basicsize = sizeof(tbpy_trace),
-	.tp_dealloc = (destructor)trace_dealloc,
+	TBPY_TYPE("tracebound.Trace", tbpy_trace, trace_dealloc),
 	.tp_repr = (reprfunc)trace_repr,
 	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
 	.tp_doc = "Trace(path, events=None, skip_damaged=False): an opened capture.",
