@@ -27,8 +27,11 @@
 #include <zstd.h>
 #endif
 
+#include "files.h"
 #include "pq_dir.h"
 
+/* The writers' own memory is the plain heap (tb_host_heap), bounded by
+ * the sizes pq_session.h documents, outside --max-memory. */
 typedef struct pq_out pq_out;
 typedef struct tb_host_pq pq_shared;
 
@@ -123,21 +126,6 @@ static void out_error(pq_out *o, const char *path, const char *what, int err)
 
 /* ---- the outputs: files under dir ---- */
 
-static void *heap_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return malloc(n);
-}
-
-static void heap_free(void *ctx, void *p, size_t n)
-{
-	(void)ctx;
-	(void)n;
-	free(p);
-}
-
-/* The writers' own memory: the heap, bounded by pq_session.h. */
-static const tb_mem pq_heap = { heap_alloc, heap_free, NULL };
 
 typedef struct pq_file {
 	FILE *f;
@@ -264,7 +252,7 @@ static int out_init(pq_out *o, pq_shared *sh, unsigned flags)
 	cfg.source = sh->cfg.source;
 	cfg.source_len = strlen(sh->cfg.source);
 	io = out_io(o);
-	if (tb_pq_session_open(&o->w, sh->s, &pq_heap, &cfg, &io, &e) != TB_OK)
+	if (tb_pq_session_open(&o->w, sh->s, &tb_host_heap, &cfg, &io, &e) != TB_OK)
 		return lib_error(o, &e);
 	return 0;
 }
@@ -621,7 +609,7 @@ int tb_host_pq_finish(tb_host_pq *w, const tb_pq_session_meta *meta)
 		tb_error e;
 		m.events = w->eo->w;
 		m.formats = w->fo->w;
-		if (tb_pq_session_metadata(w->s, &m, &pq_heap, &io, &e) != TB_OK)
+		if (tb_pq_session_metadata(w->s, &m, &tb_host_heap, &io, &e) != TB_OK)
 			(void)lib_error(&w->o, &e);
 	}
 	return any_failed(w) ? -1 : 0;
