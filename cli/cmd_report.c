@@ -130,65 +130,6 @@ static int select_event(const void *ctx, const tb_session *s, const tb_session_e
 	return tb_selection_match(ctx, s, ev);
 }
 
-/*
- * The output: events are rendered straight into one large buffer, which
- * goes out with write(2) when the next event does not fit (no stdio and
- * no copy per event).  An event larger than the whole buffer is rendered
- * into the line buffer (grown as needed) and written from there.
- */
-#define REPORT_OUT_CAP (1u << 17)
-
-typedef struct report_out {
-	char *buf;
-	size_t len;
-	int failed; /* a write failed: said once, nothing more is written */
-} report_out;
-
-static int out_write(report_out *w, const char *p, size_t n)
-{
-	if (!w->failed && tb_cli_write_all(STDOUT_FILENO, p, n) != 0) {
-		fprintf(stderr, "tracebound: error writing the output: %s\n", strerror(errno));
-		w->failed = 1;
-	}
-	return w->failed ? -1 : 0;
-}
-
-static int out_flush(report_out *w)
-{
-	int rc = out_write(w, w->buf, w->len);
-	w->len = 0;
-	return rc;
-}
-
-/* ev's text (and a newline after JSON) appended to the output: 0, -1
- * when the write failed, -2 when memory ran out. */
-static int out_event(report_out *w, tb_cli_capture *c, const tb_session_event *ev,
-		     unsigned how, int json, tb_cli_line *line)
-{
-	int tries;
-	for (tries = 0; tries < 2; tries++) {
-		tb_render_result r;
-		tb_status st;
-		size_t room = REPORT_OUT_CAP - w->len;
-		st = tb_session_text(c->s, ev, how, w->buf + w->len, room, &r);
-		if (st != TB_ERR_NO_SPACE || r.needed == 0) {
-			/* what was rendered (as tb_cli_render keeps it); r.len < room */
-			w->len += r.len;
-			if (json)
-				w->buf[w->len++] = '\n';
-			return 0;
-		}
-		if (out_flush(w) != 0)
-			return -1;
-	}
-	/* larger than the whole buffer */
-	if (tb_cli_render(c, ev, how, line) != 0)
-		return -2;
-	if (json)
-		line->p[line->len++] = '\n';
-	return out_write(w, line->p, line->len);
-}
-
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -441,7 +382,6 @@ static int report_files(const report_opts *o)
 	uint64_t nevents = 0, tsdiff_prev = 0;
 	size_t i, k, ncaps = 0, width = 0;
 	char label[256];
-	report_out out = { NULL, 0, 0 };
 
 	memset(&sel, 0, sizeof(sel));
 	memset(heads, 0, sizeof(heads));
@@ -502,29 +442,24 @@ static int report_files(const report_opts *o)
 				width = strlen(label);
 		}
 	}
-	if (ncaps == 1 && tb_opts_jobs_for(o->jobs, o->jobs_given, caps[0].f.len) > 1 &&
-	    (jobs = tb_cli_budget_jobs(caps[0].s, caps[0].path, o->jobs)) > 1) {
+	if (ncaps == 1) {
 		/* the parts on `jobs` threads (o->jobs, or fewer within the
-		 * budget), written in order (report_jobs.c); with nothing
-		 * selected, no call per event to learn so */
-		tb_report_job job = { &caps[0], how, o->json, jobs,
+		 * budget), or on one, written in order (report_jobs.c); with
+		 * nothing selected, no call per event to learn so */
+		tb_report_job job = { &caps[0], how, o->json, 1, progress,
 				      tb_selection_all(&sel) ? NULL : select_event, &sel };
-		int r = tb_report_jobs(&job);
-		if (r >= 0) {
-			if (r == 2)
-				rc = TB_EXIT_USAGE;
-			else if (r)
-				bad = 1;
-			goto done;
-		}
+		if (tb_opts_jobs_for(o->jobs, o->jobs_given, caps[0].f.len) > 1)
+			job.jobs = tb_cli_budget_jobs(caps[0].s, caps[0].path, o->jobs);
+		jobs = tb_report_jobs(&job);
+		if (jobs == 2)
+			rc = TB_EXIT_USAGE;
+		else if (jobs)
+			bad = 1;
+		goto done;
 	}
-	/* one file: rendered straight into out, written with write(2) */
-	if (fflush(stdout) != 0)
-		goto done; /* main() reports the write error */
+	/* several files: merged by time, each line named */
 	line.cap = 1 << 16;
-	line.p = malloc(line.cap);
-	out.buf = multi ? NULL : malloc(REPORT_OUT_CAP);
-	if (!line.p || (!multi && !out.buf)) {
+	if (!(line.p = malloc(line.cap))) {
 		fprintf(stderr, "tracebound: out of memory\n");
 		rc = TB_EXIT_USAGE;
 		goto done;
@@ -546,13 +481,11 @@ static int report_files(const report_opts *o)
 					h->done = 1;
 				} else if (st != TB_OK) {
 					fflush(stdout);
-					(void)out_flush(&out);
 					tb_cli_print_page_error(&caps[k], &e);
 					bad = 1;
 				} else {
 					h->has = 1;
-					if (multi)
-						h->rank = merge_rank(caps, ncaps, k, h->ev.buffer);
+					h->rank = merge_rank(caps, ncaps, k, h->ev.buffer);
 				}
 			}
 			if (h->has)
@@ -571,7 +504,6 @@ static int report_files(const report_opts *o)
 			/* the gap is said on stderr and marked in the output, in its
 			 * place, whatever the selection */
 			fflush(stdout);
-			(void)out_flush(&out);
 			tb_cli_print_page_error(c, &h->ev.damage);
 			bad = 1;
 		} else {
@@ -580,16 +512,6 @@ static int report_files(const report_opts *o)
 				fprintf(stderr, "\r%llu events", (unsigned long long)nevents);
 			if (!tb_selection_match(&sel, c->s, &h->ev))
 				continue;
-		}
-		if (!multi) {
-			int r = out_event(&out, c, &h->ev, how, o->json, &line);
-			if (r == -2) {
-				fprintf(stderr, "tracebound: out of memory\n");
-				rc = TB_EXIT_USAGE;
-			}
-			if (r != 0 || out.failed)
-				break;
-			continue;
 		}
 		if (how & TB_TEXT_TSDIFF)
 			tb_session_set_tsdiff_prev(c->s, tsdiff_prev); /* one delta across files */
@@ -602,7 +524,7 @@ static int report_files(const report_opts *o)
 		tsdiff_prev = tb_session_tsdiff_prev(c->s);
 		if (o->json)
 			line.p[line.len++] = '\n'; /* cap >= needed + 2 */
-		if (multi && !o->json) {
+		if (!o->json) {
 			buffer_label(c, h->ev.buffer, label, sizeof(label));
 			put_prefix(label, width);
 		}
@@ -612,14 +534,10 @@ static int report_files(const report_opts *o)
 		if (ferror(stdout))
 			break;
 	}
-	(void)out_flush(&out);
-	if (out.failed)
-		rc = TB_EXIT_USAGE;
 	if (progress && nevents > 0xfffff)
 		fprintf(stderr, "\r\n");
 done:
 	free(line.p);
-	free(out.buf);
 	for (k = 0; k < ncaps; k++)
 		tb_cli_capture_close(&caps[k]);
 	tb_selection_free(&sel); /* after the sessions that keep its sets */

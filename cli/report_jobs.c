@@ -1,8 +1,9 @@
 /*
- * report --jobs N (see report_jobs.h): report's hooks for the parts
- * engine (host/parts.c).  A worker formats its part exactly as report's
- * one-thread loop does; the main thread writes the bytes to stdout and the
- * messages to stderr, in order.
+ * report's walk of one capture (see report_jobs.h): its hooks for the
+ * parts engine (host/parts.c), on N threads or on one (tb_parts_walk:
+ * the same produce hook straight to the same consume).  A worker formats
+ * its part as the one-thread walk does; the main thread writes the bytes
+ * to stdout and the messages to stderr, in order.
  *
  * The first --ts-diff line of a part depends on the line before it, which
  * only the main thread knows: the worker defers that event and the main
@@ -21,6 +22,8 @@ typedef struct report_ctx {
 	tb_session *wp;          /* the main thread's cursor for deferred lines */
 	tb_cli_line wline;
 	int werr;                /* errno of a failed write(2) of a block */
+	int stopped;             /* the one-thread walk's produce stopped */
+	uint64_t nevents;        /* the one-thread walk's, for the progress count */
 } report_ctx;
 
 /* Room in the sink for many lines: taken with tb_parts_reserve, given back
@@ -82,14 +85,13 @@ static int defers_first(const tb_report_job *job)
 	return !job->json && (job->how & TB_TEXT_TSDIFF);
 }
 
-/* report's one-thread loop over one part: 0, or -1 (stop: out of memory
- * said, cancelled, or a write error). */
-static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, int *bad)
+/* The events of p (a part, or the whole capture) into k: 0, or -1 (stop:
+ * cancelled, out of memory, or a write error). */
+static int produce(report_ctx *rc, tb_session *p, tb_parts_sink *k, int *bad)
 {
-	const tb_report_job *job = ((report_ctx *)ctx)->job;
+	const tb_report_job *job = rc->job;
 	line_room lr = { NULL, 0, 0 };
 	tb_session_event ev;
-	(void)ws; /* no state of its own: it renders into the sink */
 	tb_error e;
 	tb_status st;
 	int may_defer = defers_first(job);
@@ -109,6 +111,8 @@ static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, 
 				return -1;
 			continue;
 		}
+		if (job->progress && (++rc->nevents & 0xfffff) == 0)
+			fprintf(stderr, "\r%llu events", (unsigned long long)rc->nevents);
 		if (job->select && !job->select(job->select_ctx, p, &ev))
 			continue;
 		if (may_defer && ev.format && tb_parts_want_defer(k)) {
@@ -121,6 +125,17 @@ static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, 
 		if (render_into(job, p, &ev, k, &lr, 1))
 			return -1;
 	}
+}
+
+static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, int *bad)
+{
+	report_ctx *rc = ctx;
+	(void)ws; /* no state of its own: it renders into the sink */
+	if (produce(rc, p, k, bad) == 0)
+		return 0;
+	if (p == rc->job->c->s)
+		rc->stopped = 1; /* the one-thread walk: no other thread */
+	return -1;
 }
 
 /* One thread at a time (the main thread, or the live part's worker). */
@@ -177,12 +192,21 @@ int tb_report_jobs(const tb_report_job *job)
 	h.direct_ok = 1;
 	h.mem = &tb_cli_heap;
 	h.input_len = job->c->f.len;
-	r = tb_parts_run(job->c->s, job->jobs, &h);
+	r = job->jobs > 1 ? tb_parts_run(job->c->s, job->jobs, &h) : -1;
+	if (r < 0)
+		r = tb_parts_walk(job->c->s, &h);
 	tb_session_close(rc.wp);
 	free(rc.wline.p);
+	if (job->progress && rc.nevents > 0xfffff)
+		fprintf(stderr, "\r\n");
 	if (rc.werr && !ferror(stdout)) {
 		/* main()'s check of stdout cannot see a failed write(2) */
 		fprintf(stderr, "tracebound: error writing the output: %s\n", strerror(rc.werr));
+		return 2;
+	}
+	if (rc.stopped && !rc.werr && !ferror(stdout)) {
+		if (!tb_cli_budget_over())
+			fprintf(stderr, "tracebound: out of memory\n");
 		return 2;
 	}
 	return r;
