@@ -28,11 +28,9 @@
 #define REPORT_MAX_FILES 64
 
 /* What to print instead of the events (trace-cmd's precedence: the CPU
- * list first, then --version, --uname, --stat). */
-enum { SHOW_EVENTS = 0, SHOW_STAT, SHOW_UNAME, SHOW_VERSION };
-#define LIST_CPUS  1u
-#define LIST_FIRST 2u
-#define LIST_LAST  4u
+ * list first, then --version, --uname, --stat: TB_REPORT_* of report.h). */
+#define SHOW_EVENTS 0
+#define LIST_CPUS  0x100u /* and TB_REPORT_FIRST, TB_REPORT_LAST */
 
 typedef struct report_input {
 	const char *path;
@@ -48,8 +46,8 @@ typedef struct report_opts {
 	const char *events; /* LIST or NULL */
 	report_input in[REPORT_MAX_FILES];
 	size_t nin;
-	int show;             /* SHOW_* */
-	unsigned list;        /* LIST_* */
+	int show;             /* SHOW_EVENTS, TB_REPORT_STAT... */
+	unsigned list;        /* LIST_CPUS, TB_REPORT_FIRST... */
 	uint64_t from, to;    /* the window (0, UINT64_MAX: none) */
 	const char *from_text, *to_text;
 	int jobs;             /* --jobs N (1: one thread) */
@@ -136,32 +134,6 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* The first top-level buffer ("" name) of a capture, or SIZE_MAX. */
-static size_t top_buffer(const tb_session *s)
-{
-	size_t b, n = tb_session_get_info(s)->nbuffers;
-	for (b = 0; b < n; b++)
-		if (tb_session_buffer(s, b)->name.len == 0)
-			return b;
-	return SIZE_MAX;
-}
-
-/* A time as trace-cmd's CPU listing prints it: "%5u.%06u" (rounded), with
- * -t every nanosecond; counter clocks as their raw count. */
-static void print_time(uint64_t ts, int ns_clock, int nsecs)
-{
-	if (!ns_clock)
-		printf("%12llu", (unsigned long long)ts);
-	else if (nsecs)
-		printf("%5llu.%09llu", (unsigned long long)(ts / 1000000000u),
-		       (unsigned long long)(ts % 1000000000u));
-	else {
-		uint64_t us = ts / 1000u + (ts % 1000u >= 500u);
-		printf("%5llu.%06llu", (unsigned long long)(us / 1000000u),
-		       (unsigned long long)(us % 1000000u));
-	}
-}
-
 /* Read every event (the CPU statistics then hold each CPU's first and
  * last): 0, or 1 when a page was damaged (said on stderr). */
 static int walk_all(tb_cli_capture *c)
@@ -182,136 +154,23 @@ static int walk_all(tb_cli_capture *c)
 	return bad;
 }
 
-/* trace-cmd report --cpus / --first-event / --last-event: the CPUs of the
- * top buffer that hold an event, in CPU order. */
-static int list_cpus(tb_cli_capture *c, const report_opts *o)
-{
-	size_t top = top_buffer(c->s);
-	int bad;
-	printf("List of CPUs in %s with data:\n", c->path);
-	bad = walk_all(c);
-	if (top != SIZE_MAX) {
-		const tb_session_buffer_info *bi = tb_session_buffer(c->s, top);
-		uint32_t cpu, maxcpu = 0;
-		size_t i;
-		tb_session_cpu_data cd;
-		tb_error e;
-		for (i = 0; tb_session_cpu_data_at(c->s, top, i, &cd, &e) != TB_NOT_FOUND; i++)
-			if (cd.cpu + 1u > maxcpu)
-				maxcpu = cd.cpu + 1u;
-		for (cpu = 0; cpu < maxcpu; cpu++) {
-			tb_session_cpu_stats cs;
-			if (tb_session_cpu_stats_get(c->s, top, cpu, &cs) != TB_OK || !cs.events)
-				continue;
-			printf("  %u", cpu);
-			if (o->list & LIST_FIRST) {
-				fputs("\tFirst event:", stdout);
-				print_time(cs.first_ts, bi->ns_clock,
-					   (o->line_flags & TB_TEXT_NSECS) != 0);
-			}
-			if (o->list & LIST_LAST) {
-				fputs("\tLast event:", stdout);
-				print_time(cs.last_ts, bi->ns_clock,
-					   (o->line_flags & TB_TEXT_NSECS) != 0);
-			}
-			putchar('\n');
-		}
-	}
-	return bad;
-}
+/* A problem of tb_report_info's, said once (the text may be written twice). */
+typedef struct info_said {
+	const char *path;
+	size_t said, seen;
+} info_said;
 
-/* The CPUSTAT options as trace-cmd keeps them: each one's last byte made a
- * newline, all of them joined, printed up to the first NUL. */
-typedef struct stat_walk {
-	int found, stopped, failed;
-} stat_walk;
-
-static int put_cpustat(void *ctx, unsigned id, const uint8_t *payload, uint32_t size,
-		       uint64_t offset)
+static void say_info_problem(void *ctx, uint32_t cpu, const tb_error *e)
 {
-	stat_walk *w = ctx;
-	const uint8_t *nul;
-	(void)offset;
-	if (id != TB_DAT_OPT_CPUSTAT || !size)
-		return 0;
-	w->found = 1;
-	nul = memchr(payload, 0, size - 1u);
-	if (fwrite(payload, 1, nul ? (size_t)(nul - payload) : size - 1u, stdout) !=
-	    (nul ? (size_t)(nul - payload) : size - 1u))
-		w->failed = 1;
-	if (nul) {
-		w->stopped = 1;
-		return 1;
-	}
-	putchar('\n');
-	return 0;
-}
-
-/* trace-cmd report --stat: the kernel's buffer statistics saved at the end
- * of the record, then where each CPU's data of the top buffer is. */
-static int print_stat(tb_cli_capture *c)
-{
-	const tb_dat *d = tb_session_dat(c->s);
-	size_t top = top_buffer(c->s), i;
-	stat_walk w = { 0, 0, 0 };
-	tb_error e;
-	int bad = 0;
-	fputs("\nKernel buffer statistics:\n"
-	      "  Note: \"entries\" are the entries left in the kernel ring buffer and are not\n"
-	      "        recorded in the trace data. They should all be zero.\n\n", stdout);
-	if (d && tb_dat_foreach_option(d, put_cpustat, &w, &e) != TB_OK) {
-		fprintf(stderr, "tracebound: %s: options: %s at file offset %llu (%s)\n", c->path,
-			e.what, (unsigned long long)e.offset, tb_strerror(e.status));
-		bad = 1;
-	}
-	if (w.found)
-		putchar('\n');
-	else
-		fputs(" No stats in this file\n", stdout);
-	if (top != SIZE_MAX && d) {
-		/* trace-cmd lists its CPU slots 0..n-1 (slots the table lacks: 0 at 0);
-		 * compressed data it counts at the offsets it would have
-		 * uncompressed, one after the other from the first page on */
-		uint64_t next = d->page_size, offset, size;
-		tb_session_cpu_data cd;
-		uint32_t cpu, maxcpu = 0;
-		for (i = 0; tb_session_cpu_data_at(c->s, top, i, &cd, &e) != TB_NOT_FOUND; i++)
-			if (cd.cpu + 1u > maxcpu)
-				maxcpu = cd.cpu + 1u;
-		for (cpu = 0; cpu < maxcpu; cpu++) {
-			tb_status st = TB_NOT_FOUND;
-			for (i = 0; (st = tb_session_cpu_data_at(c->s, top, i, &cd, &e)) != TB_NOT_FOUND;
-			     i++)
-				if (cd.cpu == cpu)
-					break;
-			offset = size = 0;
-			if (st == TB_OK && cd.compressed && cd.size) {
-				offset = next;
-				size = cd.data_size;
-				next = (next + size + d->page_size - 1u) / d->page_size * d->page_size;
-			} else if (st == TB_OK) {
-				offset = cd.offset;
-				size = cd.data_size;
-			} else if (st != TB_NOT_FOUND) {
-				fprintf(stderr, "tracebound: %s: CPU %u: %s at file offset %llu (%s)\n",
-					c->path, cpu, e.what, (unsigned long long)e.offset,
-					tb_strerror(e.status));
-				bad = 1;
-			}
-			printf("CPU%u data recorded at offset=0x%llx\n    %llu bytes in size\n", cpu,
-			       (unsigned long long)offset, (unsigned long long)size);
-		}
-	}
-	return bad;
-}
-
-static void print_text_or(tb_span t, const char *none)
-{
-	const char *nul = t.len ? memchr(t.ptr, 0, t.len) : NULL;
-	if (t.len)
-		printf("%.*s\n", (int)(nul ? (size_t)(nul - t.ptr) : t.len), t.ptr);
-	else
-		puts(none);
+	info_said *w = ctx;
+	char where[32] = "options";
+	if (w->seen++ < w->said)
+		return;
+	w->said++;
+	if (cpu != UINT32_MAX)
+		snprintf(where, sizeof(where), "CPU %u", cpu);
+	fprintf(stderr, "tracebound: %s: %s: %s at file offset %llu (%s)\n", w->path, where,
+		e->what, (unsigned long long)e->offset, tb_strerror(e->status));
 }
 
 /* trace-cmd's "FILE: " before a line when several files are read: the
@@ -375,6 +234,7 @@ static int report_files(const report_opts *o)
 	static tb_selection sel;
 	static char outbuf[1 << 18];
 	tb_cli_line line = { NULL, 0, 0 };
+	tb_cli_text text = { { NULL, 0, 0, 0, -1 }, NULL, 0 };
 	tb_error e;
 	tb_status st;
 	unsigned how;
@@ -398,26 +258,26 @@ static int report_files(const report_opts *o)
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	if (o->list) {
-		for (k = 0; k < ncaps; k++)
-			bad |= list_cpus(&caps[k], o);
-		goto done;
-	}
-	if (o->show != SHOW_EVENTS) {
+		unsigned flags = (o->list & (TB_REPORT_FIRST | TB_REPORT_LAST)) |
+				 (o->line_flags & TB_TEXT_NSECS ? TB_REPORT_NSECS : 0u);
 		for (k = 0; k < ncaps; k++) {
-			const tb_session_info *info = tb_session_get_info(caps[k].s);
-			if (multi)
-				put_prefix(base_name(caps[k].path), width);
-			printf("cpus=%u\n", info->ncpus);
-			if (o->show == SHOW_STAT)
-				bad |= print_stat(&caps[k]);
-			if (o->show == SHOW_UNAME)
-				print_text_or(info->uname, " uname was not recorded in this file");
-			if (o->show == SHOW_UNAME || o->show == SHOW_VERSION)
-				print_text_or(info->tracer_version,
-					      " version was not recorded in this file");
+			bad |= walk_all(&caps[k]);
+			TB_CLI_PRINT(&text, stdout, tb_report_cpus(&text.t, caps[k].s, caps[k].path,
+								   strlen(caps[k].path), flags));
 		}
 		goto done;
 	}
+	for (k = 0; o->show != SHOW_EVENTS && k < ncaps; k++) {
+		info_said w = { caps[k].path, 0, 0 };
+		size_t problems;
+		if (multi)
+			put_prefix(base_name(caps[k].path), width);
+		TB_CLI_PRINT(&text, stdout, (w.seen = 0, problems = tb_report_info(
+			     &text.t, caps[k].s, o->show, say_info_problem, &w)));
+		bad |= problems != 0;
+	}
+	if (o->show != SHOW_EVENTS)
+		goto done;
 	how = o->json ? TB_TEXT_JSON | (o->with_text ? TB_TEXT_WITH_PRINT : 0u)
 		      : (o->raw ? TB_TEXT_FIELDS : TB_TEXT_PRINT) | TB_TEXT_LINE | o->line_flags |
 				(multi ? TB_TEXT_NO_BUFFER : 0u);
@@ -538,6 +398,7 @@ static int report_files(const report_opts *o)
 		fprintf(stderr, "\r\n");
 done:
 	free(line.p);
+	tb_cli_text_free(&text);
 	for (k = 0; k < ncaps; k++)
 		tb_cli_capture_close(&caps[k]);
 	tb_selection_free(&sel); /* after the sessions that keep its sets */
@@ -681,12 +542,12 @@ int tb_cmd_report(int argc, char **argv)
 			o.negate_from = o.nfilters;
 			break;
 		case O_CPUS: o.list |= LIST_CPUS; break;
-		case O_FIRST: o.list |= LIST_FIRST; break;
-		case O_LAST: o.list |= LIST_LAST; break;
+		case O_FIRST: o.list |= LIST_CPUS | TB_REPORT_FIRST; break;
+		case O_LAST: o.list |= LIST_CPUS | TB_REPORT_LAST; break;
 		/* trace-cmd: --version over --uname over --stat */
-		case O_STAT: if (o.show < SHOW_STAT) o.show = SHOW_STAT; break;
-		case O_UNAME: if (o.show < SHOW_UNAME) o.show = SHOW_UNAME; break;
-		case O_VERSION: o.show = SHOW_VERSION; break;
+		case O_STAT: if (o.show < TB_REPORT_STAT) o.show = TB_REPORT_STAT; break;
+		case O_UNAME: if (o.show < TB_REPORT_UNAME) o.show = TB_REPORT_UNAME; break;
+		case O_VERSION: o.show = TB_REPORT_VERSION; break;
 		case O_FROM:
 			if (parse_time(&p, "--from", v, 0, &o.from))
 				return TB_EXIT_USAGE;
