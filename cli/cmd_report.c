@@ -192,45 +192,16 @@ static void buffer_label(const tb_cli_capture *c, uint32_t buffer, char *out, si
 		snprintf(out, cap, "%s", base_name(c->path));
 }
 
-static size_t instances_of(const tb_session *s)
-{
-	size_t b, n = 0;
-	for (b = 0; b < tb_session_get_info(s)->nbuffers; b++)
-		n += tb_session_buffer(s, b)->name.len != 0;
-	return n;
-}
-
-/* The order trace-cmd merges several files in on equal times: every file's
- * top buffer in file order, then the instances of the first file, of the
- * second... */
-static size_t merge_rank(tb_cli_capture *caps, size_t ncaps, size_t k, uint32_t buffer)
-{
-	size_t j, rank = ncaps;
-	uint32_t b;
-	if (!tb_session_buffer(caps[k].s, buffer)->name.len)
-		return k;
-	for (j = 0; j < k; j++)
-		rank += instances_of(caps[j].s);
-	for (b = 0; b < buffer; b++)
-		rank += tb_session_buffer(caps[k].s, b)->name.len != 0;
-	return rank;
-}
-
-typedef struct report_head {
-	tb_session_event ev;
-	size_t rank;
-	int has, done;
-	tb_merge_slot slot;      /* in report_files' merge of the files */
-} report_head;
-
 static int report_files(const report_opts *o)
 {
 	/* a perf.data's text as perf script prints it (docs/perfdata.md) */
 	tb_session_options so = { TB_SESSION_TC_DROPS | TB_SESSION_SKIP_DAMAGED | TB_SESSION_PERF_TEXT,
 				  TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE };
 	static tb_cli_capture caps[REPORT_MAX_FILES];
-	static report_head heads[REPORT_MAX_FILES];
-	static tb_merge order; /* of the files' events: time, then trace-cmd's rank */
+	static tb_session *sessions[REPORT_MAX_FILES];
+	static tb_report_head heads[REPORT_MAX_FILES];
+	tb_report_merge order; /* of the files' events: time, then trace-cmd's rank */
+	tb_session_event ev;
 	static tb_selection sel;
 	static char outbuf[1 << 18];
 	tb_cli_line line = { NULL, 0, 0 };
@@ -244,7 +215,6 @@ static int report_files(const report_opts *o)
 	char label[256];
 
 	memset(&sel, 0, sizeof(sel));
-	memset(heads, 0, sizeof(heads));
 	for (k = 0; k < o->nin; k++) {
 		rc = tb_cli_capture_open(&caps[k], o->in[k].path, &so, stderr);
 		if (rc)
@@ -324,58 +294,32 @@ static int report_files(const report_opts *o)
 		rc = TB_EXIT_USAGE;
 		goto done;
 	}
-	if (tb_merge_init(&order, &heads[0].slot, sizeof(heads[0]), ncaps) != TB_OK) {
+	for (k = 0; k < ncaps; k++)
+		sessions[k] = caps[k].s;
+	if (tb_report_merge_init(&order, sessions, heads, ncaps) != TB_OK) {
 		rc = TB_EXIT_USAGE;
 		goto done;
 	}
-	for (;;) {
-		size_t best;
-		report_head *h;
-		tb_cli_capture *c;
-		/* the next event of each file taken (at the start: of every file) */
-		while ((k = tb_merge_want(&order)) != SIZE_MAX) {
-			h = &heads[k];
-			while (!h->has && !h->done) {
-				st = tb_session_next(caps[k].s, &h->ev, &e);
-				if (st == TB_END) {
-					h->done = 1;
-				} else if (st != TB_OK) {
-					fflush(stdout);
-					tb_cli_print_page_error(&caps[k], &e);
-					bad = 1;
-				} else {
-					h->has = 1;
-					h->rank = merge_rank(caps, ncaps, k, h->ev.buffer);
-				}
-			}
-			if (h->has)
-				tb_merge_put(&order, k, h->ev.ts, (uint32_t)h->rank);
-			else
-				tb_merge_end(&order, k);
-		}
-		best = tb_merge_top(&order);
-		if (best == SIZE_MAX)
-			break;
-		tb_merge_take(&order);
-		h = &heads[best];
-		c = &caps[best];
-		h->has = 0;
-		if (h->ev.kind == TB_SEV_DAMAGED) {
-			/* the gap is said on stderr and marked in the output, in its
+	while ((st = tb_report_merge_next(&order, &k, &ev, &e)) != TB_END) {
+		tb_cli_capture *c = &caps[k];
+		if (st != TB_OK || ev.kind == TB_SEV_DAMAGED) {
+			/* a gap is said on stderr and marked in the output, in its
 			 * place, whatever the selection */
 			fflush(stdout);
-			tb_cli_print_page_error(c, &h->ev.damage);
+			tb_cli_print_page_error(c, st != TB_OK ? &e : &ev.damage);
 			bad = 1;
+			if (st != TB_OK)
+				continue;
 		} else {
 			nevents++;
 			if (progress && (nevents & 0xfffff) == 0)
 				fprintf(stderr, "\r%llu events", (unsigned long long)nevents);
-			if (!tb_selection_match(&sel, c->s, &h->ev))
+			if (!tb_selection_match(&sel, c->s, &ev))
 				continue;
 		}
 		if (how & TB_TEXT_TSDIFF)
 			tb_session_set_tsdiff_prev(c->s, tsdiff_prev); /* one delta across files */
-		if (tb_cli_render(c, &h->ev, how, &line) != 0) {
+		if (tb_cli_render(c, &ev, how, &line) != 0) {
 			if (!tb_cli_budget_over())
 				fprintf(stderr, "tracebound: out of memory\n");
 			rc = TB_EXIT_USAGE;
@@ -385,14 +329,11 @@ static int report_files(const report_opts *o)
 		if (o->json)
 			line.p[line.len++] = '\n'; /* cap >= needed + 2 */
 		if (!o->json) {
-			buffer_label(c, h->ev.buffer, label, sizeof(label));
+			buffer_label(c, ev.buffer, label, sizeof(label));
 			put_prefix(label, width);
 		}
-		if (fwrite(line.p, 1, line.len, stdout) != line.len) {
+		if (fwrite(line.p, 1, line.len, stdout) != line.len || ferror(stdout))
 			break; /* main() reports the write error */
-		}
-		if (ferror(stdout))
-			break;
 	}
 	if (progress && nevents > 0xfffff)
 		fprintf(stderr, "\r\n");

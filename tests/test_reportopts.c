@@ -294,6 +294,49 @@ START_TEST(report_listings_of_the_library)
 }
 END_TEST
 
+/* Two captures merged (report.h): every event of both, by time, the
+ * earlier file first on equal times; the merge's count is the sum. */
+START_TEST(report_merge_of_two_captures)
+{
+	opened a, b;
+	tb_session *ss[2];
+	tb_report_head heads[2];
+	tb_report_merge m;
+	tb_session_event ev;
+	tb_error e;
+	tb_status st;
+	size_t which, from[2] = { 0, 0 };
+	uint64_t last = 0;
+	int ties_in_order = 1;
+	size_t last_which = 0;
+	if (!open_file(DATA_V7Z, &a))
+		return;
+	if (!open_file(DATA_V7Z, &b)) {
+		close_file(&a);
+		return;
+	}
+	ss[0] = a.s;
+	ss[1] = b.s;
+	ck_assert_int_eq(tb_report_merge_init(&m, ss, heads, 0), TB_ERR_ARG);
+	ck_assert_int_eq(tb_report_merge_init(&m, ss, heads, 2), TB_OK);
+	while ((st = tb_report_merge_next(&m, &which, &ev, &e)) == TB_OK) {
+		ck_assert_uint_ge(ev.ts, last);
+		/* the same capture twice: each event of the first, then its twin */
+		if (ev.ts == last && which < last_which)
+			ties_in_order = 0;
+		last = ev.ts;
+		last_which = which;
+		from[which]++;
+	}
+	ck_assert_int_eq(st, TB_END);
+	ck_assert_uint_eq(from[0], 63844);
+	ck_assert_uint_eq(from[1], 63844);
+	ck_assert(ties_in_order);
+	close_file(&a);
+	close_file(&b);
+}
+END_TEST
+
 /* One event at ts (a 4-byte payload whose first two bytes are the id). */
 static const uint8_t rec300[8] = { 44, 1, 0, 0, 0, 0, 0, 0 };
 
@@ -867,6 +910,7 @@ Suite *tb_suite_reportopts(void)
 	tcase_add_test(t, cpu_first_and_last_event);
 	tcase_add_test(t, cpu_data_table);
 	tcase_add_test(t, report_listings_of_the_library);
+	tcase_add_test(t, report_merge_of_two_captures);
 	tcase_add_test(t, written_file_cpus_and_table);
 	tcase_add_test(t, window_is_the_events_in_range);
 	tcase_add_test(t, raw_dumps_cpu_data_and_window);

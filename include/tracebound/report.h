@@ -3,11 +3,13 @@
  * its events, written into a tb_text (text.h): --stat, --uname and
  * --version (tb_report_info), --cpus, --first-event and --last-event
  * (tb_report_cpus).  The same bytes as trace-cmd; `tracebound report`
- * prints these.  No allocation.
+ * prints these.  And several captures' events merged by time in the order
+ * trace-cmd report gives them (tb_report_merge).  No allocation.
  */
 #ifndef TRACEBOUND_REPORT_H
 #define TRACEBOUND_REPORT_H
 
+#include "tracebound/merge.h"
 #include "tracebound/session.h"
 #include "tracebound/text.h"
 
@@ -51,6 +53,37 @@ TB_API size_t tb_report_info(tb_text *t, const tb_session *s, int what,
  */
 TB_API void tb_report_cpus(tb_text *t, const tb_session *s, const char *name, size_t name_len,
 			   unsigned flags);
+
+/*
+ * Several sessions' events merged by time as trace-cmd report merges
+ * several files: on equal times every session's top buffer in session
+ * order, then the named instances of the first session, of the second...
+ * The caller keeps the sessions and one tb_report_head per session.
+ */
+typedef struct tb_report_head {
+	tb_session_event ev;
+	uint32_t rank;
+	int has, done;
+	tb_merge_slot slot;
+} tb_report_head;
+
+typedef struct tb_report_merge {
+	tb_session *const *s;
+	tb_report_head *heads;
+	size_t n;
+	tb_merge order;
+} tb_report_merge;
+
+/* TB_OK, or TB_ERR_ARG (no sessions, or more than the merge takes). */
+TB_API TB_MUST_CHECK tb_status tb_report_merge_init(tb_report_merge *m, tb_session *const *s,
+						    tb_report_head *heads, size_t n);
+/*
+ * The next event of them all: TB_OK (*which: its session; ev valid until
+ * the next call), TB_END, or an error tb_session_next gave session *which
+ * (err: call again to go on past it).
+ */
+TB_API TB_MUST_CHECK tb_status tb_report_merge_next(tb_report_merge *m, size_t *which,
+						    tb_session_event *ev, tb_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /*
- * trace-cmd report's listings of a capture (report.h): written from the
- * session's tables, as trace-cmd prints them.
+ * trace-cmd report's listings of a capture (report.h), written from the
+ * session's tables as trace-cmd prints them, and its merge of several.
  */
 #include "tracebound/report.h"
 #include "tracebound/tracedat.h"
@@ -179,4 +179,65 @@ size_t tb_report_info(tb_text *t, const tb_session *s, int what, tb_report_probl
 	if (what == TB_REPORT_UNAME || what == TB_REPORT_VERSION)
 		put_text_or(t, info->tracer_version, " version was not recorded in this file");
 	return problems;
+}
+
+/* Where a buffer's events go among equal times: a session's top buffer
+ * by the session's place; a named instance after every top buffer and the
+ * instances of the sessions before. */
+static uint32_t merge_rank(const tb_report_merge *m, size_t k, uint32_t buffer)
+{
+	size_t j, b, rank = m->n;
+	if (!tb_session_buffer(m->s[k], buffer)->name.len)
+		return (uint32_t)k;
+	for (j = 0; j < k; j++)
+		for (b = 0; b < tb_session_get_info(m->s[j])->nbuffers; b++)
+			rank += tb_session_buffer(m->s[j], b)->name.len != 0;
+	for (b = 0; b < buffer; b++)
+		rank += tb_session_buffer(m->s[k], b)->name.len != 0;
+	return (uint32_t)rank;
+}
+
+tb_status tb_report_merge_init(tb_report_merge *m, tb_session *const *s, tb_report_head *heads,
+			       size_t n)
+{
+	if (!m || !s || !heads || !n)
+		return TB_ERR_ARG;
+	memset(heads, 0, n * sizeof(*heads));
+	m->s = s;
+	m->heads = heads;
+	m->n = n;
+	return tb_merge_init(&m->order, &heads[0].slot, sizeof(heads[0]), n);
+}
+
+tb_status tb_report_merge_next(tb_report_merge *m, size_t *which, tb_session_event *ev,
+			       tb_error *err)
+{
+	size_t k;
+	/* the next event of each session taken (at the start: of every one) */
+	while ((k = tb_merge_want(&m->order)) != SIZE_MAX) {
+		tb_report_head *h = &m->heads[k];
+		while (!h->has && !h->done) {
+			tb_status st = tb_session_next(m->s[k], &h->ev, err);
+			if (st == TB_END) {
+				h->done = 1;
+			} else if (st != TB_OK) {
+				*which = k; /* asked for again on the next call */
+				return st;
+			} else {
+				h->has = 1;
+				h->rank = merge_rank(m, k, h->ev.buffer);
+			}
+		}
+		if (h->has)
+			tb_merge_put(&m->order, k, h->ev.ts, h->rank);
+		else
+			tb_merge_end(&m->order, k);
+	}
+	if ((k = tb_merge_top(&m->order)) == SIZE_MAX)
+		return TB_END;
+	tb_merge_take(&m->order);
+	m->heads[k].has = 0;
+	*which = k;
+	*ev = m->heads[k].ev;
+	return TB_OK;
 }
