@@ -25,7 +25,7 @@
 #include "report_jobs.h"
 
 #define REPORT_MAX_FILTERS TB_SELECTION_MAX_FILTERS
-#define REPORT_MAX_FILES 64
+#define REPORT_MAX_FILES TB_REPORT_MAX_FILES
 
 /* What to print instead of the events (trace-cmd's precedence: the CPU
  * list first, then --version, --uname, --stat: TB_REPORT_* of report.h). */
@@ -128,12 +128,6 @@ static int select_event(const void *ctx, const tb_session *s, const tb_session_e
 	return tb_selection_match(ctx, s, ev);
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
 /* Read every event (the CPU statistics then hold each CPU's first and
  * last): 0, or 1 when a page was damaged (said on stderr). */
 static int walk_all(tb_cli_capture *c)
@@ -173,23 +167,17 @@ static void say_info_problem(void *ctx, uint32_t cpu, const tb_error *e)
 		e->what, (unsigned long long)e->offset, tb_strerror(e->status));
 }
 
-/* trace-cmd's "FILE: " before a line when several files are read: the
- * names right-aligned to the longest one. */
-static void put_prefix(const char *name, size_t width)
+/* The name before a line (report_jobs.h): its length, and the file's on stdout. */
+static size_t prefix_len(const tb_cli_capture *c, uint32_t buffer)
 {
-	size_t n = strlen(name);
-	printf("%*s%s: ", (int)(width > n ? width - n : 0), "", name);
+	return (size_t)tb_report_prefix(NULL, 0, c, buffer, 0) - 2;
 }
 
-/* The name of a buffer's lines when several files are merged: the file's
- * base name for its top buffer, the instance's name for the others. */
-static void buffer_label(const tb_cli_capture *c, uint32_t buffer, char *out, size_t cap)
+static void put_file_prefix(const tb_cli_capture *c, size_t width)
 {
-	const tb_session_buffer_info *bi = tb_session_buffer(c->s, buffer);
-	if (bi && bi->name.len)
-		snprintf(out, cap, "%.*s", (int)bi->name.len, bi->name.ptr);
-	else
-		snprintf(out, cap, "%s", base_name(c->path));
+	char pre[600];
+	if (tb_report_prefix(pre, sizeof(pre), c, UINT32_MAX, width) > 0)
+		fputs(pre, stdout);
 }
 
 static int report_files(const report_opts *o)
@@ -198,21 +186,12 @@ static int report_files(const report_opts *o)
 	tb_session_options so = { TB_SESSION_TC_DROPS | TB_SESSION_SKIP_DAMAGED | TB_SESSION_PERF_TEXT,
 				  TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE };
 	static tb_cli_capture caps[REPORT_MAX_FILES];
-	static tb_session *sessions[REPORT_MAX_FILES];
-	static tb_report_head heads[REPORT_MAX_FILES];
-	tb_report_merge order; /* of the files' events: time, then trace-cmd's rank */
-	tb_session_event ev;
 	static tb_selection sel;
 	static char outbuf[1 << 18];
-	tb_cli_line line = { NULL, 0, 0 };
 	tb_cli_text text = { { NULL, 0, 0, 0, -1 }, NULL, 0 };
-	tb_error e;
-	tb_status st;
 	unsigned how;
-	int rc = 0, bad = 0, progress = isatty(2), multi = o->nin > 1, jobs;
-	uint64_t nevents = 0, tsdiff_prev = 0;
+	int rc = 0, bad = 0, multi = o->nin > 1, jobs;
 	size_t i, k, ncaps = 0, width = 0;
-	char label[256];
 
 	memset(&sel, 0, sizeof(sel));
 	for (k = 0; k < o->nin; k++) {
@@ -223,8 +202,8 @@ static int report_files(const report_opts *o)
 		if (tb_session_ndamage(caps[k].s))
 			bad = 1; /* listed on stderr: the exit status says so too */
 		tb_session_add_ts_offset(caps[k].s, o->in[k].ts_offset);
-		if (strlen(base_name(o->in[k].path)) > width)
-			width = strlen(base_name(o->in[k].path));
+		if (prefix_len(&caps[k], UINT32_MAX) > width)
+			width = prefix_len(&caps[k], UINT32_MAX);
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	if (o->list) {
@@ -241,7 +220,7 @@ static int report_files(const report_opts *o)
 		info_said w = { caps[k].path, 0, 0 };
 		size_t problems;
 		if (multi)
-			put_prefix(base_name(caps[k].path), width);
+			put_file_prefix(&caps[k], width);
 		TB_CLI_PRINT(&text, stdout, (w.seen = 0, problems = tb_report_info(
 			     &text.t, caps[k].s, o->show, say_info_problem, &w)));
 		bad |= problems != 0;
@@ -263,82 +242,29 @@ static int report_files(const report_opts *o)
 	 * instances of the files before (it learns them file by file) */
 	for (k = 0; !o->json && k < ncaps; k++) {
 		if (multi)
-			put_prefix(base_name(caps[k].path), width);
+			put_file_prefix(&caps[k], width);
 		if (!tb_session_get_info(caps[k].s)->is_perf) /* perf script has no header */
 			printf("cpus=%u\n", tb_session_get_info(caps[k].s)->ncpus);
-		for (i = 0; multi && i < tb_session_get_info(caps[k].s)->nbuffers; i++) {
-			buffer_label(&caps[k], (uint32_t)i, label, sizeof(label));
-			if (strlen(label) > width)
-				width = strlen(label);
-		}
+		for (i = 0; multi && i < tb_session_get_info(caps[k].s)->nbuffers; i++)
+			if (prefix_len(&caps[k], (uint32_t)i) > width)
+				width = prefix_len(&caps[k], (uint32_t)i);
 	}
-	if (ncaps == 1) {
-		/* the parts on `jobs` threads (o->jobs, or fewer within the
-		 * budget), or on one, written in order (report_jobs.c); with
-		 * nothing selected, no call per event to learn so */
-		tb_report_job job = { &caps[0], how, o->json, 1, progress,
+	{
+		/* one file: its parts on `jobs` threads (o->jobs, or fewer
+		 * within the budget), or on one, written in order; several:
+		 * merged by time (report_jobs.c); with nothing selected, no
+		 * call per event to learn so */
+		tb_report_job job = { caps, ncaps, width, how, o->json, 1, isatty(2),
 				      tb_selection_all(&sel) ? NULL : select_event, &sel };
-		if (tb_opts_jobs_for(o->jobs, o->jobs_given, caps[0].f.len) > 1)
+		if (ncaps == 1 && tb_opts_jobs_for(o->jobs, o->jobs_given, caps[0].f.len) > 1)
 			job.jobs = tb_cli_budget_jobs(caps[0].s, caps[0].path, o->jobs);
 		jobs = tb_report_jobs(&job);
 		if (jobs == 2)
 			rc = TB_EXIT_USAGE;
 		else if (jobs)
 			bad = 1;
-		goto done;
 	}
-	/* several files: merged by time, each line named */
-	line.cap = 1 << 16;
-	if (!(line.p = malloc(line.cap))) {
-		fprintf(stderr, "tracebound: out of memory\n");
-		rc = TB_EXIT_USAGE;
-		goto done;
-	}
-	for (k = 0; k < ncaps; k++)
-		sessions[k] = caps[k].s;
-	if (tb_report_merge_init(&order, sessions, heads, ncaps) != TB_OK) {
-		rc = TB_EXIT_USAGE;
-		goto done;
-	}
-	while ((st = tb_report_merge_next(&order, &k, &ev, &e)) != TB_END) {
-		tb_cli_capture *c = &caps[k];
-		if (st != TB_OK || ev.kind == TB_SEV_DAMAGED) {
-			/* a gap is said on stderr and marked in the output, in its
-			 * place, whatever the selection */
-			fflush(stdout);
-			tb_cli_print_page_error(c, st != TB_OK ? &e : &ev.damage);
-			bad = 1;
-			if (st != TB_OK)
-				continue;
-		} else {
-			nevents++;
-			if (progress && (nevents & 0xfffff) == 0)
-				fprintf(stderr, "\r%llu events", (unsigned long long)nevents);
-			if (!tb_selection_match(&sel, c->s, &ev))
-				continue;
-		}
-		if (how & TB_TEXT_TSDIFF)
-			tb_session_set_tsdiff_prev(c->s, tsdiff_prev); /* one delta across files */
-		if (tb_cli_render(c, &ev, how, &line) != 0) {
-			if (!tb_cli_budget_over())
-				fprintf(stderr, "tracebound: out of memory\n");
-			rc = TB_EXIT_USAGE;
-			break;
-		}
-		tsdiff_prev = tb_session_tsdiff_prev(c->s);
-		if (o->json)
-			line.p[line.len++] = '\n'; /* cap >= needed + 2 */
-		if (!o->json) {
-			buffer_label(c, ev.buffer, label, sizeof(label));
-			put_prefix(label, width);
-		}
-		if (fwrite(line.p, 1, line.len, stdout) != line.len || ferror(stdout))
-			break; /* main() reports the write error */
-	}
-	if (progress && nevents > 0xfffff)
-		fprintf(stderr, "\r\n");
 done:
-	free(line.p);
 	tb_cli_text_free(&text);
 	for (k = 0; k < ncaps; k++)
 		tb_cli_capture_close(&caps[k]);

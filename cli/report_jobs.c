@@ -19,6 +19,8 @@
 
 typedef struct report_ctx {
 	const tb_report_job *job;
+	tb_report_merge merge;   /* several files */
+	uint64_t tsdiff_prev;    /* several files: --ts-diff's line before */
 	tb_session *wp;          /* the main thread's cursor for deferred lines */
 	tb_cli_line wline;
 	int werr;                /* errno of a failed write(2) of a block */
@@ -78,6 +80,48 @@ static int render_into(const tb_report_job *job, tb_session *p, const tb_session
 	return -1;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+int tb_report_prefix(char *buf, size_t cap, const tb_cli_capture *c, uint32_t buffer,
+		     size_t width)
+{
+	const tb_session_buffer_info *bi = tb_session_buffer(c->s, buffer);
+	char label[256];
+	size_t n;
+	if (bi && bi->name.len)
+		snprintf(label, sizeof(label), "%.*s", (int)bi->name.len, bi->name.ptr);
+	else
+		snprintf(label, sizeof(label), "%s", base_name(c->path));
+	n = strlen(buffer == UINT32_MAX ? base_name(c->path) : label);
+	return snprintf(buf, cap, "%*s%s: ", (int)(width > n ? width - n : 0), "",
+			buffer == UINT32_MAX ? base_name(c->path) : label);
+}
+
+/* An event's line; of several files, after its file's (or instance's)
+ * name, its --ts-diff from the line before in any file. */
+static int put_line(report_ctx *rc, const tb_cli_capture *c, tb_session *p,
+		    const tb_session_event *ev, tb_parts_sink *k, line_room *lr)
+{
+	const tb_report_job *job = rc->job;
+	char pre[600];
+	int r;
+	if (job->ncaps < 2)
+		return render_into(job, p, ev, k, lr, 1);
+	if (!job->json && (room_commit(k, lr) ||
+			   tb_parts_put(k, pre, (size_t)tb_report_prefix(pre, sizeof(pre), c,
+									ev->buffer, job->width))))
+		return -1;
+	if (job->how & TB_TEXT_TSDIFF)
+		tb_session_set_tsdiff_prev(p, rc->tsdiff_prev);
+	r = render_into(job, p, ev, k, lr, 1);
+	rc->tsdiff_prev = tb_session_tsdiff_prev(p);
+	return r;
+}
+
 /* Whether a part's first line waits for the parts before: --ts-diff's
  * "(+N)" needs the line before it. */
 static int defers_first(const tb_report_job *job)
@@ -85,29 +129,38 @@ static int defers_first(const tb_report_job *job)
 	return !job->json && (job->how & TB_TEXT_TSDIFF);
 }
 
-/* The events of p (a part, or the whole capture) into k: 0, or -1 (stop:
- * cancelled, out of memory, or a write error). */
+/* The events of p (a part, or the whole capture; several files: their
+ * merge) into k: 0, or -1 (stop: cancelled, out of memory, or a write
+ * error). */
 static int produce(report_ctx *rc, tb_session *p, tb_parts_sink *k, int *bad)
 {
 	const tb_report_job *job = rc->job;
+	const tb_cli_capture *c = job->c;
 	line_room lr = { NULL, 0, 0 };
+	size_t which;
 	tb_session_event ev;
 	tb_error e;
 	tb_status st;
 	int may_defer = defers_first(job);
 	for (;;) {
-		st = tb_session_next(p, &ev, &e);
+		if (job->ncaps < 2) {
+			st = tb_session_next(p, &ev, &e);
+		} else {
+			st = tb_report_merge_next(&rc->merge, &which, &ev, &e);
+			c = &job->c[which];
+			p = c->s;
+		}
 		if (st == TB_END)
 			return room_commit(k, &lr);
 		if (st != TB_OK) {
-			if (room_commit(k, &lr) || tb_cli_parts_page_error(k, job->c, p, &e, bad))
+			if (room_commit(k, &lr) || tb_cli_parts_page_error(k, c, p, &e, bad))
 				return -1;
 			continue;
 		}
 		if (ev.kind == TB_SEV_DAMAGED) {
 			if (room_commit(k, &lr) ||
-			    tb_cli_parts_page_error(k, job->c, p, &ev.damage, bad) ||
-			    render_into(job, p, &ev, k, &lr, 1))
+			    tb_cli_parts_page_error(k, c, p, &ev.damage, bad) ||
+			    put_line(rc, c, p, &ev, k, &lr))
 				return -1;
 			continue;
 		}
@@ -122,7 +175,7 @@ static int produce(report_ctx *rc, tb_session *p, tb_parts_sink *k, int *bad)
 				return -1;
 			continue;
 		}
-		if (render_into(job, p, &ev, k, &lr, 1))
+		if (put_line(rc, c, p, &ev, k, &lr))
 			return -1;
 	}
 }
@@ -133,7 +186,7 @@ static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, 
 	(void)ws; /* no state of its own: it renders into the sink */
 	if (produce(rc, p, k, bad) == 0)
 		return 0;
-	if (p == rc->job->c->s)
+	if (p == rc->job->c->s || rc->job->ncaps > 1)
 		rc->stopped = 1; /* the one-thread walk: no other thread */
 	return -1;
 }
@@ -177,11 +230,18 @@ static int report_defer(void *ctx, const tb_session_event *ev, const tb_session_
 
 int tb_report_jobs(const tb_report_job *job)
 {
+	static tb_session *sessions[TB_REPORT_MAX_FILES];
+	static tb_report_head heads[TB_REPORT_MAX_FILES];
 	report_ctx rc;
 	tb_parts_hooks h;
+	size_t i;
 	int r;
 	memset(&rc, 0, sizeof(rc));
 	rc.job = job;
+	for (i = 0; i < job->ncaps && i < TB_REPORT_MAX_FILES; i++)
+		sessions[i] = job->c[i].s;
+	if (job->ncaps > 1 && tb_report_merge_init(&rc.merge, sessions, heads, i) != TB_OK)
+		return 2;
 	memset(&h, 0, sizeof(h));
 	h.ctx = &rc;
 	h.produce = report_produce;
@@ -192,7 +252,7 @@ int tb_report_jobs(const tb_report_job *job)
 	h.direct_ok = 1;
 	h.mem = &tb_cli_heap;
 	h.input_len = job->c->f.len;
-	r = job->jobs > 1 ? tb_parts_run(job->c->s, job->jobs, &h) : -1;
+	r = job->jobs > 1 && job->ncaps < 2 ? tb_parts_run(job->c->s, job->jobs, &h) : -1;
 	if (r < 0)
 		r = tb_parts_walk(job->c->s, &h);
 	tb_session_close(rc.wp);
