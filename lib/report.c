@@ -105,7 +105,7 @@ static size_t put_stat(tb_text *t, const tb_session *s, tb_report_problem_fn fn,
 	size_t top = top_buffer(s), i, problems = 0;
 	stat_walk w = { t, 0 };
 	tb_error e;
-	uint64_t next, offset, size;
+	uint64_t next;
 	uint32_t cpu, n;
 	tb_text_puts(t, "\nKernel buffer statistics:\n"
 		     "  Note: \"entries\" are the entries left in the kernel ring buffer and are not\n"
@@ -125,11 +125,11 @@ static size_t put_stat(tb_text *t, const tb_session *s, tb_report_problem_fn fn,
 	n = cpu_slots(s, top);
 	for (cpu = 0; cpu < n; cpu++) {
 		tb_session_cpu_data cd;
+		uint64_t offset = 0, size = 0;
 		tb_status st;
 		for (i = 0; (st = tb_session_cpu_data_at(s, top, i, &cd, &e)) != TB_NOT_FOUND; i++)
 			if (cd.cpu == cpu)
 				break;
-		offset = size = 0;
 		if (st == TB_OK && cd.compressed && cd.size) {
 			offset = next;
 			size = cd.data_size;
