@@ -25,14 +25,12 @@
 #include "report_jobs.h"
 
 #define REPORT_MAX_FILTERS TB_SELECTION_MAX_FILTERS
-#define REPORT_MAX_FILES 64
+#define REPORT_MAX_FILES TB_REPORT_MAX_FILES
 
 /* What to print instead of the events (trace-cmd's precedence: the CPU
- * list first, then --version, --uname, --stat). */
-enum { SHOW_EVENTS = 0, SHOW_STAT, SHOW_UNAME, SHOW_VERSION };
-#define LIST_CPUS  1u
-#define LIST_FIRST 2u
-#define LIST_LAST  4u
+ * list first, then --version, --uname, --stat: TB_REPORT_* of report.h). */
+#define SHOW_EVENTS 0
+#define LIST_CPUS  0x100u /* and TB_REPORT_FIRST, TB_REPORT_LAST */
 
 typedef struct report_input {
 	const char *path;
@@ -48,8 +46,8 @@ typedef struct report_opts {
 	const char *events; /* LIST or NULL */
 	report_input in[REPORT_MAX_FILES];
 	size_t nin;
-	int show;             /* SHOW_* */
-	unsigned list;        /* LIST_* */
+	int show;             /* SHOW_EVENTS, TB_REPORT_STAT... */
+	unsigned list;        /* LIST_CPUS, TB_REPORT_FIRST... */
 	uint64_t from, to;    /* the window (0, UINT64_MAX: none) */
 	const char *from_text, *to_text;
 	int jobs;             /* --jobs N (1: one thread) */
@@ -130,97 +128,6 @@ static int select_event(const void *ctx, const tb_session *s, const tb_session_e
 	return tb_selection_match(ctx, s, ev);
 }
 
-/*
- * The output: events are rendered straight into one large buffer, which
- * goes out with write(2) when the next event does not fit (no stdio and
- * no copy per event).  An event larger than the whole buffer is rendered
- * into the line buffer (grown as needed) and written from there.
- */
-#define REPORT_OUT_CAP (1u << 17)
-
-typedef struct report_out {
-	char *buf;
-	size_t len;
-	int failed; /* a write failed: said once, nothing more is written */
-} report_out;
-
-static int out_write(report_out *w, const char *p, size_t n)
-{
-	if (!w->failed && tb_cli_write_all(STDOUT_FILENO, p, n) != 0) {
-		fprintf(stderr, "tracebound: error writing the output: %s\n", strerror(errno));
-		w->failed = 1;
-	}
-	return w->failed ? -1 : 0;
-}
-
-static int out_flush(report_out *w)
-{
-	int rc = out_write(w, w->buf, w->len);
-	w->len = 0;
-	return rc;
-}
-
-/* ev's text (and a newline after JSON) appended to the output: 0, -1
- * when the write failed, -2 when memory ran out. */
-static int out_event(report_out *w, tb_cli_capture *c, const tb_session_event *ev,
-		     unsigned how, int json, tb_cli_line *line)
-{
-	int tries;
-	for (tries = 0; tries < 2; tries++) {
-		tb_render_result r;
-		tb_status st;
-		size_t room = REPORT_OUT_CAP - w->len;
-		st = tb_session_text(c->s, ev, how, w->buf + w->len, room, &r);
-		if (st != TB_ERR_NO_SPACE || r.needed == 0) {
-			/* what was rendered (as tb_cli_render keeps it); r.len < room */
-			w->len += r.len;
-			if (json)
-				w->buf[w->len++] = '\n';
-			return 0;
-		}
-		if (out_flush(w) != 0)
-			return -1;
-	}
-	/* larger than the whole buffer */
-	if (tb_cli_render(c, ev, how, line) != 0)
-		return -2;
-	if (json)
-		line->p[line->len++] = '\n';
-	return out_write(w, line->p, line->len);
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
-/* The first top-level buffer ("" name) of a capture, or SIZE_MAX. */
-static size_t top_buffer(const tb_session *s)
-{
-	size_t b, n = tb_session_get_info(s)->nbuffers;
-	for (b = 0; b < n; b++)
-		if (tb_session_buffer(s, b)->name.len == 0)
-			return b;
-	return SIZE_MAX;
-}
-
-/* A time as trace-cmd's CPU listing prints it: "%5u.%06u" (rounded), with
- * -t every nanosecond; counter clocks as their raw count. */
-static void print_time(uint64_t ts, int ns_clock, int nsecs)
-{
-	if (!ns_clock)
-		printf("%12llu", (unsigned long long)ts);
-	else if (nsecs)
-		printf("%5llu.%09llu", (unsigned long long)(ts / 1000000000u),
-		       (unsigned long long)(ts % 1000000000u));
-	else {
-		uint64_t us = ts / 1000u + (ts % 1000u >= 500u);
-		printf("%5llu.%06llu", (unsigned long long)(us / 1000000u),
-		       (unsigned long long)(us % 1000000u));
-	}
-}
-
 /* Read every event (the CPU statistics then hold each CPU's first and
  * last): 0, or 1 when a page was damaged (said on stderr). */
 static int walk_all(tb_cli_capture *c)
@@ -241,187 +148,37 @@ static int walk_all(tb_cli_capture *c)
 	return bad;
 }
 
-/* trace-cmd report --cpus / --first-event / --last-event: the CPUs of the
- * top buffer that hold an event, in CPU order. */
-static int list_cpus(tb_cli_capture *c, const report_opts *o)
+/* A problem of tb_report_info's, said once (the text may be written twice). */
+typedef struct info_said {
+	const char *path;
+	size_t said, seen;
+} info_said;
+
+static void say_info_problem(void *ctx, uint32_t cpu, const tb_error *e)
 {
-	size_t top = top_buffer(c->s);
-	int bad;
-	printf("List of CPUs in %s with data:\n", c->path);
-	bad = walk_all(c);
-	if (top != SIZE_MAX) {
-		const tb_session_buffer_info *bi = tb_session_buffer(c->s, top);
-		uint32_t cpu, maxcpu = 0;
-		size_t i;
-		tb_session_cpu_data cd;
-		tb_error e;
-		for (i = 0; tb_session_cpu_data_at(c->s, top, i, &cd, &e) != TB_NOT_FOUND; i++)
-			if (cd.cpu + 1u > maxcpu)
-				maxcpu = cd.cpu + 1u;
-		for (cpu = 0; cpu < maxcpu; cpu++) {
-			tb_session_cpu_stats cs;
-			if (tb_session_cpu_stats_get(c->s, top, cpu, &cs) != TB_OK || !cs.events)
-				continue;
-			printf("  %u", cpu);
-			if (o->list & LIST_FIRST) {
-				fputs("\tFirst event:", stdout);
-				print_time(cs.first_ts, bi->ns_clock,
-					   (o->line_flags & TB_TEXT_NSECS) != 0);
-			}
-			if (o->list & LIST_LAST) {
-				fputs("\tLast event:", stdout);
-				print_time(cs.last_ts, bi->ns_clock,
-					   (o->line_flags & TB_TEXT_NSECS) != 0);
-			}
-			putchar('\n');
-		}
-	}
-	return bad;
+	info_said *w = ctx;
+	char where[32] = "options";
+	if (w->seen++ < w->said)
+		return;
+	w->said++;
+	if (cpu != UINT32_MAX)
+		snprintf(where, sizeof(where), "CPU %u", cpu);
+	fprintf(stderr, "tracebound: %s: %s: %s at file offset %llu (%s)\n", w->path, where,
+		e->what, (unsigned long long)e->offset, tb_strerror(e->status));
 }
 
-/* The CPUSTAT options as trace-cmd keeps them: each one's last byte made a
- * newline, all of them joined, printed up to the first NUL. */
-typedef struct stat_walk {
-	int found, stopped, failed;
-} stat_walk;
-
-static int put_cpustat(void *ctx, unsigned id, const uint8_t *payload, uint32_t size,
-		       uint64_t offset)
+/* The name before a line (report_jobs.h): its length, and the file's on stdout. */
+static size_t prefix_len(const tb_cli_capture *c, uint32_t buffer)
 {
-	stat_walk *w = ctx;
-	const uint8_t *nul;
-	(void)offset;
-	if (id != TB_DAT_OPT_CPUSTAT || !size)
-		return 0;
-	w->found = 1;
-	nul = memchr(payload, 0, size - 1u);
-	if (fwrite(payload, 1, nul ? (size_t)(nul - payload) : size - 1u, stdout) !=
-	    (nul ? (size_t)(nul - payload) : size - 1u))
-		w->failed = 1;
-	if (nul) {
-		w->stopped = 1;
-		return 1;
-	}
-	putchar('\n');
-	return 0;
+	return (size_t)tb_report_prefix(NULL, 0, c, buffer, 0) - 2;
 }
 
-/* trace-cmd report --stat: the kernel's buffer statistics saved at the end
- * of the record, then where each CPU's data of the top buffer is. */
-static int print_stat(tb_cli_capture *c)
+static void put_file_prefix(const tb_cli_capture *c, size_t width)
 {
-	const tb_dat *d = tb_session_dat(c->s);
-	size_t top = top_buffer(c->s), i;
-	stat_walk w = { 0, 0, 0 };
-	tb_error e;
-	int bad = 0;
-	fputs("\nKernel buffer statistics:\n"
-	      "  Note: \"entries\" are the entries left in the kernel ring buffer and are not\n"
-	      "        recorded in the trace data. They should all be zero.\n\n", stdout);
-	if (d && tb_dat_foreach_option(d, put_cpustat, &w, &e) != TB_OK) {
-		fprintf(stderr, "tracebound: %s: options: %s at file offset %llu (%s)\n", c->path,
-			e.what, (unsigned long long)e.offset, tb_strerror(e.status));
-		bad = 1;
-	}
-	if (w.found)
-		putchar('\n');
-	else
-		fputs(" No stats in this file\n", stdout);
-	if (top != SIZE_MAX && d) {
-		/* trace-cmd lists its CPU slots 0..n-1 (slots the table lacks: 0 at 0);
-		 * compressed data it counts at the offsets it would have
-		 * uncompressed, one after the other from the first page on */
-		uint64_t next = d->page_size, offset, size;
-		tb_session_cpu_data cd;
-		uint32_t cpu, maxcpu = 0;
-		for (i = 0; tb_session_cpu_data_at(c->s, top, i, &cd, &e) != TB_NOT_FOUND; i++)
-			if (cd.cpu + 1u > maxcpu)
-				maxcpu = cd.cpu + 1u;
-		for (cpu = 0; cpu < maxcpu; cpu++) {
-			tb_status st = TB_NOT_FOUND;
-			for (i = 0; (st = tb_session_cpu_data_at(c->s, top, i, &cd, &e)) != TB_NOT_FOUND;
-			     i++)
-				if (cd.cpu == cpu)
-					break;
-			offset = size = 0;
-			if (st == TB_OK && cd.compressed && cd.size) {
-				offset = next;
-				size = cd.data_size;
-				next = (next + size + d->page_size - 1u) / d->page_size * d->page_size;
-			} else if (st == TB_OK) {
-				offset = cd.offset;
-				size = cd.data_size;
-			} else if (st != TB_NOT_FOUND) {
-				fprintf(stderr, "tracebound: %s: CPU %u: %s at file offset %llu (%s)\n",
-					c->path, cpu, e.what, (unsigned long long)e.offset,
-					tb_strerror(e.status));
-				bad = 1;
-			}
-			printf("CPU%u data recorded at offset=0x%llx\n    %llu bytes in size\n", cpu,
-			       (unsigned long long)offset, (unsigned long long)size);
-		}
-	}
-	return bad;
+	char pre[600];
+	if (tb_report_prefix(pre, sizeof(pre), c, UINT32_MAX, width) > 0)
+		fputs(pre, stdout);
 }
-
-static void print_text_or(tb_span t, const char *none)
-{
-	const char *nul = t.len ? memchr(t.ptr, 0, t.len) : NULL;
-	if (t.len)
-		printf("%.*s\n", (int)(nul ? (size_t)(nul - t.ptr) : t.len), t.ptr);
-	else
-		puts(none);
-}
-
-/* trace-cmd's "FILE: " before a line when several files are read: the
- * names right-aligned to the longest one. */
-static void put_prefix(const char *name, size_t width)
-{
-	size_t n = strlen(name);
-	printf("%*s%s: ", (int)(width > n ? width - n : 0), "", name);
-}
-
-/* The name of a buffer's lines when several files are merged: the file's
- * base name for its top buffer, the instance's name for the others. */
-static void buffer_label(const tb_cli_capture *c, uint32_t buffer, char *out, size_t cap)
-{
-	const tb_session_buffer_info *bi = tb_session_buffer(c->s, buffer);
-	if (bi && bi->name.len)
-		snprintf(out, cap, "%.*s", (int)bi->name.len, bi->name.ptr);
-	else
-		snprintf(out, cap, "%s", base_name(c->path));
-}
-
-static size_t instances_of(const tb_session *s)
-{
-	size_t b, n = 0;
-	for (b = 0; b < tb_session_get_info(s)->nbuffers; b++)
-		n += tb_session_buffer(s, b)->name.len != 0;
-	return n;
-}
-
-/* The order trace-cmd merges several files in on equal times: every file's
- * top buffer in file order, then the instances of the first file, of the
- * second... */
-static size_t merge_rank(tb_cli_capture *caps, size_t ncaps, size_t k, uint32_t buffer)
-{
-	size_t j, rank = ncaps;
-	uint32_t b;
-	if (!tb_session_buffer(caps[k].s, buffer)->name.len)
-		return k;
-	for (j = 0; j < k; j++)
-		rank += instances_of(caps[j].s);
-	for (b = 0; b < buffer; b++)
-		rank += tb_session_buffer(caps[k].s, b)->name.len != 0;
-	return rank;
-}
-
-typedef struct report_head {
-	tb_session_event ev;
-	size_t rank;
-	int has, done;
-	tb_merge_slot slot;      /* in report_files' merge of the files */
-} report_head;
 
 static int report_files(const report_opts *o)
 {
@@ -429,22 +186,14 @@ static int report_files(const report_opts *o)
 	tb_session_options so = { TB_SESSION_TC_DROPS | TB_SESSION_SKIP_DAMAGED | TB_SESSION_PERF_TEXT,
 				  TB_RENDER_KNOWN_ENUMS | TB_RENDER_KERNEL_STYLE };
 	static tb_cli_capture caps[REPORT_MAX_FILES];
-	static report_head heads[REPORT_MAX_FILES];
-	static tb_merge order; /* of the files' events: time, then trace-cmd's rank */
 	static tb_selection sel;
 	static char outbuf[1 << 18];
-	tb_cli_line line = { NULL, 0, 0 };
-	tb_error e;
-	tb_status st;
+	tb_cli_text text = { { NULL, 0, 0, 0, -1 }, NULL, 0 };
 	unsigned how;
-	int rc = 0, bad = 0, progress = isatty(2), multi = o->nin > 1, jobs;
-	uint64_t nevents = 0, tsdiff_prev = 0;
+	int rc = 0, bad = 0, multi = o->nin > 1, jobs;
 	size_t i, k, ncaps = 0, width = 0;
-	char label[256];
-	report_out out = { NULL, 0, 0 };
 
 	memset(&sel, 0, sizeof(sel));
-	memset(heads, 0, sizeof(heads));
 	for (k = 0; k < o->nin; k++) {
 		rc = tb_cli_capture_open(&caps[k], o->in[k].path, &so, stderr);
 		if (rc)
@@ -453,31 +202,31 @@ static int report_files(const report_opts *o)
 		if (tb_session_ndamage(caps[k].s))
 			bad = 1; /* listed on stderr: the exit status says so too */
 		tb_session_add_ts_offset(caps[k].s, o->in[k].ts_offset);
-		if (strlen(base_name(o->in[k].path)) > width)
-			width = strlen(base_name(o->in[k].path));
+		if (prefix_len(&caps[k], UINT32_MAX) > width)
+			width = prefix_len(&caps[k], UINT32_MAX);
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	if (o->list) {
-		for (k = 0; k < ncaps; k++)
-			bad |= list_cpus(&caps[k], o);
-		goto done;
-	}
-	if (o->show != SHOW_EVENTS) {
+		unsigned flags = (o->list & (TB_REPORT_FIRST | TB_REPORT_LAST)) |
+				 (o->line_flags & TB_TEXT_NSECS ? TB_REPORT_NSECS : 0u);
 		for (k = 0; k < ncaps; k++) {
-			const tb_session_info *info = tb_session_get_info(caps[k].s);
-			if (multi)
-				put_prefix(base_name(caps[k].path), width);
-			printf("cpus=%u\n", info->ncpus);
-			if (o->show == SHOW_STAT)
-				bad |= print_stat(&caps[k]);
-			if (o->show == SHOW_UNAME)
-				print_text_or(info->uname, " uname was not recorded in this file");
-			if (o->show == SHOW_UNAME || o->show == SHOW_VERSION)
-				print_text_or(info->tracer_version,
-					      " version was not recorded in this file");
+			bad |= walk_all(&caps[k]);
+			TB_CLI_PRINT(&text, stdout, tb_report_cpus(&text.t, caps[k].s, caps[k].path,
+								   strlen(caps[k].path), flags));
 		}
 		goto done;
 	}
+	for (k = 0; o->show != SHOW_EVENTS && k < ncaps; k++) {
+		info_said w = { caps[k].path, 0, 0 };
+		size_t problems;
+		if (multi)
+			put_file_prefix(&caps[k], width);
+		TB_CLI_PRINT(&text, stdout, (w.seen = 0, problems = tb_report_info(
+			     &text.t, caps[k].s, o->show, say_info_problem, &w)));
+		bad |= problems != 0;
+	}
+	if (o->show != SHOW_EVENTS)
+		goto done;
 	how = o->json ? TB_TEXT_JSON | (o->with_text ? TB_TEXT_WITH_PRINT : 0u)
 		      : (o->raw ? TB_TEXT_FIELDS : TB_TEXT_PRINT) | TB_TEXT_LINE | o->line_flags |
 				(multi ? TB_TEXT_NO_BUFFER : 0u);
@@ -493,133 +242,30 @@ static int report_files(const report_opts *o)
 	 * instances of the files before (it learns them file by file) */
 	for (k = 0; !o->json && k < ncaps; k++) {
 		if (multi)
-			put_prefix(base_name(caps[k].path), width);
+			put_file_prefix(&caps[k], width);
 		if (!tb_session_get_info(caps[k].s)->is_perf) /* perf script has no header */
 			printf("cpus=%u\n", tb_session_get_info(caps[k].s)->ncpus);
-		for (i = 0; multi && i < tb_session_get_info(caps[k].s)->nbuffers; i++) {
-			buffer_label(&caps[k], (uint32_t)i, label, sizeof(label));
-			if (strlen(label) > width)
-				width = strlen(label);
-		}
+		for (i = 0; multi && i < tb_session_get_info(caps[k].s)->nbuffers; i++)
+			if (prefix_len(&caps[k], (uint32_t)i) > width)
+				width = prefix_len(&caps[k], (uint32_t)i);
 	}
-	if (ncaps == 1 && tb_opts_jobs_for(o->jobs, o->jobs_given, caps[0].f.len) > 1 &&
-	    (jobs = tb_cli_budget_jobs(caps[0].s, caps[0].path, o->jobs)) > 1) {
-		/* the parts on `jobs` threads (o->jobs, or fewer within the
-		 * budget), written in order (report_jobs.c); with nothing
-		 * selected, no call per event to learn so */
-		tb_report_job job = { &caps[0], how, o->json, jobs,
+	{
+		/* one file: its parts on `jobs` threads (o->jobs, or fewer
+		 * within the budget), or on one, written in order; several:
+		 * merged by time (report_jobs.c); with nothing selected, no
+		 * call per event to learn so */
+		tb_report_job job = { caps, ncaps, width, how, o->json, 1, isatty(2),
 				      tb_selection_all(&sel) ? NULL : select_event, &sel };
-		int r = tb_report_jobs(&job);
-		if (r >= 0) {
-			if (r == 2)
-				rc = TB_EXIT_USAGE;
-			else if (r)
-				bad = 1;
-			goto done;
-		}
-	}
-	/* one file: rendered straight into out, written with write(2) */
-	if (fflush(stdout) != 0)
-		goto done; /* main() reports the write error */
-	line.cap = 1 << 16;
-	line.p = malloc(line.cap);
-	out.buf = multi ? NULL : malloc(REPORT_OUT_CAP);
-	if (!line.p || (!multi && !out.buf)) {
-		fprintf(stderr, "tracebound: out of memory\n");
-		rc = TB_EXIT_USAGE;
-		goto done;
-	}
-	if (tb_merge_init(&order, &heads[0].slot, sizeof(heads[0]), ncaps) != TB_OK) {
-		rc = TB_EXIT_USAGE;
-		goto done;
-	}
-	for (;;) {
-		size_t best;
-		report_head *h;
-		tb_cli_capture *c;
-		/* the next event of each file taken (at the start: of every file) */
-		while ((k = tb_merge_want(&order)) != SIZE_MAX) {
-			h = &heads[k];
-			while (!h->has && !h->done) {
-				st = tb_session_next(caps[k].s, &h->ev, &e);
-				if (st == TB_END) {
-					h->done = 1;
-				} else if (st != TB_OK) {
-					fflush(stdout);
-					(void)out_flush(&out);
-					tb_cli_print_page_error(&caps[k], &e);
-					bad = 1;
-				} else {
-					h->has = 1;
-					if (multi)
-						h->rank = merge_rank(caps, ncaps, k, h->ev.buffer);
-				}
-			}
-			if (h->has)
-				tb_merge_put(&order, k, h->ev.ts, (uint32_t)h->rank);
-			else
-				tb_merge_end(&order, k);
-		}
-		best = tb_merge_top(&order);
-		if (best == SIZE_MAX)
-			break;
-		tb_merge_take(&order);
-		h = &heads[best];
-		c = &caps[best];
-		h->has = 0;
-		if (h->ev.kind == TB_SEV_DAMAGED) {
-			/* the gap is said on stderr and marked in the output, in its
-			 * place, whatever the selection */
-			fflush(stdout);
-			(void)out_flush(&out);
-			tb_cli_print_page_error(c, &h->ev.damage);
-			bad = 1;
-		} else {
-			nevents++;
-			if (progress && (nevents & 0xfffff) == 0)
-				fprintf(stderr, "\r%llu events", (unsigned long long)nevents);
-			if (!tb_selection_match(&sel, c->s, &h->ev))
-				continue;
-		}
-		if (!multi) {
-			int r = out_event(&out, c, &h->ev, how, o->json, &line);
-			if (r == -2) {
-				fprintf(stderr, "tracebound: out of memory\n");
-				rc = TB_EXIT_USAGE;
-			}
-			if (r != 0 || out.failed)
-				break;
-			continue;
-		}
-		if (how & TB_TEXT_TSDIFF)
-			tb_session_set_tsdiff_prev(c->s, tsdiff_prev); /* one delta across files */
-		if (tb_cli_render(c, &h->ev, how, &line) != 0) {
-			if (!tb_cli_budget_over())
-				fprintf(stderr, "tracebound: out of memory\n");
+		if (ncaps == 1 && tb_opts_jobs_for(o->jobs, o->jobs_given, caps[0].f.len) > 1)
+			job.jobs = tb_cli_budget_jobs(caps[0].s, caps[0].path, o->jobs);
+		jobs = tb_report_jobs(&job);
+		if (jobs == 2)
 			rc = TB_EXIT_USAGE;
-			break;
-		}
-		tsdiff_prev = tb_session_tsdiff_prev(c->s);
-		if (o->json)
-			line.p[line.len++] = '\n'; /* cap >= needed + 2 */
-		if (multi && !o->json) {
-			buffer_label(c, h->ev.buffer, label, sizeof(label));
-			put_prefix(label, width);
-		}
-		if (fwrite(line.p, 1, line.len, stdout) != line.len) {
-			break; /* main() reports the write error */
-		}
-		if (ferror(stdout))
-			break;
+		else if (jobs)
+			bad = 1;
 	}
-	(void)out_flush(&out);
-	if (out.failed)
-		rc = TB_EXIT_USAGE;
-	if (progress && nevents > 0xfffff)
-		fprintf(stderr, "\r\n");
 done:
-	free(line.p);
-	free(out.buf);
+	tb_cli_text_free(&text);
 	for (k = 0; k < ncaps; k++)
 		tb_cli_capture_close(&caps[k]);
 	tb_selection_free(&sel); /* after the sessions that keep its sets */
@@ -763,12 +409,12 @@ int tb_cmd_report(int argc, char **argv)
 			o.negate_from = o.nfilters;
 			break;
 		case O_CPUS: o.list |= LIST_CPUS; break;
-		case O_FIRST: o.list |= LIST_FIRST; break;
-		case O_LAST: o.list |= LIST_LAST; break;
+		case O_FIRST: o.list |= LIST_CPUS | TB_REPORT_FIRST; break;
+		case O_LAST: o.list |= LIST_CPUS | TB_REPORT_LAST; break;
 		/* trace-cmd: --version over --uname over --stat */
-		case O_STAT: if (o.show < SHOW_STAT) o.show = SHOW_STAT; break;
-		case O_UNAME: if (o.show < SHOW_UNAME) o.show = SHOW_UNAME; break;
-		case O_VERSION: o.show = SHOW_VERSION; break;
+		case O_STAT: if (o.show < TB_REPORT_STAT) o.show = TB_REPORT_STAT; break;
+		case O_UNAME: if (o.show < TB_REPORT_UNAME) o.show = TB_REPORT_UNAME; break;
+		case O_VERSION: o.show = TB_REPORT_VERSION; break;
 		case O_FROM:
 			if (parse_time(&p, "--from", v, 0, &o.from))
 				return TB_EXIT_USAGE;

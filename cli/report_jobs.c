@@ -1,8 +1,9 @@
 /*
- * report --jobs N (see report_jobs.h): report's hooks for the parts
- * engine (host/parts.c).  A worker formats its part exactly as report's
- * one-thread loop does; the main thread writes the bytes to stdout and the
- * messages to stderr, in order.
+ * report's walk of one capture (see report_jobs.h): its hooks for the
+ * parts engine (host/parts.c), on N threads or on one (tb_parts_walk:
+ * the same produce hook straight to the same consume).  A worker formats
+ * its part as the one-thread walk does; the main thread writes the bytes
+ * to stdout and the messages to stderr, in order.
  *
  * The first --ts-diff line of a part depends on the line before it, which
  * only the main thread knows: the worker defers that event and the main
@@ -18,9 +19,13 @@
 
 typedef struct report_ctx {
 	const tb_report_job *job;
+	tb_report_merge merge;   /* several files */
+	uint64_t tsdiff_prev;    /* several files: --ts-diff's line before */
 	tb_session *wp;          /* the main thread's cursor for deferred lines */
 	tb_cli_line wline;
 	int werr;                /* errno of a failed write(2) of a block */
+	int stopped;             /* the one-thread walk's produce stopped */
+	uint64_t nevents;        /* the one-thread walk's, for the progress count */
 } report_ctx;
 
 /* Room in the sink for many lines: taken with tb_parts_reserve, given back
@@ -75,6 +80,48 @@ static int render_into(const tb_report_job *job, tb_session *p, const tb_session
 	return -1;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+int tb_report_prefix(char *buf, size_t cap, const tb_cli_capture *c, uint32_t buffer,
+		     size_t width)
+{
+	const tb_session_buffer_info *bi = tb_session_buffer(c->s, buffer);
+	char label[256];
+	size_t n;
+	if (bi && bi->name.len)
+		snprintf(label, sizeof(label), "%.*s", (int)bi->name.len, bi->name.ptr);
+	else
+		snprintf(label, sizeof(label), "%s", base_name(c->path));
+	n = strlen(buffer == UINT32_MAX ? base_name(c->path) : label);
+	return snprintf(buf, cap, "%*s%s: ", (int)(width > n ? width - n : 0), "",
+			buffer == UINT32_MAX ? base_name(c->path) : label);
+}
+
+/* An event's line; of several files, after its file's (or instance's)
+ * name, its --ts-diff from the line before in any file. */
+static int put_line(report_ctx *rc, const tb_cli_capture *c, tb_session *p,
+		    const tb_session_event *ev, tb_parts_sink *k, line_room *lr)
+{
+	const tb_report_job *job = rc->job;
+	char pre[600];
+	int r;
+	if (job->ncaps < 2)
+		return render_into(job, p, ev, k, lr, 1);
+	if (!job->json && (room_commit(k, lr) ||
+			   tb_parts_put(k, pre, (size_t)tb_report_prefix(pre, sizeof(pre), c,
+									ev->buffer, job->width))))
+		return -1;
+	if (job->how & TB_TEXT_TSDIFF)
+		tb_session_set_tsdiff_prev(p, rc->tsdiff_prev);
+	r = render_into(job, p, ev, k, lr, 1);
+	rc->tsdiff_prev = tb_session_tsdiff_prev(p);
+	return r;
+}
+
 /* Whether a part's first line waits for the parts before: --ts-diff's
  * "(+N)" needs the line before it. */
 static int defers_first(const tb_report_job *job)
@@ -82,33 +129,43 @@ static int defers_first(const tb_report_job *job)
 	return !job->json && (job->how & TB_TEXT_TSDIFF);
 }
 
-/* report's one-thread loop over one part: 0, or -1 (stop: out of memory
- * said, cancelled, or a write error). */
-static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, int *bad)
+/* The events of p (a part, or the whole capture; several files: their
+ * merge) into k: 0, or -1 (stop: cancelled, out of memory, or a write
+ * error). */
+static int produce(report_ctx *rc, tb_session *p, tb_parts_sink *k, int *bad)
 {
-	const tb_report_job *job = ((report_ctx *)ctx)->job;
+	const tb_report_job *job = rc->job;
+	const tb_cli_capture *c = job->c;
 	line_room lr = { NULL, 0, 0 };
+	size_t which;
 	tb_session_event ev;
-	(void)ws; /* no state of its own: it renders into the sink */
 	tb_error e;
 	tb_status st;
 	int may_defer = defers_first(job);
 	for (;;) {
-		st = tb_session_next(p, &ev, &e);
+		if (job->ncaps < 2) {
+			st = tb_session_next(p, &ev, &e);
+		} else {
+			st = tb_report_merge_next(&rc->merge, &which, &ev, &e);
+			c = &job->c[which];
+			p = c->s;
+		}
 		if (st == TB_END)
 			return room_commit(k, &lr);
 		if (st != TB_OK) {
-			if (room_commit(k, &lr) || tb_cli_parts_page_error(k, job->c, p, &e, bad))
+			if (room_commit(k, &lr) || tb_cli_parts_page_error(k, c, p, &e, bad))
 				return -1;
 			continue;
 		}
 		if (ev.kind == TB_SEV_DAMAGED) {
 			if (room_commit(k, &lr) ||
-			    tb_cli_parts_page_error(k, job->c, p, &ev.damage, bad) ||
-			    render_into(job, p, &ev, k, &lr, 1))
+			    tb_cli_parts_page_error(k, c, p, &ev.damage, bad) ||
+			    put_line(rc, c, p, &ev, k, &lr))
 				return -1;
 			continue;
 		}
+		if (job->progress && (++rc->nevents & 0xfffff) == 0)
+			fprintf(stderr, "\r%llu events", (unsigned long long)rc->nevents);
 		if (job->select && !job->select(job->select_ctx, p, &ev))
 			continue;
 		if (may_defer && ev.format && tb_parts_want_defer(k)) {
@@ -118,9 +175,20 @@ static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, 
 				return -1;
 			continue;
 		}
-		if (render_into(job, p, &ev, k, &lr, 1))
+		if (put_line(rc, c, p, &ev, k, &lr))
 			return -1;
 	}
+}
+
+static int report_produce(void *ctx, void *ws, tb_session *p, tb_parts_sink *k, int *bad)
+{
+	report_ctx *rc = ctx;
+	(void)ws; /* no state of its own: it renders into the sink */
+	if (produce(rc, p, k, bad) == 0)
+		return 0;
+	if (p == rc->job->c->s || rc->job->ncaps > 1)
+		rc->stopped = 1; /* the one-thread walk: no other thread */
+	return -1;
 }
 
 /* One thread at a time (the main thread, or the live part's worker). */
@@ -162,11 +230,18 @@ static int report_defer(void *ctx, const tb_session_event *ev, const tb_session_
 
 int tb_report_jobs(const tb_report_job *job)
 {
+	static tb_session *sessions[TB_REPORT_MAX_FILES];
+	static tb_report_head heads[TB_REPORT_MAX_FILES];
 	report_ctx rc;
 	tb_parts_hooks h;
+	size_t i;
 	int r;
 	memset(&rc, 0, sizeof(rc));
 	rc.job = job;
+	for (i = 0; i < job->ncaps && i < TB_REPORT_MAX_FILES; i++)
+		sessions[i] = job->c[i].s;
+	if (job->ncaps > 1 && tb_report_merge_init(&rc.merge, sessions, heads, i) != TB_OK)
+		return 2;
 	memset(&h, 0, sizeof(h));
 	h.ctx = &rc;
 	h.produce = report_produce;
@@ -177,12 +252,21 @@ int tb_report_jobs(const tb_report_job *job)
 	h.direct_ok = 1;
 	h.mem = &tb_cli_heap;
 	h.input_len = job->c->f.len;
-	r = tb_parts_run(job->c->s, job->jobs, &h);
+	r = job->jobs > 1 && job->ncaps < 2 ? tb_parts_run(job->c->s, job->jobs, &h) : -1;
+	if (r < 0)
+		r = tb_parts_walk(job->c->s, &h);
 	tb_session_close(rc.wp);
 	free(rc.wline.p);
+	if (job->progress && rc.nevents > 0xfffff)
+		fprintf(stderr, "\r\n");
 	if (rc.werr && !ferror(stdout)) {
 		/* main()'s check of stdout cannot see a failed write(2) */
 		fprintf(stderr, "tracebound: error writing the output: %s\n", strerror(rc.werr));
+		return 2;
+	}
+	if (rc.stopped && !rc.werr && !ferror(stdout)) {
+		if (!tb_cli_budget_over())
+			fprintf(stderr, "tracebound: out of memory\n");
 		return 2;
 	}
 	return r;

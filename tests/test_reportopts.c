@@ -234,6 +234,109 @@ START_TEST(cpu_data_table)
 }
 END_TEST
 
+/* The library's listings (report.h) of the bundled zstd sample: trace-cmd
+ * report --stat's text (CPUSTAT options, the CPUs' data at the offsets
+ * trace-cmd gives compressed data), --uname and the CPU list, and a text
+ * cut short still saying how long it is. */
+static const char stat_v7z[] =
+	"cpus=2\n\nKernel buffer statistics:\n"
+	"  Note: \"entries\" are the entries left in the kernel ring buffer and are not\n"
+	"        recorded in the trace data. They should all be zero.\n\n"
+	"CPU: 0\nentries: 0\noverrun: 2746\ncommit overrun: 0\nbytes: 0\n"
+	"oldest event ts:   193.379721\nnow ts:   193.399798\ndropped events: 0\n"
+	"read events: 39537\n\n"
+	"CPU: 1\nentries: 0\noverrun: 0\ncommit overrun: 0\nbytes: 0\n"
+	"oldest event ts:   193.364387\nnow ts:   193.399841\ndropped events: 0\n"
+	"read events: 24307\n\n\n"
+	"CPU0 data recorded at offset=0x1000\n    1449984 bytes in size\n"
+	"CPU1 data recorded at offset=0x163000\n    892928 bytes in size\n";
+
+START_TEST(report_listings_of_the_library)
+{
+	static char buf[2048];
+	tb_text t;
+	opened o;
+	tb_session_event ev;
+	tb_error e;
+	if (!open_file(DATA_V7Z, &o))
+		return;
+	tb_text_init(&t, buf, sizeof(buf));
+	ck_assert_uint_eq(tb_report_info(&t, o.s, TB_REPORT_STAT, NULL, NULL), 0);
+	tb_text_finish(&t);
+	ck_assert_str_eq(buf, stat_v7z);
+	tb_text_init(&t, buf, sizeof(buf));
+	(void)tb_report_info(&t, o.s, TB_REPORT_UNAME, NULL, NULL);
+	tb_text_finish(&t);
+	ck_assert_str_eq(buf, "cpus=2\nLinux vm 6.18.44-fc-v769 x86_64\n3.1.6 not-a-git-repo\n");
+	tb_text_init(&t, buf, 40);
+	(void)tb_report_info(&t, o.s, TB_REPORT_STAT, NULL, NULL);
+	ck_assert_uint_eq(t.need, sizeof(stat_v7z) - 1);
+	ck_assert_uint_eq(t.len, 39);
+	/* the CPU list counts what was read: nothing yet, then both CPUs */
+	tb_text_init(&t, buf, sizeof(buf));
+	tb_report_cpus(&t, o.s, "f.dat", 5, TB_REPORT_FIRST | TB_REPORT_LAST);
+	tb_text_finish(&t);
+	ck_assert_str_eq(buf, "List of CPUs in f.dat with data:\n");
+	while (tb_session_next(o.s, &ev, &e) == TB_OK)
+		;
+	tb_text_init(&t, buf, sizeof(buf));
+	tb_report_cpus(&t, o.s, "f.dat", 5, TB_REPORT_FIRST | TB_REPORT_LAST);
+	tb_text_finish(&t);
+	ck_assert_str_eq(buf, "List of CPUs in f.dat with data:\n"
+			 "  0\tFirst event:  192.942946\tLast event:  193.379737\n"
+			 "  1\tFirst event:  192.833676\tLast event:  193.372120\n");
+	tb_text_init(&t, buf, sizeof(buf));
+	tb_report_cpus(&t, o.s, "f.dat", 5, TB_REPORT_LAST | TB_REPORT_NSECS);
+	tb_text_finish(&t);
+	ck_assert_str_eq(buf, "List of CPUs in f.dat with data:\n"
+			 "  0\tLast event:  193.379737076\n  1\tLast event:  193.372119783\n");
+	close_file(&o);
+}
+END_TEST
+
+/* Two captures merged (report.h): every event of both, by time, the
+ * earlier file first on equal times; the merge's count is the sum. */
+START_TEST(report_merge_of_two_captures)
+{
+	opened a, b;
+	tb_session *ss[2];
+	tb_report_head heads[2];
+	tb_report_merge m;
+	tb_session_event ev;
+	tb_error e;
+	tb_status st;
+	size_t which, from[2] = { 0, 0 };
+	uint64_t last = 0;
+	int ties_in_order = 1;
+	size_t last_which = 0;
+	if (!open_file(DATA_V7Z, &a))
+		return;
+	if (!open_file(DATA_V7Z, &b)) {
+		close_file(&a);
+		return;
+	}
+	ss[0] = a.s;
+	ss[1] = b.s;
+	ck_assert_int_eq(tb_report_merge_init(&m, ss, heads, 0), TB_ERR_ARG);
+	ck_assert_int_eq(tb_report_merge_init(&m, ss, heads, 2), TB_OK);
+	while ((st = tb_report_merge_next(&m, &which, &ev, &e)) == TB_OK) {
+		ck_assert_uint_ge(ev.ts, last);
+		/* the same capture twice: each event of the first, then its twin */
+		if (ev.ts == last && which < last_which)
+			ties_in_order = 0;
+		last = ev.ts;
+		last_which = which;
+		from[which]++;
+	}
+	ck_assert_int_eq(st, TB_END);
+	ck_assert_uint_eq(from[0], 63844);
+	ck_assert_uint_eq(from[1], 63844);
+	ck_assert(ties_in_order);
+	close_file(&a);
+	close_file(&b);
+}
+END_TEST
+
 /* One event at ts (a 4-byte payload whose first two bytes are the id). */
 static const uint8_t rec300[8] = { 44, 1, 0, 0, 0, 0, 0, 0 };
 
@@ -806,6 +909,8 @@ Suite *tb_suite_reportopts(void)
 	tcase_add_test(t, time_parse_forms_and_errors);
 	tcase_add_test(t, cpu_first_and_last_event);
 	tcase_add_test(t, cpu_data_table);
+	tcase_add_test(t, report_listings_of_the_library);
+	tcase_add_test(t, report_merge_of_two_captures);
 	tcase_add_test(t, written_file_cpus_and_table);
 	tcase_add_test(t, window_is_the_events_in_range);
 	tcase_add_test(t, raw_dumps_cpu_data_and_window);

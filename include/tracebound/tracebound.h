@@ -35,5 +35,6 @@
 #include "tracebound/selection.h"
 #include "tracebound/listing.h"
 #include "tracebound/stats.h"
+#include "tracebound/report.h"
 
 #endif /* TRACEBOUND_H */
