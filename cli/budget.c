@@ -53,17 +53,6 @@ int tb_cli_budget_option(const tb_opts *p, const char *val)
 	return 0;
 }
 
-int tb_cli_opt_common(const tb_opts *p, int id, const char *val)
-{
-	if (id == TB_OPTS_HELP)
-		return TB_EXIT_OK;
-	if (id == TB_OPTS_ERROR)
-		return TB_EXIT_USAGE;
-	if (id != TB_OPT_MAX_MEMORY)
-		return TB_CLI_OPT_OWN;
-	return tb_cli_budget_option(p, val) != 0 ? TB_EXIT_USAGE : TB_CLI_OPT_NEXT;
-}
-
 void tb_cli_budget_add_input(uint64_t len)
 {
 	budget.inputs = len > UINT64_MAX - budget.inputs ? UINT64_MAX : budget.inputs + len;
