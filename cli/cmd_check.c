@@ -32,30 +32,22 @@ static FILE *json_out;
 /* check --jobs N: the need of a report or convert on N threads too */
 static int check_jobs = 1;
 static uint64_t need_jobs; /* that need, for the JSON of the file at hand */
+static tb_cli_text check_text; /* the library's words, a line at a time */
 
 /* A line of the library's words after "PATH: " (an anomaly when a is
- * given, else the summary of c or cs); grown when it does not fit. */
+ * given, else the summary of c or cs). */
 static void line(const char *path, const tb_check_anomaly *a, const tb_session *s,
 		 const tb_check *c, const tb_check_stream *cs)
 {
-	char stack[1024], *buf = stack;
-	size_t cap = sizeof(stack);
-	tb_text t;
-	for (;;) {
-		tb_text_init(&t, buf, cap);
-		if (a)
-			tb_check_text(&t, a, s);
-		else if (c)
-			tb_check_summary(&t, c);
-		else
-			tb_check_stream_summary(&t, cs);
-		if (!tb_text_truncated(&t) || buf != stack || !(buf = malloc(t.need + 1)))
-			break;
-		cap = t.need + 1;
-	}
-	printf("%s: %.*s\n", path, (int)t.len, t.buf);
-	if (buf != stack)
-		free(buf);
+	tb_cli_text *o = &check_text;
+	printf("%s: ", path);
+	if (a)
+		TB_CLI_PRINT(o, stdout, tb_check_text(&o->t, a, s));
+	else if (c)
+		TB_CLI_PRINT(o, stdout, tb_check_summary(&o->t, c));
+	else
+		TB_CLI_PRINT(o, stdout, tb_check_stream_summary(&o->t, cs));
+	putchar('\n');
 }
 
 /* The file's verdict as JSON (need and budget: trace.dat, else 0). */
@@ -339,6 +331,7 @@ int tb_cmd_check(int argc, char **argv)
 		files += check_arg(argv[i], cs, &po, &worst);
 	tb_cli_budget_restart(); /* said per file: not again by main */
 	free(cs);
+	tb_cli_text_free(&check_text);
 	if (json_out && (fflush(json_out) != 0 || ferror(json_out) || fclose(json_out) != 0)) {
 		fprintf(stderr, "tracebound: error writing the output\n");
 		worst = TB_EXIT_USAGE;
