@@ -620,6 +620,15 @@ START_TEST(sound_capture_within_its_need)
 }
 END_TEST
 
+/* The v7 sample read whole, or NULL (said: the test is skipped). */
+static uint8_t *v7_sample(size_t *len)
+{
+	uint8_t *data = tb_test_read_file(tb_test_path("../shared/samples/sched4k.v7.dat"), len);
+	if (!data)
+		printf("budget: sched4k.v7.dat missing, test skipped\n");
+	return data;
+}
+
 /* tb_session_need_jobs on the sample (uncompressed: parts split it): the
  * need of one job is the session's; each job adds the same bytes; k parts
  * over the whole capture, each rendering every event both ways (every
@@ -627,17 +636,15 @@ END_TEST
 START_TEST(need_of_jobs_bounds_the_parts)
 {
 	size_t len, k;
-	uint8_t *data = tb_test_read_file(tb_test_path("../shared/samples/sched4k.v7.dat"), &len);
+	uint8_t *data = v7_sample(&len);
 	opened o;
 	tb_session_need n1, n2, n3, plain;
 	tb_session *part[3];
 	tb_error e;
 	tb_status last;
 	uint64_t per, before;
-	if (!data) {
-		printf("budget: sched4k.v7.dat missing, test skipped\n");
+	if (!data)
 		return;
-	}
 	ck_assert_int_eq(open_with(&o, data, len, 0, NULL), TB_OK);
 	(void)walk_all(&o, 0, &last); /* the formats used */
 	ck_assert_int_eq(last, TB_END);
@@ -680,15 +687,13 @@ END_TEST
 START_TEST(jobs_within_the_room)
 {
 	size_t len;
-	uint8_t *data = tb_test_read_file(tb_test_path("../shared/samples/sched4k.v7.dat"), &len);
+	uint8_t *data = v7_sample(&len);
 	opened o;
 	tb_session_need plain, n2, n3, n4;
 	tb_status last;
 	uint64_t h;
-	if (!data) {
-		printf("budget: sched4k.v7.dat missing, test skipped\n");
+	if (!data)
 		return;
-	}
 	ck_assert_int_eq(open_with(&o, data, len, 0, NULL), TB_OK);
 	ck_assert_uint_eq(tb_session_jobs_within(o.s, 4, UINT64_MAX / 2), 4);
 	ck_assert_uint_eq(tb_session_jobs_within(o.s, 1, 0), 1);
