@@ -283,10 +283,10 @@ void tb_check_damage_text(tb_text *t, const tb_session_damage *d, const tb_sessi
 {
 	tb_span sys = { "", 0 }, text;
 	tb_session_cpu_data cd;
-	size_t n;
 	int z;
 	if (!strcmp(d->where, "event format")) {
 		/* the system's name as far as its first NUL, 64 bytes at most */
+		size_t n;
 		(void)tb_session_format_at(s, d->index, &sys, &text, NULL);
 		n = sys.len < 64 ? sys.len : 64;
 		if (n && memchr(sys.ptr, 0, n))

@@ -447,7 +447,6 @@ size_t tb_session_jobs_within(tb_session *s, size_t jobs, uint64_t room)
 	tb_session_need own, nj;
 	tb_session_event ev;
 	tb_error e;
-	tb_status st;
 	uint64_t worst = (uint64_t)jobs * 2 * sizeof(tb_render_prog);
 	size_t j;
 	if (!s || jobs < 2 || tb_session_prepare(s, &e) != TB_OK)
@@ -461,6 +460,7 @@ size_t tb_session_jobs_within(tb_session *s, size_t jobs, uint64_t room)
 		return jobs; /* whatever the parts render */
 	if (nj.total <= room) {
 		/* the formats that have records: a walk, then back to the start */
+		tb_status st;
 		while ((st = tb_session_next(s, &ev, &e)) != TB_END)
 			if (st == TB_ERR_NO_SPACE || st == TB_ERR_BUDGET)
 				return jobs;
