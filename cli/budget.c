@@ -53,17 +53,6 @@ int tb_cli_budget_option(const tb_opts *p, const char *val)
 	return 0;
 }
 
-int tb_cli_opt_common(const tb_opts *p, int id, const char *val)
-{
-	if (id == TB_OPTS_HELP)
-		return TB_EXIT_OK;
-	if (id == TB_OPTS_ERROR)
-		return TB_EXIT_USAGE;
-	if (id != TB_OPT_MAX_MEMORY)
-		return TB_CLI_OPT_OWN;
-	return tb_cli_budget_option(p, val) != 0 ? TB_EXIT_USAGE : TB_CLI_OPT_NEXT;
-}
-
 void tb_cli_budget_add_input(uint64_t len)
 {
 	budget.inputs = len > UINT64_MAX - budget.inputs ? UINT64_MAX : budget.inputs + len;
@@ -148,18 +137,11 @@ void tb_cli_budget_note_session(const tb_session *s, const char *path)
 		budget.path = path;
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
-}
-
 int tb_cli_budget_jobs(tb_session *s, const char *path, int jobs)
 {
 	tb_session_need own, nj;
-	tb_session_event ev;
 	tb_error e;
-	tb_status st;
-	uint64_t limit = tb_cli_budget_limit(), others, room, worst;
+	uint64_t limit = tb_cli_budget_limit(), others;
 	int j;
 	if (jobs < 2 || tb_session_prepare(s, &e) != TB_OK)
 		return jobs;
@@ -168,34 +150,9 @@ int tb_cli_budget_jobs(tb_session *s, const char *path, int jobs)
 	others = tb_cli_budget_held() > own.held ? tb_cli_budget_held() - own.held : 0;
 	if (others >= limit)
 		return jobs;
-	room = limit - others;
-	tb_session_need_jobs(s, (size_t)jobs, &nj);
-	if (nj.total == own.total)
-		return jobs; /* not split (compressed CPU data): one cursor */
-	worst = (uint64_t)jobs * 2 * sizeof(tb_render_prog);
-	worst = tb_session_get_info(s)->nformats > UINT64_MAX / worst
-			? UINT64_MAX
-			: sat_add(nj.total, worst * tb_session_get_info(s)->nformats);
-	if (worst <= room)
-		return jobs; /* whatever the parts render */
-	if (nj.total <= room) {
-		/* the formats that have records: a walk, then back to the start */
-		while ((st = tb_session_next(s, &ev, &e)) != TB_END)
-			if (st == TB_ERR_NO_SPACE || st == TB_ERR_BUDGET)
-				return jobs;
-		if (tb_session_rewind(s, &e) != TB_OK)
-			return jobs;
-	}
-	for (j = jobs; j > 1; j--) {
-		tb_session_need_jobs(s, (size_t)j, &nj);
-		if (nj.total <= room)
-			break;
-	}
+	j = (int)tb_session_jobs_within(s, (size_t)jobs, limit - others);
 	if (j < jobs) {
 		tb_session_need_jobs(s, (size_t)jobs, &nj);
-		tb_session_need_get(s, &own);
-		if (own.total > room)
-			return jobs; /* not even one thread: refused as before */
 		fprintf(stderr,
 			"tracebound: %s: --jobs %d needs %llu bytes, over the budget of %llu "
 			"(--max-memory): on %d thread%s\n",

@@ -18,21 +18,12 @@
  * to the budget (thread-safe). */
 extern const tb_mem tb_cli_heap;
 
-/* --max-memory SIZE: the option every decoding command lists, and its
- * value (0 on success; else a message and -1). */
+/* --max-memory SIZE: the option every decoding command lists (a common
+ * one of opts.h), and its value (0 on success; else a message and -1). */
 #define TB_CLI_MAX_MEMORY_HELP "decoding memory at most SIZE bytes (k/m/g; default: 64m or 16 x the input, the larger)"
 int tb_cli_budget_option(const tb_opts *p, const char *val);
-#define TB_OPT_MAX_MEMORY 90
 #define TB_CLI_MAX_MEMORY_OPT \
 	{ TB_OPT_MAX_MEMORY, "--max-memory", NULL, "SIZE", TB_CLI_MAX_MEMORY_HELP }
-
-/* What every decoding command's option loop does alike with option id:
- * --help (exit 0), an option error (exit 2), --max-memory.  Returns
- * TB_CLI_OPT_OWN (the command's own), TB_CLI_OPT_NEXT (done, go on) or
- * the exit status to return. */
-#define TB_CLI_OPT_OWN (-1)
-#define TB_CLI_OPT_NEXT (-2)
-int tb_cli_opt_common(const tb_opts *p, int id, const char *val);
 
 /* A new input of len bytes counts toward the default budget (report and
  * convert add every file; check starts each file afresh). */

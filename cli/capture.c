@@ -188,33 +188,11 @@ void tb_cli_print_damage(const tb_cli_capture *c, FILE *warn)
 
 void tb_cli_print_damage_one(const tb_cli_capture *c, const tb_session_damage *d, FILE *warn)
 {
-	if (!strcmp(d->where, "event format")) {
-		tb_span sys, text;
-		(void)tb_session_format_at(c->s, d->index, &sys, &text, NULL);
-		fprintf(warn, "tracebound: %s: event format %zu (%.*s) at file offset %llu: "
-			      "%s (%s); its events are not decoded\n",
-			c->path, d->index, (int)(sys.len < 64 ? sys.len : 64), sys.ptr,
-			(unsigned long long)d->error.offset, d->error.what,
-			tb_strerror(d->error.status));
-	} else if (d->cut) {
-		/* compressed data counts chunks: the first of them cut,
-		 * its whole pages before the cut read */
-		tb_session_cpu_data cd;
-		int z = tb_session_cpu_data_at(c->s, d->index, 0, &cd, NULL) == TB_OK &&
-			cd.compressed;
-		fprintf(warn, "tracebound: %s: CPU %u: data cut short at file offset %llu: "
-			      "%llu %s (%llu bytes past the end of the file); the %s\n",
-			c->path, d->cpu, (unsigned long long)d->error.offset,
-			(unsigned long long)d->units,
-			z ? (d->units == 1 ? "chunk cut" : "chunks cut or lost")
-			  : (d->units == 1 ? "page lost" : "pages lost"),
-			(unsigned long long)d->missing,
-			z ? "whole pages before the cut are read" : "pages before it are read");
-	} else {
-		fprintf(warn, "tracebound: %s: %s: %s at file offset %llu (%s)\n", c->path,
-			d->where, d->error.what, (unsigned long long)d->error.offset,
-			tb_strerror(d->error.status));
-	}
+	tb_cli_text o = { { NULL, 0, 0, 0, -1 }, NULL, 0 };
+	fprintf(warn, "tracebound: %s: ", c->path);
+	TB_CLI_PRINT(&o, warn, tb_check_damage_text(&o.t, d, c->s));
+	putc('\n', warn);
+	tb_cli_text_free(&o);
 }
 
 const char *tb_cli_capture_path(const tb_cli_capture *c, uint32_t cpu)

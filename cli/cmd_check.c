@@ -32,30 +32,22 @@ static FILE *json_out;
 /* check --jobs N: the need of a report or convert on N threads too */
 static int check_jobs = 1;
 static uint64_t need_jobs; /* that need, for the JSON of the file at hand */
+static tb_cli_text check_text; /* the library's words, a line at a time */
 
 /* A line of the library's words after "PATH: " (an anomaly when a is
- * given, else the summary of c or cs); grown when it does not fit. */
+ * given, else the summary of c or cs). */
 static void line(const char *path, const tb_check_anomaly *a, const tb_session *s,
 		 const tb_check *c, const tb_check_stream *cs)
 {
-	char stack[1024], *buf = stack;
-	size_t cap = sizeof(stack);
-	tb_text t;
-	for (;;) {
-		tb_text_init(&t, buf, cap);
-		if (a)
-			tb_check_text(&t, a, s);
-		else if (c)
-			tb_check_summary(&t, c);
-		else
-			tb_check_stream_summary(&t, cs);
-		if (!tb_text_truncated(&t) || buf != stack || !(buf = malloc(t.need + 1)))
-			break;
-		cap = t.need + 1;
-	}
-	printf("%s: %.*s\n", path, (int)t.len, t.buf);
-	if (buf != stack)
-		free(buf);
+	tb_cli_text *o = &check_text;
+	printf("%s: ", path);
+	if (a)
+		TB_CLI_PRINT(o, stdout, tb_check_text(&o->t, a, s));
+	else if (c)
+		TB_CLI_PRINT(o, stdout, tb_check_summary(&o->t, c));
+	else
+		TB_CLI_PRINT(o, stdout, tb_check_stream_summary(&o->t, cs));
+	putchar('\n');
 }
 
 /* The file's verdict as JSON (need and budget: trace.dat, else 0). */
@@ -220,10 +212,10 @@ static int check_stream(const char *path, tb_check_stream *cs, tb_cli_input *in)
 }
 
 static const tb_opt check_options[] = {
-	{ 1, "--addr-size", NULL, "4|8", "pmclog address width (legacy 32-bit logs need 4)" },
+	{ TB_OPT_ADDR_SIZE, "--addr-size", NULL, "4|8", "pmclog address width (legacy 32-bit logs need 4)" },
 	TB_CLI_MAX_MEMORY_OPT,
-	{ 1 + 1, "--json", NULL, NULL, "one JSON object per file (schema_version 1): what a service reads" },
-	{ 3, "--jobs", "-j", "N", "say too what decoding on N threads needs (report, convert --jobs N)" },
+	{ TB_OPT_JSON, "--json", NULL, NULL, "one JSON object per file (schema_version 1): what a service reads" },
+	{ TB_OPT_JOBS, "--jobs", "-j", "N", "say too what decoding on N threads needs (report, convert --jobs N)" },
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
@@ -309,47 +301,22 @@ static int check_arg(const char *path, tb_check_stream *cs, const tb_pmclog_opti
 
 int tb_cmd_check(int argc, char **argv)
 {
-	int i, worst = TB_EXIT_OK, files = 0, id, n = 0, json = 0, saved = -1;
+	int i, worst = TB_EXIT_OK, saved = -1, files = 0;
 	tb_check_stream *cs;
 	tb_opts p;
 	tb_pmclog_options po;
-	const char *v;
-	memset(&po, 0, sizeof(po));
 	tb_opts_init(&p, "check", "FILE...", check_options, argc, argv);
-	while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
-		if (id == TB_OPTS_HELP)
-			return TB_EXIT_OK;
-		if (id == TB_OPTS_ERROR)
-			return TB_EXIT_USAGE;
-		if (id == TB_OPT_MAX_MEMORY) {
-			if (tb_cli_budget_option(&p, v) != 0)
-				return TB_EXIT_USAGE;
-			continue;
-		}
-		if (id == 2) {
-			json = 1;
-			continue;
-		}
-		if (id == 3) {
-			if (tb_opts_jobs(&p, v, &check_jobs))
-				return TB_EXIT_USAGE;
-			continue;
-		}
-		if (id == 1) {
-			if (strcmp(v, "4") && strcmp(v, "8"))
-				return tb_opts_fail(&p, "option '--addr-size': '%s' is not 4 or 8", v);
-			po.addr_size = (unsigned)(v[0] - '0');
-			continue;
-		}
-		argv[++n] = (char *)(uintptr_t)v;
-	}
-	argc = n + 1;
+	if ((i = tb_opts_parse(&p, NULL)) >= 0)
+		return i;
+	check_jobs = p.v.jobs_given ? p.v.jobs : 1;
+	memset(&po, 0, sizeof(po));
+	po.addr_size = p.v.addr_size;
 	cs = malloc(sizeof(*cs));
 	if (!cs) {
 		fprintf(stderr, "tracebound: out of memory\n");
 		return TB_EXIT_USAGE;
 	}
-	if (json) {
+	if (p.v.json) {
 		/* the JSON on the real stdout, the text lines on stderr */
 		fflush(stdout);
 		saved = dup(1);
@@ -360,15 +327,14 @@ int tb_cmd_check(int argc, char **argv)
 			return TB_EXIT_USAGE;
 		}
 	}
-	for (i = 1; i < argc; i++)
+	for (i = 1; i <= p.npos; i++)
 		files += check_arg(argv[i], cs, &po, &worst);
 	tb_cli_budget_restart(); /* said per file: not again by main */
 	free(cs);
+	tb_cli_text_free(&check_text);
 	if (json_out && (fflush(json_out) != 0 || ferror(json_out) || fclose(json_out) != 0)) {
 		fprintf(stderr, "tracebound: error writing the output\n");
 		worst = TB_EXIT_USAGE;
 	}
-	if (!files)
-		return tb_opts_usage(&p);
-	return worst;
+	return files ? worst : tb_opts_usage(&p);
 }

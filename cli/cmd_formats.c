@@ -16,31 +16,19 @@
 
 int tb_cmd_formats(int argc, char **argv)
 {
-	tb_cli_events *ev;
 	static const tb_opt opts[] = {
-		{ 1, "--json", NULL, NULL, "the formats as JSON" },
+		{ TB_OPT_JSON, "--json", NULL, NULL, "the formats as JSON" },
 		{ 0, NULL, NULL, NULL, NULL },
 	};
-	int json = 0, rc = TB_EXIT_OK, id;
+	tb_cli_events *ev;
 	tb_opts p;
 	struct stat sb;
-	const char *v, *dir = NULL;
+	const char *dir;
+	int rc;
 	tb_opts_init(&p, "formats", "[--json] DIR", opts, argc, argv);
-	while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
-		if (id == TB_OPTS_HELP)
-			return TB_EXIT_OK;
-		if (id == TB_OPTS_ERROR)
-			return TB_EXIT_USAGE;
-		if (id == 1) {
-			json = 1;
-		} else if (dir) {
-			return tb_opts_fail(&p, "a second directory '%s'", v);
-		} else {
-			dir = v;
-		}
-	}
-	if (!dir)
-		return tb_opts_usage(&p);
+	if ((rc = tb_opts_parse(&p, "directory")) >= 0)
+		return rc;
+	dir = argv[1];
 	if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
 		/* a file is input that is not formats (status 1, as the other
 		 * commands say of theirs), not a path that cannot be read */
@@ -51,9 +39,8 @@ int tb_cmd_formats(int argc, char **argv)
 	}
 	if (!(ev = tb_cli_events_load(dir, (unsigned)sizeof(long))))
 		return TB_EXIT_USAGE;
-	tb_cli_events_list(ev, stdout, json);
-	if (tb_cli_events_free(ev))
-		rc = TB_EXIT_MALFORMED;
+	tb_cli_events_list(ev, stdout, p.v.json);
+	rc = tb_cli_events_free(ev) ? TB_EXIT_MALFORMED : TB_EXIT_OK;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "tracebound: error writing output\n");
 		return TB_EXIT_USAGE;

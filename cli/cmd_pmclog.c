@@ -247,10 +247,10 @@ static tb_status pmclog_jobs(tb_pmclog *p, int json, int jobs, tb_error *err,
 }
 
 static const tb_opt pmclog_options[] = {
-	{ 1, "--json", NULL, NULL, "one JSON object per record" },
-	{ 2, "--stop-at-closelog", NULL, NULL, "stop at the first CLOSELOG record" },
-	{ 3, "--addr-size", NULL, "4|8", "address width (default: guessed from INITIALIZE)" },
-	{ 4, "--jobs", "-j", "N", "format on N threads, output unchanged (default: the machine's cores; 1: one thread; a file, not a pipe)" },
+	{ TB_OPT_JSON, "--json", NULL, NULL, "one JSON object per record" },
+	{ 1, "--stop-at-closelog", NULL, NULL, "stop at the first CLOSELOG record" },
+	{ TB_OPT_ADDR_SIZE, "--addr-size", NULL, "4|8", "address width (default: guessed from INITIALIZE)" },
+	{ TB_OPT_JOBS, "--jobs", "-j", "N", "format on N threads, output unchanged (default: the machine's cores; 1: one thread; a file, not a pipe)" },
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
@@ -262,38 +262,19 @@ int tb_cmd_pmclog(int argc, char **argv)
 	tb_status st;
 	outbuf out;
 	tb_cli_input in;
-	const char *path = NULL, *v;
-	int json = 0, i, rc = TB_EXIT_OK, jobs = tb_opts_default_jobs();
+	int json, rc;
 	uint64_t nrecords = 0;
 	tb_opts po;
+	tb_opts_init(&po, "pmclog", "[OPTIONS] FILE|-", pmclog_options, argc, argv);
+	if ((rc = tb_opts_parse(&po, "input file")) >= 0)
+		return rc;
 	memset(&opt, 0, sizeof(opt));
 	memset(&out, 0, sizeof(out));
-	tb_opts_init(&po, "pmclog", "[OPTIONS] FILE|-", pmclog_options, argc, argv);
-	while ((i = tb_opts_next(&po, &v)) != TB_OPTS_END) {
-		switch (i) {
-		case TB_OPTS_HELP: return TB_EXIT_OK;
-		case TB_OPTS_ERROR: return TB_EXIT_USAGE;
-		case 1: json = 1; break;
-		case 2: opt.flags |= TB_PMCLOG_STOP_AT_CLOSELOG; break;
-		case 3:
-			if (strcmp(v, "4") && strcmp(v, "8"))
-				return tb_opts_fail(&po, "option '--addr-size': '%s' is not 4 or 8", v);
-			opt.addr_size = (unsigned)(v[0] - '0');
-			break;
-		case 4:
-			if (tb_opts_jobs(&po, v, &jobs))
-				return TB_EXIT_USAGE;
-			break;
-		default:
-			if (path)
-				return tb_opts_fail(&po, "a second input file '%s'", v);
-			path = v;
-			break;
-		}
-	}
-	if (!path)
-		return tb_opts_usage(&po);
-	if (tb_cli_input_open(&in, path) != 0)
+	opt.addr_size = po.v.addr_size;
+	opt.flags = po.own[1] ? TB_PMCLOG_STOP_AT_CLOSELOG : 0;
+	json = po.v.json;
+	rc = TB_EXIT_OK;
+	if (tb_cli_input_open(&in, argv[1]) != 0)
 		return TB_EXIT_USAGE;
 	p = malloc(sizeof(*p));
 	if (!p) {
@@ -301,14 +282,14 @@ int tb_cmd_pmclog(int argc, char **argv)
 		tb_cli_input_close(&in);
 		return TB_EXIT_USAGE;
 	}
-	if (jobs > 1 && in.fd < 0) {
+	if (po.v.jobs > 1 && in.fd < 0) {
 		/* a mapping, fed whole: every event points into it */
 		const uint8_t *b;
 		size_t n;
 		(void)tb_cli_input_piece(&in, 0, &b, &n);
 		if (tb_pmclog_open_buffer(p, &opt, b, n) != TB_OK)
 			abort(); /* a fresh decoder takes any buffer */
-		st = pmclog_jobs(p, json, jobs, &err, &nrecords, &out);
+		st = pmclog_jobs(p, json, po.v.jobs, &err, &nrecords, &out);
 	} else {
 		tb_pmclog_init(p, &opt);
 		st = pmclog_loop(p, json, &in, &err, &nrecords, &out);

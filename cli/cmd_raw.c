@@ -303,14 +303,12 @@ out:
 	return rc;
 }
 
-enum { O_HP = 1, O_EVDIR, O_SUBBUF, O_ALL, O_JSON };
-
 static const tb_opt raw_options[] = {
-	{ O_HP, "--header-page", NULL, "FILE", "the sub-buffer layout (events/header_page)" },
-	{ O_EVDIR, "--events", NULL, "DIR", "the event formats (a tracefs events directory)" },
-	{ O_SUBBUF, "--subbuf-size", NULL, "SIZE", "the sub-buffer size in bytes (16k; at least 4096)" },
-	{ O_ALL, "--all-records", NULL, NULL, "also list padding and time records" },
-	{ O_JSON, "--json", NULL, NULL, "one JSON object per event (docs/json.md)" },
+	{ TB_OPT_HEADER_PAGE, "--header-page", NULL, "FILE", "the sub-buffer layout (events/header_page)" },
+	{ TB_OPT_EVENTS, "--events", NULL, "DIR", "the event formats (a tracefs events directory)" },
+	{ TB_OPT_SUBBUF_SIZE, "--subbuf-size", NULL, "SIZE", "the sub-buffer size in bytes (16k; at least 4096)" },
+	{ 1, "--all-records", NULL, NULL, "also list padding and time records" },
+	{ TB_OPT_JSON, "--json", NULL, NULL, "one JSON object per event (docs/json.md)" },
 	TB_CLI_MAX_MEMORY_OPT,
 	{ 0, NULL, NULL, NULL, NULL },
 };
@@ -318,45 +316,21 @@ static const tb_opt raw_options[] = {
 int tb_cmd_raw(int argc, char **argv)
 {
 	raw_opts o;
-	int id, nfiles = 0;
 	tb_opts p;
-	const char *v;
-	uint64_t size;
-
-	memset(&o, 0, sizeof(o));
+	int rc;
 	tb_opts_init(&p, "raw", "[OPTIONS] RAWFILE...", raw_options, argc, argv);
-	while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
-		switch (id) {
-		case TB_OPTS_HELP:
-			printf("\nThe sub-buffer layout comes from, first to last: the header_page\n"
-			       "(--header-page, else beside the dumps, else in the events\n"
-			       "directory), --subbuf-size, subbuf_kb beside the dumps, 4096 bytes.\n"
-			       "One that says another size than the one used is named on stderr.\n"
-			       "RAWFILE may be a folder of cpuN / cpuN.raw dumps (docs/python.md).\n");
-			return TB_EXIT_OK;
-		case TB_OPTS_ERROR: return TB_EXIT_USAGE;
-		case TB_OPT_MAX_MEMORY:
-			if (tb_cli_budget_option(&p, v) != 0)
-				return TB_EXIT_USAGE;
-			break;
-		case O_HP: o.header_page = v; break;
-		case O_EVDIR: o.events_dir = v; break;
-		case O_SUBBUF:
-			if (tb_opts_size(&p, "--subbuf-size", v, &size) != 0)
-				return TB_EXIT_USAGE;
-			if (size < 4096 || size > (1u << 20) || (size & (size - 1)))
-				return tb_opts_fail(&p, "option '--subbuf-size': %llu bytes: the size is in "
-						    "bytes (k and m suffixes), a power of two from 4096 to 1m",
-						    (unsigned long long)size);
-			o.subbuf_size = (uint32_t)size;
-			break;
-		case O_ALL: o.all_records = 1; break;
-		case O_JSON: o.json = 1; break;
-		case TB_OPTS_POSITIONAL: argv[++nfiles] = (char *)(uintptr_t)v; break;
-		default: break;
-		}
-	}
-	if (nfiles == 0)
-		return tb_opts_usage(&p);
-	return raw_run(&o, argv + 1, nfiles);
+	p.epilog = "The sub-buffer layout comes from, first to last: the header_page\n"
+		   "(--header-page, else beside the dumps, else in the events\n"
+		   "directory), --subbuf-size, subbuf_kb beside the dumps, 4096 bytes.\n"
+		   "One that says another size than the one used is named on stderr.\n"
+		   "RAWFILE may be a folder of cpuN / cpuN.raw dumps (docs/python.md).\n";
+	if ((rc = tb_opts_parse(&p, NULL)) >= 0)
+		return rc;
+	memset(&o, 0, sizeof(o));
+	o.header_page = p.v.header_page;
+	o.events_dir = p.v.events;
+	o.subbuf_size = p.v.subbuf_size;
+	o.all_records = p.own[1] != NULL;
+	o.json = p.v.json;
+	return raw_run(&o, argv + 1, p.npos);
 }

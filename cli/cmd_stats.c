@@ -48,26 +48,11 @@ int tb_cmd_stats(int argc, char **argv)
 	tb_error e;
 	tb_status st;
 
-	{
-		static const tb_opt none[] = { TB_CLI_MAX_MEMORY_OPT, { 0, NULL, NULL, NULL, NULL } };
-		tb_opts p;
-		const char *v, *file = NULL;
-		int id;
-		tb_opts_init(&p, "stats", "FILE.dat", none, argc, argv);
-		while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
-			if ((rc = tb_cli_opt_common(&p, id, v)) != TB_CLI_OPT_OWN) {
-				if (rc != TB_CLI_OPT_NEXT)
-					return rc;
-				continue;
-			}
-			if (file)
-				return tb_opts_fail(&p, "a second input file '%s'", v);
-			file = v;
-		}
-		if (!file)
-			return tb_opts_usage(&p);
-		argv[1] = (char *)(uintptr_t)file;
-	}
+	static const tb_opt opts[] = { TB_CLI_MAX_MEMORY_OPT, { 0, NULL, NULL, NULL, NULL } };
+	tb_opts p;
+	tb_opts_init(&p, "stats", "FILE.dat", opts, argc, argv);
+	if ((rc = tb_opts_parse(&p, "input file")) >= 0)
+		return rc;
 	if ((rc = tb_cli_capture_open(&c, argv[1], &so, stderr)) != 0)
 		return rc;
 	nb = tb_session_get_info(c.s)->nbuffers;

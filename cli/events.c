@@ -91,11 +91,6 @@ void tb_cli_events_count_bad(tb_cli_events *ev)
 		ev->bad_records++;
 }
 
-size_t tb_cli_events_count(const tb_cli_events *ev)
-{
-	return ev ? ev->set.count : 0;
-}
-
 size_t tb_cli_events_free(tb_cli_events *ev)
 {
 	size_t problems;

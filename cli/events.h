@@ -27,9 +27,6 @@ const tb_session_format_text *tb_cli_events_texts(tb_cli_events *ev, size_t *n);
 /* Count a record that does not fit its format (said at tb_cli_events_free). */
 void tb_cli_events_count_bad(tb_cli_events *ev);
 
-/* How many formats were loaded. */
-size_t tb_cli_events_count(const tb_cli_events *ev);
-
 /*
  * Print one event record decoded through its format: 1 when printed, 0
  * when no format has the record's id (the caller prints it raw).  A record

@@ -6,19 +6,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "budget.h"
 #include "opts.h"
 
 void tb_opts_init(tb_opts *p, const char *cmd, const char *synopsis,
 		  const tb_opt *opts, int argc, char **argv)
 {
-	p->cmd = cmd;
-	p->synopsis = synopsis;
-	p->opts = opts;
-	p->argc = argc;
-	p->argv = argv;
-	p->i = 1;
-	p->no_more = 0;
+	*p = (tb_opts){ .cmd = cmd, .synopsis = synopsis, .opts = opts, .argc = argc,
+			.argv = argv, .i = 1 };
+	p->v.jobs = tb_opts_default_jobs();
 }
 
 int tb_opts_fail(const tb_opts *p, const char *fmt, ...)
@@ -50,6 +46,8 @@ void tb_opts_help(const tb_opts *p)
 		printf("  %-24s %s\n", left, o->help);
 	}
 	printf("  %-24s %s\n", "--help", "this list");
+	if (p->epilog)
+		printf("\n%s", p->epilog);
 }
 
 static const tb_opt *find(const tb_opts *p, const char *a, size_t n)
@@ -62,7 +60,7 @@ static const tb_opt *find(const tb_opts *p, const char *a, size_t n)
 	return NULL;
 }
 
-int tb_opts_next(tb_opts *p, const char **val)
+static int next_any(tb_opts *p, const char **val)
 {
 	const char *a, *eq;
 	const tb_opt *o;
@@ -104,22 +102,6 @@ int tb_opts_next(tb_opts *p, const char **val)
 		return tb_opts_fail(p, "option '%s' needs a value", o->name), TB_OPTS_ERROR;
 	}
 	return o->id;
-}
-
-int tb_opts_uint(const tb_opts *p, const char *opt, const char *val,
-		 uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	errno = 0;
-	v = strtoull(val, &end, 10);
-	if (val[0] < '0' || val[0] > '9' || *end || errno || v < lo || v > hi) {
-		tb_opts_fail(p, "option '%s': '%s' is not a number from %llu to %llu", opt, val,
-			     (unsigned long long)lo, (unsigned long long)hi);
-		return -1;
-	}
-	*out = v;
-	return 0;
 }
 
 int tb_opts_size(const tb_opts *p, const char *opt, const char *val, uint64_t *out)
@@ -169,4 +151,61 @@ int tb_opts_jobs(const tb_opts *p, const char *val, int *jobs)
 	}
 	*jobs = (int)n;
 	return 0;
+}
+
+/* A common option's value into p->v: 0, or the message and -1. */
+static int common(tb_opts *p, int id, const char *val)
+{
+	uint64_t size;
+	switch (id) {
+	case TB_OPT_JSON: p->v.json = 1; return 0;
+	case TB_OPT_EVENTS: p->v.events = val; return 0;
+	case TB_OPT_HEADER_PAGE: p->v.header_page = val; return 0;
+	case TB_OPT_MAX_MEMORY: return tb_cli_budget_option(p, val);
+	case TB_OPT_JOBS:
+		p->v.jobs_given = 1;
+		return tb_opts_jobs(p, val, &p->v.jobs);
+	case TB_OPT_ADDR_SIZE:
+		if (strcmp(val, "4") && strcmp(val, "8"))
+			return tb_opts_fail(p, "option '--addr-size': '%s' is not 4 or 8", val), -1;
+		p->v.addr_size = (unsigned)(val[0] - '0');
+		return 0;
+	case TB_OPT_SUBBUF_SIZE:
+		if (tb_opts_size(p, "--subbuf-size", val, &size) != 0)
+			return -1;
+		if (size < 4096 || size > (1u << 20) || (size & (size - 1)))
+			return tb_opts_fail(p, "option '--subbuf-size': %llu bytes: the size is in "
+					    "bytes (k and m suffixes), a power of two from 4096 to 1m",
+					    (unsigned long long)size), -1;
+		p->v.subbuf_size = (uint32_t)size;
+		return 0;
+	default: return 0;
+	}
+}
+
+int tb_opts_next(tb_opts *p, const char **val)
+{
+	int id;
+	while ((id = next_any(p, val)) >= TB_OPT_COMMON)
+		if (common(p, id, *val) != 0)
+			return TB_OPTS_ERROR;
+	return id;
+}
+
+int tb_opts_parse(tb_opts *p, const char *one)
+{
+	const char *v;
+	int id;
+	while ((id = tb_opts_next(p, &v)) != TB_OPTS_END) {
+		if (id == TB_OPTS_HELP || id == TB_OPTS_ERROR)
+			return id == TB_OPTS_HELP ? TB_EXIT_OK : TB_EXIT_USAGE;
+		if (id > 0) {
+			p->own[id] = v ? v : "";
+		} else if (one && p->npos) {
+			return tb_opts_fail(p, "a second %s '%s'", one, v);
+		} else {
+			p->argv[++p->npos] = (char *)(uintptr_t)v;
+		}
+	}
+	return p->npos ? -1 : tb_opts_usage(p);
 }

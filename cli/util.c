@@ -60,23 +60,9 @@ void tb_cli_unload(tb_cli_file *f)
 /* Through the library's one JSON string writer (escapes, invalid UTF-8). */
 void tb_cli_json_str(FILE *out, const char *s, size_t n)
 {
-	char small[512], *buf = small;
-	tb_text t;
-	tb_text_init(&t, small, sizeof(small));
-	tb_json_str(&t, s, n);
-	if (tb_text_truncated(&t)) {
-		size_t cap = t.need + 1;
-		buf = malloc(cap);
-		if (!buf) {
-			fputs("null", out);
-			return;
-		}
-		tb_text_init(&t, buf, cap);
-		tb_json_str(&t, s, n);
-	}
-	fwrite(t.buf, 1, t.len, out);
-	if (buf != small)
-		free(buf);
+	tb_cli_text o = { { NULL, 0, 0, 0, -1 }, NULL, 0 };
+	TB_CLI_PRINT(&o, out, tb_json_str(&o.t, s, n));
+	tb_cli_text_free(&o);
 }
 
 void tb_cli_text_begin(tb_cli_text *o)

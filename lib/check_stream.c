@@ -278,3 +278,45 @@ void tb_check_text(tb_text *t, const tb_check_anomaly *a, const tb_session *s)
 		break;
 	}
 }
+
+void tb_check_damage_text(tb_text *t, const tb_session_damage *d, const tb_session *s)
+{
+	tb_span sys = { "", 0 }, text;
+	tb_session_cpu_data cd;
+	int z;
+	if (!strcmp(d->where, "event format")) {
+		/* the system's name as far as its first NUL, 64 bytes at most */
+		size_t n;
+		(void)tb_session_format_at(s, d->index, &sys, &text, NULL);
+		n = sys.len < 64 ? sys.len : 64;
+		if (n && memchr(sys.ptr, 0, n))
+			n = strlen(sys.ptr);
+		at(t, "event format ", d->index);
+		tb_text_put(t, " (", 2);
+		tb_text_put(t, sys.ptr, n);
+		at(t, ") at file offset ", d->error.offset);
+		tb_text_put(t, ": ", 2);
+		tb_text_puts(t, d->error.what);
+		status_in_parens(t, d->error.status);
+		tb_text_puts(t, "; its events are not decoded");
+	} else if (d->cut) {
+		/* compressed data counts chunks: the first of them cut, its
+		 * whole pages before the cut read */
+		z = tb_session_cpu_data_at(s, d->index, 0, &cd, NULL) == TB_OK && cd.compressed;
+		at(t, "CPU ", d->cpu);
+		at(t, ": data cut short at file offset ", d->error.offset);
+		at(t, ": ", d->units);
+		tb_text_puts(t, z ? (d->units == 1 ? " chunk cut" : " chunks cut or lost")
+				  : (d->units == 1 ? " page lost" : " pages lost"));
+		at(t, " (", d->missing);
+		tb_text_puts(t, z ? " bytes past the end of the file); the whole pages before "
+				    "the cut are read"
+				  : " bytes past the end of the file); the pages before it are read");
+	} else {
+		tb_text_puts(t, d->where);
+		tb_text_put(t, ": ", 2);
+		tb_text_puts(t, d->error.what);
+		at(t, " at file offset ", d->error.offset);
+		status_in_parens(t, d->error.status);
+	}
+}

@@ -442,6 +442,40 @@ void tb_session_need_jobs(const tb_session *s, size_t jobs, tb_session_need *out
 	out->total = more > UINT64_MAX - out->total ? UINT64_MAX : out->total + more;
 }
 
+size_t tb_session_jobs_within(tb_session *s, size_t jobs, uint64_t room)
+{
+	tb_session_need own, nj;
+	tb_session_event ev;
+	tb_error e;
+	uint64_t worst = (uint64_t)jobs * 2 * sizeof(tb_render_prog);
+	size_t j;
+	if (!s || jobs < 2 || tb_session_prepare(s, &e) != TB_OK)
+		return jobs;
+	tb_session_need_get(s, &own);
+	tb_session_need_jobs(s, jobs, &nj);
+	if (nj.total == own.total)
+		return jobs; /* not split: one cursor */
+	worst = s->info.nformats > UINT64_MAX / worst ? UINT64_MAX : worst * s->info.nformats;
+	if (worst <= room && nj.total <= room - worst)
+		return jobs; /* whatever the parts render */
+	if (nj.total <= room) {
+		/* the formats that have records: a walk, then back to the start */
+		tb_status st;
+		while ((st = tb_session_next(s, &ev, &e)) != TB_END)
+			if (st == TB_ERR_NO_SPACE || st == TB_ERR_BUDGET)
+				return jobs;
+		if (tb_session_rewind(s, &e) != TB_OK)
+			return jobs;
+	}
+	for (j = jobs; j > 1; j--) {
+		tb_session_need_jobs(s, j, &nj);
+		if (nj.total <= room)
+			break;
+	}
+	tb_session_need_get(s, &own);
+	return j < jobs && own.total > room ? jobs : j;
+}
+
 tb_status tb_session_part_open(tb_session **out, const tb_session *s, const tb_mem *mem,
 			       const uint64_t *from, const uint64_t *to, tb_error *err)
 {

@@ -620,6 +620,15 @@ START_TEST(sound_capture_within_its_need)
 }
 END_TEST
 
+/* The v7 sample read whole, or NULL (said: the test is skipped). */
+static uint8_t *v7_sample(size_t *len)
+{
+	uint8_t *data = tb_test_read_file(tb_test_path("../shared/samples/sched4k.v7.dat"), len);
+	if (!data)
+		printf("budget: sched4k.v7.dat missing, test skipped\n");
+	return data;
+}
+
 /* tb_session_need_jobs on the sample (uncompressed: parts split it): the
  * need of one job is the session's; each job adds the same bytes; k parts
  * over the whole capture, each rendering every event both ways (every
@@ -627,17 +636,15 @@ END_TEST
 START_TEST(need_of_jobs_bounds_the_parts)
 {
 	size_t len, k;
-	uint8_t *data = tb_test_read_file(tb_test_path("../shared/samples/sched4k.v7.dat"), &len);
+	uint8_t *data = v7_sample(&len);
 	opened o;
 	tb_session_need n1, n2, n3, plain;
 	tb_session *part[3];
 	tb_error e;
 	tb_status last;
 	uint64_t per, before;
-	if (!data) {
-		printf("budget: sched4k.v7.dat missing, test skipped\n");
+	if (!data)
 		return;
-	}
 	ck_assert_int_eq(open_with(&o, data, len, 0, NULL), TB_OK);
 	(void)walk_all(&o, 0, &last); /* the formats used */
 	ck_assert_int_eq(last, TB_END);
@@ -668,6 +675,43 @@ START_TEST(need_of_jobs_bounds_the_parts)
 	ck_assert_uint_le(o.c.peak, n3.total);
 	for (k = 0; k < 3; k++)
 		tb_session_close(part[k]);
+	close_opened(&o);
+	free(data);
+}
+END_TEST
+
+/* tb_session_jobs_within on the sample: the most jobs whose need fits the
+ * room (4, 3, one less than two's: 1), all 4 when even one cursor does not
+ * fit (the open's refusal stands) or when every format on every part fits
+ * without a walk; one job asked is one. */
+START_TEST(jobs_within_the_room)
+{
+	size_t len;
+	uint8_t *data = v7_sample(&len);
+	opened o;
+	tb_session_need plain, n2, n3, n4;
+	tb_status last;
+	uint64_t h;
+	if (!data)
+		return;
+	ck_assert_int_eq(open_with(&o, data, len, 0, NULL), TB_OK);
+	ck_assert_uint_eq(tb_session_jobs_within(o.s, 4, UINT64_MAX / 2), 4);
+	ck_assert_uint_eq(tb_session_jobs_within(o.s, 1, 0), 1);
+	h = walk_all(&o, 0, &last); /* the formats used */
+	ck_assert_int_eq(last, TB_END);
+	tb_session_need_get(o.s, &plain);
+	tb_session_need_jobs(o.s, 2, &n2);
+	tb_session_need_jobs(o.s, 3, &n3);
+	tb_session_need_jobs(o.s, 4, &n4);
+	ck_assert_uint_lt(n3.total, n4.total);
+	ck_assert_uint_eq(tb_session_jobs_within(o.s, 4, n4.total), 4);
+	ck_assert_uint_eq(tb_session_jobs_within(o.s, 4, n4.total - 1), 3);
+	ck_assert_uint_eq(tb_session_jobs_within(o.s, 4, n3.total), 3);
+	ck_assert_uint_eq(tb_session_jobs_within(o.s, 4, n2.total - 1), 1);
+	ck_assert_uint_eq(tb_session_jobs_within(o.s, 4, plain.total - 1), 4);
+	/* rewound after its walk: every event is there again */
+	ck_assert_uint_eq(walk_all(&o, 0, &last), h);
+	ck_assert_int_eq(last, TB_END);
 	close_opened(&o);
 	free(data);
 }
@@ -843,6 +887,7 @@ Suite *tb_suite_budget(void)
 	tcase_add_test(tc, empty_and_overlapping_cpus);
 	tcase_add_test(tc, sound_capture_within_its_need);
 	tcase_add_test(tc, need_of_jobs_bounds_the_parts);
+	tcase_add_test(tc, jobs_within_the_room);
 	tcase_add_test(tc, cli_jobs_need_and_fallback);
 	tcase_add_test(tc, tiny_budget_and_name);
 	tcase_add_test(tc, cli_over_budget_exits_3);

@@ -54,6 +54,58 @@ static uint64_t walk(tb_session *s, tb_check *c, tb_check_anomaly *first)
 	return n;
 }
 
+/* The damage entries in check's words (tb_check_damage_text), as
+ * `tracebound check` prints them after "PATH: ": the sample cut 5,000
+ * bytes short (its options, its buffer table, CPU 1's last pages), and
+ * one with sched_switch's "format:" misspelt (its format's index and
+ * system). */
+static void damage_texts(uint8_t *p, size_t len, const char *const *want, size_t nwant)
+{
+	tb_session *s = open_mem(p, len, 0);
+	char buf[256];
+	tb_text t;
+	size_t i;
+	ck_assert_uint_eq(tb_session_ndamage(s), nwant);
+	for (i = 0; i < nwant; i++) {
+		tb_text_init(&t, buf, sizeof(buf));
+		tb_check_damage_text(&t, tb_session_damage_at(s, i), s);
+		ck_assert(!tb_text_truncated(&t));
+		buf[t.len] = '\0';
+		ck_assert_str_eq(buf, want[i]);
+	}
+	tb_session_close(s);
+}
+
+START_TEST(check_damage_text)
+{
+	static const char *const cut[] = {
+		"options: next options section outside the file at file offset 7445507 (offset "
+		"out of range)",
+		"buffer: BUFFER option lost: CPU ranges inferred from the data at file offset "
+		"7445515 (truncated input)",
+		"CPU 1: data cut short at file offset 9781248: 2 pages lost (4777 bytes past the "
+		"end of the file); the pages before it are read",
+	};
+	static const char *const fmt[] = {
+		"event format 1533 (sched) at file offset 1305501: expected 'format:' (syntax "
+		"error); its events are not decoded",
+	};
+	size_t len, at = 0;
+	uint8_t *p = load(&len);
+	if (!p)
+		return;
+	damage_texts(p, len - 5000, cut, 3);
+	while (at + 18 < len && memcmp(p + at, "name: sched_switch", 18))
+		at++;
+	while (at + 7 < len && memcmp(p + at, "format:", 7))
+		at++;
+	ck_assert_uint_eq(at, 1305501);
+	p[at + 4] = 'X';
+	damage_texts(p, len, fmt, 1);
+	free(p);
+}
+END_TEST
+
 /* As `tracebound check` says of the sample: 63,844 events, no anomaly. */
 START_TEST(check_sound_sample_has_no_anomaly)
 {
@@ -439,6 +491,7 @@ Suite *tb_suite_check(void)
 	tcase_add_test(tc, check_stream_kinds);
 	tcase_add_test(tc, check_stream_pmclog_every_split);
 	tcase_add_test(tc, check_stream_raw);
+	tcase_add_test(tc, check_damage_text);
 	suite_add_tcase(s, tc);
 	return s;
 }

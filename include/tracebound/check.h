@@ -64,6 +64,14 @@ typedef struct tb_check_anomaly {
  * be NULL).  CAPTURE ones are said by their damage entry. */
 TB_API void tb_check_text(tb_text *t, const tb_check_anomaly *a, const tb_session *s);
 
+/* A damage entry of s (a CAPTURE anomaly's .damage, tb_session_damage_at)
+ * in the words `tracebound` says it, without a newline: an event format by
+ * its index and system ("event format 1533 (sched) at file offset N: what
+ * (status); its events are not decoded"), CPU data cut short by the pages
+ * (or compressed chunks) lost, anything else "WHERE: what at file offset
+ * N (status)". */
+TB_API void tb_check_damage_text(tb_text *t, const tb_session_damage *d, const tb_session *s);
+
 /* The iterator; its counters are read during and after the walk. */
 typedef struct tb_check {
 	tb_session *s;

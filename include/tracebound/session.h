@@ -620,6 +620,13 @@ TB_API TB_MUST_CHECK tb_status tb_session_part_open(tb_session **out, const tb_s
  * buffer) is not in it.
  */
 TB_API void tb_session_need_jobs(const tb_session *s, size_t jobs, tb_session_need *out);
+/* The most parts, jobs at most, whose tb_session_need_jobs fits in room
+ * bytes (the caller's budget less its other sessions'), s prepared here.
+ * Only when every format rendered on every part would not fit, the
+ * formats that have records are learnt by a walk of s, then rewound.
+ * jobs itself when it fits, when s is not split (raw dumps, compressed CPU
+ * data), or when not even one cursor fits (the open's refusal stands). */
+TB_API size_t tb_session_jobs_within(tb_session *s, size_t jobs, uint64_t room);
 /* The same part cursor moved to [*from, *to), its programs kept. */
 TB_API TB_MUST_CHECK tb_status tb_session_part_seek(tb_session *part, const uint64_t *from,
 						    const uint64_t *to, tb_error *err);
