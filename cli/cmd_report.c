@@ -275,7 +275,7 @@ done:
 }
 
 enum { O_RAW = 1, O_JSON, O_TEXT, O_NSECS, O_LAT, O_TSDIFF, O_CPU, O_EVENTS, O_INPUT, O_FILTER,
-       O_INVERT, O_UNAME, O_VERSION, O_STAT, O_CPUS, O_FIRST, O_LAST, O_TSOFFSET, O_FROM, O_TO, O_JOBS,
+       O_INVERT, O_UNAME, O_VERSION, O_STAT, O_CPUS, O_FIRST, O_LAST, O_TSOFFSET, O_FROM, O_TO,
        O_KALLSYMS };
 
 static const tb_opt report_options[] = {
@@ -300,7 +300,7 @@ static const tb_opt report_options[] = {
 	{ O_UNAME, "--uname", NULL, NULL, "only the traced system's uname and the recorder's version (trace-cmd --uname)" },
 	{ O_VERSION, "--version", NULL, NULL, "only the version of the trace-cmd that recorded it (trace-cmd --version)" },
 	{ O_KALLSYMS, "--kallsyms", NULL, "FILE", "a perf.data's kernel frames named from FILE (/proc/kallsyms of the traced machine)" },
-	{ O_JOBS, "--jobs", "-j", "N", "format on N threads, output unchanged (default: the machine's cores, one under 16 MiB; 1: one thread; one file)" },
+	{ TB_OPT_JOBS, "--jobs", "-j", "N", "format on N threads, output unchanged (default: the machine's cores, one under 16 MiB; 1: one thread; one file)" },
 	TB_CLI_MAX_MEMORY_OPT,
 	{ 0, NULL, NULL, NULL, NULL },
 };
@@ -367,7 +367,6 @@ int tb_cmd_report(int argc, char **argv)
 	memset(&kallsyms, 0, sizeof(kallsyms));
 	o.negate_from = SIZE_MAX;
 	o.to = UINT64_MAX;
-	o.jobs = tb_opts_default_jobs();
 	tb_opts_init(&p, "report", "[OPTIONS] FILE.dat...", report_options, argc, argv);
 	while ((id = tb_opts_next(&p, &v)) != TB_OPTS_END) {
 		switch (id) {
@@ -380,15 +379,6 @@ int tb_cmd_report(int argc, char **argv)
 		case O_LAT: o.line_flags |= TB_TEXT_LATENCY; break;
 		case O_TSDIFF: o.line_flags |= TB_TEXT_TSDIFF; break;
 		case O_CPU: o.cpus = v; break;
-		case O_JOBS:
-			if (tb_opts_jobs(&p, v, &o.jobs))
-				return TB_EXIT_USAGE;
-			o.jobs_given = 1;
-			break;
-		case TB_OPT_MAX_MEMORY:
-			if (tb_cli_budget_option(&p, v) != 0)
-				return TB_EXIT_USAGE;
-			break;
 		case O_EVENTS: o.events = v; break;
 		case O_KALLSYMS:
 			if (kallsyms.data)
@@ -442,6 +432,8 @@ int tb_cmd_report(int argc, char **argv)
 		default: break;
 		}
 	}
+	o.jobs = p.v.jobs;
+	o.jobs_given = p.v.jobs_given;
 	if (!o.nin)
 		return tb_opts_usage(&p);
 	if (o.from_text && o.to_text && o.to < o.from)

@@ -186,43 +186,31 @@ static int convert_raw(const char *dir, const char *events, const char *hp_path,
 
 static const tb_opt parquet_options[] = {
 	{ 1, "--text", NULL, NULL, "add the rendered text column" },
-	{ 2, "--events", NULL, "DIR", "event formats for raw cpuN.raw inputs" },
-	{ 3, "--header-page", NULL, "FILE", "the sub-buffer layout of raw inputs" },
-	{ 4, "--jobs", "-j", "N", "write on 2 threads when N > 1, files unchanged (default: the machine's cores)" },
+	{ TB_OPT_EVENTS, "--events", NULL, "DIR", "event formats for raw cpuN.raw inputs" },
+	{ TB_OPT_HEADER_PAGE, "--header-page", NULL, "FILE", "the sub-buffer layout of raw inputs" },
+	{ TB_OPT_JOBS, "--jobs", "-j", "N", "write on 2 threads when N > 1, files unchanged (default: the machine's cores)" },
 	TB_CLI_MAX_MEMORY_OPT,
 	{ 0, NULL, NULL, NULL, NULL },
 };
 
 int tb_convert_parquet(int argc, char **argv)
 {
-	int i = 1, text = 0, rc = TB_EXIT_OK, nfiles, k, id, npos = 0, jobs = tb_opts_default_jobs();
+	int i = 1, text, rc, nfiles, k, jobs;
 	tb_opts po;
-	const char *v;
-	const char *outdir, *events = NULL, *hp = NULL;
+	const char *outdir, *events, *hp;
 	tb_opts_init(&po, "convert --to parquet",
 		     "[--text] DATASET FILE.dat...\n"
 		     "       tracebound convert --to parquet [--text] --events DIR "
 		     "[--header-page FILE] DATASET cpuN.raw...",
 		     parquet_options, argc, argv);
-	while ((id = tb_opts_next(&po, &v)) != TB_OPTS_END) {
-		switch (id) {
-		case TB_OPTS_HELP: return TB_EXIT_OK;
-		case TB_OPTS_ERROR: return TB_EXIT_USAGE;
-		case TB_OPT_MAX_MEMORY:
-			if (tb_cli_budget_option(&po, v) != 0)
-				return TB_EXIT_USAGE;
-			break;
-		case 1: text = 1; break;
-		case 2: events = v; break;
-		case 3: hp = v; break;
-		case 4:
-			if (tb_opts_jobs(&po, v, &jobs))
-				return TB_EXIT_USAGE;
-			break;
-		default: argv[++npos] = (char *)(uintptr_t)v; break;
-		}
-	}
-	argc = npos + 1;
+	if ((rc = tb_opts_parse(&po, NULL)) >= 0)
+		return rc;
+	rc = TB_EXIT_OK;
+	text = po.own[1] != NULL;
+	events = po.v.events;
+	hp = po.v.header_page;
+	jobs = po.v.jobs;
+	argc = po.npos + 1;
 	if (argc - i < 2)
 		return tb_opts_usage(&po);
 	outdir = argv[i++];

@@ -70,11 +70,11 @@ static const tb_opt perfetto_options[] = {
 	{ 1, "--lossless", NULL, NULL, "keep every field (generic events beside typed ones)" },
 	{ 2, "--generic", NULL, NULL, "every event as a generic one" },
 	{ 3, "--verbose", "-v", NULL, "say what was dropped or damaged" },
-	{ 4, "--events", NULL, "DIR", "event formats for raw cpuN.raw inputs" },
-	{ 5, "--header-page", NULL, "FILE", "the sub-buffer layout of raw inputs" },
+	{ TB_OPT_EVENTS, "--events", NULL, "DIR", "event formats for raw cpuN.raw inputs" },
+	{ TB_OPT_HEADER_PAGE, "--header-page", NULL, "FILE", "the sub-buffer layout of raw inputs" },
 	{ 6, "--clock", NULL, "CLOCK", "the trace clock of raw inputs" },
 	{ 7, "--subbuf-size", NULL, "SIZE", "the sub-buffer size of raw inputs (16k)" },
-	{ 8, "--jobs", "-j", "N", "encode on N threads, output unchanged (default: the machine's "
+	{ TB_OPT_JOBS, "--jobs", "-j", "N", "encode on N threads, output unchanged (default: the machine's "
 				  "cores, one under 16 MiB; 1: one thread; one trace.dat)" },
 	TB_CLI_MAX_MEMORY_OPT,
 	{ 0, NULL, NULL, NULL, NULL },
@@ -92,7 +92,7 @@ int tb_convert_perfetto(int argc, char **argv)
 	tb_error e;
 	tb_status st = TB_OK;
 	unsigned flags = 0;
-	int rc, r, verbose = 0, nin, id, npos = 0, jobs = tb_opts_default_jobs(), jobs_given = 0;
+	int rc, r, verbose = 0, nin, id, npos = 0, jobs, jobs_given;
 	tb_opts po;
 	const char *v, *outpath;
 	uint64_t size;
@@ -104,22 +104,17 @@ int tb_convert_perfetto(int argc, char **argv)
 		     "(OUT may be - for stdout)",
 		     perfetto_options, argc, argv);
 	while ((id = tb_opts_next(&po, &v)) != TB_OPTS_END) {
-		if ((r = tb_cli_opt_common(&po, id, v)) != TB_CLI_OPT_OWN) {
-			if (r != TB_CLI_OPT_NEXT)
-				return r;
-			continue;
-		}
 		switch (id) {
+		case TB_OPTS_HELP: return TB_EXIT_OK;
+		case TB_OPTS_ERROR: return TB_EXIT_USAGE;
 		case 1: flags |= TB_PF_LOSSLESS; break;
 		case 2: flags |= TB_PF_ALL_GENERIC; break;
 		case 3: verbose = 1; break;
-		case 4: ro.events = v; break;
-		case 5: ro.header_page = v; break;
 		case 6:
 			ro.clock.ptr = v;
 			ro.clock.len = strlen(v);
 			break;
-		case 7:
+		case 7: /* any size, not only a power of two (the common option's rule) */
 			if (tb_opts_size(&po, "--subbuf-size", v, &size) != 0)
 				return TB_EXIT_USAGE;
 			if (size < 4096 || size > (1u << 20))
@@ -128,14 +123,13 @@ int tb_convert_perfetto(int argc, char **argv)
 						    (unsigned long long)size);
 			ro.subbuf_size = (uint32_t)size;
 			break;
-		case 8:
-			if (tb_opts_jobs(&po, v, &jobs) != 0)
-				return TB_EXIT_USAGE;
-			jobs_given = 1;
-			break;
 		default: argv[++npos] = (char *)(uintptr_t)v; break;
 		}
 	}
+	ro.events = po.v.events;
+	ro.header_page = po.v.header_page;
+	jobs = po.v.jobs;
+	jobs_given = po.v.jobs_given;
 	nin = npos - 1;
 	if (nin < 1)
 		return tb_opts_usage(&po);
