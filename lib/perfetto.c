@@ -539,6 +539,22 @@ static tb_status out_error(tb_pf_writer *w, tb_error *err)
 	return tb_fail(err, w->status, w->stats.bytes, "perfetto writer: output failed");
 }
 
+/* Writes the packet built in pb as one TracePacket and counts it; a
+ * failed write sticks in w->status. */
+static tb_status flush_packet(tb_pf_writer *w, tb_pb *pb, tb_error *err)
+{
+	size_t k = pb->len;
+	tb_status st = tb_pb_flush(pb, TB_PF_TRACE_PACKET, w->cfg.write, w->cfg.ctx);
+	if (st != TB_OK) {
+		if (w->status == TB_OK)
+			w->status = st;
+		return out_error(w, err);
+	}
+	w->stats.packets++;
+	w->stats.bytes += 1 + tb_pb_varint_len(k) + k;
+	return TB_OK;
+}
+
 tb_status tb_pf_encode(tb_pf_writer *w, const tb_pf_record *r, tb_pf_encoded *out,
 			tb_error *err)
 {
@@ -730,7 +746,6 @@ tb_status tb_pf_system_info(tb_pf_writer *w, const char *uname, size_t len, tb_e
 	const char *sys, *node, *rel, *last = NULL, *vers = NULL, *wd;
 	size_t i = 0, nsys, nnode, nrel, nlast = 0, nvers = 0, k;
 	tb_pb pb;
-	tb_status st;
 	if (w->status)
 		return out_error(w, err);
 	if (!uname || !len)
@@ -768,16 +783,7 @@ tb_status tb_pf_system_info(tb_pf_writer *w, const char *uname, size_t len, tb_e
 		put_text(&pb, TB_PF_UTSNAME_MACHINE, (const uint8_t *)last, nlast);
 	tb_pb_end(&pb);
 	tb_pb_end(&pb);
-	k = pb.len;
-	st = tb_pb_flush(&pb, TB_PF_TRACE_PACKET, w->cfg.write, w->cfg.ctx);
-	if (st != TB_OK) {
-		if (w->status == TB_OK)
-			w->status = st;
-		return out_error(w, err);
-	}
-	w->stats.packets++;
-	w->stats.bytes += 1 + tb_pb_varint_len(k) + k;
-	return TB_OK;
+	return flush_packet(w, &pb, err);
 }
 
 tb_status tb_pf_session_record(const tb_session_event *ev, tb_pf_record *r, tb_error *err)
@@ -842,17 +848,9 @@ tb_status tb_pf_threads(tb_pf_writer *w, const tb_cmdlines *c, tb_error *err)
 		tb_pb_end(&pb);
 		w->stats.threads++;
 		if (i + 1 == c->n || room - pb.len < 4 * c->v[i + 1].comm_len + 32 + 8) {
-			size_t n;
 			tb_pb_end(&pb);
-			n = pb.len;
-			st = tb_pb_flush(&pb, TB_PF_TRACE_PACKET, w->cfg.write, w->cfg.ctx);
-			if (st != TB_OK) {
-				if (w->status == TB_OK)
-					w->status = st;
-				return out_error(w, err);
-			}
-			w->stats.packets++;
-			w->stats.bytes += 1 + tb_pb_varint_len(n) + n;
+			if ((st = flush_packet(w, &pb, err)) != TB_OK)
+				return st;
 		}
 	}
 	return TB_OK;
