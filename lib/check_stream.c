@@ -170,30 +170,36 @@ tb_status tb_check_stream_next(tb_check_stream *c, tb_check_anomaly *a)
 
 void tb_check_stream_summary(tb_text *t, const tb_check_stream *c)
 {
-	const char *verdict = c->anomalies ? " anomalies: MALFORMED" : " anomalies: ok";
+	/* "<lead 0><count 0><lead 1><count 1>...": the last count is the anomalies */
+	static const char *const pmclog_lead[] = {"pmclog: ", " records, ",
+						  " drop notifications, ", " of unknown type, "};
+	static const char *const raw_lead[] = {"raw sub-buffers (", "-byte): ", " sub-buffers, ",
+					       " events, ", " dropped, "};
+	const char *const *lead;
+	uint64_t v[5];
+	size_t n, i;
 	if (c->kind == TB_CHECK_KIND_PMCLOG) {
-		tb_text_puts(t, "pmclog: ");
-		tb_text_u64(t, c->events, 0, 0);
-		tb_text_puts(t, " records, ");
-		tb_text_u64(t, c->drops, 0, 0);
-		tb_text_puts(t, " drop notifications, ");
-		tb_text_u64(t, c->unknown, 0, 0);
-		tb_text_puts(t, " of unknown type, ");
+		lead = pmclog_lead;
+		n = TB_ARRAY_LEN(pmclog_lead);
+		v[0] = c->events;
+		v[1] = c->drops;
+		v[2] = c->unknown;
 	} else if (c->kind == TB_CHECK_KIND_RAW) {
-		tb_text_puts(t, "raw sub-buffers (");
-		tb_text_u64(t, c->layout.subbuf_size, 0, 0);
-		tb_text_puts(t, "-byte): ");
-		tb_text_u64(t, c->pages, 0, 0);
-		tb_text_puts(t, " sub-buffers, ");
-		tb_text_u64(t, c->events, 0, 0);
-		tb_text_puts(t, " events, ");
-		tb_text_u64(t, c->dropped, 0, 0);
-		tb_text_puts(t, " dropped, ");
+		lead = raw_lead;
+		n = TB_ARRAY_LEN(raw_lead);
+		v[0] = c->layout.subbuf_size;
+		v[1] = c->pages;
+		v[2] = c->events;
+		v[3] = c->dropped;
 	} else {
 		return;
 	}
-	tb_text_u64(t, c->anomalies, 0, 0);
-	tb_text_puts(t, verdict);
+	v[n - 1] = c->anomalies;
+	for (i = 0; i < n; i++) {
+		tb_text_puts(t, lead[i]);
+		tb_text_u64(t, v[i], 0, 0);
+	}
+	tb_text_puts(t, c->anomalies ? " anomalies: MALFORMED" : " anomalies: ok");
 }
 
 /* " at file offset N" / " at offset N" and " (status)" pieces. */
