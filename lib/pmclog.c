@@ -66,12 +66,7 @@ TB_API void tb_pmclog_init(tb_pmclog *p, const tb_pmclog_options *opt)
 
 TB_API tb_status tb_pmclog_feed(tb_pmclog *p, const void *data, size_t len)
 {
-	if (p->closed || p->in_pos != p->in_len || (!data && len))
-		return TB_ERR_ARG;
-	p->in = (const uint8_t *)data;
-	p->in_len = len;
-	p->in_pos = 0;
-	return TB_OK;
+	return tb_feed_window_(p->closed, &p->in, &p->in_len, &p->in_pos, data, len);
 }
 
 TB_API void tb_pmclog_close(tb_pmclog *p)
