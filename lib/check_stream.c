@@ -202,17 +202,23 @@ void tb_check_stream_summary(tb_text *t, const tb_check_stream *c)
 	tb_text_puts(t, c->anomalies ? " anomalies: MALFORMED" : " anomalies: ok");
 }
 
-/* " at file offset N" / " at offset N" and " (status)" pieces. */
+/* " at file offset N" / " at offset N": a lead and a number. */
 static void at(tb_text *t, const char *lead, uint64_t off)
 {
 	tb_text_puts(t, lead);
 	tb_text_u64(t, off, 0, 0);
 }
 
-static void status_in_parens(tb_text *t, tb_status st)
+/* ": WHAT[ LEAD N] (status)": the error an anomaly carries (no offset
+ * piece when lead is NULL). */
+static void what_at(tb_text *t, const tb_check_anomaly *a, const char *lead, uint64_t off)
 {
+	tb_text_put(t, ": ", 2);
+	tb_text_puts(t, a->error.what);
+	if (lead)
+		at(t, lead, off);
 	tb_text_put(t, " (", 2);
-	tb_text_puts(t, tb_strerror(st));
+	tb_text_puts(t, tb_strerror(a->error.status));
 	tb_text_putc(t, ')');
 }
 
@@ -238,10 +244,7 @@ void tb_check_text(tb_text *t, const tb_check_anomaly *a, const tb_session *s)
 	switch (a->part) {
 	case TB_CHECK_PAGE:
 		walk_place(t, a, s);
-		tb_text_put(t, ": ", 2);
-		tb_text_puts(t, a->error.what);
-		at(t, " at file offset ", a->error.offset);
-		status_in_parens(t, a->error.status);
+		what_at(t, a, " at file offset ", a->error.offset);
 		break;
 	case TB_CHECK_EVENT:
 		walk_place(t, a, s);
@@ -252,35 +255,24 @@ void tb_check_text(tb_text *t, const tb_check_anomaly *a, const tb_session *s)
 		walk_place(t, a, s);
 		if (a->format)
 			tb_text_put(t, a->format->name, a->format->name_len);
-		tb_text_put(t, ": ", 2);
-		tb_text_puts(t, a->error.what);
-		at(t, " at record byte ", a->error.offset);
-		status_in_parens(t, a->error.status);
+		what_at(t, a, " at record byte ", a->error.offset);
 		break;
 	case TB_CHECK_SUBBUF:
 		at(t, "sub-buffer ", a->page);
 		at(t, " at file offset ", a->offset);
-		tb_text_put(t, ": ", 2);
-		tb_text_puts(t, a->error.what);
-		at(t, " at offset ", a->error.offset);
-		status_in_parens(t, a->error.status);
+		what_at(t, a, " at offset ", a->error.offset);
 		break;
 	case TB_CHECK_STREAM:
 		at(t, "record ", (uint64_t)a->index + 1);
 		at(t, " at offset ", a->offset);
-		tb_text_put(t, ": ", 2);
-		tb_text_puts(t, a->error.what);
-		status_in_parens(t, a->error.status);
+		what_at(t, a, NULL, 0);
 		break;
 	case TB_CHECK_DUMP:
 		tb_text_puts(t, a->error.what);
 		break;
 	default: /* CAPTURE: its damage entry */
 		tb_text_puts(t, a->where);
-		tb_text_put(t, ": ", 2);
-		tb_text_puts(t, a->error.what);
-		at(t, " at file offset ", a->offset);
-		status_in_parens(t, a->error.status);
+		what_at(t, a, " at file offset ", a->offset);
 		break;
 	}
 }
