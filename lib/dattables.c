@@ -125,6 +125,18 @@ static tb_status each_line(void *t, const char *text, size_t len, line_fn fn, tb
 	return TB_OK;
 }
 
+/* A whole table: its start, each line, then end(t) puts it in order. */
+static tb_status parse_table(int bad_args, void *t, size_t *n, const char *text, size_t len,
+			     line_fn fn, void (*end)(void *t), tb_error *err)
+{
+	tb_status st;
+	if (!table_begin(bad_args, n, text, len, err, &st))
+		return st;
+	st = each_line(t, text, len, fn, err);
+	end(t);
+	return st;
+}
+
 size_t tb_cmdlines_count(const char *text, size_t len)
 {
 	return count_lines(text, len);
@@ -174,16 +186,17 @@ static tb_status cmdline_line(void *tp, const char *text, size_t at, const char 
 	return TB_OK;
 }
 
+static void cmdline_sort(void *tp)
+{
+	tb_cmdlines *t = (tb_cmdlines *)tp;
+	tb_heap_sort(t->v, t->n, sizeof(*t->v), cmdline_less);
+}
+
 tb_status tb_cmdlines_parse(tb_cmdlines *t, const char *text, size_t len,
 			    tb_error *err)
 {
-	tb_status st;
-	if (!table_begin(!t || (!text && len) || (!t->v && t->cap), t ? &t->n : NULL,
-			 text, len, err, &st))
-		return st;
-	st = each_line(t, text, len, cmdline_line, err);
-	tb_heap_sort(t->v, t->n, sizeof(*t->v), cmdline_less);
-	return st;
+	return parse_table(!t || (!text && len) || (!t->v && t->cap), t, t ? &t->n : NULL, text,
+			   len, cmdline_line, cmdline_sort, err);
 }
 
 /* pids in key order (signed, so the sign bit is flipped) */
@@ -463,16 +476,17 @@ static tb_status printk_line(void *tp, const char *text, size_t at, const char *
 	return TB_OK;
 }
 
+static void printk_sort(void *tp)
+{
+	tb_printk_fmts *t = (tb_printk_fmts *)tp;
+	tb_heap_sort(t->v, t->n, sizeof(*t->v), printk_less);
+}
+
 tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
 			  tb_error *err)
 {
-	tb_status st;
-	if (!table_begin(!t || (!text && len) || (!t->v && t->cap), t ? &t->n : NULL,
-			 text, len, err, &st))
-		return st;
-	st = each_line(t, text, len, printk_line, err);
-	tb_heap_sort(t->v, t->n, sizeof(*t->v), printk_less);
-	return st;
+	return parse_table(!t || (!text && len) || (!t->v && t->cap), t, t ? &t->n : NULL, text,
+			   len, printk_line, printk_sort, err);
 }
 
 static uint64_t printk_key(const void *e)
