@@ -125,15 +125,17 @@ static tb_status each_line(void *t, const char *text, size_t len, line_fn fn, tb
 	return TB_OK;
 }
 
-/* A whole table: its start, each line, then end(t) puts it in order. */
-static tb_status parse_table(int bad_args, void *t, size_t *n, const char *text, size_t len,
-			     line_fn fn, void (*end)(void *t), tb_error *err)
+/* A whole table t: its start, each line (fn appends to the *n entries
+ * of `size` bytes at v), then the entries in `less` order. */
+static tb_status parse_table(int bad_args, void *t, void *v, size_t *n, size_t size,
+			     tb_less_fn less, const char *text, size_t len, line_fn fn,
+			     tb_error *err)
 {
 	tb_status st;
 	if (!table_begin(bad_args, n, text, len, err, &st))
 		return st;
 	st = each_line(t, text, len, fn, err);
-	end(t);
+	tb_heap_sort(v, *n, size, less);
 	return st;
 }
 
@@ -186,17 +188,11 @@ static tb_status cmdline_line(void *tp, const char *text, size_t at, const char 
 	return TB_OK;
 }
 
-static void cmdline_sort(void *tp)
-{
-	tb_cmdlines *t = (tb_cmdlines *)tp;
-	tb_heap_sort(t->v, t->n, sizeof(*t->v), cmdline_less);
-}
-
 tb_status tb_cmdlines_parse(tb_cmdlines *t, const char *text, size_t len,
 			    tb_error *err)
 {
-	return parse_table(!t || (!text && len) || (!t->v && t->cap), t, t ? &t->n : NULL, text,
-			   len, cmdline_line, cmdline_sort, err);
+	return parse_table(!t || (!text && len) || (!t->v && t->cap), t, t ? t->v : NULL,
+			   t ? &t->n : NULL, sizeof(*t->v), cmdline_less, text, len, cmdline_line, err);
 }
 
 /* pids in key order (signed, so the sign bit is flipped) */
@@ -476,17 +472,11 @@ static tb_status printk_line(void *tp, const char *text, size_t at, const char *
 	return TB_OK;
 }
 
-static void printk_sort(void *tp)
-{
-	tb_printk_fmts *t = (tb_printk_fmts *)tp;
-	tb_heap_sort(t->v, t->n, sizeof(*t->v), printk_less);
-}
-
 tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
 			  tb_error *err)
 {
-	return parse_table(!t || (!text && len) || (!t->v && t->cap), t, t ? &t->n : NULL, text,
-			   len, printk_line, printk_sort, err);
+	return parse_table(!t || (!text && len) || (!t->v && t->cap), t, t ? t->v : NULL,
+			   t ? &t->n : NULL, sizeof(*t->v), printk_less, text, len, printk_line, err);
 }
 
 static uint64_t printk_key(const void *e)
