@@ -277,7 +277,7 @@ typedef struct rec {
 } rec;
 
 /* An n-byte host-order integer at off; a short record clears c->ok (0). */
-static uint64_t gn(rec *c, size_t off, size_t n)
+TB_ALWAYS_INLINE uint64_t gn(rec *c, size_t off, size_t n)
 {
 	uint64_t v = 0;
 	if (!tb_rd_uN_at(&c->r, off, n, &v))
