@@ -170,44 +170,62 @@ tb_status tb_check_stream_next(tb_check_stream *c, tb_check_anomaly *a)
 
 void tb_check_stream_summary(tb_text *t, const tb_check_stream *c)
 {
-	const char *verdict = c->anomalies ? " anomalies: MALFORMED" : " anomalies: ok";
+	/* "<lead 0><count 0><lead 1><count 1>...": the last count is the anomalies */
+	static const char *const pmclog_lead[] = {"pmclog: ", " records, ",
+						  " drop notifications, ", " of unknown type, "};
+	static const char *const raw_lead[] = {"raw sub-buffers (", "-byte): ", " sub-buffers, ",
+					       " events, ", " dropped, "};
+	const char *const *lead;
+	uint64_t v[5];
+	size_t n, i;
 	if (c->kind == TB_CHECK_KIND_PMCLOG) {
-		tb_text_puts(t, "pmclog: ");
-		tb_text_u64(t, c->events, 0, 0);
-		tb_text_puts(t, " records, ");
-		tb_text_u64(t, c->drops, 0, 0);
-		tb_text_puts(t, " drop notifications, ");
-		tb_text_u64(t, c->unknown, 0, 0);
-		tb_text_puts(t, " of unknown type, ");
+		lead = pmclog_lead;
+		n = TB_ARRAY_LEN(pmclog_lead);
+		v[0] = c->events;
+		v[1] = c->drops;
+		v[2] = c->unknown;
 	} else if (c->kind == TB_CHECK_KIND_RAW) {
-		tb_text_puts(t, "raw sub-buffers (");
-		tb_text_u64(t, c->layout.subbuf_size, 0, 0);
-		tb_text_puts(t, "-byte): ");
-		tb_text_u64(t, c->pages, 0, 0);
-		tb_text_puts(t, " sub-buffers, ");
-		tb_text_u64(t, c->events, 0, 0);
-		tb_text_puts(t, " events, ");
-		tb_text_u64(t, c->dropped, 0, 0);
-		tb_text_puts(t, " dropped, ");
+		lead = raw_lead;
+		n = TB_ARRAY_LEN(raw_lead);
+		v[0] = c->layout.subbuf_size;
+		v[1] = c->pages;
+		v[2] = c->events;
+		v[3] = c->dropped;
 	} else {
 		return;
 	}
-	tb_text_u64(t, c->anomalies, 0, 0);
-	tb_text_puts(t, verdict);
+	v[n - 1] = c->anomalies;
+	for (i = 0; i < n; i++) {
+		tb_text_puts(t, lead[i]);
+		tb_text_u64(t, v[i], 0, 0);
+	}
+	tb_text_puts(t, c->anomalies ? " anomalies: MALFORMED" : " anomalies: ok");
 }
 
-/* " at file offset N" / " at offset N" and " (status)" pieces. */
+/* " at file offset N" / " at offset N": a lead and a number. */
 static void at(tb_text *t, const char *lead, uint64_t off)
 {
 	tb_text_puts(t, lead);
 	tb_text_u64(t, off, 0, 0);
 }
 
+/* " (STATUS)" */
 static void status_in_parens(tb_text *t, tb_status st)
 {
 	tb_text_put(t, " (", 2);
 	tb_text_puts(t, tb_strerror(st));
 	tb_text_putc(t, ')');
+}
+
+/* ": WHAT[ LEAD N] (status)": the error an anomaly carries (no offset
+ * piece when lead is NULL). */
+static void what_at(tb_text *t, const tb_check_anomaly *a, const char *lead, uint64_t off)
+{
+	tb_text_put(t, ": ", 2);
+	tb_text_puts(t, a->error.what);
+	if (lead)
+		at(t, lead, off);
+	status_in_parens(t, a->error.status);
 }
 
 /* "buffer "NAME" CPU N, sub-buffer N" of a walk's anomaly. */
@@ -232,10 +250,7 @@ void tb_check_text(tb_text *t, const tb_check_anomaly *a, const tb_session *s)
 	switch (a->part) {
 	case TB_CHECK_PAGE:
 		walk_place(t, a, s);
-		tb_text_put(t, ": ", 2);
-		tb_text_puts(t, a->error.what);
-		at(t, " at file offset ", a->error.offset);
-		status_in_parens(t, a->error.status);
+		what_at(t, a, " at file offset ", a->error.offset);
 		break;
 	case TB_CHECK_EVENT:
 		walk_place(t, a, s);
@@ -246,35 +261,24 @@ void tb_check_text(tb_text *t, const tb_check_anomaly *a, const tb_session *s)
 		walk_place(t, a, s);
 		if (a->format)
 			tb_text_put(t, a->format->name, a->format->name_len);
-		tb_text_put(t, ": ", 2);
-		tb_text_puts(t, a->error.what);
-		at(t, " at record byte ", a->error.offset);
-		status_in_parens(t, a->error.status);
+		what_at(t, a, " at record byte ", a->error.offset);
 		break;
 	case TB_CHECK_SUBBUF:
 		at(t, "sub-buffer ", a->page);
 		at(t, " at file offset ", a->offset);
-		tb_text_put(t, ": ", 2);
-		tb_text_puts(t, a->error.what);
-		at(t, " at offset ", a->error.offset);
-		status_in_parens(t, a->error.status);
+		what_at(t, a, " at offset ", a->error.offset);
 		break;
 	case TB_CHECK_STREAM:
 		at(t, "record ", (uint64_t)a->index + 1);
 		at(t, " at offset ", a->offset);
-		tb_text_put(t, ": ", 2);
-		tb_text_puts(t, a->error.what);
-		status_in_parens(t, a->error.status);
+		what_at(t, a, NULL, 0);
 		break;
 	case TB_CHECK_DUMP:
 		tb_text_puts(t, a->error.what);
 		break;
 	default: /* CAPTURE: its damage entry */
 		tb_text_puts(t, a->where);
-		tb_text_put(t, ": ", 2);
-		tb_text_puts(t, a->error.what);
-		at(t, " at file offset ", a->offset);
-		status_in_parens(t, a->error.status);
+		what_at(t, a, " at file offset ", a->offset);
 		break;
 	}
 }

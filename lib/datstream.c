@@ -374,10 +374,9 @@ tb_status tb_dat_stream_next(tb_dat_stream *s, tb_dat_event *ev, tb_error *err)
 			return st;
 		}
 	}
-	i = tb_merge_ready_top_(&s->merge);
+	i = tb_merge_pop_ready_(&s->merge);
 	if (i == SIZE_MAX)
 		return TB_END;
-	tb_merge_take_(&s->merge, i);
 	c = &s->cur[i];
 	r = &c->recs[c->irec++];
 	ev->data = r->payload;

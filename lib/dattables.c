@@ -23,6 +23,22 @@ static void swap_elems(uint8_t *a, uint8_t *b, size_t size)
 	}
 }
 
+/* Moves the entry at root down the heap of the first n entries. */
+static void sift_down(uint8_t *v, size_t root, size_t n, size_t size, tb_less_fn less)
+{
+	for (;;) {
+		size_t child = 2 * root + 1;
+		if (child >= n)
+			break;
+		if (child + 1 < n && less(v + child * size, v + (child + 1) * size))
+			child++;
+		if (!less(v + root * size, v + child * size))
+			break;
+		swap_elems(v + root * size, v + child * size, size);
+		root = child;
+	}
+}
+
 /* Heapsort: O(n log n), no recursion, no allocation.  Texts written by
  * the kernel are usually sorted already: that is checked first, O(n). */
 void tb_heap_sort(void *base, size_t n, size_t size, tb_less_fn less)
@@ -36,36 +52,11 @@ void tb_heap_sort(void *base, size_t n, size_t size, tb_less_fn less)
 			break;
 	if (start == n)
 		return;
-	for (start = n / 2; start-- > 0;) {
-		size_t root = start;
-		for (;;) {
-			size_t child = 2 * root + 1;
-			if (child >= n)
-				break;
-			if (child + 1 < n &&
-			    less(v + child * size, v + (child + 1) * size))
-				child++;
-			if (!less(v + root * size, v + child * size))
-				break;
-			swap_elems(v + root * size, v + child * size, size);
-			root = child;
-		}
-	}
+	for (start = n / 2; start-- > 0;)
+		sift_down(v, start, n, size, less);
 	for (end = n - 1; end > 0; end--) {
-		size_t root = 0;
 		swap_elems(v, v + end * size, size);
-		for (;;) {
-			size_t child = 2 * root + 1;
-			if (child >= end)
-				break;
-			if (child + 1 < end &&
-			    less(v + child * size, v + (child + 1) * size))
-				child++;
-			if (!less(v + root * size, v + child * size))
-				break;
-			swap_elems(v + root * size, v + child * size, size);
-			root = child;
-		}
+		sift_down(v, 0, end, size, less);
 	}
 }
 
@@ -115,6 +106,39 @@ static size_t count_lines(const char *text, size_t len)
 	return count;
 }
 
+/* One line of a table's text: at is its offset in the text. */
+typedef tb_status (*line_fn)(void *t, const char *text, size_t at, const char *s, size_t n,
+			     tb_error *err);
+
+/* Runs fn on each non-empty line; the first line it refuses stops the
+ * parse (the lines before it stay usable, as libtraceevent keeps them). */
+static tb_status each_line(void *t, const char *text, size_t len, line_fn fn, tb_error *err)
+{
+	tb_reader r;
+	const char *s;
+	size_t n;
+	tb_status st;
+	tb_rd_init(&r, text, len, 0);
+	while (tb_rd_line(&r, &s, &n))
+		if (n && (st = fn(t, text, (size_t)(s - text), s, n, err)) != TB_OK)
+			return st;
+	return TB_OK;
+}
+
+/* A whole table t: its start, each line (fn appends to the *n entries
+ * of `size` bytes at v), then the entries in `less` order. */
+static tb_status parse_table(int bad_args, void *t, void *v, size_t *n, size_t size,
+			     tb_less_fn less, const char *text, size_t len, line_fn fn,
+			     tb_error *err)
+{
+	tb_status st;
+	if (!table_begin(bad_args, n, text, len, err, &st))
+		return st;
+	st = each_line(t, text, len, fn, err);
+	tb_heap_sort(v, *n, size, less);
+	return st;
+}
+
 size_t tb_cmdlines_count(const char *text, size_t len)
 {
 	return count_lines(text, len);
@@ -144,48 +168,31 @@ static int cmdline_less(const void *a, const void *b)
 	return x->pid < y->pid;
 }
 
+static tb_status cmdline_line(void *tp, const char *text, size_t at, const char *s, size_t n,
+			      tb_error *err)
+{
+	tb_cmdlines *t = (tb_cmdlines *)tp;
+	size_t sp = find_char(s, n, ' ');
+	uint64_t pid;
+	(void)text;
+	if (sp == n || sp + 1 == n)
+		return tb_fail(err, TB_ERR_SYNTAX, at, "cmdline without '<pid> <comm>'");
+	if (!tb_parse_u64(s, sp, &pid) || pid > INT32_MAX)
+		return tb_fail(err, TB_ERR_SYNTAX, at, "cmdline pid is not a number");
+	if (t->n >= t->cap)
+		return tb_fail(err, TB_ERR_NO_SPACE, at, "cmdlines table full");
+	t->v[t->n].pid = (int32_t)pid;
+	t->v[t->n].comm = s + sp + 1;
+	t->v[t->n].comm_len = n - sp - 1;
+	t->n++;
+	return TB_OK;
+}
+
 tb_status tb_cmdlines_parse(tb_cmdlines *t, const char *text, size_t len,
 			    tb_error *err)
 {
-	tb_reader r;
-	const char *s;
-	size_t n;
-	tb_status st;
-	if (!table_begin(!t || (!text && len) || (!t->v && t->cap), t ? &t->n : NULL,
-			 text, len, err, &st))
-		return st;
-	tb_rd_init(&r, text, len, 0);
-	while (tb_rd_line(&r, &s, &n)) {
-		size_t at = (size_t)(s - text), sp;
-		uint64_t pid;
-		if (n == 0)
-			continue;
-		sp = find_char(s, n, ' ');
-		if (sp == n || sp + 1 == n) {
-			st = tb_fail(err, TB_ERR_SYNTAX, at,
-				     "cmdline without '<pid> <comm>'");
-			goto done;
-		}
-		if (!tb_parse_u64(s, sp, &pid) || pid > INT32_MAX) {
-			st = tb_fail(err, TB_ERR_SYNTAX, at,
-				     "cmdline pid is not a number");
-			goto done;
-		}
-		if (t->n >= t->cap) {
-			st = tb_fail(err, TB_ERR_NO_SPACE, at,
-				     "cmdlines table full");
-			goto done;
-		}
-		t->v[t->n].pid = (int32_t)pid;
-		t->v[t->n].comm = s + sp + 1;
-		t->v[t->n].comm_len = n - sp - 1;
-		t->n++;
-	}
-	st = TB_OK;
-done:
-	/* lines before a bad one stay usable, as libtraceevent keeps them */
-	tb_heap_sort(t->v, t->n, sizeof(*t->v), cmdline_less);
-	return st;
+	return parse_table(!t || (!text && len) || (!t->v && t->cap), t, t ? t->v : NULL,
+			   t ? &t->n : NULL, sizeof(*t->v), cmdline_less, text, len, cmdline_line, err);
 }
 
 /* pids in key order (signed, so the sign bit is flipped) */
@@ -256,12 +263,54 @@ static void ksym_order(tb_kallsyms *t)
 	tb_heap_sort(t->v + k, t->n - k, sizeof(*t->v), ksym_less);
 }
 
+static tb_status ksym_line(void *tp, const char *text, size_t at, const char *s, size_t n,
+			   tb_error *err)
+{
+	tb_kallsyms *t = (tb_kallsyms *)tp;
+	size_t a, nm, tab, ml;
+	const char *mod;
+	uint64_t addr = 0;
+	tb_ksym *k;
+	/* a 64-bit kernel's addresses are 16 digits: when those are,
+	 * the first space is at 16 without a search */
+	int fast = n > 16 && s[16] == ' ' && tb_parse_hex64(s, 16, &addr);
+	a = fast ? 16 : find_char(s, n, ' ');
+	/* "<addr> <type> <name>": the type is one character */
+	if (a == n || a + 3 >= n || s[a + 2] != ' ')
+		return tb_fail(err, TB_ERR_SYNTAX, at,
+			       "kallsyms line is not '<addr> <type> <name>'");
+	if (!fast && !tb_parse_hex64(s, a, &addr))
+		return tb_fail(err, TB_ERR_SYNTAX, at, "kallsyms address is not hex");
+	nm = a + 3;
+	if (t->n >= t->cap)
+		return tb_fail(err, TB_ERR_NO_SPACE, at, "kallsyms table full");
+	/* "<name>[\t[<module>]]" */
+	tab = find_char(s + nm, n - nm, '\t');
+	mod = s + nm + tab + (tab < n - nm);
+	ml = n - nm - tab - (tab < n - nm);
+	if (ml >= 2 && mod[0] == '[' && mod[ml - 1] == ']') {
+		mod++;
+		ml -= 2;
+	}
+	if (tab == 0)
+		return tb_fail(err, TB_ERR_SYNTAX, at, "kallsyms line without a name");
+	/* names are 16-bit lengths (and 32-bit offsets: the text is
+	 * under 4 GiB) */
+	if (tab > TB_KSYM_NAME_MAX || ml > TB_KSYM_NAME_MAX)
+		return tb_fail(err, TB_ERR_LIMIT, at, "kallsyms name or module over the limits");
+	k = &t->v[t->n++];
+	k->addr = addr;
+	k->type = s[a + 1];
+	k->name = (uint32_t)(at + nm);
+	k->name_len = (uint16_t)tab;
+	k->module = ml ? (uint32_t)(mod - text) : 0;
+	k->module_len = (uint16_t)ml;
+	return TB_OK;
+}
+
 tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 			    tb_error *err)
 {
-	tb_reader r;
-	const char *s;
-	size_t n;
 	tb_status st;
 	if (!table_begin(!t || (!text && len) || (!t->v && t->cap), t ? &t->n : NULL,
 			 text, len, err, &st))
@@ -269,67 +318,7 @@ tb_status tb_kallsyms_parse(tb_kallsyms *t, const char *text, size_t len,
 	t->text = text;
 	if (len > UINT32_MAX)
 		return tb_fail(err, TB_ERR_LIMIT, 0, "kallsyms text over 4 GiB");
-	tb_rd_init(&r, text, len, 0);
-	while (tb_rd_line(&r, &s, &n)) {
-		size_t at = (size_t)(s - text), a, nm, tab, ml;
-		const char *mod;
-		uint64_t addr = 0;
-		tb_ksym *k;
-		int fast;
-		if (n == 0)
-			continue;
-		/* a 64-bit kernel's addresses are 16 digits: when those are,
-		 * the first space is at 16 without a search */
-		fast = n > 16 && s[16] == ' ' && tb_parse_hex64(s, 16, &addr);
-		a = fast ? 16 : find_char(s, n, ' ');
-		/* "<addr> <type> <name>": the type is one character */
-		if (a == n || a + 3 >= n || s[a + 2] != ' ') {
-			st = tb_fail(err, TB_ERR_SYNTAX, at,
-				     "kallsyms line is not '<addr> <type> <name>'");
-			goto done;
-		}
-		if (!fast && !tb_parse_hex64(s, a, &addr)) {
-			st = tb_fail(err, TB_ERR_SYNTAX, at,
-				     "kallsyms address is not hex");
-			goto done;
-		}
-		nm = a + 3;
-		if (t->n >= t->cap) {
-			st = tb_fail(err, TB_ERR_NO_SPACE, at,
-				     "kallsyms table full");
-			goto done;
-		}
-		/* "<name>[\t[<module>]]" */
-		tab = find_char(s + nm, n - nm, '\t');
-		mod = s + nm + tab + (tab < n - nm);
-		ml = n - nm - tab - (tab < n - nm);
-		if (ml >= 2 && mod[0] == '[' && mod[ml - 1] == ']') {
-			mod++;
-			ml -= 2;
-		}
-		if (tab == 0) {
-			st = tb_fail(err, TB_ERR_SYNTAX, at,
-				     "kallsyms line without a name");
-			goto done;
-		}
-		/* names are 16-bit lengths (and 32-bit offsets: the text is
-		 * under 4 GiB) */
-		if (tab > TB_KSYM_NAME_MAX || ml > TB_KSYM_NAME_MAX) {
-			st = tb_fail(err, TB_ERR_LIMIT, at,
-				     "kallsyms name or module over the limits");
-			goto done;
-		}
-		k = &t->v[t->n++];
-		k->addr = addr;
-		k->type = s[a + 1];
-		k->name = (uint32_t)(at + nm);
-		k->name_len = (uint16_t)tab;
-		k->module = ml ? (uint32_t)(mod - text) : 0;
-		k->module_len = (uint16_t)ml;
-	}
-	st = TB_OK;
-done:
-	/* lines before a bad one stay usable, as libtraceevent keeps them */
+	st = each_line(t, text, len, ksym_line, err);
 	ksym_order(t);
 	return st;
 }
@@ -442,72 +431,52 @@ static int trim_span(const char **s, size_t *n)
 	return *n != 0;
 }
 
+static tb_status printk_line(void *tp, const char *text, size_t at, const char *s, size_t n,
+			     tb_error *err)
+{
+	tb_printk_fmts *t = (tb_printk_fmts *)tp;
+	size_t colon = find_char(s, n, ':'), an, fn;
+	const char *as = s, *fs;
+	uint64_t addr;
+	(void)text;
+	if (colon == n)
+		return tb_fail(err, TB_ERR_SYNTAX, at, "printk format line without ':'");
+	an = colon;
+	if (!trim_span(&as, &an))
+		return tb_fail(err, TB_ERR_SYNTAX, at, "printk format line without an address");
+	if (an > 2 && as[0] == '0' && (as[1] == 'x' || as[1] == 'X')) {
+		as += 2;
+		an -= 2;
+	}
+	if (!tb_parse_hex64(as, an, &addr))
+		return tb_fail(err, TB_ERR_SYNTAX, at, "printk format address is not hex");
+	fs = s + colon + 1;
+	fn = n - colon - 1;
+	/* one space follows the colon */
+	if (fn && fs[0] == ' ') {
+		fs++;
+		fn--;
+	}
+	if (fn && fs[fn - 1] == '\r')
+		fn--;
+	if (fn >= 2 && fs[0] == '"' && fs[fn - 1] == '"') {
+		fs++;
+		fn -= 2;
+	}
+	if (t->n >= t->cap)
+		return tb_fail(err, TB_ERR_NO_SPACE, at, "printk table full");
+	t->v[t->n].addr = addr;
+	t->v[t->n].fmt = fs;
+	t->v[t->n].fmt_len = fn;
+	t->n++;
+	return TB_OK;
+}
+
 tb_status tb_printk_parse(tb_printk_fmts *t, const char *text, size_t len,
 			  tb_error *err)
 {
-	tb_reader r;
-	const char *s;
-	size_t n;
-	tb_status st;
-	if (!table_begin(!t || (!text && len) || (!t->v && t->cap), t ? &t->n : NULL,
-			 text, len, err, &st))
-		return st;
-	tb_rd_init(&r, text, len, 0);
-	while (tb_rd_line(&r, &s, &n)) {
-		size_t at = (size_t)(s - text), colon, an, fn;
-		const char *as = s, *fs;
-		uint64_t addr;
-		if (n == 0)
-			continue;
-		colon = find_char(s, n, ':');
-		if (colon == n) {
-			st = tb_fail(err, TB_ERR_SYNTAX, at,
-				     "printk format line without ':'");
-			goto done;
-		}
-		an = colon;
-		if (!trim_span(&as, &an)) {
-			st = tb_fail(err, TB_ERR_SYNTAX, at,
-				     "printk format line without an address");
-			goto done;
-		}
-		if (an > 2 && as[0] == '0' && (as[1] == 'x' || as[1] == 'X')) {
-			as += 2;
-			an -= 2;
-		}
-		if (!tb_parse_hex64(as, an, &addr)) {
-			st = tb_fail(err, TB_ERR_SYNTAX, at,
-				     "printk format address is not hex");
-			goto done;
-		}
-		fs = s + colon + 1;
-		fn = n - colon - 1;
-		/* one space follows the colon */
-		if (fn && fs[0] == ' ') {
-			fs++;
-			fn--;
-		}
-		if (fn && fs[fn - 1] == '\r')
-			fn--;
-		if (fn >= 2 && fs[0] == '"' && fs[fn - 1] == '"') {
-			fs++;
-			fn -= 2;
-		}
-		if (t->n >= t->cap) {
-			st = tb_fail(err, TB_ERR_NO_SPACE, at,
-				     "printk table full");
-			goto done;
-		}
-		t->v[t->n].addr = addr;
-		t->v[t->n].fmt = fs;
-		t->v[t->n].fmt_len = fn;
-		t->n++;
-	}
-	st = TB_OK;
-done:
-	/* lines before a bad one stay usable, as libtraceevent keeps them */
-	tb_heap_sort(t->v, t->n, sizeof(*t->v), printk_less);
-	return st;
+	return parse_table(!t || (!text && len) || (!t->v && t->cap), t, t ? t->v : NULL,
+			   t ? &t->n : NULL, sizeof(*t->v), printk_less, text, len, printk_line, err);
 }
 
 static uint64_t printk_key(const void *e)

@@ -219,6 +219,7 @@ tb_status tb_parse_field_line(const tb_text_pos *tp, size_t off, size_t n,
 	for (;;) {
 		size_t ks, ke, vs;
 		uint32_t v;
+		int is_off;
 		i = skip_ws(t, i, end);
 		if (i == end)
 			break;
@@ -240,20 +241,17 @@ tb_status tb_parse_field_line(const tb_text_pos *tp, size_t off, size_t n,
 			return tb_text_fail(tp, err, TB_ERR_SYNTAX, i,
 					    "missing ';' after a value");
 		i++;
-		if (tb_span_eq(t + ks, ke - ks, "offset")) {
-			if (have_off)
+		is_off = tb_span_eq(t + ks, ke - ks, "offset");
+		if (is_off || tb_span_eq(t + ks, ke - ks, "size")) {
+			/* offset: and size: each once, kept with where it stands */
+			int *have = is_off ? &have_off : &have_size;
+			if (*have)
 				return tb_text_fail(tp, err, TB_ERR_DUPLICATE, ks,
-						    "offset: given twice");
-			have_off = 1;
-			fl->offset = v;
-			fl->offset_off = vs;
-		} else if (tb_span_eq(t + ks, ke - ks, "size")) {
-			if (have_size)
-				return tb_text_fail(tp, err, TB_ERR_DUPLICATE, ks,
-						    "size: given twice");
-			have_size = 1;
-			fl->size = v;
-			fl->size_off = vs;
+						    is_off ? "offset: given twice"
+							   : "size: given twice");
+			*have = 1;
+			*(is_off ? &fl->offset : &fl->size) = v;
+			*(is_off ? &fl->offset_off : &fl->size_off) = vs;
 		} else if (tb_span_eq(t + ks, ke - ks, "signed")) {
 			if (fl->is_signed != -1)
 				return tb_text_fail(tp, err, TB_ERR_DUPLICATE, ks,

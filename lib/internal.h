@@ -43,6 +43,20 @@ size_t tb_lower_bound(const void *base, size_t n, size_t size, uint64_t key,
 
 #define TB_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The feed rule of the pull decoders (pmclog, perf.data streams): new
+ * bytes only once the last ones are used up, never after close; the
+ * caller's buffer is read in place. */
+static inline tb_status tb_feed_window_(int closed, const uint8_t **in, size_t *in_len,
+					size_t *in_pos, const void *data, size_t len)
+{
+	if (closed || *in_pos != *in_len || (!data && len))
+		return TB_ERR_ARG;
+	*in = (const uint8_t *)data;
+	*in_len = len;
+	*in_pos = 0;
+	return TB_OK;
+}
+
 /* Out of line: a rare path kept apart from a hot caller (whose every call
  * would otherwise save and restore the registers the rare path needs), or
  * a step whose large locals must not share one stack frame. */

@@ -259,4 +259,13 @@ static inline void tb_merge_take_(tb_merge *m, size_t top)
 	m->pending = top;
 }
 
+/* The ready top source, taken (SIZE_MAX: all ended, nothing taken). */
+static inline size_t tb_merge_pop_ready_(tb_merge *m)
+{
+	size_t top = tb_merge_ready_top_(m);
+	if (top != SIZE_MAX)
+		tb_merge_take_(m, top);
+	return top;
+}
+
 #endif /* TB_LIB_MERGE_H */

@@ -1367,12 +1367,8 @@ TB_API tb_status tb_perf_stream_decompress(tb_perf_stream *p, const tb_perf_deco
 
 TB_API tb_status tb_perf_stream_feed(tb_perf_stream *p, const void *data, size_t len)
 {
-	if (!p || p->closed || p->in_pos != p->in_len || (!data && len))
-		return TB_ERR_ARG;
-	p->in = (const uint8_t *)data;
-	p->in_len = len;
-	p->in_pos = 0;
-	return TB_OK;
+	return p ? tb_feed_window_(p->closed, &p->in, &p->in_len, &p->in_pos, data, len)
+		 : TB_ERR_ARG;
 }
 
 TB_API void tb_perf_stream_close(tb_perf_stream *p)

@@ -66,12 +66,7 @@ TB_API void tb_pmclog_init(tb_pmclog *p, const tb_pmclog_options *opt)
 
 TB_API tb_status tb_pmclog_feed(tb_pmclog *p, const void *data, size_t len)
 {
-	if (p->closed || p->in_pos != p->in_len || (!data && len))
-		return TB_ERR_ARG;
-	p->in = (const uint8_t *)data;
-	p->in_len = len;
-	p->in_pos = 0;
-	return TB_OK;
+	return tb_feed_window_(p->closed, &p->in, &p->in_len, &p->in_pos, data, len);
 }
 
 TB_API void tb_pmclog_close(tb_pmclog *p)
@@ -281,12 +276,18 @@ typedef struct rec {
 	unsigned a;
 } rec;
 
-static uint32_t g32(rec *c, size_t off)
+/* An n-byte host-order integer at off; a short record clears c->ok (0). */
+TB_ALWAYS_INLINE uint64_t gn(rec *c, size_t off, size_t n)
 {
-	uint32_t v = 0;
-	if (!tb_rd_u32_at(&c->r, off, &v))
+	uint64_t v = 0;
+	if (!tb_rd_uN_at(&c->r, off, n, &v))
 		c->ok = 0;
 	return v;
+}
+
+static uint32_t g32(rec *c, size_t off)
+{
+	return (uint32_t)gn(c, off, 4);
 }
 
 static int32_t gi32(rec *c, size_t off)
@@ -305,10 +306,7 @@ static uint64_t g64w(rec *c, size_t off)
 /* A native 64-bit integer (header TSC, timespec seconds). */
 static uint64_t g64n(rec *c, size_t off)
 {
-	uint64_t v = 0;
-	if (!tb_rd_u64_at(&c->r, off, &v))
-		c->ok = 0;
-	return v;
+	return gn(c, off, 8);
 }
 
 static uint64_t gaddr(rec *c, size_t off)

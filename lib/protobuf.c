@@ -117,26 +117,26 @@ void tb_pb_sint(tb_pb *pb, uint32_t field, int64_t v)
 	tb_pb_uint(pb, field, tb_pb_zigzag(v));
 }
 
+/* A fixed-width field: n bytes of v, little-endian (n is 4 or 8). */
+static void fixed(tb_pb *pb, uint32_t field, unsigned wire, uint64_t v, unsigned n)
+{
+	uint8_t b[8];
+	unsigned i;
+	if (!tag(pb, field, wire))
+		return;
+	for (i = 0; i < n; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	put(pb, b, n);
+}
+
 void tb_pb_fixed32(tb_pb *pb, uint32_t field, uint32_t v)
 {
-	uint8_t b[4];
-	unsigned i;
-	if (!tag(pb, field, TB_PB_FIXED32))
-		return;
-	for (i = 0; i < 4; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	put(pb, b, 4);
+	fixed(pb, field, TB_PB_FIXED32, v, 4);
 }
 
 void tb_pb_fixed64(tb_pb *pb, uint32_t field, uint64_t v)
 {
-	uint8_t b[8];
-	unsigned i;
-	if (!tag(pb, field, TB_PB_FIXED64))
-		return;
-	for (i = 0; i < 8; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	put(pb, b, 8);
+	fixed(pb, field, TB_PB_FIXED64, v, 8);
 }
 
 void tb_pb_bytes(tb_pb *pb, uint32_t field, const void *p, size_t n)

@@ -1039,6 +1039,28 @@ void tb_session_need_get(const tb_session *s, tb_session_need *out)
 }
 
 
+/* A format's two render programs, either of them missing (m.free set). */
+void tb_ss_free_progs(tb_mem m, tb_render_prog *const p[2])
+{
+	if (p[1])
+		m.free(m.ctx, p[1], sizeof(tb_render_prog));
+	if (p[0])
+		m.free(m.ctx, p[0], sizeof(tb_render_prog));
+}
+
+/* What a session and a part both give back last (m.free set): the
+ * rendering buffer, the regions, the handle itself. */
+void tb_ss_free_last(tb_session *s, tb_mem m)
+{
+	if (s->rbuf)
+		m.free(m.ctx, s->rbuf, s->rcap);
+	while (s->nregions) {
+		s->nregions--;
+		m.free(m.ctx, s->regions[s->nregions].p, s->regions[s->nregions].n);
+	}
+	m.free(m.ctx, s, sizeof(*s));
+}
+
 void tb_session_close(tb_session *s)
 {
 	tb_mem m;
@@ -1056,21 +1078,12 @@ void tb_session_close(tb_session *s)
 		size_t i;
 		for (i = 0; s->fe && i < s->ntexts; i++) {
 			fmt_entry *e = &s->fe[i];
-			if (e->prog[1])
-				m.free(m.ctx, e->prog[1], sizeof(tb_render_prog));
-			if (e->prog[0])
-				m.free(m.ctx, e->prog[0], sizeof(tb_render_prog));
+			tb_ss_free_progs(m, e->prog);
 			if (e->fmt)
 				m.free(m.ctx, e->fmt,
 				       ALIGN_UP(sizeof(tb_format)) + (size_t)e->nfields * sizeof(tb_field));
 		}
-		if (s->rbuf)
-			m.free(m.ctx, s->rbuf, s->rcap);
-		while (s->nregions) {
-			s->nregions--;
-			m.free(m.ctx, s->regions[s->nregions].p, s->regions[s->nregions].n);
-		}
-		m.free(m.ctx, s, sizeof(*s));
+		tb_ss_free_last(s, m);
 	}
 }
 

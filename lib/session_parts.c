@@ -392,19 +392,9 @@ void tb_ss_part_close(tb_session *p)
 	tb_mem m = p->mem;
 	size_t i;
 	if (m.free) {
-		for (i = 0; p->pprog && i < p->ntexts; i++) {
-			if (p->pprog[i].p[1])
-				m.free(m.ctx, p->pprog[i].p[1], sizeof(tb_render_prog));
-			if (p->pprog[i].p[0])
-				m.free(m.ctx, p->pprog[i].p[0], sizeof(tb_render_prog));
-		}
-		if (p->rbuf)
-			m.free(m.ctx, p->rbuf, p->rcap);
-		while (p->nregions) {
-			p->nregions--;
-			m.free(m.ctx, p->regions[p->nregions].p, p->regions[p->nregions].n);
-		}
-		m.free(m.ctx, p, sizeof(*p));
+		for (i = 0; p->pprog && i < p->ntexts; i++)
+			tb_ss_free_progs(m, p->pprog[i].p);
+		tb_ss_free_last(p, m);
 	}
 }
 

@@ -399,23 +399,11 @@ static void json_field(tb_session *s, const tb_session_event *ev, const tb_field
 	}
 	{
 		/* arrays (and opaque bytes): their elements as numbers */
+		const uint8_t *d = NULL;
 		size_t n = 0, i;
-		if (f->kind == TB_FIELD_OPAQUE) {
-			const uint8_t *d;
-			if (tb_field_bytes(f, ev->data, ev->len, be, &d, &n, &e) != TB_OK) {
-				tb_text_puts(t, "null");
-				return;
-			}
-			tb_text_putc(t, '[');
-			for (i = 0; i < n; i++) {
-				if (i)
-					tb_text_putc(t, ',');
-				tb_text_u64(t, d[i], 0, 0);
-			}
-			tb_text_putc(t, ']');
-			return;
-		}
-		if (tb_field_count(f, ev->data, ev->len, be, &n, &e) != TB_OK) {
+		int opaque = f->kind == TB_FIELD_OPAQUE;
+		if ((opaque ? tb_field_bytes(f, ev->data, ev->len, be, &d, &n, &e)
+			    : tb_field_count(f, ev->data, ev->len, be, &n, &e)) != TB_OK) {
 			tb_text_puts(t, "null");
 			return;
 		}
@@ -423,7 +411,9 @@ static void json_field(tb_session *s, const tb_session_event *ev, const tb_field
 		for (i = 0; i < n; i++) {
 			if (i)
 				tb_text_putc(t, ',');
-			if (tb_field_elem(f, ev->data, ev->len, be, i, &v, &e) != TB_OK)
+			if (opaque)
+				tb_text_u64(t, d[i], 0, 0);
+			else if (tb_field_elem(f, ev->data, ev->len, be, i, &v, &e) != TB_OK)
 				tb_text_puts(t, "null");
 			else if (f->flags & TB_FIELD_SIGNED)
 				tb_text_i64(t, (int64_t)v, 0, 0);

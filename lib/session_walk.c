@@ -294,10 +294,9 @@ static tb_status next_raw(tb_session *s, tb_session_event *ev, tb_error *err)
 		else
 			tb_merge_end_(&s->raw_merge, i);
 	}
-	best = tb_merge_ready_top_(&s->raw_merge);
+	best = tb_merge_pop_ready_(&s->raw_merge);
 	if (best == SIZE_MAX)
 		return TB_END;
-	tb_merge_take_(&s->raw_merge, best);
 	c = &s->raw[best];
 	r = &c->recs[c->irec++];
 	ev->buffer = 0;
