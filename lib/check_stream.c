@@ -288,7 +288,7 @@ void tb_check_damage_text(tb_text *t, const tb_session_damage *d, const tb_sessi
 	tb_span sys = { "", 0 }, text;
 	tb_session_cpu_data cd;
 	int z;
-	if (!strcmp(d->where, "event format")) {
+	if (strlen(d->where) == 12 && !memcmp(d->where, "event format", 12)) {
 		/* the system's name as far as its first NUL, 64 bytes at most */
 		size_t n;
 		(void)tb_session_format_at(s, d->index, &sys, &text, NULL);

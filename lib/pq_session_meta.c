@@ -13,16 +13,18 @@ int tb_pq_session_foreach_cpu(const tb_session *s, const tb_session_raw_cpu *raw
 {
 	const tb_session_info *in = tb_session_get_info(s);
 	const tb_dat *d = tb_session_dat(s);
-	size_t i, k;
+	size_t i, k, n;
 	for (i = 0; i < in->nbuffers; i++) {
 		const tb_session_buffer_info *b = tb_session_buffer(s, i);
 		const tb_dat_buffer *db = NULL;
 		for (k = 0; d && k < d->nbuffers; k++)
 			if (d->buffers[k].name.ptr == b->name.ptr)
 				db = &d->buffers[k];
-		for (k = 0; k < (db ? db->ncpus : d ? 0 : nraw); k++) {
+		/* a perf.data (no trace.dat, no dumps): its CPUs by number */
+		n = db ? db->ncpus : d ? 0 : nraw ? nraw : b->ncpus;
+		for (k = 0; k < n; k++) {
 			tb_session_cpu_stats cs;
-			uint32_t cpu = db ? db->cpus[k].cpu : raw[k].cpu;
+			uint32_t cpu = db ? db->cpus[k].cpu : nraw ? raw[k].cpu : (uint32_t)k;
 			if (tb_session_cpu_stats_get(s, i, cpu, &cs) != TB_OK)
 				continue;
 			if (fn(ctx, i, cpu, &cs))
@@ -30,6 +32,17 @@ int tb_pq_session_foreach_cpu(const tb_session *s, const tb_session_raw_cpu *raw
 		}
 	}
 	return 0;
+}
+
+/* What the capture came in: "trace.dat vN", "perf.data" or "raw". */
+static void container_name(tb_text *t, const tb_session_info *in)
+{
+	if (in->is_dat) {
+		tb_text_puts(t, "trace.dat v");
+		tb_text_u64(t, in->dat_version, 0, 0);
+	} else {
+		tb_text_puts(t, in->is_perf ? "perf.data" : "raw");
+	}
 }
 
 static void mem_put(const tb_mem *m, void *p, size_t n)
@@ -254,13 +267,9 @@ static void meta_json(tb_text *t, const meta_src *ms)
 	tb_text_putc(t, '"');
 	json_kv(t, "trace_id", m->trace_id, strlen(m->trace_id), 0);
 	json_kv(t, "source", m->source, strlen(m->source), 0);
-	if (in->is_dat) {
-		tb_text_puts(t, ",\"container\":\"trace.dat v");
-		tb_text_u64(t, in->dat_version, 0, 0);
-		tb_text_putc(t, '"');
-	} else {
-		tb_text_puts(t, ",\"container\":\"raw\"");
-	}
+	tb_text_puts(t, ",\"container\":\"");
+	container_name(t, in);
+	tb_text_putc(t, '"');
 	json_kv(t, "compression", in->compression.len ? in->compression.ptr : "none",
 		in->compression.len ? in->compression.len : 4, 0);
 	json_kv(t, "uname", in->uname.ptr, in->uname.len, 0);
@@ -472,12 +481,7 @@ tb_status tb_pq_session_metadata(const tb_session *s, const tb_pq_session_meta *
 	{
 		tb_text ct;
 		tb_text_init(&ct, container, sizeof(container));
-		if (in->is_dat) {
-			tb_text_puts(&ct, "trace.dat v");
-			tb_text_u64(&ct, in->dat_version, 0, 0);
-		} else {
-			tb_text_puts(&ct, "raw");
-		}
+		container_name(&ct, in);
 		tb_text_finish(&ct);
 	}
 	meta_text(t, "source", m->source, strlen(m->source));

@@ -1979,6 +1979,39 @@ static void jobs_same(const char *tmp, const char *inputs, int want)
 	tb_test_run_free(&one);
 }
 
+/* A perf.data: its container named as such in the metadata (it said
+ * "raw"), and its CPUs listed with their counts (the list was empty: only
+ * a trace.dat's or the dumps' CPUs were walked). */
+START_TEST(cli_converts_perf_data)
+{
+	char tmp[] = "/tmp/tb-parquet-XXXXXX", args[1100], path[512], part[256];
+	tb_test_run r;
+	pqr_file f;
+	uint8_t *buf;
+	char *meta;
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(args, sizeof(args), "convert --to parquet %s/out tests/data/perf/small.data", tmp);
+	tb_test_cli(args, &r);
+	ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err);
+	tb_test_run_free(&r);
+	snprintf(path, sizeof(path), "%s/out", tmp);
+	one_part(path, part, sizeof(part));
+	snprintf(path, sizeof(path), "%s/events.parquet", part);
+	ck_assert_int_eq(open_table(path, &f, &buf), 0);
+	ck_assert_int_eq(f.num_rows, 4);
+	pqr_close(&f);
+	free(buf);
+	snprintf(path, sizeof(path), "%s/metadata.json", part);
+	meta = slurp_text(path);
+	ck_assert_ptr_nonnull(meta);
+	ck_assert_ptr_nonnull(strstr(meta, "\"container\":\"perf.data\",\"compression\":\"none\""));
+	ck_assert_ptr_nonnull(strstr(meta, "\"cpus\":[{\"cpu\":0,\"events\":0,\"pages\":0,"));
+	ck_assert_ptr_nonnull(strstr(meta, "{\"cpu\":1,\"events\":4,\"pages\":0,\"dropped\":0,"));
+	free(meta);
+	remove_tmp(tmp);
+}
+END_TEST
+
 START_TEST(cli_jobs_files_are_the_one_thread_files)
 {
 	static uint8_t file[1 << 16];
@@ -2210,6 +2243,7 @@ Suite *tb_suite_parquet(void)
 	tcase_add_test(t, cli_text_column);
 	tcase_add_test(t, cli_documented_outcomes);
 	tcase_add_test(t, cli_converts_raw_dumps);
+	tcase_add_test(t, cli_converts_perf_data);
 	tcase_add_test(t, cli_output_errors);
 	tcase_add_test(t, cli_jobs_files_are_the_one_thread_files);
 	tcase_add_test(t, cli_jobs_long_comm);
