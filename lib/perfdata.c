@@ -318,6 +318,27 @@ static tb_status read_str(const tb_reader *r, size_t *pos, uint64_t base,
 	return TB_OK;
 }
 
+/* A feature of fixed fields: each one's offset, width (4 or 8) and where
+ * it goes (a uint32_t or a uint64_t of tb_perf). */
+typedef struct fixed_field {
+	uint8_t off, width;
+	void *dst;
+} fixed_field;
+
+/* The fields in order, then *has = 1; a field past the feature's bytes
+ * is `short_what` (the fields before it are kept, as read). */
+static tb_status read_fixed(const tb_reader *r, const fixed_field *v, size_t n, int *has,
+			    uint64_t at, const char *short_what, tb_error *err)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (!(v[i].width == 4 ? tb_rd_u32_at(r, v[i].off, (uint32_t *)v[i].dst)
+				      : tb_rd_u64_at(r, v[i].off, (uint64_t *)v[i].dst)))
+			return fail(err, TB_ERR_TRUNCATED, at, short_what);
+	*has = 1;
+	return TB_OK;
+}
+
 /* Take in what tb_perf keeps of one feature.  Strings are kept only when
  * the bytes stay (file mode). */
 static tb_status apply_feature(tb_perf *f, const tb_perf_feature *ft,
@@ -343,34 +364,31 @@ static tb_status apply_feature(tb_perf *f, const tb_perf_feature *ft,
 	case TB_PERF_FEAT_ARCH: dst = &f->arch; break;
 	case TB_PERF_FEAT_CPUDESC: dst = &f->cpudesc; break;
 	case TB_PERF_FEAT_CPUID: dst = &f->cpuid; break;
-	case TB_PERF_FEAT_NRCPUS:
-		if (!tb_rd_u32_at(&r, 0, &f->nr_cpus_avail) ||
-		    !tb_rd_u32_at(&r, 4, &f->nr_cpus_online))
-			return fail(err, TB_ERR_TRUNCATED, ft->offset, "NRCPUS shorter than 8 bytes");
-		f->has_nrcpus = 1;
-		return TB_OK;
-	case TB_PERF_FEAT_CLOCKID:
-		if (!tb_rd_u64_at(&r, 0, &f->clockid_res_ns))
-			return fail(err, TB_ERR_TRUNCATED, ft->offset, "CLOCKID shorter than 8 bytes");
-		f->has_clockid_res = 1;
-		return TB_OK;
-	case TB_PERF_FEAT_CLOCK_DATA:
-		if (!tb_rd_u32_at(&r, 0, &f->clock.version) ||
-		    !tb_rd_u32_at(&r, 4, &f->clock.clockid) ||
-		    !tb_rd_u64_at(&r, 8, &f->clock.tod_ns) ||
-		    !tb_rd_u64_at(&r, 16, &f->clock.clock_ns))
-			return fail(err, TB_ERR_TRUNCATED, ft->offset, "CLOCK_DATA shorter than 24 bytes");
-		f->has_clock_data = 1;
-		return TB_OK;
-	case TB_PERF_FEAT_COMPRESSED:
-		if (!tb_rd_u32_at(&r, 0, &f->compression.version) ||
-		    !tb_rd_u32_at(&r, 4, &f->compression.type) ||
-		    !tb_rd_u32_at(&r, 8, &f->compression.level) ||
-		    !tb_rd_u32_at(&r, 12, &f->compression.ratio) ||
-		    !tb_rd_u32_at(&r, 16, &f->compression.mmap_len))
-			return fail(err, TB_ERR_TRUNCATED, ft->offset, "COMPRESSED shorter than 20 bytes");
-		f->has_compression = 1;
-		return TB_OK;
+	case TB_PERF_FEAT_NRCPUS: {
+		const fixed_field v[] = { { 0, 4, &f->nr_cpus_avail }, { 4, 4, &f->nr_cpus_online } };
+		return read_fixed(&r, v, 2, &f->has_nrcpus, ft->offset,
+				  "NRCPUS shorter than 8 bytes", err);
+	}
+	case TB_PERF_FEAT_CLOCKID: {
+		const fixed_field v[] = { { 0, 8, &f->clockid_res_ns } };
+		return read_fixed(&r, v, 1, &f->has_clockid_res, ft->offset,
+				  "CLOCKID shorter than 8 bytes", err);
+	}
+	case TB_PERF_FEAT_CLOCK_DATA: {
+		const fixed_field v[] = { { 0, 4, &f->clock.version }, { 4, 4, &f->clock.clockid },
+					  { 8, 8, &f->clock.tod_ns }, { 16, 8, &f->clock.clock_ns } };
+		return read_fixed(&r, v, 4, &f->has_clock_data, ft->offset,
+				  "CLOCK_DATA shorter than 24 bytes", err);
+	}
+	case TB_PERF_FEAT_COMPRESSED: {
+		const fixed_field v[] = { { 0, 4, &f->compression.version },
+					  { 4, 4, &f->compression.type },
+					  { 8, 4, &f->compression.level },
+					  { 12, 4, &f->compression.ratio },
+					  { 16, 4, &f->compression.mmap_len } };
+		return read_fixed(&r, v, 5, &f->has_compression, ft->offset,
+				  "COMPRESSED shorter than 20 bytes", err);
+	}
 	case TB_PERF_FEAT_DIR_FORMAT:
 		f->dir_format = 1;
 		return TB_OK;
