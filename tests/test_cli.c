@@ -473,6 +473,29 @@ START_TEST(stats_of_a_raw_folder)
 }
 END_TEST
 
+/* stats of perf.data captures: a pipe stream, zstd records, lost samples. */
+START_TEST(stats_of_perf_captures)
+{
+	tb_test_run r;
+	tb_test_cli("stats tests/data/perf/pipe.data", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "format: perf.data (pipe stream)\ncompression: none\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "attrs: 27\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "events: 765\npages: 0\ndropped: 0\n"));
+	tb_test_run_free(&r);
+	tb_test_cli("stats tests/data/perf/schedz.data", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "format: perf.data\ncompression: zstd\nhostname: vm\n"
+					    "osrelease: 6.18.44-fc-v1272\nperf version: 6.1.187\n"));
+	ck_assert_ptr_nonnull(strstr(r.out, "events: 122\n"));
+	tb_test_run_free(&r);
+	tb_test_cli("stats tests/data/perf/lost.data", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "events: 842\npages: 0\ndropped: 4\n"));
+	tb_test_run_free(&r);
+}
+END_TEST
+
 /* A folder's events/ with 300 systems is read once, not once per system
  * (host/capture.c keeps two listings; it was 603 reads, quadratic: 5,000
  * systems took 93 s).  Counted by strace, which every machine here has. */
@@ -808,6 +831,7 @@ Suite *tb_suite_cli(void)
 	tcase_add_test(t, converters_have_help_and_named_errors);
 	tcase_add_test(t, full_stdout_is_exit_2);
 	tcase_add_test(t, stats_of_a_raw_folder);
+	tcase_add_test(t, stats_of_perf_captures);
 	tcase_add_test(t, events_folder_listed_once);
 	tcase_add_test(t, empty_inputs_are_said);
 	tcase_add_test(t, inputs_mapped_or_piped_alike);

@@ -469,6 +469,83 @@ START_TEST(real_file_features)
 }
 END_TEST
 
+/* The feature readers refuse what they cannot use, each with its status:
+ * missing arguments, a pipe stream's features (records there), a string
+ * list or EVENT_DESC whose count or header does not fit its bytes. */
+START_TEST(feature_readers_refuse)
+{
+	size_t n;
+	uint8_t *b = load("sched.data", &n);
+	store *s = new_store();
+	tb_perf f, piped;
+	tb_perf_feature ft, cut;
+	tb_perf_str_iter si;
+	tb_perf_desc_iter di;
+	tb_perf_event_desc ed;
+	tb_perf_bytes str;
+	tb_error e;
+	static const uint8_t many[8] = { 0xff, 0xff, 0, 0, 0, 0, 0, 0 };
+	ck_assert_int_eq(tb_perf_open(&f, b, n, &s->st, &e), TB_OK);
+	ck_assert_int_eq(tb_perf_feature_get(NULL, TB_PERF_FEAT_CMDLINE, &ft, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_perf_feature_get(&f, TB_PERF_FEAT_CMDLINE, NULL, &e), TB_ERR_ARG);
+	piped = f;
+	piped.pipe = 1;
+	ck_assert_int_eq(tb_perf_feature_get(&piped, TB_PERF_FEAT_CMDLINE, &ft, &e), TB_ERR_ARG);
+	ck_assert_str_eq(e.what, "pipe mode: features come as records");
+	ck_assert_int_eq(tb_perf_feature_get(&f, TB_PERF_FEAT_HOSTNAME, &ft, &e), TB_OK);
+	ck_assert_int_eq(tb_perf_feature_string(NULL, &ft, &str, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_perf_feature_string(&f, NULL, &str, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_perf_feature_string(&f, &ft, NULL, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_perf_strings_begin(NULL, &f, &ft, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_perf_strings_begin(&si, NULL, &ft, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_perf_strings_begin(&si, &f, NULL, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_perf_strings_next(NULL, &str, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_perf_event_desc_begin(NULL, &f, &ft, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_perf_event_desc_begin(&di, NULL, &ft, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_perf_event_desc_begin(&di, &f, NULL, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_perf_event_desc_next(NULL, &ed, &e), TB_ERR_ARG);
+	/* a list of 65535 strings in 8 bytes; an EVENT_DESC of 3 bytes */
+	cut = ft;
+	cut.data.ptr = many;
+	cut.data.len = sizeof(many);
+	ck_assert_int_eq(tb_perf_strings_begin(&si, &f, &cut, &e), TB_ERR_LENGTH);
+	ck_assert_str_eq(e.what, "string list count exceeds its section");
+	ck_assert_uint_eq(e.offset, ft.offset);
+	cut.data.len = 3;
+	ck_assert_int_eq(tb_perf_strings_begin(&si, &f, &cut, &e), TB_ERR_TRUNCATED);
+	ck_assert_int_eq(tb_perf_event_desc_begin(&di, &f, &cut, &e), TB_ERR_TRUNCATED);
+	ck_assert_str_eq(e.what, "EVENT_DESC header cut short");
+	ck_assert_int_eq(tb_perf_strings_next(&si, NULL, &e), TB_ERR_ARG);
+	ck_assert_int_eq(tb_perf_event_desc_next(&di, NULL, &e), TB_ERR_ARG);
+	/* the real EVENT_DESC (attrs of 128 bytes) cut inside its last entry:
+	 * the attr, the id count, the name, the ids */
+	ck_assert_int_eq(tb_perf_feature_get(&f, TB_PERF_FEAT_EVENT_DESC, &ft, &e), TB_OK);
+	ck_assert_int_eq(tb_perf_event_desc_begin(&di, &f, &ft, &e), TB_OK);
+	while (di.index + 1 < di.count)
+		ck_assert_int_eq(tb_perf_event_desc_next(&di, &ed, &e), TB_OK);
+	cut = ft;
+	{
+		const size_t last = di.pos;
+		const size_t at[] = { last + 100, last + 128 + 2, last + 128 + 4 + 2, ft.data.len - 4 };
+		static const char *const what[] = { "EVENT_DESC attr cut short",
+						    "EVENT_DESC id count cut short",
+						    "string length cut short",
+						    "EVENT_DESC ids run past the section" };
+		size_t k;
+		for (k = 0; k < 4; k++) {
+			cut.data.len = at[k];
+			ck_assert_int_eq(tb_perf_event_desc_begin(&di, &f, &cut, &e), TB_OK);
+			while (di.index + 1 < di.count)
+				ck_assert_int_eq(tb_perf_event_desc_next(&di, &ed, &e), TB_OK);
+			ck_assert_int_ne(tb_perf_event_desc_next(&di, &ed, &e), TB_OK);
+			ck_assert_msg(!strcmp(e.what, what[k]), "cut at %zu: %s", at[k], e.what);
+		}
+	}
+	free(s);
+	free(b);
+}
+END_TEST
+
 /* TRACING_DATA is a v6 trace.dat header under version 0.6: the trace.dat
  * parsers read its formats, and sched_switch's ID is the attr's config. */
 START_TEST(real_file_tracing_data)
@@ -1943,6 +2020,7 @@ Suite *tb_suite_perfdata(void)
 	tcase_add_test(tc, real_pipe_every_prefix);
 	tcase_add_test(tc, real_file_every_prefix);
 	tcase_add_test(tc, real_file_features);
+	tcase_add_test(tc, feature_readers_refuse);
 	tcase_add_test(tc, real_file_tracing_data);
 	tcase_add_test(tc, real_file_callchain);
 	tcase_add_test(tc, pipe_feature_records);

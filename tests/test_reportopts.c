@@ -294,6 +294,110 @@ START_TEST(report_listings_of_the_library)
 }
 END_TEST
 
+/* The listings of a capture that has no trace.dat (a perf.data): no
+ * kernel statistics and no CPU data table to list, uname and version "not
+ * recorded"; the merge refuses what it cannot use. */
+START_TEST(report_listings_without_a_trace_dat)
+{
+	static char buf[1024];
+	tb_session_source src;
+	tb_session *s = NULL, *ss[1];
+	tb_report_head heads[1];
+	tb_report_merge m;
+	tb_error err;
+	tb_text t;
+	size_t len;
+	uint8_t *data = tb_test_read_file(tb_test_path("tests/data/perf/small.data"), &len);
+	ck_assert_ptr_nonnull(data);
+	memset(&src, 0, sizeof(src));
+	src.perf = data;
+	src.perf_len = len;
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &heap, &err), TB_OK);
+	tb_text_init(&t, buf, sizeof(buf));
+	ck_assert_uint_eq(tb_report_info(&t, s, TB_REPORT_STAT, NULL, NULL), 0);
+	tb_text_finish(&t);
+	ck_assert_str_eq(buf, "cpus=2\n\nKernel buffer statistics:\n"
+			 "  Note: \"entries\" are the entries left in the kernel ring buffer and are not\n"
+			 "        recorded in the trace data. They should all be zero.\n\n"
+			 " No stats in this file\n");
+	tb_text_init(&t, buf, sizeof(buf));
+	(void)tb_report_info(&t, s, TB_REPORT_VERSION, NULL, NULL);
+	tb_text_finish(&t);
+	ck_assert_str_eq(buf, "cpus=2\n version was not recorded in this file\n");
+	ss[0] = s;
+	ck_assert_int_eq(tb_report_merge_init(NULL, ss, heads, 1), TB_ERR_ARG);
+	ck_assert_int_eq(tb_report_merge_init(&m, NULL, heads, 1), TB_ERR_ARG);
+	ck_assert_int_eq(tb_report_merge_init(&m, ss, NULL, 1), TB_ERR_ARG);
+	tb_session_close(s);
+	free(data);
+}
+END_TEST
+
+/* tb_session_text_grow's rule: refused arguments, a grow that refuses or
+ * gives too little (the first refusal returned, the retry not made), and
+ * the retry that fits. */
+typedef struct grow_ctx {
+	int calls;
+	size_t give; /* 0: refuse; else the capacity given */
+} grow_ctx;
+
+static int test_grow(void *ctx, char **buf, size_t *cap, size_t want)
+{
+	grow_ctx *g = ctx;
+	char *p;
+	g->calls++;
+	if (!g->give)
+		return -1;
+	(void)want;
+	p = realloc(*buf, g->give);
+	if (!p)
+		return -1;
+	*buf = p;
+	*cap = g->give;
+	return 0;
+}
+
+START_TEST(text_grow_rule)
+{
+	opened o;
+	tb_session_event ev;
+	tb_render_result res;
+	tb_error e;
+	grow_ctx g = { 0, 0 };
+	size_t cap = 4;
+	char *buf = malloc(cap);
+	if (!open_file(DATA_V7Z, &o)) {
+		free(buf);
+		return;
+	}
+	ck_assert_int_eq(tb_session_next(o.s, &ev, &e), TB_OK);
+	ck_assert_int_eq(tb_session_text_grow(o.s, &ev, TB_TEXT_PRINT, NULL, &cap, test_grow, &g,
+					      &res), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_text_grow(o.s, &ev, TB_TEXT_PRINT, &buf, NULL, test_grow, &g,
+					      &res), TB_ERR_ARG);
+	/* no grow function, a grow that refuses, one that gives too little */
+	ck_assert_int_eq(tb_session_text_grow(o.s, &ev, TB_TEXT_PRINT, &buf, &cap, NULL, NULL,
+					      &res), TB_ERR_NO_SPACE);
+	ck_assert_uint_gt(res.needed, 4);
+	ck_assert_int_eq(tb_session_text_grow(o.s, &ev, TB_TEXT_PRINT, &buf, &cap, test_grow, &g,
+					      NULL), TB_ERR_NO_SPACE);
+	ck_assert_int_eq(g.calls, 1);
+	g.give = 5;
+	ck_assert_int_eq(tb_session_text_grow(o.s, &ev, TB_TEXT_PRINT, &buf, &cap, test_grow, &g,
+					      &res), TB_ERR_NO_SPACE);
+	ck_assert_int_eq(g.calls, 2);
+	ck_assert_uint_eq(cap, 5);
+	/* room enough: rendered again, the text whole */
+	g.give = res.needed + 1;
+	ck_assert_int_eq(tb_session_text_grow(o.s, &ev, TB_TEXT_PRINT, &buf, &cap, test_grow, &g,
+					      &res), TB_OK);
+	ck_assert_int_eq(g.calls, 3);
+	ck_assert_uint_eq(strlen(buf), res.needed);
+	free(buf);
+	close_file(&o);
+}
+END_TEST
+
 /* Two captures merged (report.h): every event of both, by time, the
  * earlier file first on equal times; the merge's count is the sum. */
 START_TEST(report_merge_of_two_captures)
@@ -911,6 +1015,8 @@ Suite *tb_suite_reportopts(void)
 	tcase_add_test(t, cpu_data_table);
 	tcase_add_test(t, report_listings_of_the_library);
 	tcase_add_test(t, report_merge_of_two_captures);
+	tcase_add_test(t, report_listings_without_a_trace_dat);
+	tcase_add_test(t, text_grow_rule);
 	tcase_add_test(t, written_file_cpus_and_table);
 	tcase_add_test(t, window_is_the_events_in_range);
 	tcase_add_test(t, raw_dumps_cpu_data_and_window);

@@ -290,6 +290,13 @@ START_TEST(selection_bind_and_check_errors)
 	const char *t;
 	NEED_ZSTD();
 	s = open_sample();
+	/* nothing to bind or list */
+	ck_assert_int_eq(tb_selection_bind(NULL, s, &e), TB_ERR_ARG);
+	ck_assert_int_eq(e.part, TB_SELECTION_SESSION);
+	n = 9;
+	ck_assert_ptr_null(tb_selection_item(NULL, 0, &n));
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(tb_selection_item(NULL, 0, NULL));
 	/* an item that meets no format: its index and byte */
 	spec_init(&sp);
 	sp.events = span("sched_switch,nosuch*");
