@@ -1221,12 +1221,17 @@ static void run_bprint(ev *e)
  */
 enum { TB_PLAN_INT = 1, TB_PLAN_CHARS, TB_PLAN_STR, TB_PLAN_LIT16 };
 
+static int is_plain_int_conv(unsigned c)
+{
+	return c == 'd' || c == 'i' || c == 'u' || c == 'x' || c == 'X';
+}
+
 static void plan_int(const tb_render_prog *p, tb_render_dir_ *d)
 {
 	const tb_render_node_ *nd = &p->nodes[d->arg];
 	unsigned cast = 0, w;
 	const tb_field *f;
-	if (!memchr("diuxX", d->conv, 5) || d->conv == 0 || d->width > 16 ||
+	if (!is_plain_int_conv(d->conv) || d->width > 16 ||
 	    (d->flags & (TB_NF_PLUS | TB_NF_SPACE)) || (nd->ty & TB_TY_UNKNOWN))
 		return;
 	if (nd->op == TB_N_CAST) {
@@ -1289,10 +1294,13 @@ void tb_pf_plan_dirs(tb_render_prog *p)
 	}
 }
 
-/* Text at p to its first NUL within n bytes (n > 0). */
+/* Text at p to its first NUL within n bytes (nothing when there are none). */
 static void put_chars(ev *e, const uint8_t *p, size_t n)
 {
-	const uint8_t *z = (const uint8_t *)memchr(p, 0, n);
+	const uint8_t *z;
+	if (!p || !n)
+		return;
+	z = (const uint8_t *)memchr(p, 0, n);
 	tb_out_put(e->o, (const char *)p, z ? (size_t)(z - p) : n);
 }
 
