@@ -33,20 +33,6 @@ Suite *tb_suite_reportopts(void);
 #define V7Z "../shared/samples/sched4k.v7zstd.dat"
 #define DATA_V7Z "tests/data/sched4k.v7zstd.dat"
 
-static void *heap_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return malloc(n ? n : 1);
-}
-
-static void heap_free(void *ctx, void *p, size_t n)
-{
-	(void)ctx;
-	(void)n;
-	free(p);
-}
-
-static const tb_mem heap = { heap_alloc, heap_free, NULL };
 
 typedef struct opened {
 	uint8_t *data;
@@ -71,7 +57,7 @@ static int open_file(const char *rel, opened *o)
 	src.dat = o->data;
 	src.dat_len = o->len;
 	src.decompress.fn = tb_test_zstd;
-	ck_assert_int_eq(tb_session_open(&o->s, &src, &opt, &heap, &err), TB_OK);
+	ck_assert_int_eq(tb_session_open(&o->s, &src, &opt, &tb_test_heap, &err), TB_OK);
 	return 1;
 }
 
@@ -312,7 +298,7 @@ START_TEST(report_listings_without_a_trace_dat)
 	memset(&src, 0, sizeof(src));
 	src.perf = data;
 	src.perf_len = len;
-	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &heap, &err), TB_OK);
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &tb_test_heap, &err), TB_OK);
 	tb_text_init(&t, buf, sizeof(buf));
 	ck_assert_uint_eq(tb_report_info(&t, s, TB_REPORT_STAT, NULL, NULL), 0);
 	tb_text_finish(&t);
@@ -556,7 +542,7 @@ START_TEST(written_file_cpus_and_table)
 		memset(&src, 0, sizeof(src));
 		src.dat = file;
 		src.dat_len = n;
-		ck_assert_int_eq(tb_session_open(&s, &src, NULL, &heap, &e), TB_OK);
+		ck_assert_int_eq(tb_session_open(&s, &src, NULL, &tb_test_heap, &e), TB_OK);
 		ck_assert_uint_eq(tb_session_get_info(s)->ncpus, 4);
 		while (tb_session_next(s, &ev, &e) == TB_OK)
 			;
@@ -680,7 +666,7 @@ START_TEST(raw_dumps_cpu_data_and_window)
 	src.nraw = 2;
 	src.header_page.ptr = (const char *)p[2];
 	src.header_page.len = len[2];
-	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &heap, &e), TB_OK);
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &tb_test_heap, &e), TB_OK);
 	for (i = 0; i < 2; i++) {
 		ck_assert_int_eq(tb_session_cpu_data_at(s, 0, i, &cd, &e), TB_OK);
 		ck_assert_uint_eq(cd.cpu, i);
