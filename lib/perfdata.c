@@ -451,34 +451,51 @@ TB_API tb_status tb_perf_feature_string(const tb_perf *f, const tb_perf_feature 
 	return read_str(&r, &pos, feat->offset, s, err);
 }
 
-TB_API tb_status tb_perf_strings_begin(tb_perf_str_iter *it, const tb_perf *f,
-				       const tb_perf_feature *feat, tb_error *err)
+/* The list features (strings, EVENT_DESC) open alike: a u32 count leads
+ * them (`cut` when the bytes end before it). */
+static tb_status list_begin(tb_perf_str_iter *it, const tb_perf *f, const tb_perf_feature *feat,
+			    const char *cut, tb_error *err)
 {
-	tb_reader r;
 	if (!it || !f || !feat)
 		return fail(err, TB_ERR_ARG, 0, "NULL argument");
 	memset(it, 0, sizeof(*it));
 	it->feat = feat;
 	it->big_endian = f->big_endian;
-	tb_rd_init(&r, feat->data.ptr, feat->data.len, f->big_endian);
-	if (!tb_rd_u32_at(&r, 0, &it->count))
-		return fail(err, TB_ERR_TRUNCATED, feat->offset, "string list count cut short");
-	/* each string takes at least its u32 length */
-	if (it->count > (feat->data.len - 4) / 4)
-		return fail(err, TB_ERR_LENGTH, feat->offset, "string list count exceeds its section");
+	if (feat->data.len < 4)
+		return fail(err, TB_ERR_TRUNCATED, feat->offset, cut);
+	it->count = tb_load32(feat->data.ptr, f->big_endian);
 	it->pos = 4;
 	return TB_OK;
+}
+
+/* The reader over the list's bytes, or TB_END once all are read. */
+static tb_status list_next(tb_perf_str_iter *it, const void *out, tb_reader *r, tb_error *err)
+{
+	if (!it || !it->feat || !out)
+		return fail(err, TB_ERR_ARG, 0, "NULL argument");
+	if (it->index >= it->count)
+		return TB_END;
+	tb_rd_init(r, it->feat->data.ptr, it->feat->data.len, it->big_endian);
+	return TB_OK;
+}
+
+TB_API tb_status tb_perf_strings_begin(tb_perf_str_iter *it, const tb_perf *f,
+				       const tb_perf_feature *feat, tb_error *err)
+{
+	tb_status st = list_begin(it, f, feat, "string list count cut short", err);
+	/* each string takes at least its u32 length */
+	if (st == TB_OK && it->count > (feat->data.len - 4) / 4)
+		return fail(err, TB_ERR_LENGTH, feat->offset, "string list count exceeds its section");
+	return st;
 }
 
 TB_API tb_status tb_perf_strings_next(tb_perf_str_iter *it, tb_perf_bytes *s,
 				      tb_error *err)
 {
 	tb_reader r;
-	if (!it || !it->feat || !s)
-		return fail(err, TB_ERR_ARG, 0, "NULL argument");
-	if (it->index >= it->count)
-		return TB_END;
-	tb_rd_init(&r, it->feat->data.ptr, it->feat->data.len, it->big_endian);
+	tb_status st = list_next(it, s, &r, err);
+	if (st != TB_OK)
+		return st;
 	it->index++;
 	return read_str(&r, &it->pos, it->feat->offset, s, err);
 }
@@ -486,22 +503,19 @@ TB_API tb_status tb_perf_strings_next(tb_perf_str_iter *it, tb_perf_bytes *s,
 TB_API tb_status tb_perf_event_desc_begin(tb_perf_desc_iter *it, const tb_perf *f,
 					  const tb_perf_feature *feat, tb_error *err)
 {
-	tb_reader r;
-	if (!it || !f || !feat)
-		return fail(err, TB_ERR_ARG, 0, "NULL argument");
-	memset(it, 0, sizeof(*it));
-	it->feat = feat;
-	it->big_endian = f->big_endian;
-	tb_rd_init(&r, feat->data.ptr, feat->data.len, f->big_endian);
-	if (!tb_rd_u32_at(&r, 0, &it->count) || !tb_rd_u32_at(&r, 4, &it->attr_size))
+	tb_status st = list_begin(it ? &it->list : NULL, f, feat, "EVENT_DESC header cut short", err);
+	if (st != TB_OK)
+		return st;
+	if (feat->data.len < 8)
 		return fail(err, TB_ERR_TRUNCATED, feat->offset, "EVENT_DESC header cut short");
+	it->attr_size = tb_load32(feat->data.ptr + 4, f->big_endian);
 	if (it->attr_size < TB_PERF_ATTR_MIN || it->attr_size > TB_PERF_ATTR_MAX ||
 	    it->attr_size % 8u)
 		return fail(err, TB_ERR_LENGTH, feat->offset + 4, "EVENT_DESC attr size out of range");
 	/* each event takes its attr, nr_ids and a name length */
-	if (it->count > (feat->data.len - 8) / (it->attr_size + 8u))
+	if (it->list.count > (feat->data.len - 8) / (it->attr_size + 8u))
 		return fail(err, TB_ERR_LENGTH, feat->offset, "EVENT_DESC count exceeds its section");
-	it->pos = 8;
+	it->list.pos = 8;
 	return TB_OK;
 }
 
@@ -513,29 +527,27 @@ TB_API tb_status tb_perf_event_desc_next(tb_perf_desc_iter *it, tb_perf_event_de
 	size_t used;
 	uint64_t base;
 	tb_status st;
-	if (!it || !it->feat || !out)
-		return fail(err, TB_ERR_ARG, 0, "NULL argument");
-	if (it->index >= it->count)
-		return TB_END;
-	base = it->feat->offset;
-	tb_rd_init(&r, it->feat->data.ptr, it->feat->data.len, it->big_endian);
-	if (!tb_rd_sub(&r, it->pos, it->attr_size, &sub))
-		return fail(err, TB_ERR_TRUNCATED, base + it->pos, "EVENT_DESC attr cut short");
-	if ((st = read_attr(&sub, it->attr_size, base + it->pos, &out->attr, &used, err)))
+	tb_perf_str_iter *l = it ? &it->list : NULL;
+	if ((st = list_next(l, out, &r, err)) != TB_OK)
 		return st;
-	it->pos += it->attr_size;
-	if (!tb_rd_u32_at(&r, it->pos, &nids))
-		return fail(err, TB_ERR_TRUNCATED, base + it->pos, "EVENT_DESC id count cut short");
-	it->pos += 4;
-	if ((st = read_str(&r, &it->pos, base, &out->name, err)))
+	base = l->feat->offset;
+	if (!tb_rd_sub(&r, l->pos, it->attr_size, &sub))
+		return fail(err, TB_ERR_TRUNCATED, base + l->pos, "EVENT_DESC attr cut short");
+	if ((st = read_attr(&sub, it->attr_size, base + l->pos, &out->attr, &used, err)))
 		return st;
-	if (nids > tb_rd_left(&r) / 8u || !tb_rd_ptr_at(&r, it->pos, (size_t)nids * 8u, &out->ids.ptr))
-		return fail(err, TB_ERR_LENGTH, base + it->pos, "EVENT_DESC ids run past the section");
+	l->pos += it->attr_size;
+	if (!tb_rd_u32_at(&r, l->pos, &nids))
+		return fail(err, TB_ERR_TRUNCATED, base + l->pos, "EVENT_DESC id count cut short");
+	l->pos += 4;
+	if ((st = read_str(&r, &l->pos, base, &out->name, err)))
+		return st;
+	if (nids > tb_rd_left(&r) / 8u || !tb_rd_ptr_at(&r, l->pos, (size_t)nids * 8u, &out->ids.ptr))
+		return fail(err, TB_ERR_LENGTH, base + l->pos, "EVENT_DESC ids run past the section");
 	out->ids.n = nids;
-	out->ids.big_endian = it->big_endian;
+	out->ids.big_endian = l->big_endian;
 	out->attr.nids = nids;
-	it->pos += (size_t)nids * 8u;
-	it->index++;
+	l->pos += (size_t)nids * 8u;
+	l->index++;
 	return TB_OK;
 }
 

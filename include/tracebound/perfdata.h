@@ -366,11 +366,10 @@ typedef struct tb_perf_event_desc {
 	tb_perf_u64s ids;
 } tb_perf_event_desc;
 
+/* (an EVENT_DESC walk is a list walk plus each entry's attr size) */
 typedef struct tb_perf_desc_iter {
-	const tb_perf_feature *feat;
-	int big_endian;
-	uint32_t count, index, attr_size;
-	size_t pos;
+	tb_perf_str_iter list;
+	uint32_t attr_size;
 } tb_perf_desc_iter;
 
 TB_API TB_MUST_CHECK tb_status tb_perf_event_desc_begin(tb_perf_desc_iter *it,
