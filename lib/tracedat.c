@@ -1786,16 +1786,11 @@ static tb_status open_file(tb_dat *d, const void *file, size_t len,
 	c.salvage = (d->flags & TB_DAT_OPEN_SALVAGE) != 0;
 	if (st)
 		d->st_ = *st;
-	if (!d->st_.events)
-		d->st_.events_cap = 0;
-	if (!d->st_.buffers)
-		d->st_.buffers_cap = 0;
-	if (!d->st_.cpus)
-		d->st_.cpus_cap = 0;
-	if (!d->st_.cpustats)
-		d->st_.cpustats_cap = 0;
-	if (!d->st_.scratch)
-		d->st_.scratch_cap = 0;
+	d->st_.events_cap = tb_region_cap(d->st_.events, d->st_.events_cap);
+	d->st_.buffers_cap = tb_region_cap(d->st_.buffers, d->st_.buffers_cap);
+	d->st_.cpus_cap = tb_region_cap(d->st_.cpus, d->st_.cpus_cap);
+	d->st_.cpustats_cap = tb_region_cap(d->st_.cpustats, d->st_.cpustats_cap);
+	d->st_.scratch_cap = tb_region_cap(d->st_.scratch, d->st_.scratch_cap);
 	if (opt && opt->damage) {
 		d->damage_st_ = opt->damage;
 		d->damage_cap_ = opt->damage_cap;
