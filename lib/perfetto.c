@@ -180,40 +180,35 @@ const char *tb_pf_typed_name(tb_pf_writer *w, const tb_format *f)
 
 /* ---- values ---- */
 
+/* A number as its proto type holds it (a 32-bit type keeps the low half,
+ * sign-extended when signed), then written in the type's wire encoding. */
 static void put_number(tb_pb *pb, uint32_t num, unsigned type, uint64_t v)
 {
 	switch (type) {
 	case TB_PF_T_INT32:
 	case TB_PF_T_ENUM:
-		tb_pb_int(pb, num, (int64_t)tb_extend(v & 0xffffffffu, 4, 1));
-		break;
-	case TB_PF_T_INT64:
-		tb_pb_int(pb, num, (int64_t)v);
+	case TB_PF_T_SINT32:
+		v = tb_extend(v & 0xffffffffu, 4, 1);
 		break;
 	case TB_PF_T_UINT32:
-		tb_pb_uint(pb, num, v & 0xffffffffu);
-		break;
-	case TB_PF_T_BOOL:
-		tb_pb_uint(pb, num, v != 0);
-		break;
-	case TB_PF_T_SINT32:
-		tb_pb_sint(pb, num, (int64_t)tb_extend(v & 0xffffffffu, 4, 1));
-		break;
-	case TB_PF_T_SINT64:
-		tb_pb_sint(pb, num, (int64_t)v);
-		break;
 	case TB_PF_T_FIXED32:
 	case TB_PF_T_SFIXED32:
-		tb_pb_fixed32(pb, num, (uint32_t)(v & 0xffffffffu));
+		v &= 0xffffffffu;
 		break;
-	case TB_PF_T_FIXED64:
-	case TB_PF_T_SFIXED64:
-		tb_pb_fixed64(pb, num, v);
+	case TB_PF_T_BOOL:
+		v = v != 0;
 		break;
-	default: /* UINT64 */
-		tb_pb_uint(pb, num, v);
+	default:
 		break;
 	}
+	if (type == TB_PF_T_SINT32 || type == TB_PF_T_SINT64)
+		tb_pb_sint(pb, num, (int64_t)v);
+	else if (type == TB_PF_T_FIXED32 || type == TB_PF_T_SFIXED32)
+		tb_pb_fixed32(pb, num, (uint32_t)v);
+	else if (type == TB_PF_T_FIXED64 || type == TB_PF_T_SFIXED64)
+		tb_pb_fixed64(pb, num, v);
+	else /* varints: (u)int32/64, enum, bool */
+		tb_pb_uint(pb, num, v);
 }
 
 /* Element i of a value's bytes, extended as the field says. */
