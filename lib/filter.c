@@ -510,10 +510,8 @@ int tb_filter_applies(const tb_filter *f, const char *system, size_t system_len,
 	size_t k;
 	if (!f)
 		return 0;
-	if (!system)
-		system_len = 0;
-	if (!name)
-		name_len = 0;
+	system_len = tb_region_len(system, system_len);
+	name_len = tb_region_len(name, name_len);
 	for (k = 0; k < f->nevents; k++) {
 		const tb_filter_event *ev = &f->event[k];
 		const tb_regex *nr = &f->regex[ev->name_re];

@@ -41,11 +41,11 @@ void tb_heap_sort(void *base, size_t n, size_t size, tb_less_fn less);
 size_t tb_lower_bound(const void *base, size_t n, size_t size, uint64_t key,
 		      uint64_t (*key_of)(const void *));
 
-/* A caller's storage region: what it may hold (no pointer, no room,
- * whatever cap says: a cap never vouches for memory that is not there). */
-static inline size_t tb_region_cap(const void *p, size_t cap)
+/* A caller's region (storage, a string): its capacity or length, or 0
+ * when it has no memory (a count never vouches for memory not there). */
+static inline size_t tb_region_len(const void *p, size_t n)
 {
-	return p ? cap : 0;
+	return p ? n : 0;
 }
 
 #define TB_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

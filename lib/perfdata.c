@@ -616,9 +616,9 @@ static void init_perf(tb_perf *f, const tb_perf_storage *st)
 	memset(f, 0, sizeof(*f));
 	if (st)
 		f->st_ = *st;
-	f->st_.attrs_cap = tb_region_cap(f->st_.attrs, f->st_.attrs_cap);
-	f->st_.ids_cap = tb_region_cap(f->st_.ids, f->st_.ids_cap);
-	f->st_.tracing_cap = tb_region_cap(f->st_.tracing, f->st_.tracing_cap);
+	f->st_.attrs_cap = tb_region_len(f->st_.attrs, f->st_.attrs_cap);
+	f->st_.ids_cap = tb_region_len(f->st_.ids, f->st_.ids_cap);
+	f->st_.tracing_cap = tb_region_len(f->st_.tracing, f->st_.tracing_cap);
 	f->attrs = f->st_.attrs;
 	f->ids = f->st_.ids;
 	f->id_pos = f->id_pos_end = -1;

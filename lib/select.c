@@ -206,10 +206,8 @@ int tb_select_match(const tb_select *sel, const char *system, size_t system_len,
 	int any = 0;
 	if (!sel)
 		return 0;
-	if (!system)
-		system_len = 0;
-	if (!name)
-		name_len = 0;
+	system_len = tb_region_len(system, system_len);
+	name_len = tb_region_len(name, name_len);
 	for (k = 0; k < sel->n && k < TB_SELECT_MAX_PATTERNS; k++) {
 		const tb_select_item *it = &sel->item[k];
 		const char *np = sel->text + it->name_off;

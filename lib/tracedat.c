@@ -1786,11 +1786,11 @@ static tb_status open_file(tb_dat *d, const void *file, size_t len,
 	c.salvage = (d->flags & TB_DAT_OPEN_SALVAGE) != 0;
 	if (st)
 		d->st_ = *st;
-	d->st_.events_cap = tb_region_cap(d->st_.events, d->st_.events_cap);
-	d->st_.buffers_cap = tb_region_cap(d->st_.buffers, d->st_.buffers_cap);
-	d->st_.cpus_cap = tb_region_cap(d->st_.cpus, d->st_.cpus_cap);
-	d->st_.cpustats_cap = tb_region_cap(d->st_.cpustats, d->st_.cpustats_cap);
-	d->st_.scratch_cap = tb_region_cap(d->st_.scratch, d->st_.scratch_cap);
+	d->st_.events_cap = tb_region_len(d->st_.events, d->st_.events_cap);
+	d->st_.buffers_cap = tb_region_len(d->st_.buffers, d->st_.buffers_cap);
+	d->st_.cpus_cap = tb_region_len(d->st_.cpus, d->st_.cpus_cap);
+	d->st_.cpustats_cap = tb_region_len(d->st_.cpustats, d->st_.cpustats_cap);
+	d->st_.scratch_cap = tb_region_len(d->st_.scratch, d->st_.scratch_cap);
 	if (opt && opt->damage) {
 		d->damage_st_ = opt->damage;
 		d->damage_cap_ = opt->damage_cap;
