@@ -449,7 +449,7 @@ START_TEST(real_file_features)
 	/* EVENT_DESC: names and ids as perf report --header-only prints them */
 	ck_assert_int_eq(tb_perf_feature_get(&f, TB_PERF_FEAT_EVENT_DESC, &ft, &e), TB_OK);
 	ck_assert_int_eq(tb_perf_event_desc_begin(&di, &f, &ft, &e), TB_OK);
-	ck_assert_uint_eq(di.count, 27);
+	ck_assert_uint_eq(di.list.count, 27);
 	for (i = 0; i < 27; i++) {
 		ck_assert_int_eq(tb_perf_event_desc_next(&di, &ed, &e), TB_OK);
 		ck_assert_uint_eq(ed.ids.n, 2);
@@ -521,11 +521,11 @@ START_TEST(feature_readers_refuse)
 	 * the attr, the id count, the name, the ids */
 	ck_assert_int_eq(tb_perf_feature_get(&f, TB_PERF_FEAT_EVENT_DESC, &ft, &e), TB_OK);
 	ck_assert_int_eq(tb_perf_event_desc_begin(&di, &f, &ft, &e), TB_OK);
-	while (di.index + 1 < di.count)
+	while (di.list.index + 1 < di.list.count)
 		ck_assert_int_eq(tb_perf_event_desc_next(&di, &ed, &e), TB_OK);
 	cut = ft;
 	{
-		const size_t last = di.pos;
+		const size_t last = di.list.pos;
 		const size_t at[] = { last + 100, last + 128 + 2, last + 128 + 4 + 2, ft.data.len - 4 };
 		static const char *const what[] = { "EVENT_DESC attr cut short",
 						    "EVENT_DESC id count cut short",
@@ -535,7 +535,7 @@ START_TEST(feature_readers_refuse)
 		for (k = 0; k < 4; k++) {
 			cut.data.len = at[k];
 			ck_assert_int_eq(tb_perf_event_desc_begin(&di, &f, &cut, &e), TB_OK);
-			while (di.index + 1 < di.count)
+			while (di.list.index + 1 < di.list.count)
 				ck_assert_int_eq(tb_perf_event_desc_next(&di, &ed, &e), TB_OK);
 			ck_assert_int_ne(tb_perf_event_desc_next(&di, &ed, &e), TB_OK);
 			ck_assert_msg(!strcmp(e.what, what[k]), "cut at %zu: %s", at[k], e.what);
