@@ -73,7 +73,7 @@ static const tb_opt perfetto_options[] = {
 	{ TB_OPT_EVENTS, "--events", NULL, "DIR", "event formats for raw cpuN.raw inputs" },
 	{ TB_OPT_HEADER_PAGE, "--header-page", NULL, "FILE", "the sub-buffer layout of raw inputs" },
 	{ 6, "--clock", NULL, "CLOCK", "the trace clock of raw inputs" },
-	{ 7, "--subbuf-size", NULL, "SIZE", "the sub-buffer size of raw inputs (16k)" },
+	{ TB_OPT_SUBBUF_SIZE, "--subbuf-size", NULL, "SIZE", "the sub-buffer size of raw inputs (16k)" },
 	{ TB_OPT_JOBS, "--jobs", "-j", "N", "encode on N threads, output unchanged (default: the machine's "
 				  "cores, one under 16 MiB; 1: one thread; one trace.dat)" },
 	TB_CLI_MAX_MEMORY_OPT,
@@ -95,7 +95,6 @@ int tb_convert_perfetto(int argc, char **argv)
 	int rc, r, verbose = 0, nin, id, npos = 0, jobs, jobs_given;
 	tb_opts po;
 	const char *v, *outpath;
-	uint64_t size;
 	memset(&cap, 0, sizeof(cap));
 	memset(&ro, 0, sizeof(ro));
 	tb_opts_init(&po, "convert --to perfetto",
@@ -114,20 +113,12 @@ int tb_convert_perfetto(int argc, char **argv)
 			ro.clock.ptr = v;
 			ro.clock.len = strlen(v);
 			break;
-		case 7: /* any size, not only a power of two (the common option's rule) */
-			if (tb_opts_size(&po, "--subbuf-size", v, &size) != 0)
-				return TB_EXIT_USAGE;
-			if (size < 4096 || size > (1u << 20))
-				return tb_opts_fail(&po, "option '--subbuf-size': %llu bytes: the size is "
-						    "in bytes (k and m suffixes), from 4096 to 1m",
-						    (unsigned long long)size);
-			ro.subbuf_size = (uint32_t)size;
-			break;
 		default: argv[++npos] = (char *)(uintptr_t)v; break;
 		}
 	}
 	ro.events = po.v.events;
 	ro.header_page = po.v.header_page;
+	ro.subbuf_size = po.v.subbuf_size;
 	jobs = po.v.jobs;
 	jobs_given = po.v.jobs_given;
 	nin = npos - 1;

@@ -164,6 +164,9 @@ START_TEST(converters_have_help_and_named_errors)
 	       "tracebound convert --to perfetto: unknown option '--bogus'\n");
 	expect("convert --to perfetto a b c", 2, "a second input file 'c'");
 	expect("convert --to perfetto --subbuf-size 16 --events x a b", 2, "16 bytes");
+	/* one rule with raw and the library: a power of two (the kernel's sizes) */
+	expect("convert --to perfetto --subbuf-size 12k --events x a b", 2,
+	       "12288 bytes: the size is in bytes (k and m suffixes), a power of two from 4096");
 	expect("convert --to parquet --events", 2, "option '--events' needs a value");
 	expect("pmclog --bogus x", 2, "tracebound pmclog: unknown option '--bogus'\n");
 	expect("pmclog a b", 2, "tracebound pmclog: a second input file 'b'\n");
