@@ -263,9 +263,17 @@ TB_API tb_status tb_perf_find_attr(const tb_perf *f, uint64_t id,
 		return TB_ERR_ARG;
 	*out = NULL;
 	if (f->ids_sorted_) {
-		/* per record: the search written out, not tb_lower_bound's
-		 * call per step */
+		/* perf numbers a capture's ids in turn: an id is first looked
+		 * for at its place in a table without gaps (the entry found
+		 * there is the one: ids are unique), then searched for; per
+		 * record: the search written out, not tb_lower_bound's call
+		 * per step */
+		uint64_t k = f->nids ? id - f->ids[0].id : UINT64_MAX;
 		size_t lo = 0, hi = f->nids;
+		if (k < f->nids && f->ids[k].id == id) {
+			*out = &f->attrs[f->ids[k].attr];
+			return TB_OK;
+		}
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 			if (f->ids[mid].id < id)

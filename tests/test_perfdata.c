@@ -1463,6 +1463,51 @@ START_TEST(attr_table_errors_and_storage)
 }
 END_TEST
 
+/* An id is found at its place in a table without gaps, and searched for
+ * where the table has them: ids 5, 7, 8 (attr 0: 5 and 8; attr 1: 7). */
+START_TEST(find_attr_with_gaps)
+{
+	static const uint64_t a_ids[] = { 8, 5 }, b_ids[] = { 7 };
+	static const struct { uint64_t id; int attr; } want[] = {
+		{ 5, 0 },  /* at its place */
+		{ 7, 1 },  /* its place holds 8: searched */
+		{ 8, 0 },  /* past the table's length: searched */
+		{ 6, -1 }, /* its place holds 7: not there */
+		{ 4, -1 }, /* below the first */
+		{ 9, -1 },
+	};
+	pw w;
+	pw_file pf;
+	store *s = new_store();
+	tb_perf f;
+	const tb_perf_attr *a;
+	tb_error e;
+	size_t i;
+	memset(&pf, 0, sizeof(pf));
+	pf.attrs[0].size = 64;
+	pf.attrs[0].sample_type = TB_PERF_SAMPLE_IDENTIFIER | TB_PERF_SAMPLE_TIME;
+	pf.attrs[1] = pf.attrs[0];
+	pf.attrs[1].config = 1;
+	pf.ids[0] = a_ids;
+	pf.nids[0] = 2;
+	pf.ids[1] = b_ids;
+	pf.nids[1] = 1;
+	pf.nattrs = 2;
+	pf.attr_entry = 80;
+	pw_init(&w, 0);
+	pw_build_file(&w, &pf);
+	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_OK);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		tb_status st = tb_perf_find_attr(&f, want[i].id, &a);
+		ck_assert_int_eq(st, want[i].attr < 0 ? TB_NOT_FOUND : TB_OK);
+		if (want[i].attr >= 0)
+			ck_assert_ptr_eq(a, &f.attrs[want[i].attr]);
+	}
+	pw_free(&w);
+	free(s);
+}
+END_TEST
+
 START_TEST(pipe_errors)
 {
 	pw w;
@@ -2045,6 +2090,7 @@ Suite *tb_suite_perfdata(void)
 	tcase_add_test(tc, record_errors);
 	tcase_add_test(tc, attr_table_errors_and_storage);
 	tcase_add_test(tc, pipe_errors);
+	tcase_add_test(tc, find_attr_with_gaps);
 	suite_add_tcase(s, tc);
 	return s;
 }
