@@ -300,6 +300,11 @@ TB_API tb_status tb_perf_find_attr(const tb_perf *f, uint64_t id,
 	return TB_NOT_FOUND;
 }
 
+void tb_perf_samples_unparsed_(tb_perf *f)
+{
+	f->samples_unparsed_ = 1;
+}
+
 TB_API int tb_perf_has_feature(const tb_perf *f, unsigned id)
 {
 	return f && id < TB_PERF_FEAT_BITS && (f->features[id / 64] >> (id % 64) & 1u);
@@ -1048,7 +1053,6 @@ static tb_status parse_record(const tb_perf *f, const uint8_t *data, size_t len,
 	/* s cleared by tb_perf_parse_sample for a SAMPLE (its size is most
 	 * of the record's: cleared once) */
 	memset(rec, 0, offsetof(tb_perf_record, s));
-	memset(&rec->u, 0, sizeof(rec->u));
 	tb_rd_init(&c.r, data, len, f->big_endian);
 	c.end = len;
 	c.bad = 0;
@@ -1062,14 +1066,19 @@ static tb_status parse_record(const tb_perf *f, const uint8_t *data, size_t len,
 	if (rec->type == TB_PERF_RECORD_SAMPLE) {
 		rec->attr = record_attr(f, &c.r, 1);
 		if (!rec->attr) {
+			memset(&rec->u, 0, sizeof(rec->u));
 			memset(&rec->s, 0, sizeof(rec->s));
 			return fail(err, TB_ERR_VALUE, offset, "SAMPLE of no known attr (id not listed)");
 		}
+		if (f->samples_unparsed_)
+			return TB_OK; /* its header and attr only: the caller parses */
+		memset(&rec->u, 0, sizeof(rec->u));
 		if ((st = tb_perf_parse_sample(f, rec->attr, data, len, offset, &rec->s, err)))
 			return st;
 		rec->has_sample = 1;
 		return TB_OK;
 	}
+	memset(&rec->u, 0, sizeof(rec->u));
 	memset(&rec->s, 0, sizeof(rec->s));
 	if (has_trailer_type(rec->type)) {
 		size_t tsz;

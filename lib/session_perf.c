@@ -27,18 +27,33 @@
  * for one out of COMPRESSED records, is copied to the spill buffer.  A
  * sample keeps what the walk shows of it, as read when it was queued (a
  * record is parsed once: spans as offsets in it, which a spill move keeps). */
+typedef struct sp_smp {
+	uint64_t period, ip;
+	uint32_t pid, tid, cpu;
+	uint16_t raw_at, raw_len;    /* raw_at 0: no RAW */
+	uint16_t chain_at, chain_n;
+	uint8_t has_tid, has_cpu;
+} sp_smp;
+
 typedef struct sp_ent {
 	uint64_t ts, seq, off;
 	const uint8_t *rec;          /* NULL: at spill */
 	size_t spill;
 	uint32_t attr;
 	uint16_t size, type;
-	uint64_t period, ip;
-	uint32_t pid, tid, cpu;
-	uint16_t raw_at, raw_len;    /* raw_at 0: no RAW */
-	uint16_t chain_at, chain_n;
-	uint8_t has_tid, has_cpu;
+	sp_smp s;
 } sp_ent;
+
+/* Where an attr's SAMPLE keeps what the walk shows (made at its first
+ * sample): a sample_type of fields of fixed size, then CALLCHAIN and RAW
+ * (every tracepoint capture's) is read at these offsets; any other goes
+ * through tb_perf_parse_sample. */
+typedef struct sp_layout {
+	uint64_t type;               /* the attr's sample_type */
+	uint8_t made, fast;
+	uint8_t fixed;               /* bytes of the fixed fields */
+	uint8_t ip, tid, time, cpu, period; /* offsets in the record, 0: absent */
+} sp_layout;
 
 /* A task's name: a string of the pool, which only grows (an event's comm
  * stays valid until the session closes, as a trace.dat's cmdlines do). */
@@ -72,6 +87,7 @@ struct tb_sperf {
 	tb_perf_feature desc;        /* EVENT_DESC (pipe: its record) */
 	int has_desc;
 	sp_name *names;              /* per attr (st.attrs_cap) */
+	sp_layout *lay;              /* per attr (st.attrs_cap) */
 	size_t width;                /* longest name */
 
 	sp_ent *q;                   /* the queue: [ready..nready) out in order */
@@ -238,6 +254,8 @@ static tb_status walk_start(tb_sperf *p, tb_error *err)
 		st = tb_perf_stream_open_buffer(p->ps, &p->st, p->data, p->len);
 	else
 		st = tb_perf_records_begin(&p->it, p->f, err);
+	/* read_sample reads the samples */
+	tb_perf_samples_unparsed_(p->pipe ? &p->ps->f : &p->file);
 	p->nq = p->ready = p->nready = 0;
 	p->next_flush = p->max_ts = 0;
 	p->eof = 0;
@@ -289,10 +307,13 @@ tb_status tb_sperf_open(tb_sperf **out, const void *data, size_t len, const tb_s
 	if (st == TB_OK) {
 		size_t na = p->st.attrs_cap ? p->st.attrs_cap : 1;
 		p->names = get(p, na * sizeof(sp_name));
-		if (!p->names)
+		p->lay = get(p, na * sizeof(sp_layout));
+		if (!p->names || !p->lay) {
 			st = no_memory(err, 0, "no memory for the event names");
-		else
+		} else {
 			memset(p->names, 0, na * sizeof(sp_name));
+			memset(p->lay, 0, na * sizeof(sp_layout));
+		}
 	}
 	if (st == TB_OK) {
 		n = p->f->has_nrcpus && p->f->nr_cpus_avail ? p->f->nr_cpus_avail : 256u;
@@ -333,6 +354,8 @@ void tb_sperf_close(tb_sperf *p)
 	put(p, p->cst, p->ncpus * sizeof(*p->cst));
 	if (p->names)
 		put(p, p->names, na * sizeof(sp_name));
+	if (p->lay)
+		put(p, p->lay, na * sizeof(sp_layout));
 	storage_free(p);
 	put(p, p->ps, sizeof(*p->ps));
 	p->m.put(p->m.ctx, p, sizeof(*p));
@@ -592,7 +615,7 @@ static int spill_compact(tb_sperf *p)
 
 /* The sample's fields the walk gives, kept in its entry (a record's
  * size is 16 bits: so are the offsets of its spans). */
-static void keep_sample(sp_ent *e, const tb_perf_record *r)
+static void keep_sample(sp_smp *e, const tb_perf_record *r)
 {
 	const tb_perf_sample *s = &r->s;
 	e->period = s->period;
@@ -613,7 +636,7 @@ static void keep_sample(sp_ent *e, const tb_perf_record *r)
 	}
 }
 
-static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts)
+static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts, const sp_smp *sm)
 {
 	sp_ent *e;
 	if (p->nq == p->qcap) {
@@ -645,8 +668,8 @@ static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts)
 	e->size = r->size;
 	e->type = (uint16_t)r->type;
 	e->attr = r->attr ? (uint32_t)(r->attr - p->f->attrs) : UINT32_MAX;
-	if (r->type == TB_PERF_RECORD_SAMPLE)
-		keep_sample(e, r);
+	if (sm)
+		e->s = *sm;
 	if (ts > p->max_ts)
 		p->max_ts = ts;
 	return 0;
@@ -704,10 +727,125 @@ static int queued_type(uint32_t t)
 	       t == TB_PERF_RECORD_LOST_SAMPLES;
 }
 
+/* The fields of fixed size a SAMPLE starts with, in their order. */
+static const uint64_t fixed_bits[] = {
+	TB_PERF_SAMPLE_IDENTIFIER, TB_PERF_SAMPLE_IP, TB_PERF_SAMPLE_TID, TB_PERF_SAMPLE_TIME,
+	TB_PERF_SAMPLE_ADDR, TB_PERF_SAMPLE_ID, TB_PERF_SAMPLE_STREAM_ID, TB_PERF_SAMPLE_CPU,
+	TB_PERF_SAMPLE_PERIOD
+};
+
+static void layout_make(sp_layout *l, uint64_t t)
+{
+	uint64_t fixed = 0;
+	size_t i;
+	uint8_t at = 8; /* after the record's header */
+	memset(l, 0, sizeof(*l));
+	for (i = 0; i < TB_ARRAY_LEN(fixed_bits); i++) {
+		uint64_t b = fixed_bits[i];
+		fixed |= b;
+		if (!(t & b))
+			continue;
+		if (b == TB_PERF_SAMPLE_IP)
+			l->ip = at;
+		else if (b == TB_PERF_SAMPLE_TID)
+			l->tid = at;
+		else if (b == TB_PERF_SAMPLE_TIME)
+			l->time = at;
+		else if (b == TB_PERF_SAMPLE_CPU)
+			l->cpu = at;
+		else if (b == TB_PERF_SAMPLE_PERIOD)
+			l->period = at;
+		at = (uint8_t)(at + 8);
+	}
+	l->type = t;
+	l->made = 1;
+	l->fixed = (uint8_t)(at - 8);
+	l->fast = !(t & ~(fixed | TB_PERF_SAMPLE_CALLCHAIN | TB_PERF_SAMPLE_RAW));
+}
+
+/* A SAMPLE's fields by its attr's layout: 0 when the layout is not the
+ * fast one or the record does not hold them (tb_perf_parse_sample then
+ * reads it, or says where it is cut: the checks are its own). */
+static int fast_sample(tb_sperf *p, const tb_perf_record *r, sp_smp *sm, uint64_t *ts)
+{
+	sp_layout *l = &p->lay[r->attr - p->f->attrs];
+	const uint8_t *d = r->data.ptr;
+	size_t len = r->data.len, pos;
+	int be = p->f->big_endian;
+	if (!l->made) /* (an attr's index keeps its attr: a walk again reads the same) */
+		layout_make(l, r->attr->sample_type);
+	pos = 8u + l->fixed;
+	if (!l->fast || len < pos)
+		return 0;
+	memset(sm, 0, sizeof(*sm));
+	if (l->ip)
+		sm->ip = tb_load64(d + l->ip, be);
+	if (l->tid) {
+		sm->pid = tb_load32(d + l->tid, be);
+		sm->tid = tb_load32(d + l->tid + 4, be);
+		sm->has_tid = 1;
+	}
+	if (l->time)
+		*ts = tb_load64(d + l->time, be);
+	if (l->cpu) {
+		sm->cpu = tb_load32(d + l->cpu, be);
+		sm->has_cpu = 1;
+	}
+	if (l->period)
+		sm->period = tb_load64(d + l->period, be);
+	if (l->type & TB_PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr;
+		if (len - pos < 8)
+			return 0;
+		nr = tb_load64(d + pos, be);
+		pos += 8;
+		if (nr > (len - pos) / 8u)
+			return 0;
+		if (nr) {
+			sm->chain_at = (uint16_t)pos;
+			sm->chain_n = (uint16_t)nr;
+		}
+		pos += (size_t)nr * 8u;
+	}
+	if (l->type & TB_PERF_SAMPLE_RAW) {
+		uint32_t n;
+		if (len - pos < 4)
+			return 0;
+		n = tb_load32(d + pos, be);
+		pos += 4;
+		if (n > len - pos)
+			return 0;
+		if (n) {
+			sm->raw_at = (uint16_t)pos;
+			sm->raw_len = (uint16_t)n;
+		}
+	}
+	return 1;
+}
+
+/* A SAMPLE the walk gave unparsed: what the queue keeps of it, and its
+ * time (*ts left as it is without TIME). */
+static tb_status read_sample(tb_sperf *p, tb_perf_record *r, sp_smp *sm, uint64_t *ts,
+			     tb_error *err)
+{
+	tb_status st;
+	if (fast_sample(p, r, sm, ts))
+		return TB_OK;
+	st = tb_perf_parse_sample(p->f, r->attr, r->data.ptr, r->data.len, r->offset, &r->s, err);
+	if (st != TB_OK)
+		return st;
+	r->has_sample = 1;
+	keep_sample(sm, r);
+	if (r->s.present & TB_PERF_SAMPLE_TIME)
+		*ts = r->s.time;
+	return TB_OK;
+}
+
 /* Read the next round into the queue (after what the last one left). */
 static tb_status read_round(tb_sperf *p, tb_error *err)
 {
 	tb_perf_record r;
+	sp_smp sm;
 	if (p->ready) { /* what was given goes; the rest moves up */
 		memmove(p->q, p->q + p->ready, (p->nq - p->ready) * sizeof(sp_ent));
 		p->nq -= p->ready;
@@ -740,7 +878,10 @@ static tb_status read_round(tb_sperf *p, tb_error *err)
 			return tb_fail(err, TB_ERR_VALUE, r.offset, "a sample whose id no attr lists");
 		/* without a time, a record keeps its place among the latest */
 		ts = r.has_sample && (r.s.present & TB_PERF_SAMPLE_TIME) ? r.s.time : p->max_ts;
-		if (queue_push(p, &r, ts) != 0)
+		if (r.type == TB_PERF_RECORD_SAMPLE &&
+		    (st = read_sample(p, &r, &sm, &ts, err)) != TB_OK)
+			return st; /* that record only */
+		if (queue_push(p, &r, ts, r.type == TB_PERF_RECORD_SAMPLE ? &sm : NULL) != 0)
 			return tb_fail(err, TB_ERR_NO_SPACE, r.offset,
 				       "no memory for the records of one round");
 	}
@@ -838,21 +979,21 @@ tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err)
 		}
 		rec = e->rec ? e->rec : p->spill + e->spill;
 		memset(it, 0, sizeof(*it));
-		it->cpu = e->has_cpu ? e->cpu : 0;
+		it->cpu = e->s.has_cpu ? e->s.cpu : 0;
 		it->ts = e->ts;
-		it->raw = e->raw_len ? rec + e->raw_at : NULL;
-		it->raw_len = e->raw_len;
+		it->raw = e->s.raw_len ? rec + e->s.raw_at : NULL;
+		it->raw_len = e->s.raw_len;
 		it->missed = p->missed;
 		p->missed = 0;
-		it->ps.pid = e->has_tid ? (int32_t)e->pid : -1;
-		it->ps.tid = e->has_tid ? (int32_t)e->tid : -1;
-		it->ps.period = e->period;
-		it->ps.ip = e->ip;
+		it->ps.pid = e->s.has_tid ? (int32_t)e->s.pid : -1;
+		it->ps.tid = e->s.has_tid ? (int32_t)e->s.tid : -1;
+		it->ps.period = e->s.period;
+		it->ps.ip = e->s.ip;
 		it->ps.attr = e->attr;
 		it->ps.system = p->names[e->attr].sys;
 		it->ps.name = p->names[e->attr].name;
-		it->ps.callchain.ptr = e->chain_n ? rec + e->chain_at : NULL;
-		it->ps.callchain.n = e->chain_n;
+		it->ps.callchain.ptr = e->s.chain_n ? rec + e->s.chain_at : NULL;
+		it->ps.callchain.n = e->s.chain_n;
 		it->ps.callchain.big_endian = p->f->big_endian;
 		it->ps.offset = e->off;
 		sample_comm(p, it);
