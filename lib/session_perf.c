@@ -36,13 +36,20 @@ typedef struct sp_smp {
 } sp_smp;
 
 typedef struct sp_ent {
-	uint64_t ts, seq, off;
+	uint64_t off;
 	const uint8_t *rec;          /* NULL: at spill */
 	size_t spill;
 	uint32_t attr;
 	uint16_t size, type;
 	sp_smp s;
 } sp_ent;
+
+/* The queue sorts keys, not entries: an entry stays in its slot from
+ * its record's arrival until it is given. */
+typedef struct sp_key {
+	uint64_t ts, seq;
+	uint32_t ent;                /* its entry's slot */
+} sp_key;
 
 /* Where an attr's SAMPLE keeps what the walk shows (made at its first
  * sample): a sample_type of fields of fixed size, then CALLCHAIN and RAW
@@ -90,8 +97,11 @@ struct tb_sperf {
 	sp_layout *lay;              /* per attr (st.attrs_cap) */
 	size_t width;                /* longest name */
 
-	sp_ent *q;                   /* the queue: [ready..nready) out in order */
-	sp_ent *tmp;                 /* as large: the merges' other half */
+	sp_ent *q;                   /* qcap slots: the queued records */
+	uint32_t *freel;             /* the free slots: [0..nfree) */
+	size_t nfree;
+	sp_key *k;                   /* the queue: [ready..nready) out in order */
+	sp_key *ktmp;                /* as large: the merges' other half */
 	size_t nq, qcap, ready, nready;
 	uint64_t next_flush, max_ts;
 	int eof;
@@ -120,6 +130,8 @@ struct tb_sperf {
 };
 
 /* ---- memory ---- */
+
+static void queue_free(tb_sperf *p);
 
 static void *get(tb_sperf *p, size_t n)
 {
@@ -257,6 +269,8 @@ static tb_status walk_start(tb_sperf *p, tb_error *err)
 	/* read_sample reads the samples */
 	tb_perf_samples_unparsed_(p->pipe ? &p->ps->f : &p->file);
 	p->nq = p->ready = p->nready = 0;
+	for (p->nfree = 0; p->nfree < p->qcap; p->nfree++) /* taken from the end */
+		p->freel[p->nfree] = (uint32_t)(p->qcap - 1 - p->nfree);
 	p->next_flush = p->max_ts = 0;
 	p->eof = 0;
 	p->started = 1;
@@ -349,8 +363,7 @@ void tb_sperf_close(tb_sperf *p)
 		p->pool = c->next;
 		put(p, c, sizeof(*c));
 	}
-	put(p, p->tmp, p->qcap * sizeof(sp_ent));
-	put(p, p->q, p->qcap * sizeof(sp_ent));
+	queue_free(p);
 	put(p, p->cst, p->ncpus * sizeof(*p->cst));
 	if (p->names)
 		put(p, p->names, na * sizeof(sp_name));
@@ -554,10 +567,17 @@ static const sp_comm *comm_set(tb_sperf *p, uint32_t tid, const char *comm, size
 
 /* ---- the queue ---- */
 
-static int ent_less(const void *a, const void *b)
+static int key_less(const sp_key *x, const sp_key *y)
 {
-	const sp_ent *x = a, *y = b;
 	return x->ts < y->ts || (x->ts == y->ts && x->seq < y->seq);
+}
+
+static void queue_free(tb_sperf *p)
+{
+	put(p, p->q, p->qcap * sizeof(sp_ent));
+	put(p, p->freel, p->qcap * sizeof(uint32_t));
+	put(p, p->k, p->qcap * sizeof(sp_key));
+	put(p, p->ktmp, p->qcap * sizeof(sp_key));
 }
 
 /* A decompressed record copied to the spill buffer (doubled as needed). */
@@ -599,7 +619,7 @@ static int spill_compact(tb_sperf *p)
 		p->spill2_cap = p->spill_cap;
 	}
 	for (i = 0; i < p->nq; i++) {
-		sp_ent *e = &p->q[i];
+		sp_ent *e = &p->q[p->k[i].ent];
 		if (e->rec)
 			continue;
 		memcpy(p->spill2 + w, p->spill + e->spill, e->size);
@@ -636,34 +656,58 @@ static void keep_sample(sp_smp *e, const tb_perf_record *r)
 	}
 }
 
+/* Twice the slots, every one taken (the new ones are the free ones). */
+static int queue_grow(tb_sperf *p)
+{
+	size_t cap = p->qcap ? p->qcap * 2 : SP_QUEUE_MIN, i;
+	sp_ent *q;
+	uint32_t *fl;
+	sp_key *k, *kt;
+	if (cap > UINT32_MAX || cap > SIZE_MAX / sizeof(sp_ent))
+		return -1;
+	q = get(p, cap * sizeof(sp_ent));
+	fl = get(p, cap * sizeof(uint32_t));
+	k = get(p, cap * sizeof(sp_key));
+	kt = get(p, cap * sizeof(sp_key));
+	if (!q || !fl || !k || !kt) {
+		put(p, q, cap * sizeof(sp_ent));
+		put(p, fl, cap * sizeof(uint32_t));
+		put(p, k, cap * sizeof(sp_key));
+		put(p, kt, cap * sizeof(sp_key));
+		return -1;
+	}
+	if (p->qcap) {
+		memcpy(q, p->q, p->qcap * sizeof(sp_ent));
+		memcpy(k, p->k, p->nq * sizeof(sp_key));
+	}
+	queue_free(p);
+	p->q = q;
+	p->freel = fl;
+	p->k = k;
+	p->ktmp = kt;
+	for (i = cap; i > p->qcap; i--) /* taken from the end: in slot order */
+		p->freel[p->nfree++] = (uint32_t)(i - 1);
+	p->qcap = cap;
+	return 0;
+}
+
 static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts, const sp_smp *sm)
 {
 	sp_ent *e;
-	if (p->nq == p->qcap) {
-		size_t cap = p->qcap ? p->qcap * 2 : SP_QUEUE_MIN;
-		sp_ent *n;
-		sp_ent *t;
-		if (cap > SIZE_MAX / 2 / sizeof(sp_ent) || !(n = get(p, cap * sizeof(sp_ent))))
-			return -1;
-		if (!(t = get(p, cap * sizeof(sp_ent)))) {
-			put(p, n, cap * sizeof(sp_ent));
-			return -1;
-		}
-		if (p->nq)
-			memcpy(n, p->q, p->nq * sizeof(sp_ent));
-		put(p, p->tmp, p->qcap * sizeof(sp_ent));
-	put(p, p->q, p->qcap * sizeof(sp_ent));
-		p->q = n;
-		p->tmp = t;
-		p->qcap = cap;
-	}
-	e = &p->q[p->nq];
+	sp_key *k;
+	uint32_t slot;
+	if (!p->nfree && queue_grow(p) != 0)
+		return -1;
+	slot = p->freel[p->nfree - 1];
+	e = &p->q[slot];
 	e->rec = r->data.ptr;
 	if (r->decompressed && spill_put(p, e, r->data.ptr, r->size) != 0)
 		return -1;
-	p->nq++;
-	e->ts = ts;
-	e->seq = p->seq++;
+	p->nfree--;
+	k = &p->k[p->nq++];
+	k->ts = ts;
+	k->seq = p->seq++;
+	k->ent = slot;
 	e->off = r->offset;
 	e->size = r->size;
 	e->type = (uint16_t)r->type;
@@ -676,9 +720,9 @@ static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts, const s
 }
 
 /* The end of the sorted run from i. */
-static size_t run_end(const sp_ent *v, size_t i, size_t n)
+static size_t run_end(const sp_key *v, size_t i, size_t n)
 {
-	while (i + 1 < n && !ent_less(&v[i + 1], &v[i]))
+	while (i + 1 < n && !key_less(&v[i + 1], &v[i]))
 		i++;
 	return i + 1;
 }
@@ -689,23 +733,23 @@ static size_t run_end(const sp_ent *v, size_t i, size_t n)
  * passes, where a comparison sort would spend n log n. */
 static void queue_sort(tb_sperf *p)
 {
-	while (p->nq && run_end(p->q, 0, p->nq) < p->nq) {
+	while (p->nq && run_end(p->k, 0, p->nq) < p->nq) {
 		size_t i = 0, w = 0;
-		sp_ent *t;
+		sp_key *t;
 		while (i < p->nq) {
-			size_t m = run_end(p->q, i, p->nq), e = m < p->nq ? run_end(p->q, m, p->nq) : m;
+			size_t m = run_end(p->k, i, p->nq), e = m < p->nq ? run_end(p->k, m, p->nq) : m;
 			size_t a = i, b = m;
 			while (a < m && b < e)
-				p->tmp[w++] = ent_less(&p->q[b], &p->q[a]) ? p->q[b++] : p->q[a++];
+				p->ktmp[w++] = key_less(&p->k[b], &p->k[a]) ? p->k[b++] : p->k[a++];
 			while (a < m)
-				p->tmp[w++] = p->q[a++];
+				p->ktmp[w++] = p->k[a++];
 			while (b < e)
-				p->tmp[w++] = p->q[b++];
+				p->ktmp[w++] = p->k[b++];
 			i = e;
 		}
-		t = p->q;
-		p->q = p->tmp;
-		p->tmp = t;
+		t = p->k;
+		p->k = p->ktmp;
+		p->ktmp = t;
 	}
 }
 
@@ -714,7 +758,7 @@ static void queue_flush(tb_sperf *p, uint64_t limit)
 {
 	size_t n = 0;
 	queue_sort(p);
-	while (n < p->nq && p->q[n].ts <= limit)
+	while (n < p->nq && p->k[n].ts <= limit)
 		n++;
 	p->ready = 0;
 	p->nready = n;
@@ -847,7 +891,7 @@ static tb_status read_round(tb_sperf *p, tb_error *err)
 	tb_perf_record r;
 	sp_smp sm;
 	if (p->ready) { /* what was given goes; the rest moves up */
-		memmove(p->q, p->q + p->ready, (p->nq - p->ready) * sizeof(sp_ent));
+		memmove(p->k, p->k + p->ready, (p->nq - p->ready) * sizeof(sp_key));
 		p->nq -= p->ready;
 		p->ready = p->nready = 0;
 	}
@@ -963,6 +1007,7 @@ tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err)
 	}
 	for (;;) {
 		const sp_ent *e;
+		const sp_key *k;
 		const uint8_t *rec;
 		tb_status st;
 		if (p->ready == p->nready) {
@@ -972,7 +1017,9 @@ tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err)
 				return st;
 			continue;
 		}
-		e = &p->q[p->ready++];
+		k = &p->k[p->ready++];
+		e = &p->q[k->ent];
+		p->freel[p->nfree++] = k->ent; /* free from the next round on */
 		if (e->type != TB_PERF_RECORD_SAMPLE) {
 			apply(p, e);
 			continue;
@@ -980,7 +1027,7 @@ tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err)
 		rec = e->rec ? e->rec : p->spill + e->spill;
 		memset(it, 0, sizeof(*it));
 		it->cpu = e->s.has_cpu ? e->s.cpu : 0;
-		it->ts = e->ts;
+		it->ts = k->ts;
 		it->raw = e->s.raw_len ? rec + e->s.raw_at : NULL;
 		it->raw_len = e->s.raw_len;
 		it->missed = p->missed;
