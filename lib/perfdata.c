@@ -255,12 +255,10 @@ static tb_status sort_ids(tb_perf *f, tb_error *err)
 	return TB_OK;
 }
 
-TB_API tb_status tb_perf_find_attr(const tb_perf *f, uint64_t id,
-				   const tb_perf_attr **out)
+/* tb_perf_find_attr's search, inlined in the per-record lookup. */
+TB_ALWAYS_INLINE tb_status find_attr(const tb_perf *f, uint64_t id, const tb_perf_attr **out)
 {
 	size_t i;
-	if (!f || !out)
-		return TB_ERR_ARG;
 	*out = NULL;
 	if (f->ids_sorted_) {
 		/* perf numbers a capture's ids in turn: an id is first looked
@@ -298,6 +296,14 @@ TB_API tb_status tb_perf_find_attr(const tb_perf *f, uint64_t id,
 		return TB_OK;
 	}
 	return TB_NOT_FOUND;
+}
+
+TB_API tb_status tb_perf_find_attr(const tb_perf *f, uint64_t id,
+				   const tb_perf_attr **out)
+{
+	if (!f || !out)
+		return TB_ERR_ARG;
+	return find_attr(f, id, out);
 }
 
 void tb_perf_samples_unparsed_(tb_perf *f)
@@ -962,7 +968,7 @@ static const tb_perf_attr *record_attr(const tb_perf *f, const tb_reader *r, int
 		return &f->attrs[0];
 	if (!record_id(f, r, sample, &id))
 		return NULL;
-	(void)tb_perf_find_attr(f, id, &a);
+	(void)find_attr(f, id, &a);
 	return a;
 }
 
@@ -1056,9 +1062,10 @@ static tb_status parse_record(const tb_perf *f, const uint8_t *data, size_t len,
 	tb_rd_init(&c.r, data, len, f->big_endian);
 	c.end = len;
 	c.bad = 0;
-	(void)tb_rd_u32_at(&c.r, 0, &rec->type);
-	(void)tb_rd_u16_at(&c.r, 4, &rec->misc);
-	(void)tb_rd_u16_at(&c.r, 6, &rec->size);
+	/* (the caller read the header: len >= 8) */
+	rec->type = tb_load32(data, f->big_endian);
+	rec->misc = tb_load16(data + 4, f->big_endian);
+	rec->size = tb_load16(data + 6, f->big_endian);
 	rec->offset = offset;
 	rec->data.ptr = data;
 	rec->data.len = len;

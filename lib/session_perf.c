@@ -1025,7 +1025,7 @@ tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err)
 			continue;
 		}
 		rec = e->rec ? e->rec : p->spill + e->spill;
-		memset(it, 0, sizeof(*it));
+		/* every field set here or by sample_comm: no memset */
 		it->cpu = e->s.has_cpu ? e->s.cpu : 0;
 		it->ts = k->ts;
 		it->raw = e->s.raw_len ? rec + e->s.raw_at : NULL;
