@@ -102,7 +102,9 @@ struct tb_sperf {
 	size_t nfree;
 	sp_key *k;                   /* the queue: [ready..nready) out in order */
 	sp_key *ktmp;                /* as large: the merges' other half */
-	size_t nq, qcap, ready, nready;
+	uint32_t *run;               /* where each sorted run of k after the
+					first starts: [0..nruns) */
+	size_t nq, qcap, ready, nready, nruns;
 	uint64_t next_flush, max_ts;
 	int eof;
 	int started;                 /* walk_start ran */
@@ -268,7 +270,7 @@ static tb_status walk_start(tb_sperf *p, tb_error *err)
 		st = tb_perf_records_begin(&p->it, p->f, err);
 	/* read_sample reads the samples */
 	tb_perf_samples_unparsed_(p->pipe ? &p->ps->f : &p->file);
-	p->nq = p->ready = p->nready = 0;
+	p->nq = p->ready = p->nready = p->nruns = 0;
 	for (p->nfree = 0; p->nfree < p->qcap; p->nfree++) /* taken from the end */
 		p->freel[p->nfree] = (uint32_t)(p->qcap - 1 - p->nfree);
 	p->next_flush = p->max_ts = 0;
@@ -578,6 +580,7 @@ static void queue_free(tb_sperf *p)
 	put(p, p->freel, p->qcap * sizeof(uint32_t));
 	put(p, p->k, p->qcap * sizeof(sp_key));
 	put(p, p->ktmp, p->qcap * sizeof(sp_key));
+	put(p, p->run, p->qcap * sizeof(uint32_t));
 }
 
 /* A decompressed record copied to the spill buffer (doubled as needed). */
@@ -661,7 +664,7 @@ static int queue_grow(tb_sperf *p)
 {
 	size_t cap = p->qcap ? p->qcap * 2 : SP_QUEUE_MIN, i;
 	sp_ent *q;
-	uint32_t *fl;
+	uint32_t *fl, *run;
 	sp_key *k, *kt;
 	if (cap > UINT32_MAX || cap > SIZE_MAX / sizeof(sp_ent))
 		return -1;
@@ -669,22 +672,26 @@ static int queue_grow(tb_sperf *p)
 	fl = get(p, cap * sizeof(uint32_t));
 	k = get(p, cap * sizeof(sp_key));
 	kt = get(p, cap * sizeof(sp_key));
-	if (!q || !fl || !k || !kt) {
+	run = get(p, cap * sizeof(uint32_t));
+	if (!q || !fl || !k || !kt || !run) {
 		put(p, q, cap * sizeof(sp_ent));
 		put(p, fl, cap * sizeof(uint32_t));
 		put(p, k, cap * sizeof(sp_key));
 		put(p, kt, cap * sizeof(sp_key));
+		put(p, run, cap * sizeof(uint32_t));
 		return -1;
 	}
 	if (p->qcap) {
 		memcpy(q, p->q, p->qcap * sizeof(sp_ent));
 		memcpy(k, p->k, p->nq * sizeof(sp_key));
+		memcpy(run, p->run, p->nruns * sizeof(uint32_t));
 	}
 	queue_free(p);
 	p->q = q;
 	p->freel = fl;
 	p->k = k;
 	p->ktmp = kt;
+	p->run = run;
 	for (i = cap; i > p->qcap; i--) /* taken from the end: in slot order */
 		p->freel[p->nfree++] = (uint32_t)(i - 1);
 	p->qcap = cap;
@@ -704,6 +711,9 @@ static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts, const s
 	if (r->decompressed && spill_put(p, e, r->data.ptr, r->size) != 0)
 		return -1;
 	p->nfree--;
+	/* a new run where it goes back in time (its arrival is the latest) */
+	if (p->nq && ts < p->k[p->nq - 1].ts)
+		p->run[p->nruns++] = (uint32_t)p->nq;
 	k = &p->k[p->nq++];
 	k->ts = ts;
 	k->seq = p->seq++;
@@ -719,34 +729,29 @@ static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts, const s
 	return 0;
 }
 
-/* The end of the sorted run from i. */
-static size_t run_end(const sp_key *v, size_t i, size_t n)
-{
-	while (i + 1 < n && !key_less(&v[i + 1], &v[i]))
-		i++;
-	return i + 1;
-}
-
 /* The queue sorted by (time, arrival).  A round is each CPU's records in
  * time order, one CPU after the other, after what the last round left
- * (sorted): a natural merge sort merges those few runs in a few linear
- * passes, where a comparison sort would spend n log n. */
+ * (sorted): its few runs, noted as they came, are merged in pairs in a
+ * few linear passes, where a comparison sort would spend n log n. */
 static void queue_sort(tb_sperf *p)
 {
-	while (p->nq && run_end(p->k, 0, p->nq) < p->nq) {
-		size_t i = 0, w = 0;
+	while (p->nruns) {
+		size_t i, w = 0, nr = 0;
 		sp_key *t;
-		while (i < p->nq) {
-			size_t m = run_end(p->k, i, p->nq), e = m < p->nq ? run_end(p->k, m, p->nq) : m;
-			size_t a = i, b = m;
+		/* run i is [start i, start i+1): start 0 is 0, the last ends at nq */
+		for (i = 0; i <= p->nruns; i += 2) {
+			size_t a = i ? p->run[i - 1] : 0, m = i < p->nruns ? p->run[i] : p->nq;
+			size_t e = i + 1 < p->nruns ? p->run[i + 1] : p->nq, b = m;
+			if (i) /* (read before: the pairs after i read from i + 1 on) */
+				p->run[nr++] = (uint32_t)a;
 			while (a < m && b < e)
 				p->ktmp[w++] = key_less(&p->k[b], &p->k[a]) ? p->k[b++] : p->k[a++];
 			while (a < m)
 				p->ktmp[w++] = p->k[a++];
 			while (b < e)
 				p->ktmp[w++] = p->k[b++];
-			i = e;
 		}
+		p->nruns = nr;
 		t = p->k;
 		p->k = p->ktmp;
 		p->ktmp = t;
