@@ -100,8 +100,12 @@ struct tb_sperf {
 	sp_ent *q;                   /* qcap slots: the queued records */
 	uint32_t *freel;             /* the free slots: [0..nfree) */
 	size_t nfree;
-	sp_key *k;                   /* the queue: [ready..nready) out in order */
+	sp_key *k;                   /* the queue: [ready..nready) out in order;
+					while a round is read, [kbeg..nq) (2 x
+					qcap: what was given stays before kbeg
+					until the sort drops it) */
 	sp_key *ktmp;                /* as large: the merges' other half */
+	size_t kbeg;
 	uint32_t *run;               /* where each sorted run of k after the
 					first starts: [0..nruns) */
 	size_t nq, qcap, ready, nready, nruns;
@@ -270,7 +274,7 @@ static tb_status walk_start(tb_sperf *p, tb_error *err)
 		st = tb_perf_records_begin(&p->it, p->f, err);
 	/* read_sample reads the samples */
 	tb_perf_samples_unparsed_(p->pipe ? &p->ps->f : &p->file);
-	p->nq = p->ready = p->nready = p->nruns = 0;
+	p->nq = p->ready = p->nready = p->nruns = p->kbeg = 0;
 	for (p->nfree = 0; p->nfree < p->qcap; p->nfree++) /* taken from the end */
 		p->freel[p->nfree] = (uint32_t)(p->qcap - 1 - p->nfree);
 	p->next_flush = p->max_ts = 0;
@@ -578,8 +582,8 @@ static void queue_free(tb_sperf *p)
 {
 	put(p, p->q, p->qcap * sizeof(sp_ent));
 	put(p, p->freel, p->qcap * sizeof(uint32_t));
-	put(p, p->k, p->qcap * sizeof(sp_key));
-	put(p, p->ktmp, p->qcap * sizeof(sp_key));
+	put(p, p->k, 2 * p->qcap * sizeof(sp_key));
+	put(p, p->ktmp, 2 * p->qcap * sizeof(sp_key));
 	put(p, p->run, p->qcap * sizeof(uint32_t));
 }
 
@@ -621,7 +625,7 @@ static int spill_compact(tb_sperf *p)
 			return -1;
 		p->spill2_cap = p->spill_cap;
 	}
-	for (i = 0; i < p->nq; i++) {
+	for (i = p->kbeg; i < p->nq; i++) {
 		sp_ent *e = &p->q[p->k[i].ent];
 		if (e->rec)
 			continue;
@@ -670,14 +674,14 @@ static int queue_grow(tb_sperf *p)
 		return -1;
 	q = get(p, cap * sizeof(sp_ent));
 	fl = get(p, cap * sizeof(uint32_t));
-	k = get(p, cap * sizeof(sp_key));
-	kt = get(p, cap * sizeof(sp_key));
+	k = get(p, 2 * cap * sizeof(sp_key));
+	kt = get(p, 2 * cap * sizeof(sp_key));
 	run = get(p, cap * sizeof(uint32_t));
 	if (!q || !fl || !k || !kt || !run) {
 		put(p, q, cap * sizeof(sp_ent));
 		put(p, fl, cap * sizeof(uint32_t));
-		put(p, k, cap * sizeof(sp_key));
-		put(p, kt, cap * sizeof(sp_key));
+		put(p, k, 2 * cap * sizeof(sp_key));
+		put(p, kt, 2 * cap * sizeof(sp_key));
 		put(p, run, cap * sizeof(uint32_t));
 		return -1;
 	}
@@ -712,7 +716,7 @@ static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts, const s
 		return -1;
 	p->nfree--;
 	/* a new run where it goes back in time (its arrival is the latest) */
-	if (p->nq && ts < p->k[p->nq - 1].ts)
+	if (p->nq > p->kbeg && ts < p->k[p->nq - 1].ts)
 		p->run[p->nruns++] = (uint32_t)p->nq;
 	k = &p->k[p->nq++];
 	k->ts = ts;
@@ -740,10 +744,10 @@ static void queue_sort(tb_sperf *p)
 		sp_key *t;
 		/* run i is [start i, start i+1): start 0 is 0, the last ends at nq */
 		for (i = 0; i <= p->nruns; i += 2) {
-			size_t a = i ? p->run[i - 1] : 0, m = i < p->nruns ? p->run[i] : p->nq;
+			size_t a = i ? p->run[i - 1] : p->kbeg, m = i < p->nruns ? p->run[i] : p->nq;
 			size_t e = i + 1 < p->nruns ? p->run[i + 1] : p->nq, b = m;
 			if (i) /* (read before: the pairs after i read from i + 1 on) */
-				p->run[nr++] = (uint32_t)a;
+				p->run[nr++] = (uint32_t)w;
 			while (a < m && b < e)
 				p->ktmp[w++] = key_less(&p->k[b], &p->k[a]) ? p->k[b++] : p->k[a++];
 			while (a < m)
@@ -752,6 +756,8 @@ static void queue_sort(tb_sperf *p)
 				p->ktmp[w++] = p->k[b++];
 		}
 		p->nruns = nr;
+		p->nq = w;
+		p->kbeg = 0;
 		t = p->k;
 		p->k = p->ktmp;
 		p->ktmp = t;
@@ -763,6 +769,11 @@ static void queue_flush(tb_sperf *p, uint64_t limit)
 {
 	size_t n = 0;
 	queue_sort(p);
+	if (p->kbeg) { /* one run: what was given goes, the rest moves up */
+		memmove(p->k, p->k + p->kbeg, (p->nq - p->kbeg) * sizeof(sp_key));
+		p->nq -= p->kbeg;
+		p->kbeg = 0;
+	}
 	while (n < p->nq && p->k[n].ts <= limit)
 		n++;
 	p->ready = 0;
@@ -895,9 +906,8 @@ static tb_status read_round(tb_sperf *p, tb_error *err)
 {
 	tb_perf_record r;
 	sp_smp sm;
-	if (p->ready) { /* what was given goes; the rest moves up */
-		memmove(p->k, p->k + p->ready, (p->nq - p->ready) * sizeof(sp_key));
-		p->nq -= p->ready;
+	if (p->ready) { /* what was given goes at the next sort */
+		p->kbeg = p->ready;
 		p->ready = p->nready = 0;
 	}
 	if (p->spill_used && spill_compact(p) != 0)
