@@ -823,6 +823,28 @@ static void layout_make(sp_layout *l, uint64_t t)
 	l->fast = !(t & ~(fixed | TB_PERF_SAMPLE_CALLCHAIN | TB_PERF_SAMPLE_RAW));
 }
 
+/* A count of csize bytes at *pos, then that many items of `unit` bytes
+ * (CALLCHAIN's ips, RAW's bytes): where they start and how many (left 0
+ * for none), *pos after them; 0 when they do not fit in len.  (A record
+ * is at most 64 KiB: so are both.) */
+TB_ALWAYS_INLINE int counted(const uint8_t *d, size_t len, size_t *pos, size_t csize,
+			     size_t unit, int be, uint16_t *at, uint16_t *n)
+{
+	uint64_t c;
+	if (len - *pos < csize)
+		return 0;
+	c = tb_load_n(d + *pos, csize, be);
+	*pos += csize;
+	if (c > (len - *pos) / unit)
+		return 0;
+	if (c) {
+		*at = (uint16_t)*pos;
+		*n = (uint16_t)c;
+	}
+	*pos += (size_t)c * unit;
+	return 1;
+}
+
 /* A SAMPLE's fields by its attr's layout: 0 when the layout is not the
  * fast one or the record does not hold them (tb_perf_parse_sample then
  * reads it, or says where it is cut: the checks are its own). */
@@ -853,34 +875,11 @@ static int fast_sample(tb_sperf *p, const tb_perf_record *r, sp_smp *sm, uint64_
 	}
 	if (l->period)
 		sm->period = tb_load64(d + l->period, be);
-	if (l->type & TB_PERF_SAMPLE_CALLCHAIN) {
-		uint64_t nr;
-		if (len - pos < 8)
-			return 0;
-		nr = tb_load64(d + pos, be);
-		pos += 8;
-		if (nr > (len - pos) / 8u)
-			return 0;
-		if (nr) {
-			sm->chain_at = (uint16_t)pos;
-			sm->chain_n = (uint16_t)nr;
-		}
-		pos += (size_t)nr * 8u;
-	}
-	if (l->type & TB_PERF_SAMPLE_RAW) {
-		uint32_t n;
-		if (len - pos < 4)
-			return 0;
-		n = tb_load32(d + pos, be);
-		pos += 4;
-		if (n > len - pos)
-			return 0;
-		if (n) {
-			sm->raw_at = (uint16_t)pos;
-			sm->raw_len = (uint16_t)n;
-		}
-	}
-	return 1;
+	if ((l->type & TB_PERF_SAMPLE_CALLCHAIN) &&
+	    !counted(d, len, &pos, 8, 8, be, &sm->chain_at, &sm->chain_n))
+		return 0;
+	return !(l->type & TB_PERF_SAMPLE_RAW) ||
+	       counted(d, len, &pos, 4, 1, be, &sm->raw_at, &sm->raw_len);
 }
 
 /* A SAMPLE the walk gave unparsed: what the queue keeps of it, and its

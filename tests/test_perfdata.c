@@ -1409,6 +1409,22 @@ START_TEST(record_errors)
 }
 END_TEST
 
+/* Two attrs of IDENTIFIER and TIME listing ids a[0..na) and b[0..nb). */
+static void two_attrs(pw_file *pf, const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+{
+	memset(pf, 0, sizeof(*pf));
+	pf->attrs[0].size = 64;
+	pf->attrs[0].sample_type = TB_PERF_SAMPLE_IDENTIFIER | TB_PERF_SAMPLE_TIME;
+	pf->attrs[1] = pf->attrs[0];
+	pf->attrs[1].config = 1;
+	pf->ids[0] = a;
+	pf->nids[0] = na;
+	pf->ids[1] = b;
+	pf->nids[1] = nb;
+	pf->nattrs = 2;
+	pf->attr_entry = 80;
+}
+
 START_TEST(attr_table_errors_and_storage)
 {
 	static const uint64_t a_ids[] = { 5, 6 }, b_ids[] = { 6 };
@@ -1418,16 +1434,7 @@ START_TEST(attr_table_errors_and_storage)
 	tb_perf f;
 	tb_perf_storage small;
 	tb_error e;
-	memset(&pf, 0, sizeof(pf));
-	pf.attrs[0].size = 64;
-	pf.attrs[0].sample_type = TB_PERF_SAMPLE_IDENTIFIER | TB_PERF_SAMPLE_TIME;
-	pf.attrs[1] = pf.attrs[0];
-	pf.ids[0] = a_ids;
-	pf.nids[0] = 2;
-	pf.ids[1] = b_ids;
-	pf.nids[1] = 1;
-	pf.nattrs = 2;
-	pf.attr_entry = 80;
+	two_attrs(&pf, a_ids, 2, b_ids, 1);
 	/* id 6 listed by both attrs */
 	pw_init(&w, 0);
 	pw_build_file(&w, &pf);
@@ -1483,17 +1490,7 @@ START_TEST(find_attr_with_gaps)
 	const tb_perf_attr *a;
 	tb_error e;
 	size_t i;
-	memset(&pf, 0, sizeof(pf));
-	pf.attrs[0].size = 64;
-	pf.attrs[0].sample_type = TB_PERF_SAMPLE_IDENTIFIER | TB_PERF_SAMPLE_TIME;
-	pf.attrs[1] = pf.attrs[0];
-	pf.attrs[1].config = 1;
-	pf.ids[0] = a_ids;
-	pf.nids[0] = 2;
-	pf.ids[1] = b_ids;
-	pf.nids[1] = 1;
-	pf.nattrs = 2;
-	pf.attr_entry = 80;
+	two_attrs(&pf, a_ids, 2, b_ids, 1);
 	pw_init(&w, 0);
 	pw_build_file(&w, &pf);
 	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_OK);

@@ -587,6 +587,23 @@ static void zr_compress(pw *out, const pw *plain)
 	free(z);
 }
 
+/* A file of one attr a, the records of data and z's tracing data. */
+static void zr_file(pw *w, const pw_attr *a, const zr_src *z, const pw *data)
+{
+	pw_file pf;
+	memset(&pf, 0, sizeof(pf));
+	pf.attrs[0] = *a;
+	pf.nattrs = 1;
+	pf.attr_entry = 80;
+	pf.data = data->b;
+	pf.data_len = data->len;
+	pf.feat_id[0] = TB_PERF_FEAT_TRACING_DATA;
+	pf.feat[0] = z->tracing.ptr;
+	pf.feat_len[0] = z->tracing.len;
+	pf.nfeats = 1;
+	pw_build_file(w, &pf);
+}
+
 /* The capture as a file or a pipe stream, -z or not. */
 static void zr_capture(pw *w, unsigned rounds, int zstd, int pipe)
 {
@@ -620,18 +637,7 @@ static void zr_capture(pw *w, unsigned rounds, int zstd, int pipe)
 		pw_zeros(w, pad);
 		pw_bytes(w, data.b, data.len);
 	} else {
-		pw_file pf;
-		memset(&pf, 0, sizeof(pf));
-		pf.attrs[0] = a;
-		pf.nattrs = 1;
-		pf.attr_entry = 80;
-		pf.data = data.b;
-		pf.data_len = data.len;
-		pf.feat_id[0] = TB_PERF_FEAT_TRACING_DATA;
-		pf.feat[0] = z.tracing.ptr;
-		pf.feat_len[0] = z.tracing.len;
-		pf.nfeats = 1;
-		pw_build_file(w, &pf);
+		zr_file(w, &a, &z, &data);
 	}
 	pw_free(&plain);
 	pw_free(&data);
@@ -732,8 +738,10 @@ static void lay_sample(pw *d, uint64_t t, const zr_src *z, uint64_t nr, uint32_t
 		for (k = 0; k < nr && k < 4; k++)
 			pw_u64(d, 0xffffffff81000100ull + k);
 	}
-	pw_u32(d, z->raw_len + raw_extra);
-	pw_bytes(d, z->raw, z->raw_len);
+	if (t & TB_PERF_SAMPLE_RAW) {
+		pw_u32(d, z->raw_len + raw_extra);
+		pw_bytes(d, z->raw, z->raw_len);
+	}
 	if (t & TB_PERF_SAMPLE_WEIGHT)
 		pw_u64(d, 7);
 	if (cut)
@@ -746,7 +754,7 @@ static void lay_walk(uint64_t t, const uint64_t *nr, const uint32_t *extra, cons
 		     size_t n, walk *w)
 {
 	pw d, c;
-	pw_file pf;
+	pw_attr a;
 	zr_src z;
 	tb_session *s;
 	tb_error e;
@@ -755,21 +763,13 @@ static void lay_walk(uint64_t t, const uint64_t *nr, const uint32_t *extra, cons
 	pw_init(&d, 0);
 	for (i = 0; i < n; i++)
 		lay_sample(&d, t, &z, nr ? nr[i] : 0, extra ? extra[i] : 0, cut ? cut[i] : 0);
-	memset(&pf, 0, sizeof(pf));
-	pf.attrs[0].type = 2;
-	pf.attrs[0].size = 64;
-	pf.attrs[0].config = z.config;
-	pf.attrs[0].sample_type = t | TB_PERF_SAMPLE_RAW;
-	pf.nattrs = 1;
-	pf.attr_entry = 80;
-	pf.data = d.b;
-	pf.data_len = d.len;
-	pf.feat_id[0] = TB_PERF_FEAT_TRACING_DATA;
-	pf.feat[0] = z.tracing.ptr;
-	pf.feat_len[0] = z.tracing.len;
-	pf.nfeats = 1;
+	memset(&a, 0, sizeof(a));
+	a.type = 2;
+	a.size = 64;
+	a.config = z.config;
+	a.sample_type = t;
 	pw_init(&c, 0);
-	pw_build_file(&c, &pf);
+	zr_file(&c, &a, &z, &d);
 	ck_assert_int_eq(open_perf(&s, c.b, c.len, 0, &e), TB_OK);
 	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, w);
 	tb_session_close(s);
@@ -779,7 +779,7 @@ static void lay_walk(uint64_t t, const uint64_t *nr, const uint32_t *extra, cons
 }
 
 #define LAY_TYPE (TB_PERF_SAMPLE_IP | TB_PERF_SAMPLE_TID | TB_PERF_SAMPLE_TIME | \
-		  TB_PERF_SAMPLE_CPU | TB_PERF_SAMPLE_PERIOD)
+		  TB_PERF_SAMPLE_CPU | TB_PERF_SAMPLE_PERIOD | TB_PERF_SAMPLE_RAW)
 #define LAY_HEAD "           :2000  2000 [000]     1.000000: sched:sched_switch: "
 
 START_TEST(sample_layouts)
@@ -803,8 +803,15 @@ START_TEST(sample_layouts)
 	ck_assert_uint_eq(w.errors, 0);
 	ck_assert_ptr_nonnull(strstr(w.text, "\tffffffff81000101 [unknown] ([unknown])\n"));
 	free(w.text);
+	/* no RAW: shown with its period, as perf shows a cycles sample */
+	lay_walk(LAY_TYPE & ~TB_PERF_SAMPLE_RAW, NULL, NULL, NULL, 1, &w);
+	ck_assert_uint_eq(w.events, 1);
+	ck_assert_uint_eq(w.errors, 0);
+	ck_assert_msg(!strncmp(w.text, "           :2000  2000 [000]     1.000000:          1 ",
+			       54), "%s", w.text);
+	free(w.text);
 	/* RAW alone: no tid, time, CPU, ip or period (perf's ":-1" task) */
-	lay_walk(0, NULL, NULL, NULL, 1, &w);
+	lay_walk(TB_PERF_SAMPLE_RAW, NULL, NULL, NULL, 1, &w);
 	ck_assert_uint_eq(w.events, 1);
 	ck_assert_uint_eq(w.errors, 0);
 	ck_assert_ptr_nonnull(strstr(w.text, "sched:sched_switch: prev_comm="));
