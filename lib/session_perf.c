@@ -86,7 +86,8 @@ struct tb_sperf {
 	const uint8_t *data;
 	size_t len;
 	int pipe;
-	tb_perf file;                /* file mode */
+	tb_perf file;                /* file mode (tb_session_perf's) */
+	tb_perf walkf;               /* its copy the walk reads, SAMPLEs unparsed */
 	tb_perf_iter it;
 	tb_perf_stream *ps;          /* pipe mode (its 64 KiB buffer) */
 	tb_perf_storage st;
@@ -268,12 +269,17 @@ static int is_pipe(const uint8_t *d, size_t len)
 static tb_status walk_start(tb_sperf *p, tb_error *err)
 {
 	tb_status st = TB_OK;
-	if (p->pipe)
+	/* read_sample reads the samples: the walk's tb_perf gives them
+	 * unparsed (a file's is a copy: one walked through tb_session_perf
+	 * parses them) */
+	if (p->pipe) {
 		st = tb_perf_stream_open_buffer(p->ps, &p->st, p->data, p->len);
-	else
-		st = tb_perf_records_begin(&p->it, p->f, err);
-	/* read_sample reads the samples */
-	tb_perf_samples_unparsed_(p->pipe ? &p->ps->f : &p->file);
+		tb_perf_samples_unparsed_(&p->ps->f);
+	} else {
+		p->walkf = p->file;
+		tb_perf_samples_unparsed_(&p->walkf);
+		st = tb_perf_records_begin(&p->it, &p->walkf, err);
+	}
 	p->nq = p->ready = p->nready = p->nruns = p->kbeg = 0;
 	for (p->nfree = 0; p->nfree < p->qcap; p->nfree++) /* taken from the end */
 		p->freel[p->nfree] = (uint32_t)(p->qcap - 1 - p->nfree);

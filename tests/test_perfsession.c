@@ -836,6 +836,35 @@ START_TEST(sample_layouts)
 }
 END_TEST
 
+/* The session reads its samples unparsed, through a tb_perf of its own:
+ * the one tb_session_perf gives still parses them for a walk of its own. */
+START_TEST(session_perf_walk_parses)
+{
+	pw c;
+	tb_session *s;
+	tb_perf_iter it;
+	tb_perf_record r;
+	tb_error e;
+	walk w;
+	zr_capture(&c, 1, 0, 0);
+	ck_assert_int_eq(open_perf(&s, c.b, c.len, 0, &e), TB_OK);
+	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, &w);
+	ck_assert_uint_eq(w.events, ZR_SAMPLES);
+	ck_assert_int_eq(tb_perf_records_begin(&it, tb_session_perf(s), &e), TB_OK);
+	ck_assert_int_eq(tb_perf_record_next(&it, &r, &e), TB_OK);
+	ck_assert_uint_eq(r.type, TB_PERF_RECORD_COMM);
+	ck_assert_int_eq(tb_perf_record_next(&it, &r, &e), TB_OK);
+	ck_assert_uint_eq(r.type, TB_PERF_RECORD_SAMPLE);
+	ck_assert(r.has_sample);
+	ck_assert_uint_eq(r.s.time, 1000000000ull);
+	ck_assert_uint_eq(r.s.tid, 2000);
+	ck_assert_uint_gt(r.s.raw.len, ZR_NEXT_PID);
+	free(w.text);
+	tb_session_close(s);
+	pw_free(&c);
+}
+END_TEST
+
 /* The records of a pipe stream fed in two pieces (k: the first's length;
  * 0: whole), each as (type, time, tid, ip, period, cpu) into v. */
 static size_t zr_stream_records(const pw *c, size_t k, int zstd, uint64_t *v, size_t cap)
@@ -964,6 +993,7 @@ Suite *tb_suite_perfsession(void)
 	tcase_add_test(tc, json_values);
 	tcase_add_test(tc, budget);
 	tcase_add_test(tc, sample_layouts);
+	tcase_add_test(tc, session_perf_walk_parses);
 	tcase_add_test(tc, zstd_capture);
 	tcase_add_test(tc, pipe_every_prefix);
 	tcase_add_test(tc, file_every_prefix);
