@@ -50,6 +50,13 @@ static inline size_t tb_region_len(const void *p, size_t n)
 
 #define TB_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* perfdata.c, for the session (session_perf.c): from now on until f is
+ * opened again, a SAMPLE record is given with its header and attr only
+ * (has_sample 0, its s and u as they were): the session reads the
+ * fields it keeps itself, or calls tb_perf_parse_sample. */
+struct tb_perf;
+void tb_perf_samples_unparsed_(struct tb_perf *f);
+
 /* The feed rule of the pull decoders (pmclog, perf.data streams): new
  * bytes only once the last ones are used up, never after close; the
  * caller's buffer is read in place. */

@@ -255,17 +255,23 @@ static tb_status sort_ids(tb_perf *f, tb_error *err)
 	return TB_OK;
 }
 
-TB_API tb_status tb_perf_find_attr(const tb_perf *f, uint64_t id,
-				   const tb_perf_attr **out)
+/* tb_perf_find_attr's search, inlined in the per-record lookup. */
+TB_ALWAYS_INLINE tb_status find_attr(const tb_perf *f, uint64_t id, const tb_perf_attr **out)
 {
 	size_t i;
-	if (!f || !out)
-		return TB_ERR_ARG;
 	*out = NULL;
 	if (f->ids_sorted_) {
-		/* per record: the search written out, not tb_lower_bound's
-		 * call per step */
+		/* perf numbers a capture's ids in turn: an id is first looked
+		 * for at its place in a table without gaps (the entry found
+		 * there is the one: ids are unique), then searched for; per
+		 * record: the search written out, not tb_lower_bound's call
+		 * per step */
+		uint64_t k = f->nids ? id - f->ids[0].id : UINT64_MAX;
 		size_t lo = 0, hi = f->nids;
+		if (k < f->nids && f->ids[k].id == id) {
+			*out = &f->attrs[f->ids[k].attr];
+			return TB_OK;
+		}
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 			if (f->ids[mid].id < id)
@@ -290,6 +296,19 @@ TB_API tb_status tb_perf_find_attr(const tb_perf *f, uint64_t id,
 		return TB_OK;
 	}
 	return TB_NOT_FOUND;
+}
+
+TB_API tb_status tb_perf_find_attr(const tb_perf *f, uint64_t id,
+				   const tb_perf_attr **out)
+{
+	if (!f || !out)
+		return TB_ERR_ARG;
+	return find_attr(f, id, out);
+}
+
+void tb_perf_samples_unparsed_(tb_perf *f)
+{
+	f->samples_unparsed_ = 1;
 }
 
 TB_API int tb_perf_has_feature(const tb_perf *f, unsigned id)
@@ -958,7 +977,7 @@ static const tb_perf_attr *record_attr(const tb_perf *f, const tb_reader *r, int
 		return &f->attrs[0];
 	if (!record_id(f, r, sample, &id))
 		return NULL;
-	(void)tb_perf_find_attr(f, id, &a);
+	(void)find_attr(f, id, &a);
 	return a;
 }
 
@@ -1036,6 +1055,44 @@ static int parse_kernel(cur *c, tb_perf_record *rec)
 	}
 }
 
+/* A record's header (the caller read it: len >= 8), every other field
+ * before s cleared. */
+TB_ALWAYS_INLINE void rec_head(const tb_perf *f, const uint8_t *data, size_t len,
+			       uint64_t offset, tb_perf_record *rec)
+{
+	memset(rec, 0, offsetof(tb_perf_record, s));
+	rec->type = tb_load32(data, f->big_endian);
+	rec->misc = tb_load16(data + 4, f->big_endian);
+	rec->size = tb_load16(data + 6, f->big_endian);
+	rec->offset = offset;
+	rec->data.ptr = data;
+	rec->data.len = len;
+}
+
+/* A SAMPLE's header and attr (all the session's walk asks: see
+ * tb_perf_samples_unparsed_); s and u are left for the caller. */
+TB_ALWAYS_INLINE tb_status sample_head(const tb_perf *f, const uint8_t *data, size_t len,
+				       uint64_t offset, tb_perf_record *rec, tb_error *err)
+{
+	tb_reader r;
+	rec_head(f, data, len, offset, rec);
+	tb_rd_init(&r, data, len, f->big_endian);
+	rec->attr = record_attr(f, &r, 1);
+	if (!rec->attr) {
+		memset(&rec->u, 0, sizeof(rec->u));
+		memset(&rec->s, 0, sizeof(rec->s));
+		return fail(err, TB_ERR_VALUE, offset, "SAMPLE of no known attr (id not listed)");
+	}
+	return TB_OK;
+}
+
+/* Is data (len >= 8) a SAMPLE the caller parses itself? */
+TB_ALWAYS_INLINE int sample_unparsed(const tb_perf *f, const uint8_t *data)
+{
+	return f->samples_unparsed_ &&
+	       tb_load32(data, f->big_endian) == TB_PERF_RECORD_SAMPLE;
+}
+
 /*
  * Parse one whole record r (data[0..len), len >= 8 and equal to its size
  * field) at `offset`.  Only the contents are checked here: the caller
@@ -1046,31 +1103,24 @@ static tb_status parse_record(const tb_perf *f, const uint8_t *data, size_t len,
 {
 	cur c;
 	tb_status st;
-	/* s cleared by tb_perf_parse_sample for a SAMPLE (its size is most
-	 * of the record's: cleared once) */
-	memset(rec, 0, offsetof(tb_perf_record, s));
-	memset(&rec->u, 0, sizeof(rec->u));
-	tb_rd_init(&c.r, data, len, f->big_endian);
-	c.end = len;
-	c.bad = 0;
-	(void)tb_rd_u32_at(&c.r, 0, &rec->type);
-	(void)tb_rd_u16_at(&c.r, 4, &rec->misc);
-	(void)tb_rd_u16_at(&c.r, 6, &rec->size);
-	rec->offset = offset;
-	rec->data.ptr = data;
-	rec->data.len = len;
-	c.r.pos = REC_HDR;
-	if (rec->type == TB_PERF_RECORD_SAMPLE) {
-		rec->attr = record_attr(f, &c.r, 1);
-		if (!rec->attr) {
-			memset(&rec->s, 0, sizeof(rec->s));
-			return fail(err, TB_ERR_VALUE, offset, "SAMPLE of no known attr (id not listed)");
-		}
+	if (tb_load32(data, f->big_endian) == TB_PERF_RECORD_SAMPLE) {
+		if ((st = sample_head(f, data, len, offset, rec, err)) != TB_OK ||
+		    f->samples_unparsed_)
+			return st; /* (unparsed: the caller parses) */
+		/* s cleared by tb_perf_parse_sample (most of the record's
+		 * size: cleared once) */
+		memset(&rec->u, 0, sizeof(rec->u));
 		if ((st = tb_perf_parse_sample(f, rec->attr, data, len, offset, &rec->s, err)))
 			return st;
 		rec->has_sample = 1;
 		return TB_OK;
 	}
+	rec_head(f, data, len, offset, rec);
+	tb_rd_init(&c.r, data, len, f->big_endian);
+	c.end = len;
+	c.bad = 0;
+	c.r.pos = REC_HDR;
+	memset(&rec->u, 0, sizeof(rec->u));
 	memset(&rec->s, 0, sizeof(rec->s));
 	if (has_trailer_type(rec->type)) {
 		size_t tsz;
@@ -1137,7 +1187,7 @@ static int follows_data(uint32_t type)
 }
 
 /* The record header at off of r: its size checked against min and room. */
-static tb_status check_header(const tb_reader *r, size_t off, uint64_t where, size_t room,
+TB_ALWAYS_INLINE tb_status check_header(const tb_reader *r, size_t off, uint64_t where, size_t room,
 			      uint16_t *size, tb_error *err)
 {
 	if (room < REC_HDR || !tb_rd_u16_at(r, off + 6, size))
@@ -1294,7 +1344,9 @@ static tb_status file_record(tb_perf_iter *it, tb_perf_record *rec, tb_error *er
 		return st;
 	}
 	(void)tb_rd_ptr_at(&r, (size_t)it->pos, size, &p);
-	st = parse_record(it->f, p, size, it->pos, rec, err);
+	/* the session's samples, the most records by far: inline */
+	st = sample_unparsed(it->f, p) ? sample_head(it->f, p, size, it->pos, rec, err)
+				       : parse_record(it->f, p, size, it->pos, rec, err);
 	if (st && follows_data(rec->type)) {
 		/* how many bytes follow is unknown: so is where the next
 		 * record starts */

@@ -27,18 +27,40 @@
  * for one out of COMPRESSED records, is copied to the spill buffer.  A
  * sample keeps what the walk shows of it, as read when it was queued (a
  * record is parsed once: spans as offsets in it, which a spill move keeps). */
-typedef struct sp_ent {
-	uint64_t ts, seq, off;
-	const uint8_t *rec;          /* NULL: at spill */
-	size_t spill;
-	uint32_t attr;
-	uint16_t size, type;
+typedef struct sp_smp {
 	uint64_t period, ip;
 	uint32_t pid, tid, cpu;
 	uint16_t raw_at, raw_len;    /* raw_at 0: no RAW */
 	uint16_t chain_at, chain_n;
 	uint8_t has_tid, has_cpu;
+} sp_smp;
+
+typedef struct sp_ent {
+	uint64_t off;
+	const uint8_t *rec;          /* NULL: at spill */
+	size_t spill;
+	uint32_t attr;
+	uint16_t size, type;
+	sp_smp s;
 } sp_ent;
+
+/* The queue sorts keys, not entries: an entry stays in its slot from
+ * its record's arrival until it is given. */
+typedef struct sp_key {
+	uint64_t ts, seq;
+	uint32_t ent;                /* its entry's slot */
+} sp_key;
+
+/* Where an attr's SAMPLE keeps what the walk shows (made at its first
+ * sample): a sample_type of fields of fixed size, then CALLCHAIN and RAW
+ * (every tracepoint capture's) is read at these offsets; any other goes
+ * through tb_perf_parse_sample. */
+typedef struct sp_layout {
+	uint64_t type;               /* the attr's sample_type */
+	uint8_t made, fast;
+	uint8_t fixed;               /* bytes of the fixed fields */
+	uint8_t ip, tid, time, cpu, period; /* offsets in the record, 0: absent */
+} sp_layout;
 
 /* A task's name: a string of the pool, which only grows (an event's comm
  * stays valid until the session closes, as a trace.dat's cmdlines do). */
@@ -64,7 +86,8 @@ struct tb_sperf {
 	const uint8_t *data;
 	size_t len;
 	int pipe;
-	tb_perf file;                /* file mode */
+	tb_perf file;                /* file mode (tb_session_perf's) */
+	tb_perf walkf;               /* its copy the walk reads, SAMPLEs unparsed */
 	tb_perf_iter it;
 	tb_perf_stream *ps;          /* pipe mode (its 64 KiB buffer) */
 	tb_perf_storage st;
@@ -72,11 +95,21 @@ struct tb_sperf {
 	tb_perf_feature desc;        /* EVENT_DESC (pipe: its record) */
 	int has_desc;
 	sp_name *names;              /* per attr (st.attrs_cap) */
+	sp_layout *lay;              /* per attr (st.attrs_cap) */
 	size_t width;                /* longest name */
 
-	sp_ent *q;                   /* the queue: [ready..nready) out in order */
-	sp_ent *tmp;                 /* as large: the merges' other half */
-	size_t nq, qcap, ready, nready;
+	sp_ent *q;                   /* qcap slots: the queued records */
+	uint32_t *freel;             /* the free slots: [0..nfree) */
+	size_t nfree;
+	sp_key *k;                   /* the queue: [ready..nready) out in order;
+					while a round is read, [kbeg..nq) (2 x
+					qcap: what was given stays before kbeg
+					until the sort drops it) */
+	sp_key *ktmp;                /* as large: the merges' other half */
+	size_t kbeg;
+	uint32_t *run;               /* where each sorted run of k after the
+					first starts: [0..nruns) */
+	size_t nq, qcap, ready, nready, nruns;
 	uint64_t next_flush, max_ts;
 	int eof;
 	int started;                 /* walk_start ran */
@@ -104,6 +137,8 @@ struct tb_sperf {
 };
 
 /* ---- memory ---- */
+
+static void queue_free(tb_sperf *p);
 
 static void *get(tb_sperf *p, size_t n)
 {
@@ -234,11 +269,20 @@ static int is_pipe(const uint8_t *d, size_t len)
 static tb_status walk_start(tb_sperf *p, tb_error *err)
 {
 	tb_status st = TB_OK;
-	if (p->pipe)
+	/* read_sample reads the samples: the walk's tb_perf gives them
+	 * unparsed (a file's is a copy: one walked through tb_session_perf
+	 * parses them) */
+	if (p->pipe) {
 		st = tb_perf_stream_open_buffer(p->ps, &p->st, p->data, p->len);
-	else
-		st = tb_perf_records_begin(&p->it, p->f, err);
-	p->nq = p->ready = p->nready = 0;
+		tb_perf_samples_unparsed_(&p->ps->f);
+	} else {
+		p->walkf = p->file;
+		tb_perf_samples_unparsed_(&p->walkf);
+		st = tb_perf_records_begin(&p->it, &p->walkf, err);
+	}
+	p->nq = p->ready = p->nready = p->nruns = p->kbeg = 0;
+	for (p->nfree = 0; p->nfree < p->qcap; p->nfree++) /* taken from the end */
+		p->freel[p->nfree] = (uint32_t)(p->qcap - 1 - p->nfree);
 	p->next_flush = p->max_ts = 0;
 	p->eof = 0;
 	p->started = 1;
@@ -289,10 +333,13 @@ tb_status tb_sperf_open(tb_sperf **out, const void *data, size_t len, const tb_s
 	if (st == TB_OK) {
 		size_t na = p->st.attrs_cap ? p->st.attrs_cap : 1;
 		p->names = get(p, na * sizeof(sp_name));
-		if (!p->names)
+		p->lay = get(p, na * sizeof(sp_layout));
+		if (!p->names || !p->lay) {
 			st = no_memory(err, 0, "no memory for the event names");
-		else
+		} else {
 			memset(p->names, 0, na * sizeof(sp_name));
+			memset(p->lay, 0, na * sizeof(sp_layout));
+		}
 	}
 	if (st == TB_OK) {
 		n = p->f->has_nrcpus && p->f->nr_cpus_avail ? p->f->nr_cpus_avail : 256u;
@@ -328,11 +375,12 @@ void tb_sperf_close(tb_sperf *p)
 		p->pool = c->next;
 		put(p, c, sizeof(*c));
 	}
-	put(p, p->tmp, p->qcap * sizeof(sp_ent));
-	put(p, p->q, p->qcap * sizeof(sp_ent));
+	queue_free(p);
 	put(p, p->cst, p->ncpus * sizeof(*p->cst));
 	if (p->names)
 		put(p, p->names, na * sizeof(sp_name));
+	if (p->lay)
+		put(p, p->lay, na * sizeof(sp_layout));
 	storage_free(p);
 	put(p, p->ps, sizeof(*p->ps));
 	p->m.put(p->m.ctx, p, sizeof(*p));
@@ -531,10 +579,18 @@ static const sp_comm *comm_set(tb_sperf *p, uint32_t tid, const char *comm, size
 
 /* ---- the queue ---- */
 
-static int ent_less(const void *a, const void *b)
+static int key_less(const sp_key *x, const sp_key *y)
 {
-	const sp_ent *x = a, *y = b;
 	return x->ts < y->ts || (x->ts == y->ts && x->seq < y->seq);
+}
+
+static void queue_free(tb_sperf *p)
+{
+	put(p, p->q, p->qcap * sizeof(sp_ent));
+	put(p, p->freel, p->qcap * sizeof(uint32_t));
+	put(p, p->k, 2 * p->qcap * sizeof(sp_key));
+	put(p, p->ktmp, 2 * p->qcap * sizeof(sp_key));
+	put(p, p->run, p->qcap * sizeof(uint32_t));
 }
 
 /* A decompressed record copied to the spill buffer (doubled as needed). */
@@ -575,8 +631,8 @@ static int spill_compact(tb_sperf *p)
 			return -1;
 		p->spill2_cap = p->spill_cap;
 	}
-	for (i = 0; i < p->nq; i++) {
-		sp_ent *e = &p->q[i];
+	for (i = p->kbeg; i < p->nq; i++) {
+		sp_ent *e = &p->q[p->k[i].ent];
 		if (e->rec)
 			continue;
 		memcpy(p->spill2 + w, p->spill + e->spill, e->size);
@@ -592,7 +648,7 @@ static int spill_compact(tb_sperf *p)
 
 /* The sample's fields the walk gives, kept in its entry (a record's
  * size is 16 bits: so are the offsets of its spans). */
-static void keep_sample(sp_ent *e, const tb_perf_record *r)
+static void keep_sample(sp_smp *e, const tb_perf_record *r)
 {
 	const tb_perf_sample *s = &r->s;
 	e->period = s->period;
@@ -613,76 +669,104 @@ static void keep_sample(sp_ent *e, const tb_perf_record *r)
 	}
 }
 
-static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts)
+/* Twice the slots, every one taken (the new ones are the free ones). */
+static int queue_grow(tb_sperf *p)
+{
+	size_t cap = p->qcap ? p->qcap * 2 : SP_QUEUE_MIN, i;
+	sp_ent *q;
+	uint32_t *fl, *run;
+	sp_key *k, *kt;
+	if (cap > UINT32_MAX || cap > SIZE_MAX / sizeof(sp_ent))
+		return -1;
+	q = get(p, cap * sizeof(sp_ent));
+	fl = get(p, cap * sizeof(uint32_t));
+	k = get(p, 2 * cap * sizeof(sp_key));
+	kt = get(p, 2 * cap * sizeof(sp_key));
+	run = get(p, cap * sizeof(uint32_t));
+	if (!q || !fl || !k || !kt || !run) {
+		put(p, q, cap * sizeof(sp_ent));
+		put(p, fl, cap * sizeof(uint32_t));
+		put(p, k, 2 * cap * sizeof(sp_key));
+		put(p, kt, 2 * cap * sizeof(sp_key));
+		put(p, run, cap * sizeof(uint32_t));
+		return -1;
+	}
+	if (p->qcap) {
+		memcpy(q, p->q, p->qcap * sizeof(sp_ent));
+		memcpy(k, p->k, p->nq * sizeof(sp_key));
+		memcpy(run, p->run, p->nruns * sizeof(uint32_t));
+	}
+	queue_free(p);
+	p->q = q;
+	p->freel = fl;
+	p->k = k;
+	p->ktmp = kt;
+	p->run = run;
+	for (i = cap; i > p->qcap; i--) /* taken from the end: in slot order */
+		p->freel[p->nfree++] = (uint32_t)(i - 1);
+	p->qcap = cap;
+	return 0;
+}
+
+static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts, const sp_smp *sm)
 {
 	sp_ent *e;
-	if (p->nq == p->qcap) {
-		size_t cap = p->qcap ? p->qcap * 2 : SP_QUEUE_MIN;
-		sp_ent *n;
-		sp_ent *t;
-		if (cap > SIZE_MAX / 2 / sizeof(sp_ent) || !(n = get(p, cap * sizeof(sp_ent))))
-			return -1;
-		if (!(t = get(p, cap * sizeof(sp_ent)))) {
-			put(p, n, cap * sizeof(sp_ent));
-			return -1;
-		}
-		if (p->nq)
-			memcpy(n, p->q, p->nq * sizeof(sp_ent));
-		put(p, p->tmp, p->qcap * sizeof(sp_ent));
-	put(p, p->q, p->qcap * sizeof(sp_ent));
-		p->q = n;
-		p->tmp = t;
-		p->qcap = cap;
-	}
-	e = &p->q[p->nq];
+	sp_key *k;
+	uint32_t slot;
+	if (!p->nfree && queue_grow(p) != 0)
+		return -1;
+	slot = p->freel[p->nfree - 1];
+	e = &p->q[slot];
 	e->rec = r->data.ptr;
 	if (r->decompressed && spill_put(p, e, r->data.ptr, r->size) != 0)
 		return -1;
-	p->nq++;
-	e->ts = ts;
-	e->seq = p->seq++;
+	p->nfree--;
+	/* a new run where it goes back in time (its arrival is the latest) */
+	if (p->nq > p->kbeg && ts < p->k[p->nq - 1].ts)
+		p->run[p->nruns++] = (uint32_t)p->nq;
+	k = &p->k[p->nq++];
+	k->ts = ts;
+	k->seq = p->seq++;
+	k->ent = slot;
 	e->off = r->offset;
 	e->size = r->size;
 	e->type = (uint16_t)r->type;
 	e->attr = r->attr ? (uint32_t)(r->attr - p->f->attrs) : UINT32_MAX;
-	if (r->type == TB_PERF_RECORD_SAMPLE)
-		keep_sample(e, r);
+	if (sm)
+		e->s = *sm;
 	if (ts > p->max_ts)
 		p->max_ts = ts;
 	return 0;
 }
 
-/* The end of the sorted run from i. */
-static size_t run_end(const sp_ent *v, size_t i, size_t n)
-{
-	while (i + 1 < n && !ent_less(&v[i + 1], &v[i]))
-		i++;
-	return i + 1;
-}
-
 /* The queue sorted by (time, arrival).  A round is each CPU's records in
  * time order, one CPU after the other, after what the last round left
- * (sorted): a natural merge sort merges those few runs in a few linear
- * passes, where a comparison sort would spend n log n. */
+ * (sorted): its few runs, noted as they came, are merged in pairs in a
+ * few linear passes, where a comparison sort would spend n log n. */
 static void queue_sort(tb_sperf *p)
 {
-	while (p->nq && run_end(p->q, 0, p->nq) < p->nq) {
-		size_t i = 0, w = 0;
-		sp_ent *t;
-		while (i < p->nq) {
-			size_t m = run_end(p->q, i, p->nq), e = m < p->nq ? run_end(p->q, m, p->nq) : m;
-			size_t a = i, b = m;
+	while (p->nruns) {
+		size_t i, w = 0, nr = 0;
+		sp_key *t;
+		/* run i is [start i, start i+1): start 0 is 0, the last ends at nq */
+		for (i = 0; i <= p->nruns; i += 2) {
+			size_t a = i ? p->run[i - 1] : p->kbeg, m = i < p->nruns ? p->run[i] : p->nq;
+			size_t e = i + 1 < p->nruns ? p->run[i + 1] : p->nq, b = m;
+			if (i) /* (read before: the pairs after i read from i + 1 on) */
+				p->run[nr++] = (uint32_t)w;
 			while (a < m && b < e)
-				p->tmp[w++] = ent_less(&p->q[b], &p->q[a]) ? p->q[b++] : p->q[a++];
+				p->ktmp[w++] = key_less(&p->k[b], &p->k[a]) ? p->k[b++] : p->k[a++];
 			while (a < m)
-				p->tmp[w++] = p->q[a++];
+				p->ktmp[w++] = p->k[a++];
 			while (b < e)
-				p->tmp[w++] = p->q[b++];
-			i = e;
+				p->ktmp[w++] = p->k[b++];
 		}
-		t = p->q;
-		p->q = p->tmp;
-		p->tmp = t;
+		p->nruns = nr;
+		p->nq = w;
+		p->kbeg = 0;
+		t = p->k;
+		p->k = p->ktmp;
+		p->ktmp = t;
 	}
 }
 
@@ -691,7 +775,12 @@ static void queue_flush(tb_sperf *p, uint64_t limit)
 {
 	size_t n = 0;
 	queue_sort(p);
-	while (n < p->nq && p->q[n].ts <= limit)
+	if (p->kbeg) { /* one run: what was given goes, the rest moves up */
+		memmove(p->k, p->k + p->kbeg, (p->nq - p->kbeg) * sizeof(sp_key));
+		p->nq -= p->kbeg;
+		p->kbeg = 0;
+	}
+	while (n < p->nq && p->k[n].ts <= limit)
 		n++;
 	p->ready = 0;
 	p->nready = n;
@@ -704,13 +793,126 @@ static int queued_type(uint32_t t)
 	       t == TB_PERF_RECORD_LOST_SAMPLES;
 }
 
+/* The fields of fixed size a SAMPLE starts with, in their order. */
+static const uint64_t fixed_bits[] = {
+	TB_PERF_SAMPLE_IDENTIFIER, TB_PERF_SAMPLE_IP, TB_PERF_SAMPLE_TID, TB_PERF_SAMPLE_TIME,
+	TB_PERF_SAMPLE_ADDR, TB_PERF_SAMPLE_ID, TB_PERF_SAMPLE_STREAM_ID, TB_PERF_SAMPLE_CPU,
+	TB_PERF_SAMPLE_PERIOD
+};
+
+static void layout_make(sp_layout *l, uint64_t t)
+{
+	uint64_t fixed = 0;
+	size_t i;
+	uint8_t at = 8; /* after the record's header */
+	memset(l, 0, sizeof(*l));
+	for (i = 0; i < TB_ARRAY_LEN(fixed_bits); i++) {
+		uint64_t b = fixed_bits[i];
+		fixed |= b;
+		if (!(t & b))
+			continue;
+		if (b == TB_PERF_SAMPLE_IP)
+			l->ip = at;
+		else if (b == TB_PERF_SAMPLE_TID)
+			l->tid = at;
+		else if (b == TB_PERF_SAMPLE_TIME)
+			l->time = at;
+		else if (b == TB_PERF_SAMPLE_CPU)
+			l->cpu = at;
+		else if (b == TB_PERF_SAMPLE_PERIOD)
+			l->period = at;
+		at = (uint8_t)(at + 8);
+	}
+	l->type = t;
+	l->made = 1;
+	l->fixed = (uint8_t)(at - 8);
+	l->fast = !(t & ~(fixed | TB_PERF_SAMPLE_CALLCHAIN | TB_PERF_SAMPLE_RAW));
+}
+
+/* A count of csize bytes at *pos, then that many items of `unit` bytes
+ * (CALLCHAIN's ips, RAW's bytes): where they start and how many (left 0
+ * for none), *pos after them; 0 when they do not fit in len.  (A record
+ * is at most 64 KiB: so are both.) */
+TB_ALWAYS_INLINE int counted(const uint8_t *d, size_t len, size_t *pos, size_t csize,
+			     size_t unit, int be, uint16_t *at, uint16_t *n)
+{
+	uint64_t c;
+	if (len - *pos < csize)
+		return 0;
+	c = tb_load_n(d + *pos, csize, be);
+	*pos += csize;
+	if (c > (len - *pos) / unit)
+		return 0;
+	if (c) {
+		*at = (uint16_t)*pos;
+		*n = (uint16_t)c;
+	}
+	*pos += (size_t)c * unit;
+	return 1;
+}
+
+/* A SAMPLE's fields by its attr's layout: 0 when the layout is not the
+ * fast one or the record does not hold them (tb_perf_parse_sample then
+ * reads it, or says where it is cut: the checks are its own). */
+static int fast_sample(tb_sperf *p, const tb_perf_record *r, sp_smp *sm, uint64_t *ts)
+{
+	sp_layout *l = &p->lay[r->attr - p->f->attrs];
+	const uint8_t *d = r->data.ptr;
+	size_t len = r->data.len, pos;
+	int be = p->f->big_endian;
+	if (!l->made) /* (an attr's index keeps its attr: a walk again reads the same) */
+		layout_make(l, r->attr->sample_type);
+	pos = 8u + l->fixed;
+	if (!l->fast || len < pos)
+		return 0;
+	memset(sm, 0, sizeof(*sm));
+	if (l->ip)
+		sm->ip = tb_load64(d + l->ip, be);
+	if (l->tid) {
+		sm->pid = tb_load32(d + l->tid, be);
+		sm->tid = tb_load32(d + l->tid + 4, be);
+		sm->has_tid = 1;
+	}
+	if (l->time)
+		*ts = tb_load64(d + l->time, be);
+	if (l->cpu) {
+		sm->cpu = tb_load32(d + l->cpu, be);
+		sm->has_cpu = 1;
+	}
+	if (l->period)
+		sm->period = tb_load64(d + l->period, be);
+	if ((l->type & TB_PERF_SAMPLE_CALLCHAIN) &&
+	    !counted(d, len, &pos, 8, 8, be, &sm->chain_at, &sm->chain_n))
+		return 0;
+	return !(l->type & TB_PERF_SAMPLE_RAW) ||
+	       counted(d, len, &pos, 4, 1, be, &sm->raw_at, &sm->raw_len);
+}
+
+/* A SAMPLE the walk gave unparsed: what the queue keeps of it, and its
+ * time (*ts left as it is without TIME). */
+static tb_status read_sample(tb_sperf *p, tb_perf_record *r, sp_smp *sm, uint64_t *ts,
+			     tb_error *err)
+{
+	tb_status st;
+	if (fast_sample(p, r, sm, ts))
+		return TB_OK;
+	st = tb_perf_parse_sample(p->f, r->attr, r->data.ptr, r->data.len, r->offset, &r->s, err);
+	if (st != TB_OK)
+		return st;
+	r->has_sample = 1;
+	keep_sample(sm, r);
+	if (r->s.present & TB_PERF_SAMPLE_TIME)
+		*ts = r->s.time;
+	return TB_OK;
+}
+
 /* Read the next round into the queue (after what the last one left). */
 static tb_status read_round(tb_sperf *p, tb_error *err)
 {
 	tb_perf_record r;
-	if (p->ready) { /* what was given goes; the rest moves up */
-		memmove(p->q, p->q + p->ready, (p->nq - p->ready) * sizeof(sp_ent));
-		p->nq -= p->ready;
+	sp_smp sm;
+	if (p->ready) { /* what was given goes at the next sort */
+		p->kbeg = p->ready;
 		p->ready = p->nready = 0;
 	}
 	if (p->spill_used && spill_compact(p) != 0)
@@ -740,7 +942,10 @@ static tb_status read_round(tb_sperf *p, tb_error *err)
 			return tb_fail(err, TB_ERR_VALUE, r.offset, "a sample whose id no attr lists");
 		/* without a time, a record keeps its place among the latest */
 		ts = r.has_sample && (r.s.present & TB_PERF_SAMPLE_TIME) ? r.s.time : p->max_ts;
-		if (queue_push(p, &r, ts) != 0)
+		if (r.type == TB_PERF_RECORD_SAMPLE &&
+		    (st = read_sample(p, &r, &sm, &ts, err)) != TB_OK)
+			return st; /* that record only */
+		if (queue_push(p, &r, ts, r.type == TB_PERF_RECORD_SAMPLE ? &sm : NULL) != 0)
 			return tb_fail(err, TB_ERR_NO_SPACE, r.offset,
 				       "no memory for the records of one round");
 	}
@@ -822,6 +1027,7 @@ tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err)
 	}
 	for (;;) {
 		const sp_ent *e;
+		const sp_key *k;
 		const uint8_t *rec;
 		tb_status st;
 		if (p->ready == p->nready) {
@@ -831,28 +1037,30 @@ tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err)
 				return st;
 			continue;
 		}
-		e = &p->q[p->ready++];
+		k = &p->k[p->ready++];
+		e = &p->q[k->ent];
+		p->freel[p->nfree++] = k->ent; /* free from the next round on */
 		if (e->type != TB_PERF_RECORD_SAMPLE) {
 			apply(p, e);
 			continue;
 		}
 		rec = e->rec ? e->rec : p->spill + e->spill;
-		memset(it, 0, sizeof(*it));
-		it->cpu = e->has_cpu ? e->cpu : 0;
-		it->ts = e->ts;
-		it->raw = e->raw_len ? rec + e->raw_at : NULL;
-		it->raw_len = e->raw_len;
+		/* every field set here or by sample_comm: no memset */
+		it->cpu = e->s.has_cpu ? e->s.cpu : 0;
+		it->ts = k->ts;
+		it->raw = e->s.raw_len ? rec + e->s.raw_at : NULL;
+		it->raw_len = e->s.raw_len;
 		it->missed = p->missed;
 		p->missed = 0;
-		it->ps.pid = e->has_tid ? (int32_t)e->pid : -1;
-		it->ps.tid = e->has_tid ? (int32_t)e->tid : -1;
-		it->ps.period = e->period;
-		it->ps.ip = e->ip;
+		it->ps.pid = e->s.has_tid ? (int32_t)e->s.pid : -1;
+		it->ps.tid = e->s.has_tid ? (int32_t)e->s.tid : -1;
+		it->ps.period = e->s.period;
+		it->ps.ip = e->s.ip;
 		it->ps.attr = e->attr;
 		it->ps.system = p->names[e->attr].sys;
 		it->ps.name = p->names[e->attr].name;
-		it->ps.callchain.ptr = e->chain_n ? rec + e->chain_at : NULL;
-		it->ps.callchain.n = e->chain_n;
+		it->ps.callchain.ptr = e->s.chain_n ? rec + e->s.chain_at : NULL;
+		it->ps.callchain.n = e->s.chain_n;
 		it->ps.callchain.big_endian = p->f->big_endian;
 		it->ps.offset = e->off;
 		sample_comm(p, it);

@@ -331,7 +331,10 @@ static tb_status next_perf(tb_session *s, tb_session_event *ev, tb_error *err)
 		return tb_ss_no_memory(s, err, e.offset, e.what);
 	if (st != TB_OK)
 		return page_error(s, ev, 0, 0, e.offset, st, &e, NULL, err);
-	memset(ev, 0, sizeof(*ev));
+	/* (what fill_event does not set: no memset of the whole event) */
+	ev->buffer = 0;
+	ev->page_index = 0;
+	ev->offset = 0;
 	ev->cpu = it->cpu;
 	ev->ts = it->ts;
 	ev->data = it->raw;

@@ -1409,6 +1409,22 @@ START_TEST(record_errors)
 }
 END_TEST
 
+/* Two attrs of IDENTIFIER and TIME listing ids a[0..na) and b[0..nb). */
+static void two_attrs(pw_file *pf, const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+{
+	memset(pf, 0, sizeof(*pf));
+	pf->attrs[0].size = 64;
+	pf->attrs[0].sample_type = TB_PERF_SAMPLE_IDENTIFIER | TB_PERF_SAMPLE_TIME;
+	pf->attrs[1] = pf->attrs[0];
+	pf->attrs[1].config = 1;
+	pf->ids[0] = a;
+	pf->nids[0] = na;
+	pf->ids[1] = b;
+	pf->nids[1] = nb;
+	pf->nattrs = 2;
+	pf->attr_entry = 80;
+}
+
 START_TEST(attr_table_errors_and_storage)
 {
 	static const uint64_t a_ids[] = { 5, 6 }, b_ids[] = { 6 };
@@ -1418,16 +1434,7 @@ START_TEST(attr_table_errors_and_storage)
 	tb_perf f;
 	tb_perf_storage small;
 	tb_error e;
-	memset(&pf, 0, sizeof(pf));
-	pf.attrs[0].size = 64;
-	pf.attrs[0].sample_type = TB_PERF_SAMPLE_IDENTIFIER | TB_PERF_SAMPLE_TIME;
-	pf.attrs[1] = pf.attrs[0];
-	pf.ids[0] = a_ids;
-	pf.nids[0] = 2;
-	pf.ids[1] = b_ids;
-	pf.nids[1] = 1;
-	pf.nattrs = 2;
-	pf.attr_entry = 80;
+	two_attrs(&pf, a_ids, 2, b_ids, 1);
 	/* id 6 listed by both attrs */
 	pw_init(&w, 0);
 	pw_build_file(&w, &pf);
@@ -1458,6 +1465,41 @@ START_TEST(attr_table_errors_and_storage)
 	small.ids_cap = 2;
 	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &small, &e), TB_OK);
 	ck_assert_uint_eq(f.nids, 2);
+	pw_free(&w);
+	free(s);
+}
+END_TEST
+
+/* An id is found at its place in a table without gaps, and searched for
+ * where the table has them: ids 5, 7, 8 (attr 0: 5 and 8; attr 1: 7). */
+START_TEST(find_attr_with_gaps)
+{
+	static const uint64_t a_ids[] = { 8, 5 }, b_ids[] = { 7 };
+	static const struct { uint64_t id; int attr; } want[] = {
+		{ 5, 0 },  /* at its place */
+		{ 7, 1 },  /* its place holds 8: searched */
+		{ 8, 0 },  /* past the table's length: searched */
+		{ 6, -1 }, /* its place holds 7: not there */
+		{ 4, -1 }, /* below the first */
+		{ 9, -1 },
+	};
+	pw w;
+	pw_file pf;
+	store *s = new_store();
+	tb_perf f;
+	const tb_perf_attr *a;
+	tb_error e;
+	size_t i;
+	two_attrs(&pf, a_ids, 2, b_ids, 1);
+	pw_init(&w, 0);
+	pw_build_file(&w, &pf);
+	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_OK);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		tb_status st = tb_perf_find_attr(&f, want[i].id, &a);
+		ck_assert_int_eq(st, want[i].attr < 0 ? TB_NOT_FOUND : TB_OK);
+		if (want[i].attr >= 0)
+			ck_assert_ptr_eq(a, &f.attrs[want[i].attr]);
+	}
 	pw_free(&w);
 	free(s);
 }
@@ -2045,6 +2087,7 @@ Suite *tb_suite_perfdata(void)
 	tcase_add_test(tc, record_errors);
 	tcase_add_test(tc, attr_table_errors_and_storage);
 	tcase_add_test(tc, pipe_errors);
+	tcase_add_test(tc, find_attr_with_gaps);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -587,6 +587,23 @@ static void zr_compress(pw *out, const pw *plain)
 	free(z);
 }
 
+/* A file of one attr a, the records of data and z's tracing data. */
+static void zr_file(pw *w, const pw_attr *a, const zr_src *z, const pw *data)
+{
+	pw_file pf;
+	memset(&pf, 0, sizeof(pf));
+	pf.attrs[0] = *a;
+	pf.nattrs = 1;
+	pf.attr_entry = 80;
+	pf.data = data->b;
+	pf.data_len = data->len;
+	pf.feat_id[0] = TB_PERF_FEAT_TRACING_DATA;
+	pf.feat[0] = z->tracing.ptr;
+	pf.feat_len[0] = z->tracing.len;
+	pf.nfeats = 1;
+	pw_build_file(w, &pf);
+}
+
 /* The capture as a file or a pipe stream, -z or not. */
 static void zr_capture(pw *w, unsigned rounds, int zstd, int pipe)
 {
@@ -620,18 +637,7 @@ static void zr_capture(pw *w, unsigned rounds, int zstd, int pipe)
 		pw_zeros(w, pad);
 		pw_bytes(w, data.b, data.len);
 	} else {
-		pw_file pf;
-		memset(&pf, 0, sizeof(pf));
-		pf.attrs[0] = a;
-		pf.nattrs = 1;
-		pf.attr_entry = 80;
-		pf.data = data.b;
-		pf.data_len = data.len;
-		pf.feat_id[0] = TB_PERF_FEAT_TRACING_DATA;
-		pf.feat[0] = z.tracing.ptr;
-		pf.feat_len[0] = z.tracing.len;
-		pf.nfeats = 1;
-		pw_build_file(w, &pf);
+		zr_file(w, &a, &z, &data);
 	}
 	pw_free(&plain);
 	pw_free(&data);
@@ -697,6 +703,165 @@ START_TEST(zstd_many_rounds)
 	/* 700 rounds (430 KB decompressed, the spill 256 KB) hold what 40 do */
 	ck_assert_uint_eq(peak[1], peak[0]);
 	ck_assert_uint_eq(held[1], held[0]);
+}
+END_TEST
+
+/*
+ * The session reads a SAMPLE of fixed fields, CALLCHAIN and RAW at its
+ * attr's offsets, and any other through tb_perf_parse_sample: both give
+ * the same event, and a sample cut anywhere is the same error.  One
+ * sample of sample_type t (tid 2000, at 1 s, CPU 0): its CALLCHAIN of nr
+ * ips, its RAW's size field raw_extra more than the bytes it has, the
+ * record cut to `cut` bytes (0: whole).
+ */
+static void lay_sample(pw *d, uint64_t t, const zr_src *z, uint64_t nr, uint32_t raw_extra,
+		       size_t cut)
+{
+	size_t at = pw_rec_begin(d, TB_PERF_RECORD_SAMPLE, 0);
+	uint64_t k;
+	if (t & TB_PERF_SAMPLE_IP)
+		pw_u64(d, 0xffffffff81000000ull);
+	if (t & TB_PERF_SAMPLE_TID) {
+		pw_u32(d, 2000);
+		pw_u32(d, 2000);
+	}
+	if (t & TB_PERF_SAMPLE_TIME)
+		pw_u64(d, 1000000000ull);
+	if (t & TB_PERF_SAMPLE_CPU) {
+		pw_u32(d, 0);
+		pw_u32(d, 0);
+	}
+	if (t & TB_PERF_SAMPLE_PERIOD)
+		pw_u64(d, 1);
+	if (t & TB_PERF_SAMPLE_CALLCHAIN) {
+		pw_u64(d, nr);
+		for (k = 0; k < nr && k < 4; k++)
+			pw_u64(d, 0xffffffff81000100ull + k);
+	}
+	if (t & TB_PERF_SAMPLE_RAW) {
+		pw_u32(d, z->raw_len + raw_extra);
+		pw_bytes(d, z->raw, z->raw_len);
+	}
+	if (t & TB_PERF_SAMPLE_WEIGHT)
+		pw_u64(d, 7);
+	if (cut)
+		d->len = at + cut;
+	pw_rec_end(d, at);
+}
+
+/* The session's walk of a file of such samples. */
+static void lay_walk(uint64_t t, const uint64_t *nr, const uint32_t *extra, const size_t *cut,
+		     size_t n, walk *w)
+{
+	pw d, c;
+	pw_attr a;
+	zr_src z;
+	tb_session *s;
+	tb_error e;
+	size_t i;
+	zr_load(&z);
+	pw_init(&d, 0);
+	for (i = 0; i < n; i++)
+		lay_sample(&d, t, &z, nr ? nr[i] : 0, extra ? extra[i] : 0, cut ? cut[i] : 0);
+	memset(&a, 0, sizeof(a));
+	a.type = 2;
+	a.size = 64;
+	a.config = z.config;
+	a.sample_type = t;
+	pw_init(&c, 0);
+	zr_file(&c, &a, &z, &d);
+	ck_assert_int_eq(open_perf(&s, c.b, c.len, 0, &e), TB_OK);
+	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, w);
+	tb_session_close(s);
+	pw_free(&c);
+	pw_free(&d);
+	free(z.file);
+}
+
+#define LAY_TYPE (TB_PERF_SAMPLE_IP | TB_PERF_SAMPLE_TID | TB_PERF_SAMPLE_TIME | \
+		  TB_PERF_SAMPLE_CPU | TB_PERF_SAMPLE_PERIOD | TB_PERF_SAMPLE_RAW)
+#define LAY_HEAD "           :2000  2000 [000]     1.000000: sched:sched_switch: "
+
+START_TEST(sample_layouts)
+{
+	static const uint64_t chains[] = { 0, 2 }, long_chain[] = { 1000 };
+	static const uint32_t long_raw[] = { 8 };
+	walk fast, slow, w;
+	size_t fixed = 8 + 5 * 8, cut;
+	/* read at its offsets, and by the general parser (WEIGHT after RAW):
+	 * the same line */
+	lay_walk(LAY_TYPE, NULL, NULL, NULL, 1, &fast);
+	lay_walk(LAY_TYPE | TB_PERF_SAMPLE_WEIGHT, NULL, NULL, NULL, 1, &slow);
+	ck_assert_uint_eq(fast.events, 1);
+	ck_assert_uint_eq(fast.errors, 0);
+	ck_assert_msg(!strncmp(fast.text, LAY_HEAD, strlen(LAY_HEAD)), "%s", fast.text);
+	ck_assert_str_eq(fast.text, slow.text);
+	free(slow.text);
+	/* a callchain of none and of two ips */
+	lay_walk(LAY_TYPE | TB_PERF_SAMPLE_CALLCHAIN, chains, NULL, NULL, 2, &w);
+	ck_assert_uint_eq(w.events, 2);
+	ck_assert_uint_eq(w.errors, 0);
+	ck_assert_ptr_nonnull(strstr(w.text, "\tffffffff81000101 [unknown] ([unknown])\n"));
+	free(w.text);
+	/* no RAW: shown with its period, as perf shows a cycles sample */
+	lay_walk(LAY_TYPE & ~TB_PERF_SAMPLE_RAW, NULL, NULL, NULL, 1, &w);
+	ck_assert_uint_eq(w.events, 1);
+	ck_assert_uint_eq(w.errors, 0);
+	ck_assert_msg(!strncmp(w.text, "           :2000  2000 [000]     1.000000:          1 ",
+			       54), "%s", w.text);
+	free(w.text);
+	/* RAW alone: no tid, time, CPU, ip or period (perf's ":-1" task) */
+	lay_walk(TB_PERF_SAMPLE_RAW, NULL, NULL, NULL, 1, &w);
+	ck_assert_uint_eq(w.events, 1);
+	ck_assert_uint_eq(w.errors, 0);
+	ck_assert_ptr_nonnull(strstr(w.text, "sched:sched_switch: prev_comm="));
+	free(w.text);
+	/* cut anywhere, both ways: an error at the sample, never an event */
+	for (cut = 8; cut < fixed + 8 + 4 + 8; cut += 4) {
+		size_t c1[] = { cut };
+		lay_walk(LAY_TYPE | TB_PERF_SAMPLE_CALLCHAIN, NULL, NULL, c1, 1, &w);
+		ck_assert_uint_eq(w.events, 0);
+		ck_assert_uint_eq(w.errors, 1);
+		free(w.text);
+	}
+	lay_walk(LAY_TYPE | TB_PERF_SAMPLE_CALLCHAIN, long_chain, NULL, NULL, 1, &w);
+	ck_assert_uint_eq(w.events, 0);
+	ck_assert_uint_eq(w.errors, 1);
+	free(w.text);
+	lay_walk(LAY_TYPE, NULL, long_raw, NULL, 1, &w);
+	ck_assert_uint_eq(w.events, 0);
+	ck_assert_uint_eq(w.errors, 1);
+	free(w.text);
+	free(fast.text);
+}
+END_TEST
+
+/* The session reads its samples unparsed, through a tb_perf of its own:
+ * the one tb_session_perf gives still parses them for a walk of its own. */
+START_TEST(session_perf_walk_parses)
+{
+	pw c;
+	tb_session *s;
+	tb_perf_iter it;
+	tb_perf_record r;
+	tb_error e;
+	walk w;
+	zr_capture(&c, 1, 0, 0);
+	ck_assert_int_eq(open_perf(&s, c.b, c.len, 0, &e), TB_OK);
+	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, &w);
+	ck_assert_uint_eq(w.events, ZR_SAMPLES);
+	ck_assert_int_eq(tb_perf_records_begin(&it, tb_session_perf(s), &e), TB_OK);
+	ck_assert_int_eq(tb_perf_record_next(&it, &r, &e), TB_OK);
+	ck_assert_uint_eq(r.type, TB_PERF_RECORD_COMM);
+	ck_assert_int_eq(tb_perf_record_next(&it, &r, &e), TB_OK);
+	ck_assert_uint_eq(r.type, TB_PERF_RECORD_SAMPLE);
+	ck_assert(r.has_sample);
+	ck_assert_uint_eq(r.s.time, 1000000000ull);
+	ck_assert_uint_eq(r.s.tid, 2000);
+	ck_assert_uint_gt(r.s.raw.len, ZR_NEXT_PID);
+	free(w.text);
+	tb_session_close(s);
+	pw_free(&c);
 }
 END_TEST
 
@@ -827,6 +992,8 @@ Suite *tb_suite_perfsession(void)
 	tcase_add_test(tc, lost_in_place);
 	tcase_add_test(tc, json_values);
 	tcase_add_test(tc, budget);
+	tcase_add_test(tc, sample_layouts);
+	tcase_add_test(tc, session_perf_walk_parses);
 	tcase_add_test(tc, zstd_capture);
 	tcase_add_test(tc, pipe_every_prefix);
 	tcase_add_test(tc, file_every_prefix);

@@ -296,6 +296,7 @@ typedef struct tb_perf {
 	tb_perf_storage st_;
 	int ids_sorted_;
 	unsigned late_attrs_;
+	int samples_unparsed_;        /* the session parses SAMPLE fields itself */
 } tb_perf;
 
 /*
