@@ -920,8 +920,8 @@ static int fast_head(const tb_sperf *p, const tb_sperf_item *it, const char *com
 	memset(q, ' ', 8);
 	if (n < 5)
 		q += 5 - n;
+	tb_dec_n(q, tid, (unsigned)n);
 	q += n;
-	(void)tb_dec_digits(q, tid);
 	q[0] = ' ';
 	q[1] = '[';
 	q[2] = (char)('0' + it->cpu / 100u);
@@ -934,10 +934,10 @@ static int fast_head(const tb_sperf *p, const tb_sperf_item *it, const char *com
 	memset(q, ' ', 16);
 	if (n < 12)
 		q += 12 - n;
+	tb_dec_n(q, sec, (unsigned)n - 7);
 	q += n - 7;
-	(void)tb_dec_digits(q, sec);
 	*q++ = '.';
-	tb_dec_fixed(q, us, 6);
+	tb_put_le64(q, tb_dec8(us) >> 16); /* its low 6 digits */
 	q += 6;
 	*q++ = ':';
 	*q++ = ' ';
@@ -947,12 +947,11 @@ static int fast_head(const tb_sperf *p, const tb_sperf_item *it, const char *com
 		memset(q, ' ', pad);
 	q += pad;
 	if (it->ps.system.len) {
-		memcpy(q, it->ps.system.ptr, it->ps.system.len);
+		tb_copy_short(q, it->ps.system.ptr, it->ps.system.len);
 		q += it->ps.system.len;
 		*q++ = ':';
 	}
-	if (it->ps.name.len)
-		memcpy(q, it->ps.name.ptr, it->ps.name.len);
+	tb_copy_short(q, it->ps.name.ptr, it->ps.name.len);
 	q += it->ps.name.len;
 	*q++ = ':';
 	*q++ = ' ';
