@@ -793,6 +793,44 @@ START_TEST(utest_dynamic_strings)
 }
 END_TEST
 
+/* The planned conversions (integers bare, signed, hex, padded; char
+ * arrays and __get_str, empty or cut by a NUL; short literals) written
+ * in one run when the room holds them all, piece by piece when it does
+ * not: the same text at every capacity, and the general path's for a
+ * record too short for them. */
+START_TEST(planned_runs_every_capacity)
+{
+	static const uint8_t rec[40] = { 1, 0, 0, 0, 0, 0, 0, 0,
+		0xfb, 0xff, 0xff, 0xff,                 /* a = -5 */
+		0x2a, 0, 0, 0,                          /* b = 42 */
+		'a', 'b', 0, 'c', 'd', 'e', 'f', 'g',   /* c: "ab" */
+		0x20, 0, 6, 0,                          /* s: "hello" at 32 */
+		0, 0, 0, 0, 'h', 'e', 'l', 'l', 'o', 0, 0, 0 };
+	static const char want[] = "a=-5 b=42 x=2a X=0X0000002A l=42   |r=   -5 c=ab s=hello e=";
+	tb_render_field f[] = { COMMON_FIELDS, fs("a", 8, 4, 1), fs("b", 12, 4, 0),
+		fa("c", 16, 8, 1, 1), fd("s", 24, DL, 1, 1), fd("e", 28, DL, 1, 1) };
+	const char *fmt = "\"a=%d b=%u x=%x X=%#010X l=%-5d|r=%5d c=%s s=%s e=%s\", REC->a, "
+			  "REC->b, REC->b, REC->b, REC->b, REC->a, REC->c, __get_str(s), "
+			  "__get_str(e)";
+	char out[128];
+	uint8_t e[40];
+	tb_render_result r;
+	memcpy(e, rec, sizeof(e)); /* e: no length, no text */
+	ck_assert_int_eq(compile_ex(fmt, f, 9, 8, 0, "test", "ev"), TB_OK);
+	for (size_t cap = 1; cap <= sizeof(want) + 200; cap++) {
+		size_t n = cap - 1 < strlen(want) ? cap - 1 : strlen(want);
+		memset(out, 'Z', sizeof(out));
+		(void)tb_render(prog_buf(), NULL, e, sizeof(e), out, cap < sizeof(out) ? cap : sizeof(out), &r);
+		ck_assert_uint_eq(r.needed, strlen(want));
+		ck_assert_uint_eq(r.len, cap < sizeof(out) ? n : strlen(want));
+		ck_assert(memcmp(out, want, r.len) == 0);
+	}
+	/* the record cut inside s's text: s up to the record's end */
+	ck_assert_str_eq(run_env(NULL, e, 35),
+			 "a=-5 b=42 x=2a X=0X0000002A l=42   |r=   -5 c=ab s=hel e=");
+}
+END_TEST
+
 START_TEST(utest_cpumask)
 {
 	static const struct {
@@ -1360,6 +1398,7 @@ Suite *tb_suite_render(void)
 	tcase_add_test(t, unresolved_enums);
 	tcase_add_test(t, perf_style);
 	tcase_add_test(t, utest_dynamic_strings);
+	tcase_add_test(t, planned_runs_every_capacity);
 	tcase_add_test(t, utest_cpumask);
 	tcase_add_test(t, utest_sizeof);
 	tcase_add_test(t, r01_r03_division_by_zero);
