@@ -1409,6 +1409,22 @@ static int run_plan(ev *e, const tb_render_dir_ *d)
 	}
 }
 
+/* How many of the 16 bytes at t come before the first NUL (16: none);
+ * they are stored at q (a task's comm, char[16]: one load, one compare,
+ * one store where memchr and a copy cost a call each). */
+static inline size_t nul16(char *q, const uint8_t *t)
+{
+#if defined(__SSE2__)
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)t);
+	unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128()));
+	_mm_storeu_si128((__m128i *)(void *)q, x);
+	return m ? (size_t)__builtin_ctz(m) : 16u;
+#else
+	(void)q;
+	return text_before_nul(t, 16);
+#endif
+}
+
 /* The most bytes a planned directive writes, scratch included, besides
  * its text from the record. */
 #define TB_PLAN_ROOM 48u
@@ -1463,9 +1479,13 @@ static uint32_t run_planned(ev *e, uint32_t k)
 			size_t n;
 			if (!plan_text_span(r, d, &t, &n))
 				break;
-			n = text_before_nul(t, n);
+			if (n == 16) {
+				n = nul16(q, t); /* stored */
+			} else {
+				n = text_before_nul(t, n);
+				tb_copy_short(q, (const char *)t, n);
+			}
 			if (n) {
-				memcpy(q, t, n);
 				q += n;
 				last = (char)t[n - 1];
 			}

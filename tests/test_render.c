@@ -825,6 +825,18 @@ START_TEST(planned_runs_every_capacity)
 		ck_assert_uint_eq(r.len, cap < sizeof(out) ? n : strlen(want));
 		ck_assert(memcmp(out, want, r.len) == 0);
 	}
+	/* char[16]: a comm with its NUL, and one filling all 16 */
+	{
+		tb_render_field g[] = { COMMON_FIELDS, fa("p", 8, 16, 1, 1), fa("n", 24, 16, 1, 1) };
+		uint8_t c[40];
+		memset(c, 0, sizeof(c));
+		memcpy(c + 8, "migration/0", 11);
+		memcpy(c + 24, "0123456789abcdef", 16);
+		ck_assert_int_eq(compile_ex("\"p=%s n=%s.\", REC->p, REC->n", g, 6, 8, 0, "test", "ev"),
+				 TB_OK);
+		ck_assert_str_eq(run_env(NULL, c, sizeof(c)), "p=migration/0 n=0123456789abcdef.");
+		ck_assert_int_eq(compile_ex(fmt, f, 9, 8, 0, "test", "ev"), TB_OK);
+	}
 	/* the record cut inside s's text: s up to the record's end */
 	ck_assert_str_eq(run_env(NULL, e, 35),
 			 "a=-5 b=42 x=2a X=0X0000002A l=42   |r=   -5 c=ab s=hel e=");
