@@ -1243,6 +1243,31 @@ static int is_plain_int_conv(unsigned c)
 	return c == 'd' || c == 'i' || c == 'u' || c == 'x' || c == 'X';
 }
 
+/*
+ * The normalisations of a planned integer (types, in order), packed a
+ * byte each without those that change nothing: no width to cut to, or
+ * the value already in that form after the one before (the same type;
+ * or wider, after an unsigned one or signed after signed).  Most fields
+ * keep one, or none.
+ */
+static uint32_t norm_steps(const unsigned *ty, unsigned n)
+{
+	uint32_t out = 0;
+	unsigned sh = 0, prev = 0;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned t = ty[i] & (0x0fu | TB_TY_UNSIGNED), w = TB_TY_W(t);
+		if (w == 0 || w >= 8)
+			continue;
+		if (prev && (w == TB_TY_W(prev) ? (t ^ prev) == 0
+				 : w > TB_TY_W(prev) && ((prev & TB_TY_UNSIGNED) || !(t & TB_TY_UNSIGNED))))
+			continue;
+		out |= (uint32_t)t << sh;
+		sh += 8;
+		prev = t;
+	}
+	return out;
+}
+
 static void plan_int(const tb_render_prog *p, tb_render_dir_ *d)
 {
 	const tb_render_node_ *nd = &p->nodes[d->arg];
@@ -1267,7 +1292,14 @@ static void plan_int(const tb_render_prog *p, tb_render_dir_ *d)
 	if (d->conv != 'd' && d->conv != 'i')
 		w |= TB_TY_UNSIGNED;
 	d->text_off = f->offset;
-	d->text_len = (uint32_t)nd->ty | (uint32_t)tb_ty_promote(nd->ty) << 8 | cast << 16 | w << 24;
+	{
+		unsigned ty[4];
+		ty[0] = nd->ty;
+		ty[1] = tb_ty_promote(nd->ty);
+		ty[2] = cast;
+		ty[3] = w;
+		d->text_len = norm_steps(ty, 4);
+	}
 	d->plan = (uint16_t)(TB_PLAN_INT | f->size << 8);
 }
 
@@ -1336,7 +1368,7 @@ TB_ALWAYS_INLINE int plan_int_value(const tb_reader *r, const tb_render_dir_ *d,
 	if (size > r->len || off > r->len - size)
 		return 0;
 	v = tb_load_n(r->data + off, size, r->big_endian);
-	for (int i = 0; i < 4; i++, tys >>= 8)
+	for (; tys; tys >>= 8)
 		v = tb_ty_norm(v, tys & 0xffu);
 	*out = v;
 	return 1;

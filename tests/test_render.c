@@ -843,6 +843,63 @@ START_TEST(planned_runs_every_capacity)
 }
 END_TEST
 
+/* The planned integers' normalisations (field type, promotion, cast,
+ * length modifier: the steps that change nothing are dropped when
+ * planned), against C's own conversions of the same values. */
+START_TEST(planned_integer_conversions)
+{
+	static const struct {
+		const char *fmt;
+		int field; /* 0: s8 -5, 1: u32 0xfffffffb, 2: s16 -300, 3: u8 251 */
+	} v[] = {
+		{ "%d", 0 }, { "%u", 0 }, { "%hhu", 0 }, { "%hd", 0 }, { "%x", 0 }, { "%lu", 0 },
+		{ "%u", 1 }, { "%d", 1 }, { "%ld", 1 }, { "%hd", 1 }, { "%hhx", 1 }, { "%lx", 1 },
+		{ "%d", 2 }, { "%u", 2 }, { "%hhd", 2 }, { "%hu", 2 }, { "%lu", 2 },
+		{ "%d", 3 }, { "%hhd", 3 }, { "%u", 3 }, { "%ld", 3 },
+	};
+	const signed char s8 = -5;
+	const uint32_t u32 = 0xfffffffbu;
+	const short s16 = -300;
+	const unsigned char u8 = 251;
+	tb_render_field f[] = { COMMON_FIELDS, fs("a", 8, 1, 1), fs("b", 12, 4, 0), fs("c", 16, 2, 1),
+		fs("d", 18, 1, 0) };
+	static const char *const name[] = { "a", "b", "c", "d" };
+	uint8_t rec[24];
+	memset(rec, 0, sizeof(rec));
+	rec[8] = (uint8_t)s8;
+	put32(rec, 12, u32);
+	put16(rec, 16, (uint16_t)s16);
+	rec[18] = u8;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		char fmt[64], want[64], spec[16];
+		const char *c = v[i].fmt;
+		long long sv = v[i].field == 0 ? s8 : v[i].field == 1 ? (long long)u32
+			     : v[i].field == 2 ? s16 : u8;
+		/* C: the promoted value converted as the length modifier says */
+		long long pv = v[i].field == 1 ? (long long)u32 : (long long)(int)sv;
+		if (!strcmp(c, "%hhu") || !strcmp(c, "%hhx"))
+			snprintf(want, sizeof(want), c[3] == 'u' ? "%u" : "%x", (unsigned)(unsigned char)pv);
+		else if (!strcmp(c, "%hhd"))
+			snprintf(want, sizeof(want), "%d", (int)(signed char)pv);
+		else if (!strcmp(c, "%hd"))
+			snprintf(want, sizeof(want), "%d", (int)(short)pv);
+		else if (!strcmp(c, "%hu"))
+			snprintf(want, sizeof(want), "%u", (unsigned)(unsigned short)pv);
+		else if (c[1] == 'l')
+			snprintf(want, sizeof(want), c[2] == 'd' ? "%lld" : c[2] == 'u' ? "%llu" : "%llx",
+				 v[i].field == 1 ? (long long)u32 : (long long)(int)sv);
+		else if (c[1] == 'd')
+			snprintf(want, sizeof(want), "%d", (int)pv);
+		else
+			snprintf(want, sizeof(want), c[1] == 'u' ? "%u" : "%x", (unsigned)pv);
+		snprintf(spec, sizeof(spec), "%s", c);
+		snprintf(fmt, sizeof(fmt), "\"%s\", REC->%s", spec, name[v[i].field]);
+		ck_assert_msg(!strcmp(R(fmt, f, 8, rec, sizeof(rec)), want), "%s of %s: %s, want %s",
+			      c, name[v[i].field], outbuf, want);
+	}
+}
+END_TEST
+
 START_TEST(utest_cpumask)
 {
 	static const struct {
@@ -1411,6 +1468,7 @@ Suite *tb_suite_render(void)
 	tcase_add_test(t, perf_style);
 	tcase_add_test(t, utest_dynamic_strings);
 	tcase_add_test(t, planned_runs_every_capacity);
+	tcase_add_test(t, planned_integer_conversions);
 	tcase_add_test(t, utest_cpumask);
 	tcase_add_test(t, utest_sizeof);
 	tcase_add_test(t, r01_r03_division_by_zero);
