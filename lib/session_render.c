@@ -242,7 +242,7 @@ static void put_latency(tb_text *t, const tb_session *s, const tb_session_event 
 static tb_status perf_line(tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
 {
 	tb_status st = TB_OK;
-	tb_sperf_line_head(s->perf, &s->pitem, ev->comm, ev->comm_len, t);
+	tb_sperf_line_head(s->perf, &s->pitem, ev->comm, ev->comm_len, &s->phead, t);
 	if (ev->format)
 		st = tb_ss_payload(s, ev, (how & TB_TEXT_KIND_MASK) == TB_TEXT_FIELDS, t);
 	else if (ev->data)
