@@ -895,25 +895,26 @@ static int shows_chain(const tb_sperf_item *it)
  * sched capture) straight into the sink when it surely fits: what the
  * general path below prints, byte for byte, without its number calls.
  * 0 when it does not apply. */
+/* w (4 or 8) bytes at p as a number. */
+static uint64_t load_word(const char *p, size_t w)
+{
+	uint64_t x = 0;
+	uint32_t y;
+	if (w == 8) {
+		memcpy(&x, p, 8);
+		return x;
+	}
+	memcpy(&y, p, 4);
+	return y;
+}
+
 /* n (<= 16) bytes at a and b the same: two overlapping loads each. */
 static int same16(const char *a, const char *b, size_t n)
 {
-	if (n >= 8) {
-		uint64_t x0, x1, y0, y1;
-		memcpy(&x0, a, 8);
-		memcpy(&x1, a + n - 8, 8);
-		memcpy(&y0, b, 8);
-		memcpy(&y1, b + n - 8, 8);
-		return x0 == y0 && x1 == y1;
-	}
-	if (n >= 4) {
-		uint32_t x0, x1, y0, y1;
-		memcpy(&x0, a, 4);
-		memcpy(&x1, a + n - 4, 4);
-		memcpy(&y0, b, 4);
-		memcpy(&y1, b + n - 4, 4);
-		return x0 == y0 && x1 == y1;
-	}
+	size_t w = n >= 8 ? 8 : 4;
+	if (n >= 4)
+		return load_word(a, w) == load_word(b, w) &&
+		       load_word(a + n - w, w) == load_word(b + n - w, w);
 	for (size_t i = 0; i < n; i++)
 		if (a[i] != b[i])
 			return 0;
