@@ -194,6 +194,12 @@ static val ev_int(ev *e, unsigned n)
 		if (nd->v == TB_OP_LOR && a.v)
 			return mkval(1, TB_TY_INT);
 		b = int_of(e, nd->b);
+		if (nd->v == TB_OP_BAND) {
+			/* a flags mask, the commonest: tb_pf_binop's & without
+			 * its call (both sides in the common type, so is the &) */
+			ty = tb_ty_arith(a.ty, b.ty);
+			return mkval(tb_ty_norm(a.v, ty) & tb_ty_norm(b.v, ty), ty);
+		}
 		if (!tb_pf_binop((unsigned)nd->v, a.v, a.ty, b.v, b.ty, &r, &ty)) {
 			mark_bad(e, TB_RENDER_N_DIV0, TB_RENDER_M_DIV0);
 			return mkval(0, nd->ty);

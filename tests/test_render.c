@@ -407,6 +407,9 @@ START_TEST(expression_operators)
 		{ "\"%d\", REC->b == 3", "1" },
 		{ "\"%d\", REC->b != 3", "0" },
 		{ "\"%d\", REC->b & 2", "2" },
+		{ "\"%u\", REC->a & REC->b", "1" },     /* -7 converted to unsigned */
+		{ "\"%d\", REC->a & -4", "-8" },
+		{ "\"%llu\", REC->a & 0xffffffffffULL", "1099511627769" }, /* -7 widened */
 		{ "\"%d\", REC->b | 4", "7" },
 		{ "\"%d\", REC->b ^ 3", "0" },           /* R14 */
 		{ "\"%d\", REC->a ^ 3", "-6" },
