@@ -186,6 +186,20 @@ static inline void tb_dec_n(char *p, uint64_t v, unsigned n)
 		(void)tb_dec_digits(p + n, v);
 }
 
+/* " [ccc] ": a report line's CPU column (cpu < 1000), 7 bytes at p;
+ * returns their end. */
+static inline char *tb_put_cpu_col(char *p, uint32_t cpu)
+{
+	p[0] = ' ';
+	p[1] = '[';
+	p[2] = (char)('0' + cpu / 100u);
+	p[3] = (char)('0' + cpu / 10u % 10u);
+	p[4] = (char)('0' + cpu % 10u);
+	p[5] = ']';
+	p[6] = ' ';
+	return p + 7;
+}
+
 /* The 8 digits of w (tb_dec8) stored without their leading zeros (the
  * last always counts: 0 is "0"): writes 8 bytes, returns the count. */
 static inline size_t tb_lead8(char *p, uint64_t w)

@@ -947,14 +947,7 @@ static char *head_task(tb_sperf_head *hc, const char *comm, size_t comm_len, int
 		q += 5 - n;
 	tb_dec_n(q, (uint32_t)tid, (unsigned)n);
 	q += n;
-	q[0] = ' ';
-	q[1] = '[';
-	q[2] = (char)('0' + cpu / 100u);
-	q[3] = (char)('0' + cpu / 10u % 10u);
-	q[4] = (char)('0' + cpu % 10u);
-	q[5] = ']';
-	q[6] = ' ';
-	q += 7;
+	q = tb_put_cpu_col(q, cpu);
 	/* at most 16 + 1 + 10 + 7 = 34 bytes */
 	memcpy(k->text, b, sizeof(k->text));
 	tb_copy16(k->comm, comm, comm_len);
