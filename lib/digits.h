@@ -102,13 +102,18 @@ static inline void tb_copy16(char *d, const char *s, size_t n)
 }
 
 /* n bytes from s to d (no overlap): the short copies text is made of
- * without a library call. */
+ * without a library call (up to 32: event names such as
+ * "sched_stat_runtime" pass 16). */
 static inline void tb_copy_short(char *d, const char *s, size_t n)
 {
-	if (n > 16)
+	if (n > 32) {
 		memcpy(d, s, n);
-	else
+	} else if (n > 16) {
+		tb_copy16(d, s, 16);
+		tb_copy16(d + n - 16, s + n - 16, 16);
+	} else {
 		tb_copy16(d, s, n);
+	}
 }
 
 
@@ -169,6 +174,30 @@ static inline uint64_t tb_dec8(uint32_t x)
 	uint64_t pairs = (v - 100u * hund) << 16 | hund;
 	uint64_t tens = (pairs * 103u >> 10) & 0x000f000f000f000full;
 	return ((pairs - 10u * tens) << 8 | tens) + 0x3030303030303030ull;
+}
+
+/* The n digits of v (n == tb_dec_len(v)) at p[0..n): for v < 10^8 as
+ * one 8-byte store (the room must hold 8; bytes past n are scratch). */
+static inline void tb_dec_n(char *p, uint64_t v, unsigned n)
+{
+	if (v < 100000000u)
+		tb_put_le64(p, tb_dec8((uint32_t)v) >> (64u - 8u * n));
+	else
+		(void)tb_dec_digits(p + n, v);
+}
+
+/* " [ccc] ": a report line's CPU column (cpu < 1000), 7 bytes at p;
+ * returns their end. */
+static inline char *tb_put_cpu_col(char *p, uint32_t cpu)
+{
+	p[0] = ' ';
+	p[1] = '[';
+	p[2] = (char)('0' + cpu / 100u);
+	p[3] = (char)('0' + cpu / 10u % 10u);
+	p[4] = (char)('0' + cpu % 10u);
+	p[5] = ']';
+	p[6] = ' ';
+	return p + 7;
 }
 
 /* The 8 digits of w (tb_dec8) stored without their leading zeros (the

@@ -138,6 +138,34 @@ static val ev_index(ev *e, const tb_render_node_ *nd)
 		     tb_ty_promote(el | (r.sgn ? 0u : TB_TY_UNSIGNED)));
 }
 
+/* A field's value as an operand. */
+TB_ALWAYS_INLINE val field_int(ev *e, const tb_render_node_ *nd)
+{
+	const tb_field *f = fld(e, nd->v);
+	uint64_t v;
+	if (tb_pf_kind(f) != TB_RF_SCALAR)
+		return mkval(0, TB_TY_ULONG); /* an address */
+	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+		return mkval(0, TB_TY_ULONG);
+	if (!tb_rd_uN_at(&e->rec, f->offset, f->size, &v)) {
+		mark_bad(e, TB_RENDER_N_OOR, TB_RENDER_M_OOR);
+		return mkval(0, nd->ty);
+	}
+	return mkval(tb_ty_norm(v, nd->ty), tb_ty_promote(nd->ty));
+}
+
+/* ev_int with its leaves (numbers, fields: most operands) evaluated in
+ * place: a call of the recursive ev_int costs more than a leaf. */
+TB_ALWAYS_INLINE val int_of(ev *e, unsigned n)
+{
+	const tb_render_node_ *nd = &e->p->nodes[n];
+	if (nd->op == TB_N_NUM)
+		return mkval(nd->v, nd->ty);
+	if (nd->op == TB_N_FIELD)
+		return field_int(e, nd);
+	return ev_int(e, n);
+}
+
 static val ev_int(ev *e, unsigned n)
 {
 	const tb_render_node_ *nd = &e->p->nodes[n];
@@ -145,23 +173,12 @@ static val ev_int(ev *e, unsigned n)
 	switch (nd->op) {
 	case TB_N_NUM:
 		return mkval(nd->v, nd->ty);
-	case TB_N_FIELD: {
-		const tb_field *f = fld(e, nd->v);
-		uint64_t v;
-		if (tb_pf_kind(f) != TB_RF_SCALAR)
-			return mkval(0, TB_TY_ULONG); /* an address */
-		if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
-			return mkval(0, TB_TY_ULONG);
-		if (!tb_rd_uN_at(&e->rec, f->offset, f->size, &v)) {
-			mark_bad(e, TB_RENDER_N_OOR, TB_RENDER_M_OOR);
-			return mkval(0, nd->ty);
-		}
-		return mkval(tb_ty_norm(v, nd->ty), tb_ty_promote(nd->ty));
-	}
+	case TB_N_FIELD:
+		return field_int(e, nd);
 	case TB_N_INDEX:
 		return ev_index(e, nd);
 	case TB_N_UNARY:
-		a = ev_int(e, nd->a);
+		a = int_of(e, nd->a);
 		a.v = tb_ty_norm(a.v, nd->ty);
 		if (nd->v == '-')
 			return mkval(0 - a.v, nd->ty);
@@ -171,12 +188,18 @@ static val ev_int(ev *e, unsigned n)
 	case TB_N_BIN: {
 		uint64_t r;
 		unsigned ty;
-		a = ev_int(e, nd->a);
+		a = int_of(e, nd->a);
 		if (nd->v == TB_OP_LAND && !a.v)
 			return mkval(0, TB_TY_INT);
 		if (nd->v == TB_OP_LOR && a.v)
 			return mkval(1, TB_TY_INT);
-		b = ev_int(e, nd->b);
+		b = int_of(e, nd->b);
+		if (nd->v == TB_OP_BAND) {
+			/* a flags mask, the commonest: tb_pf_binop's & without
+			 * its call (both sides in the common type, so is the &) */
+			ty = tb_ty_arith(a.ty, b.ty);
+			return mkval(tb_ty_norm(a.v, ty) & tb_ty_norm(b.v, ty), ty);
+		}
 		if (!tb_pf_binop((unsigned)nd->v, a.v, a.ty, b.v, b.ty, &r, &ty)) {
 			mark_bad(e, TB_RENDER_N_DIV0, TB_RENDER_M_DIV0);
 			return mkval(0, nd->ty);
@@ -184,11 +207,11 @@ static val ev_int(ev *e, unsigned n)
 		return mkval(r, ty);
 	}
 	case TB_N_TERN:
-		a = ev_int(e, nd->a);
-		b = ev_int(e, a.v ? nd->b : nd->c);
+		a = int_of(e, nd->a);
+		b = int_of(e, a.v ? nd->b : nd->c);
 		return mkval(b.v, b.ty);
 	case TB_N_CAST:
-		a = ev_int(e, nd->a);
+		a = int_of(e, nd->a);
 		if (nd->v & TB_CAST_BOOL)
 			return mkval(a.v != 0, TB_TY_INT);
 		return mkval(a.v, tb_ty_promote(nd->ty));
@@ -306,7 +329,7 @@ static uint64_t ulong_of(const ev *e, uint64_t v, int u64)
 static void print_flags(ev *e, const tb_render_node_ *nd, int u64)
 {
 	unsigned valn = nd->a, delim = e->p->nodes[valn].next, pr;
-	uint64_t flags = ulong_of(e, ev_int(e, valn).v, u64);
+	uint64_t flags = ulong_of(e, int_of(e, valn).v, u64);
 	int first = 1, unres = 0;
 	for (pr = e->p->nodes[delim].next; pr && flags; pr = e->p->nodes[pr].next) {
 		const tb_render_node_ *pn = &e->p->nodes[pr];
@@ -317,7 +340,7 @@ static void print_flags(ev *e, const tb_render_node_ *nd, int u64)
 			unres = 1;
 			continue;
 		}
-		mask = ulong_of(e, ev_int(e, pn->a).v, u64);
+		mask = ulong_of(e, int_of(e, pn->a).v, u64);
 		if ((flags & mask) != mask)
 			continue;
 		flags &= ~mask;
@@ -337,7 +360,7 @@ static void print_flags(ev *e, const tb_render_node_ *nd, int u64)
 
 static void print_symbolic(ev *e, const tb_render_node_ *nd, int u64)
 {
-	uint64_t v = ulong_of(e, ev_int(e, nd->a).v, u64);
+	uint64_t v = ulong_of(e, int_of(e, nd->a).v, u64);
 	size_t before = e->o->need;
 	int unres = 0;
 	for (unsigned pr = e->p->nodes[nd->a].next; pr; pr = e->p->nodes[pr].next) {
@@ -349,7 +372,7 @@ static void print_symbolic(ev *e, const tb_render_node_ *nd, int u64)
 		/* perf's libtraceevent matches no value with such a name */
 		if ((e->p->options & TB_RENDER_PERF_STYLE) && unresolved(e, pn->a))
 			continue;
-		if (ulong_of(e, ev_int(e, pn->a).v, u64) == v) {
+		if (ulong_of(e, int_of(e, pn->a).v, u64) == v) {
 			put_literal(e, pn->b);
 			break;
 		}
@@ -476,7 +499,7 @@ static void ev_text(ev *e, unsigned n)
 		put_literal(e, n);
 		return;
 	case TB_N_TERN:
-		ev_text(e, ev_int(e, nd->a).v ? nd->b : nd->c);
+		ev_text(e, int_of(e, nd->a).v ? nd->b : nd->c);
 		return;
 	case TB_N_CAST:
 		if (e->p->nodes[nd->a].op != TB_N_NUM) {
@@ -1226,6 +1249,31 @@ static int is_plain_int_conv(unsigned c)
 	return c == 'd' || c == 'i' || c == 'u' || c == 'x' || c == 'X';
 }
 
+/*
+ * The normalisations of a planned integer (types, in order), packed a
+ * byte each without those that change nothing: no width to cut to, or
+ * the value already in that form after the one before (the same type;
+ * or wider, after an unsigned one or signed after signed).  Most fields
+ * keep one, or none.
+ */
+static uint32_t norm_steps(const unsigned *ty, unsigned n)
+{
+	uint32_t out = 0;
+	unsigned sh = 0, prev = 0;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned t = ty[i] & (0x0fu | TB_TY_UNSIGNED), w = TB_TY_W(t);
+		if (w == 0 || w >= 8)
+			continue;
+		if (prev && (w == TB_TY_W(prev) ? (t ^ prev) == 0
+				 : w > TB_TY_W(prev) && ((prev & TB_TY_UNSIGNED) || !(t & TB_TY_UNSIGNED))))
+			continue;
+		out |= (uint32_t)t << sh;
+		sh += 8;
+		prev = t;
+	}
+	return out;
+}
+
 static void plan_int(const tb_render_prog *p, tb_render_dir_ *d)
 {
 	const tb_render_node_ *nd = &p->nodes[d->arg];
@@ -1250,7 +1298,14 @@ static void plan_int(const tb_render_prog *p, tb_render_dir_ *d)
 	if (d->conv != 'd' && d->conv != 'i')
 		w |= TB_TY_UNSIGNED;
 	d->text_off = f->offset;
-	d->text_len = (uint32_t)nd->ty | (uint32_t)tb_ty_promote(nd->ty) << 8 | cast << 16 | w << 24;
+	{
+		unsigned ty[4];
+		ty[0] = nd->ty;
+		ty[1] = tb_ty_promote(nd->ty);
+		ty[2] = cast;
+		ty[3] = w;
+		d->text_len = norm_steps(ty, 4);
+	}
 	d->plan = (uint16_t)(TB_PLAN_INT | f->size << 8);
 }
 
@@ -1294,73 +1349,194 @@ void tb_pf_plan_dirs(tb_render_prog *p)
 	}
 }
 
+/* How many of the n bytes at p come before the first NUL (n: none). */
+static size_t text_before_nul(const uint8_t *p, size_t n)
+{
+	const uint8_t *z = n ? (const uint8_t *)memchr(p, 0, n) : NULL;
+	return z ? (size_t)(z - p) : n;
+}
+
 /* Text at p to its first NUL within n bytes (nothing when there are none). */
 static void put_chars(ev *e, const uint8_t *p, size_t n)
 {
-	const uint8_t *z;
 	if (!p || !n)
 		return;
-	z = (const uint8_t *)memchr(p, 0, n);
-	tb_out_put(e->o, (const char *)p, z ? (size_t)(z - p) : n);
+	tb_out_put(e->o, (const char *)p, text_before_nul(p, n));
+}
+
+/* A planned integer's value (its loads and normalisations): 0 when the
+ * record does not hold it. */
+TB_ALWAYS_INLINE int plan_int_value(const tb_reader *r, const tb_render_dir_ *d, uint64_t *out)
+{
+	unsigned size = d->plan >> 8, tys = d->text_len;
+	uint32_t off = d->text_off;
+	uint64_t v;
+	if (size > r->len || off > r->len - size)
+		return 0;
+	v = tb_load_n(r->data + off, size, r->big_endian);
+	for (; tys; tys >>= 8)
+		v = tb_ty_norm(v, tys & 0xffu);
+	*out = v;
+	return 1;
+}
+
+/* A planned text's bytes (a char array to its NUL; a __get_str to its
+ * NUL up to the record's end, as ev_text reads it): 0 when the record
+ * does not hold it. */
+TB_ALWAYS_INLINE int plan_text_span(const tb_reader *r, const tb_render_dir_ *d,
+				    const uint8_t **p, size_t *n)
+{
+	uint32_t off = d->text_off;
+	uint64_t at, len;
+	uint32_t w;
+	if ((d->plan & 0xff) == TB_PLAN_CHARS) {
+		if (d->text_len > r->len || off > r->len - d->text_len)
+			return 0;
+		*p = r->data + off;
+		*n = d->text_len;
+		return 1;
+	}
+	if (4 > r->len || off > r->len - 4)
+		return 0;
+	w = (uint32_t)tb_load_n(r->data + off, 4, r->big_endian);
+	at = (w & 0xffffu) + (d->text_len ? (uint64_t)off + 4 : 0);
+	len = w >> 16;
+	if (at > r->len || len > r->len - at)
+		return 0;
+	*p = r->data + at;
+	*n = len ? r->len - (size_t)at : 0;
+	return 1;
 }
 
 /* Run d's shortcut: 0 when the general path must print it. */
 static int run_plan(ev *e, const tb_render_dir_ *d)
 {
 	const tb_reader *r = &e->rec;
-	uint32_t off = d->text_off;
 	switch (d->plan & 0xff) {
 	case TB_PLAN_LIT16: {
 		char *at = tb_out_room(e->o, 16);
 		if (!at)
 			return 0;
-		memcpy(at, e->p->text + off, 16);
+		memcpy(at, e->p->text + d->text_off, 16);
 		tb_out_took(e->o, d->text_len);
 		return 1;
 	}
 	case TB_PLAN_INT: {
-		unsigned size = d->plan >> 8, tys = d->text_len, flags = d->flags;
+		unsigned flags = d->flags;
 		int hex = d->conv == 'x' || d->conv == 'X', neg;
 		uint64_t v;
-		if (size > r->len || off > r->len - size)
+		if (!plan_int_value(r, d, &v))
 			return 0;
-		v = tb_load_n(r->data + off, size, r->big_endian);
-		for (int i = 0; i < 4; i++, tys >>= 8)
-			v = tb_ty_norm(v, tys & 0xffu);
 		neg = (d->conv == 'd' || d->conv == 'i') && (int64_t)v < 0;
-		if (!hex && d->width <= 0 && tb_out_room(e->o, 21)) {
-			/* the commonest: a bare decimal */
-			tb_out_dec(e->o, neg ? 0 - v : v, (char)(neg ? '-' : 0));
-			return 1;
-		}
 		return tb_out_int_fast(e->o, neg ? 0 - v : v, hex, d->conv == 'X', (char)(neg ? '-' : 0),
 				       hex && (flags & TB_NF_SPECIAL), d->width,
 				       (flags & (TB_NF_ZEROPAD | TB_NF_LEFT)) == TB_NF_ZEROPAD,
 				       (flags & TB_NF_LEFT) != 0);
 	}
 	case TB_PLAN_CHARS:
-		if (d->text_len > r->len || off > r->len - d->text_len)
-			return 0;
-		put_chars(e, r->data + off, d->text_len);
-		return 1;
 	case TB_PLAN_STR: {
-		/* __get_str: to its NUL, up to the record's end (ev_text) */
-		uint64_t at, len;
-		uint32_t w;
-		if (4 > r->len || off > r->len - 4)
+		const uint8_t *p;
+		size_t n;
+		if (!plan_text_span(r, d, &p, &n))
 			return 0;
-		w = (uint32_t)tb_load_n(r->data + off, 4, r->big_endian);
-		at = (w & 0xffffu) + (d->text_len ? (uint64_t)off + 4 : 0);
-		len = w >> 16;
-		if (at > r->len || len > r->len - at)
-			return 0;
-		if (len)
-			put_chars(e, r->data + at, r->len - (size_t)at);
+		put_chars(e, p, n);
 		return 1;
 	}
 	default:
 		return 0;
 	}
+}
+
+/* How many of the 16 bytes at t come before the first NUL (16: none);
+ * they are stored at q (a task's comm, char[16]: one load, one compare,
+ * one store where memchr and a copy cost a call each). */
+static inline size_t nul16(char *q, const uint8_t *t)
+{
+#if defined(__SSE2__)
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)t);
+	unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128()));
+	_mm_storeu_si128((__m128i *)(void *)q, x);
+	return m ? (size_t)__builtin_ctz(m) : 16u;
+#else
+	(void)q;
+	return text_before_nul(t, 16);
+#endif
+}
+
+/* The most bytes a planned directive writes, scratch included, besides
+ * its text from the record. */
+#define TB_PLAN_ROOM 48u
+
+/*
+ * The planned directives from k on, straight into the buffer while its
+ * room surely holds them all (TB_PLAN_ROOM and the record's length each):
+ * one check for the run instead of one per piece, the same bytes as
+ * run_plan.  Returns the first directive not run (unplanned, or its
+ * record too short: the general path prints it).
+ */
+static uint32_t run_planned(ev *e, uint32_t k)
+{
+	const tb_render_prog *p = e->p;
+	const tb_reader *r = &e->rec;
+	tb_out *o = e->o;
+	uint64_t bound = (uint64_t)(p->n_dirs - k) * (TB_PLAN_ROOM + (uint64_t)r->len);
+	char *q, *start, last = o->last;
+	/* (no limit here: only a %.Ns sets one, for its own text) */
+	if (o->len != o->need || bound > o->cap - o->len)
+		return k;
+	start = q = o->buf + o->len;
+	for (; k < p->n_dirs; k++) {
+		const tb_render_dir_ *d = &p->dirs[k];
+		unsigned plan = d->plan & 0xff;
+		if (plan == TB_PLAN_LIT16) {
+			memcpy(q, p->text + d->text_off, 16);
+			q += d->text_len;
+			last = p->text[d->text_off + d->text_len - 1];
+		} else if (plan == TB_PLAN_INT) {
+			unsigned flags = d->flags;
+			int hex = d->conv == 'x' || d->conv == 'X', neg;
+			uint64_t v;
+			if (!plan_int_value(r, d, &v))
+				break;
+			neg = (d->conv == 'd' || d->conv == 'i') && (int64_t)v < 0;
+			v = neg ? 0 - v : v;
+			if (!hex && d->width <= 0) {
+				/* the commonest: a bare decimal */
+				*q = '-';
+				q += neg;
+				q += tb_dec_fast(q, v);
+				last = (char)('0' + (int)(v % 10u));
+			} else {
+				q = tb_num_at(q, v, hex, d->conv == 'X', (char)(neg ? '-' : 0),
+					      hex && (flags & TB_NF_SPECIAL), d->width,
+					      (flags & (TB_NF_ZEROPAD | TB_NF_LEFT)) == TB_NF_ZEROPAD,
+					      (flags & TB_NF_LEFT) != 0, &last);
+			}
+		} else if (plan == TB_PLAN_CHARS || plan == TB_PLAN_STR) {
+			const uint8_t *t;
+			size_t n;
+			if (!plan_text_span(r, d, &t, &n))
+				break;
+			if (n == 16) {
+				n = nul16(q, t); /* stored */
+			} else {
+				n = text_before_nul(t, n);
+				tb_copy_short(q, (const char *)t, n);
+			}
+			if (n) {
+				q += n;
+				last = (char)t[n - 1];
+			}
+		} else {
+			break;
+		}
+	}
+	if (q != start) {
+		o->len += (size_t)(q - start);
+		o->need = o->len;
+		o->last = last;
+	}
+	return k;
 }
 
 /* ------------------------------------------------------------ entry */
@@ -1387,7 +1563,7 @@ static tb_status render(const tb_render_prog *prog, tb_render_prog *keep,
 	tb_rd_init(&e.rec, record, record_len, prog->ev.big_endian);
 	switch (prog->mode) {
 	case TB_M_PRINTFMT:
-		for (uint32_t k = 0; k < prog->n_dirs; k++)
+		for (uint32_t k = run_planned(&e, 0); k < prog->n_dirs; k = run_planned(&e, k + 1))
 			if (!prog->dirs[k].plan || !run_plan(&e, &prog->dirs[k]))
 				run_dir(&e, &prog->dirs[k]);
 		break;

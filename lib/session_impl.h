@@ -193,6 +193,7 @@ struct tb_session {
 	/* perf.data (session_perf.c) */
 	tb_sperf *perf;
 	tb_sperf_item pitem;         /* the sample behind the last event */
+	tb_sperf_head phead;         /* the line head's from the last lines */
 };
 
 

@@ -1103,49 +1103,109 @@ static int shows_chain(const tb_sperf_item *it)
  * sched capture) straight into the sink when it surely fits: what the
  * general path below prints, byte for byte, without its number calls.
  * 0 when it does not apply. */
+/* w (4 or 8) bytes at p as a number. */
+static uint64_t load_word(const char *p, size_t w)
+{
+	uint64_t x = 0;
+	uint32_t y;
+	if (w == 8) {
+		memcpy(&x, p, 8);
+		return x;
+	}
+	memcpy(&y, p, 4);
+	return y;
+}
+
+/* n (<= 16) bytes at a and b the same: two overlapping loads each. */
+static int same16(const char *a, const char *b, size_t n)
+{
+	size_t w = n >= 8 ? 8 : 4;
+	if (n >= 4)
+		return load_word(a, w) == load_word(b, w) &&
+		       load_word(a + n - w, w) == load_word(b + n - w, w);
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return 0;
+	return 1;
+}
+
+/* "comm tid [cpu] " at q (the room holds 48 and more): returns its end.
+ * Kept in hc for the next line of the same task on its CPU (compared by
+ * its bytes: a comm's storage may be another's later). */
+static char *head_task(tb_sperf_head *hc, const char *comm, size_t comm_len, int32_t tid,
+		       uint32_t cpu, char *q)
+{
+	struct tb_sperf_head_task *k = &hc->task[cpu % 4];
+	char *b = q;
+	size_t n;
+	if (k->len && k->tid == tid && k->cpu == cpu && k->comm_len == comm_len &&
+	    same16(k->comm, comm, comm_len)) {
+		memcpy(q, k->text, sizeof(k->text));
+		return q + k->len;
+	}
+	memset(q, ' ', 16); /* then the comm over its end */
+	q += 16 - comm_len;
+	tb_copy16(q, comm, comm_len);
+	q += comm_len;
+	*q++ = ' ';
+	n = tb_dec_len((uint32_t)tid);
+	/* the pads: constant stores, written over after their end */
+	memset(q, ' ', 8);
+	if (n < 5)
+		q += 5 - n;
+	tb_dec_n(q, (uint32_t)tid, (unsigned)n);
+	q += n;
+	q = tb_put_cpu_col(q, cpu);
+	/* at most 16 + 1 + 10 + 7 = 34 bytes */
+	memcpy(k->text, b, sizeof(k->text));
+	tb_copy16(k->comm, comm, comm_len);
+	k->len = (uint8_t)(q - b);
+	k->tid = tid;
+	k->cpu = cpu;
+	k->comm_len = (uint8_t)comm_len;
+	return q;
+}
+
+/* "sec." right-aligned so that "sec.usec" takes 12 columns, at q (the
+ * room holds 16 and more): returns its end.  Kept in hc for the next
+ * line of the same second. */
+static char *head_seconds(tb_sperf_head *hc, uint64_t sec, char *q)
+{
+	char *b = q;
+	size_t n;
+	if (hc->sec_len && hc->sec == sec) {
+		memcpy(q, hc->sec_text, 16);
+		return q + hc->sec_len;
+	}
+	n = tb_dec_len(sec) + 7; /* "sec.usec" in 12 columns */
+	memset(q, ' ', 16);
+	if (n < 12)
+		q += 12 - n;
+	tb_dec_n(q, sec, (unsigned)n - 7);
+	q += n - 7;
+	*q++ = '.';
+	memcpy(hc->sec_text, b, 16); /* at most 11 digits: 12 bytes */
+	hc->sec_len = (uint8_t)(q - b);
+	hc->sec = sec;
+	return q;
+}
+
 static int fast_head(const tb_sperf *p, const tb_sperf_item *it, const char *comm,
-		     size_t comm_len, size_t w, tb_text *t)
+		     size_t comm_len, size_t w, tb_sperf_head *hc, tb_text *t)
 {
 	/* comm 16, " ", tid 10, " [cpu] " 7, time 27, ": " 2, ": " 2 */
 	const size_t fixed = 16 + 1 + 10 + 7 + 27 + 2 + 2;
-	size_t pad = w < p->width ? p->width - w : 0, n;
+	size_t pad = w < p->width ? p->width - w : 0;
 	uint64_t sec = it->ts / 1000000000u;
-	uint32_t tid = (uint32_t)it->ps.tid, us = (uint32_t)(it->ts % 1000000000u / 1000u);
+	uint32_t us = (uint32_t)(it->ts % 1000000000u / 1000u);
 	char *b, *q;
 	if (!it->raw || shows_chain(it) || comm_len > 16 || it->ps.tid < 0 || it->cpu > 999 ||
 	    t->len != t->need || t->cap - t->len < fixed + 32 + pad + w)
 		return 0;
 	b = t->buf + t->len;
-	memset(b, ' ', 16); /* then the comm over its end */
-	q = b + 16 - comm_len;
-	if (comm_len)
-		memcpy(q, comm, comm_len);
-	q += comm_len;
-	*q++ = ' ';
-	n = tb_dec_len(tid);
-	/* the pads: constant stores, written over after their end (the room
-	 * holds 32 more) */
-	memset(q, ' ', 8);
-	if (n < 5)
-		q += 5 - n;
-	q += n;
-	(void)tb_dec_digits(q, tid);
-	q[0] = ' ';
-	q[1] = '[';
-	q[2] = (char)('0' + it->cpu / 100u);
-	q[3] = (char)('0' + it->cpu / 10u % 10u);
-	q[4] = (char)('0' + it->cpu % 10u);
-	q[5] = ']';
-	q[6] = ' ';
-	q += 7;
-	n = tb_dec_len(sec) + 7; /* "sec.usec" in 12 columns */
-	memset(q, ' ', 16);
-	if (n < 12)
-		q += 12 - n;
-	q += n - 7;
-	(void)tb_dec_digits(q, sec);
-	*q++ = '.';
-	tb_dec_fixed(q, us, 6);
+	q = head_task(hc, comm, comm_len, it->ps.tid, it->cpu, b);
+	q = head_seconds(hc, sec, q);
+	tb_put_le64(q, tb_dec8(us) >> 16); /* its low 6 digits */
 	q += 6;
 	*q++ = ':';
 	*q++ = ' ';
@@ -1155,12 +1215,11 @@ static int fast_head(const tb_sperf *p, const tb_sperf_item *it, const char *com
 		memset(q, ' ', pad);
 	q += pad;
 	if (it->ps.system.len) {
-		memcpy(q, it->ps.system.ptr, it->ps.system.len);
+		tb_copy_short(q, it->ps.system.ptr, it->ps.system.len);
 		q += it->ps.system.len;
 		*q++ = ':';
 	}
-	if (it->ps.name.len)
-		memcpy(q, it->ps.name.ptr, it->ps.name.len);
+	tb_copy_short(q, it->ps.name.ptr, it->ps.name.len);
 	q += it->ps.name.len;
 	*q++ = ':';
 	*q++ = ' ';
@@ -1171,11 +1230,11 @@ static int fast_head(const tb_sperf *p, const tb_sperf_item *it, const char *com
 }
 
 void tb_sperf_line_head(const tb_sperf *p, const tb_sperf_item *it, const char *comm,
-			size_t comm_len, tb_text *t)
+			size_t comm_len, tb_sperf_head *hc, tb_text *t)
 {
 	int chain = shows_chain(it);
 	size_t w = it->ps.system.len ? it->ps.system.len + 1 + it->ps.name.len : it->ps.name.len;
-	if (fast_head(p, it, comm, comm_len, w, t))
+	if (fast_head(p, it, comm, comm_len, w, hc, t))
 		return;
 	if (!chain && comm_len < 16)
 		tb_text_fill(t, ' ', 16 - comm_len);

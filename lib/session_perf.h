@@ -54,10 +54,26 @@ tb_status tb_sperf_decompress(tb_sperf *p, const tb_session_perf_inflater *z, tb
 uint32_t tb_sperf_ncpus(const tb_sperf *p);
 tb_session_cpu_stats *tb_sperf_stats(tb_sperf *p, uint32_t cpu);
 
+/* What the line head keeps from one line for the next (zeroed: none):
+ * the seconds column, and per CPU (cpu % 4) "comm tid [cpu] " (one
+ * task's events come in runs on its CPU). */
+typedef struct tb_sperf_head {
+	uint64_t sec;
+	char sec_text[16];      /* spaces, the seconds, '.' */
+	uint8_t sec_len;        /* 0: none */
+	struct tb_sperf_head_task {
+		int32_t tid;
+		uint32_t cpu;
+		uint8_t comm_len, len; /* len 0: none */
+		char comm[16];
+		char text[48];
+	} task[4];
+} tb_sperf_head;
+
 /* perf script's default columns before the event's text: comm, tid,
  * [cpu], time, name (padded unless the sample has a callchain). */
 void tb_sperf_line_head(const tb_sperf *p, const tb_sperf_item *it, const char *comm,
-			size_t comm_len, tb_text *t);
+			size_t comm_len, tb_sperf_head *hc, tb_text *t);
 /* After the text: the callchain lines (kernel frames named from ks). */
 void tb_sperf_line_tail(const tb_sperf *p, const tb_sperf_item *it, const tb_kallsyms *ks,
 			tb_text *t);

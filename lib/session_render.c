@@ -171,14 +171,7 @@ static int fast_prefix(tb_session *s, tb_text *t, const tb_session_event *ev)
 	}
 	while (p - q < 5)
 		*p++ = ' ';
-	p[0] = ' ';
-	p[1] = '[';
-	p[2] = (char)('0' + cpu / 100u);
-	p[3] = (char)('0' + cpu / 10u % 10u);
-	p[4] = (char)('0' + cpu % 10u);
-	p[5] = ']';
-	p[6] = ' ';
-	p += 7;
+	p = tb_put_cpu_col(p, cpu);
 	/* kept for the next line when the comm is the session's own (its
 	 * tables do not change): at most 16 + 1 + 10 + 7 = 34 bytes */
 	lt->pfx_len = 0;
@@ -242,7 +235,7 @@ static void put_latency(tb_text *t, const tb_session *s, const tb_session_event 
 static tb_status perf_line(tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
 {
 	tb_status st = TB_OK;
-	tb_sperf_line_head(s->perf, &s->pitem, ev->comm, ev->comm_len, t);
+	tb_sperf_line_head(s->perf, &s->pitem, ev->comm, ev->comm_len, &s->phead, t);
 	if (ev->format)
 		st = tb_ss_payload(s, ev, (how & TB_TEXT_KIND_MASK) == TB_TEXT_FIELDS, t);
 	else if (ev->data)

@@ -605,7 +605,10 @@ static void zr_file(pw *w, const pw_attr *a, const zr_src *z, const pw *data)
 }
 
 /* The capture as a file or a pipe stream, -z or not. */
-static void zr_capture(pw *w, unsigned rounds, int zstd, int pipe)
+typedef void zr_writer(pw *d, const zr_src *z, unsigned rounds);
+
+/* A capture of the records recs writes. */
+static void zr_capture_of(pw *w, zr_writer *recs, unsigned rounds, int zstd, int pipe)
 {
 	pw plain, data;
 	pw_attr a;
@@ -617,7 +620,7 @@ static void zr_capture(pw *w, unsigned rounds, int zstd, int pipe)
 	a.config = z.config;
 	a.sample_type = ZR_TYPE;
 	pw_init(&plain, 0);
-	zr_records(&plain, &z, rounds);
+	recs(&plain, &z, rounds);
 	pw_init(&data, 0);
 	if (zstd)
 		zr_compress(&data, &plain);
@@ -643,6 +646,88 @@ static void zr_capture(pw *w, unsigned rounds, int zstd, int pipe)
 	pw_free(&data);
 	free(z.file);
 }
+
+static void zr_capture(pw *w, unsigned rounds, int zstd, int pipe)
+{
+	zr_capture_of(w, zr_records, rounds, zstd, pipe);
+}
+
+/* One task renamed to names of the same length (short, mid, long) and
+ * its samples in three seconds, each in a round of its own. */
+static const struct {
+	const char *comm;
+	uint64_t ts;
+	unsigned cpu;
+} rn_steps[] = {
+	{ "ab", 1000001000, 0 },         { NULL, 1000002000, 0 }, { "ac", 1000003000, 0 },
+	{ "abcde", 2000004000, 0 },      { NULL, 2000004500, 1 }, { "abcdf", 2000005000, 0 },
+	{ "abcdefghij", 3500000000, 0 }, { NULL, 3500001000, 0 }, { "abcdefghik", 3600000000, 0 },
+	{ NULL, 123456789012000000, 0 },
+};
+
+static void rn_records(pw *d, const zr_src *z, unsigned rounds)
+{
+	(void)rounds;
+	for (size_t i = 0; i < sizeof(rn_steps) / sizeof(rn_steps[0]); i++) {
+		size_t at;
+		if (rn_steps[i].comm) {
+			at = pw_rec_begin(d, TB_PERF_RECORD_COMM, 0);
+			pw_u32(d, 2000);
+			pw_u32(d, 2000);
+			pw_bytes(d, rn_steps[i].comm, strlen(rn_steps[i].comm));
+			pw_zeros(d, 16 - strlen(rn_steps[i].comm));
+			pw_rec_end(d, at);
+		}
+		at = pw_rec_begin(d, TB_PERF_RECORD_SAMPLE, 0);
+		pw_u64(d, 0xffffffff81000000ull);
+		pw_u32(d, 2000);
+		pw_u32(d, 2000);
+		pw_u64(d, rn_steps[i].ts);
+		pw_u32(d, rn_steps[i].cpu);
+		pw_u32(d, 0);
+		pw_u64(d, 1);
+		pw_u32(d, z->raw_len);
+		pw_bytes(d, z->raw, z->raw_len);
+		pw_rec_end(d, at);
+		at = pw_rec_begin(d, TB_PERF_RECORD_FINISHED_ROUND, 0);
+		pw_rec_end(d, at);
+	}
+}
+
+/* The line head as perf script prints it through every rename, CPU and
+ * second (what the head keeps from line to line is never stale). */
+START_TEST(head_follows_renames)
+{
+	pw c;
+	tb_session *s;
+	tb_error e;
+	walk w;
+	const char *l;
+	const char *comm = "ab";
+	zr_capture_of(&c, rn_records, 1, 0, 0);
+	ck_assert_int_eq(open_perf(&s, c.b, c.len, 0, &e), TB_OK);
+	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, &w);
+	ck_assert_uint_eq(w.errors, 0);
+	ck_assert_uint_eq(w.events, sizeof(rn_steps) / sizeof(rn_steps[0]));
+	l = w.text;
+	for (size_t i = 0; i < sizeof(rn_steps) / sizeof(rn_steps[0]); i++) {
+		char want[96], tm[32];
+		if (rn_steps[i].comm)
+			comm = rn_steps[i].comm;
+		snprintf(tm, sizeof(tm), "%llu.%06llu",
+			 (unsigned long long)(rn_steps[i].ts / 1000000000u),
+			 (unsigned long long)(rn_steps[i].ts % 1000000000u / 1000u));
+		snprintf(want, sizeof(want), "%16s  2000 [%03u] %12s: ", comm, rn_steps[i].cpu, tm);
+		ck_assert_msg(!strncmp(l, want, strlen(want)), "line %zu: %.60s, want %s", i, l, want);
+		l = strchr(l, '\n');
+		ck_assert_ptr_nonnull(l);
+		l++;
+	}
+	free(w.text);
+	tb_session_close(s);
+	pw_free(&c);
+}
+END_TEST
 
 /* Its report lines and the memory figures after the walk. */
 static void zr_walk(unsigned rounds, int zstd, int pipe, walk *w, tb_session_need *nd)
@@ -990,6 +1075,7 @@ Suite *tb_suite_perfsession(void)
 	tcase_add_test(tc, perf_text_lines);
 	tcase_add_test(tc, callchain_lines);
 	tcase_add_test(tc, lost_in_place);
+	tcase_add_test(tc, head_follows_renames);
 	tcase_add_test(tc, json_values);
 	tcase_add_test(tc, budget);
 	tcase_add_test(tc, sample_layouts);

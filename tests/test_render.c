@@ -407,6 +407,9 @@ START_TEST(expression_operators)
 		{ "\"%d\", REC->b == 3", "1" },
 		{ "\"%d\", REC->b != 3", "0" },
 		{ "\"%d\", REC->b & 2", "2" },
+		{ "\"%u\", REC->a & REC->b", "1" },     /* -7 converted to unsigned */
+		{ "\"%d\", REC->a & -4", "-8" },
+		{ "\"%llu\", REC->a & 0xffffffffffULL", "1099511627769" }, /* -7 widened */
 		{ "\"%d\", REC->b | 4", "7" },
 		{ "\"%d\", REC->b ^ 3", "0" },           /* R14 */
 		{ "\"%d\", REC->a ^ 3", "-6" },
@@ -790,6 +793,113 @@ START_TEST(utest_dynamic_strings)
 	ck_assert_str_eq(R(fmt, f, 6, dyn, sizeof(dyn)), "irq=0 handler=hello");
 	f[5] = fd("name", 12, DL16, 1, 1);
 	ck_assert_str_eq(R(fmt, f, 6, old, sizeof(old)), "irq=0 handler=hello");
+}
+END_TEST
+
+/* The planned conversions (integers bare, signed, hex, padded; char
+ * arrays and __get_str, empty or cut by a NUL; short literals) written
+ * in one run when the room holds them all, piece by piece when it does
+ * not: the same text at every capacity, and the general path's for a
+ * record too short for them. */
+START_TEST(planned_runs_every_capacity)
+{
+	static const uint8_t rec[40] = { 1, 0, 0, 0, 0, 0, 0, 0,
+		0xfb, 0xff, 0xff, 0xff,                 /* a = -5 */
+		0x2a, 0, 0, 0,                          /* b = 42 */
+		'a', 'b', 0, 'c', 'd', 'e', 'f', 'g',   /* c: "ab" */
+		0x20, 0, 6, 0,                          /* s: "hello" at 32 */
+		0, 0, 0, 0, 'h', 'e', 'l', 'l', 'o', 0, 0, 0 };
+	static const char want[] = "a=-5 b=42 x=2a X=0X0000002A l=42   |r=   -5 c=ab s=hello e=";
+	tb_render_field f[] = { COMMON_FIELDS, fs("a", 8, 4, 1), fs("b", 12, 4, 0),
+		fa("c", 16, 8, 1, 1), fd("s", 24, DL, 1, 1), fd("e", 28, DL, 1, 1) };
+	const char *fmt = "\"a=%d b=%u x=%x X=%#010X l=%-5d|r=%5d c=%s s=%s e=%s\", REC->a, "
+			  "REC->b, REC->b, REC->b, REC->b, REC->a, REC->c, __get_str(s), "
+			  "__get_str(e)";
+	char out[128];
+	uint8_t e[40];
+	tb_render_result r;
+	memcpy(e, rec, sizeof(e)); /* e: no length, no text */
+	ck_assert_int_eq(compile_ex(fmt, f, 9, 8, 0, "test", "ev"), TB_OK);
+	for (size_t cap = 1; cap <= sizeof(want) + 200; cap++) {
+		size_t n = cap - 1 < strlen(want) ? cap - 1 : strlen(want);
+		memset(out, 'Z', sizeof(out));
+		(void)tb_render(prog_buf(), NULL, e, sizeof(e), out, cap < sizeof(out) ? cap : sizeof(out), &r);
+		ck_assert_uint_eq(r.needed, strlen(want));
+		ck_assert_uint_eq(r.len, cap < sizeof(out) ? n : strlen(want));
+		ck_assert(memcmp(out, want, r.len) == 0);
+	}
+	/* char[16]: a comm with its NUL, and one filling all 16 */
+	{
+		tb_render_field g[] = { COMMON_FIELDS, fa("p", 8, 16, 1, 1), fa("n", 24, 16, 1, 1) };
+		uint8_t c[40];
+		memset(c, 0, sizeof(c));
+		memcpy(c + 8, "migration/0", 11);
+		memcpy(c + 24, "0123456789abcdef", 16);
+		ck_assert_int_eq(compile_ex("\"p=%s n=%s.\", REC->p, REC->n", g, 6, 8, 0, "test", "ev"),
+				 TB_OK);
+		ck_assert_str_eq(run_env(NULL, c, sizeof(c)), "p=migration/0 n=0123456789abcdef.");
+		ck_assert_int_eq(compile_ex(fmt, f, 9, 8, 0, "test", "ev"), TB_OK);
+	}
+	/* the record cut inside s's text: s up to the record's end */
+	ck_assert_str_eq(run_env(NULL, e, 35),
+			 "a=-5 b=42 x=2a X=0X0000002A l=42   |r=   -5 c=ab s=hel e=");
+}
+END_TEST
+
+/* The planned integers' normalisations (field type, promotion, cast,
+ * length modifier: the steps that change nothing are dropped when
+ * planned), against C's own conversions of the same values. */
+START_TEST(planned_integer_conversions)
+{
+	static const struct {
+		const char *fmt;
+		int field; /* 0: s8 -5, 1: u32 0xfffffffb, 2: s16 -300, 3: u8 251 */
+	} v[] = {
+		{ "%d", 0 }, { "%u", 0 }, { "%hhu", 0 }, { "%hd", 0 }, { "%x", 0 }, { "%lu", 0 },
+		{ "%u", 1 }, { "%d", 1 }, { "%ld", 1 }, { "%hd", 1 }, { "%hhx", 1 }, { "%lx", 1 },
+		{ "%d", 2 }, { "%u", 2 }, { "%hhd", 2 }, { "%hu", 2 }, { "%lu", 2 },
+		{ "%d", 3 }, { "%hhd", 3 }, { "%u", 3 }, { "%ld", 3 },
+	};
+	const signed char s8 = -5;
+	const uint32_t u32 = 0xfffffffbu;
+	const short s16 = -300;
+	const unsigned char u8 = 251;
+	tb_render_field f[] = { COMMON_FIELDS, fs("a", 8, 1, 1), fs("b", 12, 4, 0), fs("c", 16, 2, 1),
+		fs("d", 18, 1, 0) };
+	static const char *const name[] = { "a", "b", "c", "d" };
+	uint8_t rec[24];
+	memset(rec, 0, sizeof(rec));
+	rec[8] = (uint8_t)s8;
+	put32(rec, 12, u32);
+	put16(rec, 16, (uint16_t)s16);
+	rec[18] = u8;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		char fmt[64], want[64], spec[16];
+		const char *c = v[i].fmt;
+		long long sv = v[i].field == 0 ? s8 : v[i].field == 1 ? (long long)u32
+			     : v[i].field == 2 ? s16 : u8;
+		/* C: the promoted value converted as the length modifier says */
+		long long pv = v[i].field == 1 ? (long long)u32 : (long long)(int)sv;
+		if (!strcmp(c, "%hhu") || !strcmp(c, "%hhx"))
+			snprintf(want, sizeof(want), c[3] == 'u' ? "%u" : "%x", (unsigned)(unsigned char)pv);
+		else if (!strcmp(c, "%hhd"))
+			snprintf(want, sizeof(want), "%d", (int)(signed char)pv);
+		else if (!strcmp(c, "%hd"))
+			snprintf(want, sizeof(want), "%d", (int)(short)pv);
+		else if (!strcmp(c, "%hu"))
+			snprintf(want, sizeof(want), "%u", (unsigned)(unsigned short)pv);
+		else if (c[1] == 'l')
+			snprintf(want, sizeof(want), c[2] == 'd' ? "%lld" : c[2] == 'u' ? "%llu" : "%llx",
+				 v[i].field == 1 ? (long long)u32 : (long long)(int)sv);
+		else if (c[1] == 'd')
+			snprintf(want, sizeof(want), "%d", (int)pv);
+		else
+			snprintf(want, sizeof(want), c[1] == 'u' ? "%u" : "%x", (unsigned)pv);
+		snprintf(spec, sizeof(spec), "%s", c);
+		snprintf(fmt, sizeof(fmt), "\"%s\", REC->%s", spec, name[v[i].field]);
+		ck_assert_msg(!strcmp(R(fmt, f, 8, rec, sizeof(rec)), want), "%s of %s: %s, want %s",
+			      c, name[v[i].field], outbuf, want);
+	}
 }
 END_TEST
 
@@ -1360,6 +1470,8 @@ Suite *tb_suite_render(void)
 	tcase_add_test(t, unresolved_enums);
 	tcase_add_test(t, perf_style);
 	tcase_add_test(t, utest_dynamic_strings);
+	tcase_add_test(t, planned_runs_every_capacity);
+	tcase_add_test(t, planned_integer_conversions);
 	tcase_add_test(t, utest_cpumask);
 	tcase_add_test(t, utest_sizeof);
 	tcase_add_test(t, r01_r03_division_by_zero);

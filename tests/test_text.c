@@ -135,12 +135,32 @@ START_TEST(digit_boundaries_equal_printf)
 		snprintf(b, sizeof(b), "%llX", (unsigned long long)vals[i]);
 		k = tb_hex_digits(end, vals[i], 1);
 		ck_assert(k == strlen(b) && !memcmp(end - k, b, k));
+		/* tb_dec_n: one store below 10^8, the digit loop above */
+		memset(a, 'z', sizeof(a));
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)vals[i]);
+		tb_dec_n(a, vals[i], tb_dec_len(vals[i]));
+		ck_assert(!memcmp(a, b, strlen(b)));
 		if (vals[i] < 1000000) {
 			memset(a, 'z', sizeof(a));
 			tb_dec_fixed(a, (uint32_t)vals[i], 6);
 			snprintf(b, sizeof(b), "%06u", (unsigned)vals[i]);
 			ck_assert(!memcmp(a, b, 6) && a[6] == 'z');
 		}
+	}
+}
+END_TEST
+
+/* tb_copy_short at every length to 40 (its three ways: up to 16, two
+ * overlapping halves to 32, memcpy past): the bytes and nothing after. */
+START_TEST(short_copies_are_exact)
+{
+	const char *src = "0123456789abcdefghijklmnopqrstuvwxyzABCD";
+	for (size_t n = 0; n <= 40; n++) {
+		char d[48];
+		memset(d, '.', sizeof(d));
+		tb_copy_short(d, src, n);
+		ck_assert(!memcmp(d, src, n));
+		ck_assert_int_eq(d[n], '.');
 	}
 }
 END_TEST
@@ -152,6 +172,7 @@ Suite *tb_suite_text(void)
 	tcase_add_test(t, numbers_equal_printf);
 	tcase_add_test(t, truncation_is_counted);
 	tcase_add_test(t, digit_boundaries_equal_printf);
+	tcase_add_test(t, short_copies_are_exact);
 	suite_add_tcase(s, t);
 	return s;
 }
