@@ -10,6 +10,17 @@
 
 #include "tracebound/pmclog.h"
 
+/* The table (pmclog_table.c; hidden, as every library symbol without
+ * TB_API): the per-record paths take a row by direct index, no call. */
+extern const tb_pmclog_record tb_pmclog_rows_[TB_PMCLOG_TYPE_COUNT_];
+
+/* tb_pmclog_record_of, inlined. */
+static inline const tb_pmclog_record *tb_pmclog_row(tb_pmclog_type type)
+{
+	return &tb_pmclog_rows_[(unsigned)type < (unsigned)TB_PMCLOG_TYPE_COUNT_ ? type
+										 : TB_PMCLOG_UNKNOWN];
+}
+
 static inline int tb_pmclog_field_present(const tb_pmclog_field *f, const tb_pmclog_event *ev)
 {
 	if (!(f->gens & (ev->legacy ? TB_PMCLOG_IN_LEGACY : TB_PMCLOG_IN_MODERN)))
@@ -23,25 +34,37 @@ static inline int tb_pmclog_field_present(const tb_pmclog_field *f, const tb_pmc
 	}
 }
 
-/* A field's value (tb_pmclog_field_get, inlined for the renderers). */
-static inline void tb_pmclog_field_value(const tb_pmclog_field *f, const tb_pmclog_event *ev,
-					 tb_pmclog_value *v)
+/* A number field's value (U8, U16, U32, U64; I32 sign-extended). */
+static inline uint64_t tb_pmclog_field_num(const tb_pmclog_field *f, const tb_pmclog_event *ev)
 {
 	const char *at = (const char *)ev + f->member;
 	uint8_t u8;
 	uint16_t u16;
 	uint32_t u32;
 	int32_t i32;
+	uint64_t u64;
+	switch (f->kind) {
+	case TB_PMCLOG_F_U8: memcpy(&u8, at, 1); return u8;
+	case TB_PMCLOG_F_U16: memcpy(&u16, at, 2); return u16;
+	case TB_PMCLOG_F_U32: memcpy(&u32, at, 4); return u32;
+	case TB_PMCLOG_F_I32: memcpy(&i32, at, 4); return (uint64_t)(int64_t)i32;
+	default: memcpy(&u64, at, 8); return u64;
+	}
+}
+
+/* A field's value (tb_pmclog_field_get, inlined for the renderers). */
+static inline void tb_pmclog_field_value(const tb_pmclog_field *f, const tb_pmclog_event *ev,
+					 tb_pmclog_value *v)
+{
+	const char *at = (const char *)ev + f->member;
 	memset(v, 0, sizeof(*v));
 	switch (f->kind) {
-	case TB_PMCLOG_F_U8: memcpy(&u8, at, 1); v->u = u8; break;
-	case TB_PMCLOG_F_U16: memcpy(&u16, at, 2); v->u = u16; break;
-	case TB_PMCLOG_F_U32: memcpy(&u32, at, 4); v->u = u32; break;
-	case TB_PMCLOG_F_I32: memcpy(&i32, at, 4); v->i[0] = i32; break;
-	case TB_PMCLOG_F_U64: memcpy(&v->u, at, 8); break;
+	case TB_PMCLOG_F_I32: v->i[0] = (int64_t)tb_pmclog_field_num(f, ev); break;
 	case TB_PMCLOG_F_TIMESPEC: memcpy(v->i, at, 16); break;
 	case TB_PMCLOG_F_STR: memcpy(&v->s, at, sizeof(v->s)); break;
-	default: break; /* PCS, PARTS: from ev->u.cc */
+	case TB_PMCLOG_F_PCS: /* from ev->u.cc */
+	case TB_PMCLOG_F_PARTS: break;
+	default: v->u = tb_pmclog_field_num(f, ev); break;
 	}
 }
 
