@@ -21,17 +21,31 @@ static inline const tb_pmclog_record *tb_pmclog_row(tb_pmclog_type type)
 										 : TB_PMCLOG_UNKNOWN];
 }
 
+/* The conditions an event meets (bit i: enum tb_pmclog_when i) and its
+ * generation's bit, worked out once a record for the field tests. */
+static inline unsigned tb_pmclog_conds(const tb_pmclog_event *ev)
+{
+	return 1u << TB_PMCLOG_W_ALWAYS |
+	       1u << (ev->u.x.has_dyn ? TB_PMCLOG_W_DYN : TB_PMCLOG_W_NODYN) |
+	       (unsigned)(ev->u.ad.name_at_40 != 0) << TB_PMCLOG_W_NAME40 |
+	       (unsigned)((ev->u.cc.cpuflags & TB_PMCLOG_CC_MULTIPART) != 0) << TB_PMCLOG_W_MULTIPART;
+}
+
+static inline unsigned tb_pmclog_gen(const tb_pmclog_event *ev)
+{
+	return ev->legacy ? TB_PMCLOG_IN_LEGACY : TB_PMCLOG_IN_MODERN;
+}
+
+/* Field f is in an event of generation gen meeting conds (a condition
+ * the table does not know holds). */
+static inline int tb_pmclog_field_in(const tb_pmclog_field *f, unsigned gen, unsigned conds)
+{
+	return (f->gens & gen) && (f->when > TB_PMCLOG_W_MULTIPART || (conds >> f->when & 1u));
+}
+
 static inline int tb_pmclog_field_present(const tb_pmclog_field *f, const tb_pmclog_event *ev)
 {
-	if (!(f->gens & (ev->legacy ? TB_PMCLOG_IN_LEGACY : TB_PMCLOG_IN_MODERN)))
-		return 0;
-	switch (f->when) {
-	case TB_PMCLOG_W_DYN: return ev->u.x.has_dyn;
-	case TB_PMCLOG_W_NODYN: return !ev->u.x.has_dyn;
-	case TB_PMCLOG_W_NAME40: return ev->u.ad.name_at_40;
-	case TB_PMCLOG_W_MULTIPART: return (ev->u.cc.cpuflags & TB_PMCLOG_CC_MULTIPART) != 0;
-	default: return 1;
-	}
+	return tb_pmclog_field_in(f, tb_pmclog_gen(ev), tb_pmclog_conds(ev));
 }
 
 /* A number field's value (U8, U16, U32, U64; I32 sign-extended). */

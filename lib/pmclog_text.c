@@ -239,6 +239,31 @@ static char *json_pair(char *p, uint64_t a, uint64_t b)
 	return w_dec(p, b);
 }
 
+/* Slots [first, first + n) in place when they are the usual log's
+ * (8-byte, little-endian, all inside npc), for reading without a copy;
+ * else NULL (tb_pmclog_cc_copy's). */
+static const uint8_t *slots_in_place(const tb_pmclog_event *ev, uint32_t first, uint32_t n)
+{
+	/* (only CALLCHAIN rows have slot fields) */
+	if (!ev->u.cc.pc || ev->addr_size != 8 || ev->big_endian || first >= ev->u.cc.npc ||
+	    n > ev->u.cc.npc - first)
+		return NULL;
+	return ev->u.cc.pc + (size_t)first * 8u;
+}
+
+/* Slot k of a block: in place (s) or copied (pcs). */
+TB_ALWAYS_INLINE uint64_t slot_k(const uint8_t *s, const uint64_t *pcs, uint32_t k)
+{
+	uint64_t v;
+	if (!s)
+		return pcs[k];
+	memcpy(&v, s + (size_t)k * 8u, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
 static char *put_slots(cur *c, char *p, const tb_pmclog_event *ev, uint32_t first,
 		       uint32_t end, int how)
 {
@@ -246,42 +271,45 @@ static char *put_slots(cur *c, char *p, const tb_pmclog_event *ev, uint32_t firs
 	static const size_t lead_len[] = { 3, 13, 1 };
 	uint64_t pcs[64];
 	while (first < end) {
-		uint32_t want = end - first < 64 ? end - first : 64, k = 0;
-		uint32_t n = tb_pmclog_cc_copy(ev, first, pcs, want);
-		for (; n < want; n++)
-			pcs[n] = 0;
+		uint32_t n = end - first < 64 ? end - first : 64, k = 0;
+		const uint8_t *s = slots_in_place(ev, first, n);
+		if (!s) {
+			uint32_t got = tb_pmclog_cc_copy(ev, first, pcs, n);
+			for (; got < n; got++)
+				pcs[got] = 0;
+		}
 		/* the block at once when it fits (13 + 16 bytes a slot at
 		 * most, 1 + 24 in JSON), each way its own loop */
 		p = cur_room(c, p, (size_t)n * 32u + 2 * PIECE);
 		if (!c->scratch) {
 			if (how == SLOT_JSON) {
 				if (first == 0)
-					p = w_dec(p, pcs[k++]);
+					p = w_dec(p, slot_k(s, pcs, k++));
 				for (; k + 1 < n; k += 2)
-					p = json_pair(p, pcs[k], pcs[k + 1]);
+					p = json_pair(p, slot_k(s, pcs, k), slot_k(s, pcs, k + 1));
 				for (; k < n; k++) {
 					*p++ = ',';
-					p = w_dec(p, pcs[k]);
+					p = w_dec(p, slot_k(s, pcs, k));
 				}
 			} else if (how == SLOT_LINES) {
 				for (; k < n; k++) {
 					memcpy(p, "\n...       0x", 13);
-					p += 13 + tb_hex_fast(p + 13, pcs[k]);
+					p += 13 + tb_hex_fast(p + 13, slot_k(s, pcs, k));
 				}
 			} else {
 				for (; k < n; k++) {
 					memcpy(p, " 0x", 3);
-					p += 3 + tb_hex_fast(p + 3, pcs[k]);
+					p += 3 + tb_hex_fast(p + 3, slot_k(s, pcs, k));
 				}
 			}
 		}
 		for (; k < n; k++) {
+			uint64_t v = slot_k(s, pcs, k);
 			if (how != SLOT_JSON || first + k) {
 				memcpy(p, lead[how], lead_len[how]);
 				p += lead_len[how];
 			}
-			p = cur_piece(c, how == SLOT_JSON ? w_dec(p, pcs[k])
-							  : p + tb_hex_fast(p, pcs[k]));
+			p = cur_piece(c, how == SLOT_JSON ? w_dec(p, v) : p + tb_hex_fast(p, v));
 		}
 		first += n;
 	}
@@ -333,7 +361,7 @@ TB_API void tb_pmclog_text(tb_text *t, const tb_pmclog_event *ev)
 {
 	const tb_pmclog_record *r = tb_pmclog_row(ev->type);
 	const tb_pmclog_field *at[TEXT_PLACES], *f;
-	unsigned pos;
+	unsigned pos, gen = tb_pmclog_gen(ev), conds = tb_pmclog_conds(ev), held = 0;
 	cur c;
 	char *p = cur_open(&c, t, HEAD_MOST + FIELD_MOST * TEXT_PLACES);
 	p = w_entry(p, r->pmcstat);
@@ -348,12 +376,13 @@ TB_API void tb_pmclog_text(tb_text *t, const tb_pmclog_event *ev)
 	/* The fields in the line's order: the first present field of each
 	 * place holds it, up to the first place none holds (one pass over
 	 * the row, not one a place). */
-	memset(at, 0, sizeof(at));
 	for (f = r->fields; f->kind != TB_PMCLOG_F_END; f++)
-		if (f->text_pos && f->text_pos < TEXT_PLACES && !at[f->text_pos] &&
-		    tb_pmclog_field_present(f, ev))
+		if (f->text_pos && f->text_pos < TEXT_PLACES && !(held >> f->text_pos & 1u) &&
+		    tb_pmclog_field_in(f, gen, conds)) {
 			at[f->text_pos] = f;
-	for (pos = 1; pos < TEXT_PLACES && at[pos]; pos++)
+			held |= 1u << f->text_pos;
+		}
+	for (pos = 1; held >> pos & 1u; pos++)
 		p = text_field(&c, p, at[pos], ev);
 	if (pos == 1 && ev->type != TB_PMCLOG_UNKNOWN)
 		*p++ = ' '; /* no fields: "closelog  " */
@@ -407,6 +436,7 @@ TB_API void tb_pmclog_json(tb_text *t, const tb_pmclog_event *ev)
 {
 	const tb_pmclog_record *r = tb_pmclog_row(ev->type);
 	const tb_pmclog_field *f;
+	unsigned gen = tb_pmclog_gen(ev), conds = tb_pmclog_conds(ev);
 	int first = 1;
 	cur c;
 	char *p = cur_open(&c, t, HEAD_MOST + FIELD_MOST * (size_t)r->nfields);
@@ -425,7 +455,7 @@ TB_API void tb_pmclog_json(tb_text *t, const tb_pmclog_event *ev)
 	p = cur_piece(&c, p + 11);
 	for (f = r->fields; f->kind != TB_PMCLOG_F_END; f++) {
 		tb_pmclog_value v;
-		if (!f->key || !tb_pmclog_field_present(f, ev))
+		if (!f->key || !tb_pmclog_field_in(f, gen, conds))
 			continue;
 		p = w_key(p, f->key, first);
 		first = 0;

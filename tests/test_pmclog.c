@@ -1745,6 +1745,34 @@ START_TEST(rendering_at_every_room)
 		}
 	}
 	ck_assert_int_eq(nrec, 6);
+	/* an event made by hand: slots past npc and a missing PC area read
+	 * as 0, as tb_pmclog_cc_slot says */
+	ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, w.buf, w.len), TB_OK);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	ck_assert_uint_eq(ev.u.cc.npc, 9);
+	ev.u.cc.npc = 3; /* ibs-op's slot 3 and the PCs cut off */
+	{
+		tb_text t;
+		tb_text_init(&t, whole, 1u << 16);
+		tb_pmclog_text(&t, &ev);
+		tb_text_finish(&t);
+		ck_assert_str_eq(whole, "callchain 1234 0x100 2 4294967295 u\nibs-fetch 0x0 0xb\n"
+					"ibs-op    0x0\n");
+		ev.u.cc.npc = 2; /* ibs-fetch's slot 2 too */
+		tb_text_init(&t, whole, 1u << 16);
+		tb_pmclog_text(&t, &ev);
+		tb_text_finish(&t);
+		ck_assert_str_eq(whole, "callchain 1234 0x100 2 4294967294 u\nibs-fetch 0x0 0x0\n"
+					"ibs-op    0x0\n");
+		ev.u.cc.npc = 8;
+		ev.u.cc.cpuflags = 0;
+		ev.u.cc.pc = NULL;
+		tb_text_init(&t, whole, 1u << 16);
+		tb_pmclog_json(&t, &ev);
+		tb_text_finish(&t);
+		ck_assert(strstr(whole, "\"pc\":[0,0,0,0,0,0,0,0]") != NULL);
+	}
 	tb_plw_free(&w);
 	free(whole);
 	free(cut);
@@ -1773,6 +1801,21 @@ START_TEST(record_table_rows)
 	ck_assert_str_eq(tb_pmclog_record_of(TB_PMCLOG_PROC_CREATE)->pmcstat, "create");
 	ck_assert_int_eq(tb_pmclog_record_of(TB_PMCLOG_THR_EXIT)->raw[0], 19);
 	ck_assert_int_eq(tb_pmclog_record_of(TB_PMCLOG_THR_EXIT)->raw[1], -1);
+	{
+		/* a condition the table does not know holds; a known one is asked */
+		tb_pmclog_event ev;
+		tb_pmclog_field f = tb_pmclog_record_of(TB_PMCLOG_PROCEXEC)->fields[2];
+		memset(&ev, 0, sizeof(ev));
+		ck_assert_str_eq(f.key, "baseaddr");
+		ck_assert_int_eq(tb_pmclog_field_on(&f, &ev), 0);
+		ev.u.x.has_dyn = 1;
+		ck_assert_int_eq(tb_pmclog_field_on(&f, &ev), 1);
+		ev.u.x.has_dyn = 0;
+		f.when = 200;
+		ck_assert_int_eq(tb_pmclog_field_on(&f, &ev), 1);
+		ev.legacy = 1; /* baseaddr is modern only */
+		ck_assert_int_eq(tb_pmclog_field_on(&f, &ev), 0);
+	}
 }
 END_TEST
 
