@@ -271,8 +271,11 @@ static char *put_slots(cur *c, char *p, const tb_pmclog_event *ev, uint32_t firs
 	static const size_t lead_len[] = { 3, 13, 1 };
 	uint64_t pcs[64];
 	while (first < end) {
-		uint32_t n = end - first < 64 ? end - first : 64, k = 0;
-		const uint8_t *s = slots_in_place(ev, first, n);
+		uint32_t n = end - first, k = 0;
+		const uint8_t *s;
+		if (n > 64)
+			n = 64;
+		s = slots_in_place(ev, first, n);
 		if (!s) {
 			uint32_t got = tb_pmclog_cc_copy(ev, first, pcs, n);
 			for (; got < n; got++)
