@@ -11,6 +11,7 @@
 
 #include "tracebound/pmclog.h"
 #include "internal.h"
+#include "pmclog_field.h"
 
 #define MAGIC 0xEEu
 #define PREFIX_MODERN 16u
@@ -20,15 +21,16 @@
 
 /* The record kind of a type byte, from the table's numbers.  Kinds are
  * numbered as modern logs number them, legacy ones mostly so or one less:
- * those two rows are tried first. */
+ * those two rows, taken by index, are tried first (once a record: the
+ * kind goes from the header check to the decoding). */
 static tb_pmclog_type map_type(const tb_pmclog *p, uint8_t raw)
 {
 	unsigned t;
 	for (t = raw; t <= (unsigned)raw + 1u && t < (unsigned)TB_PMCLOG_TYPE_COUNT_; t++)
-		if (t && tb_pmclog_record_of((tb_pmclog_type)t)->raw[p->legacy] == raw)
+		if (t && tb_pmclog_rows_[t].raw[p->legacy] == raw)
 			return (tb_pmclog_type)t;
 	for (t = 1; t < (unsigned)TB_PMCLOG_TYPE_COUNT_; t++)
-		if (tb_pmclog_record_of((tb_pmclog_type)t)->raw[p->legacy] == raw)
+		if (tb_pmclog_rows_[t].raw[p->legacy] == raw)
 			return (tb_pmclog_type)t;
 	return TB_PMCLOG_UNKNOWN;
 }
@@ -172,7 +174,7 @@ static unsigned field_at(const tb_pmclog *p, const tb_pmclog_field *f)
 /* The path field of a path-bearing record, NULL for other types. */
 static const tb_pmclog_field *path_field(const tb_pmclog *p, tb_pmclog_type t)
 {
-	const tb_pmclog_field *f = tb_pmclog_record_of(t)->fields;
+	const tb_pmclog_field *f = tb_pmclog_rows_[t].fields;
 	for (; f->kind != TB_PMCLOG_F_END; f++)
 		if (f->src == TB_PMCLOG_S_PATH && field_in_log(p, f))
 			return f;
@@ -195,7 +197,7 @@ static unsigned cc_offset(const tb_pmclog *p)
 /* Exact size of a fixed-size type; 0 for variable-size types. */
 static unsigned fixed_len(const tb_pmclog *p, tb_pmclog_type t, unsigned len)
 {
-	const tb_pmclog_record *r = tb_pmclog_record_of(t);
+	const tb_pmclog_record *r = &tb_pmclog_rows_[t];
 	/* The two sizes the table cannot say: INITIALIZE's 112 (LP64 and
 	 * 64-bit time_t) or 104 (i386's 8-byte timespec), and
 	 * PMCALLOCATEDYN's PMC_NAME_MAX, 16 in early headers and 64 later. */
@@ -209,7 +211,7 @@ static unsigned fixed_len(const tb_pmclog *p, tb_pmclog_type t, unsigned len)
 static tb_status check_len(tb_pmclog *p, tb_pmclog_type t, unsigned len,
 			   tb_error *err)
 {
-	unsigned fixed = fixed_len(p, t, len), path = path_offset(p, t);
+	unsigned fixed = fixed_len(p, t, len), path;
 	uint64_t off = p->offset;
 	if (fixed) {
 		if (len != fixed)
@@ -217,17 +219,7 @@ static tb_status check_len(tb_pmclog *p, tb_pmclog_type t, unsigned len,
 				     "record length differs from its type's fixed size");
 		return TB_OK;
 	}
-	if (path) {
-		/* strlen+1 bytes rounded up to 4, at most PATH_MAX. */
-		if (len < path + 4u)
-			return stick(p, err, TB_ERR_LENGTH, off,
-				     "record too short for its path");
-		if (len - path > TB_PMCLOG_PATH_MAX)
-			return stick(p, err, TB_ERR_LENGTH, off,
-				     "path longer than PATH_MAX");
-		return TB_OK;
-	}
-	if (t == TB_PMCLOG_CALLCHAIN) {
+	if (t == TB_PMCLOG_CALLCHAIN) { /* the common variable size first */
 		unsigned base = cc_offset(p);
 		if (len < base)
 			return stick(p, err, TB_ERR_LENGTH, off,
@@ -239,13 +231,25 @@ static tb_status check_len(tb_pmclog *p, tb_pmclog_type t, unsigned len,
 		if ((len - base) / p->addr_size > p->max_pcs)
 			return stick(p, err, TB_ERR_LIMIT, off,
 				     "CALLCHAIN holds more PCs than the limit");
+		return TB_OK;
+	}
+	path = path_offset(p, t);
+	if (path) {
+		/* strlen+1 bytes rounded up to 4, at most PATH_MAX. */
+		if (len < path + 4u)
+			return stick(p, err, TB_ERR_LENGTH, off,
+				     "record too short for its path");
+		if (len - path > TB_PMCLOG_PATH_MAX)
+			return stick(p, err, TB_ERR_LENGTH, off,
+				     "path longer than PATH_MAX");
 	}
 	return TB_OK; /* unknown types: the prefix check was enough */
 }
 
-/* Validate a header word; on success *type and *len describe the record. */
+/* Validate a header word; on success *raw, *type and *len describe the
+ * record. */
 static tb_status check_header(tb_pmclog *p, const uint8_t *hdr, uint8_t *raw,
-			      unsigned *len, tb_error *err)
+			      tb_pmclog_type *type, unsigned *len, tb_error *err)
 {
 	uint32_t w;
 	tb_status st;
@@ -263,7 +267,8 @@ static tb_status check_header(tb_pmclog *p, const uint8_t *hdr, uint8_t *raw,
 	if (*len % 4u)
 		return stick(p, err, TB_ERR_LENGTH, p->offset,
 			     "record length not a multiple of 4");
-	return check_len(p, map_type(p, *raw), *len, err);
+	*type = map_type(p, *raw);
+	return check_len(p, *type, *len, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -439,37 +444,40 @@ static void decode_dyn_name(const tb_pmclog *p, rec *c, tb_pmclog_event *ev)
 	}
 }
 
-/* The fields the table places (lib/pmclog_table.c); paths come later. */
-static void decode_fields(const tb_pmclog *p, rec *c, tb_pmclog_event *ev)
+/* The fields the table places (lib/pmclog_table.c); returns the path
+ * field, read later (after INITIALIZE may have settled the width), or
+ * NULL.  One pass over the row. */
+static const tb_pmclog_field *decode_fields(const tb_pmclog *p, rec *c, tb_pmclog_event *ev)
 {
-	const tb_pmclog_field *f = tb_pmclog_record_of(ev->type)->fields;
+	const tb_pmclog_field *f = tb_pmclog_rows_[ev->type].fields, *path = NULL;
+	unsigned gen = p->legacy ? TB_PMCLOG_IN_LEGACY : TB_PMCLOG_IN_MODERN;
+	unsigned skip = exec_has_dyn(p) ? TB_PMCLOG_W_NODYN : TB_PMCLOG_W_DYN;
 	if (ev->type == TB_PMCLOG_PROCEXEC) /* which PROCEXEC fields exist */
 		ev->u.x.has_dyn = (uint8_t)exec_has_dyn(p);
 	for (; f->kind != TB_PMCLOG_F_END; f++) {
 		char *m = (char *)ev + f->member;
 		size_t at;
 		union { uint32_t u32; int32_t i32; uint64_t u64; tb_pmclog_str s; } v;
-		size_t n;
-		if (f->src == TB_PMCLOG_S_CODE || f->src == TB_PMCLOG_S_PATH ||
-		    !field_in_log(p, f))
+		if (f->src == TB_PMCLOG_S_CODE || !(f->gens & gen) || f->when == skip)
 			continue;
 		at = field_at(p, f);
 		switch (f->src) {
-		case TB_PMCLOG_S_U32: v.u32 = g32(c, at); n = 4; break;
-		case TB_PMCLOG_S_I32: v.i32 = gi32(c, at); n = 4; break;
-		case TB_PMCLOG_S_U64W: v.u64 = g64w(c, at); n = 8; break;
-		case TB_PMCLOG_S_ADDR: v.u64 = gaddr(c, at); n = 8; break;
-		default: v.s = gname(c, at, f->size); n = sizeof(v.s); break;
+		case TB_PMCLOG_S_U32: v.u32 = g32(c, at); memcpy(m, &v.u32, 4); break;
+		case TB_PMCLOG_S_I32: v.i32 = gi32(c, at); memcpy(m, &v.i32, 4); break;
+		case TB_PMCLOG_S_U64W: v.u64 = g64w(c, at); memcpy(m, &v.u64, 8); break;
+		case TB_PMCLOG_S_ADDR: v.u64 = gaddr(c, at); memcpy(m, &v.u64, 8); break;
+		case TB_PMCLOG_S_PATH: path = f; break;
+		default: v.s = gname(c, at, f->size); memcpy(m, &v.s, sizeof(v.s)); break;
 		}
-		memcpy(m, &v, n);
 	}
 	if (ev->type == TB_PMCLOG_PMCALLOCATEDYN)
 		decode_dyn_name(p, c, ev);
+	return path;
 }
 
 /* Decode one whole record whose header check_header accepted. */
 static tb_status decode(tb_pmclog *p, const uint8_t *data, unsigned len,
-			uint8_t raw, tb_pmclog_event *ev, tb_error *err)
+			uint8_t raw, tb_pmclog_type type, tb_pmclog_event *ev, tb_error *err)
 {
 	rec c;
 	tb_status st = TB_OK;
@@ -479,7 +487,7 @@ static tb_status decode(tb_pmclog *p, const uint8_t *data, unsigned len,
 	c.ok = 1;
 	c.a = p->addr_size;
 	ev->raw_type = raw;
-	ev->type = map_type(p, raw);
+	ev->type = type;
 	ev->legacy = p->legacy;
 	ev->big_endian = p->big_endian;
 	ev->len = (uint16_t)len;
@@ -492,14 +500,13 @@ static tb_status decode(tb_pmclog *p, const uint8_t *data, unsigned len,
 	} else {
 		ev->tsc = g64n(&c, 8);
 	}
-	decode_fields(p, &c, ev);
+	pf = decode_fields(p, &c, ev);
 	if (ev->type == TB_PMCLOG_INITIALIZE)
 		st = decode_init(p, &c, ev, err);
 	/* The address width may have been settled by INITIALIZE just now. */
 	ev->addr_size = p->addr_size;
 	if (st != TB_OK)
 		return st;
-	pf = path_field(p, ev->type);
 	if (pf) {
 		tb_pmclog_str path;
 		if (!gpath(&c, field_at(p, pf), &path))
@@ -570,6 +577,7 @@ TB_API tb_status tb_pmclog_next(tb_pmclog *p, tb_pmclog_event *ev,
 	const uint8_t *data;
 	unsigned len;
 	uint8_t raw;
+	tb_pmclog_type type;
 	tb_status st;
 	if (p->sticky != TB_OK) {
 		if (err)
@@ -584,12 +592,12 @@ TB_API tb_status tb_pmclog_next(tb_pmclog *p, tb_pmclog_event *ev,
 		tb_rd_init(&in, p->in, p->in_len, 0);
 		if (!tb_rd_ptr_at(&in, p->in_pos, 4, &data))
 			return stick(p, err, TB_ERR_ARG, p->offset, "bad input state");
-		st = check_header(p, data, &raw, &len, err);
+		st = check_header(p, data, &raw, &type, &len, err);
 		if (st != TB_OK)
 			return st;
 		if (tb_rd_ptr_at(&in, p->in_pos, len, &data)) {
 			p->in_pos += len;
-			return decode(p, data, len, raw, ev, err);
+			return decode(p, data, len, raw, type, ev, err);
 		}
 		save_input(p, len);
 		return out_of_input(p, err);
@@ -600,14 +608,14 @@ TB_API tb_status tb_pmclog_next(tb_pmclog *p, tb_pmclog_event *ev,
 		if (p->saved < 4)
 			return out_of_input(p, err);
 	}
-	st = check_header(p, p->buf, &raw, &len, err);
+	st = check_header(p, p->buf, &raw, &type, &len, err);
 	if (st != TB_OK)
 		return st;
 	save_input(p, len - p->saved);
 	if (p->saved < len)
 		return out_of_input(p, err);
 	p->saved = 0;
-	return decode(p, p->buf, len, raw, ev, err);
+	return decode(p, p->buf, len, raw, type, ev, err);
 }
 
 /* Slot i of a CALLCHAIN, i < npc checked by the caller: the PC area was

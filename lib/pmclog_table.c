@@ -43,7 +43,7 @@
 						 sizeof(tb_pmclog_field) - 1),                   \
 			    .fields = (const tb_pmclog_field[]){ __VA_ARGS__ } }
 
-static const tb_pmclog_record rows[TB_PMCLOG_TYPE_COUNT_] = {
+const tb_pmclog_record tb_pmclog_rows_[TB_PMCLOG_TYPE_COUNT_] = {
 	ROW(UNKNOWN, "unknown", "unknown", -1, -1, 0, 0, 0, 0,
 	    BY_CODE("raw_type", raw_type, U8, BOTH, ALWAYS, NONE, 0),
 	    BY_CODE("len", len, U16, BOTH, ALWAYS, NONE, 0), END),
@@ -131,9 +131,7 @@ static const tb_pmclog_record rows[TB_PMCLOG_TYPE_COUNT_] = {
 
 TB_API const tb_pmclog_record *tb_pmclog_record_of(tb_pmclog_type type)
 {
-	if ((unsigned)type >= (unsigned)TB_PMCLOG_TYPE_COUNT_)
-		type = TB_PMCLOG_UNKNOWN;
-	return &rows[type];
+	return tb_pmclog_row(type);
 }
 
 TB_API const char *tb_pmclog_type_name(tb_pmclog_type type)

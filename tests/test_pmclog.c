@@ -1684,6 +1684,102 @@ START_TEST(rendering_into_a_small_buffer)
 }
 END_TEST
 
+/*
+ * The renderers write a record straight into the sink's tail when it has
+ * room and piece by piece when it has not (and switch in the middle of a
+ * long callchain): at every capacity the bytes are a prefix of the whole,
+ * and the size said is the whole's.  The PCs take every way of the JSON
+ * pairs (two user PCs, two kernel addresses, mixed, 0 and 2^64 - 1).
+ */
+START_TEST(rendering_at_every_room)
+{
+	static const uint8_t hdr[8] = { 2, 2, 3, 1, 1, 2, 0, 0 };
+	uint64_t pcs[100], slots[8] = { 0, 11, 12, 13, 14, 15, 16, 17 };
+	char *whole = malloc(1u << 16), *cut = malloc(1u << 16), num[32];
+	tb_plw w;
+	tb_pmclog *p = new_decoder();
+	tb_pmclog_event ev;
+	int json, nrec = 0;
+	uint32_t i;
+	ck_assert_ptr_nonnull(whole);
+	ck_assert_ptr_nonnull(cut);
+	for (i = 0; i < 100; i++)
+		pcs[i] = i % 7 == 3 ? 18446744071562067968ull + i * 977u /* kernel */
+			 : i % 7 == 5 ? (uint64_t)i << 40 /* neither */
+				      : 0x400000u + i * 0x1234u; /* user */
+	pcs[97] = 0;
+	pcs[98] = UINT64_MAX;
+	pcs[99] = 18446744070000000000ull; /* the first "1844674407..." */
+	start_amd64(&w);
+	tb_plw_map_in(&w, 7, 0x400000, "/caf\xc3\xa9/\x7f\x01\"\\");
+	tb_plw_callchain(&w, 100, 100100, 0x100, 0x20001, pcs, 100);
+	tb_plw_callchain_mp(&w, 1234, 100100, 0x100, 0x20003, hdr, slots, 8);
+	tb_plw_raw(&w, 99, 24, 24, 0xAB);
+	tb_plw_closelog(&w);
+	ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, w.buf, w.len), TB_OK);
+	while (tb_pmclog_next(p, &ev, NULL) == TB_OK) {
+		nrec++;
+		for (json = 0; json < 2; json++) {
+			tb_text t;
+			size_t n, cap;
+			tb_text_init(&t, whole, 1u << 16);
+			(json ? tb_pmclog_json : tb_pmclog_text)(&t, &ev);
+			ck_assert(!tb_text_truncated(&t));
+			ck_assert_int_eq(tb_text_last(&t), '\n');
+			n = t.len;
+			for (cap = 1; cap < n + 2000; cap++) {
+				tb_text_init(&t, cut, cap);
+				(json ? tb_pmclog_json : tb_pmclog_text)(&t, &ev);
+				ck_assert_uint_eq(t.need, n);
+				ck_assert_uint_eq(t.len, n < cap ? n : cap - 1);
+				ck_assert(memcmp(cut, whole, t.len) == 0);
+			}
+			whole[n] = '\0';
+			if (json && ev.type == TB_PMCLOG_CALLCHAIN && ev.u.cc.npc == 100)
+				for (i = 0; i < 100; i++) {
+					snprintf(num, sizeof(num), "%c%llu%c", i ? ',' : '[',
+						 (unsigned long long)pcs[i], i < 99 ? ',' : ']');
+					ck_assert_msg(strstr(whole, num) != NULL,
+						      "PC %u (%s) missing", i, num);
+				}
+		}
+	}
+	ck_assert_int_eq(nrec, 6);
+	/* an event made by hand: slots past npc and a missing PC area read
+	 * as 0, as tb_pmclog_cc_slot says */
+	ck_assert_int_eq(tb_pmclog_open_buffer(p, NULL, w.buf, w.len), TB_OK);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(tb_pmclog_next(p, &ev, NULL), TB_OK);
+	ck_assert_uint_eq(ev.u.cc.npc, 9);
+	ev.u.cc.npc = 3; /* ibs-op's slot 3 and the PCs cut off */
+	{
+		tb_text t;
+		tb_text_init(&t, whole, 1u << 16);
+		tb_pmclog_text(&t, &ev);
+		tb_text_finish(&t);
+		ck_assert_str_eq(whole, "callchain 1234 0x100 2 4294967295 u\nibs-fetch 0x0 0xb\n"
+					"ibs-op    0x0\n");
+		ev.u.cc.npc = 2; /* ibs-fetch's slot 2 too */
+		tb_text_init(&t, whole, 1u << 16);
+		tb_pmclog_text(&t, &ev);
+		tb_text_finish(&t);
+		ck_assert_str_eq(whole, "callchain 1234 0x100 2 4294967294 u\nibs-fetch 0x0 0x0\n"
+					"ibs-op    0x0\n");
+		ev.u.cc.npc = 8;
+		ev.u.cc.cpuflags = 0;
+		ev.u.cc.pc = NULL;
+		tb_text_init(&t, whole, 1u << 16);
+		tb_pmclog_json(&t, &ev);
+		tb_text_finish(&t);
+		ck_assert(strstr(whole, "\"pc\":[0,0,0,0,0,0,0,0]") != NULL);
+	}
+	tb_plw_free(&w);
+	free(whole);
+	free(cut);
+	free(p);
+}
+END_TEST
+
 /* The table: every kind has a row whose names and numbers agree with
  * the decoder, and keys are unique within a record's present fields. */
 START_TEST(record_table_rows)
@@ -1705,6 +1801,21 @@ START_TEST(record_table_rows)
 	ck_assert_str_eq(tb_pmclog_record_of(TB_PMCLOG_PROC_CREATE)->pmcstat, "create");
 	ck_assert_int_eq(tb_pmclog_record_of(TB_PMCLOG_THR_EXIT)->raw[0], 19);
 	ck_assert_int_eq(tb_pmclog_record_of(TB_PMCLOG_THR_EXIT)->raw[1], -1);
+	{
+		/* a condition the table does not know holds; a known one is asked */
+		tb_pmclog_event ev;
+		tb_pmclog_field f = tb_pmclog_record_of(TB_PMCLOG_PROCEXEC)->fields[2];
+		memset(&ev, 0, sizeof(ev));
+		ck_assert_str_eq(f.key, "baseaddr");
+		ck_assert_int_eq(tb_pmclog_field_on(&f, &ev), 0);
+		ev.u.x.has_dyn = 1;
+		ck_assert_int_eq(tb_pmclog_field_on(&f, &ev), 1);
+		ev.u.x.has_dyn = 0;
+		f.when = 200;
+		ck_assert_int_eq(tb_pmclog_field_on(&f, &ev), 1);
+		ev.legacy = 1; /* baseaddr is modern only */
+		ck_assert_int_eq(tb_pmclog_field_on(&f, &ev), 0);
+	}
 }
 END_TEST
 
@@ -1851,6 +1962,7 @@ Suite *tb_suite_pmclog(void)
 	tcase_add_loop_test(tc, library_renders_the_goldens, 0, 11);
 	tcase_add_test(tc, json_strings_are_tb_json_str);
 	tcase_add_test(tc, rendering_into_a_small_buffer);
+	tcase_add_test(tc, rendering_at_every_room);
 	tcase_add_test(tc, record_table_rows);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("inheritmiss");
