@@ -1534,7 +1534,9 @@ static tb_status stream_header(tb_perf_stream *p, tb_error *err)
 }
 
 /* What a whole record means to the stream's own state. */
-static tb_status stream_apply(tb_perf_stream *p, const tb_perf_record *rec, tb_error *err)
+/* keep: rec lies in the caller's bytes (its feature strings may be kept). */
+static tb_status stream_apply(tb_perf_stream *p, const tb_perf_record *rec, int keep,
+			      tb_error *err)
 {
 	tb_perf *f = &p->f;
 	tb_status st;
@@ -1552,7 +1554,7 @@ static tb_status stream_apply(tb_perf_stream *p, const tb_perf_record *rec, tb_e
 		return TB_OK;
 	}
 	case TB_PERF_RECORD_HEADER_FEATURE:
-		return apply_feature(f, &rec->u.feature, 0, err);
+		return apply_feature(f, &rec->u.feature, keep, err);
 	case TB_PERF_RECORD_FINISHED_INIT:
 		p->init_done = 1;
 		return TB_OK;
@@ -1620,7 +1622,9 @@ static tb_status stream_record(tb_perf_stream *p, const uint8_t *data, size_t le
 		p->extra_left = rec->extra_len; /* skipped on the next call */
 		p->extra_rec_off = off;
 	}
-	if ((st = stream_apply(p, rec, err)))
+	/* strings point into the record: kept where it lies in the caller's
+	 * bytes, not in the stream's copy of a record split across feeds */
+	if ((st = stream_apply(p, rec, data != p->buf, err)))
 		return st;
 	if (!is_compressed(rec->type))
 		return TB_OK;
@@ -1684,7 +1688,7 @@ TB_API tb_status tb_perf_stream_next(tb_perf_stream *p, tb_perf_record *rec, tb_
 			tb_error e;
 			st = inflate_next(&p->f, &p->z, rec, &sticky, &e);
 			if (st == TB_OK)
-				return stream_apply(p, rec, err);
+				return stream_apply(p, rec, 0, err); /* (overwritten next) */
 			if (st != TB_END)
 				return sticky ? stick(p, err, st, e.offset, e.what)
 					      : fail(err, st, e.offset, e.what);

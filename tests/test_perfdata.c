@@ -1234,6 +1234,25 @@ START_TEST(pipe_feature_records)
 	ck_assert(p->f.has_nrcpus);
 	ck_assert_uint_eq(p->f.nr_cpus_online, 2);
 	ck_assert_uint_eq(p->f.nattrs, 27);
+	/* fed whole, the strings stay in the stream's tb_perf (what stats shows) */
+	expect_bytes(p->f.hostname, "vm");
+	expect_bytes(p->f.osrelease, "6.18.44-fc-v1272");
+	expect_bytes(p->f.version, "6.1.187");
+	expect_bytes(p->f.arch, "x86_64");
+	free(b);
+	/* fed a byte at a time, every record is the stream's own copy, gone at
+	 * the next call: the strings are not kept, the records still are */
+	b = load("small-pipe.data", &n);
+	{
+		sresult res;
+		run_stream(p, s, b, n, 1, 0, 1, &res);
+		ck_assert_int_eq(res.end, TB_END);
+		ck_assert_uint_gt(res.records, 0);
+		ck_assert(p->f.has_nrcpus);
+		ck_assert_uint_eq(p->f.hostname.len, 0);
+		ck_assert_uint_eq(p->f.arch.len, 0);
+		free(res.lines.s);
+	}
 	free(p);
 	free(s);
 	free(b);

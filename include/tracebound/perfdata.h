@@ -592,8 +592,12 @@ TB_API tb_status tb_perf_stream_open_buffer(tb_perf_stream *p,
  * at a record boundary), or an error (sticky).  HEADER_ATTR records add
  * their attr and ids to p->f (TB_ERR_NO_SPACE with p->f.need when the
  * storage is too small: the stream must then be decoded again with more);
- * HEADER_FEATURE records set p->f's feature fields (strings point into the
- * record: valid until the next call).
+ * HEADER_FEATURE records set p->f's feature fields.  Its strings
+ * (hostname, osrelease, version, arch, cpudesc, cpuid) point into the bytes
+ * fed, valid while those are: set when the record lies whole in one feed
+ * (always with tb_perf_stream_open_buffer), left as they were when the
+ * stream had to copy it (split across feeds, or decompressed); the record's
+ * own u.feature is there either way, until the next call.
  */
 TB_API TB_MUST_CHECK tb_status tb_perf_stream_next(tb_perf_stream *p,
 						   tb_perf_record *rec,
