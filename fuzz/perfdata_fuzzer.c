@@ -332,6 +332,14 @@ static void stream(const uint8_t *in, size_t len, int split, uint8_t mode, uint8
 			TB_FUZZ_CHECK(chunk || next == len);
 		break;
 	}
+	if (!split) { /* fed whole: feature strings kept point into the input */
+		const tb_perf_bytes *str[] = { &p->f.hostname, &p->f.osrelease, &p->f.version,
+					       &p->f.arch, &p->f.cpudesc, &p->f.cpuid };
+		size_t k;
+		for (k = 0; k < sizeof(str) / sizeof(str[0]); k++)
+			TB_FUZZ_CHECK(str[k]->len == 0 ||
+				      tb_fuzz_inside(str[k]->ptr, str[k]->len, in, len));
+	}
 	free(sp.piece);
 }
 
