@@ -1480,7 +1480,7 @@ static uint32_t run_planned(ev *e, uint32_t k)
 	const tb_reader *r = &e->rec;
 	tb_out *o = e->o;
 	uint64_t bound = (uint64_t)(p->n_dirs - k) * (TB_PLAN_ROOM + (uint64_t)r->len);
-	char *q, *start, last = o->last;
+	char *q, *start, last;
 	/* (no limit here: only a %.Ns sets one, for its own text) */
 	if (o->len != o->need || bound > o->cap - o->len)
 		return k;
@@ -1491,7 +1491,6 @@ static uint32_t run_planned(ev *e, uint32_t k)
 		if (plan == TB_PLAN_LIT16) {
 			memcpy(q, p->text + d->text_off, 16);
 			q += d->text_len;
-			last = p->text[d->text_off + d->text_len - 1];
 		} else if (plan == TB_PLAN_INT) {
 			unsigned flags = d->flags;
 			int hex = d->conv == 'x' || d->conv == 'X', neg;
@@ -1505,7 +1504,6 @@ static uint32_t run_planned(ev *e, uint32_t k)
 				*q = '-';
 				q += neg;
 				q += tb_dec_fast(q, v);
-				last = (char)('0' + (int)(v % 10u));
 			} else {
 				q = tb_num_at(q, v, hex, d->conv == 'X', (char)(neg ? '-' : 0),
 					      hex && (flags & TB_NF_SPECIAL), d->width,
@@ -1523,18 +1521,17 @@ static uint32_t run_planned(ev *e, uint32_t k)
 				n = text_before_nul(t, n);
 				tb_copy_short(q, (const char *)t, n);
 			}
-			if (n) {
-				q += n;
-				last = (char)t[n - 1];
-			}
+			q += n;
 		} else {
 			break;
 		}
 	}
 	if (q != start) {
+		/* the run's last byte, read once here instead of kept by
+		 * every piece (all of the run lies in [start, q)) */
 		o->len += (size_t)(q - start);
 		o->need = o->len;
-		o->last = last;
+		o->last = q[-1];
 	}
 	return k;
 }
