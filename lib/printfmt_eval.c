@@ -1243,6 +1243,10 @@ static void run_bprint(ev *e)
  * then marks or cuts it.
  */
 enum { TB_PLAN_INT = 1, TB_PLAN_CHARS, TB_PLAN_STR, TB_PLAN_LIT16 };
+/* A planned integer's size (1, 2, 4, 8) in bits 8..11 of plan; above it,
+ * what its conversion asks (told once here, not per record): a bare
+ * decimal (no hex, no width) and a signed one. */
+enum { TB_PLAN_SIZE = 0x0f00u, TB_PLAN_BARE = 0x1000u, TB_PLAN_SIGNED = 0x2000u };
 
 static int is_plain_int_conv(unsigned c)
 {
@@ -1306,7 +1310,9 @@ static void plan_int(const tb_render_prog *p, tb_render_dir_ *d)
 		ty[3] = w;
 		d->text_len = norm_steps(ty, 4);
 	}
-	d->plan = (uint16_t)(TB_PLAN_INT | f->size << 8);
+	d->plan = (uint16_t)(TB_PLAN_INT | f->size << 8 |
+			     (d->conv == 'd' || d->conv == 'i' ? TB_PLAN_SIGNED : 0u) |
+			     (d->conv != 'x' && d->conv != 'X' && d->width <= 0 ? TB_PLAN_BARE : 0u));
 }
 
 static void plan_text(const tb_render_prog *p, tb_render_dir_ *d)
@@ -1368,7 +1374,7 @@ static void put_chars(ev *e, const uint8_t *p, size_t n)
  * record does not hold it. */
 TB_ALWAYS_INLINE int plan_int_value(const tb_reader *r, const tb_render_dir_ *d, uint64_t *out)
 {
-	unsigned size = d->plan >> 8, tys = d->text_len;
+	unsigned size = (d->plan & TB_PLAN_SIZE) >> 8, tys = d->text_len;
 	uint32_t off = d->text_off;
 	uint64_t v;
 	if (size > r->len || off > r->len - size)
@@ -1427,7 +1433,7 @@ static int run_plan(ev *e, const tb_render_dir_ *d)
 		uint64_t v;
 		if (!plan_int_value(r, d, &v))
 			return 0;
-		neg = (d->conv == 'd' || d->conv == 'i') && (int64_t)v < 0;
+		neg = (d->plan & TB_PLAN_SIGNED) && (int64_t)v < 0;
 		return tb_out_int_fast(e->o, neg ? 0 - v : v, hex, d->conv == 'X', (char)(neg ? '-' : 0),
 				       hex && (flags & TB_NF_SPECIAL), d->width,
 				       (flags & (TB_NF_ZEROPAD | TB_NF_LEFT)) == TB_NF_ZEROPAD,
@@ -1480,7 +1486,7 @@ static uint32_t run_planned(ev *e, uint32_t k)
 	const tb_reader *r = &e->rec;
 	tb_out *o = e->o;
 	uint64_t bound = (uint64_t)(p->n_dirs - k) * (TB_PLAN_ROOM + (uint64_t)r->len);
-	char *q, *start, last = o->last;
+	char *q, *start, last;
 	/* (no limit here: only a %.Ns sets one, for its own text) */
 	if (o->len != o->need || bound > o->cap - o->len)
 		return k;
@@ -1491,22 +1497,21 @@ static uint32_t run_planned(ev *e, uint32_t k)
 		if (plan == TB_PLAN_LIT16) {
 			memcpy(q, p->text + d->text_off, 16);
 			q += d->text_len;
-			last = p->text[d->text_off + d->text_len - 1];
 		} else if (plan == TB_PLAN_INT) {
 			unsigned flags = d->flags;
-			int hex = d->conv == 'x' || d->conv == 'X', neg;
+			int neg;
 			uint64_t v;
 			if (!plan_int_value(r, d, &v))
 				break;
-			neg = (d->conv == 'd' || d->conv == 'i') && (int64_t)v < 0;
+			neg = (d->plan & TB_PLAN_SIGNED) && (int64_t)v < 0;
 			v = neg ? 0 - v : v;
-			if (!hex && d->width <= 0) {
+			if (d->plan & TB_PLAN_BARE) {
 				/* the commonest: a bare decimal */
 				*q = '-';
 				q += neg;
 				q += tb_dec_fast(q, v);
-				last = (char)('0' + (int)(v % 10u));
 			} else {
+				int hex = d->conv == 'x' || d->conv == 'X';
 				q = tb_num_at(q, v, hex, d->conv == 'X', (char)(neg ? '-' : 0),
 					      hex && (flags & TB_NF_SPECIAL), d->width,
 					      (flags & (TB_NF_ZEROPAD | TB_NF_LEFT)) == TB_NF_ZEROPAD,
@@ -1523,18 +1528,17 @@ static uint32_t run_planned(ev *e, uint32_t k)
 				n = text_before_nul(t, n);
 				tb_copy_short(q, (const char *)t, n);
 			}
-			if (n) {
-				q += n;
-				last = (char)t[n - 1];
-			}
+			q += n;
 		} else {
 			break;
 		}
 	}
 	if (q != start) {
+		/* the run's last byte, read once here instead of kept by
+		 * every piece (all of the run lies in [start, q)) */
 		o->len += (size_t)(q - start);
 		o->need = o->len;
-		o->last = last;
+		o->last = q[-1];
 	}
 	return k;
 }

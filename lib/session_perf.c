@@ -1129,20 +1129,33 @@ static int same16(const char *a, const char *b, size_t n)
 	return 1;
 }
 
+/* Does k hold the head of this task on this CPU? */
+static int head_is(const struct tb_sperf_head_task *k, const char *comm, size_t comm_len,
+		   int32_t tid, uint32_t cpu)
+{
+	return k->len && k->tid == tid && k->cpu == cpu && k->comm_len == comm_len &&
+	       same16(k->comm, comm, comm_len);
+}
+
 /* "comm tid [cpu] " at q (the room holds 48 and more): returns its end.
- * Kept in hc for the next line of the same task on its CPU (compared by
- * its bytes: a comm's storage may be another's later). */
+ * Kept in hc for the next lines of the same task on its CPU (compared by
+ * its bytes: a comm's storage may be another's later), in the way of the
+ * two the CPU used less lately. */
 static char *head_task(tb_sperf_head *hc, const char *comm, size_t comm_len, int32_t tid,
 		       uint32_t cpu, char *q)
 {
-	struct tb_sperf_head_task *k = &hc->task[cpu % 4];
+	struct tb_sperf_head_task *k = hc->task[cpu % 4];
+	uint8_t *older = &hc->older[cpu % 4];
 	char *b = q;
 	size_t n;
-	if (k->len && k->tid == tid && k->cpu == cpu && k->comm_len == comm_len &&
-	    same16(k->comm, comm, comm_len)) {
-		memcpy(q, k->text, sizeof(k->text));
-		return q + k->len;
-	}
+	for (unsigned i = 0; i < 2; i++)
+		if (head_is(&k[i], comm, comm_len, tid, cpu)) {
+			*older = (uint8_t)(i ^ 1u);
+			memcpy(q, k[i].text, sizeof(k[i].text));
+			return q + k[i].len;
+		}
+	k += *older;
+	*older ^= 1u;
 	memset(q, ' ', 16); /* then the comm over its end */
 	q += 16 - comm_len;
 	tb_copy16(q, comm, comm_len);

@@ -55,8 +55,10 @@ uint32_t tb_sperf_ncpus(const tb_sperf *p);
 tb_session_cpu_stats *tb_sperf_stats(tb_sperf *p, uint32_t cpu);
 
 /* What the line head keeps from one line for the next (zeroed: none):
- * the seconds column, and per CPU (cpu % 4) "comm tid [cpu] " (one
- * task's events come in runs on its CPU). */
+ * the seconds column, and per CPU (cpu % 4) "comm tid [cpu] " of its
+ * last two tasks (a CPU's lines alternate between the task switched out
+ * and the one switched in: one kept missed a third of a sched capture's
+ * lines, two miss almost none). */
 typedef struct tb_sperf_head {
 	uint64_t sec;
 	char sec_text[16];      /* spaces, the seconds, '.' */
@@ -67,7 +69,8 @@ typedef struct tb_sperf_head {
 		uint8_t comm_len, len; /* len 0: none */
 		char comm[16];
 		char text[48];
-	} task[4];
+	} task[4][2];
+	uint8_t older[4];       /* per CPU: the way to fill next */
 } tb_sperf_head;
 
 /* perf script's default columns before the event's text: comm, tid,

@@ -130,7 +130,7 @@ typedef struct tb_render_dir_ {
 	char pext[8];          /* %p extension letters, NUL-padded */
 	int32_t width, prec;   /* -1 none, -2 from an argument */
 	uint16_t arg, warg, parg;
-	uint16_t plan;         /* a conversion's shortcut: kind | size << 8 (0 none) */
+	uint16_t plan;         /* a conversion's shortcut: kind | size << 8 | flags (0 none) */
 	uint32_t text_off;     /* a literal's text; a planned conversion's field offset */
 	uint32_t text_len;     /* a literal's length; a planned conversion's types */
 } tb_render_dir_;
