@@ -214,7 +214,8 @@ static val ev_int(ev *e, unsigned n)
 		a = int_of(e, nd->a);
 		if (nd->v & TB_CAST_BOOL)
 			return mkval(a.v != 0, TB_TY_INT);
-		return mkval(a.v, tb_ty_promote(nd->ty));
+		/* cut to the cast's own width, then promoted: (u8)-7 is 249 */
+		return mkval(tb_ty_norm(a.v, nd->ty), tb_ty_promote(nd->ty));
 	case TB_N_CALL:
 		if ((nd->v & 0xff) == TB_H_GET_DYN_LEN)
 			return mkval(dyn_len(e, fld(e, nd->v >> 8)), TB_TY_UINT);
@@ -1289,7 +1290,7 @@ static void plan_int(const tb_render_prog *p, tb_render_dir_ *d)
 	if (nd->op == TB_N_CAST) {
 		if (nd->v & TB_CAST_BOOL)
 			return;
-		cast = tb_ty_promote(nd->ty);
+		cast = nd->ty; /* its own width (its promotion changes nothing after it) */
 		nd = &p->nodes[nd->a];
 	}
 	if (nd->op != TB_N_FIELD || nd->v >= p->ev.n_fields || (nd->ty & TB_TY_UNKNOWN))

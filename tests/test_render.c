@@ -439,6 +439,12 @@ START_TEST(expression_operators)
 		{ "\"%llu\", (u64)REC->a", "18446744073709551609" },
 		{ "\"%llu\", (u64)REC->b", "3" },
 		{ "\"%d\", (bool)5", "1" },
+		/* a cast cuts a field to its own width before promotion */
+		{ "\"%d\", (unsigned char)REC->a", "249" },
+		{ "\"%d\", (unsigned short)REC->a", "65529" },
+		{ "\"%x\", (unsigned char)REC->a & 0xfffULL", "f9" },
+		{ "\"%d\", (signed char)(REC->b + 253)", "0" },
+		{ "\"%d\", (signed char)REC->b - 4", "-1" },
 		{ "\"%lx\", (unsigned long)(void *)REC->b", "3" },
 		{ "\"%llx\", (((u64)(REC)->b << 32) | (REC)->b)", "300000003" },
 		{ "\"%d\", __builtin_expect(!!(REC->b), 1)", "1" },
