@@ -1060,13 +1060,20 @@ static int parse_kernel(cur *c, tb_perf_record *rec)
 TB_ALWAYS_INLINE void rec_head(const tb_perf *f, const uint8_t *data, size_t len,
 			       uint64_t offset, tb_perf_record *rec)
 {
-	memset(rec, 0, offsetof(tb_perf_record, s));
+	/* each field stored (per record: no memset of the head) */
 	rec->type = tb_load32(data, f->big_endian);
 	rec->misc = tb_load16(data + 4, f->big_endian);
 	rec->size = tb_load16(data + 6, f->big_endian);
 	rec->offset = offset;
 	rec->data.ptr = data;
 	rec->data.len = len;
+	rec->extra.ptr = NULL;
+	rec->extra.len = 0;
+	rec->extra_len = 0;
+	rec->decompressed = 0;
+	rec->stream_offset = 0;
+	rec->attr = NULL;
+	rec->has_sample = 0;
 }
 
 /* A SAMPLE's header and attr (all the session's walk asks: see

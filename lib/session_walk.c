@@ -50,9 +50,15 @@ static tb_status fill_event(tb_session *s, tb_session_event *ev)
 	ev->kind = TB_SEV_EVENT;
 	ev->ts += (uint64_t)s->info.ts_offset; /* modulo 2^64: no signed overflow */
 	ev->has_id = event_id(s, ev, &ev->id);
-	e = ev->has_id ? tb_ss_entry_of(s, ev->id) : NULL;
+	e = NULL;
+	if (ev->has_id) {
+		/* a capture's few events: their entries kept by id (indexed
+		 * ones, whose ids are unique), the index probed for the others */
+		fmt_entry **c = &s->ecache[ev->id % TB_ARRAY_LEN(s->ecache)];
+		e = *c && (*c)->id == ev->id ? *c : (*c = tb_ss_entry_of(s, ev->id));
+	}
 	if (e) {
-		f = tb_ss_entry_format(s, e);
+		f = e->tried ? e->fmt : tb_ss_entry_format(s, e);
 		if (f && !s->parent)
 			e->used = 1; /* (a part's entries are the session's: read only) */
 	}
