@@ -952,7 +952,7 @@ static void parse_trailer(const tb_perf_attr *a, cur *c, size_t start, tb_perf_s
 
 /* The id of a record: at id_pos of a SAMPLE, or id_pos_end u64s from the
  * end of a trailer.  0 when the record is too short to hold it. */
-static int record_id(const tb_perf *f, const tb_reader *r, int sample, uint64_t *id)
+TB_ALWAYS_INLINE int record_id(const tb_perf *f, const tb_reader *r, int sample, uint64_t *id)
 {
 	size_t at;
 	if (sample) {
@@ -968,8 +968,8 @@ static int record_id(const tb_perf *f, const tb_reader *r, int sample, uint64_t 
 	return tb_rd_u64_at(r, at, id);
 }
 
-/* The attr a record belongs to (NULL: not found). */
-static const tb_perf_attr *record_attr(const tb_perf *f, const tb_reader *r, int sample)
+/* The attr a record belongs to (NULL: not found).  Per record: inline. */
+TB_ALWAYS_INLINE const tb_perf_attr *record_attr(const tb_perf *f, const tb_reader *r, int sample)
 {
 	uint64_t id;
 	const tb_perf_attr *a = NULL;
