@@ -1381,11 +1381,27 @@ static tb_status file_record(tb_perf_iter *it, tb_perf_record *rec, tb_error *er
 	return st;
 }
 
+/* The next record out of the COMPRESSED ones drained (TB_END: none).
+ * Out of line: its locals would cost every record's call a stack guard. */
+static TB_NOINLINE tb_status iter_inflated(tb_perf_iter *it, tb_perf_record *rec, tb_error *err)
+{
+	tb_error e;
+	int sticky;
+	tb_status st = inflate_next(it->f, &it->z, rec, &sticky, &e);
+	if (st != TB_END) {
+		if (st != TB_OK && sticky) {
+			it->sticky = st;
+			it->err = e;
+		}
+		if (err && st != TB_OK)
+			*err = e;
+	}
+	return st;
+}
+
 TB_API tb_status tb_perf_record_next(tb_perf_iter *it, tb_perf_record *rec, tb_error *err)
 {
 	tb_status st;
-	tb_error e;
-	int sticky;
 	if (!it || !it->f || !rec)
 		return fail(err, TB_ERR_ARG, 0, "NULL argument");
 	for (;;) {
@@ -1394,18 +1410,8 @@ TB_API tb_status tb_perf_record_next(tb_perf_iter *it, tb_perf_record *rec, tb_e
 				*err = it->err;
 			return it->sticky;
 		}
-		if (it->z.dc.fn) {
-			st = inflate_next(it->f, &it->z, rec, &sticky, &e);
-			if (st != TB_END) {
-				if (st != TB_OK && sticky) {
-					it->sticky = st;
-					it->err = e;
-				}
-				if (err && st != TB_OK)
-					*err = e;
-				return st;
-			}
-		}
+		if (it->z.dc.fn && (st = iter_inflated(it, rec, err)) != TB_END)
+			return st;
 		if (it->pos >= it->end) {
 			if (inflate_left(&it->z)) {
 				it->sticky = fail(&it->err, TB_ERR_TRUNCATED, it->end,
