@@ -952,7 +952,7 @@ static void parse_trailer(const tb_perf_attr *a, cur *c, size_t start, tb_perf_s
 
 /* The id of a record: at id_pos of a SAMPLE, or id_pos_end u64s from the
  * end of a trailer.  0 when the record is too short to hold it. */
-static int record_id(const tb_perf *f, const tb_reader *r, int sample, uint64_t *id)
+TB_ALWAYS_INLINE int record_id(const tb_perf *f, const tb_reader *r, int sample, uint64_t *id)
 {
 	size_t at;
 	if (sample) {
@@ -968,8 +968,8 @@ static int record_id(const tb_perf *f, const tb_reader *r, int sample, uint64_t 
 	return tb_rd_u64_at(r, at, id);
 }
 
-/* The attr a record belongs to (NULL: not found). */
-static const tb_perf_attr *record_attr(const tb_perf *f, const tb_reader *r, int sample)
+/* The attr a record belongs to (NULL: not found).  Per record: inline. */
+TB_ALWAYS_INLINE const tb_perf_attr *record_attr(const tb_perf *f, const tb_reader *r, int sample)
 {
 	uint64_t id;
 	const tb_perf_attr *a = NULL;
@@ -1060,13 +1060,20 @@ static int parse_kernel(cur *c, tb_perf_record *rec)
 TB_ALWAYS_INLINE void rec_head(const tb_perf *f, const uint8_t *data, size_t len,
 			       uint64_t offset, tb_perf_record *rec)
 {
-	memset(rec, 0, offsetof(tb_perf_record, s));
+	/* each field stored (per record: no memset of the head) */
 	rec->type = tb_load32(data, f->big_endian);
 	rec->misc = tb_load16(data + 4, f->big_endian);
 	rec->size = tb_load16(data + 6, f->big_endian);
 	rec->offset = offset;
 	rec->data.ptr = data;
 	rec->data.len = len;
+	rec->extra.ptr = NULL;
+	rec->extra.len = 0;
+	rec->extra_len = 0;
+	rec->decompressed = 0;
+	rec->stream_offset = 0;
+	rec->attr = NULL;
+	rec->has_sample = 0;
 }
 
 /* A SAMPLE's header and attr (all the session's walk asks: see
@@ -1374,11 +1381,27 @@ static tb_status file_record(tb_perf_iter *it, tb_perf_record *rec, tb_error *er
 	return st;
 }
 
+/* The next record out of the COMPRESSED ones drained (TB_END: none).
+ * Out of line: its locals would cost every record's call a stack guard. */
+static TB_NOINLINE tb_status iter_inflated(tb_perf_iter *it, tb_perf_record *rec, tb_error *err)
+{
+	tb_error e;
+	int sticky;
+	tb_status st = inflate_next(it->f, &it->z, rec, &sticky, &e);
+	if (st != TB_END) {
+		if (st != TB_OK && sticky) {
+			it->sticky = st;
+			it->err = e;
+		}
+		if (err && st != TB_OK)
+			*err = e;
+	}
+	return st;
+}
+
 TB_API tb_status tb_perf_record_next(tb_perf_iter *it, tb_perf_record *rec, tb_error *err)
 {
 	tb_status st;
-	tb_error e;
-	int sticky;
 	if (!it || !it->f || !rec)
 		return fail(err, TB_ERR_ARG, 0, "NULL argument");
 	for (;;) {
@@ -1387,18 +1410,8 @@ TB_API tb_status tb_perf_record_next(tb_perf_iter *it, tb_perf_record *rec, tb_e
 				*err = it->err;
 			return it->sticky;
 		}
-		if (it->z.dc.fn) {
-			st = inflate_next(it->f, &it->z, rec, &sticky, &e);
-			if (st != TB_END) {
-				if (st != TB_OK && sticky) {
-					it->sticky = st;
-					it->err = e;
-				}
-				if (err && st != TB_OK)
-					*err = e;
-				return st;
-			}
-		}
+		if (it->z.dc.fn && (st = iter_inflated(it, rec, err)) != TB_END)
+			return st;
 		if (it->pos >= it->end) {
 			if (inflate_left(&it->z)) {
 				it->sticky = fail(&it->err, TB_ERR_TRUNCATED, it->end,

@@ -137,6 +137,7 @@ struct tb_session {
 	tb_merge buf_merge, raw_merge; /* the buffers, the raw CPUs by time (start_merges) */
 	uint64_t last_ts;
 	fmt_entry *last_entry;       /* the entry of the last event (rendering looks it up) */
+	fmt_entry *ecache[8];        /* by id % 8: the last entry found for such an id */
 #define LAST_SLOTS 4
 	/* Per CPU (cpu % LAST_SLOTS): the last comm lookup, and the last
 	 * line's "comm-pid [cpu] " (fast_prefix).  The merge alternates

@@ -990,23 +990,29 @@ static void apply(tb_sperf *p, const sp_ent *e)
 		p->missed = INT64_MAX;
 }
 
+/* perf's ":tid", kept as the task's name until one comes (out of line:
+ * its buffer would cost the walk's every call a stack guard). */
+static TB_NOINLINE const sp_comm *tid_comm(tb_sperf *p, int32_t tid)
+{
+	char b[24];
+	tb_text t;
+	tb_text_init(&t, b, sizeof(b));
+	tb_text_putc(&t, ':');
+	tb_text_i64(&t, tid, 0, 0);
+	return tid >= 0 ? comm_set(p, (uint32_t)tid, b, t.len, 0) : NULL;
+}
+
 static void sample_comm(tb_sperf *p, tb_sperf_item *it)
 {
 	const sp_comm *c = it->ps.tid >= 0 ? comm_find(p, (uint32_t)it->ps.tid) : NULL;
-	char b[24];
-	tb_text t;
 	it->comm_known = 1;
 	if (!c && it->ps.tid == 0) { /* perf's name of the idle tasks */
 		it->comm = "swapper";
 		it->comm_len = 7;
 		return;
 	}
-	if (!c) { /* perf's ":tid", kept as the task's name until one comes */
-		tb_text_init(&t, b, sizeof(b));
-		tb_text_putc(&t, ':');
-		tb_text_i64(&t, it->ps.tid, 0, 0);
-		c = it->ps.tid >= 0 ? comm_set(p, (uint32_t)it->ps.tid, b, t.len, 0) : NULL;
-	}
+	if (!c)
+		c = tid_comm(p, it->ps.tid);
 	if (!c) { /* no tid, or no memory left for names */
 		it->comm = ":-1";
 		it->comm_len = 3;

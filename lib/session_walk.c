@@ -39,8 +39,9 @@ TB_ALWAYS_INLINE int left_out(const tb_session *s, const tb_session_event *ev)
 }
 
 /* Describe ev: TB_OK, or TB_ERR_NO_SPACE when mem refused its format's
- * fields (ev is then described without its format). */
-static tb_status fill_event(tb_session *s, tb_session_event *ev)
+ * fields (ev is then described without its format).  Per event, with
+ * take_event: inline (their calls were 7 instructions in 100 a sample). */
+TB_ALWAYS_INLINE tb_status fill_event(tb_session *s, tb_session_event *ev)
 {
 	fmt_entry *e;
 	const tb_format *f = NULL;
@@ -50,9 +51,15 @@ static tb_status fill_event(tb_session *s, tb_session_event *ev)
 	ev->kind = TB_SEV_EVENT;
 	ev->ts += (uint64_t)s->info.ts_offset; /* modulo 2^64: no signed overflow */
 	ev->has_id = event_id(s, ev, &ev->id);
-	e = ev->has_id ? tb_ss_entry_of(s, ev->id) : NULL;
+	e = NULL;
+	if (ev->has_id) {
+		/* a capture's few events: their entries kept by id (indexed
+		 * ones, whose ids are unique), the index probed for the others */
+		fmt_entry **c = &s->ecache[ev->id % TB_ARRAY_LEN(s->ecache)];
+		e = *c && (*c)->id == ev->id ? *c : (*c = tb_ss_entry_of(s, ev->id));
+	}
 	if (e) {
-		f = tb_ss_entry_format(s, e);
+		f = e->tried ? e->fmt : tb_ss_entry_format(s, e);
 		if (f && !s->parent)
 			e->used = 1; /* (a part's entries are the session's: read only) */
 	}
@@ -178,8 +185,8 @@ static void note_ts(tb_session_cpu_stats *cs, uint64_t ts)
 
 /* The end of a walk's step: ev (counted on its CPU's cs, may be NULL)
  * left out, or described. */
-static tb_status take_event(tb_session *s, tb_session_event *ev, tb_session_cpu_stats *cs,
-			    tb_error *err)
+TB_ALWAYS_INLINE tb_status take_event(tb_session *s, tb_session_event *ev,
+				      tb_session_cpu_stats *cs, tb_error *err)
 {
 	tb_status described;
 	s->last_ts = ev->ts;
