@@ -197,9 +197,13 @@ enum { SLOT_SAME_LINE, SLOT_LINES, SLOT_JSON };
  * word): one kernel address of a JSON list, 21 bytes. */
 TB_ALWAYS_INLINE char *w_kaddr(char *p, uint32_t hi, uint64_t w)
 {
+	/* hi's two digits from a pair table: no division a slot */
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
 	memcpy(p, ",1844674407", 11);
-	p[11] = (char)('0' + hi / 10u);
-	p[12] = (char)('0' + hi % 10u);
+	memcpy(p + 11, pairs + (size_t)hi * 2u, 2);
 	tb_put_le64(p + 13, w);
 	return p + 21;
 }
