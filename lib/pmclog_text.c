@@ -173,14 +173,13 @@ static void put_quoted(tb_text *t, tb_pmclog_str s)
 	tb_text_putc(t, '"');
 }
 
-/* A part's name on its line. */
-static char *w_part_name(char *p, uint8_t type)
+static const char *part_name(uint8_t type)
 {
 	switch (type) {
-	case TB_PMCLOG_PART_IBS_FETCH: return w_entry(p, "ibs-fetch", 9);
-	case TB_PMCLOG_PART_IBS_OP: return w_entry(p, "ibs-op", 6);
-	case TB_PMCLOG_PART_CALLCHAIN: return w_entry(p, "kcallchain", 10);
-	default: return w_entry(p, "part", 4);
+	case TB_PMCLOG_PART_IBS_FETCH: return "ibs-fetch";
+	case TB_PMCLOG_PART_IBS_OP: return "ibs-op";
+	case TB_PMCLOG_PART_CALLCHAIN: return "kcallchain";
+	default: return "part";
 	}
 }
 
@@ -334,11 +333,13 @@ static char *put_cc_lines(cur *c, char *p, const tb_pmclog_event *ev)
 	uint32_t k;
 	for (k = 0; k < ev->u.cc.nparts; k++) {
 		const tb_pmclog_part *pt = &ev->u.cc.parts[k];
+		const char *name;
 		if (pt->type == TB_PMCLOG_PART_CALLCHAIN)
 			continue; /* its slots are printed as PCs */
 		p = cur_room(c, p, PIECE);
 		*p++ = '\n';
-		p = cur_piece(c, w_part_name(p, pt->type));
+		name = part_name(pt->type); /* (rare: multipart records) */
+		p = cur_piece(c, w_entry(p, name, strlen(name)));
 		p = put_slots(c, p, ev, pt->first, pt->first + pt->nslots, SLOT_SAME_LINE);
 	}
 	return put_slots(c, p, ev, ev->u.cc.pc_first, ev->u.cc.npc, SLOT_LINES);
