@@ -15,11 +15,13 @@
 #include "tracebound/pmclog.h"
 #include "pmclog_field.h"
 
-#define F(key, member, kind, gens, when, text, pos, src, am, aam, al, aal, size)               \
+/* (the key's length from its literal: the renderers copy it, no strlen) */
+#define FK(key, klen, member, kind, gens, when, text, pos, src, am, aam, al, aal, size)        \
 	{ key, (uint16_t)offsetof(tb_pmclog_event, member), TB_PMCLOG_F_##kind,                 \
 	  TB_PMCLOG_IN_##gens, TB_PMCLOG_W_##when, TB_PMCLOG_T_##text, pos, TB_PMCLOG_S_##src, \
-	  { am, al }, { aam, aal }, size }
-#define END { NULL, 0, TB_PMCLOG_F_END, 0, 0, 0, 0, 0, { 0, 0 }, { 0, 0 }, 0 }
+	  { am, al }, { aam, aal }, size, klen }
+#define F(key, ...) FK(key, (uint8_t)(sizeof(key) - 1), __VA_ARGS__)
+#define END { NULL, 0, TB_PMCLOG_F_END, 0, 0, 0, 0, 0, { 0, 0 }, { 0, 0 }, 0, 0 }
 /* The common shapes: one 32-bit word at the same place in both
  * generations, shifted by the prefix (16 modern, 12 legacy). */
 #define U32(key, m, text, pos, at) F(key, m, U32, BOTH, ALWAYS, text, pos, U32, at, 0, (at) - 4, 0, 0)
@@ -39,6 +41,7 @@
 	[TB_PMCLOG_##t] = { .type = TB_PMCLOG_##t, .name = name_,                             \
 			    .libpmc = "PMCLOG_TYPE_" #t, .pmcstat = pmcstat_, .raw = { rm, rl },  \
 			    .size = { sm, sl }, .size_a = { sam, sal },                          \
+			    .name_len = sizeof(name_) - 1, .pmcstat_len = sizeof(pmcstat_) - 1,  \
 			    .nfields = (uint8_t)(sizeof((const tb_pmclog_field[]){ __VA_ARGS__ }) / \
 						 sizeof(tb_pmclog_field) - 1),                   \
 			    .fields = (const tb_pmclog_field[]){ __VA_ARGS__ } }
@@ -104,7 +107,7 @@ const tb_pmclog_record tb_pmclog_rows_[TB_PMCLOG_TYPE_COUNT_] = {
 	    F("pmcid", u.cc.pmcid, U32, BOTH, ALWAYS, HEX, 2, U32, 24, 0, 16, 0, 0),
 	    F("cpuflags", u.cc.cpuflags, U32, BOTH, ALWAYS, CPU, 3, U32, 28, 0, 20, 0, 0),
 	    BY_CODE("npc", u.cc.npc, U32, BOTH, ALWAYS, DEPTH, 4),
-	    BY_CODE(NULL, u.cc.cpuflags, U32, BOTH, ALWAYS, CCUSER, 5),
+	    FK(NULL, 0, u.cc.cpuflags, U32, BOTH, ALWAYS, CCUSER, 5, CODE, 0, 0, 0, 0, 0),
 	    BY_CODE("pc", u.cc.pc, PCS, BOTH, ALWAYS, LINES, 6),
 	    BY_CODE("pc_first", u.cc.pc_first, U32, BOTH, MULTIPART, NONE, 0),
 	    BY_CODE("parts", u.cc.parts, PARTS, BOTH, MULTIPART, NONE, 0), END),

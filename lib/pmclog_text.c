@@ -129,18 +129,17 @@ TB_ALWAYS_INLINE char *w_hex(char *p, uint64_t v)
 	return p + 2 + tb_hex_fast(p + 2, v);
 }
 
-/* A short string (a name or key, under PIECE / 2). */
-TB_ALWAYS_INLINE char *w_str(char *p, const char *s)
+/* A short string of n bytes (a name or key, under PIECE / 2; its
+ * length from the table). */
+TB_ALWAYS_INLINE char *w_str(char *p, const char *s, size_t n)
 {
-	size_t n = strlen(s);
 	tb_copy_short(p, s, n);
 	return p + n;
 }
 
-/* A name padded to 9 columns, as printf's %-9s. */
-static char *w_entry(char *p, const char *name)
+/* A name of n bytes padded to 9 columns, as printf's %-9s. */
+TB_ALWAYS_INLINE char *w_entry(char *p, const char *name, size_t n)
 {
-	size_t n = strlen(name);
 	memset(p, ' ', 16);
 	tb_copy_short(p, name, n);
 	return p + (n < 9 ? 9 : n);
@@ -197,9 +196,13 @@ enum { SLOT_SAME_LINE, SLOT_LINES, SLOT_JSON };
  * word): one kernel address of a JSON list, 21 bytes. */
 TB_ALWAYS_INLINE char *w_kaddr(char *p, uint32_t hi, uint64_t w)
 {
+	/* hi's two digits from a pair table: no division a slot */
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
 	memcpy(p, ",1844674407", 11);
-	p[11] = (char)('0' + hi / 10u);
-	p[12] = (char)('0' + hi % 10u);
+	memcpy(p + 11, pairs + (size_t)hi * 2u, 2);
 	tb_put_le64(p + 13, w);
 	return p + 21;
 }
@@ -251,12 +254,11 @@ static const uint8_t *slots_in_place(const tb_pmclog_event *ev, uint32_t first, 
 	return ev->u.cc.pc + (size_t)first * 8u;
 }
 
-/* Slot k of a block: in place (s) or copied (pcs). */
-TB_ALWAYS_INLINE uint64_t slot_k(const uint8_t *s, const uint64_t *pcs, uint32_t k)
+/* Slot k of a block of 8-byte little-endian slots (in place, or the
+ * copy put in that order), one way for both: no test a slot. */
+TB_ALWAYS_INLINE uint64_t slot_k(const uint8_t *s, uint32_t k)
 {
 	uint64_t v;
-	if (!s)
-		return pcs[k];
 	memcpy(&v, s + (size_t)k * 8u, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	v = __builtin_bswap64(v);
@@ -280,6 +282,11 @@ static char *put_slots(cur *c, char *p, const tb_pmclog_event *ev, uint32_t firs
 			uint32_t got = tb_pmclog_cc_copy(ev, first, pcs, n);
 			for (; got < n; got++)
 				pcs[got] = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+			for (got = 0; got < n; got++)
+				pcs[got] = __builtin_bswap64(pcs[got]);
+#endif
+			s = (const uint8_t *)pcs;
 		}
 		/* the block at once when it fits (13 + 16 bytes a slot at
 		 * most, 1 + 24 in JSON), each way its own loop */
@@ -287,27 +294,27 @@ static char *put_slots(cur *c, char *p, const tb_pmclog_event *ev, uint32_t firs
 		if (!c->scratch) {
 			if (how == SLOT_JSON) {
 				if (first == 0)
-					p = w_dec(p, slot_k(s, pcs, k++));
+					p = w_dec(p, slot_k(s, k++));
 				for (; k + 1 < n; k += 2)
-					p = json_pair(p, slot_k(s, pcs, k), slot_k(s, pcs, k + 1));
+					p = json_pair(p, slot_k(s, k), slot_k(s, k + 1));
 				for (; k < n; k++) {
 					*p++ = ',';
-					p = w_dec(p, slot_k(s, pcs, k));
+					p = w_dec(p, slot_k(s, k));
 				}
 			} else if (how == SLOT_LINES) {
 				for (; k < n; k++) {
 					memcpy(p, "\n...       0x", 13);
-					p += 13 + tb_hex_fast(p + 13, slot_k(s, pcs, k));
+					p += 13 + tb_hex_fast(p + 13, slot_k(s, k));
 				}
 			} else {
 				for (; k < n; k++) {
 					memcpy(p, " 0x", 3);
-					p += 3 + tb_hex_fast(p + 3, slot_k(s, pcs, k));
+					p += 3 + tb_hex_fast(p + 3, slot_k(s, k));
 				}
 			}
 		}
 		for (; k < n; k++) {
-			uint64_t v = slot_k(s, pcs, k);
+			uint64_t v = slot_k(s, k);
 			if (how != SLOT_JSON || first + k) {
 				memcpy(p, lead[how], lead_len[how]);
 				p += lead_len[how];
@@ -326,11 +333,13 @@ static char *put_cc_lines(cur *c, char *p, const tb_pmclog_event *ev)
 	uint32_t k;
 	for (k = 0; k < ev->u.cc.nparts; k++) {
 		const tb_pmclog_part *pt = &ev->u.cc.parts[k];
+		const char *name;
 		if (pt->type == TB_PMCLOG_PART_CALLCHAIN)
 			continue; /* its slots are printed as PCs */
 		p = cur_room(c, p, PIECE);
 		*p++ = '\n';
-		p = cur_piece(c, w_entry(p, part_name(pt->type)));
+		name = part_name(pt->type); /* (rare: multipart records) */
+		p = cur_piece(c, w_entry(p, name, strlen(name)));
 		p = put_slots(c, p, ev, pt->first, pt->first + pt->nslots, SLOT_SAME_LINE);
 	}
 	return put_slots(c, p, ev, ev->u.cc.pc_first, ev->u.cc.npc, SLOT_LINES);
@@ -367,7 +376,7 @@ TB_API void tb_pmclog_text(tb_text *t, const tb_pmclog_event *ev)
 	unsigned pos, gen = tb_pmclog_gen(ev), conds = tb_pmclog_conds(ev), held = 0;
 	cur c;
 	char *p = cur_open(&c, t, HEAD_MOST + FIELD_MOST * TEXT_PLACES);
-	p = w_entry(p, r->pmcstat);
+	p = w_entry(p, r->pmcstat, r->pmcstat_len);
 	if (ev->type == TB_PMCLOG_UNKNOWN) {
 		memcpy(p, " type=", 6);
 		p = w_dec(p + 6, ev->raw_type);
@@ -394,12 +403,12 @@ TB_API void tb_pmclog_text(tb_text *t, const tb_pmclog_event *ev)
 }
 
 /* ,"key": (no comma before an object's first member). */
-TB_ALWAYS_INLINE char *w_key(char *p, const char *key, int first)
+TB_ALWAYS_INLINE char *w_key(char *p, const tb_pmclog_field *f, int first)
 {
 	*p = ',';
 	p += !first;
 	*p++ = '"';
-	p = w_str(p, key);
+	p = w_str(p, f->key, f->key_len);
 	*p++ = '"';
 	*p++ = ':';
 	return p;
@@ -446,7 +455,7 @@ TB_API void tb_pmclog_json(tb_text *t, const tb_pmclog_event *ev)
 	memcpy(p, "{\"offset\":", 10);
 	p = cur_piece(&c, w_dec(p + 10, ev->offset));
 	memcpy(p, ",\"type\":\"", 9);
-	p = cur_piece(&c, w_str(p + 9, r->name));
+	p = cur_piece(&c, w_str(p + 9, r->name, r->name_len));
 	if (ev->legacy) {
 		memcpy(p, "\",\"ts\":", 7);
 		p = json_timespec(&c, p + 7, ev->ts_sec, ev->ts_nsec);
@@ -460,7 +469,7 @@ TB_API void tb_pmclog_json(tb_text *t, const tb_pmclog_event *ev)
 		tb_pmclog_value v;
 		if (!f->key || !tb_pmclog_field_in(f, gen, conds))
 			continue;
-		p = w_key(p, f->key, first);
+		p = w_key(p, f, first);
 		first = 0;
 		switch (f->kind) {
 		case TB_PMCLOG_F_STR:

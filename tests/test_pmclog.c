@@ -1791,8 +1791,13 @@ START_TEST(record_table_rows)
 		ck_assert_int_eq(r->type, (int)t);
 		ck_assert_str_eq(r->name, tb_pmclog_type_name((tb_pmclog_type)t));
 		ck_assert(strncmp(r->libpmc, "PMCLOG_TYPE_", 12) == 0);
-		while (r->fields[n].kind != TB_PMCLOG_F_END)
-			n++;
+		/* the lengths the renderers copy by, from the literals */
+		ck_assert_uint_eq(r->name_len, strlen(r->name));
+		ck_assert_uint_eq(r->pmcstat_len, strlen(r->pmcstat));
+		while (r->fields[n].kind != TB_PMCLOG_F_END) {
+			const tb_pmclog_field *f = &r->fields[n++];
+			ck_assert_uint_eq(f->key_len, f->key ? strlen(f->key) : 0);
+		}
 		ck_assert_uint_eq(n, r->nfields);
 	}
 	ck_assert_ptr_eq(tb_pmclog_record_of(TB_PMCLOG_TYPE_COUNT_),

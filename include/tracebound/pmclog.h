@@ -350,6 +350,7 @@ typedef struct tb_pmclog_field {
 	uint8_t at[2];        /* record offset, [0] modern, [1] legacy: */
 	uint8_t at_a[2];      /*   at + at_a * address width */
 	uint8_t size;         /* TB_PMCLOG_S_NAME: the field's bytes */
+	uint8_t key_len;      /* strlen(key); 0 when key is NULL */
 } tb_pmclog_field;
 
 typedef struct tb_pmclog_record {
@@ -362,6 +363,8 @@ typedef struct tb_pmclog_record {
 	uint8_t size[2];      /* fixed length: size + size_a * address width; */
 	uint8_t size_a[2];    /*   0: variable (or decided by code) */
 	uint8_t nfields;
+	uint8_t name_len;     /* strlen(name) */
+	uint8_t pmcstat_len;  /* strlen(pmcstat) */
 } tb_pmclog_record;
 
 /* The row of a type (UNKNOWN's for any type out of range); never NULL. */
