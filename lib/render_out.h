@@ -110,11 +110,14 @@ static inline void tb_out_dec(tb_out *o, uint64_t v, char sign)
 		(void)tb_dec_digits(p + n, v);
 		tb_out_took(o, n);
 	} else {
+		/* (cut short: a byte at a time, as tb_out_put would store them;
+		 * its inline copy here made gcc's -Warray-bounds guess at k) */
 		char tmp[24];
-		size_t k = tb_dec_digits(tmp + sizeof(tmp), v);
+		size_t i = sizeof(tmp) - tb_dec_digits(tmp + sizeof(tmp), v);
 		if (sign)
 			tb_out_putc(o, sign);
-		tb_out_put(o, tmp + sizeof(tmp) - k, k);
+		for (; i < sizeof(tmp); i++)
+			tb_out_putc(o, tmp[i]);
 	}
 }
 
