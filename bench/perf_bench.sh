@@ -49,7 +49,7 @@ measure() {
 		sleep 0.05
 	done
 	wait "$tpid" || true
-	awk -v a="$anon" '{ printf "%.2f %s %s %s\n", $1 + $2, $3, $4, a }' "$dir/time"
+	tail -n 1 "$dir/time" | awk -v a="$anon" '{ printf "%.2f %s %s %s\n", $1 + $2, $3, $4, a }'
 }
 
 median() { # column $1 of the lines on stdin
