@@ -1444,6 +1444,13 @@ static void two_attrs(pw_file *pf, const uint64_t *a, size_t na, const uint64_t 
 	pf->attr_entry = 80;
 }
 
+/* pf written as a little-endian file into w. */
+static void build_le(pw *w, const pw_file *pf)
+{
+	pw_init(w, 0);
+	pw_build_file(w, pf);
+}
+
 START_TEST(attr_table_errors_and_storage)
 {
 	static const uint64_t a_ids[] = { 5, 6 }, b_ids[] = { 6 };
@@ -1455,23 +1462,20 @@ START_TEST(attr_table_errors_and_storage)
 	tb_error e;
 	two_attrs(&pf, a_ids, 2, b_ids, 1);
 	/* id 6 listed by both attrs */
-	pw_init(&w, 0);
-	pw_build_file(&w, &pf);
+	build_le(&w, &pf);
 	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_ERR_DUPLICATE);
 	pw_free(&w);
 	/* attrs keeping their ids in different places */
 	pf.ids[1] = NULL;
 	pf.nids[1] = 0;
 	pf.attrs[1].sample_type = TB_PERF_SAMPLE_ID | TB_PERF_SAMPLE_TIME;
-	pw_init(&w, 0);
-	pw_build_file(&w, &pf);
+	build_le(&w, &pf);
 	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_ERR_VALUE);
 	ck_assert_uint_eq(e.offset, 104 + 16 + 80 + 24); /* attr 1's sample_type */
 	/* storage too small: need says how much, and growing works */
 	pf.attrs[1].sample_type = pf.attrs[0].sample_type;
 	pw_free(&w);
-	pw_init(&w, 0);
-	pw_build_file(&w, &pf);
+	build_le(&w, &pf);
 	memset(&small, 0, sizeof(small));
 	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &small, &e), TB_ERR_NO_SPACE);
 	ck_assert_uint_eq(f.need.attrs, 2);
@@ -1510,8 +1514,7 @@ START_TEST(find_attr_with_gaps)
 	tb_error e;
 	size_t i;
 	two_attrs(&pf, a_ids, 2, b_ids, 1);
-	pw_init(&w, 0);
-	pw_build_file(&w, &pf);
+	build_le(&w, &pf);
 	ck_assert_int_eq(tb_perf_open(&f, w.b, w.len, &s->st, &e), TB_OK);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		tb_status st = tb_perf_find_attr(&f, want[i].id, &a);
