@@ -1488,8 +1488,9 @@ static uint32_t run_planned(ev *e, uint32_t k)
 	tb_out *o = e->o;
 	uint64_t bound = (uint64_t)(p->n_dirs - k) * (TB_PLAN_ROOM + (uint64_t)r->len);
 	char *q, *start, last;
-	/* (no limit here: only a %.Ns sets one, for its own text) */
-	if (o->len != o->need || bound > o->cap - o->len)
+	/* (no limit here: only a %.Ns sets one, for its own text; no
+	 * buffer at all: no room, and no pointer to start from) */
+	if (!o->buf || o->len != o->need || bound > o->cap - o->len)
 		return k;
 	start = q = o->buf + o->len;
 	for (; k < p->n_dirs; k++) {
