@@ -1341,7 +1341,7 @@ static tb_status file_record(tb_perf_iter *it, tb_perf_record *rec, tb_error *er
 	tb_reader r;
 	uint16_t size;
 	tb_status st;
-	const uint8_t *p = NULL;
+	const uint8_t *p;
 	tb_rd_init(&r, it->f->file, it->f->len, it->f->big_endian);
 	st = check_header(&r, (size_t)it->pos, it->pos, (size_t)(it->end - it->pos), &size, &it->err);
 	if (st) {
@@ -1350,7 +1350,7 @@ static tb_status file_record(tb_perf_iter *it, tb_perf_record *rec, tb_error *er
 			*err = it->err;
 		return st;
 	}
-	(void)tb_rd_ptr_at(&r, (size_t)it->pos, size, &p);
+	p = it->f->file + (size_t)it->pos; /* check_header bounded it inside the file */
 	/* the session's samples, the most records by far: inline */
 	st = sample_unparsed(it->f, p) ? sample_head(it->f, p, size, it->pos, rec, err)
 				       : parse_record(it->f, p, size, it->pos, rec, err);

@@ -290,7 +290,7 @@ static char *put_slots(cur *c, char *p, const tb_pmclog_event *ev, uint32_t firs
 		}
 		/* the block at once when it fits (13 + 16 bytes a slot at
 		 * most, 1 + 24 in JSON), each way its own loop */
-		p = cur_room(c, p, (size_t)n * 32u + 2 * PIECE);
+		p = cur_room(c, p, (size_t)n * 32u + (size_t)2 * PIECE);
 		if (!c->scratch) {
 			if (how == SLOT_JSON) {
 				if (first == 0)
@@ -355,7 +355,7 @@ static char *text_field(cur *c, char *p, const tb_pmclog_field *f, const tb_pmcl
 		tb_pmclog_value s;
 		tb_pmclog_field_value(f, ev, &s);
 		put_quoted(cur_sync(c, p), s.s);
-		return cur_open(c, c->t, FIELD_MOST * TEXT_PLACES);
+		return cur_open(c, c->t, (size_t)FIELD_MOST * TEXT_PLACES);
 	}
 	v = tb_pmclog_field_num(f, ev);
 	switch (f->text) {
@@ -429,7 +429,7 @@ static char *json_parts(cur *c, char *p, const tb_pmclog_event *ev)
 	uint32_t i;
 	*p++ = '[';
 	for (i = 0; i < ev->u.cc.nparts; i++) {
-		p = cur_room(c, cur_piece(c, p), 4 * PIECE);
+		p = cur_room(c, cur_piece(c, p), (size_t)4 * PIECE);
 		*p = ',';
 		p += i != 0;
 		memcpy(p, "{\"type\":", 8);
