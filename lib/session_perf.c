@@ -23,10 +23,8 @@
 #define SP_QUEUE_MIN 1024u       /* first queue entries */
 #define SP_STORAGE_ROUNDS 24u    /* attr / id / tracing storage rounds */
 
-/* One queued record: it stays in the input (file or whole stream), or
- * for one out of COMPRESSED records, is copied to the spill buffer.  A
- * sample keeps what the walk shows of it, as read when it was queued (a
- * record is parsed once: spans as offsets in it, which a spill move keeps). */
+/* What the walk shows of a sample, read from its record when it is
+ * given (spans as offsets in the record: a record is at most 64 KiB). */
 typedef struct sp_smp {
 	uint64_t period, ip;
 	uint32_t pid, tid, cpu;
@@ -35,20 +33,17 @@ typedef struct sp_smp {
 	uint8_t has_tid, has_cpu;
 } sp_smp;
 
-typedef struct sp_ent {
-	uint64_t off;
-	const uint8_t *rec;          /* NULL: at spill */
-	size_t spill;
-	uint32_t attr;
-	uint16_t size, type;
-	sp_smp s;
-} sp_ent;
-
-/* The queue sorts keys, not entries: an entry stays in its slot from
- * its record's arrival until it is given. */
+/* One queued record, all the queue keeps of it.  The record stays in the
+ * input (file or whole stream), or, out of COMPRESSED records, is copied
+ * to the spill buffer after the offset of the COMPRESSED record.  A
+ * sample is read again where it lies when it is given: its bytes are read
+ * then anyway, and a queue of 32 bytes a record, written and read in
+ * order, costs the caches far less than a copy of its fields would. */
 typedef struct sp_key {
-	uint64_t ts, seq;
-	uint32_t ent;                /* its entry's slot */
+	uint64_t ts, seq;            /* the order: time, then arrival */
+	uint64_t loc;                /* input offset << 1, or spill offset << 1 | 1 */
+	uint32_t attr;               /* a sample's attr index (else UINT32_MAX) */
+	uint16_t size, type;         /* the record's header */
 } sp_key;
 
 /* Where an attr's SAMPLE keeps what the walk shows (made at its first
@@ -98,13 +93,10 @@ struct tb_sperf {
 	sp_layout *lay;              /* per attr (st.attrs_cap) */
 	size_t width;                /* longest name */
 
-	sp_ent *q;                   /* qcap slots: the queued records */
-	uint32_t *freel;             /* the free slots: [0..nfree) */
-	size_t nfree;
-	sp_key *k;                   /* the queue: [ready..nready) out in order;
-					while a round is read, [kbeg..nq) (2 x
-					qcap: what was given stays before kbeg
-					until the sort drops it) */
+	sp_key *k;                   /* the queue (qcap keys): [ready..nready)
+					out in order; while a round is read,
+					[kbeg..nq) (what was given stays before
+					kbeg until the sort drops it) */
 	sp_key *ktmp;                /* as large: the merges' other half */
 	size_t kbeg;
 	uint32_t *run;               /* where each sorted run of k after the
@@ -281,8 +273,6 @@ static tb_status walk_start(tb_sperf *p, tb_error *err)
 		st = tb_perf_records_begin(&p->it, &p->walkf, err);
 	}
 	p->nq = p->ready = p->nready = p->nruns = p->kbeg = 0;
-	for (p->nfree = 0; p->nfree < p->qcap; p->nfree++) /* taken from the end */
-		p->freel[p->nfree] = (uint32_t)(p->qcap - 1 - p->nfree);
 	p->next_flush = p->max_ts = 0;
 	p->eof = 0;
 	p->started = 1;
@@ -586,16 +576,31 @@ static int key_less(const sp_key *x, const sp_key *y)
 
 static void queue_free(tb_sperf *p)
 {
-	put(p, p->q, p->qcap * sizeof(sp_ent));
-	put(p, p->freel, p->qcap * sizeof(uint32_t));
-	put(p, p->k, 2 * p->qcap * sizeof(sp_key));
-	put(p, p->ktmp, 2 * p->qcap * sizeof(sp_key));
+	put(p, p->k, p->qcap * sizeof(sp_key));
+	put(p, p->ktmp, p->qcap * sizeof(sp_key));
 	put(p, p->run, p->qcap * sizeof(uint32_t));
 }
 
-/* A decompressed record copied to the spill buffer (doubled as needed). */
-static int spill_put(tb_sperf *p, sp_ent *e, const uint8_t *rec, size_t n)
+/* Where a queued record's bytes are. */
+static const uint8_t *key_rec(const tb_sperf *p, const sp_key *k)
 {
+	return (k->loc & 1 ? p->spill : p->data) + (k->loc >> 1);
+}
+
+/* A queued record's offset: its own, or its COMPRESSED record's. */
+static uint64_t key_offset(const tb_sperf *p, const sp_key *k)
+{
+	uint64_t off = k->loc >> 1;
+	if (k->loc & 1)
+		memcpy(&off, p->spill + off - 8, 8);
+	return off;
+}
+
+/* A decompressed record copied to the spill buffer (doubled as needed),
+ * after the offset of its COMPRESSED record. */
+static int spill_put(tb_sperf *p, sp_key *k, const uint8_t *rec, size_t n, uint64_t off)
+{
+	n += 8;
 	if (n > p->spill_cap - p->spill_used) {
 		size_t cap = p->spill_cap ? p->spill_cap : (size_t)4 * TB_PERF_WINDOW_MIN;
 		uint8_t *b;
@@ -610,9 +615,9 @@ static int spill_put(tb_sperf *p, sp_ent *e, const uint8_t *rec, size_t n)
 		p->spill = b;
 		p->spill_cap = cap;
 	}
-	memcpy(p->spill + p->spill_used, rec, n);
-	e->rec = NULL;
-	e->spill = p->spill_used;
+	memcpy(p->spill + p->spill_used, &off, 8);
+	memcpy(p->spill + p->spill_used + 8, rec, n - 8);
+	k->loc = (uint64_t)(p->spill_used + 8) << 1 | 1u;
 	p->spill_used += n;
 	return 0;
 }
@@ -632,12 +637,12 @@ static int spill_compact(tb_sperf *p)
 		p->spill2_cap = p->spill_cap;
 	}
 	for (i = p->kbeg; i < p->nq; i++) {
-		sp_ent *e = &p->q[p->k[i].ent];
-		if (e->rec)
+		sp_key *k = &p->k[i];
+		if (!(k->loc & 1))
 			continue;
-		memcpy(p->spill2 + w, p->spill + e->spill, e->size);
-		e->spill = w;
-		w += e->size;
+		memcpy(p->spill2 + w, p->spill + (k->loc >> 1) - 8, 8u + k->size);
+		k->loc = (uint64_t)(w + 8) << 1 | 1u;
+		w += 8u + k->size;
 	}
 	b = p->spill;
 	p->spill = p->spill2;
@@ -646,11 +651,10 @@ static int spill_compact(tb_sperf *p)
 	return 0;
 }
 
-/* The sample's fields the walk gives, kept in its entry (a record's
- * size is 16 bits: so are the offsets of its spans). */
-static void keep_sample(sp_smp *e, const tb_perf_record *r)
+/* The sample's fields the walk shows (a record's size is 16 bits: so are
+ * the offsets of its spans in rec). */
+static void keep_sample(sp_smp *e, const tb_perf_sample *s, const uint8_t *rec)
 {
-	const tb_perf_sample *s = &r->s;
 	e->period = s->period;
 	e->ip = s->ip;
 	e->pid = s->pid;
@@ -660,85 +664,76 @@ static void keep_sample(sp_smp *e, const tb_perf_record *r)
 	e->has_cpu = (s->present & TB_PERF_SAMPLE_CPU) != 0;
 	e->raw_at = e->raw_len = e->chain_at = e->chain_n = 0;
 	if (s->raw.len) {
-		e->raw_at = (uint16_t)(s->raw.ptr - r->data.ptr);
+		e->raw_at = (uint16_t)(s->raw.ptr - rec);
 		e->raw_len = (uint16_t)s->raw.len;
 	}
 	if (s->callchain.n) {
-		e->chain_at = (uint16_t)(s->callchain.ptr - r->data.ptr);
+		e->chain_at = (uint16_t)(s->callchain.ptr - rec);
 		e->chain_n = (uint16_t)s->callchain.n;
 	}
 }
 
-/* Twice the slots, every one taken (the new ones are the free ones). */
+/* Twice the keys.  What was given (before kbeg) goes first: the queue
+ * grows only when what waits fills it. */
 static int queue_grow(tb_sperf *p)
 {
 	size_t cap = p->qcap ? p->qcap * 2 : SP_QUEUE_MIN, i;
-	sp_ent *q;
-	uint32_t *fl, *run;
+	uint32_t *run;
 	sp_key *k, *kt;
-	if (cap > UINT32_MAX || cap > SIZE_MAX / sizeof(sp_ent))
+	if (p->kbeg) {
+		memmove(p->k, p->k + p->kbeg, (p->nq - p->kbeg) * sizeof(sp_key));
+		for (i = 0; i < p->nruns; i++)
+			p->run[i] -= (uint32_t)p->kbeg;
+		p->nq -= p->kbeg;
+		p->kbeg = 0;
+		return 0;
+	}
+	if (cap > UINT32_MAX || cap > SIZE_MAX / sizeof(sp_key))
 		return -1;
-	q = get(p, cap * sizeof(sp_ent));
-	fl = get(p, cap * sizeof(uint32_t));
-	k = get(p, 2 * cap * sizeof(sp_key));
-	kt = get(p, 2 * cap * sizeof(sp_key));
+	k = get(p, cap * sizeof(sp_key));
+	kt = get(p, cap * sizeof(sp_key));
 	run = get(p, cap * sizeof(uint32_t));
-	if (!q || !fl || !k || !kt || !run) {
-		put(p, q, cap * sizeof(sp_ent));
-		put(p, fl, cap * sizeof(uint32_t));
-		put(p, k, 2 * cap * sizeof(sp_key));
-		put(p, kt, 2 * cap * sizeof(sp_key));
+	if (!k || !kt || !run) {
+		put(p, k, cap * sizeof(sp_key));
+		put(p, kt, cap * sizeof(sp_key));
 		put(p, run, cap * sizeof(uint32_t));
 		return -1;
 	}
 	if (p->qcap) {
-		memcpy(q, p->q, p->qcap * sizeof(sp_ent));
 		memcpy(k, p->k, p->nq * sizeof(sp_key));
 		memcpy(run, p->run, p->nruns * sizeof(uint32_t));
 	}
 	queue_free(p);
-	p->q = q;
-	p->freel = fl;
 	p->k = k;
 	p->ktmp = kt;
 	p->run = run;
-	for (i = cap; i > p->qcap; i--) /* taken from the end: in slot order */
-		p->freel[p->nfree++] = (uint32_t)(i - 1);
 	p->qcap = cap;
 	return 0;
 }
 
-static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts, const sp_smp *sm)
+static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts)
 {
-	sp_ent *e;
 	sp_key *k;
-	uint32_t slot;
-	if (!p->nfree && queue_grow(p) != 0)
+	if (p->nq == p->qcap && queue_grow(p) != 0)
 		return -1;
-	slot = p->freel[p->nfree - 1];
-	e = &p->q[slot];
-	e->rec = r->data.ptr;
-	if (r->decompressed && spill_put(p, e, r->data.ptr, r->size) != 0)
+	k = &p->k[p->nq];
+	if (!r->decompressed) /* (a record not decompressed lies in the input) */
+		k->loc = (uint64_t)(r->data.ptr - p->data) << 1;
+	else if (spill_put(p, k, r->data.ptr, r->size, r->offset) != 0)
 		return -1;
-	p->nfree--;
 	/* a new run where it goes back in time (its arrival is the latest) */
-	if (p->nq > p->kbeg && ts < p->k[p->nq - 1].ts)
+	if (p->nq > p->kbeg && ts < k[-1].ts)
 		p->run[p->nruns++] = (uint32_t)p->nq;
-	k = &p->k[p->nq++];
+	p->nq++;
 	k->ts = ts;
 	k->seq = p->seq++;
-	k->ent = slot;
-	e->off = r->offset;
-	e->size = r->size;
-	e->type = (uint16_t)r->type;
-	e->attr = r->attr ? (uint32_t)(r->attr - p->f->attrs) : UINT32_MAX;
-	if (sm)
-		e->s = *sm;
+	k->size = r->size;
+	k->type = (uint16_t)r->type;
+	k->attr = r->attr ? (uint32_t)(r->attr - p->f->attrs) : UINT32_MAX;
 	if (ts > p->max_ts)
 		p->max_ts = ts;
 	return 0;
 }
-
 /* The queue sorted by (time, arrival).  A round is each CPU's records in
  * time order, one CPU after the other, after what the last round left
  * (sorted): its few runs, noted as they came, are merged in pairs in a
@@ -851,36 +846,27 @@ TB_ALWAYS_INLINE int counted(const uint8_t *d, size_t len, size_t *pos, size_t c
 	return 1;
 }
 
-/* A SAMPLE's fields by its attr's layout: 0 when the layout is not the
- * fast one or the record does not hold them (tb_perf_parse_sample then
- * reads it, or says where it is cut: the checks are its own). */
-static int fast_sample(tb_sperf *p, const tb_perf_record *r, sp_smp *sm, uint64_t *ts)
+/* A SAMPLE's fields by its attr's layout l (d: its len bytes): 0 when
+ * the layout is not the fast one or the record does not hold them
+ * (tb_perf_parse_sample then reads it, or says where it is cut: the checks
+ * are its own).  *ts left as it is without TIME.  Inline: when queued,
+ * only the checks and the time are kept of it. */
+TB_ALWAYS_INLINE int fast_sample(const sp_layout *l, int be, const uint8_t *d, size_t len,
+				 sp_smp *sm, uint64_t *ts)
 {
-	sp_layout *l = &p->lay[r->attr - p->f->attrs];
-	const uint8_t *d = r->data.ptr;
-	size_t len = r->data.len, pos;
-	int be = p->f->big_endian;
-	if (!l->made) /* (an attr's index keeps its attr: a walk again reads the same) */
-		layout_make(l, r->attr->sample_type);
-	pos = 8u + l->fixed;
+	size_t pos = 8u + l->fixed;
 	if (!l->fast || len < pos)
 		return 0;
-	memset(sm, 0, sizeof(*sm));
-	if (l->ip)
-		sm->ip = tb_load64(d + l->ip, be);
-	if (l->tid) {
-		sm->pid = tb_load32(d + l->tid, be);
-		sm->tid = tb_load32(d + l->tid + 4, be);
-		sm->has_tid = 1;
-	}
+	sm->ip = l->ip ? tb_load64(d + l->ip, be) : 0;
+	sm->has_tid = l->tid != 0;
+	sm->pid = l->tid ? tb_load32(d + l->tid, be) : 0;
+	sm->tid = l->tid ? tb_load32(d + l->tid + 4, be) : 0;
 	if (l->time)
 		*ts = tb_load64(d + l->time, be);
-	if (l->cpu) {
-		sm->cpu = tb_load32(d + l->cpu, be);
-		sm->has_cpu = 1;
-	}
-	if (l->period)
-		sm->period = tb_load64(d + l->period, be);
+	sm->has_cpu = l->cpu != 0;
+	sm->cpu = l->cpu ? tb_load32(d + l->cpu, be) : 0;
+	sm->period = l->period ? tb_load64(d + l->period, be) : 0;
+	sm->chain_at = sm->chain_n = sm->raw_at = sm->raw_len = 0;
 	if ((l->type & TB_PERF_SAMPLE_CALLCHAIN) &&
 	    !counted(d, len, &pos, 8, 8, be, &sm->chain_at, &sm->chain_n))
 		return 0;
@@ -888,29 +874,43 @@ static int fast_sample(tb_sperf *p, const tb_perf_record *r, sp_smp *sm, uint64_
 	       counted(d, len, &pos, 4, 1, be, &sm->raw_at, &sm->raw_len);
 }
 
-/* A SAMPLE the walk gave unparsed: what the queue keeps of it, and its
- * time (*ts left as it is without TIME). */
-static tb_status read_sample(tb_sperf *p, tb_perf_record *r, sp_smp *sm, uint64_t *ts,
-			     tb_error *err)
+/* A SAMPLE the walk gave unparsed, read to know it whole before it is
+ * queued (a fault is its own, in file order), and its time (*ts left as
+ * it is without TIME). */
+static tb_status check_sample(tb_sperf *p, tb_perf_record *r, uint64_t *ts, tb_error *err)
 {
+	sp_layout *l = &p->lay[r->attr - p->f->attrs];
+	sp_smp sm;
 	tb_status st;
-	if (fast_sample(p, r, sm, ts))
+	if (!l->made) /* (an attr's index keeps its attr: a walk again reads the same) */
+		layout_make(l, r->attr->sample_type);
+	if (fast_sample(l, p->f->big_endian, r->data.ptr, r->data.len, &sm, ts))
 		return TB_OK;
 	st = tb_perf_parse_sample(p->f, r->attr, r->data.ptr, r->data.len, r->offset, &r->s, err);
-	if (st != TB_OK)
-		return st;
-	r->has_sample = 1;
-	keep_sample(sm, r);
-	if (r->s.present & TB_PERF_SAMPLE_TIME)
+	if (st == TB_OK && (r->s.present & TB_PERF_SAMPLE_TIME))
 		*ts = r->s.time;
-	return TB_OK;
+	return st;
+}
+
+/* A queued sample's fields, read again from its bytes, with the same
+ * checks: the bytes read whole when it was queued are the caller's, and
+ * one that changed them since gets a sample without its fields, never a
+ * read out of the record. */
+static void given_sample(tb_sperf *p, const sp_key *k, const uint8_t *rec, sp_smp *sm)
+{
+	uint64_t ts;
+	tb_perf_sample s;
+	if (fast_sample(&p->lay[k->attr], p->f->big_endian, rec, k->size, sm, &ts))
+		return;
+	if (tb_perf_parse_sample(p->f, &p->f->attrs[k->attr], rec, k->size, 0, &s, NULL) != TB_OK)
+		memset(&s, 0, sizeof(s));
+	keep_sample(sm, &s, rec);
 }
 
 /* Read the next round into the queue (after what the last one left). */
 static tb_status read_round(tb_sperf *p, tb_error *err)
 {
 	tb_perf_record r;
-	sp_smp sm;
 	if (p->ready) { /* what was given goes at the next sort */
 		p->kbeg = p->ready;
 		p->ready = p->nready = 0;
@@ -942,10 +942,9 @@ static tb_status read_round(tb_sperf *p, tb_error *err)
 			return tb_fail(err, TB_ERR_VALUE, r.offset, "a sample whose id no attr lists");
 		/* without a time, a record keeps its place among the latest */
 		ts = r.has_sample && (r.s.present & TB_PERF_SAMPLE_TIME) ? r.s.time : p->max_ts;
-		if (r.type == TB_PERF_RECORD_SAMPLE &&
-		    (st = read_sample(p, &r, &sm, &ts, err)) != TB_OK)
+		if (r.type == TB_PERF_RECORD_SAMPLE && (st = check_sample(p, &r, &ts, err)) != TB_OK)
 			return st; /* that record only */
-		if (queue_push(p, &r, ts, r.type == TB_PERF_RECORD_SAMPLE ? &sm : NULL) != 0)
+		if (queue_push(p, &r, ts) != 0)
 			return tb_fail(err, TB_ERR_NO_SPACE, r.offset,
 				       "no memory for the records of one round");
 	}
@@ -953,22 +952,21 @@ static tb_status read_round(tb_sperf *p, tb_error *err)
 
 /* ---- the walk ---- */
 
-/* Apply a queued record that is not a sample. */
-static void apply(tb_sperf *p, const sp_ent *e)
+/* Apply a queued record that is not a sample (r: its k->size bytes). */
+static void apply(tb_sperf *p, const sp_key *k, const uint8_t *r)
 {
 	int be = p->f->big_endian;
-	const uint8_t *r = e->rec ? e->rec : p->spill + e->spill;
-	switch (e->type) {
+	switch (k->type) {
 	case TB_PERF_RECORD_COMM:
-		if (e->size >= 17) {
-			size_t n = 0, max = e->size - 16u;
+		if (k->size >= 17) {
+			size_t n = 0, max = k->size - 16u;
 			while (n < max && r[16 + n])
 				n++;
 			(void)comm_set(p, tb_load32(r + 12, be), (const char *)r + 16, n, 1);
 		}
 		break;
 	case TB_PERF_RECORD_FORK:
-		if (e->size >= 24) {
+		if (k->size >= 24) {
 			/* the child is named as its parent until it sets its own */
 			const sp_comm *c = comm_find(p, tb_load32(r + 20, be));
 			if (c && c->known)
@@ -976,11 +974,11 @@ static void apply(tb_sperf *p, const sp_ent *e)
 		}
 		break;
 	case TB_PERF_RECORD_LOST:
-		if (e->size >= 24)
+		if (k->size >= 24)
 			p->missed += (int64_t)(tb_load64(r + 16, be) & INT64_MAX);
 		break;
 	case TB_PERF_RECORD_LOST_SAMPLES:
-		if (e->size >= 16)
+		if (k->size >= 16)
 			p->missed += (int64_t)(tb_load64(r + 8, be) & INT64_MAX);
 		break;
 	default:
@@ -1032,9 +1030,9 @@ tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err)
 			return st;
 	}
 	for (;;) {
-		const sp_ent *e;
 		const sp_key *k;
 		const uint8_t *rec;
+		sp_smp sm;
 		tb_status st;
 		if (p->ready == p->nready) {
 			if (p->eof)
@@ -1044,31 +1042,30 @@ tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err)
 			continue;
 		}
 		k = &p->k[p->ready++];
-		e = &p->q[k->ent];
-		p->freel[p->nfree++] = k->ent; /* free from the next round on */
-		if (e->type != TB_PERF_RECORD_SAMPLE) {
-			apply(p, e);
+		rec = key_rec(p, k);
+		if (k->type != TB_PERF_RECORD_SAMPLE) {
+			apply(p, k, rec);
 			continue;
 		}
-		rec = e->rec ? e->rec : p->spill + e->spill;
+		given_sample(p, k, rec, &sm);
 		/* every field set here or by sample_comm: no memset */
-		it->cpu = e->s.has_cpu ? e->s.cpu : 0;
+		it->cpu = sm.has_cpu ? sm.cpu : 0;
 		it->ts = k->ts;
-		it->raw = e->s.raw_len ? rec + e->s.raw_at : NULL;
-		it->raw_len = e->s.raw_len;
+		it->raw = sm.raw_len ? rec + sm.raw_at : NULL;
+		it->raw_len = sm.raw_len;
 		it->missed = p->missed;
 		p->missed = 0;
-		it->ps.pid = e->s.has_tid ? (int32_t)e->s.pid : -1;
-		it->ps.tid = e->s.has_tid ? (int32_t)e->s.tid : -1;
-		it->ps.period = e->s.period;
-		it->ps.ip = e->s.ip;
-		it->ps.attr = e->attr;
-		it->ps.system = p->names[e->attr].sys;
-		it->ps.name = p->names[e->attr].name;
-		it->ps.callchain.ptr = e->s.chain_n ? rec + e->s.chain_at : NULL;
-		it->ps.callchain.n = e->s.chain_n;
+		it->ps.pid = sm.has_tid ? (int32_t)sm.pid : -1;
+		it->ps.tid = sm.has_tid ? (int32_t)sm.tid : -1;
+		it->ps.period = sm.period;
+		it->ps.ip = sm.ip;
+		it->ps.attr = k->attr;
+		it->ps.system = p->names[k->attr].sys;
+		it->ps.name = p->names[k->attr].name;
+		it->ps.callchain.ptr = sm.chain_n ? rec + sm.chain_at : NULL;
+		it->ps.callchain.n = sm.chain_n;
 		it->ps.callchain.big_endian = p->f->big_endian;
-		it->ps.offset = e->off;
+		it->ps.offset = key_offset(p, k);
 		sample_comm(p, it);
 		return TB_OK;
 	}

@@ -922,6 +922,56 @@ START_TEST(sample_layouts)
 }
 END_TEST
 
+/* The caller's bytes changed under the walk (a file written while it is
+ * mapped) after a round was queued: the changed sample comes without
+ * fields it no longer holds, never read past its record (ASan watches). */
+static void changed_walk(uint64_t t)
+{
+	pw d, c;
+	pw_attr a;
+	zr_src z;
+	tb_session *s;
+	tb_session_event ev;
+	tb_perf_iter it;
+	tb_perf_record r;
+	tb_error e;
+	int i;
+	zr_load(&z);
+	pw_init(&d, 0);
+	lay_sample(&d, t, &z, 0, 0, 0);
+	lay_sample(&d, t, &z, 0, 0, 0);
+	memset(&a, 0, sizeof(a));
+	a.type = 2;
+	a.size = 64;
+	a.config = z.config;
+	a.sample_type = t;
+	pw_init(&c, 0);
+	zr_file(&c, &a, &z, &d);
+	ck_assert_int_eq(open_perf(&s, c.b, c.len, 0, &e), TB_OK);
+	ck_assert_int_eq(tb_session_next(s, &ev, &e), TB_OK);
+	ck_assert_uint_eq(ev.len, z.raw_len);
+	/* the second sample's RAW size, past its record */
+	ck_assert_int_eq(tb_perf_records_begin(&it, tb_session_perf(s), &e), TB_OK);
+	for (i = 0; i < 2;)
+		if (tb_perf_record_next(&it, &r, &e) == TB_OK && r.type == TB_PERF_RECORD_SAMPLE)
+			i++;
+	memset(c.b + r.offset + 8 + 5 * 8, 0xff, 4);
+	ck_assert_int_eq(tb_session_next(s, &ev, &e), TB_OK);
+	ck_assert_uint_eq(ev.len, 0);
+	ck_assert_int_eq(tb_session_next(s, &ev, &e), TB_END);
+	tb_session_close(s);
+	pw_free(&c);
+	pw_free(&d);
+	free(z.file);
+}
+
+START_TEST(bytes_changed_under_walk)
+{
+	changed_walk(LAY_TYPE);                        /* read at its offsets */
+	changed_walk(LAY_TYPE | TB_PERF_SAMPLE_WEIGHT); /* by the general parser */
+}
+END_TEST
+
 /* The session reads its samples unparsed, through a tb_perf of its own:
  * the one tb_session_perf gives still parses them for a walk of its own. */
 START_TEST(session_perf_walk_parses)
@@ -1080,6 +1130,7 @@ Suite *tb_suite_perfsession(void)
 	tcase_add_test(tc, json_values);
 	tcase_add_test(tc, budget);
 	tcase_add_test(tc, sample_layouts);
+	tcase_add_test(tc, bytes_changed_under_walk);
 	tcase_add_test(tc, session_perf_walk_parses);
 	tcase_add_test(tc, zstd_capture);
 	tcase_add_test(tc, pipe_every_prefix);
