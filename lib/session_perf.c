@@ -1140,6 +1140,15 @@ static int head_is(const struct tb_sperf_head_task *k, const char *comm, size_t 
 	       same16(k->comm, comm, comm_len);
 }
 
+/* A kept head's 48 bytes, in 16-byte moves (a 48-byte memcpy became a
+ * `rep movsl` with gcc -O2: a fifth of the head's time on AMD). */
+static void copy48(char *d, const char *s)
+{
+	tb_copy16(d, s, 16);
+	tb_copy16(d + 16, s + 16, 16);
+	tb_copy16(d + 32, s + 32, 16);
+}
+
 /* "comm tid [cpu] " at q (the room holds 48 and more): returns its end.
  * Kept in hc for the next lines of the same task on its CPU (compared by
  * its bytes: a comm's storage may be another's later), in the way of the
@@ -1154,7 +1163,7 @@ static char *head_task(tb_sperf_head *hc, const char *comm, size_t comm_len, int
 	for (unsigned i = 0; i < 2; i++)
 		if (head_is(&k[i], comm, comm_len, tid, cpu)) {
 			*older = (uint8_t)(i ^ 1u);
-			memcpy(q, k[i].text, sizeof(k[i].text));
+			copy48(q, k[i].text);
 			return q + k[i].len;
 		}
 	k += *older;
@@ -1173,7 +1182,7 @@ static char *head_task(tb_sperf_head *hc, const char *comm, size_t comm_len, int
 	q += n;
 	q = tb_put_cpu_col(q, cpu);
 	/* at most 16 + 1 + 10 + 7 = 34 bytes */
-	memcpy(k->text, b, sizeof(k->text));
+	copy48(k->text, b);
 	tb_copy16(k->comm, comm, comm_len);
 	k->len = (uint8_t)(q - b);
 	k->tid = tid;
