@@ -172,24 +172,6 @@ int tb_input_load(const char *path, tb_input *in, int keep_fd, size_t max_read)
 	return rc;
 }
 
-/* A file that fits well in memory is mapped with its pages at once: one
- * pass instead of a page fault every few pages (a report reads all of it;
- * on a 284 MB perf.data the faults were a tenth of the CPU time).  A larger
- * one is faulted in as it is read, so that memory stays the kernel's. */
-#define POPULATE_MAX ((off_t)1 << 30)
-static int populate_flag(off_t size)
-{
-#ifdef MAP_POPULATE
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	if (size <= POPULATE_MAX && pages > 0 && page > 0 &&
-	    (uint64_t)size <= (uint64_t)pages / 8 * (uint64_t)page)
-		return MAP_POPULATE;
-#else
-	(void)size;
-#endif
-	return 0;
-}
-
 int tb_input_map(int fd, tb_input *in, int keep_fd)
 {
 	struct stat st;
@@ -211,8 +193,7 @@ int tb_input_map(int fd, tb_input *in, int keep_fd)
 		errno = EFBIG;
 		return -1;
 	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | populate_flag(st.st_size), fd,
-		 0);
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (p == MAP_FAILED)
 		return 1;
 	if (keep_fd)
