@@ -150,10 +150,10 @@ void tb_host_source_bytes(tb_session_source *src, const uint8_t *data, size_t le
 	if (tb_perf_probe(data, len)) {
 		src->perf = data;
 		src->perf_len = len;
-		return;
+	} else {
+		src->dat = data;
+		src->dat_len = len;
 	}
-	src->dat = data;
-	src->dat_len = len;
 	if (fd >= 0) {
 		src->read = tb_file_pread;
 		src->read_ctx = (void *)(intptr_t)fd;

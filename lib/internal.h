@@ -57,6 +57,32 @@ static inline size_t tb_region_len(const void *p, size_t n)
 struct tb_perf;
 void tb_perf_samples_unparsed_(struct tb_perf *f);
 
+/* perfdata.c, for the session's walk of a file: the SAMPLE records from
+ * the iterator's place on, read straight (no record struct, no call
+ * each), up to max of them: each one's offset, size and attr index.  It
+ * stops before any other record, a sample whose attr it does not find or
+ * whose header is unsound, the section's end, a sticky error or a
+ * decompressor's bytes: tb_perf_record_next takes that one, with its
+ * checks and errors.  Returns how many it read (the iterator is past
+ * them). */
+typedef struct tb_perf_sample_ref_ {
+	uint64_t offset;
+	uint32_t attr;
+	uint16_t size;
+} tb_perf_sample_ref_;
+struct tb_perf_iter;
+size_t tb_perf_scan_samples_(struct tb_perf_iter *it, tb_perf_sample_ref_ *out, size_t max);
+
+/* perfdata.c, for the session's walk of a file read through a buffer:
+ * the record of data-section offset `offset` at d (its header checked:
+ * size bytes), as tb_perf_record_next gives it from the file.  *sticky
+ * set when its fault ends the walk (a record followed by data, too short
+ * to say how much). */
+struct tb_perf_record;
+tb_status tb_perf_buffer_record_(const struct tb_perf *f, const uint8_t *d, uint16_t size,
+				 uint64_t offset, struct tb_perf_record *rec, int *sticky,
+				 tb_error *err);
+
 /* The feed rule of the pull decoders (pmclog, perf.data streams): new
  * bytes only once the last ones are used up, never after close; the
  * caller's buffer is read in place. */

@@ -1381,6 +1381,47 @@ static tb_status file_record(tb_perf_iter *it, tb_perf_record *rec, tb_error *er
 	return st;
 }
 
+size_t tb_perf_scan_samples_(tb_perf_iter *it, tb_perf_sample_ref_ *out, size_t max)
+{
+	const tb_perf *f = it->f;
+	int be = f->big_endian;
+	size_t n = 0;
+	/* the section as far as the file holds it (past that, the general
+	 * walk says where it is cut) */
+	uint64_t end = it->end < f->len ? it->end : f->len;
+	if (it->sticky != TB_OK || it->z.active || inflate_left(&it->z))
+		return 0; /* (decompressed bytes come first) */
+	while (n < max && it->pos < end && end - it->pos >= REC_HDR) {
+		const uint8_t *d = f->file + (size_t)it->pos;
+		uint16_t size = tb_load16(d + 6, be);
+		const tb_perf_attr *a;
+		tb_reader r;
+		if (tb_load32(d, be) != TB_PERF_RECORD_SAMPLE || size < REC_HDR ||
+		    size > end - it->pos)
+			break;
+		tb_rd_init(&r, d, size, be);
+		if (!(a = record_attr(f, &r, 1)))
+			break;
+		out[n].offset = it->pos;
+		out[n].attr = (uint32_t)(a - f->attrs);
+		out[n].size = size;
+		n++;
+		it->pos += size;
+		it->count++;
+	}
+	return n;
+}
+
+tb_status tb_perf_buffer_record_(const tb_perf *f, const uint8_t *d, uint16_t size,
+				 uint64_t offset, tb_perf_record *rec, int *sticky, tb_error *err)
+{
+	tb_status st = parse_record(f, d, size, offset, rec, err);
+	*sticky = st != TB_OK && follows_data(rec->type);
+	if (*sticky)
+		return fail(err, st, offset, "record with data after it is too short to say how much");
+	return st;
+}
+
 /* The next record out of the COMPRESSED ones drained (TB_END: none).
  * Out of line: its locals would cost every record's call a stack guard. */
 static TB_NOINLINE tb_status iter_inflated(tb_perf_iter *it, tb_perf_record *rec, tb_error *err)

@@ -828,6 +828,8 @@ static tb_status open_perf(tb_session *s, tb_error *err)
 	if ((st = tb_sperf_open(&s->perf, s->src.perf, s->src.perf_len, &m, &tr, &trn, err)) !=
 	    TB_OK)
 		return st;
+	if (s->src.read)
+		tb_sperf_read_through(s->perf, s->src.read, s->src.read_ctx);
 	s->info.is_perf = 1;
 	s->info.long_size = 8;
 	if (trn) {

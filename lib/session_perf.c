@@ -22,6 +22,13 @@
 #define SP_MAX_CPUS 4096u        /* CPUs counted in the stats */
 #define SP_QUEUE_MIN 1024u       /* first queue entries */
 #define SP_STORAGE_ROUNDS 24u    /* attr / id / tracing storage rounds */
+#define SP_SCAN 64u              /* samples of a file read in one scan */
+#define SP_RING_MIN ((size_t)64 << 10) /* first read-through buffer */
+
+/* Where a queued record is: its offset in the input, in the spill
+ * buffer, or, of a file read through, in the file (in the ring). */
+enum { SP_AT_INPUT, SP_AT_SPILL, SP_AT_RING };
+#define SP_LOC(off, at) ((uint64_t)(off) << 2 | (at))
 
 /* What the walk shows of a sample, read from its record when it is
  * given (spans as offsets in the record: a record is at most 64 KiB). */
@@ -41,7 +48,7 @@ typedef struct sp_smp {
  * order, costs the caches far less than a copy of its fields would. */
 typedef struct sp_key {
 	uint64_t ts, seq;            /* the order: time, then arrival */
-	uint64_t loc;                /* input offset << 1, or spill offset << 1 | 1 */
+	uint64_t loc;                /* offset << 2 | where (SP_AT_...) */
 	uint32_t attr;               /* a sample's attr index (else UINT32_MAX) */
 	uint16_t size, type;         /* the record's header */
 } sp_key;
@@ -105,6 +112,21 @@ struct tb_sperf {
 	uint64_t next_flush, max_ts;
 	int eof;
 	int started;                 /* walk_start ran */
+	tb_perf_sample_ref_ scan[SP_SCAN]; /* a file's samples read straight: */
+	size_t iscan, nscan;         /* [iscan..nscan) still to queue */
+
+	/* A file's data section read through the caller's read function
+	 * into a buffer used again and again (tb_sperf_read_through), not
+	 * touched in the mapping: the queued records' bytes stay in it. */
+	tb_dat_read_fn rd;
+	void *rd_ctx;
+	int ring_on;                 /* this walk reads through it */
+	uint8_t *ring;
+	size_t ring_cap;
+	uint64_t ring_base, ring_end; /* the file bytes [base, end) at ring[0] */
+	uint64_t rpos, rlim;         /* the next record, the section's end */
+	tb_status rsticky;           /* what ended the walk (TB_OK: none) */
+	tb_error rerr;
 	uint64_t seq;                /* records queued so far */
 
 	tb_session_perf_inflater z;  /* COMPRESSED records (fn NULL: refused) */
@@ -274,6 +296,13 @@ static tb_status walk_start(tb_sperf *p, tb_error *err)
 	}
 	p->nq = p->ready = p->nready = p->nruns = p->kbeg = 0;
 	p->next_flush = p->max_ts = 0;
+	p->iscan = p->nscan = 0;
+	/* read through: a file without COMPRESSED records (their stream
+	 * is drained from the mapping) */
+	p->ring_on = p->rd && !p->pipe && !tb_perf_has_feature(p->f, TB_PERF_FEAT_COMPRESSED);
+	p->ring_base = p->ring_end = p->rpos = p->f->data.offset;
+	p->rlim = p->f->data.offset + p->f->data.size;
+	p->rsticky = TB_OK;
 	p->eof = 0;
 	p->started = 1;
 	p->seq = 0;
@@ -358,6 +387,7 @@ void tb_sperf_close(tb_sperf *p)
 	na = p->st.attrs_cap ? p->st.attrs_cap : 1;
 	put(p, p->spill, p->spill_cap);
 	put(p, p->spill2, p->spill2_cap);
+	put(p, p->ring, p->ring_cap);
 	put(p, p->window, p->window_cap);
 	put(p, p->comms, p->comm_cap * sizeof(sp_comm));
 	while (p->pool) {
@@ -391,6 +421,13 @@ tb_status tb_sperf_decompress(tb_sperf *p, const tb_session_perf_inflater *z, tb
 	p->window_cap = cap;
 	p->z = *z;
 	return walk_start(p, err);
+}
+
+void tb_sperf_read_through(tb_sperf *p, tb_dat_read_fn rd, void *ctx)
+{
+	p->rd = rd;
+	p->rd_ctx = ctx;
+	p->started = 0; /* the next walk starts with it */
 }
 
 tb_status tb_sperf_rewind(tb_sperf *p)
@@ -584,21 +621,29 @@ static void queue_free(tb_sperf *p)
 /* Where a queued record's bytes are. */
 static const uint8_t *key_rec(const tb_sperf *p, const sp_key *k)
 {
-	return (k->loc & 1 ? p->spill : p->data) + (k->loc >> 1);
+	uint64_t off = k->loc >> 2;
+	switch (k->loc & 3) {
+	case SP_AT_SPILL:
+		return p->spill + off;
+	case SP_AT_RING: /* (ring_need keeps every queued record's bytes) */
+		return p->ring + (off - p->ring_base);
+	default:
+		return p->data + off;
+	}
 }
 
 /* A queued record's offset: its own, or its COMPRESSED record's. */
 static uint64_t key_offset(const tb_sperf *p, const sp_key *k)
 {
-	uint64_t off = k->loc >> 1;
-	if (k->loc & 1)
+	uint64_t off = k->loc >> 2;
+	if ((k->loc & 3) == SP_AT_SPILL)
 		memcpy(&off, p->spill + off - 8, 8);
 	return off;
 }
 
 /* A decompressed record copied to the spill buffer (doubled as needed),
  * after the offset of its COMPRESSED record. */
-static int spill_put(tb_sperf *p, sp_key *k, const uint8_t *rec, size_t n, uint64_t off)
+static int spill_put(tb_sperf *p, uint64_t *loc, const uint8_t *rec, size_t n, uint64_t off)
 {
 	n += 8;
 	if (n > p->spill_cap - p->spill_used) {
@@ -617,7 +662,7 @@ static int spill_put(tb_sperf *p, sp_key *k, const uint8_t *rec, size_t n, uint6
 	}
 	memcpy(p->spill + p->spill_used, &off, 8);
 	memcpy(p->spill + p->spill_used + 8, rec, n - 8);
-	k->loc = (uint64_t)(p->spill_used + 8) << 1 | 1u;
+	*loc = SP_LOC(p->spill_used + 8, SP_AT_SPILL);
 	p->spill_used += n;
 	return 0;
 }
@@ -638,10 +683,10 @@ static int spill_compact(tb_sperf *p)
 	}
 	for (i = p->kbeg; i < p->nq; i++) {
 		sp_key *k = &p->k[i];
-		if (!(k->loc & 1))
+		if ((k->loc & 3) != SP_AT_SPILL)
 			continue;
-		memcpy(p->spill2 + w, p->spill + (k->loc >> 1) - 8, 8u + k->size);
-		k->loc = (uint64_t)(w + 8) << 1 | 1u;
+		memcpy(p->spill2 + w, p->spill + (k->loc >> 2) - 8, 8u + k->size);
+		k->loc = SP_LOC(w + 8, SP_AT_SPILL);
 		w += 8u + k->size;
 	}
 	b = p->spill;
@@ -711,29 +756,42 @@ static int queue_grow(tb_sperf *p)
 	return 0;
 }
 
-static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts)
+/* A record of time ts at the queue's end (loc: where it is).  -1: no
+ * memory for it. */
+static int queue_add(tb_sperf *p, uint64_t ts, uint64_t loc, uint32_t attr, uint16_t size,
+		     uint16_t type)
 {
 	sp_key *k;
 	if (p->nq == p->qcap && queue_grow(p) != 0)
 		return -1;
 	k = &p->k[p->nq];
-	if (!r->decompressed) /* (a record not decompressed lies in the input) */
-		k->loc = (uint64_t)(r->data.ptr - p->data) << 1;
-	else if (spill_put(p, k, r->data.ptr, r->size, r->offset) != 0)
-		return -1;
 	/* a new run where it goes back in time (its arrival is the latest) */
 	if (p->nq > p->kbeg && ts < k[-1].ts)
 		p->run[p->nruns++] = (uint32_t)p->nq;
 	p->nq++;
 	k->ts = ts;
 	k->seq = p->seq++;
-	k->size = r->size;
-	k->type = (uint16_t)r->type;
-	k->attr = r->attr ? (uint32_t)(r->attr - p->f->attrs) : UINT32_MAX;
+	k->loc = loc;
+	k->attr = attr;
+	k->size = size;
+	k->type = type;
 	if (ts > p->max_ts)
 		p->max_ts = ts;
 	return 0;
 }
+
+static int queue_push(tb_sperf *p, const tb_perf_record *r, uint64_t ts)
+{
+	uint64_t loc;
+	if (!r->decompressed) /* (a record not decompressed lies in the input) */
+		loc = p->ring_on ? SP_LOC(r->offset, SP_AT_RING)
+				 : SP_LOC(r->data.ptr - p->data, SP_AT_INPUT);
+	else if (spill_put(p, &loc, r->data.ptr, r->size, r->offset) != 0)
+		return -1;
+	return queue_add(p, ts, loc, r->attr ? (uint32_t)(r->attr - p->f->attrs) : UINT32_MAX,
+			 r->size, (uint16_t)r->type);
+}
+
 /* The queue sorted by (time, arrival).  A round is each CPU's records in
  * time order, one CPU after the other, after what the last round left
  * (sorted): its few runs, noted as they came, are merged in pairs in a
@@ -907,6 +965,166 @@ static void given_sample(tb_sperf *p, const sp_key *k, const uint8_t *rec, sp_sm
 	keep_sample(sm, &s, rec);
 }
 
+/* A sample the layout cannot read: the general parser's checks and
+ * time (out of line: its sample struct would cost every call a large
+ * frame). */
+static TB_NOINLINE tb_status parse_scanned(tb_sperf *p, const tb_perf_sample_ref_ *r,
+					   uint64_t *ts, tb_error *err)
+{
+	tb_perf_sample s;
+	tb_status st = tb_perf_parse_sample(p->f, &p->f->attrs[r->attr], p->data + r->offset,
+					    r->size, r->offset, &s, err);
+	if (st == TB_OK && (s.present & TB_PERF_SAMPLE_TIME))
+		*ts = s.time;
+	return st;
+}
+
+/* A sample the scan read, checked whole as the walk's are, queued. */
+static tb_status queue_scanned(tb_sperf *p, const tb_perf_sample_ref_ *r, tb_error *err)
+{
+	sp_layout *l = &p->lay[r->attr];
+	uint64_t ts = p->max_ts; /* without a time, among the latest */
+	sp_smp sm;
+	tb_status st;
+	if (!l->made)
+		layout_make(l, p->f->attrs[r->attr].sample_type);
+	if (!fast_sample(l, p->f->big_endian, p->data + r->offset, r->size, &sm, &ts) &&
+	    (st = parse_scanned(p, r, &ts, err)) != TB_OK)
+		return st;
+	if (queue_add(p, ts, SP_LOC(r->offset, SP_AT_INPUT), r->attr, r->size,
+		      TB_PERF_RECORD_SAMPLE) != 0)
+		return tb_fail(err, TB_ERR_NO_SPACE, r->offset, "no memory for the records of one round");
+	return TB_OK;
+}
+
+/* ---- a file read through ---- */
+
+/* Has the walk met a fault that ends it? */
+static int walk_ended(const tb_sperf *p)
+{
+	return p->pipe ? p->ps->sticky != TB_OK : p->ring_on ? p->rsticky != TB_OK : p->it.sticky != TB_OK;
+}
+
+/* The file's bytes [rpos, rpos + n) in the ring (n <= rlim - rpos): 0,
+ * or -1 without memory for them, -2 when the read function fails.  What
+ * the queued records hold stays; the bytes before them go, and the ring
+ * grows only when they fill it. */
+static int ring_need(tb_sperf *p, size_t n)
+{
+	uint64_t keep = p->rpos;
+	size_t i, live, want, len;
+	if (p->rpos + n <= p->ring_end)
+		return 0;
+	for (i = p->kbeg; i < p->nq; i++)
+		if ((p->k[i].loc & 3) == SP_AT_RING && (p->k[i].loc >> 2) < keep)
+			keep = p->k[i].loc >> 2;
+	live = (size_t)(p->ring_end - keep);
+	if (live)
+		memmove(p->ring, p->ring + (keep - p->ring_base), live);
+	p->ring_base = keep;
+	want = (size_t)(p->rpos + n - keep);
+	/* grown when what stays takes half of it: each read fills at least
+	 * half (the ring ends near twice the bytes of a round) */
+	if (want > p->ring_cap || live > p->ring_cap / 2) {
+		size_t cap = p->ring_cap ? p->ring_cap * 2 : SP_RING_MIN;
+		uint8_t *b;
+		while (cap < want)
+			cap *= 2; /* (want: a round's bytes, and less than the file) */
+		if (!(b = get(p, cap)))
+			return -1;
+		if (live)
+			memcpy(b, p->ring, live);
+		put(p, p->ring, p->ring_cap);
+		p->ring = b;
+		p->ring_cap = cap;
+	}
+	/* as much as the ring holds, in one read */
+	len = p->ring_cap - live;
+	if (len > p->rlim - p->ring_end)
+		len = (size_t)(p->rlim - p->ring_end);
+	if (p->rd(p->rd_ctx, p->ring_end, p->ring + live, len) != 0) {
+		/* (a file cut since: what this record needs may still be there) */
+		len = (size_t)(p->rpos + n - p->ring_end);
+		if (p->rd(p->rd_ctx, p->ring_end, p->ring + live, len) != 0)
+			return -2;
+	}
+	p->ring_end += len;
+	return 0;
+}
+
+static tb_status ring_stop(tb_sperf *p, tb_status st, uint64_t off, const char *what,
+			   tb_error *err)
+{
+	p->rsticky = tb_fail(&p->rerr, st, off, what);
+	return tb_fail(err, st, off, what);
+}
+
+/* ring_need's failure rc, where the walk is. */
+static tb_status ring_lost(tb_sperf *p, int rc, tb_error *err)
+{
+	return rc == -1 ? ring_stop(p, TB_ERR_NO_SPACE, p->rpos,
+				    "no memory for the records of one round", err)
+			: ring_stop(p, TB_ERR_TRUNCATED, p->rpos,
+				    "perf.data records that could not be read", err);
+}
+
+/* The next record of the data section through the ring: as
+ * tb_perf_record_next gives it from the mapping. */
+static tb_status ring_record(tb_sperf *p, tb_perf_record *r, tb_error *err)
+{
+	const uint8_t *d;
+	uint16_t size;
+	int sticky, rc;
+	tb_status st;
+	tb_error e;
+	if (p->rsticky != TB_OK) {
+		if (err)
+			*err = p->rerr;
+		return p->rsticky;
+	}
+	if (p->rpos >= p->rlim)
+		return TB_END;
+	if (p->rlim - p->rpos < 8)
+		return ring_stop(p, TB_ERR_TRUNCATED, p->rpos, "record header cut short", err);
+	if ((rc = ring_need(p, 8)) != 0)
+		return ring_lost(p, rc, err);
+	d = p->ring + (p->rpos - p->ring_base);
+	size = tb_load16(d + 6, p->f->big_endian);
+	if (tb_load32(d, p->f->big_endian) == TB_PERF_RECORD_COMPRESSED ||
+	    tb_load32(d, p->f->big_endian) == TB_PERF_RECORD_COMPRESSED2) {
+		/* (a file whose header did not say so) its zstd stream is
+		 * drained from the mapping, from here on: the ring keeps what
+		 * it holds */
+		p->ring_on = 0;
+		p->it.pos = p->rpos;
+		return tb_perf_record_next(&p->it, r, err);
+	}
+	if (size < 8)
+		return ring_stop(p, TB_ERR_LENGTH, p->rpos + 6, "record size below its 8-byte header",
+				 err);
+	if (size > p->rlim - p->rpos)
+		return ring_stop(p, TB_ERR_TRUNCATED, p->rpos,
+				 "record runs past the end of its section", err);
+	if ((rc = ring_need(p, size)) != 0)
+		return ring_lost(p, rc, err);
+	d = p->ring + (p->rpos - p->ring_base);
+	st = tb_perf_buffer_record_(&p->walkf, d, size, p->rpos, r, &sticky, &e);
+	if (sticky)
+		return ring_stop(p, st, e.offset, e.what, err);
+	if (st != TB_OK && err)
+		*err = e;
+	p->rpos += size;
+	if (st == TB_OK && r->extra_len) { /* AUXTRACE's data follows it */
+		if (r->extra_len > p->rlim - p->rpos)
+			return ring_stop(p, TB_ERR_TRUNCATED, r->offset,
+					 "data following the record runs past the data section", err);
+		p->rpos += r->extra_len;
+		r->extra.ptr = NULL; /* (not kept: the walk does not show it) */
+		r->extra.len = 0;
+	}
+	return st;
+}
+
 /* Read the next round into the queue (after what the last one left). */
 static tb_status read_round(tb_sperf *p, tb_error *err)
 {
@@ -918,10 +1136,22 @@ static tb_status read_round(tb_sperf *p, tb_error *err)
 	if (p->spill_used && spill_compact(p) != 0)
 		return tb_fail(err, TB_ERR_NO_SPACE, 0, "no memory for the decompressed records");
 	for (;;) {
-		tb_status st = p->pipe ? tb_perf_stream_next(p->ps, &r, err)
-				       : tb_perf_record_next(&p->it, &r, err);
+		tb_status st;
 		uint64_t ts;
-		if (st == TB_END || (st != TB_OK && (p->pipe ? p->ps->sticky : p->it.sticky))) {
+		if (p->iscan < p->nscan) {
+			if ((st = queue_scanned(p, &p->scan[p->iscan++], err)) != TB_OK)
+				return st; /* that record only */
+			continue;
+		}
+		if (!p->pipe && !p->ring_on &&
+		    (p->nscan = tb_perf_scan_samples_(&p->it, p->scan, SP_SCAN))) {
+			p->iscan = 0;
+			continue;
+		}
+		st = p->pipe	  ? tb_perf_stream_next(p->ps, &r, err)
+		     : p->ring_on ? ring_record(p, &r, err)
+				  : tb_perf_record_next(&p->it, &r, err);
+		if (st == TB_END || (st != TB_OK && walk_ended(p))) {
 			p->eof = 1;
 			queue_flush(p, UINT64_MAX);
 			return st == TB_END ? TB_OK : st;

@@ -47,6 +47,10 @@ void tb_sperf_name(tb_sperf *p, int (*fmt)(void *ctx, uint64_t id, tb_span *sys,
  * next call goes on), TB_ERR_BUDGET / TB_ERR_NO_SPACE for the queue. */
 tb_status tb_sperf_next(tb_sperf *p, tb_sperf_item *it, tb_error *err);
 tb_status tb_sperf_rewind(tb_sperf *p);
+/* A file's data section read through rd (tracedat.h's read function)
+ * into a buffer of its own from the next walk on, not from the mapping
+ * (a pipe, or a file with COMPRESSED records, is still read in place). */
+void tb_sperf_read_through(tb_sperf *p, tb_dat_read_fn rd, void *ctx);
 /* COMPRESSED records through z from now on (the walk starts again). */
 tb_status tb_sperf_decompress(tb_sperf *p, const tb_session_perf_inflater *z, tb_error *err);
 

@@ -922,6 +922,142 @@ START_TEST(sample_layouts)
 }
 END_TEST
 
+/* A file in memory read through a read function, as the CLI's pread:
+ * the reads counted; one past `cut` fails (a file cut while read). */
+typedef struct mem_file {
+	const uint8_t *b;
+	size_t cut, reads;
+} mem_file;
+
+static int mem_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	mem_file *m = ctx;
+	m->reads++;
+	if (off > m->cut || len > m->cut - off)
+		return -1;
+	memcpy(buf, m->b + off, len);
+	return 0;
+}
+
+static tb_status open_perf_read(tb_session **s, const uint8_t *b, size_t n, uint64_t cap,
+				mem_file *m, tb_error *e)
+{
+	tb_session_source src;
+	memset(&src, 0, sizeof(src));
+	src.perf = b;
+	src.perf_len = n;
+	src.read = mem_read;
+	src.read_ctx = m;
+	m->b = b;
+	m->cut = m->cut ? m->cut : n;
+	m->reads = 0;
+	return tb_session_open_budget(s, &src, NULL, &tb_heap_mem, cap, NULL, e);
+}
+
+/* Lines of a capture walked from memory (w), and read through m. */
+static void walk_both(const uint8_t *b, size_t n, uint64_t cap, mem_file *m, walk *w,
+		      walk *r)
+{
+	tb_session *s;
+	tb_error e;
+	ck_assert_int_eq(open_perf(&s, b, n, 0, &e), TB_OK);
+	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, w);
+	tb_session_close(s);
+	ck_assert_int_eq(open_perf_read(&s, b, n, cap, m, &e), TB_OK);
+	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, r);
+	tb_session_close(s);
+}
+
+/* A file's data section read through a buffer used again (64 KiB first,
+ * grown to what a round and the next hold) gives the lines the mapping
+ * gives; a pipe stream, and a -z file, are read in place. */
+START_TEST(read_through)
+{
+	static const struct {
+		const char *file;
+		size_t min_reads, max_reads;
+	} c[] = {
+		{ "sched.data", 3, 64 },  /* 175 KB: the ring slides and grows */
+		{ "lost.data", 3, 64 },   { "schedg.data", 1, 64 }, { "wide.data", 1, 64 },
+		{ "small.data", 1, 1 },   /* one read: the whole section */
+		{ "schedz.data", 0, 0 },  /* COMPRESSED: from the mapping */
+		{ "pipe.data", 0, 0 },
+	};
+	size_t i, n;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		uint8_t *b = load(c[i].file, &n);
+		mem_file m = { 0 };
+		walk w, r;
+		walk_both(b, n, 0, &m, &w, &r);
+		ck_assert_uint_eq(r.events, w.events);
+		ck_assert_uint_eq(r.errors, w.errors);
+		ck_assert_str_eq(r.text, w.text);
+		ck_assert_msg(m.reads >= c[i].min_reads && m.reads <= c[i].max_reads,
+			      "%s: %zu reads", c[i].file, m.reads);
+		free(w.text);
+		free(r.text);
+		free(b);
+	}
+}
+END_TEST
+
+/* A file cut while it is read: the records before the cut, then one error
+ * where the read failed, the walk's last; a budget without room for the
+ * ring: refused, named.  A COMPRESSED record in a file whose header does
+ * not say so: its stream drained from the mapping from there on. */
+START_TEST(read_through_faults)
+{
+	size_t n;
+	uint8_t *b = load("sched.data", &n);
+	mem_file m = { 0 };
+	tb_session *s;
+	tb_session_need nd;
+	tb_error e;
+	walk w, r;
+	pw c;
+	m.cut = n / 2;
+	walk_both(b, n, 0, &m, &w, &r);
+	ck_assert_uint_eq(w.events, 898);
+	ck_assert_uint_gt(r.events, 300);
+	ck_assert_uint_lt(r.events, 898);
+	ck_assert_uint_eq(r.errors, 1);
+	ck_assert_uint_le(r.first_error, n / 2);
+	ck_assert_uint_gt(r.first_error, n / 2 - 512);
+	free(w.text);
+	free(r.text);
+	/* the queue and names fit 2 MiB (test budget), not with the ring in 40 KiB */
+	memset(&m, 0, sizeof(m));
+	ck_assert_int_eq(open_perf_read(&s, b, n, 40u << 10, &m, &e), TB_OK);
+	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, &r);
+	ck_assert_uint_eq(r.events, 0);
+	ck_assert_uint_ge(r.errors, 1);
+	tb_session_need_get(s, &nd);
+	ck_assert_ptr_nonnull(nd.refused);
+	free(r.text);
+	tb_session_close(s);
+	free(b);
+	if (tb_test_have_zstd()) {
+		tb_session_perf_inflater z;
+		void *zs = NULL;
+		zr_capture(&c, 3, 1, 0);
+		memset(&m, 0, sizeof(m));
+		ck_assert_int_eq(open_perf_read(&s, c.b, c.len, 0, &m, &e), TB_OK);
+		z.fn = tb_test_zstd_stream;
+		z.ctx = &zs;
+		z.reset = tb_test_zstd_stream_free;
+		ck_assert_int_eq(tb_session_perf_decompress(s, &z, &e), TB_OK);
+		walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, &r);
+		ck_assert_uint_eq(r.errors, 0);
+		ck_assert_uint_eq(r.events, 3 * 12);
+		ck_assert_uint_ge(m.reads, 1);
+		free(r.text);
+		tb_session_close(s);
+		tb_test_zstd_stream_free(&zs);
+		pw_free(&c);
+	}
+}
+END_TEST
+
 /* The caller's bytes changed under the walk (a file written while it is
  * mapped) after a round was queued: the changed sample comes without
  * fields it no longer holds, never read past its record (ASan watches). */
@@ -1131,6 +1267,8 @@ Suite *tb_suite_perfsession(void)
 	tcase_add_test(tc, budget);
 	tcase_add_test(tc, sample_layouts);
 	tcase_add_test(tc, bytes_changed_under_walk);
+	tcase_add_test(tc, read_through);
+	tcase_add_test(tc, read_through_faults);
 	tcase_add_test(tc, session_perf_walk_parses);
 	tcase_add_test(tc, zstd_capture);
 	tcase_add_test(tc, pipe_every_prefix);

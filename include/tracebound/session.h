@@ -118,7 +118,10 @@ typedef struct tb_session_source {
 	tb_dat_decompressor decompress;   /* fn NULL: compressed files fail */
 	tb_dat_read_fn read;       /* optional: uncompressed CPU data read through
 				      it (a few pages a time into the session's
-				      buffers) instead of from dat: tracedat.h */
+				      buffers) instead of from dat: tracedat.h;
+				      for a perf.data file (not a pipe stream,
+				      no COMPRESSED records), its data section
+				      into a buffer the walk uses again */
 	void *read_ctx;
 	const void *perf;          /* ... or a perf.data in memory (dat == NULL) */
 	size_t perf_len;
