@@ -20,7 +20,8 @@
  *   a call, as byte 0 says): the records inside lie in the window, at the
  *   offset of a COMPRESSED record already read, the same however split.
  * - the session over it (file or stream, with and without the copying
- *   decompressor): within a 4 MiB budget, every event's record offset
+ *   decompressor, from memory or read through a read function whose every
+ *   request lies inside the file): within a 4 MiB budget, every event's record offset
  *   inside the input and its RAW bytes inside the input or the session's
  *   memory, every line and JSON object rendered, the walk ending.
  */
@@ -358,8 +359,24 @@ static tb_status session_copy(void *ctx, const uint8_t *src, size_t src_len, siz
 	return TB_OK;
 }
 
-static void session_walk(const uint8_t *data, size_t size, int inflate)
+/* The session's read function over the input: what it asks lies inside
+ * the file (the data section's bytes: a promise, not only no crash). */
+typedef struct in_file {
+	const uint8_t *b;
+	size_t len;
+} in_file;
+
+static int in_read(void *ctx, uint64_t off, void *buf, size_t len)
 {
+	in_file *f = ctx;
+	TB_FUZZ_CHECK(off <= f->len && len <= f->len - off && len > 0);
+	memcpy(buf, f->b + off, len);
+	return 0;
+}
+
+static void session_walk(const uint8_t *data, size_t size, int inflate, int read_through)
+{
+	in_file f = { data, size };
 	static char line[1 << 16];
 	tb_session_options opt = { TB_SESSION_SKIP_DAMAGED, 0 };
 	tb_session_source src;
@@ -371,6 +388,10 @@ static void session_walk(const uint8_t *data, size_t size, int inflate)
 	memset(&src, 0, sizeof(src));
 	src.perf = data;
 	src.perf_len = size;
+	if (read_through) {
+		src.read = in_read;
+		src.read_ctx = &f;
+	}
 	if (tb_session_open_budget(&s, &src, &opt, &tb_heap_mem, 4u << 20, NULL, &e) != TB_OK)
 		return;
 	if (inflate) {
@@ -425,7 +446,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(copy, data, size);
 		file_mode(copy, size, &s, chunk);
 		session_chunk = chunk;
-		session_walk(copy, size, mode & 1);
+		session_walk(copy, size, mode & 1, (mode & 2) != 0);
 		free(copy);
 	}
 	for (pass = 0; pass < 2; pass++) {
