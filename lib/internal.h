@@ -72,6 +72,10 @@ typedef struct tb_perf_sample_ref_ {
 } tb_perf_sample_ref_;
 struct tb_perf_iter;
 size_t tb_perf_scan_samples_(struct tb_perf_iter *it, tb_perf_sample_ref_ *out, size_t max);
+/* The same over the whole records in d[0..len), the bytes at `offset` of
+ * the data section: *used, the bytes they take. */
+size_t tb_perf_scan_buffer_(const struct tb_perf *f, const uint8_t *d, size_t len,
+			    uint64_t offset, tb_perf_sample_ref_ *out, size_t max, size_t *used);
 
 /* perfdata.c, for the session's walk of a file read through a buffer:
  * the record of data-section offset `offset` at d (its header checked:

@@ -1381,34 +1381,44 @@ static tb_status file_record(tb_perf_iter *it, tb_perf_record *rec, tb_error *er
 	return st;
 }
 
-size_t tb_perf_scan_samples_(tb_perf_iter *it, tb_perf_sample_ref_ *out, size_t max)
+size_t tb_perf_scan_buffer_(const tb_perf *f, const uint8_t *d, size_t len, uint64_t offset,
+			    tb_perf_sample_ref_ *out, size_t max, size_t *used)
 {
-	const tb_perf *f = it->f;
 	int be = f->big_endian;
-	size_t n = 0;
-	/* the section as far as the file holds it (past that, the general
-	 * walk says where it is cut) */
-	uint64_t end = it->end < f->len ? it->end : f->len;
-	if (it->sticky != TB_OK || it->z.active || inflate_left(&it->z))
-		return 0; /* (decompressed bytes come first) */
-	while (n < max && it->pos < end && end - it->pos >= REC_HDR) {
-		const uint8_t *d = f->file + (size_t)it->pos;
-		uint16_t size = tb_load16(d + 6, be);
+	size_t n = 0, pos = 0;
+	while (n < max && len - pos >= REC_HDR) {
+		const uint8_t *h = d + pos;
+		uint16_t size = tb_load16(h + 6, be);
 		const tb_perf_attr *a;
 		tb_reader r;
-		if (tb_load32(d, be) != TB_PERF_RECORD_SAMPLE || size < REC_HDR ||
-		    size > end - it->pos)
+		if (tb_load32(h, be) != TB_PERF_RECORD_SAMPLE || size < REC_HDR || size > len - pos)
 			break;
-		tb_rd_init(&r, d, size, be);
+		tb_rd_init(&r, h, size, be);
 		if (!(a = record_attr(f, &r, 1)))
 			break;
-		out[n].offset = it->pos;
+		out[n].offset = offset + pos;
 		out[n].attr = (uint32_t)(a - f->attrs);
 		out[n].size = size;
 		n++;
-		it->pos += size;
-		it->count++;
+		pos += size;
 	}
+	*used = pos;
+	return n;
+}
+
+size_t tb_perf_scan_samples_(tb_perf_iter *it, tb_perf_sample_ref_ *out, size_t max)
+{
+	const tb_perf *f = it->f;
+	size_t n, used;
+	/* the section as far as the file holds it (past that, the general
+	 * walk says where it is cut) */
+	uint64_t end = it->end < f->len ? it->end : f->len;
+	if (it->sticky != TB_OK || it->z.active || inflate_left(&it->z) || it->pos >= end)
+		return 0; /* (decompressed bytes come first) */
+	n = tb_perf_scan_buffer_(f, f->file + (size_t)it->pos, (size_t)(end - it->pos), it->pos,
+				 out, max, &used);
+	it->pos += used;
+	it->count += n;
 	return n;
 }
 

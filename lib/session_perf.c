@@ -965,6 +965,12 @@ static void given_sample(tb_sperf *p, const sp_key *k, const uint8_t *rec, sp_sm
 	keep_sample(sm, &s, rec);
 }
 
+/* Where a scanned sample's bytes are (in the ring, or the input). */
+static const uint8_t *scanned_rec(const tb_sperf *p, const tb_perf_sample_ref_ *r)
+{
+	return p->ring_on ? p->ring + (r->offset - p->ring_base) : p->data + r->offset;
+}
+
 /* A sample the layout cannot read: the general parser's checks and
  * time (out of line: its sample struct would cost every call a large
  * frame). */
@@ -972,7 +978,7 @@ static TB_NOINLINE tb_status parse_scanned(tb_sperf *p, const tb_perf_sample_ref
 					   uint64_t *ts, tb_error *err)
 {
 	tb_perf_sample s;
-	tb_status st = tb_perf_parse_sample(p->f, &p->f->attrs[r->attr], p->data + r->offset,
+	tb_status st = tb_perf_parse_sample(p->f, &p->f->attrs[r->attr], scanned_rec(p, r),
 					    r->size, r->offset, &s, err);
 	if (st == TB_OK && (s.present & TB_PERF_SAMPLE_TIME))
 		*ts = s.time;
@@ -988,11 +994,11 @@ static tb_status queue_scanned(tb_sperf *p, const tb_perf_sample_ref_ *r, tb_err
 	tb_status st;
 	if (!l->made)
 		layout_make(l, p->f->attrs[r->attr].sample_type);
-	if (!fast_sample(l, p->f->big_endian, p->data + r->offset, r->size, &sm, &ts) &&
+	if (!fast_sample(l, p->f->big_endian, scanned_rec(p, r), r->size, &sm, &ts) &&
 	    (st = parse_scanned(p, r, &ts, err)) != TB_OK)
 		return st;
-	if (queue_add(p, ts, SP_LOC(r->offset, SP_AT_INPUT), r->attr, r->size,
-		      TB_PERF_RECORD_SAMPLE) != 0)
+	if (queue_add(p, ts, SP_LOC(r->offset, p->ring_on ? SP_AT_RING : SP_AT_INPUT), r->attr,
+		      r->size, TB_PERF_RECORD_SAMPLE) != 0)
 		return tb_fail(err, TB_ERR_NO_SPACE, r->offset, "no memory for the records of one round");
 	return TB_OK;
 }
@@ -1125,6 +1131,21 @@ static tb_status ring_record(tb_sperf *p, tb_perf_record *r, tb_error *err)
 	return st;
 }
 
+/* The next samples of a file read straight, in place or in the ring (a
+ * ring's bytes stay until ring_need: the scanned ones are queued first). */
+static size_t scan(tb_sperf *p)
+{
+	size_t n, used;
+	if (!p->ring_on)
+		return tb_perf_scan_samples_(&p->it, p->scan, SP_SCAN);
+	if (p->rsticky != TB_OK || p->rpos >= p->ring_end)
+		return 0;
+	n = tb_perf_scan_buffer_(&p->walkf, p->ring + (p->rpos - p->ring_base),
+				 (size_t)(p->ring_end - p->rpos), p->rpos, p->scan, SP_SCAN, &used);
+	p->rpos += used;
+	return n;
+}
+
 /* Read the next round into the queue (after what the last one left). */
 static tb_status read_round(tb_sperf *p, tb_error *err)
 {
@@ -1143,8 +1164,7 @@ static tb_status read_round(tb_sperf *p, tb_error *err)
 				return st; /* that record only */
 			continue;
 		}
-		if (!p->pipe && !p->ring_on &&
-		    (p->nscan = tb_perf_scan_samples_(&p->it, p->scan, SP_SCAN))) {
+		if (!p->pipe && (p->nscan = scan(p))) {
 			p->iscan = 0;
 			continue;
 		}
