@@ -477,6 +477,31 @@ static tb_status render_scratch(tb_session *s, const tb_session_event *ev)
 	}
 }
 
+/* A JSON member's key (a literal: `,"name":`) and its number, one room
+ * check for both (the bare number's 25 bytes, as tb_text_u64's). */
+#define KEY_U64(t, key, v) key_num(t, key, sizeof(key) - 1, v, 0)
+#define KEY_I64(t, key, v) key_num(t, key, sizeof(key) - 1, (v) < 0 ? (uint64_t)0 - (uint64_t)(v) : (uint64_t)(v), (v) < 0)
+
+TB_ALWAYS_INLINE void key_num(tb_text *t, const char *key, size_t n, uint64_t mag, int neg)
+{
+	if (t->len == t->need && t->cap - t->len >= n + 26) {
+		char *p = t->buf + t->len;
+		memcpy(p, key, n);
+		p += n;
+		*p = '-';
+		p += neg;
+		p += tb_dec_fast(p, mag);
+		t->len = (size_t)(p - t->buf);
+		t->need = t->len;
+		t->last = (unsigned char)p[-1];
+		return;
+	}
+	tb_text_put(t, key, n);
+	if (neg)
+		tb_text_putc(t, '-');
+	tb_text_u64(t, mag, 0, 0);
+}
+
 static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
 {
 	const tb_format *f = ev->format;
@@ -489,10 +514,8 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 		tb_json_str(t, s->json_file.ptr, s->json_file.len);
 		tb_text_putc(t, ',');
 	}
-	tb_text_puts(t, "\"cpu\":");
-	tb_text_u64(t, ev->cpu, 0, 0);
-	tb_text_puts(t, ",\"ts\":");
-	tb_text_u64(t, ev->ts, 0, 0);
+	KEY_U64(t, "\"cpu\":", ev->cpu);
+	KEY_U64(t, ",\"ts\":", ev->ts);
 	if (bi && bi->name.len) {
 		tb_text_puts(t, ",\"buffer\":");
 		tb_json_str(t, bi->name.ptr, bi->name.len);
@@ -514,8 +537,7 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 		/* no format says where common_pid is, or the record is too short */
 		tb_text_puts(t, ",\"pid\":null,\"comm\":null");
 	} else {
-		tb_text_puts(t, ",\"pid\":");
-		tb_text_i64(t, ev->pid, 0, 0);
+		KEY_I64(t, ",\"pid\":", ev->pid);
 		tb_text_puts(t, ",\"comm\":");
 		if (ev->comm_known)
 			tb_json_str(t, ev->comm, ev->comm_len);
@@ -532,21 +554,17 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 		tb_json_str(t, f->name, f->name_len);
 	else
 		tb_text_puts(t, "null");
-	tb_text_puts(t, ",\"id\":");
 	if (ev->has_id)
-		tb_text_u64(t, ev->id, 0, 0);
+		KEY_U64(t, ",\"id\":", ev->id);
 	else
-		tb_text_puts(t, "null");
+		tb_text_puts(t, ",\"id\":null");
 	if (ev->missed) {
 		tb_text_puts(t, ",\"missed\":");
 		tb_text_i64(t, ev->missed, 0, 0);
 	}
-	tb_text_puts(t, ",\"subbuf\":");
-	tb_text_u64(t, ev->page_index, 0, 0);
-	tb_text_puts(t, ",\"offset\":");
-	tb_text_u64(t, ev->offset, 0, 0);
-	tb_text_puts(t, ",\"size\":");
-	tb_text_u64(t, ev->len, 0, 0);
+	KEY_U64(t, ",\"subbuf\":", ev->page_index);
+	KEY_U64(t, ",\"offset\":", ev->offset);
+	KEY_U64(t, ",\"size\":", ev->len);
 	if (s->perf && ev->kind == TB_SEV_EVENT)
 		tb_sperf_json(&s->pitem, t);
 	if (f) {

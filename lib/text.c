@@ -237,8 +237,9 @@ static int plain(unsigned char c)
 }
 
 /* How many bytes from the start of s[0..n) go out as they are: a word at
- * a time (the last word the string's last 8 bytes), else byte by byte
- * from the word that has one to escape. */
+ * a time (the last word the string's last 8 bytes; a short string's
+ * bytes in one word), else byte by byte from the word that has one to
+ * escape. */
 static size_t plain_run(const unsigned char *s, size_t n)
 {
 	size_t i = 0;
@@ -251,6 +252,13 @@ static size_t plain_run(const unsigned char *s, size_t n)
 		}
 		memcpy(&w, s + n - 8, 8);
 		if (n - i <= 8 && plain8(w))
+			return n;
+	} else if (n >= 4) {
+		/* "comm", "prio": two words of 4 that overlap */
+		uint32_t a, b;
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		if (plain8(a | (uint64_t)b << 32))
 			return n;
 	}
 	while (i < n && plain(s[i]))
@@ -306,8 +314,7 @@ void tb_json_str(tb_text *t, const char *str, size_t n)
 		/* nothing to escape, and it fits: the usual name or comm */
 		char *p = t->buf + t->len;
 		p[0] = '"';
-		if (n)
-			memcpy(p + 1, s, n);
+		tb_copy_short(p + 1, (const char *)s, n);
 		p[n + 1] = '"';
 		t->len += n + 2;
 		t->need = t->len;
