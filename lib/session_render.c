@@ -480,7 +480,14 @@ static tb_status render_scratch(tb_session *s, const tb_session_event *ev)
 /* A JSON member's key (a literal: `,"name":`) and its number, one room
  * check for both (the bare number's 25 bytes, as tb_text_u64's). */
 #define KEY_U64(t, key, v) key_num(t, key, sizeof(key) - 1, v, 0)
-#define KEY_I64(t, key, v) key_num(t, key, sizeof(key) - 1, (v) < 0 ? (uint64_t)0 - (uint64_t)(v) : (uint64_t)(v), (v) < 0)
+#define KEY_I64(t, key, v) key_num(t, key, sizeof(key) - 1, mag_of(v), (v) < 0)
+
+/* |v| (two's complement: the bits flipped and one added when negative). */
+static inline uint64_t mag_of(int64_t v)
+{
+	uint64_t neg = v < 0;
+	return ((uint64_t)v ^ (0 - neg)) + neg;
+}
 
 TB_ALWAYS_INLINE void key_num(tb_text *t, const char *key, size_t n, uint64_t mag, int neg)
 {
@@ -497,8 +504,7 @@ TB_ALWAYS_INLINE void key_num(tb_text *t, const char *key, size_t n, uint64_t ma
 		return;
 	}
 	tb_text_put(t, key, n);
-	if (neg)
-		tb_text_putc(t, '-');
+	tb_text_put(t, "-", (size_t)neg);
 	tb_text_u64(t, mag, 0, 0);
 }
 
