@@ -73,8 +73,8 @@ static int room_take(tb_parts_sink *k, line_room *lr, size_t want)
  * chunk of its own (over the 64 KiB stage): committed at once, the lines
  * after it go back to the stage. */
 static RARE int render_alone(const tb_report_job *job, tb_session *p,
-				    const tb_session_event *ev, tb_parts_sink *k, line_room *lr,
-				    int put, size_t needed)
+			     const tb_session_event *ev, tb_parts_sink *k, line_room *lr,
+			     int put, size_t needed)
 {
 	size_t want = needed + 2;
 	tb_status st;
@@ -144,7 +144,7 @@ int tb_report_prefix(char *buf, size_t cap, const tb_cli_capture *c, uint32_t bu
 /* Of several files: the line after its file's (or instance's) name, its
  * --ts-diff from the line before in any file. */
 static RARE int put_merged_line(report_ctx *rc, const tb_cli_capture *c, tb_session *p,
-				       const tb_session_event *ev, tb_parts_sink *k, line_room *lr)
+				const tb_session_event *ev, tb_parts_sink *k, line_room *lr)
 {
 	const tb_report_job *job = rc->job;
 	char pre[600];
