@@ -1452,6 +1452,35 @@ START_TEST(session_empty_payload)
 END_TEST
 
 
+/* JSON's number of a field past the record's end: null, as tb_field_int
+ * refuses it; the others read (a 3-byte int is bytes, as for any size no
+ * load has). */
+START_TEST(session_json_fields_past_the_record)
+{
+	static const char ftext[] =
+		"name: late\nID: 7\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:short delta;\toffset:32;\tsize:2;\tsigned:1;\n"
+		"\tfield:int odd;\toffset:36;\tsize:3;\tsigned:0;\n"
+		"\tfield:long late;\toffset:60;\tsize:8;\tsigned:0;\n\n"
+		"print fmt: \"x\"\n";
+	tb_session *s = open_dump(ftext, 0, 0);
+	tb_session_event ev;
+	tb_error err;
+	char text[512];
+	ck_assert_int_eq(tb_session_next(s, &ev, &err), TB_OK);
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_JSON, text, sizeof(text), NULL), TB_OK);
+	ck_assert_msg(strstr(text, "\"fields\":{\"common_type\":7,\"common_flags\":0,"
+				   "\"common_preempt_count\":0,\"common_pid\":42,\"delta\":-3,"
+				   "\"odd\":[9,8,7],\"late\":null}") != NULL, "%s", text);
+	tb_session_close(s);
+	ck_assert_uint_eq(live_blocks, 0);
+}
+END_TEST
+
 Suite *tb_suite_session(void)
 {
 	Suite *s = suite_create("session");
@@ -1478,6 +1507,7 @@ Suite *tb_suite_session(void)
 	tcase_add_test(tc, session_text_to_refuses_what_it_cannot_render);
 	tcase_add_test(tc, session_text_of_a_record_before_any_walk);
 	tcase_add_test(tc, session_empty_payload);
+	tcase_add_test(tc, session_json_fields_past_the_record);
 	suite_add_tcase(s, tc);
 	return s;
 }
