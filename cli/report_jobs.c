@@ -16,6 +16,14 @@
 #include <string.h>
 
 #include "report_jobs.h"
+#include "tracebound/text.h"
+
+/* The rare paths out of the per-line loop, kept out of it. */
+#if defined(__GNUC__)
+#define RARE __attribute__((noinline, cold))
+#else
+#define RARE
+#endif
 
 typedef struct report_ctx {
 	const tb_report_job *job;
@@ -31,53 +39,85 @@ typedef struct report_ctx {
 /* Room in the sink for many lines: taken with tb_parts_reserve, given back
  * with what the lines used (tb_parts_commit, one put) when it runs short
  * and before anything else goes to the sink.  Two calls a block of lines
- * instead of two a line. */
+ * instead of two a line.  The lines are appended to one text sink over
+ * the room (tb_session_text_to): t.len is what they used. */
 typedef struct line_room {
-	char *to;
-	size_t room, used;
+	tb_text t;
 } line_room;
+
+/* The room a line is rendered into without a reserve of its own size. */
+#define LINE_ROOM 1024
 
 static int room_commit(tb_parts_sink *k, line_room *lr)
 {
-	int r = lr->to ? tb_parts_commit(k, lr->used) : 0;
-	lr->to = NULL;
-	lr->room = lr->used = 0;
+	int r = lr->t.buf ? tb_parts_commit(k, lr->t.len) : 0;
+	tb_text_init(&lr->t, NULL, 0);
 	return r;
 }
 
-/* The event's line (and JSON's newline) straight into the sink's room, as
+/* What is left committed, a fresh room of at least `want` bytes taken. */
+static int room_take(tb_parts_sink *k, line_room *lr, size_t want)
+{
+	size_t room;
+	char *to;
+	if (room_commit(k, lr) || !(to = tb_parts_reserve(k, want, &room)))
+		return -1;
+	tb_text_init(&lr->t, to, room);
+	return 0;
+}
+
+/* The line that did not fit the room left (or that the session refused
+ * once: rendered again, as before, and refused again): the lines before it
+ * committed, the line rendered alone into a reserve of its size (needed:
+ * its bytes, JSON's newline included).  A long line's reserve may be a
+ * chunk of its own (over the 64 KiB stage): committed at once, the lines
+ * after it go back to the stage. */
+static RARE int render_alone(const tb_report_job *job, tb_session *p,
+			     const tb_session_event *ev, tb_parts_sink *k, line_room *lr,
+			     int put, size_t needed)
+{
+	size_t want = needed + 2;
+	tb_status st;
+	if (room_take(k, lr, want))
+		return -1;
+	st = tb_session_text_to(p, ev, job->how, &lr->t);
+	/* nothing at all (mem refused what was all of the text): an empty
+	 * line, as tb_session_text's needed 0 */
+	if (st == TB_ERR_NO_SPACE && lr->t.need == 0)
+		st = TB_OK;
+	if (job->json)
+		tb_text_putc(&lr->t, '\n');
+	if (st != TB_OK || tb_text_truncated(&lr->t))
+		return -1;
+	if (!put)
+		tb_text_reset(&lr->t);
+	return want > LINE_ROOM ? room_commit(k, lr) : 0;
+}
+
+/* The event's line (and JSON's newline) appended to the sink's room, as
  * report's one-thread loop renders into its output buffer: no copy.  Kept
  * when `put`, else only rendered (the line state moves on).  0, or -1:
  * stop. */
-static int render_into(const tb_report_job *job, tb_session *p, const tb_session_event *ev,
-		       tb_parts_sink *k, line_room *lr, int put)
+static inline int render_into(const tb_report_job *job, tb_session *p, const tb_session_event *ev,
+			      tb_parts_sink *k, line_room *lr, int put)
 {
-	size_t want = 1024;
-	for (int tries = 0; tries < 2; tries++) {
-		tb_render_result r;
-		tb_status st;
-		char *to;
-		if (lr->room - lr->used < want) {
-			if (room_commit(k, lr) || !(lr->to = tb_parts_reserve(k, want, &lr->room)))
-				return -1;
-		}
-		to = lr->to + lr->used;
-		/* the NUL's byte takes JSON's newline: r.len < room */
-		st = tb_session_text(p, ev, job->how, to, lr->room - lr->used, &r);
-		if (st == TB_OK || (st == TB_ERR_NO_SPACE && r.needed == 0)) {
-			if (job->json)
-				to[r.len++] = '\n';
-			if (put)
-				lr->used += r.len;
-			/* a long line's room may be a chunk of its own (over
-			 * the 64 KiB stage): committed at once, the lines after
-			 * it go back to the stage */
-			return want > 1024 ? room_commit(k, lr) : 0;
-		}
-		/* it did not fit what was left: a fresh reserve of its size */
-		want = r.needed + 2;
+	tb_text *t = &lr->t;
+	size_t mark;
+	tb_status st;
+	if (t->cap - t->len < LINE_ROOM && room_take(k, lr, LINE_ROOM))
+		return -1;
+	mark = t->len;
+	st = tb_session_text_to(p, ev, job->how, t);
+	if (job->json)
+		tb_text_putc(t, '\n');
+	if (st != TB_OK || tb_text_truncated(t)) {
+		size_t needed = t->need - mark;
+		t->len = t->need = mark;
+		return render_alone(job, p, ev, k, lr, put, needed);
 	}
-	return -1;
+	if (!put)
+		t->len = t->need = mark;
+	return 0;
 }
 
 static const char *base_name(const char *path)
@@ -101,16 +141,14 @@ int tb_report_prefix(char *buf, size_t cap, const tb_cli_capture *c, uint32_t bu
 			buffer == UINT32_MAX ? base_name(c->path) : label);
 }
 
-/* An event's line; of several files, after its file's (or instance's)
- * name, its --ts-diff from the line before in any file. */
-static int put_line(report_ctx *rc, const tb_cli_capture *c, tb_session *p,
-		    const tb_session_event *ev, tb_parts_sink *k, line_room *lr)
+/* Of several files: the line after its file's (or instance's) name, its
+ * --ts-diff from the line before in any file. */
+static RARE int put_merged_line(report_ctx *rc, const tb_cli_capture *c, tb_session *p,
+				const tb_session_event *ev, tb_parts_sink *k, line_room *lr)
 {
 	const tb_report_job *job = rc->job;
 	char pre[600];
 	int r;
-	if (job->ncaps < 2)
-		return render_into(job, p, ev, k, lr, 1);
 	if (!job->json && (room_commit(k, lr) ||
 			   tb_parts_put(k, pre, (size_t)tb_report_prefix(pre, sizeof(pre), c,
 									ev->buffer, job->width))))
@@ -120,6 +158,16 @@ static int put_line(report_ctx *rc, const tb_cli_capture *c, tb_session *p,
 	r = render_into(job, p, ev, k, lr, 1);
 	rc->tsdiff_prev = tb_session_tsdiff_prev(p);
 	return r;
+}
+
+/* An event's line. */
+static inline int put_line(report_ctx *rc, const tb_cli_capture *c, tb_session *p,
+			   const tb_session_event *ev, tb_parts_sink *k, line_room *lr)
+{
+	const tb_report_job *job = rc->job;
+	if (job->ncaps < 2)
+		return render_into(job, p, ev, k, lr, 1);
+	return put_merged_line(rc, c, p, ev, k, lr);
 }
 
 /* Whether a part's first line waits for the parts before: --ts-diff's
@@ -136,12 +184,13 @@ static int produce(report_ctx *rc, tb_session *p, tb_parts_sink *k, int *bad)
 {
 	const tb_report_job *job = rc->job;
 	const tb_cli_capture *c = job->c;
-	line_room lr = { NULL, 0, 0 };
+	line_room lr;
 	size_t which;
 	tb_session_event ev;
 	tb_error e;
 	tb_status st;
 	int may_defer = defers_first(job);
+	tb_text_init(&lr.t, NULL, 0);
 	for (;;) {
 		if (job->ncaps < 2) {
 			st = tb_session_next(p, &ev, &e);

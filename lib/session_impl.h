@@ -219,7 +219,6 @@ tb_status tb_ss_start_merges(tb_session *s, tb_error *err);
 tb_status tb_ss_format_refused(tb_session *s, const tb_session_event *ev, tb_error *err);
 tb_status tb_ss_next_dat(tb_session *s, tb_session_event *ev, tb_error *err);
 tb_render_prog *tb_ss_program(tb_session *s, const tb_format *f, unsigned which);
-tb_status tb_ss_payload(tb_session *s, const tb_session_event *ev, unsigned which, tb_text *t);
 tb_status tb_ss_part_position(tb_session *p, tb_error *err);
 void tb_ss_part_close(tb_session *p);
 void tb_ss_free_progs(tb_mem m, tb_render_prog *const p[2]);

@@ -33,7 +33,7 @@ static TB_NOINLINE tb_render_prog *compile_program(tb_session *s, fmt_entry *e,
 }
 
 /* The program of format f (which: 0 its print fmt, 1 the -R listing),
- * compiled on first use.  Per event: the last event's entry first. */
+ * compiled on first use. */
 tb_render_prog *tb_ss_program(tb_session *s, const tb_format *f, unsigned which)
 {
 	fmt_entry *e = s->last_entry && s->last_entry->fmt == f ? s->last_entry : tb_ss_entry_of(s, f->id);
@@ -49,12 +49,22 @@ tb_render_prog *tb_ss_program(tb_session *s, const tb_format *f, unsigned which)
 	return compile_program(s, e, f, which);
 }
 
+/* Per event: the program of the last event's entry when it has one (the
+ * walk just set it; a part's programs are its own), else the lookup. */
+static inline tb_render_prog *event_program(tb_session *s, const tb_format *f, unsigned which)
+{
+	const fmt_entry *e = s->last_entry;
+	if (e && e->fmt == f && !s->pprog && e->prog[which])
+		return e->prog[which];
+	return tb_ss_program(s, f, which);
+}
+
 /* The event's payload text (print fmt or -R listing) appended to t.  The
  * listing remembers the char arrays it printed as ARRAY[], as trace-cmd
  * does over a file (tb_render_stateful). */
-tb_status tb_ss_payload(tb_session *s, const tb_session_event *ev, unsigned which, tb_text *t)
+TB_ALWAYS_INLINE tb_status payload(tb_session *s, const tb_session_event *ev, unsigned which, tb_text *t)
 {
-	tb_render_prog *p = tb_ss_program(s, ev->format, which);
+	tb_render_prog *p = event_program(s, ev->format, which);
 	tb_render_result r;
 	char *at;
 	size_t room;
@@ -65,6 +75,14 @@ tb_status tb_ss_payload(tb_session *s, const tb_session_event *ev, unsigned whic
 		(void)tb_render_stateful(p, &s->env_fields, ev->data, ev->len, at, room, &r);
 	else
 		(void)tb_render(p, &s->env, ev->data, ev->len, at, room, &r);
+	if (at && r.len == r.needed) {
+		/* whole (the usual case): tb_text_advance's, known to land */
+		t->len += r.len;
+		t->need = t->len;
+		if (r.len)
+			t->last = (unsigned char)at[r.len - 1];
+		return TB_OK;
+	}
 	tb_text_advance(t, r.len, r.needed);
 	return TB_OK;
 }
@@ -232,12 +250,12 @@ static void put_latency(tb_text *t, const tb_session *s, const tb_session_event 
 }
 
 /* perf script's line: its columns, the text, the callchain. */
-static tb_status perf_line(tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
+TB_ALWAYS_INLINE tb_status perf_line(tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
 {
 	tb_status st = TB_OK;
 	tb_sperf_line_head(s->perf, &s->pitem, ev->comm, ev->comm_len, &s->phead, t);
 	if (ev->format)
-		st = tb_ss_payload(s, ev, (how & TB_TEXT_KIND_MASK) == TB_TEXT_FIELDS, t);
+		st = payload(s, ev, (how & TB_TEXT_KIND_MASK) == TB_TEXT_FIELDS, t);
 	else if (ev->data)
 		tb_text_puts(t, "[UNKNOWN EVENT]");
 	if (tb_text_last(t) != '\n')
@@ -246,21 +264,27 @@ static tb_status perf_line(tb_session *s, const tb_session_event *ev, unsigned h
 	return st;
 }
 
-static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
+/* trace-cmd's "%*s: " buffer column (instances): right-aligned. */
+static void put_buffer_column(const tb_session *s, const tb_session_event *ev, tb_text *t)
 {
 	const tb_session_buffer_info *bi = tb_session_buffer(s, ev->buffer);
-	const tb_format *f = ev->format;
-	tb_status st = TB_OK;
-	if (s->maxname && bi && !(how & TB_TEXT_NO_BUFFER)) {
-		if (bi->name.len) {
-			/* trace-cmd's "%*s: ": right-aligned */
-			tb_text_fill(t, ' ', s->maxname - bi->name.len);
-			tb_text_put(t, bi->name.ptr, bi->name.len);
-			tb_text_put(t, ": ", 2);
-		} else {
-			tb_text_fill(t, ' ', s->maxname + 2);
-		}
+	if (!bi)
+		return;
+	if (bi->name.len) {
+		tb_text_fill(t, ' ', s->maxname - bi->name.len);
+		tb_text_put(t, bi->name.ptr, bi->name.len);
+		tb_text_put(t, ": ", 2);
+	} else {
+		tb_text_fill(t, ' ', s->maxname + 2);
 	}
+}
+
+/* What goes before an event's columns: the instance column, the drop
+ * report (its own line).  1: the damage report, the whole line. */
+static int line_start(const tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
+{
+	if (s->maxname && !(how & TB_TEXT_NO_BUFFER))
+		put_buffer_column(s, ev, t);
 	if (ev->kind == TB_SEV_DAMAGED) {
 		tb_text_puts(t, "CPU:");
 		tb_text_u64(t, ev->cpu, 0, 0);
@@ -269,7 +293,7 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 		tb_text_puts(t, " DAMAGED: ");
 		tb_text_puts(t, ev->damage.what ? ev->damage.what : "?");
 		tb_text_puts(t, "]\n");
-		return TB_OK;
+		return 1;
 	}
 	if (ev->missed > 0) {
 		tb_text_puts(t, "CPU:");
@@ -282,13 +306,21 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 		tb_text_u64(t, ev->cpu, 0, 0);
 		tb_text_puts(t, " [EVENTS DROPPED]\n");
 	}
-	if (s->perf)
-		return perf_line(s, ev, how, t);
+	return 0;
+}
+
+/* trace-cmd's line (after line_start). */
+static tb_status dat_line(tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
+{
+	const tb_session_buffer_info *bi;
+	const tb_format *f = ev->format;
+	tb_status st = TB_OK;
 	if (!f) {
 		tb_text_puts(t, "[UNKNOWN EVENT][UNKNOWN EVENT] (NULL):               "
 				"[UNKNOWN EVENT]\n");
 		return TB_OK;
 	}
+	bi = tb_session_buffer(s, ev->buffer);
 	if (how & TB_TEXT_LATENCY) {
 		size_t n = ev->comm_len < 8 ? ev->comm_len : 8;
 		tb_text_fill(t, ' ', 8 - n);
@@ -349,7 +381,7 @@ static tb_status report_line(tb_session *s, const tb_session_event *ev, unsigned
 		tb_text_putc(t, ':');
 		tb_text_fill(t, ' ', f->name_len < 20 ? 21 - f->name_len : 1);
 	}
-	st = tb_ss_payload(s, ev, (how & TB_TEXT_KIND_MASK) == TB_TEXT_FIELDS, t);
+	st = payload(s, ev, (how & TB_TEXT_KIND_MASK) == TB_TEXT_FIELDS, t);
 	/* trace-cmd ends the line only when the text did not (a string
 	 * field can end in a newline) */
 	if (tb_text_last(t) != '\n')
@@ -365,8 +397,17 @@ static void json_field(tb_session *s, const tb_session_event *ev, const tb_field
 	switch (f->kind) {
 	case TB_FIELD_INT:
 	case TB_FIELD_LONG:
-	case TB_FIELD_POINTER:
-		if (tb_field_int(f, ev->data, ev->len, be, &v, &e) != TB_OK) {
+	case TB_FIELD_POINTER: {
+		/* inside the record with a size of 1, 2, 4 or 8 (every field
+		 * of a sound record): tb_field_int's load, without its checks
+		 * and error (one test: & keeps the parts from being branches) */
+		uint32_t sz = f->size;
+		int whole = (sz <= 8) & (int)((0x116u >> (sz & 15u)) & 1u) & (f->offset <= ev->len) &
+			    (sz <= ev->len - f->offset);
+		if (whole)
+			v = tb_extend(tb_load_n(ev->data + f->offset, sz, be), sz,
+				      (f->flags & TB_FIELD_SIGNED) != 0);
+		if (!whole && tb_field_int(f, ev->data, ev->len, be, &v, &e) != TB_OK) {
 			tb_text_puts(t, "null");
 		} else if (f->flags & TB_FIELD_SIGNED) {
 			tb_text_i64(t, (int64_t)v, 0, 0);
@@ -374,6 +415,7 @@ static void json_field(tb_session *s, const tb_session_event *ev, const tb_field
 			tb_text_u64(t, v, 0, 0);
 		}
 		return;
+	}
 	case TB_FIELD_STRING:
 	case TB_FIELD_DYNAMIC:
 	case TB_FIELD_REST:
@@ -445,6 +487,37 @@ static tb_status render_scratch(tb_session *s, const tb_session_event *ev)
 	}
 }
 
+/* A JSON member's key (a literal: `,"name":`) and its number, one room
+ * check for both (the bare number's 25 bytes, as tb_text_u64's). */
+#define KEY_U64(t, key, v) key_num(t, key, sizeof(key) - 1, v, 0)
+#define KEY_I64(t, key, v) key_num(t, key, sizeof(key) - 1, mag_of(v), (v) < 0)
+
+/* |v| (two's complement: the bits flipped and one added when negative). */
+static inline uint64_t mag_of(int64_t v)
+{
+	uint64_t neg = v < 0;
+	return ((uint64_t)v ^ (0 - neg)) + neg;
+}
+
+TB_ALWAYS_INLINE void key_num(tb_text *t, const char *key, size_t n, uint64_t mag, int neg)
+{
+	if (t->len == t->need && t->cap - t->len >= n + 26) {
+		char *p = t->buf + t->len;
+		memcpy(p, key, n);
+		p += n;
+		*p = '-';
+		p += neg;
+		p += tb_dec_fast(p, mag);
+		t->len = (size_t)(p - t->buf);
+		t->need = t->len;
+		t->last = (unsigned char)p[-1];
+		return;
+	}
+	tb_text_put(t, key, n);
+	tb_text_put(t, "-", (size_t)neg);
+	tb_text_u64(t, mag, 0, 0);
+}
+
 static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
 {
 	const tb_format *f = ev->format;
@@ -457,10 +530,8 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 		tb_json_str(t, s->json_file.ptr, s->json_file.len);
 		tb_text_putc(t, ',');
 	}
-	tb_text_puts(t, "\"cpu\":");
-	tb_text_u64(t, ev->cpu, 0, 0);
-	tb_text_puts(t, ",\"ts\":");
-	tb_text_u64(t, ev->ts, 0, 0);
+	KEY_U64(t, "\"cpu\":", ev->cpu);
+	KEY_U64(t, ",\"ts\":", ev->ts);
 	if (bi && bi->name.len) {
 		tb_text_puts(t, ",\"buffer\":");
 		tb_json_str(t, bi->name.ptr, bi->name.len);
@@ -482,8 +553,7 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 		/* no format says where common_pid is, or the record is too short */
 		tb_text_puts(t, ",\"pid\":null,\"comm\":null");
 	} else {
-		tb_text_puts(t, ",\"pid\":");
-		tb_text_i64(t, ev->pid, 0, 0);
+		KEY_I64(t, ",\"pid\":", ev->pid);
 		tb_text_puts(t, ",\"comm\":");
 		if (ev->comm_known)
 			tb_json_str(t, ev->comm, ev->comm_len);
@@ -500,21 +570,17 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 		tb_json_str(t, f->name, f->name_len);
 	else
 		tb_text_puts(t, "null");
-	tb_text_puts(t, ",\"id\":");
 	if (ev->has_id)
-		tb_text_u64(t, ev->id, 0, 0);
+		KEY_U64(t, ",\"id\":", ev->id);
 	else
-		tb_text_puts(t, "null");
+		tb_text_puts(t, ",\"id\":null");
 	if (ev->missed) {
 		tb_text_puts(t, ",\"missed\":");
 		tb_text_i64(t, ev->missed, 0, 0);
 	}
-	tb_text_puts(t, ",\"subbuf\":");
-	tb_text_u64(t, ev->page_index, 0, 0);
-	tb_text_puts(t, ",\"offset\":");
-	tb_text_u64(t, ev->offset, 0, 0);
-	tb_text_puts(t, ",\"size\":");
-	tb_text_u64(t, ev->len, 0, 0);
+	KEY_U64(t, ",\"subbuf\":", ev->page_index);
+	KEY_U64(t, ",\"offset\":", ev->offset);
+	KEY_U64(t, ",\"size\":", ev->len);
 	if (s->perf && ev->kind == TB_SEV_EVENT)
 		tb_sperf_json(&s->pitem, t);
 	if (f) {
@@ -541,33 +607,60 @@ static tb_status json_event(tb_session *s, const tb_session_event *ev, unsigned 
 	return st;
 }
 
+/* A kind tb_session_text knows. */
+static int known_kind(unsigned how)
+{
+	unsigned kind = how & TB_TEXT_KIND_MASK;
+	return kind == TB_TEXT_JSON || kind == TB_TEXT_PRINT || kind == TB_TEXT_FIELDS;
+}
+
+/* ev's text (how: a known kind) appended to t. */
+TB_ALWAYS_INLINE tb_status text_to(tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
+{
+	unsigned kind = how & TB_TEXT_KIND_MASK;
+	tb_status st;
+	if (kind == TB_TEXT_JSON)
+		return json_event(s, ev, how, t);
+	if (!(how & TB_TEXT_LINE))
+		return ev->kind == TB_SEV_EVENT && ev->format ? payload(s, ev, kind == TB_TEXT_FIELDS, t)
+							      : TB_OK;
+	/* most lines: no instance column, no report before them */
+	if ((s->maxname || ev->kind == TB_SEV_DAMAGED || ev->missed) && line_start(s, ev, how, t))
+		return TB_OK;
+	st = s->perf ? perf_line(s, ev, how, t) : dat_line(s, ev, how, t);
+	if ((how & TB_TEXT_TSDIFF) && st == TB_OK && t->len == t->need && ev->kind == TB_SEV_EVENT &&
+	    ev->format) {
+		s->prev_line_ts = s->pending_line_ts;
+		s->have_prev_line = 1;
+	}
+	return st;
+}
+
+tb_status tb_session_text_to(tb_session *s, const tb_session_event *ev, unsigned how, tb_text *t)
+{
+	tb_status st;
+	if (!s || !ev || !t || !known_kind(how))
+		return TB_ERR_ARG;
+	/* what a fresh sink knows of its last byte (a line whose text ends
+	 * in its own newline is not given a second) */
+	t->last = -1;
+	st = text_to(s, ev, how, t);
+	if (st == TB_OK && t->len < t->need)
+		st = TB_ERR_NO_SPACE;
+	return st;
+}
+
 tb_status tb_session_text(tb_session *s, const tb_session_event *ev, unsigned how, char *out,
 			  size_t cap, tb_render_result *res)
 {
 	tb_text t;
-	tb_status st = TB_OK;
-	unsigned kind = how & TB_TEXT_KIND_MASK;
+	tb_status st;
 	tb_text_init(&t, out, cap);
 	if (res)
 		memset(res, 0, sizeof(*res));
-	if (!s || !ev)
+	if (!s || !ev || !known_kind(how))
 		return TB_ERR_ARG;
-	if (kind == TB_TEXT_JSON) {
-		st = json_event(s, ev, how, &t);
-	} else if (kind == TB_TEXT_PRINT || kind == TB_TEXT_FIELDS) {
-		if (how & TB_TEXT_LINE) {
-			st = report_line(s, ev, how, &t);
-			if ((how & TB_TEXT_TSDIFF) && st == TB_OK && t.len == t.need &&
-			    ev->kind == TB_SEV_EVENT && ev->format) {
-				s->prev_line_ts = s->pending_line_ts;
-				s->have_prev_line = 1;
-			}
-		}
-		else if (ev->kind == TB_SEV_EVENT && ev->format)
-			st = tb_ss_payload(s, ev, kind == TB_TEXT_FIELDS, &t);
-	} else {
-		return TB_ERR_ARG;
-	}
+	st = text_to(s, ev, how, &t);
 	tb_text_finish(&t);
 	if (res) {
 		res->len = t.len;
@@ -578,4 +671,3 @@ tb_status tb_session_text(tb_session *s, const tb_session_event *ev, unsigned ho
 		st = TB_ERR_NO_SPACE;
 	return st;
 }
-

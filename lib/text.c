@@ -3,6 +3,7 @@
 
 #include "tracebound/text.h"
 #include "digits.h"
+#include "internal.h"
 
 /* digits[0..n) with an optional '-', padded to width (the general path:
  * put_dec writes the usual case straight into the buffer). */
@@ -149,14 +150,38 @@ static void put_dec(tb_text *t, uint64_t mag, int neg, unsigned width, unsigned 
 	put_digits(t, tmp + sizeof(tmp) - n, n, neg, width, flags);
 }
 
+/* A number with no width (JSON's, the reports' counts) straight into the
+ * room: tb_dec_fast's 8-byte stores need 24 bytes past the sign.  1 when
+ * written. */
+TB_ALWAYS_INLINE int put_bare(tb_text *t, uint64_t mag, int neg)
+{
+	char *p;
+	size_t n;
+	if (t->len != t->need || t->cap - t->len < 25)
+		return 0;
+	p = t->buf + t->len;
+	*p = '-';
+	p += neg;
+	n = tb_dec_fast(p, mag);
+	t->len = (size_t)(p + n - t->buf);
+	t->need = t->len;
+	t->last = (unsigned char)p[n - 1];
+	return 1;
+}
+
 void tb_text_u64(tb_text *t, uint64_t v, unsigned width, unsigned flags)
 {
+	if (!width && put_bare(t, v, 0))
+		return;
 	put_dec(t, v, 0, width, flags);
 }
 
 void tb_text_i64(tb_text *t, int64_t v, unsigned width, unsigned flags)
 {
-	put_dec(t, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0, width, flags);
+	uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	if (!width && put_bare(t, mag, v < 0))
+		return;
+	put_dec(t, mag, v < 0, width, flags);
 }
 
 void tb_text_hex(tb_text *t, uint64_t v, unsigned width, unsigned flags)
@@ -196,16 +221,61 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return k;
 }
 
-void tb_json_str(tb_text *t, const char *str, size_t n)
+/* Whether none of the 8 bytes of w needs escaping (all 0x20..0x7f, no
+ * '"', no '\\'): zero-byte tests on the word, exact as a yes or no. */
+static int plain8(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+	uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+	uint64_t bad = ((w - ones * 0x20u) & ~w) | w | ((q - ones) & ~q) | ((b - ones) & ~b);
+	return !(bad & high);
+}
+
+static int plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/* How many bytes from the start of s[0..n) go out as they are: a word at
+ * a time (the last word the string's last 8 bytes; a short string's
+ * bytes in one word), else byte by byte from the word that has one to
+ * escape. */
+static size_t plain_run(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+	uint64_t w;
+	if (n >= 8) {
+		for (; n - i > 8; i += 8) {
+			memcpy(&w, s + i, 8);
+			if (!plain8(w))
+				break;
+		}
+		memcpy(&w, s + n - 8, 8);
+		if (n - i <= 8 && plain8(w))
+			return n;
+	} else if (n >= 4) {
+		/* "comm", "prio": two words of 4 that overlap */
+		uint32_t a, b;
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		if (plain8(a | (uint64_t)b << 32))
+			return n;
+	}
+	while (i < n && plain(s[i]))
+		i++;
+	return i;
+}
+
+/* The string from s[i] on (s[0..i) plain): escapes and UTF-8 checked. */
+static TB_NOINLINE void json_escaped(tb_text *t, const unsigned char *s, size_t n, size_t i)
 {
 	static const char hex[] = "0123456789abcdef";
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, run = 0;
+	size_t run = i;
 	tb_text_putc(t, '"');
 	while (i < n) {
 		unsigned char c = s[i];
 		size_t k;
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+		if (plain(c)) {
 			i++;
 			run++;
 			continue;
@@ -234,4 +304,22 @@ void tb_json_str(tb_text *t, const char *str, size_t n)
 	if (run) /* (s may be NULL when n is 0: no NULL + 0) */
 		tb_text_put(t, (const char *)s + i - run, run);
 	tb_text_putc(t, '"');
+}
+
+void tb_json_str(tb_text *t, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = plain_run(s, n);
+	if (i == n && t->len == t->need && t->cap - t->len >= n + 2) {
+		/* nothing to escape, and it fits: the usual name or comm */
+		char *p = t->buf + t->len;
+		p[0] = '"';
+		tb_copy_short(p + 1, (const char *)s, n);
+		p[n + 1] = '"';
+		t->len += n + 2;
+		t->need = t->len;
+		t->last = '"';
+		return;
+	}
+	json_escaped(t, s, n, i);
 }

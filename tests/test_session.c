@@ -903,8 +903,8 @@ static tb_session_format_text arr_ft;
 static tb_session_raw_cpu arr_raw;
 
 /* The one event, with these common_flags and preempt count (little-endian
- * bytes, as the page). */
-static tb_session *open_arr_dump(uint8_t flags, uint8_t preempt)
+ * bytes, as the page), typed by the format text ftext. */
+static tb_session *open_dump(const char *ftext, uint8_t flags, uint8_t preempt)
 {
 	tb_session_source src;
 	tb_session *s = NULL;
@@ -934,8 +934,8 @@ static tb_session *open_arr_dump(uint8_t flags, uint8_t preempt)
 	tbt_pw_finish(&w, 0, 0, 0);
 	arr_ft.system.ptr = "test";
 	arr_ft.system.len = 4;
-	arr_ft.text.ptr = arr_format;
-	arr_ft.text.len = sizeof(arr_format) - 1;
+	arr_ft.text.ptr = ftext;
+	arr_ft.text.len = strlen(ftext);
 	arr_raw.cpu = 3;
 	arr_raw.data = arr_page;
 	arr_raw.len = sizeof(arr_page);
@@ -946,6 +946,11 @@ static tb_session *open_arr_dump(uint8_t flags, uint8_t preempt)
 	src.nformats = 1;
 	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &heap, &err), TB_OK);
 	return s;
+}
+
+static tb_session *open_arr_dump(uint8_t flags, uint8_t preempt)
+{
+	return open_dump(arr_format, flags, preempt);
 }
 
 typedef struct lat_case {
@@ -1273,6 +1278,209 @@ START_TEST(json_strings_are_always_valid)
 }
 END_TEST
 
+/*
+ * tb_session_text_to appends ev's text (how) after what t holds: the
+ * bytes tb_session_text gives, at every room a prefix of them, the whole
+ * length counted (t.need), TB_ERR_NO_SPACE until it fits, nothing written
+ * past the room.
+ */
+static void text_to_every_room(tb_session *s, const tb_session_event *ev, unsigned how)
+{
+	static char full[8192], buf[8192];
+	tb_render_result r;
+	size_t cap;
+	ck_assert_int_eq(tb_session_text(s, ev, how, full, sizeof(full), &r), TB_OK);
+	ck_assert_uint_lt(r.needed + 8, sizeof(buf));
+	for (cap = 0; cap <= r.needed + 1; cap++) {
+		size_t stored = cap < r.needed ? cap : r.needed;
+		tb_text t;
+		memset(buf, '#', r.needed + 8);
+		tb_text_init(&t, buf, 2 + cap + 1); /* "ab", cap bytes, the NUL's */
+		tb_text_put(&t, "ab", 2);
+		ck_assert_int_eq(tb_session_text_to(s, ev, how, &t),
+				 cap >= r.needed ? TB_OK : TB_ERR_NO_SPACE);
+		ck_assert_uint_eq(t.need, 2 + r.needed);
+		ck_assert_uint_eq(t.len, 2 + stored);
+		ck_assert(!memcmp(buf, "ab", 2) && !memcmp(buf + 2, full, t.len - 2));
+		ck_assert_uint_eq(buf[2 + cap + 1], '#');
+	}
+}
+
+START_TEST(session_text_to_appends_the_same_text)
+{
+	static const unsigned hows[] = {
+		TB_TEXT_PRINT | TB_TEXT_LINE, TB_TEXT_FIELDS | TB_TEXT_LINE, TB_TEXT_JSON,
+		TB_TEXT_PRINT, TB_TEXT_FIELDS,
+	};
+	sample smp;
+	tb_session *s;
+	tb_session_event ev, first;
+	tb_error err;
+	tb_status st;
+	static uint8_t first_data[4096];
+	char at_first[1024], later[1024];
+	size_t i, k, other = 0;
+	if (!load_sample("../shared/samples/sched4k.v7.dat", &smp))
+		return;
+	s = open_dat(&smp, 0, &st);
+	ck_assert_int_eq(st, TB_OK);
+	for (i = 0; i < 24; i++) {
+		ck_assert_int_eq(tb_session_next(s, &ev, &err), TB_OK);
+		for (k = 0; k < sizeof(hows) / sizeof(hows[0]); k++)
+			text_to_every_room(s, &ev, hows[k]);
+		if (!i) {
+			/* kept (its record copied) for a text after the walk moved on */
+			first = ev;
+			ck_assert_uint_le(ev.len, sizeof(first_data));
+			memcpy(first_data, ev.data, ev.len);
+			first.data = first_data;
+			ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT, at_first,
+							 sizeof(at_first), NULL), TB_OK);
+		} else if (ev.format != first.format) {
+			/* the walk's entry is another format's: the program looked up */
+			other++;
+			ck_assert_int_eq(tb_session_text(s, &first, TB_TEXT_PRINT, later,
+							 sizeof(later), NULL), TB_OK);
+			ck_assert_str_eq(later, at_first);
+		}
+	}
+	ck_assert_uint_gt(other, 0);
+	tb_session_close(s);
+	free(smp.data);
+}
+END_TEST
+
+/* perf.data's lines (perf script's columns, then the payload) the same. */
+START_TEST(session_text_to_perf_lines)
+{
+	tb_session_source src;
+	tb_session *s;
+	tb_session_event ev;
+	tb_error err;
+	size_t n, i;
+	uint8_t *b = tb_test_load("tests/data/perf", "sched.data", &n);
+	memset(&src, 0, sizeof(src));
+	src.perf = b;
+	src.perf_len = n;
+	ck_assert_int_eq(tb_session_open(&s, &src, NULL, &heap, &err), TB_OK);
+	for (i = 0; i < 16; i++) {
+		ck_assert_int_eq(tb_session_next(s, &ev, &err), TB_OK);
+		text_to_every_room(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE);
+		text_to_every_room(s, &ev, TB_TEXT_JSON);
+	}
+	tb_session_close(s);
+	free(b);
+	ck_assert_uint_eq(live_blocks, 0);
+}
+END_TEST
+
+START_TEST(session_text_to_refuses_what_it_cannot_render)
+{
+	tb_session *s = open_arr_dump(0, 0);
+	tb_session_event ev;
+	tb_render_result r;
+	tb_error err;
+	char buf[64];
+	tb_text t;
+	ck_assert_int_eq(tb_session_next(s, &ev, &err), TB_OK);
+	tb_text_init(&t, buf, sizeof(buf));
+	ck_assert_int_eq(tb_session_text_to(NULL, &ev, TB_TEXT_PRINT, &t), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_text_to(s, NULL, TB_TEXT_PRINT, &t), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_text_to(s, &ev, TB_TEXT_PRINT, NULL), TB_ERR_ARG);
+	ck_assert_int_eq(tb_session_text_to(s, &ev, 3, &t), TB_ERR_ARG);
+	ck_assert_uint_eq(t.need, 0);
+	/* no such kind: nothing rendered, needed 0 */
+	ck_assert_int_eq(tb_session_text(s, &ev, 3 | TB_TEXT_LINE, buf, sizeof(buf), &r),
+			 TB_ERR_ARG);
+	ck_assert_uint_eq(r.needed, 0);
+	ck_assert_int_eq(tb_session_text_to(s, &ev, TB_TEXT_PRINT, &t), TB_OK);
+	tb_text_finish(&t);
+	ck_assert_str_eq(buf, "a=1 d=-3");
+	tb_session_close(s);
+	ck_assert_uint_eq(live_blocks, 0);
+}
+END_TEST
+
+/* A record typed by a format the caller looked up, rendered before the
+ * session walked anything (no walked entry: the program found by id). */
+START_TEST(session_text_of_a_record_before_any_walk)
+{
+	tb_session *walked = open_arr_dump(0, 0), *s = open_arr_dump(0, 0);
+	tb_session_event ev;
+	tb_error err;
+	char buf[64];
+	ck_assert_int_eq(tb_session_next(walked, &ev, &err), TB_OK);
+	ev.format = tb_session_format(s, 7);
+	ck_assert_ptr_nonnull(ev.format);
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT, buf, sizeof(buf), NULL), TB_OK);
+	ck_assert_str_eq(buf, "a=1 d=-3");
+	tb_session_close(s);
+	tb_session_close(walked);
+	ck_assert_uint_eq(live_blocks, 0);
+}
+END_TEST
+
+/* An empty print fmt: the payload adds nothing, the line still ends
+ * (trace-cmd's newline after "name:" and its pad). */
+START_TEST(session_empty_payload)
+{
+	static char ftext[sizeof(arr_format) + 16];
+	const char *cut = strstr(arr_format, "print fmt:");
+	tb_session *s;
+	tb_session_event ev;
+	tb_render_result r;
+	tb_error err;
+	char buf[128];
+	tb_text t;
+	snprintf(ftext, sizeof(ftext), "%.*sprint fmt: \"\"\n", (int)(cut - arr_format), arr_format);
+	s = open_dump(ftext, 0, 0);
+	ck_assert_int_eq(tb_session_next(s, &ev, &err), TB_OK);
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT, buf, sizeof(buf), &r), TB_OK);
+	ck_assert_uint_eq(r.needed, 0);
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE, buf, sizeof(buf),
+					 &r), TB_OK);
+	ck_assert_str_eq(buf, "           <...>-42    [003]     0.000001: arrs:                 \n");
+	/* appended after a line of its own: the same line */
+	tb_text_init(&t, buf, sizeof(buf));
+	tb_text_put(&t, "x\n", 2);
+	ck_assert_int_eq(tb_session_text_to(s, &ev, TB_TEXT_PRINT | TB_TEXT_LINE, &t), TB_OK);
+	tb_text_finish(&t);
+	ck_assert_str_eq(buf, "x\n           <...>-42    [003]     0.000001: arrs:                 \n");
+	tb_session_close(s);
+	ck_assert_uint_eq(live_blocks, 0);
+}
+END_TEST
+
+
+/* JSON's number of a field past the record's end: null, as tb_field_int
+ * refuses it; the others read (a 3-byte int is bytes, as for any size no
+ * load has). */
+START_TEST(session_json_fields_past_the_record)
+{
+	static const char ftext[] =
+		"name: late\nID: 7\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:short delta;\toffset:32;\tsize:2;\tsigned:1;\n"
+		"\tfield:int odd;\toffset:36;\tsize:3;\tsigned:0;\n"
+		"\tfield:long late;\toffset:60;\tsize:8;\tsigned:0;\n\n"
+		"print fmt: \"x\"\n";
+	tb_session *s = open_dump(ftext, 0, 0);
+	tb_session_event ev;
+	tb_error err;
+	char text[512];
+	ck_assert_int_eq(tb_session_next(s, &ev, &err), TB_OK);
+	ck_assert_int_eq(tb_session_text(s, &ev, TB_TEXT_JSON, text, sizeof(text), NULL), TB_OK);
+	ck_assert_msg(strstr(text, "\"fields\":{\"common_type\":7,\"common_flags\":0,"
+				   "\"common_preempt_count\":0,\"common_pid\":42,\"delta\":-3,"
+				   "\"odd\":[9,8,7],\"late\":null}") != NULL, "%s", text);
+	tb_session_close(s);
+	ck_assert_uint_eq(live_blocks, 0);
+}
+END_TEST
+
 Suite *tb_suite_session(void)
 {
 	Suite *s = suite_create("session");
@@ -1294,6 +1502,12 @@ Suite *tb_suite_session(void)
 	tcase_add_test(tc, json_strings_are_always_valid);
 	tcase_add_test(tc, session_examples_build_and_run);
 	tcase_add_test(tc, session_keep_ids);
+	tcase_add_test(tc, session_text_to_appends_the_same_text);
+	tcase_add_test(tc, session_text_to_perf_lines);
+	tcase_add_test(tc, session_text_to_refuses_what_it_cannot_render);
+	tcase_add_test(tc, session_text_of_a_record_before_any_walk);
+	tcase_add_test(tc, session_empty_payload);
+	tcase_add_test(tc, session_json_fields_past_the_record);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -165,6 +165,105 @@ START_TEST(short_copies_are_exact)
 }
 END_TEST
 
+/*
+ * Numbers without width at every room and after text that was cut: the
+ * digits printf gives (the bare path wants 25 bytes of room, the others
+ * count what does not fit).
+ */
+START_TEST(bare_numbers_at_every_room)
+{
+	static const long long vals[] = { 0, 9, -9, 99999999, 100000000, -100000000,
+					  9999999999999999LL, 10000000000000000LL,
+					  -9223372036854775807LL - 1, 9223372036854775807LL };
+	size_t i, cap;
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		for (cap = 0; cap <= 48; cap++) {
+			char a[64], want[96];
+			tb_text t;
+			size_t n = (size_t)snprintf(want, sizeof(want), "x%lld,%llu", vals[i],
+						    (unsigned long long)vals[i]);
+			memset(a, '#', sizeof(a));
+			tb_text_init(&t, a, cap);
+			tb_text_putc(&t, 'x');
+			tb_text_i64(&t, vals[i], 0, 0);
+			tb_text_putc(&t, ',');
+			tb_text_u64(&t, (unsigned long long)vals[i], 0, 0);
+			tb_text_finish(&t);
+			ck_assert_uint_eq(t.need, n);
+			ck_assert_uint_eq(t.len, cap ? (cap - 1 < n ? cap - 1 : n) : 0);
+			ck_assert(!memcmp(a, want, t.len));
+			if (cap)
+				ck_assert_uint_eq(a[t.len], 0);
+			ck_assert_uint_eq(a[cap], '#');
+		}
+}
+END_TEST
+
+/* The escaping JSON strings take, byte by byte (for the bytes below:
+ * ASCII, the valid "\xc3\xa9", a lone 0x80). */
+static size_t json_want(char *out, const char *s, size_t n)
+{
+	size_t i, k = 0;
+	out[k++] = '"';
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == 0xc3 && i + 1 < n && (unsigned char)s[i + 1] == 0xa9) {
+			out[k++] = (char)c;
+			out[k++] = s[++i];
+		} else if (c == '"' || c == '\\') {
+			out[k++] = '\\';
+			out[k++] = (char)c;
+		} else if (c == '\n') {
+			out[k++] = '\\';
+			out[k++] = 'n';
+		} else if (c < 0x20 || c >= 0x80) {
+			k += (size_t)sprintf(out + k, "\\u%04x", c);
+		} else {
+			out[k++] = (char)c;
+		}
+	}
+	out[k++] = '"';
+	return k;
+}
+
+/*
+ * JSON strings of 0 to 40 bytes, plain or with one byte to escape (or a
+ * UTF-8 pair) at each place: in the words checked a word at a time, in
+ * the last word, in the bytes after: the bytes json_want gives, at every
+ * room a prefix and the whole length.
+ */
+START_TEST(json_strings_at_every_place_and_room)
+{
+	static const char *const odd[] = { "", "\"", "\\", "\n", "\x01", "\x7f", "\x80",
+					   "\xc3\xa9" };
+	size_t len, at, o, cap;
+	for (len = 0; len <= 40; len++)
+		for (o = 0; o < sizeof(odd) / sizeof(odd[0]); o++)
+			for (at = 0; at <= len; at += (o ? 1 : len + 1)) {
+				char s[48], want[320], a[320];
+				size_t n = 0, wn, i;
+				for (i = 0; i < len; i++) {
+					if (i == at)
+						n += (size_t)sprintf(s + n, "%s", odd[o]);
+					s[n++] = (char)('a' + i % 26);
+				}
+				if (at == len)
+					n += (size_t)sprintf(s + n, "%s", odd[o]);
+				wn = json_want(want, s, n);
+				for (cap = 0; cap <= wn + 1; cap++) {
+					tb_text t;
+					memset(a, '#', sizeof(a));
+					tb_text_init(&t, a, cap);
+					tb_json_str(&t, n ? s : NULL, n);
+					ck_assert_uint_eq(t.need, wn);
+					ck_assert_uint_eq(t.len, cap ? (cap - 1 < wn ? cap - 1 : wn) : 0);
+					ck_assert(!memcmp(a, want, t.len));
+					ck_assert_uint_eq(a[cap], '#');
+				}
+			}
+}
+END_TEST
+
 Suite *tb_suite_text(void)
 {
 	Suite *s = suite_create("text");
@@ -173,6 +272,8 @@ Suite *tb_suite_text(void)
 	tcase_add_test(t, truncation_is_counted);
 	tcase_add_test(t, digit_boundaries_equal_printf);
 	tcase_add_test(t, short_copies_are_exact);
+	tcase_add_test(t, bare_numbers_at_every_room);
+	tcase_add_test(t, json_strings_at_every_place_and_room);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -517,6 +517,19 @@ TB_API tb_status tb_session_text(tb_session *s, const tb_session_event *ev,
 				 tb_render_result *res);
 
 /*
+ * The same text appended to t (tracebound/text.h), no NUL: for a caller
+ * that renders many events into one buffer (report's output block).
+ * TB_OK; TB_ERR_NO_SPACE when t is cut (t->need is then the whole length:
+ * the caller takes its length before the call back, t->len = t->need =
+ * that, and renders again with more room), or when mem could not give
+ * the event's print fmt program (t->need did not move for a text that
+ * is only the payload); TB_ERR_BUDGET, TB_ERR_ARG as tb_session_text.
+ */
+struct tb_text;
+TB_API tb_status tb_session_text_to(tb_session *s, const tb_session_event *ev, unsigned how,
+				    struct tb_text *t);
+
+/*
  * The size query and the retry rule, once: grow *buf (of *cap bytes) to
  * at least `want` bytes and update both; 0 on success, non-zero when it
  * cannot (the caller's memory, its limits).  *buf may be replaced.
