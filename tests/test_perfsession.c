@@ -836,31 +836,40 @@ static void lay_sample(pw *d, uint64_t t, const zr_src *z, uint64_t nr, uint32_t
 }
 
 /* The session's walk of a file of such samples. */
-static void lay_walk(uint64_t t, const uint64_t *nr, const uint32_t *extra, const size_t *cut,
-		     size_t n, walk *w)
+/* A file of n samples of one attr whose sample_type is t (nr, extra,
+ * cut: each one's, as lay_sample takes them; NULL: none). */
+static void lay_file(pw *c, uint64_t t, const zr_src *z, const uint64_t *nr,
+		     const uint32_t *extra, const size_t *cut, size_t n)
 {
-	pw d, c;
+	pw d;
 	pw_attr a;
-	zr_src z;
-	tb_session *s;
-	tb_error e;
 	size_t i;
-	zr_load(&z);
 	pw_init(&d, 0);
 	for (i = 0; i < n; i++)
-		lay_sample(&d, t, &z, nr ? nr[i] : 0, extra ? extra[i] : 0, cut ? cut[i] : 0);
+		lay_sample(&d, t, z, nr ? nr[i] : 0, extra ? extra[i] : 0, cut ? cut[i] : 0);
 	memset(&a, 0, sizeof(a));
 	a.type = 2;
 	a.size = 64;
-	a.config = z.config;
+	a.config = z->config;
 	a.sample_type = t;
-	pw_init(&c, 0);
-	zr_file(&c, &a, &z, &d);
+	pw_init(c, 0);
+	zr_file(c, &a, z, &d);
+	pw_free(&d);
+}
+
+static void lay_walk(uint64_t t, const uint64_t *nr, const uint32_t *extra, const size_t *cut,
+		     size_t n, walk *w)
+{
+	pw c;
+	zr_src z;
+	tb_session *s;
+	tb_error e;
+	zr_load(&z);
+	lay_file(&c, t, &z, nr, extra, cut, n);
 	ck_assert_int_eq(open_perf(&s, c.b, c.len, 0, &e), TB_OK);
 	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, w);
 	tb_session_close(s);
 	pw_free(&c);
-	pw_free(&d);
 	free(z.file);
 }
 
@@ -1063,8 +1072,7 @@ END_TEST
  * fields it no longer holds, never read past its record (ASan watches). */
 static void changed_walk(uint64_t t)
 {
-	pw d, c;
-	pw_attr a;
+	pw c;
 	zr_src z;
 	tb_session *s;
 	tb_session_event ev;
@@ -1073,16 +1081,7 @@ static void changed_walk(uint64_t t)
 	tb_error e;
 	int i;
 	zr_load(&z);
-	pw_init(&d, 0);
-	lay_sample(&d, t, &z, 0, 0, 0);
-	lay_sample(&d, t, &z, 0, 0, 0);
-	memset(&a, 0, sizeof(a));
-	a.type = 2;
-	a.size = 64;
-	a.config = z.config;
-	a.sample_type = t;
-	pw_init(&c, 0);
-	zr_file(&c, &a, &z, &d);
+	lay_file(&c, t, &z, NULL, NULL, NULL, 2);
 	ck_assert_int_eq(open_perf(&s, c.b, c.len, 0, &e), TB_OK);
 	ck_assert_int_eq(tb_session_next(s, &ev, &e), TB_OK);
 	ck_assert_uint_eq(ev.len, z.raw_len);
@@ -1097,7 +1096,6 @@ static void changed_walk(uint64_t t)
 	ck_assert_int_eq(tb_session_next(s, &ev, &e), TB_END);
 	tb_session_close(s);
 	pw_free(&c);
-	pw_free(&d);
 	free(z.file);
 }
 
