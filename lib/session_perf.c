@@ -126,7 +126,6 @@ struct tb_sperf {
 	uint64_t ring_base, ring_end; /* the file bytes [base, end) at ring[0] */
 	uint64_t rpos, rlim;         /* the next record, the section's end */
 	tb_status rsticky;           /* what ended the walk (TB_OK: none) */
-	tb_error rerr;
 	uint64_t seq;                /* records queued so far */
 
 	tb_session_perf_inflater z;  /* COMPRESSED records (fn NULL: refused) */
@@ -1021,12 +1020,18 @@ static int ring_need(tb_sperf *p, size_t n)
 	size_t i, live, want, len;
 	if (p->rpos + n <= p->ring_end)
 		return 0;
-	for (i = p->kbeg; i < p->nq; i++)
-		if ((p->k[i].loc & 3) == SP_AT_RING && (p->k[i].loc >> 2) < keep)
+	for (i = p->kbeg; i < p->nq; i++) /* (all in the ring: no spill, and
+					       no ring_need once the mapping reads) */
+		if ((p->k[i].loc >> 2) < keep)
 			keep = p->k[i].loc >> 2;
-	live = (size_t)(p->ring_end - keep);
-	if (live)
-		memmove(p->ring, p->ring + (keep - p->ring_base), live);
+	if (keep >= p->ring_end) { /* nothing it holds stays (AUXTRACE's data may lie between) */
+		live = 0;
+		p->ring_end = keep;
+	} else {
+		live = (size_t)(p->ring_end - keep);
+		if (keep > p->ring_base)
+			memmove(p->ring, p->ring + (keep - p->ring_base), live);
+	}
 	p->ring_base = keep;
 	want = (size_t)(p->rpos + n - keep);
 	/* grown when what stays takes half of it: each read fills at least
@@ -1034,8 +1039,10 @@ static int ring_need(tb_sperf *p, size_t n)
 	if (want > p->ring_cap || live > p->ring_cap / 2) {
 		size_t cap = p->ring_cap ? p->ring_cap * 2 : SP_RING_MIN;
 		uint8_t *b;
+		if (want > SIZE_MAX / 4) /* (a round's bytes: less than the file) */
+			return -1;
 		while (cap < want)
-			cap *= 2; /* (want: a round's bytes, and less than the file) */
+			cap *= 2;
 		if (!(b = get(p, cap)))
 			return -1;
 		if (live)
@@ -1061,7 +1068,7 @@ static int ring_need(tb_sperf *p, size_t n)
 static tb_status ring_stop(tb_sperf *p, tb_status st, uint64_t off, const char *what,
 			   tb_error *err)
 {
-	p->rsticky = tb_fail(&p->rerr, st, off, what);
+	p->rsticky = st;
 	return tb_fail(err, st, off, what);
 }
 
@@ -1083,11 +1090,7 @@ static tb_status ring_record(tb_sperf *p, tb_perf_record *r, tb_error *err)
 	int sticky, rc;
 	tb_status st;
 	tb_error e;
-	if (p->rsticky != TB_OK) {
-		if (err)
-			*err = p->rerr;
-		return p->rsticky;
-	}
+	/* (after a fault that ends the walk, read_round calls no more) */
 	if (p->rpos >= p->rlim)
 		return TB_END;
 	if (p->rlim - p->rpos < 8)
@@ -1138,7 +1141,7 @@ static size_t scan(tb_sperf *p)
 	size_t n, used;
 	if (!p->ring_on)
 		return tb_perf_scan_samples_(&p->it, p->scan, SP_SCAN);
-	if (p->rsticky != TB_OK || p->rpos >= p->ring_end)
+	if (p->rpos >= p->ring_end)
 		return 0;
 	n = tb_perf_scan_buffer_(&p->walkf, p->ring + (p->rpos - p->ring_base),
 				 (size_t)(p->ring_end - p->rpos), p->rpos, p->scan, SP_SCAN, &used);

@@ -964,17 +964,22 @@ static tb_status open_perf_read(tb_session **s, const uint8_t *b, size_t n, uint
 }
 
 /* Lines of a capture walked from memory (w), and read through m. */
-static void walk_both(const uint8_t *b, size_t n, uint64_t cap, mem_file *m, walk *w,
-		      walk *r)
+static tb_status walk_both(const uint8_t *b, size_t n, uint64_t cap, mem_file *m, walk *w,
+			   walk *r)
 {
 	tb_session *s;
 	tb_error e;
-	ck_assert_int_eq(open_perf(&s, b, n, 0, &e), TB_OK);
+	tb_status st = open_perf(&s, b, n, 0, &e);
+	if (st != TB_OK) { /* then it fails as that read through too */
+		ck_assert_int_eq(open_perf_read(&s, b, n, cap, m, &e), st);
+		return st;
+	}
 	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, w);
 	tb_session_close(s);
 	ck_assert_int_eq(open_perf_read(&s, b, n, cap, m, &e), TB_OK);
 	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, r);
 	tb_session_close(s);
+	return TB_OK;
 }
 
 /* A file's data section read through a buffer used again (64 KiB first,
@@ -1064,6 +1069,72 @@ START_TEST(read_through_faults)
 		tb_test_zstd_stream_free(&zs);
 		pw_free(&c);
 	}
+}
+END_TEST
+
+/*
+ * Records made unsound one at a time (a size below the header, one past
+ * the section, a type whose data follows it, a COMPRESSED record without
+ * a decompressor) and the data section cut anywhere in its last 200
+ * bytes: read through, the same events, errors and first error offset as
+ * from memory.
+ */
+START_TEST(read_through_mutants)
+{
+	static const struct {
+		unsigned at;
+		uint32_t v;
+		unsigned width;
+	} mut[] = {
+		{ 6, 0, 2 }, { 6, 4, 2 }, { 6, 0xfff8, 2 }, { 0, TB_PERF_RECORD_AUXTRACE, 4 },
+		{ 0, TB_PERF_RECORD_COMPRESSED, 4 },
+	};
+	size_t n, i, k, checked = 0;
+	uint8_t *b = load("small.data", &n);
+	uint64_t off[64], dsize = 0;
+	size_t noff = 0, nmut = sizeof(mut) / sizeof(mut[0]);
+	tb_session *s;
+	tb_perf_iter it;
+	tb_perf_record r;
+	tb_error e;
+	for (i = 0; i < 8; i++) /* the data section's size (a little-endian file) */
+		dsize |= (uint64_t)b[48 + i] << (8 * i);
+	ck_assert_int_eq(open_perf(&s, b, n, 0, &e), TB_OK);
+	ck_assert_int_eq(tb_perf_records_begin(&it, tb_session_perf(s), &e), TB_OK);
+	while (noff < 64 && tb_perf_record_next(&it, &r, &e) == TB_OK)
+		off[noff++] = r.offset;
+	tb_session_close(s);
+	ck_assert_uint_gt(noff, 8);
+	for (k = 0; k < noff * nmut + 200; k++) {
+		uint8_t *p = tb_test_dup(b, n);
+		mem_file m = { 0 };
+		walk w, rt;
+		if (k < noff * nmut) {
+			size_t j = k % nmut;
+			uint8_t *at = p + off[k / nmut] + mut[j].at;
+			for (i = 0; i < mut[j].width; i++)
+				at[i] = (uint8_t)(mut[j].v >> (8 * i));
+		} else { /* the section's size cut by 1..200 */
+			uint64_t d = dsize - (k - noff * nmut) - 1;
+			for (i = 0; i < 8; i++)
+				p[48 + i] = (uint8_t)(d >> (8 * i));
+		}
+		if (walk_both(p, n, 0, &m, &w, &rt) != TB_OK) { /* (not opened either way) */
+			free(p);
+			continue;
+		}
+		ck_assert_msg(rt.events == w.events && rt.errors == w.errors &&
+				      rt.first_error == w.first_error && !strcmp(rt.text, w.text),
+			      "mutant %zu: %zu/%zu events, %zu/%zu errors, first at %llu/%llu", k,
+			      rt.events, w.events, rt.errors, w.errors,
+			      (unsigned long long)rt.first_error, (unsigned long long)w.first_error);
+		checked += w.errors > 0;
+		free(w.text);
+		free(rt.text);
+		free(p);
+	}
+	ck_assert_uint_gt(checked, noff * 3);
+	free(b);
 }
 END_TEST
 
@@ -1267,6 +1338,7 @@ Suite *tb_suite_perfsession(void)
 	tcase_add_test(tc, bytes_changed_under_walk);
 	tcase_add_test(tc, read_through);
 	tcase_add_test(tc, read_through_faults);
+	tcase_add_test(tc, read_through_mutants);
 	tcase_add_test(tc, session_perf_walk_parses);
 	tcase_add_test(tc, zstd_capture);
 	tcase_add_test(tc, pipe_every_prefix);
