@@ -1243,7 +1243,7 @@ static void run_bprint(ev *e)
  * outside it, no room left in the text) takes the general path, which
  * then marks or cuts it.
  */
-enum { TB_PLAN_INT = 1, TB_PLAN_CHARS, TB_PLAN_STR, TB_PLAN_LIT16 };
+enum { TB_PLAN_INT = 1, TB_PLAN_CHARS, TB_PLAN_STR, TB_PLAN_LIT16, TB_PLAN_SEL };
 /* A planned integer's size (1, 2, 4, 8) in bits 8..11 of plan; above it,
  * what its conversion asks (told once here, not per record): a bare
  * decimal (no hex, no width) and a signed one. */
@@ -1337,8 +1337,179 @@ static void plan_text(const tb_render_prog *p, tb_render_dir_ *d)
 	}
 }
 
+/*
+ * A %s whose text is a function of a few bits of one scalar field
+ * (sched_switch's prev_state: `prev_state & 0xff ? __print_flags(...) :
+ * "R"`, then `prev_state & 0x100 ? "+" : ""`): each text it can print is
+ * rendered once, when compiled, into a table after the literals in
+ * prog->text, and a record picks its entry by those bits: no node runs.
+ * The expression reads the field only as `field & constant` (its other
+ * bits drop out), through ?:, operators and __print_flags/_symbolic
+ * (no lookups: no env); an entry that notes anything (a division by 0,
+ * an unresolved name) keeps the directive unplanned.
+ */
+enum {
+	TB_SEL_BITS = 8,     /* at most 2^8 entries a table */
+	TB_SEL_NODES = 128,  /* the most nodes a planned expression has */
+	TB_SEL_REC = 256,    /* the field lies in the first 256 bytes */
+	TB_SEL_SLOT = 16     /* an entry: up to 15 bytes, copied 16 whole */
+};
+
+typedef struct sel_scan {
+	const tb_render_prog *p;
+	uint32_t field;  /* the field read (UINT32_MAX: none yet) */
+	uint64_t mask;   /* its bits read */
+	unsigned nodes;  /* nodes seen */
+} sel_scan;
+
+/* Node n is one (not 0) and the scan may take it: depth and count bound it. */
+static int sel_visit(sel_scan *sc, unsigned n, unsigned depth)
+{
+	return n && depth < TB_RENDER_MAX_DEPTH && ++sc->nodes <= TB_SEL_NODES;
+}
+
+/* `field & m` as field_int and ev_int's & compute it: the field's raw
+ * bits & m, when m lies below its sign bit and the widths it is cut to. */
+static int sel_masked(sel_scan *sc, const tb_render_node_ *fn, const tb_render_node_ *mn)
+{
+	const tb_field *f;
+	unsigned ty, bits, w;
+	uint64_t m;
+	if (fn->op != TB_N_FIELD || mn->op != TB_N_NUM)
+		return 0;
+	f = &sc->p->ev.fields[fn->v];
+	if (tb_pf_kind(f) != TB_RF_SCALAR || (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) ||
+	    (sc->field != UINT32_MAX && sc->field != fn->v))
+		return 0;
+	ty = tb_ty_arith(tb_ty_promote(fn->ty), mn->ty);
+	m = tb_ty_norm(tb_ty_norm(mn->v, mn->ty), ty);
+	bits = 8 * f->size;
+	w = TB_TY_W(fn->ty) < TB_TY_W(ty) ? TB_TY_W(fn->ty) : TB_TY_W(ty);
+	if (w && 8 * w < bits)
+		bits = 8 * w;
+	if (m >> (bits - 1))
+		return 0;
+	sc->field = (uint32_t)fn->v;
+	sc->mask |= m;
+	return 1;
+}
+
+/* Node n, run by ev_int, reads only masked bits of the one field. */
+static int sel_int(sel_scan *sc, unsigned n, unsigned depth)
+{
+	const tb_render_node_ *nd = &sc->p->nodes[n];
+	if (!sel_visit(sc, n, depth))
+		return 0;
+	switch (nd->op) {
+	case TB_N_NUM:
+		return 1;
+	case TB_N_BIN:
+		if (nd->v == TB_OP_BAND && (sel_masked(sc, &sc->p->nodes[nd->a], &sc->p->nodes[nd->b]) ||
+					    sel_masked(sc, &sc->p->nodes[nd->b], &sc->p->nodes[nd->a])))
+			return 1;
+		return sel_int(sc, nd->a, depth + 1) && sel_int(sc, nd->b, depth + 1);
+	case TB_N_TERN:
+		return sel_int(sc, nd->a, depth + 1) && sel_int(sc, nd->b, depth + 1) &&
+		       sel_int(sc, nd->c, depth + 1);
+	case TB_N_UNARY:
+	case TB_N_CAST:
+		return sel_int(sc, nd->a, depth + 1);
+	default:
+		return 0;
+	}
+}
+
+/* The { value, name } list from pr on: its values as sel_int. */
+static int sel_pairs(sel_scan *sc, unsigned pr, unsigned depth)
+{
+	for (; pr; pr = sc->p->nodes[pr].next)
+		if (!sel_visit(sc, pr, depth) ||
+		    (sc->p->nodes[pr].op == TB_N_PAIR && !sel_int(sc, sc->p->nodes[pr].a, depth + 1)))
+			return 0;
+	return 1;
+}
+
+/* Node n, run by ev_text, reads only masked bits of the one field. */
+static int sel_text(sel_scan *sc, unsigned n, unsigned depth)
+{
+	const tb_render_node_ *nd = &sc->p->nodes[n];
+	unsigned h = (unsigned)nd->v & 0xffu;
+	if (!sel_visit(sc, n, depth))
+		return 0;
+	if (nd->op == TB_N_STR)
+		return 1;
+	if (nd->op == TB_N_TERN)
+		return sel_int(sc, nd->a, depth + 1) && sel_text(sc, nd->b, depth + 1) &&
+		       sel_text(sc, nd->c, depth + 1);
+	if (nd->op != TB_N_CALL || !sel_int(sc, nd->a, depth + 1))
+		return 0;
+	if (h == TB_H_PRINT_SYMBOLIC || h == TB_H_PRINT_SYMBOLIC_U64)
+		return sel_pairs(sc, sc->p->nodes[nd->a].next, depth + 1);
+	/* __print_flags: the delimiter, then the pairs */
+	return (h == TB_H_PRINT_FLAGS || h == TB_H_PRINT_FLAGS_U64) &&
+	       sel_visit(sc, sc->p->nodes[nd->a].next, depth + 1) &&
+	       sel_pairs(sc, sc->p->nodes[sc->p->nodes[nd->a].next].next, depth + 1);
+}
+
+/* The text of node arg for a record whose field f holds raw (and nothing
+ * else), into slot (TB_SEL_SLOT bytes): its length, or SIZE_MAX when it
+ * does not fit or noted anything. */
+static size_t sel_entry(const tb_render_prog *p, unsigned arg, const tb_field *f, uint64_t raw,
+			char *slot)
+{
+	uint8_t rec[TB_SEL_REC];
+	tb_out o;
+	ev e;
+	memset(rec, 0, sizeof(rec));
+	for (unsigned i = 0; i < f->size; i++)
+		rec[f->offset + (p->ev.big_endian ? f->size - 1 - i : i)] = (uint8_t)(raw >> (8 * i));
+	memset(slot, 0, TB_SEL_SLOT);
+	tb_out_init(&o, slot, TB_SEL_SLOT);
+	memset(&e, 0, sizeof(e));
+	e.p = p;
+	e.o = &o;
+	e.lsz = p->ev.long_size == 4 ? 4 : 8;
+	tb_rd_init(&e.rec, rec, f->offset + f->size, p->ev.big_endian);
+	ev_text(&e, arg);
+	return e.notes || o.len < o.need ? SIZE_MAX : o.len;
+}
+
+/* Plan d as a table at prog->text + *used (moved past it), when it is
+ * such a %s and the table fits. */
+static void plan_sel(tb_render_prog *p, tb_render_dir_ *d, uint32_t *used)
+{
+	sel_scan sc = { p, UINT32_MAX, 0, 0 };
+	const tb_field *f;
+	unsigned shift = 0, k = 0;
+	uint32_t n, lens = *used, texts;
+	if (d->width > 0 || !sel_text(&sc, d->arg, 0) || sc.field == UINT32_MAX)
+		return;
+	f = &p->ev.fields[sc.field];
+	if (f->offset > TB_SEL_REC - f->size)
+		return;
+	while (sc.mask && !((sc.mask >> shift) & 1))
+		shift++;
+	while (k <= TB_SEL_BITS && (sc.mask >> shift >> k))
+		k++;
+	n = 1u << k;
+	texts = lens + n; /* a length byte each, then the slots */
+	if (k > TB_SEL_BITS || (TB_RENDER_MAX_TEXT - lens) / (TB_SEL_SLOT + 1) < n)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		size_t len = sel_entry(p, d->arg, f, (uint64_t)i << shift, p->text + texts + i * TB_SEL_SLOT);
+		if (len == SIZE_MAX)
+			return;
+		p->text[lens + i] = (char)len;
+	}
+	*used = texts + n * TB_SEL_SLOT;
+	d->text_off = f->offset | shift << 16;
+	d->text_len = lens | texts << 16;
+	d->plan = (uint16_t)(TB_PLAN_SEL | f->size << 8 | k << 12);
+}
+
 void tb_pf_plan_dirs(tb_render_prog *p)
 {
+	uint32_t used = p->text_len; /* the tables go after the literals */
 	for (uint32_t k = 0; k < p->n_dirs; k++) {
 		tb_render_dir_ *d = &p->dirs[k];
 		d->plan = 0;
@@ -1349,10 +1520,13 @@ void tb_pf_plan_dirs(tb_render_prog *p)
 			d->plan = TB_PLAN_LIT16;
 		if (d->kind != TB_D_CONV || !d->arg || d->warg || d->parg || d->prec >= 0)
 			continue;
-		if (d->conv == 's')
+		if (d->conv == 's') {
 			plan_text(p, d);
-		else
+			if (!d->plan)
+				plan_sel(p, d, &used);
+		} else {
 			plan_int(p, d);
+		}
 	}
 }
 
@@ -1531,6 +1705,16 @@ static uint32_t run_planned(ev *e, uint32_t k)
 				tb_copy_short(q, (const char *)t, n);
 			}
 			q += n;
+		} else if (plan == TB_PLAN_SEL) {
+			/* a table's entry, picked by the field's bits (plan_sel) */
+			unsigned size = (d->plan & TB_PLAN_SIZE) >> 8;
+			uint32_t off = d->text_off & 0xffffu, i;
+			if (size > r->len || off > r->len - size)
+				break;
+			i = (uint32_t)(tb_load_n(r->data + off, size, r->big_endian) >> (d->text_off >> 16)) &
+			    ((1u << (d->plan >> 12)) - 1u);
+			memcpy(q, p->text + (d->text_len >> 16) + (size_t)i * TB_SEL_SLOT, TB_SEL_SLOT);
+			q += (uint8_t)p->text[(d->text_len & 0xffffu) + i];
 		} else {
 			break;
 		}

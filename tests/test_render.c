@@ -852,6 +852,120 @@ START_TEST(planned_runs_every_capacity)
 }
 END_TEST
 
+/* The text of rec through the general path: an output exactly as long
+ * as the text, which holds no planned run's room (48 bytes a directive
+ * and the record's length), so every directive is evaluated. */
+static const char *run_general(const void *rec, size_t n, size_t len)
+{
+	static char gen[8192];
+	tb_render_result r;
+	ck_assert_int_eq(tb_render(prog_buf(), NULL, rec, n, gen, len + 1, &r), TB_OK);
+	ck_assert_uint_eq(r.len, len);
+	return gen;
+}
+
+/* How many of the program's %s conversions are planned. */
+static unsigned planned_s(void)
+{
+	const tb_render_prog *p = prog_buf();
+	unsigned k = 0;
+	for (uint32_t i = 0; i < p->n_dirs; i++)
+		k += p->dirs[i].conv == 's' && p->dirs[i].plan;
+	return k;
+}
+
+/*
+ * A %s that is a function of a few bits of one field, tabled when
+ * compiled (sched_switch's prev_state): the same text as the evaluated
+ * expression for every value of those bits and others, in both byte
+ * orders and for a record too short for the field; and the shapes that
+ * stay unplanned (a bare field, a mask too wide or on the sign bit, two
+ * fields, a division by zero in an entry, an entry longer than 15 bytes,
+ * a width, a field past 256 bytes, too many nodes, no room left for a
+ * table) still print by the general path.
+ */
+START_TEST(planned_tables_match_expression)
+{
+	static const struct {
+		const char *fmt;
+		unsigned planned; /* %s conversions planned */
+	} v[] = {
+		{ sched_switch_fmt, 4 }, /* and the two comms */
+		{ "\"%s\", REC->x & 3 ? \"a\" : \"b\"", 1 },
+		{ "\"%s\", 3 & REC->x ? \"a\" : \"b\"", 1 },
+		{ "\"%s|%s\", __print_symbolic(REC->b & 3, { 0, \"zero\" }, { 1, \"one\" }, { 2, \"two\" }), "
+		  "__print_symbolic(REC->b & 3, { 0, \"zero\" }, { 7, \"seven\" })", 2 },
+		{ "\"%s\", __print_flags(REC->x & 0xf0, \"|\", { 0x10, \"A\" }, { 0x20, \"B\" })", 1 },
+		{ "\"%s\", !(REC->x & 4) ? \"a\" : (unsigned char)(REC->x & 8) + 1 > 1 ? \"b\" : \"c\"", 1 },
+		{ "\"%s\", REC->y & 0x40000000 ? \"a\" : \"b\"", 1 },
+		{ "\"%s\", \"abc\"", 0 },
+		{ "\"%s\", REC->x ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", REC->x & 0x1ff ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", REC->y & 0x80000000 ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", REC->c & 1 ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", (REC->x & 1) && (REC->y & 2) ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", (REC->x & 7) / (REC->x & 3) ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", __print_flags(REC->x & 3, \"|\", { 1, \"AAAAAAAA\" }, { 2, \"BBBBBBBB\" })", 0 },
+		{ "\"%5s\", REC->x & 1 ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", REC->x & 1 ? REC->c : \"b\"", 0 },
+		{ "\"%s\", REC->z & 1 ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", __print_dynamic_array(arr, 4)", 0 },
+		{ "\"%s%s%s\", __print_flags(REC->x & 0xff, \"\", { 1, \"S\" }), __print_flags(REC->x & 0xff, "
+		  "\"\", { 2, \"D\" }), __print_flags(REC->x & 0xff, \"\", { 4, \"T\" })", 2 },
+	};
+	static const uint64_t vals[] = { 0, 1, 2, 3, 4, 7, 8, 0x10, 0x30, 0x80, 0xff, 0x100, 0x101,
+		0x1ff, 0x200, 0x40000000, 0x80000000, 0xfffffffffffffeffull, UINT64_MAX };
+	tb_render_field f[] = { COMMON_FIELDS, fs("x", 8, 8, 0), fs("y", 16, 4, 1), fa("c", 20, 8, 1, 1),
+		fs("b", 28, 1, 0), fd("arr", 32, DL, 4, 0), fs("z", 300, 4, 0) };
+	uint8_t rec[304];
+	char many[4096];
+	size_t m = (size_t)snprintf(many, sizeof(many), "\"%%s\", __print_flags(REC->x & 0xff, \"|\"");
+	for (unsigned i = 0; i < 70; i++) /* 140 nodes to scan */
+		m += (size_t)snprintf(many + m, sizeof(many) - m, ", { %u, \"F\" }", i + 1);
+	snprintf(many + m, sizeof(many) - m, ")");
+	for (int be = 0; be < 2; be++) {
+		big_endian = be;
+		for (size_t i = 0; i <= sizeof(v) / sizeof(v[0]); i++) {
+			const char *fmt = i < sizeof(v) / sizeof(v[0]) ? v[i].fmt : many;
+			int sched = i == 0;
+			if (sched)
+				sched_setup(rec, 0);
+			else
+				ck_assert_int_eq(compile_ex(fmt, f, 10, 8, 0, "test", "ev"), TB_OK);
+			ck_assert_msg(planned_s() == (i < sizeof(v) / sizeof(v[0]) ? v[i].planned : 0),
+				      "%s: %u planned", fmt, planned_s());
+			for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+				uint64_t x = vals[j];
+				const char *want;
+				memset(rec, 0, sizeof(rec));
+				for (int b = 0; b < 8; b++) {
+					size_t at = sched ? 32 : 8;
+					rec[at + (size_t)(be ? 7 - b : b)] = (uint8_t)(x >> (8 * b));
+				}
+				for (int b = 0; b < 4; b++) /* y: x's low half */
+					rec[16 + (size_t)(be ? 3 - b : b)] = (uint8_t)(x >> (8 * b));
+				rec[28] = (uint8_t)x;
+				memcpy(rec + 20, "ab", 2);
+				/* whole, and cut inside the field (x, or prev_state) */
+				for (size_t n = sizeof(rec); n; n = n == sizeof(rec) ? (sched ? 36 : 12) : 0) {
+					char got[512];
+					tb_render_result r;
+					ck_assert_int_eq(tb_render(prog_buf(), NULL, rec, n, got, sizeof(got), &r), TB_OK);
+					want = run_general(rec, n, r.len);
+					ck_assert_msg(!strcmp(got, want), "%s at %llx (%zu bytes): %s, not %s", fmt,
+						      (unsigned long long)x, n, got, want);
+				}
+			}
+		}
+	}
+	big_endian = 0;
+	/* the kernel's own states, as perf prints them */
+	sched_setup(rec, 0x82);
+	ck_assert_str_eq(run_env(NULL, rec, 64), "prev_comm=bash prev_pid=1234 prev_prio=120 prev_state=D|I "
+			 "==> next_comm=swapper/0 next_pid=0 next_prio=120");
+}
+END_TEST
+
 /* The planned integers' normalisations (field type, promotion, cast,
  * length modifier: the steps that change nothing are dropped when
  * planned), against C's own conversions of the same values. */
@@ -1478,6 +1592,7 @@ Suite *tb_suite_render(void)
 	tcase_add_test(t, utest_dynamic_strings);
 	tcase_add_test(t, planned_runs_every_capacity);
 	tcase_add_test(t, planned_integer_conversions);
+	tcase_add_test(t, planned_tables_match_expression);
 	tcase_add_test(t, utest_cpumask);
 	tcase_add_test(t, utest_sizeof);
 	tcase_add_test(t, r01_r03_division_by_zero);
