@@ -1658,38 +1658,45 @@ static inline size_t nul16(char *q, const uint8_t *t)
 static uint32_t run_planned(ev *e, uint32_t k)
 {
 	const tb_render_prog *p = e->p;
-	const tb_reader *r = &e->rec;
+	/* the record, the program's tables and its count in locals: every
+	 * byte stored through q may alias what a pointer reaches, and would
+	 * have them all read again after it */
+	const tb_reader rec = e->rec, *r = &rec;
+	const tb_render_dir_ *dirs = p->dirs;
+	const char *text = p->text;
+	const uint32_t n_dirs = p->n_dirs;
 	tb_out *o = e->o;
-	uint64_t bound = (uint64_t)(p->n_dirs - k) * (TB_PLAN_ROOM + (uint64_t)r->len);
+	uint64_t bound = (uint64_t)(n_dirs - k) * (TB_PLAN_ROOM + (uint64_t)rec.len);
 	char *q, *start, last;
 	/* (no limit here: only a %.Ns sets one, for its own text; no
 	 * buffer at all: no room, and no pointer to start from) */
 	if (!o->buf || o->len != o->need || bound > o->cap - o->len)
 		return k;
 	start = q = o->buf + o->len;
-	for (; k < p->n_dirs; k++) {
-		const tb_render_dir_ *d = &p->dirs[k];
+	for (; k < n_dirs; k++) {
+		const tb_render_dir_ *d = &dirs[k];
 		unsigned plan = d->plan & 0xff;
 		if (plan == TB_PLAN_LIT16) {
-			memcpy(q, p->text + d->text_off, 16);
-			q += d->text_len;
+			uint32_t n = d->text_len;
+			memcpy(q, text + d->text_off, 16);
+			q += n;
 		} else if (plan == TB_PLAN_INT) {
-			unsigned flags = d->flags;
-			int neg;
+			unsigned flags = d->flags, pl = d->plan, conv = d->conv;
+			int neg, width = d->width;
 			uint64_t v;
 			if (!plan_int_value(r, d, &v))
 				break;
-			neg = (d->plan & TB_PLAN_SIGNED) && (int64_t)v < 0;
+			neg = (pl & TB_PLAN_SIGNED) && (int64_t)v < 0;
 			v = neg ? 0 - v : v;
-			if (d->plan & TB_PLAN_BARE) {
+			if (pl & TB_PLAN_BARE) {
 				/* the commonest: a bare decimal */
 				*q = '-';
 				q += neg;
 				q += tb_dec_fast(q, v);
 			} else {
-				int hex = d->conv == 'x' || d->conv == 'X';
-				q = tb_num_at(q, v, hex, d->conv == 'X', (char)(neg ? '-' : 0),
-					      hex && (flags & TB_NF_SPECIAL), d->width,
+				int hex = conv == 'x' || conv == 'X';
+				q = tb_num_at(q, v, hex, conv == 'X', (char)(neg ? '-' : 0),
+					      hex && (flags & TB_NF_SPECIAL), width,
 					      (flags & (TB_NF_ZEROPAD | TB_NF_LEFT)) == TB_NF_ZEROPAD,
 					      (flags & TB_NF_LEFT) != 0, &last);
 			}
@@ -1708,13 +1715,14 @@ static uint32_t run_planned(ev *e, uint32_t k)
 		} else if (plan == TB_PLAN_SEL) {
 			/* a table's entry, picked by the field's bits (plan_sel) */
 			unsigned size = (d->plan & TB_PLAN_SIZE) >> 8;
-			uint32_t off = d->text_off & 0xffffu, i;
-			if (size > r->len || off > r->len - size)
+			uint32_t off = d->text_off & 0xffffu, tl = d->text_len, i;
+			if (size > rec.len || off > rec.len - size)
 				break;
-			i = (uint32_t)(tb_load_n(r->data + off, size, r->big_endian) >> (d->text_off >> 16)) &
+			i = (uint32_t)(tb_load_n(rec.data + off, size, rec.big_endian) >> (d->text_off >> 16)) &
 			    ((1u << (d->plan >> 12)) - 1u);
-			memcpy(q, p->text + (d->text_len >> 16) + (size_t)i * TB_SEL_SLOT, TB_SEL_SLOT);
-			q += (uint8_t)p->text[(d->text_len & 0xffffu) + i];
+			i += tl & 0xffffu; /* its length byte; its slot follows them */
+			memcpy(q, text + (tl >> 16) + (size_t)(i - (tl & 0xffffu)) * TB_SEL_SLOT, TB_SEL_SLOT);
+			q += (uint8_t)text[i];
 		} else {
 			break;
 		}
