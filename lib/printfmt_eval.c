@@ -1639,9 +1639,51 @@ static inline size_t nul16(char *q, const uint8_t *t)
 	_mm_storeu_si128((__m128i *)(void *)q, x);
 	return m ? (size_t)__builtin_ctz(m) : 16u;
 #else
-	(void)q;
+	memcpy(q, t, 16);
 	return text_before_nul(t, 16);
 #endif
+}
+
+/* The bytes of the 8-byte word x (first byte lowest) that are 0: the
+ * lowest set bit is at the first of them (the bits above it may be
+ * wrong). */
+static inline uint64_t zero_bytes(uint64_t x)
+{
+	return (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+}
+
+/*
+ * The n bytes at t up to their first NUL, stored at q, which has room
+ * for 16 bytes or n, the more (a char array, or a __get_str running to
+ * the record's end): how many.  From 8 bytes on without a call: 16
+ * bytes at once, or two 8-byte words that overlap.
+ */
+static size_t put_nul_text(char *q, const uint8_t *t, size_t n)
+{
+	uint64_t a, b, z;
+	size_t k;
+	if (n >= 16) {
+		k = nul16(q, t);
+		if (k < 16 || n == 16)
+			return k;
+		k = text_before_nul(t + 16, n - 16);
+		tb_copy_short(q + 16, (const char *)t + 16, k);
+		return 16 + k;
+	}
+	if (n < 8) {
+		k = text_before_nul(t, n);
+		tb_copy_short(q, (const char *)t, k);
+		return k;
+	}
+	a = tb_load64(t, 0);
+	b = tb_load64(t + n - 8, 0);
+	memcpy(q, t, 8);
+	memcpy(q + n - 8, t + n - 8, 8);
+	if ((z = zero_bytes(a)) != 0)
+		return (size_t)__builtin_ctzll(z) / 8;
+	/* (a has no NUL: b's first lies past a's bytes) */
+	z = zero_bytes(b);
+	return z ? n - 8 + (size_t)__builtin_ctzll(z) / 8 : n;
 }
 
 /* The most bytes a planned directive writes, scratch included, besides
@@ -1705,13 +1747,7 @@ static uint32_t run_planned(ev *e, uint32_t k)
 			size_t n;
 			if (!plan_text_span(r, d, &t, &n))
 				break;
-			if (n == 16) {
-				n = nul16(q, t); /* stored */
-			} else {
-				n = text_before_nul(t, n);
-				tb_copy_short(q, (const char *)t, n);
-			}
-			q += n;
+			q += put_nul_text(q, t, n);
 		} else if (plan == TB_PLAN_SEL) {
 			/* a table's entry, picked by the field's bits (plan_sel) */
 			unsigned size = (d->plan & TB_PLAN_SIZE) >> 8;

@@ -966,6 +966,38 @@ START_TEST(planned_tables_match_expression)
 }
 END_TEST
 
+/* A planned __get_str runs to its NUL or the record's end: at every
+ * length of what follows it (under 8 bytes, 8 to 15, 16, past 16) and
+ * every place of its NUL (none too), the general path's text; and a
+ * char[12] array likewise. */
+START_TEST(planned_text_every_length)
+{
+	tb_render_field f[] = { COMMON_FIELDS, fd("s", 8, DL, 1, 1), fa("c", 12, 12, 1, 1) };
+	uint8_t rec[64];
+	for (int arr = 0; arr < 2; arr++) {
+		ck_assert_int_eq(compile_ex(arr ? "\"c=%s.\", REC->c" : "\"s=%s.\", __get_str(s)",
+					    f, 6, 8, 0, "test", "ev"), TB_OK);
+		ck_assert_uint_eq(planned_s(), 1);
+		for (size_t len = 24; len <= sizeof(rec); len++) {
+			for (size_t nul = 0; nul <= len - 24 + 1; nul++) {
+				char got[128];
+				tb_render_result r;
+				for (size_t i = 0; i < sizeof(rec); i++)
+					rec[i] = (uint8_t)('a' + i % 26);
+				put32(rec, 8, 24u | (uint32_t)(len - 24) << 16); /* s: [24, len) */
+				if (24 + nul < len)
+					rec[24 + nul] = 0;
+				if (12 + nul < 24)
+					rec[12 + nul] = 0;
+				ck_assert_int_eq(tb_render(prog_buf(), NULL, rec, len, got, sizeof(got), &r), TB_OK);
+				ck_assert_str_eq(got, run_general(rec, len, r.len));
+				ck_assert_uint_eq(r.len, 3 + (arr ? (nul < 12 ? nul : 12) : len == 24 ? 0 : nul < len - 24 ? nul : len - 24));
+			}
+		}
+	}
+}
+END_TEST
+
 /* The planned integers' normalisations (field type, promotion, cast,
  * length modifier: the steps that change nothing are dropped when
  * planned), against C's own conversions of the same values. */
@@ -1593,6 +1625,7 @@ Suite *tb_suite_render(void)
 	tcase_add_test(t, planned_runs_every_capacity);
 	tcase_add_test(t, planned_integer_conversions);
 	tcase_add_test(t, planned_tables_match_expression);
+	tcase_add_test(t, planned_text_every_length);
 	tcase_add_test(t, utest_cpumask);
 	tcase_add_test(t, utest_sizeof);
 	tcase_add_test(t, r01_r03_division_by_zero);
