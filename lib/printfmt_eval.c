@@ -22,6 +22,18 @@ typedef struct ev {
 	const char *bad;     /* marker for the value being evaluated */
 } ev;
 
+/* e: an evaluator of prog over the record, into o (env NULL: none). */
+TB_ALWAYS_INLINE void ev_start(ev *e, const tb_render_prog *prog, const tb_render_env *env,
+			       tb_out *o, const void *record, size_t record_len)
+{
+	memset(e, 0, sizeof(*e));
+	e->p = prog;
+	e->env = env;
+	e->o = o;
+	e->lsz = prog->ev.long_size == 4 ? 4 : 8;
+	tb_rd_init(&e->rec, record, record_len, prog->ev.big_endian);
+}
+
 typedef struct val {
 	uint64_t v;
 	unsigned ty;
@@ -1362,32 +1374,35 @@ typedef struct sel_scan {
 	unsigned nodes;  /* nodes seen */
 } sel_scan;
 
-/* Node n is one (not 0) and the scan may take it: depth and count bound it. */
-static int sel_visit(sel_scan *sc, unsigned n, unsigned depth)
+/* Node n is one (not 0) and the scan may take it: the count of nodes
+ * seen bounds the scan, and so the depth of its recursion. */
+static int sel_visit(sel_scan *sc, unsigned n)
 {
-	return n && depth < TB_RENDER_MAX_DEPTH && ++sc->nodes <= TB_SEL_NODES;
+	return n && ++sc->nodes <= TB_SEL_NODES;
 }
 
 /* `field & m` as field_int and ev_int's & compute it: the field's raw
- * bits & m, when m lies below its sign bit and the widths it is cut to. */
+ * bits & m, when the field is a scalar of up to 8 bytes (another one
+ * reads as 0, and so does tb_load_n) and m, doubled, survives each
+ * width the value is cut to (m lies below the sign bit). */
 static int sel_masked(sel_scan *sc, const tb_render_node_ *fn, const tb_render_node_ *mn)
 {
 	const tb_field *f;
-	unsigned ty, bits, w;
-	uint64_t m;
+	unsigned ty;
+	uint64_t m, m2, bad;
 	if (fn->op != TB_N_FIELD || mn->op != TB_N_NUM)
 		return 0;
 	f = &sc->p->ev.fields[fn->v];
-	if (tb_pf_kind(f) != TB_RF_SCALAR || (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) ||
-	    (sc->field != UINT32_MAX && sc->field != fn->v))
-		return 0;
 	ty = tb_ty_arith(tb_ty_promote(fn->ty), mn->ty);
 	m = tb_ty_norm(tb_ty_norm(mn->v, mn->ty), ty);
-	bits = 8 * f->size;
-	w = TB_TY_W(fn->ty) < TB_TY_W(ty) ? TB_TY_W(fn->ty) : TB_TY_W(ty);
-	if (w && 8 * w < bits)
-		bits = 8 * w;
-	if (m >> (bits - 1))
+	m2 = m << 1;
+	/* every reason at once (bitwise: one branch) */
+	bad = (uint64_t)(tb_pf_kind(f) != TB_RF_SCALAR) | (uint64_t)(f->size > 8u) |
+	      (uint64_t)((sc->field != UINT32_MAX) & (sc->field != fn->v)) | (m >> 62) |
+	      (m2 ^ tb_ty_norm(m2, TB_TY_W(fn->ty) | TB_TY_UNSIGNED)) |
+	      (m2 ^ tb_ty_norm(m2, TB_TY_W(ty) | TB_TY_UNSIGNED)) |
+	      (m2 ^ tb_ty_norm(m2, (f->size & 0x0fu) | TB_TY_UNSIGNED));
+	if (bad)
 		return 0;
 	sc->field = (uint32_t)fn->v;
 	sc->mask |= m;
@@ -1395,10 +1410,10 @@ static int sel_masked(sel_scan *sc, const tb_render_node_ *fn, const tb_render_n
 }
 
 /* Node n, run by ev_int, reads only masked bits of the one field. */
-static int sel_int(sel_scan *sc, unsigned n, unsigned depth)
+static int sel_int(sel_scan *sc, unsigned n)
 {
 	const tb_render_node_ *nd = &sc->p->nodes[n];
-	if (!sel_visit(sc, n, depth))
+	if (!sel_visit(sc, n))
 		return 0;
 	switch (nd->op) {
 	case TB_N_NUM:
@@ -1407,48 +1422,47 @@ static int sel_int(sel_scan *sc, unsigned n, unsigned depth)
 		if (nd->v == TB_OP_BAND && (sel_masked(sc, &sc->p->nodes[nd->a], &sc->p->nodes[nd->b]) ||
 					    sel_masked(sc, &sc->p->nodes[nd->b], &sc->p->nodes[nd->a])))
 			return 1;
-		return sel_int(sc, nd->a, depth + 1) && sel_int(sc, nd->b, depth + 1);
+		return sel_int(sc, nd->a) && sel_int(sc, nd->b);
 	case TB_N_TERN:
-		return sel_int(sc, nd->a, depth + 1) && sel_int(sc, nd->b, depth + 1) &&
-		       sel_int(sc, nd->c, depth + 1);
+		return sel_int(sc, nd->a) && sel_int(sc, nd->b) && sel_int(sc, nd->c);
 	case TB_N_UNARY:
 	case TB_N_CAST:
-		return sel_int(sc, nd->a, depth + 1);
+		return sel_int(sc, nd->a);
 	default:
 		return 0;
 	}
 }
 
-/* The { value, name } list from pr on: its values as sel_int. */
-static int sel_pairs(sel_scan *sc, unsigned pr, unsigned depth)
+/* The { value, name } list from pr on: its values as sel_int (what is
+ * not a pair print_flags and print_symbolic pass over). */
+static int sel_pairs(sel_scan *sc, unsigned pr)
 {
 	for (; pr; pr = sc->p->nodes[pr].next)
-		if (!sel_visit(sc, pr, depth) ||
-		    (sc->p->nodes[pr].op == TB_N_PAIR && !sel_int(sc, sc->p->nodes[pr].a, depth + 1)))
+		if (!sel_visit(sc, pr) ||
+		    (sc->p->nodes[pr].op == TB_N_PAIR && !sel_int(sc, sc->p->nodes[pr].a)))
 			return 0;
 	return 1;
 }
 
 /* Node n, run by ev_text, reads only masked bits of the one field. */
-static int sel_text(sel_scan *sc, unsigned n, unsigned depth)
+static int sel_text(sel_scan *sc, unsigned n)
 {
 	const tb_render_node_ *nd = &sc->p->nodes[n];
 	unsigned h = (unsigned)nd->v & 0xffu;
-	if (!sel_visit(sc, n, depth))
+	if (!sel_visit(sc, n))
 		return 0;
 	if (nd->op == TB_N_STR)
 		return 1;
 	if (nd->op == TB_N_TERN)
-		return sel_int(sc, nd->a, depth + 1) && sel_text(sc, nd->b, depth + 1) &&
-		       sel_text(sc, nd->c, depth + 1);
-	if (nd->op != TB_N_CALL || !sel_int(sc, nd->a, depth + 1))
+		return sel_int(sc, nd->a) && sel_text(sc, nd->b) && sel_text(sc, nd->c);
+	if (nd->op != TB_N_CALL || !sel_int(sc, nd->a))
 		return 0;
 	if (h == TB_H_PRINT_SYMBOLIC || h == TB_H_PRINT_SYMBOLIC_U64)
-		return sel_pairs(sc, sc->p->nodes[nd->a].next, depth + 1);
-	/* __print_flags: the delimiter, then the pairs */
+		return sel_pairs(sc, sc->p->nodes[nd->a].next);
+	/* __print_flags: the delimiter (the compiler requires one), then
+	 * the pairs */
 	return (h == TB_H_PRINT_FLAGS || h == TB_H_PRINT_FLAGS_U64) &&
-	       sel_visit(sc, sc->p->nodes[nd->a].next, depth + 1) &&
-	       sel_pairs(sc, sc->p->nodes[sc->p->nodes[nd->a].next].next, depth + 1);
+	       sel_pairs(sc, sc->p->nodes[sc->p->nodes[nd->a].next].next);
 }
 
 /* The text of node arg for a record whose field f holds raw (and nothing
@@ -1465,11 +1479,7 @@ static size_t sel_entry(const tb_render_prog *p, unsigned arg, const tb_field *f
 		rec[f->offset + (p->ev.big_endian ? f->size - 1 - i : i)] = (uint8_t)(raw >> (8 * i));
 	memset(slot, 0, TB_SEL_SLOT);
 	tb_out_init(&o, slot, TB_SEL_SLOT);
-	memset(&e, 0, sizeof(e));
-	e.p = p;
-	e.o = &o;
-	e.lsz = p->ev.long_size == 4 ? 4 : 8;
-	tb_rd_init(&e.rec, rec, f->offset + f->size, p->ev.big_endian);
+	ev_start(&e, p, NULL, &o, rec, f->offset + f->size);
 	ev_text(&e, arg);
 	return e.notes || o.len < o.need ? SIZE_MAX : o.len;
 }
@@ -1482,7 +1492,7 @@ static void plan_sel(tb_render_prog *p, tb_render_dir_ *d, uint32_t *used)
 	const tb_field *f;
 	unsigned shift = 0, k = 0;
 	uint32_t n, lens = *used, texts;
-	if (d->width > 0 || !sel_text(&sc, d->arg, 0) || sc.field == UINT32_MAX)
+	if (d->width > 0 || !sel_text(&sc, d->arg) || sc.field == UINT32_MAX)
 		return;
 	f = &p->ev.fields[sc.field];
 	if (f->offset > TB_SEL_REC - f->size)
@@ -1789,12 +1799,7 @@ static tb_status render(const tb_render_prog *prog, tb_render_prog *keep,
 		tb_out_finish(&o);
 		return TB_ERR_ARG;
 	}
-	memset(&e, 0, sizeof(e));
-	e.p = prog;
-	e.env = env;
-	e.o = &o;
-	e.lsz = prog->ev.long_size == 4 ? 4 : 8;
-	tb_rd_init(&e.rec, record, record_len, prog->ev.big_endian);
+	ev_start(&e, prog, env, &o, record, record_len);
 	switch (prog->mode) {
 	case TB_M_PRINTFMT:
 		for (uint32_t k = run_planned(&e, 0); k < prog->n_dirs; k = run_planned(&e, k + 1))

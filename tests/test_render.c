@@ -852,6 +852,20 @@ START_TEST(planned_runs_every_capacity)
 }
 END_TEST
 
+/* "((REC->x & 1) + (REC->x & 1))"... of n masks, as a balanced tree (its
+ * depth far below the compiler's limit): 2n - 1 nodes. */
+static size_t sum_of_masks(char *out, size_t cap, unsigned n)
+{
+	size_t k;
+	if (n == 1)
+		return (size_t)snprintf(out, cap, "(REC->x & 1)");
+	k = (size_t)snprintf(out, cap, "(");
+	k += sum_of_masks(out + k, cap - k, n / 2);
+	k += (size_t)snprintf(out + k, cap - k, " + ");
+	k += sum_of_masks(out + k, cap - k, n - n / 2);
+	return k + (size_t)snprintf(out + k, cap - k, ")");
+}
+
 /* The text of rec through the general path: an output exactly as long
  * as the text, which holds no planned run's room (48 bytes a directive
  * and the record's length), so every directive is evaluated. */
@@ -912,28 +926,58 @@ START_TEST(planned_tables_match_expression)
 		{ "\"%s\", __print_dynamic_array(arr, 4)", 0 },
 		{ "\"%s%s%s\", __print_flags(REC->x & 0xff, \"\", { 1, \"S\" }), __print_flags(REC->x & 0xff, "
 		  "\"\", { 2, \"D\" }), __print_flags(REC->x & 0xff, \"\", { 4, \"T\" })", 2 },
+		{ "\"%s\", ((REC->x & 1) ? (REC->x & 2) : (REC->x & 4)) ? \"a\" : \"b\"", 1 },
+		{ "\"%s\", (REC->x & 1 ? REC->x : 3) ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", (REC->x & 1 ? 3 : REC->x) ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", REC->x & 1 ? \"a\" : REC->c", 0 },
+		{ "\"%s\", __print_flags(REC->x, \"|\", { 1, \"A\" })", 0 },
+		{ "\"%s\", __print_flags(REC->x & 3, \"|\", { REC->y, \"A\" })", 0 },
+		{ "\"%s|%s\", __print_symbolic_u64(REC->x & 3, { 1, \"one\" }), "
+		  "__print_flags_u64(REC->x & 3, \"|\", { 1, \"A\" }, { 2, \"B\" })", 2 },
+		{ "\"%s\", __print_symbolic(REC->x & 3, 5, { 1, \"one\" })", 1 },
+		{ "\"%s\", REC->x & 0 ? \"a\" : \"b\"", 1 },
 	};
 	static const uint64_t vals[] = { 0, 1, 2, 3, 4, 7, 8, 0x10, 0x30, 0x80, 0xff, 0x100, 0x101,
 		0x1ff, 0x200, 0x40000000, 0x80000000, 0xfffffffffffffeffull, UINT64_MAX };
 	tb_render_field f[] = { COMMON_FIELDS, fs("x", 8, 8, 0), fs("y", 16, 4, 1), fa("c", 20, 8, 1, 1),
 		fs("b", 28, 1, 0), fd("arr", 32, DL, 4, 0), fs("z", 300, 4, 0) };
 	uint8_t rec[304];
-	char many[4096];
+	char many[4096], more[5][4096];
 	size_t m = (size_t)snprintf(many, sizeof(many), "\"%%s\", __print_flags(REC->x & 0xff, \"|\"");
+	size_t nv = sizeof(v) / sizeof(v[0]);
 	for (unsigned i = 0; i < 70; i++) /* 140 nodes to scan */
 		m += (size_t)snprintf(many + m, sizeof(many) - m, ", { %u, \"F\" }", i + 1);
 	snprintf(many + m, sizeof(many) - m, ")");
+	/* the node limit met in each part of the scan: a flags list, a
+	 * symbolic list, a ?:'s condition and its texts (sums of 65, 64 and
+	 * 63 masks; the last, 128 nodes, is planned) */
+	for (unsigned k = 0; k < 5; k++) {
+		const char *lead = k == 1 ? "\"%s\", __print_symbolic(REC->x & 0xff" : "\"%s\", ";
+		m = (size_t)snprintf(more[k], sizeof(more[k]), "%s", lead);
+		if (k == 0) {
+			snprintf(more[k], sizeof(more[k]), "%s", many);
+			continue;
+		}
+		if (k == 1) {
+			for (unsigned i = 0; i < 70; i++)
+				m += (size_t)snprintf(more[k] + m, sizeof(more[k]) - m, ", { %u, \"F\" }", i + 1);
+			snprintf(more[k] + m, sizeof(more[k]) - m, ")");
+			continue;
+		}
+		m += sum_of_masks(more[k] + m, sizeof(more[k]) - m, 67 - k);
+		snprintf(more[k] + m, sizeof(more[k]) - m, " ? \"a\" : \"b\"");
+	}
 	for (int be = 0; be < 2; be++) {
 		big_endian = be;
-		for (size_t i = 0; i <= sizeof(v) / sizeof(v[0]); i++) {
-			const char *fmt = i < sizeof(v) / sizeof(v[0]) ? v[i].fmt : many;
+		for (size_t i = 0; i < nv + 5; i++) {
+			const char *fmt = i < nv ? v[i].fmt : more[i - nv];
+			unsigned want_planned = i < nv ? v[i].planned : i == nv + 4;
 			int sched = i == 0;
 			if (sched)
 				sched_setup(rec, 0);
 			else
 				ck_assert_int_eq(compile_ex(fmt, f, 10, 8, 0, "test", "ev"), TB_OK);
-			ck_assert_msg(planned_s() == (i < sizeof(v) / sizeof(v[0]) ? v[i].planned : 0),
-				      "%s: %u planned", fmt, planned_s());
+			ck_assert_msg(planned_s() == want_planned, "%s: %u planned", fmt, planned_s());
 			for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
 				uint64_t x = vals[j];
 				const char *want;
@@ -980,7 +1024,7 @@ START_TEST(planned_text_every_length)
 		ck_assert_uint_eq(planned_s(), 1);
 		for (size_t len = 24; len <= sizeof(rec); len++) {
 			for (size_t nul = 0; nul <= len - 24 + 1; nul++) {
-				char got[128];
+				char got[512]; /* room for the planned run */
 				tb_render_result r;
 				for (size_t i = 0; i < sizeof(rec); i++)
 					rec[i] = (uint8_t)('a' + i % 26);
