@@ -1707,7 +1707,7 @@ static size_t put_nul_text(char *q, const uint8_t *t, size_t n)
  * run_plan.  Returns the first directive not run (unplanned, or its
  * record too short: the general path prints it).
  */
-static uint32_t run_planned(ev *e, uint32_t k)
+TB_ALWAYS_INLINE uint32_t run_planned(ev *e, uint32_t k)
 {
 	const tb_render_prog *p = e->p;
 	/* the record, the program's tables and its count in locals: every
@@ -1802,7 +1802,8 @@ static tb_status render(const tb_render_prog *prog, tb_render_prog *keep,
 	ev_start(&e, prog, env, &o, record, record_len);
 	switch (prog->mode) {
 	case TB_M_PRINTFMT:
-		for (uint32_t k = run_planned(&e, 0); k < prog->n_dirs; k = run_planned(&e, k + 1))
+		/* (run_planned inlined at its one call: every event comes here) */
+		for (uint32_t k = 0; (k = run_planned(&e, k)) < prog->n_dirs; k++)
 			if (!prog->dirs[k].plan || !run_plan(&e, &prog->dirs[k]))
 				run_dir(&e, &prog->dirs[k]);
 		break;
