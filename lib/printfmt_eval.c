@@ -1259,7 +1259,8 @@ enum { TB_PLAN_INT = 1, TB_PLAN_CHARS, TB_PLAN_STR, TB_PLAN_LIT16, TB_PLAN_SEL }
 /* A planned integer's size (1, 2, 4, 8) in bits 8..11 of plan; above it,
  * what its conversion asks (told once here, not per record): a bare
  * decimal (no hex, no width) and a signed one. */
-enum { TB_PLAN_SIZE = 0x0f00u, TB_PLAN_BARE = 0x1000u, TB_PLAN_SIGNED = 0x2000u };
+enum { TB_PLAN_SIZE = 0x0f00u, TB_PLAN_BARE = 0x1000u, TB_PLAN_SIGNED = 0x2000u,
+       TB_PLAN_SEXT = 0x4000u /* the load extends the field's sign (its first step) */ };
 
 static int is_plain_int_conv(unsigned c)
 {
@@ -1316,16 +1317,24 @@ static void plan_int(const tb_render_prog *p, tb_render_dir_ *d)
 		w |= TB_TY_UNSIGNED;
 	d->text_off = f->offset;
 	{
-		unsigned ty[4];
+		unsigned ty[4], sext = 0;
+		uint32_t steps;
 		ty[0] = nd->ty;
 		ty[1] = tb_ty_promote(nd->ty);
 		ty[2] = cast;
 		ty[3] = w;
-		d->text_len = norm_steps(ty, 4);
+		steps = norm_steps(ty, 4);
+		/* a first step to the field's own width is the load's: it
+		 * zero-extends already, and extends the sign as one xor */
+		if (TB_TY_W(steps & 0xffu) == f->size) {
+			sext = steps & TB_TY_UNSIGNED ? 0u : TB_PLAN_SEXT;
+			steps >>= 8;
+		}
+		d->text_len = steps;
+		d->plan = (uint16_t)(TB_PLAN_INT | f->size << 8 | sext |
+				     (d->conv == 'd' || d->conv == 'i' ? TB_PLAN_SIGNED : 0u) |
+				     (d->conv != 'x' && d->conv != 'X' && d->width <= 0 ? TB_PLAN_BARE : 0u));
 	}
-	d->plan = (uint16_t)(TB_PLAN_INT | f->size << 8 |
-			     (d->conv == 'd' || d->conv == 'i' ? TB_PLAN_SIGNED : 0u) |
-			     (d->conv != 'x' && d->conv != 'X' && d->width <= 0 ? TB_PLAN_BARE : 0u));
 }
 
 static void plan_text(const tb_render_prog *p, tb_render_dir_ *d)
@@ -1561,10 +1570,12 @@ TB_ALWAYS_INLINE int plan_int_value(const tb_reader *r, const tb_render_dir_ *d,
 {
 	unsigned size = (d->plan & TB_PLAN_SIZE) >> 8, tys = d->text_len;
 	uint32_t off = d->text_off;
-	uint64_t v;
+	uint64_t v, m;
 	if (size > r->len || off > r->len - size)
 		return 0;
 	v = tb_load_n(r->data + off, size, r->big_endian);
+	m = (uint64_t)((d->plan & TB_PLAN_SEXT) != 0) << (8u * size - 1u); /* (0: no sign) */
+	v = (v ^ m) - m;
 	for (; tys; tys >>= 8)
 		v = tb_ty_norm(v, tys & 0xffu);
 	*out = v;
