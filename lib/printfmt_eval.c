@@ -1515,7 +1515,7 @@ static void plan_sel(tb_render_prog *p, tb_render_dir_ *d, uint32_t *used)
 	if (k > TB_SEL_BITS || (TB_RENDER_MAX_TEXT - lens) / (TB_SEL_SLOT + 1) < n)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
-		size_t len = sel_entry(p, d->arg, f, (uint64_t)i << shift, p->text + texts + i * TB_SEL_SLOT);
+		size_t len = sel_entry(p, d->arg, f, (uint64_t)i << shift, p->text + texts + (size_t)i * TB_SEL_SLOT);
 		if (len == SIZE_MAX)
 			return;
 		p->text[lens + i] = (char)len;
