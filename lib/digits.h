@@ -239,6 +239,17 @@ static inline void tb_dec16(char *p, uint32_t hi, uint32_t lo)
 TB_ALWAYS_INLINE size_t tb_dec_fast(char *p, uint64_t v)
 {
 	size_t n;
+	if (v < 1000u) {
+		/* priorities, CPUs, small pids: the hundreds and tens by
+		 * reciprocals (n / 100 == n * 41 >> 12 for n < 1000, n / 10 ==
+		 * n * 103 >> 10 for n < 100), the three digits as one word with
+		 * the leading zeros shifted out, half of tb_dec8's work */
+		uint32_t x = (uint32_t)v, h = x * 41u >> 12, r = x - 100u * h, t = r * 103u >> 10;
+		uint32_t w = (h | t << 8 | (r - 10u * t) << 16) + 0x303030u;
+		n = 1u + (x >= 10u) + (x >= 100u);
+		tb_put_le32(p, w >> (8u * (3u - (unsigned)n)));
+		return n;
+	}
 	if (v < 100000000u)
 		return tb_lead8(p, tb_dec8((uint32_t)v));
 	if (v < 10000000000000000ull) {

@@ -232,14 +232,13 @@ int tb_pf_sym(const tb_render_env *env, uint64_t addr, const char **name,
 static inline uint64_t tb_ty_norm(uint64_t v, unsigned ty)
 {
 	unsigned w = TB_TY_W(ty);
-	unsigned bits;
+	uint64_t m;
 	if (w >= 8 || w == 0)
 		return v;
-	bits = w * 8;
-	v &= (UINT64_C(1) << bits) - 1;
-	if (!(ty & TB_TY_UNSIGNED) && (v >> (bits - 1)) & 1)
-		v |= ~((UINT64_C(1) << bits) - 1);
-	return v;
+	/* m the sign bit: (v ^ m) - m extends it, no branch on the value */
+	m = UINT64_C(1) << (w * 8 - 1);
+	v &= (m << 1) - 1;
+	return (ty & TB_TY_UNSIGNED) ? v : (v ^ m) - m;
 }
 
 /* The C type an expression of type ty has after integer promotion. */

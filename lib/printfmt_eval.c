@@ -22,6 +22,18 @@ typedef struct ev {
 	const char *bad;     /* marker for the value being evaluated */
 } ev;
 
+/* e: an evaluator of prog over the record, into o (env NULL: none). */
+TB_ALWAYS_INLINE void ev_start(ev *e, const tb_render_prog *prog, const tb_render_env *env,
+			       tb_out *o, const void *record, size_t record_len)
+{
+	memset(e, 0, sizeof(*e));
+	e->p = prog;
+	e->env = env;
+	e->o = o;
+	e->lsz = prog->ev.long_size == 4 ? 4 : 8;
+	tb_rd_init(&e->rec, record, record_len, prog->ev.big_endian);
+}
+
 typedef struct val {
 	uint64_t v;
 	unsigned ty;
@@ -1243,11 +1255,12 @@ static void run_bprint(ev *e)
  * outside it, no room left in the text) takes the general path, which
  * then marks or cuts it.
  */
-enum { TB_PLAN_INT = 1, TB_PLAN_CHARS, TB_PLAN_STR, TB_PLAN_LIT16 };
+enum { TB_PLAN_INT = 1, TB_PLAN_CHARS, TB_PLAN_STR, TB_PLAN_LIT16, TB_PLAN_SEL };
 /* A planned integer's size (1, 2, 4, 8) in bits 8..11 of plan; above it,
  * what its conversion asks (told once here, not per record): a bare
  * decimal (no hex, no width) and a signed one. */
-enum { TB_PLAN_SIZE = 0x0f00u, TB_PLAN_BARE = 0x1000u, TB_PLAN_SIGNED = 0x2000u };
+enum { TB_PLAN_SIZE = 0x0f00u, TB_PLAN_BARE = 0x1000u, TB_PLAN_SIGNED = 0x2000u,
+       TB_PLAN_SEXT = 0x4000u /* the load extends the field's sign (its first step) */ };
 
 static int is_plain_int_conv(unsigned c)
 {
@@ -1304,16 +1317,24 @@ static void plan_int(const tb_render_prog *p, tb_render_dir_ *d)
 		w |= TB_TY_UNSIGNED;
 	d->text_off = f->offset;
 	{
-		unsigned ty[4];
+		unsigned ty[4], sext = 0;
+		uint32_t steps;
 		ty[0] = nd->ty;
 		ty[1] = tb_ty_promote(nd->ty);
 		ty[2] = cast;
 		ty[3] = w;
-		d->text_len = norm_steps(ty, 4);
+		steps = norm_steps(ty, 4);
+		/* a first step to the field's own width is the load's: it
+		 * zero-extends already, and extends the sign as one xor */
+		if (TB_TY_W(steps & 0xffu) == f->size) {
+			sext = steps & TB_TY_UNSIGNED ? 0u : TB_PLAN_SEXT;
+			steps >>= 8;
+		}
+		d->text_len = steps;
+		d->plan = (uint16_t)(TB_PLAN_INT | f->size << 8 | sext |
+				     (d->conv == 'd' || d->conv == 'i' ? TB_PLAN_SIGNED : 0u) |
+				     (d->conv != 'x' && d->conv != 'X' && d->width <= 0 ? TB_PLAN_BARE : 0u));
 	}
-	d->plan = (uint16_t)(TB_PLAN_INT | f->size << 8 |
-			     (d->conv == 'd' || d->conv == 'i' ? TB_PLAN_SIGNED : 0u) |
-			     (d->conv != 'x' && d->conv != 'X' && d->width <= 0 ? TB_PLAN_BARE : 0u));
 }
 
 static void plan_text(const tb_render_prog *p, tb_render_dir_ *d)
@@ -1337,8 +1358,177 @@ static void plan_text(const tb_render_prog *p, tb_render_dir_ *d)
 	}
 }
 
+/*
+ * A %s whose text is a function of a few bits of one scalar field
+ * (sched_switch's prev_state: `prev_state & 0xff ? __print_flags(...) :
+ * "R"`, then `prev_state & 0x100 ? "+" : ""`): each text it can print is
+ * rendered once, when compiled, into a table after the literals in
+ * prog->text, and a record picks its entry by those bits: no node runs.
+ * The expression reads the field only as `field & constant` (its other
+ * bits drop out), through ?:, operators and __print_flags/_symbolic
+ * (no lookups: no env); an entry that notes anything (a division by 0,
+ * an unresolved name) keeps the directive unplanned.
+ */
+enum {
+	TB_SEL_BITS = 8,     /* at most 2^8 entries a table */
+	TB_SEL_NODES = 128,  /* the most nodes a planned expression has */
+	TB_SEL_REC = 256,    /* the field lies in the first 256 bytes */
+	TB_SEL_SLOT = 16     /* an entry: up to 15 bytes, copied 16 whole */
+};
+
+typedef struct sel_scan {
+	const tb_render_prog *p;
+	uint32_t field;  /* the field read (UINT32_MAX: none yet) */
+	uint64_t mask;   /* its bits read */
+	unsigned nodes;  /* nodes seen */
+} sel_scan;
+
+/* Node n is one (not 0) and the scan may take it: the count of nodes
+ * seen bounds the scan, and so the depth of its recursion. */
+static int sel_visit(sel_scan *sc, unsigned n)
+{
+	return n && ++sc->nodes <= TB_SEL_NODES;
+}
+
+/* `field & m` as field_int and ev_int's & compute it: the field's raw
+ * bits & m, when the field is a scalar of up to 8 bytes (another one
+ * reads as 0, and so does tb_load_n) and m, doubled, survives each
+ * width the value is cut to (m lies below the sign bit). */
+static int sel_masked(sel_scan *sc, const tb_render_node_ *fn, const tb_render_node_ *mn)
+{
+	const tb_field *f;
+	unsigned ty;
+	uint64_t m, m2, bad;
+	if (fn->op != TB_N_FIELD || mn->op != TB_N_NUM)
+		return 0;
+	f = &sc->p->ev.fields[fn->v];
+	ty = tb_ty_arith(tb_ty_promote(fn->ty), mn->ty);
+	m = tb_ty_norm(tb_ty_norm(mn->v, mn->ty), ty);
+	m2 = m << 1;
+	/* every reason at once (bitwise: one branch) */
+	bad = (uint64_t)(tb_pf_kind(f) != TB_RF_SCALAR) | (uint64_t)(f->size > 8u) |
+	      (uint64_t)((sc->field != UINT32_MAX) & (sc->field != fn->v)) | (m >> 62) |
+	      (m2 ^ tb_ty_norm(m2, TB_TY_W(fn->ty) | TB_TY_UNSIGNED)) |
+	      (m2 ^ tb_ty_norm(m2, TB_TY_W(ty) | TB_TY_UNSIGNED)) |
+	      (m2 ^ tb_ty_norm(m2, (f->size & 0x0fu) | TB_TY_UNSIGNED));
+	if (bad)
+		return 0;
+	sc->field = (uint32_t)fn->v;
+	sc->mask |= m;
+	return 1;
+}
+
+/* Node n, run by ev_int, reads only masked bits of the one field. */
+static int sel_int(sel_scan *sc, unsigned n)
+{
+	const tb_render_node_ *nd = &sc->p->nodes[n];
+	if (!sel_visit(sc, n))
+		return 0;
+	switch (nd->op) {
+	case TB_N_NUM:
+		return 1;
+	case TB_N_BIN:
+		if (nd->v == TB_OP_BAND && (sel_masked(sc, &sc->p->nodes[nd->a], &sc->p->nodes[nd->b]) ||
+					    sel_masked(sc, &sc->p->nodes[nd->b], &sc->p->nodes[nd->a])))
+			return 1;
+		return sel_int(sc, nd->a) && sel_int(sc, nd->b);
+	case TB_N_TERN:
+		return sel_int(sc, nd->a) && sel_int(sc, nd->b) && sel_int(sc, nd->c);
+	case TB_N_UNARY:
+	case TB_N_CAST:
+		return sel_int(sc, nd->a);
+	default:
+		return 0;
+	}
+}
+
+/* The { value, name } list from pr on: its values as sel_int (what is
+ * not a pair print_flags and print_symbolic pass over). */
+static int sel_pairs(sel_scan *sc, unsigned pr)
+{
+	for (; pr; pr = sc->p->nodes[pr].next)
+		if (!sel_visit(sc, pr) ||
+		    (sc->p->nodes[pr].op == TB_N_PAIR && !sel_int(sc, sc->p->nodes[pr].a)))
+			return 0;
+	return 1;
+}
+
+/* Node n, run by ev_text, reads only masked bits of the one field. */
+static int sel_text(sel_scan *sc, unsigned n)
+{
+	const tb_render_node_ *nd = &sc->p->nodes[n];
+	unsigned h = (unsigned)nd->v & 0xffu;
+	if (!sel_visit(sc, n))
+		return 0;
+	if (nd->op == TB_N_STR)
+		return 1;
+	if (nd->op == TB_N_TERN)
+		return sel_int(sc, nd->a) && sel_text(sc, nd->b) && sel_text(sc, nd->c);
+	if (nd->op != TB_N_CALL || !sel_int(sc, nd->a))
+		return 0;
+	if (h == TB_H_PRINT_SYMBOLIC || h == TB_H_PRINT_SYMBOLIC_U64)
+		return sel_pairs(sc, sc->p->nodes[nd->a].next);
+	/* __print_flags: the delimiter (the compiler requires one), then
+	 * the pairs */
+	return (h == TB_H_PRINT_FLAGS || h == TB_H_PRINT_FLAGS_U64) &&
+	       sel_pairs(sc, sc->p->nodes[sc->p->nodes[nd->a].next].next);
+}
+
+/* The text of node arg for a record whose field f holds raw (and nothing
+ * else), into slot (TB_SEL_SLOT bytes): its length, or SIZE_MAX when it
+ * does not fit or noted anything. */
+static size_t sel_entry(const tb_render_prog *p, unsigned arg, const tb_field *f, uint64_t raw,
+			char *slot)
+{
+	uint8_t rec[TB_SEL_REC];
+	tb_out o;
+	ev e;
+	memset(rec, 0, sizeof(rec));
+	for (unsigned i = 0; i < f->size; i++)
+		rec[f->offset + (p->ev.big_endian ? f->size - 1 - i : i)] = (uint8_t)(raw >> (8 * i));
+	memset(slot, 0, TB_SEL_SLOT);
+	tb_out_init(&o, slot, TB_SEL_SLOT);
+	ev_start(&e, p, NULL, &o, rec, f->offset + f->size);
+	ev_text(&e, arg);
+	return e.notes || o.len < o.need ? SIZE_MAX : o.len;
+}
+
+/* Plan d as a table at prog->text + *used (moved past it), when it is
+ * such a %s and the table fits. */
+static void plan_sel(tb_render_prog *p, tb_render_dir_ *d, uint32_t *used)
+{
+	sel_scan sc = { p, UINT32_MAX, 0, 0 };
+	const tb_field *f;
+	unsigned shift = 0, k = 0;
+	uint32_t n, lens = *used, texts;
+	if (d->width > 0 || !sel_text(&sc, d->arg) || sc.field == UINT32_MAX)
+		return;
+	f = &p->ev.fields[sc.field];
+	if (f->offset > TB_SEL_REC - f->size)
+		return;
+	while (sc.mask && !((sc.mask >> shift) & 1))
+		shift++;
+	while (k <= TB_SEL_BITS && (sc.mask >> shift >> k))
+		k++;
+	n = 1u << k;
+	texts = lens + n; /* a length byte each, then the slots */
+	if (k > TB_SEL_BITS || (TB_RENDER_MAX_TEXT - lens) / (TB_SEL_SLOT + 1) < n)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		size_t len = sel_entry(p, d->arg, f, (uint64_t)i << shift, p->text + texts + (size_t)i * TB_SEL_SLOT);
+		if (len == SIZE_MAX)
+			return;
+		p->text[lens + i] = (char)len;
+	}
+	*used = texts + n * TB_SEL_SLOT;
+	d->text_off = f->offset | shift << 16;
+	d->text_len = lens | texts << 16;
+	d->plan = (uint16_t)(TB_PLAN_SEL | f->size << 8 | k << 12);
+}
+
 void tb_pf_plan_dirs(tb_render_prog *p)
 {
+	uint32_t used = p->text_len; /* the tables go after the literals */
 	for (uint32_t k = 0; k < p->n_dirs; k++) {
 		tb_render_dir_ *d = &p->dirs[k];
 		d->plan = 0;
@@ -1349,10 +1539,13 @@ void tb_pf_plan_dirs(tb_render_prog *p)
 			d->plan = TB_PLAN_LIT16;
 		if (d->kind != TB_D_CONV || !d->arg || d->warg || d->parg || d->prec >= 0)
 			continue;
-		if (d->conv == 's')
+		if (d->conv == 's') {
 			plan_text(p, d);
-		else
+			if (!d->plan)
+				plan_sel(p, d, &used);
+		} else {
 			plan_int(p, d);
+		}
 	}
 }
 
@@ -1377,10 +1570,12 @@ TB_ALWAYS_INLINE int plan_int_value(const tb_reader *r, const tb_render_dir_ *d,
 {
 	unsigned size = (d->plan & TB_PLAN_SIZE) >> 8, tys = d->text_len;
 	uint32_t off = d->text_off;
-	uint64_t v;
+	uint64_t v, m;
 	if (size > r->len || off > r->len - size)
 		return 0;
 	v = tb_load_n(r->data + off, size, r->big_endian);
+	m = (uint64_t)((d->plan & TB_PLAN_SEXT) != 0) << (8u * size - 1u); /* (0: no sign) */
+	v = (v ^ m) - m;
 	for (; tys; tys >>= 8)
 		v = tb_ty_norm(v, tys & 0xffu);
 	*out = v;
@@ -1465,9 +1660,51 @@ static inline size_t nul16(char *q, const uint8_t *t)
 	_mm_storeu_si128((__m128i *)(void *)q, x);
 	return m ? (size_t)__builtin_ctz(m) : 16u;
 #else
-	(void)q;
+	memcpy(q, t, 16);
 	return text_before_nul(t, 16);
 #endif
+}
+
+/* The bytes of the 8-byte word x (first byte lowest) that are 0: the
+ * lowest set bit is at the first of them (the bits above it may be
+ * wrong). */
+static inline uint64_t zero_bytes(uint64_t x)
+{
+	return (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+}
+
+/*
+ * The n bytes at t up to their first NUL, stored at q, which has room
+ * for 16 bytes or n, the more (a char array, or a __get_str running to
+ * the record's end): how many.  From 8 bytes on without a call: 16
+ * bytes at once, or two 8-byte words that overlap.
+ */
+static size_t put_nul_text(char *q, const uint8_t *t, size_t n)
+{
+	uint64_t a, b, z;
+	size_t k;
+	if (n >= 16) {
+		k = nul16(q, t);
+		if (k < 16 || n == 16)
+			return k;
+		k = text_before_nul(t + 16, n - 16);
+		tb_copy_short(q + 16, (const char *)t + 16, k);
+		return 16 + k;
+	}
+	if (n < 8) {
+		k = text_before_nul(t, n);
+		tb_copy_short(q, (const char *)t, k);
+		return k;
+	}
+	a = tb_load64(t, 0);
+	b = tb_load64(t + n - 8, 0);
+	memcpy(q, t, 8);
+	memcpy(q + n - 8, t + n - 8, 8);
+	if ((z = zero_bytes(a)) != 0)
+		return (size_t)__builtin_ctzll(z) / 8;
+	/* (a has no NUL: b's first lies past a's bytes) */
+	z = zero_bytes(b);
+	return z ? n - 8 + (size_t)__builtin_ctzll(z) / 8 : n;
 }
 
 /* The most bytes a planned directive writes, scratch included, besides
@@ -1481,41 +1718,48 @@ static inline size_t nul16(char *q, const uint8_t *t)
  * run_plan.  Returns the first directive not run (unplanned, or its
  * record too short: the general path prints it).
  */
-static uint32_t run_planned(ev *e, uint32_t k)
+TB_ALWAYS_INLINE uint32_t run_planned(ev *e, uint32_t k)
 {
 	const tb_render_prog *p = e->p;
-	const tb_reader *r = &e->rec;
+	/* the record, the program's tables and its count in locals: every
+	 * byte stored through q may alias what a pointer reaches, and would
+	 * have them all read again after it */
+	const tb_reader rec = e->rec, *r = &rec;
+	const tb_render_dir_ *dirs = p->dirs;
+	const char *text = p->text;
+	const uint32_t n_dirs = p->n_dirs;
 	tb_out *o = e->o;
-	uint64_t bound = (uint64_t)(p->n_dirs - k) * (TB_PLAN_ROOM + (uint64_t)r->len);
+	uint64_t bound = (uint64_t)(n_dirs - k) * (TB_PLAN_ROOM + (uint64_t)rec.len);
 	char *q, *start, last;
 	/* (no limit here: only a %.Ns sets one, for its own text; no
 	 * buffer at all: no room, and no pointer to start from) */
 	if (!o->buf || o->len != o->need || bound > o->cap - o->len)
 		return k;
 	start = q = o->buf + o->len;
-	for (; k < p->n_dirs; k++) {
-		const tb_render_dir_ *d = &p->dirs[k];
+	for (; k < n_dirs; k++) {
+		const tb_render_dir_ *d = &dirs[k];
 		unsigned plan = d->plan & 0xff;
 		if (plan == TB_PLAN_LIT16) {
-			memcpy(q, p->text + d->text_off, 16);
-			q += d->text_len;
+			uint32_t n = d->text_len;
+			memcpy(q, text + d->text_off, 16);
+			q += n;
 		} else if (plan == TB_PLAN_INT) {
-			unsigned flags = d->flags;
-			int neg;
+			unsigned flags = d->flags, pl = d->plan, conv = d->conv;
+			int neg, width = d->width;
 			uint64_t v;
 			if (!plan_int_value(r, d, &v))
 				break;
-			neg = (d->plan & TB_PLAN_SIGNED) && (int64_t)v < 0;
+			neg = (pl & TB_PLAN_SIGNED) && (int64_t)v < 0;
 			v = neg ? 0 - v : v;
-			if (d->plan & TB_PLAN_BARE) {
+			if (pl & TB_PLAN_BARE) {
 				/* the commonest: a bare decimal */
 				*q = '-';
 				q += neg;
 				q += tb_dec_fast(q, v);
 			} else {
-				int hex = d->conv == 'x' || d->conv == 'X';
-				q = tb_num_at(q, v, hex, d->conv == 'X', (char)(neg ? '-' : 0),
-					      hex && (flags & TB_NF_SPECIAL), d->width,
+				int hex = conv == 'x' || conv == 'X';
+				q = tb_num_at(q, v, hex, conv == 'X', (char)(neg ? '-' : 0),
+					      hex && (flags & TB_NF_SPECIAL), width,
 					      (flags & (TB_NF_ZEROPAD | TB_NF_LEFT)) == TB_NF_ZEROPAD,
 					      (flags & TB_NF_LEFT) != 0, &last);
 			}
@@ -1524,13 +1768,18 @@ static uint32_t run_planned(ev *e, uint32_t k)
 			size_t n;
 			if (!plan_text_span(r, d, &t, &n))
 				break;
-			if (n == 16) {
-				n = nul16(q, t); /* stored */
-			} else {
-				n = text_before_nul(t, n);
-				tb_copy_short(q, (const char *)t, n);
-			}
-			q += n;
+			q += put_nul_text(q, t, n);
+		} else if (plan == TB_PLAN_SEL) {
+			/* a table's entry, picked by the field's bits (plan_sel) */
+			unsigned size = (d->plan & TB_PLAN_SIZE) >> 8;
+			uint32_t off = d->text_off & 0xffffu, tl = d->text_len, i;
+			if (size > rec.len || off > rec.len - size)
+				break;
+			i = (uint32_t)(tb_load_n(rec.data + off, size, rec.big_endian) >> (d->text_off >> 16)) &
+			    ((1u << (d->plan >> 12)) - 1u);
+			i += tl & 0xffffu; /* its length byte; its slot follows them */
+			memcpy(q, text + (tl >> 16) + (size_t)(i - (tl & 0xffffu)) * TB_SEL_SLOT, TB_SEL_SLOT);
+			q += (uint8_t)text[i];
 		} else {
 			break;
 		}
@@ -1561,15 +1810,11 @@ static tb_status render(const tb_render_prog *prog, tb_render_prog *keep,
 		tb_out_finish(&o);
 		return TB_ERR_ARG;
 	}
-	memset(&e, 0, sizeof(e));
-	e.p = prog;
-	e.env = env;
-	e.o = &o;
-	e.lsz = prog->ev.long_size == 4 ? 4 : 8;
-	tb_rd_init(&e.rec, record, record_len, prog->ev.big_endian);
+	ev_start(&e, prog, env, &o, record, record_len);
 	switch (prog->mode) {
 	case TB_M_PRINTFMT:
-		for (uint32_t k = run_planned(&e, 0); k < prog->n_dirs; k = run_planned(&e, k + 1))
+		/* (run_planned inlined at its one call: every event comes here) */
+		for (uint32_t k = 0; (k = run_planned(&e, k)) < prog->n_dirs; k++)
 			if (!prog->dirs[k].plan || !run_plan(&e, &prog->dirs[k]))
 				run_dir(&e, &prog->dirs[k]);
 		break;

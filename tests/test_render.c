@@ -852,6 +852,196 @@ START_TEST(planned_runs_every_capacity)
 }
 END_TEST
 
+/* "((REC->x & 1) + (REC->x & 1))"... of n masks, as a balanced tree (its
+ * depth far below the compiler's limit): 2n - 1 nodes. */
+static size_t sum_of_masks(char *out, size_t cap, unsigned n)
+{
+	size_t k;
+	if (n == 1)
+		return (size_t)snprintf(out, cap, "(REC->x & 1)");
+	k = (size_t)snprintf(out, cap, "(");
+	k += sum_of_masks(out + k, cap - k, n / 2);
+	k += (size_t)snprintf(out + k, cap - k, " + ");
+	k += sum_of_masks(out + k, cap - k, n - n / 2);
+	return k + (size_t)snprintf(out + k, cap - k, ")");
+}
+
+/* The text of rec through the general path: an output exactly as long
+ * as the text, which holds no planned run's room (48 bytes a directive
+ * and the record's length), so every directive is evaluated. */
+static const char *run_general(const void *rec, size_t n, size_t len)
+{
+	static char gen[8192];
+	tb_render_result r;
+	ck_assert_int_eq(tb_render(prog_buf(), NULL, rec, n, gen, len + 1, &r), TB_OK);
+	ck_assert_uint_eq(r.len, len);
+	return gen;
+}
+
+/* How many of the program's %s conversions are planned. */
+static unsigned planned_s(void)
+{
+	const tb_render_prog *p = prog_buf();
+	unsigned k = 0;
+	for (uint32_t i = 0; i < p->n_dirs; i++)
+		k += p->dirs[i].conv == 's' && p->dirs[i].plan;
+	return k;
+}
+
+/*
+ * A %s that is a function of a few bits of one field, tabled when
+ * compiled (sched_switch's prev_state): the same text as the evaluated
+ * expression for every value of those bits and others, in both byte
+ * orders and for a record too short for the field; and the shapes that
+ * stay unplanned (a bare field, a mask too wide or on the sign bit, two
+ * fields, a division by zero in an entry, an entry longer than 15 bytes,
+ * a width, a field past 256 bytes, too many nodes, no room left for a
+ * table) still print by the general path.
+ */
+START_TEST(planned_tables_match_expression)
+{
+	static const struct {
+		const char *fmt;
+		unsigned planned; /* %s conversions planned */
+	} v[] = {
+		{ sched_switch_fmt, 4 }, /* and the two comms */
+		{ "\"%s\", REC->x & 3 ? \"a\" : \"b\"", 1 },
+		{ "\"%s\", 3 & REC->x ? \"a\" : \"b\"", 1 },
+		{ "\"%s|%s\", __print_symbolic(REC->b & 3, { 0, \"zero\" }, { 1, \"one\" }, { 2, \"two\" }), "
+		  "__print_symbolic(REC->b & 3, { 0, \"zero\" }, { 7, \"seven\" })", 2 },
+		{ "\"%s\", __print_flags(REC->x & 0xf0, \"|\", { 0x10, \"A\" }, { 0x20, \"B\" })", 1 },
+		{ "\"%s\", !(REC->x & 4) ? \"a\" : (unsigned char)(REC->x & 8) + 1 > 1 ? \"b\" : \"c\"", 1 },
+		{ "\"%s\", REC->y & 0x40000000 ? \"a\" : \"b\"", 1 },
+		{ "\"%s\", \"abc\"", 0 },
+		{ "\"%s\", REC->x ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", REC->x & 0x1ff ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", REC->y & 0x80000000 ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", REC->c & 1 ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", (REC->x & 1) && (REC->y & 2) ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", (REC->x & 7) / (REC->x & 3) ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", __print_flags(REC->x & 3, \"|\", { 1, \"AAAAAAAA\" }, { 2, \"BBBBBBBB\" })", 0 },
+		{ "\"%5s\", REC->x & 1 ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", REC->x & 1 ? REC->c : \"b\"", 0 },
+		{ "\"%s\", REC->z & 1 ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", __print_dynamic_array(arr, 4)", 0 },
+		{ "\"%s%s%s\", __print_flags(REC->x & 0xff, \"\", { 1, \"S\" }), __print_flags(REC->x & 0xff, "
+		  "\"\", { 2, \"D\" }), __print_flags(REC->x & 0xff, \"\", { 4, \"T\" })", 2 },
+		{ "\"%s\", ((REC->x & 1) ? (REC->x & 2) : (REC->x & 4)) ? \"a\" : \"b\"", 1 },
+		{ "\"%s\", (REC->x & 1 ? REC->x : 3) ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", (REC->x & 1 ? 3 : REC->x) ? \"a\" : \"b\"", 0 },
+		{ "\"%s\", REC->x & 1 ? \"a\" : REC->c", 0 },
+		{ "\"%s\", __print_flags(REC->x, \"|\", { 1, \"A\" })", 0 },
+		{ "\"%s\", __print_flags(REC->x & 3, \"|\", { REC->y, \"A\" })", 0 },
+		{ "\"%s|%s\", __print_symbolic_u64(REC->x & 3, { 1, \"one\" }), "
+		  "__print_flags_u64(REC->x & 3, \"|\", { 1, \"A\" }, { 2, \"B\" })", 2 },
+		{ "\"%s\", __print_symbolic(REC->x & 3, 5, { 1, \"one\" })", 1 },
+		{ "\"%s\", REC->x & 0 ? \"a\" : \"b\"", 1 },
+	};
+	static const uint64_t vals[] = { 0, 1, 2, 3, 4, 7, 8, 0x10, 0x30, 0x80, 0xff, 0x100, 0x101,
+		0x1ff, 0x200, 0x40000000, 0x80000000, 0xfffffffffffffeffull, UINT64_MAX };
+	tb_render_field f[] = { COMMON_FIELDS, fs("x", 8, 8, 0), fs("y", 16, 4, 1), fa("c", 20, 8, 1, 1),
+		fs("b", 28, 1, 0), fd("arr", 32, DL, 4, 0), fs("z", 300, 4, 0) };
+	uint8_t rec[304];
+	char many[4096], more[5][4096];
+	size_t m = (size_t)snprintf(many, sizeof(many), "\"%%s\", __print_flags(REC->x & 0xff, \"|\"");
+	size_t nv = sizeof(v) / sizeof(v[0]);
+	for (unsigned i = 0; i < 70; i++) /* 140 nodes to scan */
+		m += (size_t)snprintf(many + m, sizeof(many) - m, ", { %u, \"F\" }", i + 1);
+	snprintf(many + m, sizeof(many) - m, ")");
+	/* the node limit met in each part of the scan: a flags list, a
+	 * symbolic list, a ?:'s condition and its texts (sums of 65, 64 and
+	 * 63 masks; the last, 128 nodes, is planned) */
+	for (unsigned k = 0; k < 5; k++) {
+		const char *lead = k == 1 ? "\"%s\", __print_symbolic(REC->x & 0xff" : "\"%s\", ";
+		m = (size_t)snprintf(more[k], sizeof(more[k]), "%s", lead);
+		if (k == 0) {
+			snprintf(more[k], sizeof(more[k]), "%s", many);
+			continue;
+		}
+		if (k == 1) {
+			for (unsigned i = 0; i < 70; i++)
+				m += (size_t)snprintf(more[k] + m, sizeof(more[k]) - m, ", { %u, \"F\" }", i + 1);
+			snprintf(more[k] + m, sizeof(more[k]) - m, ")");
+			continue;
+		}
+		m += sum_of_masks(more[k] + m, sizeof(more[k]) - m, 67 - k);
+		snprintf(more[k] + m, sizeof(more[k]) - m, " ? \"a\" : \"b\"");
+	}
+	for (int be = 0; be < 2; be++) {
+		big_endian = be;
+		for (size_t i = 0; i < nv + 5; i++) {
+			const char *fmt = i < nv ? v[i].fmt : more[i - nv];
+			unsigned want_planned = i < nv ? v[i].planned : i == nv + 4;
+			int sched = i == 0;
+			if (sched)
+				sched_setup(rec, 0);
+			else
+				ck_assert_int_eq(compile_ex(fmt, f, 10, 8, 0, "test", "ev"), TB_OK);
+			ck_assert_msg(planned_s() == want_planned, "%s: %u planned", fmt, planned_s());
+			for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+				uint64_t x = vals[j];
+				const char *want;
+				memset(rec, 0, sizeof(rec));
+				for (int b = 0; b < 8; b++) {
+					size_t at = sched ? 32 : 8;
+					rec[at + (size_t)(be ? 7 - b : b)] = (uint8_t)(x >> (8 * b));
+				}
+				for (int b = 0; b < 4; b++) /* y: x's low half */
+					rec[16 + (size_t)(be ? 3 - b : b)] = (uint8_t)(x >> (8 * b));
+				rec[28] = (uint8_t)x;
+				memcpy(rec + 20, "ab", 2);
+				/* whole, and cut inside the field (x, or prev_state) */
+				for (size_t n = sizeof(rec); n; n = n == sizeof(rec) ? (sched ? 36 : 12) : 0) {
+					char got[512];
+					tb_render_result r;
+					ck_assert_int_eq(tb_render(prog_buf(), NULL, rec, n, got, sizeof(got), &r), TB_OK);
+					want = run_general(rec, n, r.len);
+					ck_assert_msg(!strcmp(got, want), "%s at %llx (%zu bytes): %s, not %s", fmt,
+						      (unsigned long long)x, n, got, want);
+				}
+			}
+		}
+	}
+	big_endian = 0;
+	/* the kernel's own states, as perf prints them */
+	sched_setup(rec, 0x82);
+	ck_assert_str_eq(run_env(NULL, rec, 64), "prev_comm=bash prev_pid=1234 prev_prio=120 prev_state=D|I "
+			 "==> next_comm=swapper/0 next_pid=0 next_prio=120");
+}
+END_TEST
+
+/* A planned __get_str runs to its NUL or the record's end: at every
+ * length of what follows it (under 8 bytes, 8 to 15, 16, past 16) and
+ * every place of its NUL (none too), the general path's text; and a
+ * char[12] array likewise. */
+START_TEST(planned_text_every_length)
+{
+	tb_render_field f[] = { COMMON_FIELDS, fd("s", 8, DL, 1, 1), fa("c", 12, 12, 1, 1) };
+	uint8_t rec[64];
+	for (int arr = 0; arr < 2; arr++) {
+		ck_assert_int_eq(compile_ex(arr ? "\"c=%s.\", REC->c" : "\"s=%s.\", __get_str(s)",
+					    f, 6, 8, 0, "test", "ev"), TB_OK);
+		ck_assert_uint_eq(planned_s(), 1);
+		for (size_t len = 24; len <= sizeof(rec); len++) {
+			for (size_t nul = 0; nul <= len - 24 + 1; nul++) {
+				char got[512]; /* room for the planned run */
+				tb_render_result r;
+				for (size_t i = 0; i < sizeof(rec); i++)
+					rec[i] = (uint8_t)('a' + i % 26);
+				put32(rec, 8, 24u | (uint32_t)(len - 24) << 16); /* s: [24, len) */
+				if (24 + nul < len)
+					rec[24 + nul] = 0;
+				if (12 + nul < 24)
+					rec[12 + nul] = 0;
+				ck_assert_int_eq(tb_render(prog_buf(), NULL, rec, len, got, sizeof(got), &r), TB_OK);
+				ck_assert_str_eq(got, run_general(rec, len, r.len));
+				ck_assert_uint_eq(r.len, 3 + (arr ? (nul < 12 ? nul : 12) : len == 24 ? 0 : nul < len - 24 ? nul : len - 24));
+			}
+		}
+	}
+}
+END_TEST
+
 /* The planned integers' normalisations (field type, promotion, cast,
  * length modifier: the steps that change nothing are dropped when
  * planned), against C's own conversions of the same values. */
@@ -1478,6 +1668,8 @@ Suite *tb_suite_render(void)
 	tcase_add_test(t, utest_dynamic_strings);
 	tcase_add_test(t, planned_runs_every_capacity);
 	tcase_add_test(t, planned_integer_conversions);
+	tcase_add_test(t, planned_tables_match_expression);
+	tcase_add_test(t, planned_text_every_length);
 	tcase_add_test(t, utest_cpumask);
 	tcase_add_test(t, utest_sizeof);
 	tcase_add_test(t, r01_r03_division_by_zero);

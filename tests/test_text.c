@@ -150,6 +150,34 @@ START_TEST(digit_boundaries_equal_printf)
 }
 END_TEST
 
+/* tb_dec_fast at every value below 1100 (its three-digit way and the
+ * first of tb_dec8's) and every digit-count boundary: printf's digits,
+ * and nothing written past its 24 bytes. */
+START_TEST(dec_fast_equals_printf)
+{
+	uint64_t vals[1100 + 2 * 16 + 1], p10 = 1000;
+	size_t n = 0;
+	for (unsigned i = 0; i < 1100; i++)
+		vals[n++] = i;
+	for (int k = 4; k < 20; k++) { /* 10^k - 1 and 10^k */
+		p10 *= 10;
+		vals[n++] = p10 - 1;
+		vals[n++] = p10;
+	}
+	vals[n++] = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		char a[32], b[32];
+		size_t k;
+		memset(a, 'z', sizeof(a));
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)vals[i]);
+		k = tb_dec_fast(a, vals[i]);
+		ck_assert_uint_eq(k, strlen(b));
+		ck_assert_msg(!memcmp(a, b, k), "%s", b);
+		ck_assert(a[24] == 'z');
+	}
+}
+END_TEST
+
 /* tb_copy_short at every length to 40 (its three ways: up to 16, two
  * overlapping halves to 32, memcpy past): the bytes and nothing after. */
 START_TEST(short_copies_are_exact)
@@ -271,6 +299,7 @@ Suite *tb_suite_text(void)
 	tcase_add_test(t, numbers_equal_printf);
 	tcase_add_test(t, truncation_is_counted);
 	tcase_add_test(t, digit_boundaries_equal_printf);
+	tcase_add_test(t, dec_fast_equals_printf);
 	tcase_add_test(t, short_copies_are_exact);
 	tcase_add_test(t, bare_numbers_at_every_room);
 	tcase_add_test(t, json_strings_at_every_place_and_room);
