@@ -560,6 +560,36 @@ static void zr_records(pw *d, const zr_src *z, unsigned rounds)
 	}
 }
 
+/* Rounds of BIG_N samples (CPU 0's half, then CPU 1's, times
+ * interleaved), more than the queue's first 1024 keys hold over two
+ * rounds: it grows, then makes room by dropping what it gave. */
+#define BIG_N 700u
+static void big_records(pw *d, const zr_src *z, unsigned rounds)
+{
+	unsigned k, j;
+	for (k = 0; k < rounds; k++) {
+		uint64_t base = 1000000000ull + (uint64_t)k * 100000000;
+		size_t at;
+		for (j = 0; j < BIG_N; j++) {
+			unsigned cpu = j >= BIG_N / 2;
+			at = pw_rec_begin(d, TB_PERF_RECORD_SAMPLE, 0);
+			pw_u64(d, 0xffffffff81000000ull);
+			pw_u32(d, 2000);
+			pw_u32(d, 2000);
+			pw_u64(d, base + (j % (BIG_N / 2)) * 10000 + cpu * 5000);
+			pw_u32(d, cpu);
+			pw_u32(d, 0);
+			pw_u64(d, 1);
+			pw_u32(d, z->raw_len);
+			pw_bytes(d, z->raw, z->raw_len);
+			pw_put_at(d, d->len - z->raw_len + ZR_NEXT_PID, k * BIG_N + j, 4);
+			pw_rec_end(d, at);
+		}
+		at = pw_rec_begin(d, TB_PERF_RECORD_FINISHED_ROUND, 0);
+		pw_rec_end(d, at);
+	}
+}
+
 /* The records of plain as one zstd stream in COMPRESSED(2) records. */
 static void zr_compress(pw *out, const pw *plain)
 {
@@ -1138,6 +1168,44 @@ START_TEST(read_through_mutants)
 }
 END_TEST
 
+/* Rounds larger than the queue's first keys: every sample once, in time
+ * order, from memory and read through alike. */
+START_TEST(big_rounds)
+{
+	static uint8_t seen[6 * BIG_N];
+	pw c;
+	tb_session *s;
+	tb_session_event ev;
+	tb_error e;
+	uint64_t last = 0;
+	size_t n = 0, i;
+	mem_file m = { 0 };
+	walk w, r;
+	zr_capture_of(&c, big_records, 6, 0, 0);
+	memset(seen, 0, sizeof(seen));
+	ck_assert_int_eq(open_perf(&s, c.b, c.len, 0, &e), TB_OK);
+	while (tb_session_next(s, &ev, &e) == TB_OK) {
+		uint32_t id = (uint32_t)ev.data[ZR_NEXT_PID] | (uint32_t)ev.data[ZR_NEXT_PID + 1] << 8 |
+			      (uint32_t)ev.data[ZR_NEXT_PID + 2] << 16;
+		ck_assert_uint_ge(ev.ts, last);
+		last = ev.ts;
+		ck_assert_uint_lt(id, 6 * BIG_N);
+		ck_assert_uint_eq(seen[id]++, 0);
+		n++;
+	}
+	tb_session_close(s);
+	ck_assert_uint_eq(n, 6 * BIG_N);
+	for (i = 0; i < 6 * BIG_N; i++)
+		ck_assert_uint_eq(seen[i], 1);
+	ck_assert_int_eq(walk_both(c.b, c.len, 0, &m, &w, &r), TB_OK);
+	ck_assert_uint_eq(w.events, 6 * BIG_N);
+	ck_assert_str_eq(w.text, r.text);
+	free(w.text);
+	free(r.text);
+	pw_free(&c);
+}
+END_TEST
+
 /* The caller's bytes changed under the walk (a file written while it is
  * mapped) after a round was queued: the changed sample comes without
  * fields it no longer holds, never read past its record (ASan watches). */
@@ -1339,6 +1407,7 @@ Suite *tb_suite_perfsession(void)
 	tcase_add_test(tc, read_through);
 	tcase_add_test(tc, read_through_faults);
 	tcase_add_test(tc, read_through_mutants);
+	tcase_add_test(tc, big_rounds);
 	tcase_add_test(tc, session_perf_walk_parses);
 	tcase_add_test(tc, zstd_capture);
 	tcase_add_test(tc, pipe_every_prefix);
