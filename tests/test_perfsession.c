@@ -436,12 +436,20 @@ START_TEST(budget)
 END_TEST
 
 /* -z: one zstd stream through the COMPRESSED records; rewind starts it again. */
+/* The session's COMPRESSED records through the tests' zstd stream (its
+ * state in *zs, freed by the caller). */
+static void zstd_on(tb_session *s, void **zs)
+{
+	tb_session_perf_inflater z = { tb_test_zstd_stream, zs, tb_test_zstd_stream_free };
+	tb_error e;
+	ck_assert_int_eq(tb_session_perf_decompress(s, &z, &e), TB_OK);
+}
+
 START_TEST(zstd_capture)
 {
 	size_t n, same, samples;
 	uint8_t *b;
 	tb_session *s;
-	tb_session_perf_inflater z;
 	void *zs = NULL;
 	tb_error e;
 	walk w, again;
@@ -453,10 +461,7 @@ START_TEST(zstd_capture)
 	ck_assert_uint_eq(w.events, 0); /* without a decompressor: refused in place */
 	ck_assert_uint_eq(w.errors, 5);
 	free(w.text);
-	z.fn = tb_test_zstd_stream;
-	z.ctx = &zs;
-	z.reset = tb_test_zstd_stream_free;
-	ck_assert_int_eq(tb_session_perf_decompress(s, &z, &e), TB_OK);
+	zstd_on(s, &zs);
 	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, &w);
 	ck_assert_uint_eq(w.errors, 0);
 	ck_assert_uint_eq(w.events, 122);
@@ -769,10 +774,8 @@ static void zr_walk(unsigned rounds, int zstd, int pipe, walk *w, tb_session_nee
 	void *zs = NULL;
 	zr_capture(&c, rounds, zstd, pipe);
 	ck_assert_int_eq(open_perf(&s, c.b, c.len, 4u << 20, &e), TB_OK);
-	if (zstd) {
-		tb_session_perf_inflater z = { tb_test_zstd_stream, &zs, tb_test_zstd_stream_free };
-		ck_assert_int_eq(tb_session_perf_decompress(s, &z, &e), TB_OK);
-	}
+	if (zstd)
+		zstd_on(s, &zs);
 	walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, w);
 	ck_assert_uint_eq(w->errors, 0);
 	ck_assert_uint_eq(w->events, rounds * ZR_SAMPLES);
@@ -1081,15 +1084,11 @@ START_TEST(read_through_faults)
 	tb_session_close(s);
 	free(b);
 	if (tb_test_have_zstd()) {
-		tb_session_perf_inflater z;
 		void *zs = NULL;
 		zr_capture(&c, 3, 1, 0);
 		memset(&m, 0, sizeof(m));
 		ck_assert_int_eq(open_perf_read(&s, c.b, c.len, 0, &m, &e), TB_OK);
-		z.fn = tb_test_zstd_stream;
-		z.ctx = &zs;
-		z.reset = tb_test_zstd_stream_free;
-		ck_assert_int_eq(tb_session_perf_decompress(s, &z, &e), TB_OK);
+		zstd_on(s, &zs);
 		walk_all(s, TB_TEXT_PRINT | TB_TEXT_LINE, &r);
 		ck_assert_uint_eq(r.errors, 0);
 		ck_assert_uint_eq(r.events, 3 * 12);
