@@ -77,15 +77,18 @@ size_t tb_perf_scan_samples_(struct tb_perf_iter *it, tb_perf_sample_ref_ *out, 
 size_t tb_perf_scan_buffer_(const struct tb_perf *f, const uint8_t *d, size_t len,
 			    uint64_t offset, tb_perf_sample_ref_ *out, size_t max, size_t *used);
 
-/* perfdata.c, for the session's walk of a file read through a buffer:
- * the record of data-section offset `offset` at d (its header checked:
- * size bytes), as tb_perf_record_next gives it from the file.  *sticky
- * set when its fault ends the walk (a record followed by data, too short
- * to say how much). */
+/* perfdata.c, for the session's walk of a file read through a buffer,
+ * with tb_perf_record_next's checks and errors: the header of the record
+ * at data-section offset `offset` (have bytes of it at d, room bytes of
+ * the section from it on) and its size; then the record (its size bytes
+ * at d, `after` bytes of the section after it), *sticky set when its
+ * fault ends the walk. */
+tb_status tb_perf_buffer_header_(const struct tb_perf *f, const uint8_t *d, size_t have,
+				 uint64_t offset, uint64_t room, uint16_t *size, tb_error *err);
 struct tb_perf_record;
 tb_status tb_perf_buffer_record_(const struct tb_perf *f, const uint8_t *d, uint16_t size,
-				 uint64_t offset, struct tb_perf_record *rec, int *sticky,
-				 tb_error *err);
+				 uint64_t offset, uint64_t after, struct tb_perf_record *rec,
+				 int *sticky, tb_error *err);
 
 /* The feed rule of the pull decoders (pmclog, perf.data streams): new
  * bytes only once the last ones are used up, never after close; the

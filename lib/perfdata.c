@@ -1335,12 +1335,34 @@ TB_API tb_status tb_perf_records_begin(tb_perf_iter *it, const tb_perf *f, tb_er
 	return TB_OK;
 }
 
+/* A record check_header passed (size bytes at d, data-section offset
+ * `offset`, `after` bytes of the section after it), as the walk gives it:
+ * *sticky set when its fault ends the walk. */
+TB_ALWAYS_INLINE tb_status walk_record(const tb_perf *f, const uint8_t *d, uint16_t size,
+				       uint64_t offset, uint64_t after, tb_perf_record *rec,
+				       int *sticky, tb_error *err)
+{
+	/* the session's samples, the most records by far: inline */
+	tb_status st = sample_unparsed(f, d) ? sample_head(f, d, size, offset, rec, err)
+					     : parse_record(f, d, size, offset, rec, err);
+	*sticky = 1;
+	if (st && follows_data(rec->type)) /* where the next record starts is unknown */
+		return fail(err, st, offset, "record with data after it is too short to say how much");
+	if (st == TB_OK && rec->extra_len > after) /* AUXTRACE's data, HEADER_TRACING_DATA's bytes */
+		return fail(err, TB_ERR_TRUNCATED, offset,
+			    "data following the record runs past the data section");
+	*sticky = 0;
+	return st;
+}
+
 /* The next record of the data section itself. */
 static tb_status file_record(tb_perf_iter *it, tb_perf_record *rec, tb_error *err)
 {
 	tb_reader r;
 	uint16_t size;
 	tb_status st;
+	tb_error e;
+	int sticky;
 	const uint8_t *p;
 	tb_rd_init(&r, it->f->file, it->f->len, it->f->big_endian);
 	st = check_header(&r, (size_t)it->pos, it->pos, (size_t)(it->end - it->pos), &size, &it->err);
@@ -1351,29 +1373,17 @@ static tb_status file_record(tb_perf_iter *it, tb_perf_record *rec, tb_error *er
 		return st;
 	}
 	p = it->f->file + (size_t)it->pos; /* check_header bounded it inside the file */
-	/* the session's samples, the most records by far: inline */
-	st = sample_unparsed(it->f, p) ? sample_head(it->f, p, size, it->pos, rec, err)
-				       : parse_record(it->f, p, size, it->pos, rec, err);
-	if (st && follows_data(rec->type)) {
-		/* how many bytes follow is unknown: so is where the next
-		 * record starts */
-		it->sticky = fail(&it->err, st, it->pos,
-				  "record with data after it is too short to say how much");
-		if (err)
-			*err = it->err;
+	st = walk_record(it->f, p, size, it->pos, it->end - it->pos - size, rec, &sticky, &e);
+	if (st != TB_OK && err)
+		*err = e;
+	if (sticky) {
+		it->sticky = st;
+		it->err = e;
 		return st;
 	}
 	it->pos += size;
 	it->count++;
 	if (st == TB_OK && rec->extra_len) {
-		/* AUXTRACE's data and HEADER_TRACING_DATA's bytes follow it */
-		if (rec->extra_len > it->end - it->pos) {
-			it->sticky = fail(&it->err, TB_ERR_TRUNCATED, rec->offset,
-					  "data following the record runs past the data section");
-			if (err)
-				*err = it->err;
-			return it->sticky;
-		}
 		(void)tb_rd_ptr_at(&r, (size_t)it->pos, (size_t)rec->extra_len, &rec->extra.ptr);
 		rec->extra.len = (size_t)rec->extra_len;
 		it->pos += rec->extra_len;
@@ -1422,14 +1432,19 @@ size_t tb_perf_scan_samples_(tb_perf_iter *it, tb_perf_sample_ref_ *out, size_t 
 	return n;
 }
 
-tb_status tb_perf_buffer_record_(const tb_perf *f, const uint8_t *d, uint16_t size,
-				 uint64_t offset, tb_perf_record *rec, int *sticky, tb_error *err)
+tb_status tb_perf_buffer_header_(const tb_perf *f, const uint8_t *d, size_t have,
+				 uint64_t offset, uint64_t room, uint16_t *size, tb_error *err)
 {
-	tb_status st = parse_record(f, d, size, offset, rec, err);
-	*sticky = st != TB_OK && follows_data(rec->type);
-	if (*sticky)
-		return fail(err, st, offset, "record with data after it is too short to say how much");
-	return st;
+	tb_reader r;
+	tb_rd_init(&r, d, have, f->big_endian);
+	return check_header(&r, 0, offset, room < SIZE_MAX ? (size_t)room : SIZE_MAX, size, err);
+}
+
+tb_status tb_perf_buffer_record_(const tb_perf *f, const uint8_t *d, uint16_t size,
+				 uint64_t offset, uint64_t after, tb_perf_record *rec, int *sticky,
+				 tb_error *err)
+{
+	return walk_record(f, d, size, offset, after, rec, sticky, err);
 }
 
 /* The next record out of the COMPRESSED ones drained (TB_END: none).

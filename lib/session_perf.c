@@ -1086,19 +1086,21 @@ static tb_status ring_lost(tb_sperf *p, int rc, tb_error *err)
 static tb_status ring_record(tb_sperf *p, tb_perf_record *r, tb_error *err)
 {
 	const uint8_t *d;
+	uint64_t room = p->rlim - p->rpos;
 	uint16_t size;
 	int sticky, rc;
 	tb_status st;
-	tb_error e;
 	/* (after a fault that ends the walk, read_round calls no more) */
-	if (p->rpos >= p->rlim)
+	if (!room)
 		return TB_END;
-	if (p->rlim - p->rpos < 8)
-		return ring_stop(p, TB_ERR_TRUNCATED, p->rpos, "record header cut short", err);
-	if ((rc = ring_need(p, 8)) != 0)
+	if ((rc = ring_need(p, room < 8 ? (size_t)room : 8)) != 0)
 		return ring_lost(p, rc, err);
 	d = p->ring + (p->rpos - p->ring_base);
-	size = tb_load16(d + 6, p->f->big_endian);
+	if ((st = tb_perf_buffer_header_(&p->walkf, d, (size_t)(p->ring_end - p->rpos), p->rpos,
+					 room, &size, err)) != TB_OK) {
+		p->rsticky = st;
+		return st;
+	}
 	if (tb_load32(d, p->f->big_endian) == TB_PERF_RECORD_COMPRESSED ||
 	    tb_load32(d, p->f->big_endian) == TB_PERF_RECORD_COMPRESSED2) {
 		/* (a file whose header did not say so) its zstd stream is
@@ -1108,27 +1110,18 @@ static tb_status ring_record(tb_sperf *p, tb_perf_record *r, tb_error *err)
 		p->it.pos = p->rpos;
 		return tb_perf_record_next(&p->it, r, err);
 	}
-	if (size < 8)
-		return ring_stop(p, TB_ERR_LENGTH, p->rpos + 6, "record size below its 8-byte header",
-				 err);
-	if (size > p->rlim - p->rpos)
-		return ring_stop(p, TB_ERR_TRUNCATED, p->rpos,
-				 "record runs past the end of its section", err);
 	if ((rc = ring_need(p, size)) != 0)
 		return ring_lost(p, rc, err);
 	d = p->ring + (p->rpos - p->ring_base);
-	st = tb_perf_buffer_record_(&p->walkf, d, size, p->rpos, r, &sticky, &e);
-	if (sticky)
-		return ring_stop(p, st, e.offset, e.what, err);
-	if (st != TB_OK && err)
-		*err = e;
+	st = tb_perf_buffer_record_(&p->walkf, d, size, p->rpos, room - size, r, &sticky, err);
+	if (sticky) {
+		p->rsticky = st;
+		return st;
+	}
 	p->rpos += size;
-	if (st == TB_OK && r->extra_len) { /* AUXTRACE's data follows it */
-		if (r->extra_len > p->rlim - p->rpos)
-			return ring_stop(p, TB_ERR_TRUNCATED, r->offset,
-					 "data following the record runs past the data section", err);
+	if (st == TB_OK && r->extra_len) { /* AUXTRACE's data follows it: not read */
 		p->rpos += r->extra_len;
-		r->extra.ptr = NULL; /* (not kept: the walk does not show it) */
+		r->extra.ptr = NULL;
 		r->extra.len = 0;
 	}
 	return st;
