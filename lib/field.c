@@ -119,6 +119,10 @@ static tb_status read_number(const tb_field *f, const void *rec, size_t len,
 TB_API tb_status tb_field_int(const tb_field *f, const void *rec, size_t len,
 			      int big_endian, uint64_t *out, tb_error *err)
 {
+	/* (a sound record's scalar straight; anything else read_number's
+	 * checks and error) */
+	if (f && out && rec && tb_field_scalar_in(f, rec, len, big_endian, out))
+		return TB_OK;
 	return read_number(f, rec, len, big_endian, 0, 0, out, err);
 }
 

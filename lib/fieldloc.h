@@ -41,4 +41,25 @@ static inline int tb_field_loc(const tb_field *f, const tb_reader *r,
 	return 1;
 }
 
+/*
+ * A scalar field (INT, LONG, POINTER) of 1, 2, 4 or 8 bytes lying whole
+ * in rec[0..len), as every field of a sound record does: its value, sign
+ * extended as declared, in *out; 0 for any other (tb_field_int then says
+ * why).  Inline for the per-field paths (JSON, tb_field_int); the test is
+ * one (& keeps its parts from being branches).
+ */
+static inline int tb_field_scalar_in(const tb_field *f, const uint8_t *rec, size_t len, int be,
+				     uint64_t *out)
+{
+	uint32_t sz = f->size;
+	int whole = (f->kind == TB_FIELD_INT || f->kind == TB_FIELD_LONG ||
+		     f->kind == TB_FIELD_POINTER) &
+		    (sz <= 8) & (int)((0x116u >> (sz & 15u)) & 1u) & (f->offset <= len) &
+		    (sz <= len - f->offset);
+	if (whole)
+		*out = tb_extend(tb_load_n(rec + f->offset, sz, be), sz,
+				 (f->flags & TB_FIELD_SIGNED) != 0);
+	return whole;
+}
+
 #endif

@@ -2,6 +2,7 @@
  * The session's renderings (session_impl.h): report's line (trace-cmd's
  * and perf script's) and the JSON object of an event.
  */
+#include "fieldloc.h"
 #include "session_impl.h"
 
 /* ---- renderings ---- */
@@ -397,25 +398,15 @@ static void json_field(tb_session *s, const tb_session_event *ev, const tb_field
 	switch (f->kind) {
 	case TB_FIELD_INT:
 	case TB_FIELD_LONG:
-	case TB_FIELD_POINTER: {
-		/* inside the record with a size of 1, 2, 4 or 8 (every field
-		 * of a sound record): tb_field_int's load, without its checks
-		 * and error (one test: & keeps the parts from being branches) */
-		uint32_t sz = f->size;
-		int whole = (sz <= 8) & (int)((0x116u >> (sz & 15u)) & 1u) & (f->offset <= ev->len) &
-			    (sz <= ev->len - f->offset);
-		if (whole)
-			v = tb_extend(tb_load_n(ev->data + f->offset, sz, be), sz,
-				      (f->flags & TB_FIELD_SIGNED) != 0);
-		if (!whole && tb_field_int(f, ev->data, ev->len, be, &v, &e) != TB_OK) {
+	case TB_FIELD_POINTER:
+		if (!tb_field_scalar_in(f, ev->data, ev->len, be, &v) &&
+		    tb_field_int(f, ev->data, ev->len, be, &v, &e) != TB_OK)
 			tb_text_puts(t, "null");
-		} else if (f->flags & TB_FIELD_SIGNED) {
+		else if (f->flags & TB_FIELD_SIGNED)
 			tb_text_i64(t, (int64_t)v, 0, 0);
-		} else {
+		else
 			tb_text_u64(t, v, 0, 0);
-		}
 		return;
-	}
 	case TB_FIELD_STRING:
 	case TB_FIELD_DYNAMIC:
 	case TB_FIELD_REST:
