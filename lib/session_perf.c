@@ -931,22 +931,32 @@ TB_ALWAYS_INLINE int fast_sample(const sp_layout *l, int be, const uint8_t *d, s
 	       counted(d, len, &pos, 4, 1, be, &sm->raw_at, &sm->raw_len);
 }
 
-/* A SAMPLE the walk gave unparsed, read to know it whole before it is
- * queued (a fault is its own, in file order), and its time (*ts left as
- * it is without TIME). */
-static tb_status check_sample(tb_sperf *p, tb_perf_record *r, uint64_t *ts, tb_error *err)
+/* A sample the layout cannot read: the general parser's checks and
+ * time (out of line: its sample struct would cost every call a large
+ * frame). */
+static TB_NOINLINE tb_status parse_time(tb_sperf *p, uint32_t attr, const uint8_t *d,
+					size_t len, uint64_t offset, uint64_t *ts, tb_error *err)
 {
-	sp_layout *l = &p->lay[r->attr - p->f->attrs];
-	sp_smp sm;
-	tb_status st;
-	if (!l->made) /* (an attr's index keeps its attr: a walk again reads the same) */
-		layout_make(l, r->attr->sample_type);
-	if (fast_sample(l, p->f->big_endian, r->data.ptr, r->data.len, &sm, ts))
-		return TB_OK;
-	st = tb_perf_parse_sample(p->f, r->attr, r->data.ptr, r->data.len, r->offset, &r->s, err);
-	if (st == TB_OK && (r->s.present & TB_PERF_SAMPLE_TIME))
-		*ts = r->s.time;
+	tb_perf_sample s;
+	tb_status st = tb_perf_parse_sample(p->f, &p->f->attrs[attr], d, len, offset, &s, err);
+	if (st == TB_OK && (s.present & TB_PERF_SAMPLE_TIME))
+		*ts = s.time;
 	return st;
+}
+
+/* A SAMPLE (attr's, d: its len bytes, at offset), read to know it whole
+ * before it is queued (a fault is its own, in file order), and its time
+ * (*ts left as it is without TIME). */
+TB_ALWAYS_INLINE tb_status check_sample(tb_sperf *p, uint32_t attr, const uint8_t *d, size_t len,
+				   uint64_t offset, uint64_t *ts, tb_error *err)
+{
+	sp_layout *l = &p->lay[attr];
+	sp_smp sm;
+	if (!l->made) /* (an attr's index keeps its attr: a walk again reads the same) */
+		layout_make(l, p->f->attrs[attr].sample_type);
+	if (fast_sample(l, p->f->big_endian, d, len, &sm, ts))
+		return TB_OK;
+	return parse_time(p, attr, d, len, offset, ts, err);
 }
 
 /* A queued sample's fields, read again from its bytes, with the same
@@ -970,31 +980,12 @@ static const uint8_t *scanned_rec(const tb_sperf *p, const tb_perf_sample_ref_ *
 	return p->ring_on ? p->ring + (r->offset - p->ring_base) : p->data + r->offset;
 }
 
-/* A sample the layout cannot read: the general parser's checks and
- * time (out of line: its sample struct would cost every call a large
- * frame). */
-static TB_NOINLINE tb_status parse_scanned(tb_sperf *p, const tb_perf_sample_ref_ *r,
-					   uint64_t *ts, tb_error *err)
-{
-	tb_perf_sample s;
-	tb_status st = tb_perf_parse_sample(p->f, &p->f->attrs[r->attr], scanned_rec(p, r),
-					    r->size, r->offset, &s, err);
-	if (st == TB_OK && (s.present & TB_PERF_SAMPLE_TIME))
-		*ts = s.time;
-	return st;
-}
-
 /* A sample the scan read, checked whole as the walk's are, queued. */
 static tb_status queue_scanned(tb_sperf *p, const tb_perf_sample_ref_ *r, tb_error *err)
 {
-	sp_layout *l = &p->lay[r->attr];
 	uint64_t ts = p->max_ts; /* without a time, among the latest */
-	sp_smp sm;
-	tb_status st;
-	if (!l->made)
-		layout_make(l, p->f->attrs[r->attr].sample_type);
-	if (!fast_sample(l, p->f->big_endian, scanned_rec(p, r), r->size, &sm, &ts) &&
-	    (st = parse_scanned(p, r, &ts, err)) != TB_OK)
+	tb_status st = check_sample(p, r->attr, scanned_rec(p, r), r->size, r->offset, &ts, err);
+	if (st != TB_OK)
 		return st;
 	if (queue_add(p, ts, SP_LOC(r->offset, p->ring_on ? SP_AT_RING : SP_AT_INPUT), r->attr,
 		      r->size, TB_PERF_RECORD_SAMPLE) != 0)
@@ -1188,7 +1179,9 @@ static tb_status read_round(tb_sperf *p, tb_error *err)
 			return tb_fail(err, TB_ERR_VALUE, r.offset, "a sample whose id no attr lists");
 		/* without a time, a record keeps its place among the latest */
 		ts = r.has_sample && (r.s.present & TB_PERF_SAMPLE_TIME) ? r.s.time : p->max_ts;
-		if (r.type == TB_PERF_RECORD_SAMPLE && (st = check_sample(p, &r, &ts, err)) != TB_OK)
+		if (r.type == TB_PERF_RECORD_SAMPLE &&
+		    (st = check_sample(p, (uint32_t)(r.attr - p->f->attrs), r.data.ptr, r.data.len,
+				       r.offset, &ts, err)) != TB_OK)
 			return st; /* that record only */
 		if (queue_push(p, &r, ts) != 0)
 			return tb_fail(err, TB_ERR_NO_SPACE, r.offset,
