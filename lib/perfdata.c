@@ -1420,12 +1420,10 @@ size_t tb_perf_scan_samples_(tb_perf_iter *it, tb_perf_sample_ref_ *out, size_t 
 {
 	const tb_perf *f = it->f;
 	size_t n, used;
-	/* the section as far as the file holds it (past that, the general
-	 * walk says where it is cut) */
-	uint64_t end = it->end < f->len ? it->end : f->len;
-	if (it->sticky != TB_OK || it->z.active || inflate_left(&it->z) || it->pos >= end)
+	if (it->sticky != TB_OK || it->z.active || inflate_left(&it->z) || it->pos >= it->end)
 		return 0; /* (decompressed bytes come first) */
-	n = tb_perf_scan_buffer_(f, f->file + (size_t)it->pos, (size_t)(end - it->pos), it->pos,
+	/* (read_section bounded the data section inside the file) */
+	n = tb_perf_scan_buffer_(f, f->file + (size_t)it->pos, (size_t)(it->end - it->pos), it->pos,
 				 out, max, &used);
 	it->pos += used;
 	it->count += n;
